@@ -1,0 +1,28 @@
+// A service message as it travels in the body of a MSG chunk (Part 6 §7.1.2.4 after the
+// sequence header; §5.2.9): the NodeId of the type's DefaultBinary encoding, then the body.
+// The decoded message is held in an extension_object, which owns it and is reused across calls.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "protocol/codec.hpp"
+
+namespace uactor::ua {
+
+// Decodes a whole message into `msg`, reusing the body it holds when the type is the same
+// (no allocation then for a message of the same shape). Good, Bad_DecodingError,
+// Bad_EncodingLimitsExceeded, or Bad_ServiceUnsupported for an encoding id we do not know.
+status_code decode_message(std::span<const std::uint8_t> in, extension_object& msg, const decode_limits& limits = {});
+
+// Appends the encoding NodeId and the body of a known message.
+void encode_message(encoder& e, const extension_body& body);
+
+template <class T>
+void encode_message(encoder& e, const T& body) {
+  encode(e, node_id{0, T::binary_encoding_id});
+  encode(e, body);
+}
+
+}  // namespace uactor::ua

@@ -1,0 +1,38 @@
+#include "runtime/server_plan.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <sstream>
+
+#include "protocol/generated/types.hpp"
+
+namespace uactor::runtime {
+
+server_plan default_server_plan() {
+  server_plan p;
+  char name[HOST_NAME_MAX + 1] = {};
+  p.host_name = gethostname(name, sizeof name) == 0 && name[0] ? name : "localhost";
+  p.application_uri = "urn:" + p.host_name + ":uactor:server";
+  return p;
+}
+
+std::string server_plan::endpoint_url() const {
+  return "opc.tcp://" + host_name + ":" + std::to_string(port);
+}
+
+std::string describe(const server_plan& p) {
+  std::ostringstream out;
+  out << "endpoint          " << p.endpoint_url() << " (listening on " << p.listen_address << ":" << p.port << ")\n"
+      << "application uri   " << p.application_uri << "\n"
+      << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n"
+      << "security          None (secure policies come with the security issue)\n"
+      << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
+      << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "
+      << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n"
+      << "codec             " << ua::request_header::extension_type_info.name << " and the other "
+      << "Opc.Ua.Types.bsd structures, generated\n";
+  return out.str();
+}
+
+}  // namespace uactor::runtime

@@ -1,0 +1,33 @@
+// The server configuration with the defaults of ../shared/DESIGN.md, and its description as
+// `uactor run` prints it. Plain data: the actors read it, the config loader fills it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace uactor::runtime {
+
+struct server_plan {
+  std::string host_name;          // advertised in the endpoint URL and the ApplicationUri
+  std::string listen_address = "0.0.0.0";
+  std::uint16_t port = 4840;
+  std::string application_uri;    // urn:<host name>:uactor:server
+  std::string demo_namespace_uri = "urn:uactor:demo";
+  std::uint32_t max_connections = 1000;
+  std::uint32_t max_sessions = 1000;
+  std::uint32_t receive_buffer_size = 65535;
+  std::uint32_t send_buffer_size = 65535;
+  std::uint32_t max_message_size = 16u << 20;
+  std::uint32_t max_chunk_count = 4096;
+  std::uint32_t max_nodes_per_operation = 10000;
+
+  std::string endpoint_url() const;
+};
+
+// The defaults for this machine (its host name).
+server_plan default_server_plan();
+
+// A human-readable description of what the server will serve.
+std::string describe(const server_plan& plan);
+
+}  // namespace uactor::runtime

@@ -1,0 +1,30 @@
+// Counts heap allocations of the calling thread: linking alloc_counter.cpp replaces the global
+// operator new/delete. Tests pin "no allocation" guarantees with it; benchmarks report it.
+#pragma once
+
+#include <cstdint>
+
+namespace uactor::test {
+
+struct alloc_counts {
+  std::uint64_t allocations = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Allocations made by this thread since it started.
+alloc_counts thread_alloc_counts() noexcept;
+
+// Allocations made by this thread while the scope lives.
+class alloc_scope {
+public:
+  alloc_scope() noexcept : start_(thread_alloc_counts()) {}
+  alloc_counts counted() const noexcept {
+    const auto now = thread_alloc_counts();
+    return {now.allocations - start_.allocations, now.bytes - start_.bytes};
+  }
+
+private:
+  alloc_counts start_;
+};
+
+}  // namespace uactor::test
