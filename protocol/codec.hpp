@@ -122,9 +122,8 @@ public:
 
   std::size_t size() const noexcept { return out_.size(); }
   void write(const void* p, std::size_t n) {
-    const auto at = out_.size();
-    out_.resize(at + n);
-    if (n) std::memcpy(out_.data() + at, p, n);
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
   }
   template <class T>
   void write(T v) {
@@ -191,6 +190,11 @@ template <> inline constexpr std::size_t min_encoded_size<byte_string> = 4;
 template <> inline constexpr std::size_t min_encoded_size<guid> = 16;
 template <> inline constexpr std::size_t min_encoded_size<status_code> = 4;
 template <> inline constexpr std::size_t min_encoded_size<date_time> = 8;
+template <> inline constexpr std::size_t min_encoded_size<xml_element> = 4;
+template <> inline constexpr std::size_t min_encoded_size<node_id> = 2;
+template <> inline constexpr std::size_t min_encoded_size<expanded_node_id> = 2;
+template <> inline constexpr std::size_t min_encoded_size<qualified_name> = 6;
+template <> inline constexpr std::size_t min_encoded_size<extension_object> = 3;
 
 // Part 6 §5.2.5: Int32 length (-1 null), then the elements.
 template <class T>

@@ -39,6 +39,23 @@ bool operator==(const extension_object& a, const extension_object& b) {
   return a.raw_ == b.raw_;
 }
 
+variant::variant() noexcept = default;
+variant::variant(const variant&) = default;
+variant::variant(variant&&) noexcept = default;
+variant& variant::operator=(const variant&) = default;
+variant& variant::operator=(variant&&) noexcept = default;
+variant::~variant() = default;
+variant::variant(const char* s) : v_(ua_string(s)) {}
+variant::variant(data_value v) : v_(boxed<data_value>(std::move(v))) {}
+variant::variant(diagnostic_info v) : v_(boxed<diagnostic_info>(std::move(v))) {}
+
+void variant::clear() noexcept {
+  v_.emplace<0>();
+  dims_.clear();
+}
+
+bool operator==(const variant& a, const variant& b) { return a.v_ == b.v_ && a.dims_ == b.dims_; }
+
 diagnostic_info::diagnostic_info(const diagnostic_info& o)
     : symbolic_id(o.symbolic_id), namespace_uri(o.namespace_uri), locale(o.locale),
       localized_text(o.localized_text), additional_info(o.additional_info), inner_status_code(o.inner_status_code),

@@ -151,6 +151,26 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------
+// DiagnosticInfo (Part 4 §7.12, Part 6 §5.2.2.12)
+
+struct diagnostic_info {
+  std::optional<std::int32_t> symbolic_id;
+  std::optional<std::int32_t> namespace_uri;
+  std::optional<std::int32_t> locale;
+  std::optional<std::int32_t> localized_text;
+  ua_string additional_info;                    // on the wire when not null
+  std::optional<status_code> inner_status_code;
+  std::unique_ptr<diagnostic_info> inner_diagnostic_info;
+
+  diagnostic_info() = default;
+  diagnostic_info(const diagnostic_info& o);
+  diagnostic_info(diagnostic_info&&) noexcept = default;
+  diagnostic_info& operator=(const diagnostic_info& o);
+  diagnostic_info& operator=(diagnostic_info&&) noexcept = default;
+  friend bool operator==(const diagnostic_info& a, const diagnostic_info& b);
+};
+
+// ---------------------------------------------------------------------------------------
 // Variant (Part 6 §5.2.2.16)
 
 class variant {
@@ -172,13 +192,20 @@ public:
       ua_array<diagnostic_info>>;
   static constexpr std::size_t array_offset = 25;
 
-  variant() = default;
+  // The special members are defined in variant.cpp: the storage names data_value, which is
+  // incomplete here, and instantiating them once keeps them out of every including file.
+  variant() noexcept;
+  variant(const variant&);
+  variant(variant&&) noexcept;
+  variant& operator=(const variant&);
+  variant& operator=(variant&&) noexcept;
+  ~variant();
   template <class T, class = std::enable_if_t<std::is_constructible_v<storage, T&&> &&
                                               !std::is_same_v<std::decay_t<T>, variant>>>
   variant(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: a value converts to a Variant
-  variant(const char* s) : v_(ua_string(s)) {}  // NOLINT
-  variant(data_value v);                        // NOLINT
-  variant(diagnostic_info v);                   // NOLINT
+  variant(const char* s);                      // NOLINT
+  variant(data_value v);                       // NOLINT
+  variant(diagnostic_info v);                  // NOLINT
 
   bool empty() const noexcept { return v_.index() == 0; }
   bool is_array() const noexcept { return v_.index() > array_offset; }
@@ -202,9 +229,9 @@ public:
     if (T* p = std::get_if<T>(&v_)) return *p;
     return v_.template emplace<T>();
   }
-  void clear() noexcept { v_.template emplace<0>(); dims_.clear(); }
+  void clear() noexcept;
 
-  friend bool operator==(const variant& a, const variant& b) { return a.v_ == b.v_ && a.dims_ == b.dims_; }
+  friend bool operator==(const variant& a, const variant& b);
 
 private:
   storage v_;
@@ -231,28 +258,5 @@ struct data_value {
   void set_value(variant v) { value = std::move(v); has_value = true; }
   friend bool operator==(const data_value&, const data_value&) = default;
 };
-
-// ---------------------------------------------------------------------------------------
-// DiagnosticInfo (Part 4 §7.12, Part 6 §5.2.2.12)
-
-struct diagnostic_info {
-  std::optional<std::int32_t> symbolic_id;
-  std::optional<std::int32_t> namespace_uri;
-  std::optional<std::int32_t> locale;
-  std::optional<std::int32_t> localized_text;
-  ua_string additional_info;                    // on the wire when not null
-  std::optional<status_code> inner_status_code;
-  std::unique_ptr<diagnostic_info> inner_diagnostic_info;
-
-  diagnostic_info() = default;
-  diagnostic_info(const diagnostic_info& o);
-  diagnostic_info(diagnostic_info&&) noexcept = default;
-  diagnostic_info& operator=(const diagnostic_info& o);
-  diagnostic_info& operator=(diagnostic_info&&) noexcept = default;
-  friend bool operator==(const diagnostic_info& a, const diagnostic_info& b);
-};
-
-inline variant::variant(data_value v) : v_(boxed<data_value>(std::move(v))) {}
-inline variant::variant(diagnostic_info v) : v_(boxed<diagnostic_info>(std::move(v))) {}
 
 }  // namespace uactor::ua

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors.
+# Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
+#        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
+seconds=${2:-60}
+work="$build/fuzz"
+mkdir -p "$work/corpus"
+# Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
+while IFS= read -r name; do
+  cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
+done < <(grep '"kind": *"message"' "$here/../interop/vectors/manifest.json" | sed -E 's/.*"name": *"([^"]*)".*/\1/')
+cd "$work"
+"$build/tests/fuzz/message_fuzz" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+  -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -n 25
