@@ -215,7 +215,8 @@ void decode(decoder& d, ua_array<T>& a) {
   a.set_not_null();
   a.resize(static_cast<std::size_t>(n));  // elements kept from a previous decode keep their storage
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    if (const auto* p = d.take(a.size() * sizeof(T))) std::memcpy(a.data(), p, a.size() * sizeof(T));
+    const auto* p = d.take(a.size() * sizeof(T));
+    if (p && !a.empty()) std::memcpy(a.data(), p, a.size() * sizeof(T));  // data() may be null when empty
   } else if constexpr (std::is_same_v<T, bool>) {
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = d.read<std::uint8_t>() != 0;
   } else {

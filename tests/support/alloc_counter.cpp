@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <new>
 
+#if UACTOR_COUNT_ALLOCATIONS
 namespace {
 thread_local uactor::test::alloc_counts counts;
 
@@ -33,3 +34,8 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#else
+namespace uactor::test {
+alloc_counts thread_alloc_counts() noexcept { return {}; }
+}  // namespace uactor::test
+#endif

@@ -4,7 +4,21 @@
 
 #include <cstdint>
 
+// AddressSanitizer brings its own operator new/delete; counting is off in such a build.
+#if defined(__SANITIZE_ADDRESS__)
+#define UACTOR_COUNT_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UACTOR_COUNT_ALLOCATIONS 0
+#endif
+#endif
+#ifndef UACTOR_COUNT_ALLOCATIONS
+#define UACTOR_COUNT_ALLOCATIONS 1
+#endif
+
 namespace uactor::test {
+
+inline constexpr bool counts_allocations = UACTOR_COUNT_ALLOCATIONS;
 
 struct alloc_counts {
   std::uint64_t allocations = 0;
