@@ -1,6 +1,7 @@
 // libFuzzer target for the message decoder (protocol/message.hpp): any input decodes or fails
 // with a status, never crashes, over-reads or leaks (ASan/UBSan); what decodes re-encodes to
-// bytes that decode again to the same value, and that re-encode to themselves.
+// bytes that decode again and re-encode to themselves. (Bytes, not values, are compared: a
+// decoded NaN is not equal to itself.)
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     encode_message(e, *msg.body());
   }
   extension_object again;
-  if (!decode_message(once, again).is_good() || !(again == msg)) std::abort();
+  if (!decode_message(once, again).is_good()) std::abort();
   std::vector<std::uint8_t> twice;
   {
     encoder e(twice);

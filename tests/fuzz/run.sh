@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors.
+# Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors
+# and tests/fuzz/regressions (inputs that once failed; add new finds there).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 set -euo pipefail
@@ -12,6 +13,7 @@ mkdir -p "$work/corpus"
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
 done < <(grep '"kind": *"message"' "$here/../interop/vectors/manifest.json" | sed -E 's/.*"name": *"([^"]*)".*/\1/')
+cp "$here"/regressions/* "$work/corpus/" 2>/dev/null || true
 cd "$work"
 "$build/tests/fuzz/message_fuzz" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
   -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -n 25
