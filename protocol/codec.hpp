@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "protocol/builtin_types.hpp"
+#include "protocol/byte_buffer.hpp"
 #include "protocol/generated/status_codes.hpp"
 #include "protocol/variant.hpp"
 
@@ -118,24 +119,21 @@ private:
 class encoder {
 public:
   // Appends to `out`; a buffer cleared and reused between messages keeps its capacity.
-  explicit encoder(std::vector<std::uint8_t>& out) noexcept : out_(out) {}
+  explicit encoder(byte_buffer& out) noexcept : out_(out) {}
 
   std::size_t size() const noexcept { return out_.size(); }
-  void write(const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
-  }
+  void write(const void* p, std::size_t n) { out_.append(p, n); }
   template <class T>
   void write(T v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    write(&v, sizeof v);
+    std::memcpy(out_.extend(sizeof v), &v, sizeof v);
   }
   // Overwrites bytes already written, e.g. a length known only after its body.
   template <class T>
   void patch(std::size_t at, T v) noexcept { std::memcpy(out_.data() + at, &v, sizeof v); }
 
 private:
-  std::vector<std::uint8_t>& out_;
+  byte_buffer& out_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -230,10 +228,10 @@ void decode(decoder& d, ua_array<T>& a) {
 // Whole values to and from bytes, for tests and tools; hot paths reuse their buffers.
 template <class T>
 std::vector<std::uint8_t> encode_to_bytes(const T& v) {
-  std::vector<std::uint8_t> out;
+  byte_buffer out;
   encoder e(out);
   encode(e, v);
-  return out;
+  return out.to_vector();
 }
 
 // Decodes a whole value; the input must be consumed exactly (leftover bytes are malformed).

@@ -81,7 +81,7 @@ struct per_message_allocs {
 
 template <class T>
 void bench_encode(benchmark::State& st, const T& msg) {
-  std::vector<std::uint8_t> buf;
+  byte_buffer buf;
   { encoder e(buf); encode_message(e, msg); }  // warm the buffer's capacity
   per_message_allocs allocs;
   for (auto _ : st) {
@@ -96,13 +96,13 @@ void bench_encode(benchmark::State& st, const T& msg) {
 
 template <class T>
 void bench_decode(benchmark::State& st, const T& msg) {
-  std::vector<std::uint8_t> buf;
+  byte_buffer buf;
   { encoder e(buf); encode_message(e, msg); }
   extension_object reused;
-  if (!decode_message(buf, reused).is_good()) { st.SkipWithError("decode failed"); return; }
+  if (!decode_message(buf.bytes(), reused).is_good()) { st.SkipWithError("decode failed"); return; }
   per_message_allocs allocs;
   for (auto _ : st) {
-    const auto sc = decode_message(buf, reused);
+    const auto sc = decode_message(buf.bytes(), reused);
     benchmark::DoNotOptimize(sc);
   }
   allocs.report(st);

@@ -214,12 +214,12 @@ TEST_CASE("codegen: every registered type round-trips its default value", "[prot
     CHECK(find_extension_type_by_name(t->name) == t);
 
     const auto a = t->make();
-    std::vector<std::uint8_t> bytes;
+    byte_buffer bytes;
     encoder e(bytes);
     a->encode(e);
 
     const auto b = t->make();
-    decoder d(bytes);
+    decoder d(bytes.bytes());
     b->decode(d);
     CHECK(d.ok());
     CHECK(d.remaining() == 0);

@@ -57,10 +57,10 @@ response_header fixed_response_header() {
 
 template <class T>
 sample message_sample(std::string name, const T& msg) {
-  bytes b;
+  byte_buffer b;
   encoder e(b);
   encode_message(e, msg);
-  return {std::move(name), "message", T::extension_type_info.name, std::move(b)};
+  return {std::move(name), "message", T::extension_type_info.name, b.to_vector()};
 }
 
 }  // namespace
@@ -101,7 +101,7 @@ template <class T>
 status_code reencode_as(std::span<const std::uint8_t> in, bytes& out, const decode_limits& limits) {
   T v{};
   const auto sc = decode_from_bytes(in, v, limits);
-  if (sc.is_good()) { out.clear(); encoder e(out); encode(e, v); }
+  if (sc.is_good()) out = encode_to_bytes(v);
   return sc;
 }
 
@@ -136,7 +136,12 @@ status_code decode_and_reencode(const sample& s, std::span<const std::uint8_t> i
   }
   extension_object msg;
   const auto sc = decode_message(in, msg, limits);
-  if (sc.is_good()) { out.clear(); encoder e(out); encode_message(e, *msg.body()); }
+  if (sc.is_good()) {
+    byte_buffer b;
+    encoder e(b);
+    encode_message(e, *msg.body());
+    out = b.to_vector();
+  }
   return sc;
 }
 
