@@ -5,8 +5,6 @@
 #include <climits>
 #include <sstream>
 
-#include "protocol/generated/types.hpp"
-
 namespace uactor::runtime {
 
 server_plan default_server_plan() {
@@ -29,9 +27,7 @@ std::string describe(const server_plan& p) {
       << "security          None (secure policies come with the security issue)\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
       << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "
-      << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n"
-      << "codec             " << ua::request_header::extension_type_info.name << " and the other "
-      << "Opc.Ua.Types.bsd structures, generated\n";
+      << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n";
   return out.str();
 }
 
