@@ -131,8 +131,9 @@ address_space::~address_space() = default;
 address_space::address_space(address_space&&) noexcept = default;
 address_space& address_space::operator=(address_space&&) noexcept = default;
 
-void address_space::reserve(std::size_t n) {
+void address_space::reserve(std::size_t n, std::size_t variables) {
   nodes_.reserve(n);
+  variables_.reserve(variables);
   if (n * 2 > index_.size()) grow_index(n * 2);
 }
 

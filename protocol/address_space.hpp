@@ -129,8 +129,9 @@ public:
   address_space(const address_space&) = delete;
   address_space& operator=(const address_space&) = delete;
 
-  // Room for n nodes in total, so that loading does not rehash.
-  void reserve(std::size_t nodes);
+  // Room for `nodes` nodes in total, `variables` of them Variables or VariableTypes, so that
+  // loading neither rehashes nor moves what it added.
+  void reserve(std::size_t nodes, std::size_t variables = 0);
 
   // Bad_NodeIdInvalid (null id), Bad_NodeIdExists, Bad_NodeClassInvalid, Bad_BrowseNameInvalid
   // (empty); otherwise the new node's index. The value of a spec is moved from.
@@ -155,6 +156,7 @@ public:
   }
   std::size_t size() const noexcept { return nodes_.size(); }
   std::size_t reference_count() const noexcept { return reference_count_; }  // each counted once
+  std::size_t variable_count() const noexcept { return variables_.size(); }  // Variables and VariableTypes
 
   // The Variable/VariableType attributes of n; null for the other classes.
   const variable_data* variable(node_index n) const noexcept;

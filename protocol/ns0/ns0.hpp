@@ -9,6 +9,7 @@
 namespace uactor::ua::ns0 {
 
 inline constexpr std::size_t node_count = 4956;
+inline constexpr std::size_t variable_count = 3125;  // Variables and VariableTypes
 inline constexpr std::size_t reference_count = 11859;
 inline constexpr std::size_t value_count = 1151;
 

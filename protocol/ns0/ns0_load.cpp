@@ -108,7 +108,7 @@ node_index must_find(const address_space& as, std::uint32_t id) {
 }  // namespace
 
 void load_namespace0(address_space& as) {
-  as.reserve(as.size() + ns0::node_count);
+  as.reserve(as.size() + ns0::node_count, as.variable_count() + ns0::variable_count);
   node_spec spec;
   for (const part* p : parts) {
     for (std::size_t i = 0; i < p->node_count; ++i) {

@@ -472,6 +472,8 @@ def gen_header(model, counts):
             "namespace uactor::ua::ns0 {",
             "",
             "inline constexpr std::size_t node_count = %d;" % counts[0],
+            "inline constexpr std::size_t variable_count = %d;  // Variables and VariableTypes" % sum(
+                1 for n in model.nodes if n.cls in (2, 16)),
             "inline constexpr std::size_t reference_count = %d;" % counts[1],
             "inline constexpr std::size_t value_count = %d;" % counts[2],
             "",
@@ -772,7 +774,7 @@ node_index must_find(const address_space& as, std::uint32_t id) {{
 }}  // namespace
 
 void load_namespace0(address_space& as) {{
-  as.reserve(as.size() + ns0::node_count);
+  as.reserve(as.size() + ns0::node_count, as.variable_count() + ns0::variable_count);
   node_spec spec;
   for (const part* p : parts) {{
     for (std::size_t i = 0; i < p->node_count; ++i) {{
