@@ -220,6 +220,9 @@ expected<node_index> address_space::add_node(node_spec&& spec, strings how) {
   } else if (spec.cls == node_class::reference_type) {
     x.detail = static_cast<std::uint32_t>(inverse_names_.size());
     inverse_names_.push_back(intern(spec.inverse_name, how));
+  } else if (spec.cls == node_class::data_type) {
+    x.detail = static_cast<std::uint32_t>(definitions_.size());
+    definitions_.push_back(std::move(spec.data_type_definition));
   }
   index_insert(n);
   if (x.id.ns == 0 && x.id.type == node_id_type::numeric && x.id.numeric == has_subtype_id) has_subtype_ = n;
@@ -390,9 +393,14 @@ status_code address_space::read(node_index n, attribute_id attr, data_value& out
       if (c != node_class::method) break;
       put<bool>(out) = x.user_executable;
       return status::good;
+    case attribute_id::data_type_definition:
+      // Part 3 §5.8.3: abstract and simple DataTypes have none.
+      if (c != node_class::data_type || definitions_[x.detail].empty()) break;
+      put<extension_object>(out) = definitions_[x.detail];  // a copy of the body: allocates
+      return status::good;
     default:
-      // DataTypeDefinition, RolePermissions, UserRolePermissions, AccessRestrictions and
-      // AccessLevelEx are optional (Part 3 §5.2.9-5.2.11, §5.6.2) and not kept yet.
+      // RolePermissions, UserRolePermissions, AccessRestrictions and AccessLevelEx are
+      // optional (Part 3 §5.2.9-5.2.11, §5.6.2) and not kept yet.
       break;
   }
   return fail(out, status::bad_attribute_id_invalid);

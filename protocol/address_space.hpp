@@ -64,8 +64,8 @@ struct variable_data {
 };
 
 // A node: the common attributes (Part 3 §5.2) and the small attributes of the other classes
-// inline; the Variable/VariableType attributes and a ReferenceType's InverseName are kept apart
-// (`detail` indexes them) so that the ~80% of nodes without them stay small.
+// inline; the Variable/VariableType attributes, a ReferenceType's InverseName and a DataType's
+// DataTypeDefinition are kept apart (`detail` indexes them) so that the nodes without them stay small.
 struct node {
   node_key id;
   std::string_view browse_name;
@@ -74,7 +74,7 @@ struct node {
   std::uint32_t write_mask = 0;
   std::uint32_t user_write_mask = 0;
   node_class cls = node_class::unspecified;
-  std::uint32_t detail = 0;             // into variables or inverse names, by class
+  std::uint32_t detail = 0;             // into variables, inverse names or definitions, by class
   std::uint32_t forward_count = 0;      // references: forward ones first, then inverse
   std::uint16_t browse_ns = 0;
   std::uint8_t event_notifier = 0;      // Object, View
@@ -113,6 +113,8 @@ struct node_spec {
   std::uint8_t user_access_level = 1;
   double minimum_sampling_interval = 0;
   bool historizing = false;
+  // DataType: a StructureDefinition or EnumDefinition body, or empty (abstract and simple types)
+  extension_object data_type_definition;
 };
 
 enum class strings : std::uint8_t {
@@ -134,7 +136,8 @@ public:
   void reserve(std::size_t nodes, std::size_t variables = 0);
 
   // Bad_NodeIdInvalid (null id), Bad_NodeIdExists, Bad_NodeClassInvalid, Bad_BrowseNameInvalid
-  // (empty); otherwise the new node's index. The value of a spec is moved from.
+  // (empty); otherwise the new node's index. The value, array dimensions and data type
+  // definition of the spec are moved from.
   expected<node_index> add_node(node_spec&& spec, strings s = strings::copy);
 
   // Stores the reference at both ends. Bad_SourceNodeIdInvalid, Bad_TargetNodeIdInvalid,
@@ -150,10 +153,6 @@ public:
   node_index find(const node_id& id) const noexcept;
   // The node at an index find or a reference gave; index < size().
   const node& at(node_index n) const noexcept { return nodes_[n]; }
-  const node* find_node(const node_id& id) const noexcept {
-    const auto n = find(id);
-    return n == no_node ? nullptr : &nodes_[n];
-  }
   std::size_t size() const noexcept { return nodes_.size(); }
   std::size_t reference_count() const noexcept { return reference_count_; }  // each counted once
   std::size_t variable_count() const noexcept { return variables_.size(); }  // Variables and VariableTypes
@@ -193,6 +192,7 @@ private:
   std::vector<node> nodes_;
   std::vector<variable_data> variables_;
   std::vector<text_view> inverse_names_;
+  std::vector<extension_object> definitions_;
   // Open addressing, linear probing, of node indices (no_node = empty); size a power of two.
   std::vector<node_index> index_;
   std::size_t index_mask_ = 0;

@@ -40,6 +40,7 @@ struct node_row {
   const char* display_name;       // null: the browse name
   const char* description;        // null: none
   const char* inverse_name;       // ReferenceType; null: none
+  std::int32_t definition;        // DataType: into the part's definitions; -1: none
 };
 
 // A reference, forward from source (the loader stores both ends).
@@ -95,6 +96,32 @@ struct range_row {
   double high;
 };
 
+enum definition_kind : std::uint8_t { structure_definition = 1, enum_definition = 2 };
+
+// A DataTypeDefinition (Part 3 §5.8.3): `field_count` fields from `first_field`.
+struct definition_row {
+  std::uint8_t kind;               // enum definition_kind
+  std::uint8_t structure_type;     // Part 3 §8.49
+  std::uint32_t default_encoding;  // ns=0;i=...; 0: none
+  std::uint32_t base_data_type;
+  std::uint32_t first_field;
+  std::uint32_t field_count;
+};
+
+// A StructureField or, with `value`, an EnumField (its DisplayName is `display_name`).
+struct field_row {
+  const char* name;
+  const char* display_name;
+  text_row description;
+  std::uint32_t data_type;
+  std::int32_t value_rank;
+  std::int32_t dimensions_first;   // -1: no ArrayDimensions
+  std::uint32_t dimensions_count;
+  std::uint32_t max_string_length;
+  bool is_optional;
+  std::int64_t value;
+};
+
 // One generated file's tables; a table that would be empty is null.
 struct part {
   const node_row* nodes;
@@ -114,6 +141,8 @@ struct part {
   const enum_value_row* enum_values;
   const eu_information_row* eu_informations;
   const range_row* ranges;
+  const definition_row* definitions;
+  const field_row* fields;
 };
 
 extern const part part_1;

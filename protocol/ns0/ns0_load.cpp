@@ -55,6 +55,42 @@ extension_object body(const part& p, const value_row& v, std::size_t i) {
   }
 }
 
+// The DataTypeDefinition of a DataType (Part 3 §5.8.3).
+extension_object definition(const part& p, const definition_row& d) {
+  const field_row* fields = p.fields + d.first_field;
+  if (d.kind == ns0::enum_definition) {
+    ua::enum_definition e;
+    e.fields.reserve(d.field_count);
+    for (std::uint32_t i = 0; i < d.field_count; ++i) {
+      const field_row& f = fields[i];
+      ua::enum_field& x = e.fields.emplace_back();
+      x.value = f.value;
+      x.display_name.text = f.display_name ? f.display_name : f.name;
+      x.description = text(f.description);
+      x.name = f.name;
+    }
+    return e;
+  }
+  ua::structure_definition s;
+  if (d.default_encoding != 0) s.default_encoding_id = node_id(0, d.default_encoding);
+  s.base_data_type = node_id(0, d.base_data_type);
+  s.structure_type = static_cast<ua::structure_type>(d.structure_type);
+  s.fields.reserve(d.field_count);
+  for (std::uint32_t i = 0; i < d.field_count; ++i) {
+    const field_row& f = fields[i];
+    ua::structure_field& x = s.fields.emplace_back();
+    x.name = f.name;
+    x.description = text(f.description);
+    x.data_type = node_id(0, f.data_type);
+    x.value_rank = f.value_rank;
+    if (f.dimensions_first < 0) x.array_dimensions.set_null();
+    else x.array_dimensions = dimensions(p, static_cast<std::uint32_t>(f.dimensions_first), f.dimensions_count);
+    x.max_string_length = f.max_string_length;
+    x.is_optional = f.is_optional;
+  }
+  return s;
+}
+
 // A scalar or an array of `count` elements made by make(index).
 template <class T, class Make>
 variant make_value(const value_row& v, Make make) {
@@ -133,6 +169,8 @@ void load_namespace0(address_space& as) {
       if (r.dimensions_first < 0) spec.array_dimensions.set_null();
       else spec.array_dimensions = dimensions(*p, static_cast<std::uint32_t>(r.dimensions_first), r.dimensions_count);
       spec.minimum_sampling_interval = r.minimum_sampling_interval;
+      if (r.definition < 0) spec.data_type_definition.clear();
+      else spec.data_type_definition = definition(*p, p->definitions[r.definition]);
       const auto added = as.add_node(std::move(spec), strings::static_);
       if (!added) failed("cannot add node", r.id, added.error());
     }

@@ -290,6 +290,39 @@ TEST_CASE("address_space: values of namespace 0 keep their types", "[protocol]")
   CHECK((*strings)[0].text.view() == "Running");
 }
 
+TEST_CASE("address_space: DataTypes carry their DataTypeDefinition", "[protocol]") {
+  const auto& as = loaded();
+  data_value dv;
+  // Part 5 §12.10: ServerStatusDataType, a Structure of six fields.
+  REQUIRE(as.read(node_id(0, ids::server_status_data_type), attribute_id::data_type_definition, dv) == status::good);
+  const auto* eo = dv.value.get_if<extension_object>();
+  REQUIRE(eo != nullptr);
+  const structure_definition* s = eo->get_if<structure_definition>();
+  REQUIRE(s != nullptr);
+  CHECK(s->default_encoding_id == node_id(0, ids::server_status_data_type_encoding_default_binary));
+  CHECK(s->base_data_type == node_id(0, ids::structure));
+  CHECK(s->structure_type == structure_type::structure);
+  REQUIRE(s->fields.size() == 6);
+  CHECK(s->fields[0].name.view() == "StartTime");
+  CHECK(s->fields[0].data_type == node_id(0, ids::utc_time));
+  CHECK(s->fields[0].value_rank == -1);
+  CHECK(s->fields[2].name.view() == "State");
+  CHECK(s->fields[2].data_type == node_id(0, ids::server_state));
+
+  // Part 3 §8.29: NodeClass, an Enumeration.
+  REQUIRE(as.read(node_id(0, ids::node_class), attribute_id::data_type_definition, dv) == status::good);
+  const enum_definition* e = dv.value.get_if<extension_object>()->get_if<enum_definition>();
+  REQUIRE(e != nullptr);
+  REQUIRE(e->fields.size() == 9);
+  CHECK(e->fields[1].name.view() == "Object");
+  CHECK(e->fields[1].value == 1);
+  CHECK(e->fields[1].display_name.text.view() == "Object");
+
+  // An abstract type without a definition, and a node that is no DataType.
+  CHECK(as.read(node_id(0, ids::number), attribute_id::data_type_definition, dv) == status::bad_attribute_id_invalid);
+  CHECK(as.read(node_id(0, ids::server), attribute_id::data_type_definition, dv) == status::bad_attribute_id_invalid);
+}
+
 TEST_CASE("address_space: reading an attribute the node class lacks is Bad_AttributeIdInvalid", "[protocol]") {
   const auto& as = loaded();
   data_value dv;

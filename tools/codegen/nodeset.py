@@ -6,7 +6,8 @@
 Reads the aliases, every UA* node element with its attributes and references, and the <Value>
 elements in the UA XML encoding (Part 6 §5.3): scalars and ListOf* of the built-in types,
 LocalizedText, QualifiedName, NodeId, and ExtensionObjects whose bodies are Argument,
-EnumValueType, EUInformation or Range (the generated ua:: structures). Writes:
+EnumValueType, EUInformation or Range (the generated ua:: structures), and the <Definition> of
+DataTypes as their DataTypeDefinition attribute (StructureDefinition or EnumDefinition). Writes:
 
     ns0.hpp          the row types of the tables (internal to protocol/)
     ns0_<N>.cpp      constant tables of PODs with string literals, split by node (static data:
@@ -48,8 +49,8 @@ SKIPPED_VALUES = {
 }
 
 # Node element attributes the generator reads; any other is an error (it would be dropped).
-# RolePermissions, AccessRestrictions, Category, Documentation, ReleaseStatus and the
-# DataType Definition are not attributes a Read of namespace 0 needs yet (see 0004).
+# RolePermissions, AccessRestrictions, Category, Documentation and ReleaseStatus are not
+# attributes a Read of namespace 0 needs yet (see docs/decisions/0004).
 KNOWN_ATTRIBUTES = {
     "NodeId", "BrowseName", "ParentNodeId", "SymbolicName", "ReleaseStatus", "AccessRestrictions",
     "MethodDeclarationId", "IsAbstract", "Symmetric", "EventNotifier", "DataType", "ValueRank",
@@ -124,7 +125,8 @@ class Node:
         self.flags = 0
         self.access_level, self.user_access_level, self.event_notifier = 1, 1, 0
         self.data_type, self.value_rank, self.dims, self.msi = 24, -1, None, 0.0
-        self.value = None  # (element name, element) of the <Value>'s child
+        self.value = None  # the <Value>'s child element
+        self.definition = None  # the <Definition> element, then a Definition
 
 
 class Model:
@@ -188,6 +190,9 @@ def load_nodeset(path):
         n.description = text_of(d) if d is not None else None
         inv = el.find(NS + "InverseName")
         n.inverse_name = text_of(inv) if inv is not None else None
+        n.definition = el.find(NS + "Definition")
+        if n.definition is not None and n.cls != NODE_CLASSES["UADataType"]:
+            raise SchemaError(f"{what}: a Definition on a node that is not a DataType")
 
         for attr, flag in (("IsAbstract", F_ABSTRACT), ("Symmetric", F_SYMMETRIC),
                            ("ContainsNoLoops", F_NO_LOOPS), ("Historizing", F_HISTORIZING)):
@@ -245,7 +250,89 @@ def load_nodeset(path):
     for n in model.nodes:
         if n.cls in (2, 16) and n.data_type not in by_id:
             raise SchemaError(f"node i={n.id}: DataType i={n.data_type} is not in the nodeset")
+    for n in model.nodes:
+        if n.definition is not None:
+            n.definition = load_definition(n, n.definition, model, by_id, resolve)
     return model
+
+
+# ---------------------------------------------------------------------------------------
+# DataTypeDefinition (Part 3 §5.8.3, §8.48-8.52): from the <Definition> of a DataType
+
+HAS_SUBTYPE, HAS_ENCODING, STRUCTURE, ENUMERATION, BASE_DATA_TYPE = 45, 38, 22, 29, 24
+DEF_STRUCTURE, DEF_ENUM = 1, 2
+# Part 3 §8.49 StructureType
+STRUCTURE_PLAIN, STRUCTURE_OPTIONAL, STRUCTURE_UNION, STRUCTURE_SUBTYPED, UNION_SUBTYPED = 0, 1, 2, 3, 4
+FIELD_ATTRIBUTES = {"Name", "SymbolicName", "DataType", "ValueRank", "ArrayDimensions", "MaxStringLength",
+                    "IsOptional", "AllowSubTypes", "Value"}
+
+
+class Field:
+    def __init__(self):
+        self.name, self.description, self.data_type, self.value_rank = "", (None, None), BASE_DATA_TYPE, -1
+        self.dims, self.max_string_length, self.is_optional, self.value = None, 0, False, -1
+
+
+class Definition:
+    def __init__(self, kind, structure_type, default_encoding, base, fields):
+        self.kind, self.structure_type, self.default_encoding = kind, structure_type, default_encoding
+        self.base, self.fields = base, fields
+
+
+def load_definition(n, el, model, by_id, resolve):
+    what = f"Definition of i={n.id}"
+    for k in el.attrib:
+        if k not in ("Name", "SymbolicName", "IsUnion", "IsOptionSet"):
+            raise SchemaError(f"{what}: attribute {k} is not supported by the generator")
+    supers = {t: s for s, r, t in model.references if r == HAS_SUBTYPE}
+    chain, cur = [], n.id
+    while cur in supers and cur not in chain:
+        chain.append(cur)
+        cur = supers[cur]
+    chain.append(cur)
+    option_set = parse_bool(el.get("IsOptionSet", "false"), what)
+    is_enum = ENUMERATION in chain or option_set  # Part 3 §5.8.3: an OptionSet has an EnumDefinition
+    if not is_enum and STRUCTURE not in chain:
+        raise SchemaError(f"{what}: the type is neither a Structure nor an Enumeration")
+    fields = []
+    for f in el:
+        if local(f.tag) != "Field":
+            raise SchemaError(f"{what}: element {local(f.tag)} is not supported by the generator")
+        for k in f.attrib:
+            if k not in FIELD_ATTRIBUTES:
+                raise SchemaError(f"{what}: field attribute {k} is not supported by the generator")
+        for c in f:
+            if local(c.tag) not in ("Description", "DisplayName") or c.get("Locale"):
+                raise SchemaError(f"{what}: field element {local(c.tag)} is not supported by the generator")
+        x = Field()
+        x.name = f.get("Name") or ""
+        d = f.find(NS + "Description")
+        x.description = (None, text_of(d)) if d is not None else (None, None)
+        dn = f.find(NS + "DisplayName")
+        x.display_name = text_of(dn) if dn is not None else x.name
+        if f.get("DataType") is not None:
+            x.data_type = resolve(f.get("DataType"), f"{what} field {x.name}")
+        x.value_rank = int(f.get("ValueRank", "-1"))
+        if f.get("ArrayDimensions") is not None:
+            x.dims = [int(v) for v in f.get("ArrayDimensions").split(",") if v.strip()]
+        x.max_string_length = int(f.get("MaxStringLength", "0"))
+        x.is_optional = parse_bool(f.get("IsOptional", "false"), what)
+        x.allow_subtypes = parse_bool(f.get("AllowSubTypes", "false"), what)
+        x.value = int(f.get("Value", "-1"))
+        fields.append(x)
+    if is_enum:
+        return Definition(DEF_ENUM, 0, 0, 0, fields)
+    union = parse_bool(el.get("IsUnion", "false"), what)
+    subtyped = any(x.allow_subtypes for x in fields)
+    if union:
+        st = UNION_SUBTYPED if subtyped else STRUCTURE_UNION
+    elif subtyped:
+        st = STRUCTURE_SUBTYPED
+    else:
+        st = STRUCTURE_OPTIONAL if any(x.is_optional for x in fields) else STRUCTURE_PLAIN
+    encodings = [t for s, r, t in model.references
+                 if s == n.id and r == HAS_ENCODING and by_id[t].browse_name == "Default Binary"]
+    return Definition(DEF_STRUCTURE, st, encodings[0] if encodings else 0, supers.get(n.id, 0), fields)
 
 
 # ---------------------------------------------------------------------------------------
@@ -318,6 +405,7 @@ class Tables:
         self.node_ids, self.qualified_names = [], []
         self.arguments, self.enum_values, self.eu_informations, self.ranges = [], [], [], []
         self.dimensions = []
+        self.definitions, self.fields = [], []
 
     def dims(self, values):
         first = len(self.dimensions)
@@ -370,7 +458,7 @@ def scalar_row(tables, kind, el, what):
 
 
 def body_row(tables, eo, what):
-    """An ExtensionObject element -> its body kind; the body goes to the kind's table."""
+    """An ExtensionObject element -> (body kind, table); the body goes to the kind's table."""
     body = child(eo, "Body")
     if body is None or len(body) != 1:
         raise SchemaError(f"{what}: an ExtensionObject without exactly one body element")
@@ -407,7 +495,7 @@ def body_row(tables, eo, what):
     else:
         lo, hi = child(b, "Low"), child(b, "High")
         tables.ranges.append((float(text_of(lo) or 0), float(text_of(hi) or 0)))
-    return BODIES[name][0]
+    return BODIES[name]
 
 
 def value_row(tables, node):
@@ -424,12 +512,11 @@ def value_row(tables, node):
         if local(it.tag) != kind:
             raise SchemaError(f"{what}: a {local(it.tag)} inside {name}")
     if kind == "ExtensionObject":
-        bodies = [body_row(tables, it, what) for it in items]
-        if len(set(bodies)) > 1:
+        bodies = set(body_row(tables, it, what) for it in items)
+        if len(bodies) > 1:
             raise SchemaError(f"{what}: an array of ExtensionObjects with different bodies")
-        body = bodies[0] if bodies else 0
-        table = BODIES[[k for k, v in BODIES.items() if v[0] == body][0]][1] if bodies else "arguments"
-        first = len(getattr(tables, table)) - len(items)
+        body, table = bodies.pop() if bodies else (0, None)
+        first = len(getattr(tables, table)) - len(items) if table else 0
     else:
         body = 0
         first = len(getattr(tables, table))
@@ -441,10 +528,13 @@ def value_row(tables, node):
 # ---------------------------------------------------------------------------------------
 # Output
 
-def split_evenly(nodes, parts):
-    """Contiguous runs of nodes of similar weight (a node weighs 1 + its value's elements)."""
+def split_evenly(nodes, refs_by_source, parts):
+    """Contiguous runs of nodes of similar size of source: a node row, a value element or a
+    definition field weigh about 4 reference rows."""
     def weight(n):
-        return 1 + (len(list(n.value)) if n.value is not None and local(n.value.tag).startswith("ListOf") else 0)
+        w = 4 + len(refs_by_source.get(n.id, ()))
+        w += 4 * (len(n.definition.fields) if n.definition is not None else 0)
+        return w + 4 * (len(n.value) if n.value is not None and local(n.value.tag).startswith("ListOf") else 0)
     weights = [weight(n) for n in nodes]
     total = sum(weights)
     runs, cur, acc, k = [], [], 0, 1
@@ -505,6 +595,7 @@ def gen_header(model, counts):
             "  const char* display_name;       // null: the browse name",
             "  const char* description;        // null: none",
             "  const char* inverse_name;       // ReferenceType; null: none",
+            "  std::int32_t definition;        // DataType: into the part's definitions; -1: none",
             "};",
             "",
             "// A reference, forward from source (the loader stores both ends).",
@@ -560,6 +651,32 @@ def gen_header(model, counts):
             "  double high;",
             "};",
             "",
+            "enum definition_kind : std::uint8_t { structure_definition = 1, enum_definition = 2 };",
+            "",
+            "// A DataTypeDefinition (Part 3 §5.8.3): `field_count` fields from `first_field`.",
+            "struct definition_row {",
+            "  std::uint8_t kind;               // enum definition_kind",
+            "  std::uint8_t structure_type;     // Part 3 §8.49",
+            "  std::uint32_t default_encoding;  // ns=0;i=...; 0: none",
+            "  std::uint32_t base_data_type;",
+            "  std::uint32_t first_field;",
+            "  std::uint32_t field_count;",
+            "};",
+            "",
+            "// A StructureField or, with `value`, an EnumField (its DisplayName is `display_name`).",
+            "struct field_row {",
+            "  const char* name;",
+            "  const char* display_name;",
+            "  text_row description;",
+            "  std::uint32_t data_type;",
+            "  std::int32_t value_rank;",
+            "  std::int32_t dimensions_first;   // -1: no ArrayDimensions",
+            "  std::uint32_t dimensions_count;",
+            "  std::uint32_t max_string_length;",
+            "  bool is_optional;",
+            "  std::int64_t value;",
+            "};",
+            "",
             "// One generated file's tables; a table that would be empty is null.",
             "struct part {",
             "  const node_row* nodes;",
@@ -579,6 +696,8 @@ def gen_header(model, counts):
             "  const enum_value_row* enum_values;",
             "  const eu_information_row* eu_informations;",
             "  const range_row* ranges;",
+            "  const definition_row* definitions;",
+            "  const field_row* fields;",
             "};",
             "",
             ] + [f"extern const part part_{i};" for i in range(1, PARTS + 1)] + [
@@ -622,10 +741,22 @@ def gen_part(n, parts, nodes, refs, tables):
         else:
             first, count = -1, 0
         dn = None if x.display_name == x.browse_name else x.display_name
+        definition = -1
+        if x.definition is not None:
+            definition = len(tables.definitions)
+            d = x.definition
+            tables.definitions.append(f"{{{d.kind}, {d.structure_type}, {d.default_encoding}, {d.base}, "
+                                      f"{len(tables.fields)}, {len(d.fields)}}}")
+            for f in d.fields:
+                ff, fc = tables.dims(f.dims) if f.dims is not None else (-1, 0)
+                tables.fields.append(
+                    f"{{{c_string(f.name)}, {c_opt_string(None if f.display_name == f.name else f.display_name)}, "
+                    f"{c_text(f.description)}, {f.data_type}, {f.value_rank}, {ff}, {fc}, {f.max_string_length}, "
+                    f"{'true' if f.is_optional else 'false'}, {c_int64(f.value)}}}")
         node_rows.append(
             f"{{{x.id}, {x.cls}, {x.flags}, {x.access_level}, {x.user_access_level}, {x.event_notifier}, "
             f"{x.data_type}, {x.value_rank}, {first}, {count}, {c_double(x.msi)}, {c_string(x.browse_name)}, "
-            f"{c_opt_string(dn)}, {c_opt_string(x.description)}, {c_opt_string(x.inverse_name)}}}")
+            f"{c_opt_string(dn)}, {c_opt_string(x.description)}, {c_opt_string(x.inverse_name)}, {definition}}}")
     table("nodes", "node_row", node_rows)
     table("references", "reference_row", [f"{{{s}, {t}, {d}}}" for s, t, d in refs])
     table("values", "value_row", [f"{{{a}, {b}, {c}, {'true' if d else 'false'}, {e}, {f}}}"
@@ -644,6 +775,8 @@ def gen_part(n, parts, nodes, refs, tables):
     table("eu_informations", "eu_information_row",
           [f"{{{c_opt_string(a)}, {b}, {c_text(c)}, {c_text(d)}}}" for a, b, c, d in tables.eu_informations])
     table("ranges", "range_row", [f"{{{c_double(a)}, {c_double(b)}}}" for a, b in tables.ranges])
+    table("definitions", "definition_row", tables.definitions)
+    table("fields", "field_row", tables.fields)
 
     def count(name):
         return "0" if members[name] == "nullptr" else f"std::size({name})"
@@ -657,6 +790,7 @@ def gen_part(n, parts, nodes, refs, tables):
             f"    {members['dimensions']}, {members['integers']}, {members['doubles']}, {members['strings']},",
             f"    {members['texts']}, {members['node_ids']}, {members['qualified_names']},",
             f"    {members['arguments']}, {members['enum_values']}, {members['eu_informations']}, {members['ranges']},",
+            f"    {members['definitions']}, {members['fields']},",
             "};",
             "",
             "}  // namespace uactor::ua::ns0",
@@ -719,6 +853,42 @@ extension_object body(const part& p, const value_row& v, std::size_t i) {{
     case ns0::range: return ua::range{{p.ranges[i].low, p.ranges[i].high}};
     default: throw std::logic_error("namespace 0: unknown ExtensionObject body kind");
   }}
+}}
+
+// The DataTypeDefinition of a DataType (Part 3 §5.8.3).
+extension_object definition(const part& p, const definition_row& d) {{
+  const field_row* fields = p.fields + d.first_field;
+  if (d.kind == ns0::enum_definition) {{
+    ua::enum_definition e;
+    e.fields.reserve(d.field_count);
+    for (std::uint32_t i = 0; i < d.field_count; ++i) {{
+      const field_row& f = fields[i];
+      ua::enum_field& x = e.fields.emplace_back();
+      x.value = f.value;
+      x.display_name.text = f.display_name ? f.display_name : f.name;
+      x.description = text(f.description);
+      x.name = f.name;
+    }}
+    return e;
+  }}
+  ua::structure_definition s;
+  if (d.default_encoding != 0) s.default_encoding_id = node_id(0, d.default_encoding);
+  s.base_data_type = node_id(0, d.base_data_type);
+  s.structure_type = static_cast<ua::structure_type>(d.structure_type);
+  s.fields.reserve(d.field_count);
+  for (std::uint32_t i = 0; i < d.field_count; ++i) {{
+    const field_row& f = fields[i];
+    ua::structure_field& x = s.fields.emplace_back();
+    x.name = f.name;
+    x.description = text(f.description);
+    x.data_type = node_id(0, f.data_type);
+    x.value_rank = f.value_rank;
+    if (f.dimensions_first < 0) x.array_dimensions.set_null();
+    else x.array_dimensions = dimensions(p, static_cast<std::uint32_t>(f.dimensions_first), f.dimensions_count);
+    x.max_string_length = f.max_string_length;
+    x.is_optional = f.is_optional;
+  }}
+  return s;
 }}
 
 // A scalar or an array of `count` elements made by make(index).
@@ -799,6 +969,8 @@ void load_namespace0(address_space& as) {{
       if (r.dimensions_first < 0) spec.array_dimensions.set_null();
       else spec.array_dimensions = dimensions(*p, static_cast<std::uint32_t>(r.dimensions_first), r.dimensions_count);
       spec.minimum_sampling_interval = r.minimum_sampling_interval;
+      if (r.definition < 0) spec.data_type_definition.clear();
+      else spec.data_type_definition = definition(*p, p->definitions[r.definition]);
       const auto added = as.add_node(std::move(spec), strings::static_);
       if (!added) failed("cannot add node", r.id, added.error());
     }}
@@ -849,7 +1021,7 @@ def generate(schema, out_dir):
         refs_by_source.setdefault(r[0], []).append(r)
     files = {}
     value_count = 0
-    for n, run in enumerate(split_evenly(model.nodes, PARTS), 1):
+    for n, run in enumerate(split_evenly(model.nodes, refs_by_source, PARTS), 1):
         tables = Tables()
         refs = []
         for x in run:
