@@ -288,7 +288,7 @@ node_index address_space::super_type(node_index type) const noexcept {
 
 bool address_space::is_subtype_of(node_index type, node_index super) const noexcept {
   if (type >= nodes_.size() || super >= nodes_.size()) return false;
-  // Part 3 §5.3.3.3: one supertype each, no cycles; the bound keeps a broken model finite.
+  // One supertype each (HasSubtype, Part 3 §7.10); the bound keeps a cyclic model finite.
   for (std::size_t steps = 0; type != no_node && steps <= nodes_.size(); ++steps) {
     if (type == super) return true;
     type = super_type(type);
@@ -301,7 +301,7 @@ bool address_space::is_subtype_of(const node_id& type, const node_id& super) con
 }
 
 // ---------------------------------------------------------------------------------------
-// address_space: Read of one attribute (Part 3 §5, Table 4-19 per node class)
+// address_space: Read of one attribute (Part 3 §5: the attributes of each node class)
 
 status_code address_space::read(const node_id& id, attribute_id attr, data_value& out) const {
   const auto n = find(id);

@@ -29,7 +29,7 @@ struct text_view {
   bool is_null() const noexcept { return locale.data() == nullptr && text.data() == nullptr; }
 };
 
-// A NodeId as the store keeps it (24 bytes instead of ua::node_id's 64): `text` holds the String
+// A NodeId as the store keeps it (24 bytes instead of ua::node_id's 56): `text` holds the String
 // or ByteString identifier, or the 16 bytes of a Guid, in the store's arena.
 struct node_key {
   std::string_view text;
@@ -43,7 +43,7 @@ struct node_key {
   node_id to_node_id() const;
 };
 
-// One end of a reference as its node stores it (Part 3 §4.4): both ends store it, the source as
+// One end of a reference as its node stores it: both ends store it, the source as
 // forward and the target as inverse, so that Browse in either direction is a lookup.
 struct reference {
   node_index type;    // the ReferenceType node
@@ -55,7 +55,7 @@ struct reference {
 struct variable_data {
   data_value value;
   node_key data_type;  // need not be in the store yet (a user type added later)
-  std::int32_t value_rank = -1;  // Part 3 §8.9 scalar
+  std::int32_t value_rank = -1;  // Scalar
   ua_array<std::uint32_t> array_dimensions;
   std::uint8_t access_level = 1;       // CurrentRead (the NodeSet default)
   std::uint8_t user_access_level = 1;
@@ -141,7 +141,7 @@ public:
   expected<node_index> add_node(node_spec&& spec, strings s = strings::copy);
 
   // Stores the reference at both ends. Bad_SourceNodeIdInvalid, Bad_TargetNodeIdInvalid,
-  // Bad_ReferenceTypeIdInvalid (not a ReferenceType node, or abstract: Part 3 §5.3.1),
+  // Bad_ReferenceTypeIdInvalid (not a ReferenceType node, or an abstract one),
   // Bad_DuplicateReferenceNotAllowed. References to other servers are not kept here.
   status_code add_reference(node_index source, node_index type, node_index target);
   status_code add_reference(const node_id& source, const node_id& type, const node_id& target);

@@ -101,7 +101,7 @@ enum definition_kind : std::uint8_t { structure_definition = 1, enum_definition 
 // A DataTypeDefinition (Part 3 §5.8.3): `field_count` fields from `first_field`.
 struct definition_row {
   std::uint8_t kind;               // enum definition_kind
-  std::uint8_t structure_type;     // Part 3 §8.49
+  std::uint8_t structure_type;     // StructureType
   std::uint32_t default_encoding;  // ns=0;i=...; 0: none
   std::uint32_t base_data_type;
   std::uint32_t first_field;

@@ -270,7 +270,7 @@ TEST_CASE("address_space: a method's InputArguments decode into ua::argument", "
 TEST_CASE("address_space: values of namespace 0 keep their types", "[protocol]") {
   const auto& as = loaded();
   data_value dv;
-  // NamingRuleType's EnumValues: EnumValueType[] (Part 3 §8.43).
+  // NamingRuleType's EnumValues: EnumValueType[].
   const auto naming_rule = index_of(ids::naming_rule_type_enum_values);
   REQUIRE(naming_rule != no_node);
   REQUIRE(as.read(naming_rule, attribute_id::value, dv) == status::good);

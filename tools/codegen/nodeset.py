@@ -257,11 +257,11 @@ def load_nodeset(path):
 
 
 # ---------------------------------------------------------------------------------------
-# DataTypeDefinition (Part 3 §5.8.3, §8.48-8.52): from the <Definition> of a DataType
+# DataTypeDefinition (Part 3 §5.8.3): from the <Definition> of a DataType
 
 HAS_SUBTYPE, HAS_ENCODING, STRUCTURE, ENUMERATION, BASE_DATA_TYPE = 45, 38, 22, 29, 24
 DEF_STRUCTURE, DEF_ENUM = 1, 2
-# Part 3 §8.49 StructureType
+# StructureType (Part 3)
 STRUCTURE_PLAIN, STRUCTURE_OPTIONAL, STRUCTURE_UNION, STRUCTURE_SUBTYPED, UNION_SUBTYPED = 0, 1, 2, 3, 4
 FIELD_ATTRIBUTES = {"Name", "SymbolicName", "DataType", "ValueRank", "ArrayDimensions", "MaxStringLength",
                     "IsOptional", "AllowSubTypes", "Value"}
@@ -269,8 +269,9 @@ FIELD_ATTRIBUTES = {"Name", "SymbolicName", "DataType", "ValueRank", "ArrayDimen
 
 class Field:
     def __init__(self):
-        self.name, self.description, self.data_type, self.value_rank = "", (None, None), BASE_DATA_TYPE, -1
-        self.dims, self.max_string_length, self.is_optional, self.value = None, 0, False, -1
+        self.name, self.display_name, self.description = "", "", (None, None)
+        self.data_type, self.value_rank, self.dims, self.max_string_length = BASE_DATA_TYPE, -1, None, 0
+        self.is_optional, self.allow_subtypes, self.value = False, False, -1
 
 
 class Definition:
@@ -656,7 +657,7 @@ def gen_header(model, counts):
             "// A DataTypeDefinition (Part 3 §5.8.3): `field_count` fields from `first_field`.",
             "struct definition_row {",
             "  std::uint8_t kind;               // enum definition_kind",
-            "  std::uint8_t structure_type;     // Part 3 §8.49",
+            "  std::uint8_t structure_type;     // StructureType",
             "  std::uint32_t default_encoding;  // ns=0;i=...; 0: none",
             "  std::uint32_t base_data_type;",
             "  std::uint32_t first_field;",
