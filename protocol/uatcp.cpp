@@ -132,8 +132,8 @@ void encode(encoder& e, const error_message& v) {
 }
 void decode(decoder& d, error_message& v) {
   decode(d, v.error);
-  // §7.1.2.5: a reason longer than 4096 bytes is ignored, not an error; read it with a
-  // length by hand rather than against the decoder's string limit.
+  // §7.1.2.5: a reason longer than 4096 bytes is ignored, not an error, so its length is read
+  // here rather than checked against the decoder's string limit.
   const auto n = d.read<std::int32_t>();
   if (!d.ok()) return;
   if (n < -1) { d.fail(status::bad_decoding_error); return; }
