@@ -20,40 +20,16 @@
 #include "protocol/generated/status_codes.hpp"
 #include "protocol/ns0/ns0.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/regenerate.hpp"
 
 namespace fs = std::filesystem;
 using namespace uactor::ua;
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 std::string file_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> file_names(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file()) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string sh_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string schema_dir() {
-  const std::string schema = env("UACTOR_SCHEMA_DIR");
-  std::error_code ec;
-  return !schema.empty() && fs::is_directory(schema, ec) ? schema : std::string();
 }
 
 // Namespace 0, loaded once for the tests that only read it.
@@ -112,7 +88,7 @@ TEST_CASE("address_space: namespace 0 has as many nodes as Opc.Ua.NodeSet2.xml",
   CHECK(forward == as.reference_count());  // each reference is stored at both of its ends
   CHECK(inverse == as.reference_count());
 
-  const std::string schema = schema_dir();
+  const std::string schema = uactor::test::schema_dir();
   if (schema.empty()) {
     WARN("skipped the count against the XML: schema folder not present");
     return;
@@ -480,34 +456,5 @@ TEST_CASE("address_space: many user nodes are found again after the index grows"
 }
 
 TEST_CASE("address_space: committed namespace 0 matches the schema", "[protocol][codegen]") {
-  const std::string schema = schema_dir();
-  const std::string source = env("UACTOR_SOURCE_DIR");
-  if (schema.empty() || source.empty()) {
-    WARN("skipped: schema folder not present");
-    SUCCEED();
-    return;
-  }
-  std::error_code ec;
-  const fs::path committed = fs::path(source) / "protocol" / "ns0";
-  const fs::path out = fs::temp_directory_path() / ("uactor-ns0-" + std::to_string(std::random_device{}()));
-  fs::remove_all(out, ec);
-  fs::create_directories(out);
-
-  const std::string cmd = "python3 " + sh_quote((fs::path(source) / "tools" / "codegen" / "nodeset.py").string()) +
-                          " --quiet --schema " + sh_quote(schema) + " --out " + sh_quote(out.string());
-  INFO(cmd);
-  REQUIRE(std::system(cmd.c_str()) == 0);
-
-  const auto generated = file_names(out);
-  REQUIRE(!generated.empty());
-  CHECK(file_names(committed) == generated);  // nothing stale is compiled
-  for (const auto& name : generated) {
-    const auto fresh = file_bytes(out / name);
-    const auto kept = file_bytes(committed / name);
-    INFO(name << ": " << fresh.size() << " bytes generated, " << kept.size()
-              << " committed; rerun tools/codegen/nodeset.py and commit its output");
-    const bool same = fresh == kept;
-    CHECK(same);
-  }
-  fs::remove_all(out, ec);
+  uactor::test::check_regenerated_output("nodeset.py", "protocol/ns0");
 }

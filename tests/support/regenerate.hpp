@@ -1,0 +1,16 @@
+// Checks that committed generator output is what the generator makes of the schema today.
+#pragma once
+
+#include <string>
+
+namespace uactor::test {
+
+// ../shared/opcua-schema beside the source tree, or empty when it is not there (a clone alone).
+std::string schema_dir();
+
+// Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --out <tmp>` and checks
+// (Catch2) that <committed_dir> (relative to the source tree) holds exactly those files, byte
+// for byte. Warns "skipped" and passes when the schema folder is not there.
+void check_regenerated_output(const std::string& script, const std::string& committed_dir);
+
+}  // namespace uactor::test
