@@ -1,0 +1,35 @@
+"""Writing generated files: only those whose content changed (so a rerun rebuilds nothing), and
+removing parts left over from a run that split the output into more files (CMake globs the
+folder, so a stale part would still be compiled). Shared by generate.py and nodeset.py."""
+
+import os
+import re
+
+
+def write_if_changed(path, lines):
+    data = "\n".join(lines).encode("utf-8")
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return True
+
+
+def write_output(out_dir, files, part_pattern):
+    """Writes {name: lines} into out_dir; removes files matching part_pattern that are not in
+    `files`. Returns the names changed or removed."""
+    os.makedirs(out_dir, exist_ok=True)
+    changed = [name for name in sorted(files) if write_if_changed(os.path.join(out_dir, name), files[name])]
+    for name in sorted(os.listdir(out_dir)):
+        if re.fullmatch(part_pattern, name) and name not in files:
+            os.remove(os.path.join(out_dir, name))
+            changed.append(name + " (removed)")
+    return changed
