@@ -21,7 +21,7 @@ std::string server_plan::endpoint_url() const {
 
 std::string describe(const server_plan& p) {
   std::ostringstream out;
-  out << "endpoint          " << p.endpoint_url() << " (listening on " << p.listen_address << ":" << p.port << ")\n"
+  out << "endpoint          " << p.endpoint_url() << " (to listen on " << p.listen_address << ":" << p.port << ")\n"
       << "application uri   " << p.application_uri << "\n"
       << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n"
       << "security          None (secure policies come with the security issue)\n"
