@@ -350,7 +350,7 @@ TEST_CASE("chunking: a chunked message split at any byte assembles to the same b
   ua::byte_buffer wire;
   REQUIRE(chunker.write(body, msg_target, seq, wire).value() == 3);
   const auto stream = wire.to_vector();
-  for (std::size_t cut = 1; cut < stream.size(); cut += 7) {  // every 7th offset keeps it quick; all header offsets are hit
+  for (std::size_t cut = 1; cut < stream.size(); ++cut) {
     INFO("cut at " << cut);
     ua::chunk_reader reader(ua::transport_limits{});
     ua::message_assembler assembler(l);
