@@ -261,6 +261,19 @@ status_code address_space::set_value(node_index n, data_value v) {
   return status::good;
 }
 
+status_code address_space::set_text(node_index n, attribute_id attr, const localized_text& t) {
+  if (n >= nodes_.size()) return status::bad_node_id_unknown;
+  const auto part = [](const ua_string& s) {
+    return s.is_null() ? std::string_view{} : std::string_view(s.data(), s.size());
+  };
+  const text_view copied = intern(text_view{part(t.locale), part(t.text)}, strings::copy);
+  switch (attr) {
+    case attribute_id::display_name: nodes_[n].display_name = copied; return status::good;
+    case attribute_id::description: nodes_[n].description = copied; return status::good;
+    default: return status::bad_attribute_id_invalid;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // address_space: lookups
 

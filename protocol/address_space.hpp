@@ -148,6 +148,9 @@ public:
 
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   status_code set_value(node_index n, data_value v);
+  // Replaces the DisplayName or Description of a node (the Write service checks the WriteMask);
+  // the text is copied into the arena. Bad_NodeIdUnknown or Bad_AttributeIdInvalid (another attribute).
+  status_code set_text(node_index n, attribute_id attr, const localized_text& t);
 
   // The node with this id, or no_node. A hash lookup; allocates nothing.
   node_index find(const node_id& id) const noexcept;
