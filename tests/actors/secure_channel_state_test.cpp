@@ -776,3 +776,36 @@ TEST_CASE("secure_channel: with a session_manager, CreateSession, ActivateSessio
 
   CHECK(s.feed(c.clo(), at(50)) == std::vector{event::close});
 }
+
+TEST_CASE("secure_channel: a conversation split at any byte gives the same answers and requests", "[actors]") {
+  client c;
+  test::bytes wire = c.hello();
+  const auto opn = c.open();
+  wire.insert(wire.end(), opn.begin(), opn.end());
+  c.channel_id = channel_id;
+  c.token_id = 1;
+  const auto msg = c.msg(read_request(3));
+  wire.insert(wire.end(), msg.begin(), msg.end());
+  const auto clo = c.clo();
+  wire.insert(wire.end(), clo.begin(), clo.end());
+
+  const std::vector expected{event::acknowledged, event::none, event::request, event::close};
+  for (std::size_t cut = 1; cut < wire.size(); ++cut) {
+    INFO("cut at " << cut);
+    server s;
+    std::vector<event> events;
+    auto put = [&](std::span<const std::uint8_t> in) {
+      const auto used = s.reader.put(in, [&](const ua::chunk_view& v) {
+        const auto ev = s.state.on_chunk(v, at(1));
+        events.push_back(ev);
+        if (ev == event::acknowledged) s.reader.set_receive_buffer_size(s.state.limits().receive_buffer_size);
+      });
+      REQUIRE(used.has_value());
+      return *used;
+    };
+    const std::span<const std::uint8_t> all(wire);
+    const std::size_t used = put(all.first(cut));
+    REQUIRE(put(all.subspan(used)) == wire.size() - used);  // what was left, then the rest
+    CHECK(events == expected);
+  }
+}
