@@ -2,6 +2,7 @@
 #include "actors/services/browse.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "protocol/generated/status_codes.hpp"
@@ -37,7 +38,9 @@ bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
 
 bool browse_continuations::add(const browse_position& p, byte_string& out) {
   if (entries_.size() >= capacity_) return false;
-  const std::uint64_t id = next_id_++;
+  // One counter for the process: a point of another session never names one of this session.
+  static std::atomic<std::uint64_t> next_id{1};
+  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
   entries_.push_back({id, p});
   out.assign(&id, sizeof(id));
   return true;

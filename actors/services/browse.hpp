@@ -27,7 +27,8 @@ struct browse_position {
 };
 
 // The continuation points of one session: at most `capacity` at a time. A point is 8 opaque
-// bytes (a counter) that no later point reuses, so a released or stale one is recognised.
+// bytes (a counter shared by every session of the process) that no later point reuses, so a
+// released or stale one, or one of another session, is recognised.
 class browse_continuations {
 public:
   explicit browse_continuations(std::size_t capacity = service_limits{}.max_browse_continuation_points);
@@ -49,7 +50,6 @@ private:
     browse_position position;
   };
   std::size_t capacity_;
-  std::uint64_t next_id_ = 1;
   std::vector<entry> entries_;
 };
 

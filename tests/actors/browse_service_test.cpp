@@ -297,3 +297,23 @@ TEST_CASE("translate: Root/Objects/Server is i=2253, other paths get their own s
   service_translate_browse_paths(req, resp, as, limits);
   CHECK(resp.response_header.service_result == status::bad_too_many_operations);
 }
+
+TEST_CASE("browse: BrowseNext answers each point on its own, and a point of another session is invalid", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations mine, theirs;
+  const auto first = browse({hierarchical_from(2253)}, mine, 1);
+  const auto other = browse({hierarchical_from(2253)}, theirs, 1);  // theirs holds a point too
+  REQUIRE_FALSE(other.results[0].continuation_point.is_null());
+  REQUIRE_FALSE(first.results[0].continuation_point.is_null());
+  browse_next_request next;
+  next.continuation_points = {byte_string("nope"), first.results[0].continuation_point};
+  browse_next_response resp;
+  service_browse_next(next, resp, as, theirs);
+  REQUIRE(resp.results.size() == 2);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  CHECK(resp.results[1].status_code == status::bad_continuation_point_invalid);
+  service_browse_next(next, resp, as, mine);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  CHECK(resp.results[1].status_code == status::good);
+  CHECK(resp.results[1].references.size() == 1);
+}
