@@ -748,6 +748,7 @@ TEST_CASE("secure_channel: with a session_manager, CreateSession, ActivateSessio
   CHECK(created->response_header.request_handle == c.handle);
   CHECK(created->server_endpoints.size() == 1);
   const ua::node_id token = created->authentication_token;
+  const ua::node_id session_id = created->session_id;  // `out` is reused below
 
   ua::activate_session_request activate;
   activate.request_header.authentication_token = token;
@@ -763,7 +764,7 @@ TEST_CASE("secure_channel: with a session_manager, CreateSession, ActivateSessio
   routed = round_trip(c.msg(read), at(30));
   REQUIRE(routed.what == actors::session_manager::routed::action::dispatch);
   REQUIRE(routed.target);
-  CHECK(routed.target->session_id == created->session_id);
+  CHECK(routed.target->session_id == session_id);
 
   ua::close_session_request close;
   close.request_header.authentication_token = token;
