@@ -136,6 +136,7 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
 
   const ua::guid token = new_token();
   session s;
+  s.browse_points = services::browse_continuations(config_.max_browse_continuation_points);
   s.session_id = ua::node_id(config_.session_namespace, next_session_number_++);
   if (next_session_number_ == 0) next_session_number_ = 1;
   s.authentication_token = ua::node_id::guid_id(config_.session_namespace, token);

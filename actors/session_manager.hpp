@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actors/secure_channel_state.hpp"
+#include "actors/services/browse.hpp"
 #include "protocol/generated/types.hpp"
 
 namespace uactor::actors {
@@ -28,6 +29,7 @@ struct session_config {
   ua::ua_array<ua::endpoint_description> endpoints;
   std::uint32_t max_request_message_size = 0;  // CreateSessionResponse.maxRequestMessageSize (0: no limit)
   std::uint16_t session_namespace = 1;         // of SessionId and AuthenticationToken
+  std::size_t max_browse_continuation_points = services::service_limits{}.max_browse_continuation_points;  // per session
   random_source random;                        // required
 };
 
@@ -43,6 +45,7 @@ struct session {
   std::chrono::steady_clock::time_point last_activity{};
   ua::byte_string server_nonce;      // the last one sent
   ua::ua_string user_token_policy_id;  // of the identity accepted by ActivateSession
+  services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
 };
 
 // A session that ended, for the caller to release what hangs off it (subscriptions, ...).

@@ -157,6 +157,7 @@ TEST_CASE("session_manager: ActivateSession with an anonymous token activates an
   REQUIRE(s);
   CHECK(s->activated);
   CHECK(s->user_token_policy_id.view() == "anon");
+  CHECK(s->browse_points.capacity() == h.sessions.config().max_browse_continuation_points);
 
   const auto read = h.read(channel_a, created.authentication_token, at(20));
   REQUIRE(read.what == action::dispatch);
