@@ -63,7 +63,7 @@ public:
   secure_channel_state(const secure_channel_config& config, const instant& created);
 
   // One complete chunk as chunk_reader frames it. Writes any answer (ACK, OPN response, ERR,
-  // ServiceFault) to output().
+  // ServiceFault) to output(). Once closed, every call returns close and writes nothing.
   event on_chunk(const ua::chunk_view& chunk, const instant& now);
 
   // Time-driven checks: the Hello timeout and the expiry of the current token. Returns close
