@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "actors/services/operations.hpp"
 #include "protocol/generated/status_codes.hpp"
 
 namespace uactor::services {
@@ -163,21 +164,13 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
   }
 }
 
-void refuse(response_header& h, status_code sc) { h.service_result = sc; }
-
 }  // namespace
 
 void service_browse(const browse_request& req, browse_response& resp, const address_space& as,
                     browse_continuations& points, const service_limits& limits) {
-  resp.response_header.request_handle = req.request_header.request_handle;
-  resp.response_header.service_result = status::good;
-  resp.diagnostic_infos.clear();
-  resp.results.clear();
-  if (req.nodes_to_browse.empty()) return refuse(resp.response_header, status::bad_nothing_to_do);
-  if (req.nodes_to_browse.size() > limits.max_nodes_per_browse)
-    return refuse(resp.response_header, status::bad_too_many_operations);
+  if (!start_operations(req.request_header, resp, req.nodes_to_browse.size(), limits.max_nodes_per_browse)) return;
   // Views are not served yet: any View but the null one (the whole address space) is unknown.
-  if (!req.view.view_id.is_null()) return refuse(resp.response_header, status::bad_view_id_unknown);
+  if (!req.view.view_id.is_null()) return refuse_request(resp, status::bad_view_id_unknown);
   std::uint32_t max_refs = req.requested_max_references_per_node;
   if (max_refs == 0 || max_refs > limits.max_references_per_node) max_refs = limits.max_references_per_node;
   if (max_refs == 0) max_refs = all_references;
@@ -188,13 +181,7 @@ void service_browse(const browse_request& req, browse_response& resp, const addr
 
 void service_browse_next(const browse_next_request& req, browse_next_response& resp, const address_space& as,
                          browse_continuations& points, const service_limits& limits) {
-  resp.response_header.request_handle = req.request_header.request_handle;
-  resp.response_header.service_result = status::good;
-  resp.diagnostic_infos.clear();
-  resp.results.clear();
-  if (req.continuation_points.empty()) return refuse(resp.response_header, status::bad_nothing_to_do);
-  if (req.continuation_points.size() > limits.max_nodes_per_browse)
-    return refuse(resp.response_header, status::bad_too_many_operations);
+  if (!start_operations(req.request_header, resp, req.continuation_points.size(), limits.max_nodes_per_browse)) return;
   resp.results.resize(req.continuation_points.size());
   for (std::size_t i = 0; i < req.continuation_points.size(); ++i) {
     const byte_string& cp = req.continuation_points[i];
@@ -279,13 +266,8 @@ void translate_operation(const browse_path& path, const address_space& as, brows
 void service_translate_browse_paths(const translate_browse_paths_to_node_ids_request& req,
                                     translate_browse_paths_to_node_ids_response& resp, const address_space& as,
                                     const service_limits& limits) {
-  resp.response_header.request_handle = req.request_header.request_handle;
-  resp.response_header.service_result = status::good;
-  resp.diagnostic_infos.clear();
-  resp.results.clear();
-  if (req.browse_paths.empty()) return refuse(resp.response_header, status::bad_nothing_to_do);
-  if (req.browse_paths.size() > limits.max_nodes_per_translate_browse_paths)
-    return refuse(resp.response_header, status::bad_too_many_operations);
+  if (!start_operations(req.request_header, resp, req.browse_paths.size(), limits.max_nodes_per_translate_browse_paths))
+    return;
   resp.results.resize(req.browse_paths.size());
   for (std::size_t i = 0; i < req.browse_paths.size(); ++i) translate_operation(req.browse_paths[i], as, resp.results[i]);
 }

@@ -2,6 +2,7 @@
 #include "actors/services/read.hpp"
 
 #include "actors/services/index_range.hpp"
+#include "actors/services/operations.hpp"
 #include "protocol/generated/status_codes.hpp"
 
 namespace uactor::services {
@@ -31,19 +32,11 @@ constexpr std::uint32_t structure_type = 22;  // ns=0;i=22 Structure
 void service_read(const read_request& req, read_response& resp, const address_space& as, date_time now,
                   const service_limits& limits) {
   resp.response_header.timestamp = now;
-  resp.response_header.request_handle = req.request_header.request_handle;
-  resp.response_header.service_result = status::good;
-  resp.diagnostic_infos.clear();
-  const auto refuse = [&](status_code sc) {
-    resp.response_header.service_result = sc;
-    resp.results.clear();  // keeps the capacity
-  };
-  if (req.nodes_to_read.empty()) return refuse(status::bad_nothing_to_do);
-  if (req.nodes_to_read.size() > limits.max_nodes_per_read) return refuse(status::bad_too_many_operations);
-  if (req.max_age < 0) return refuse(status::bad_max_age_invalid);
+  if (!start_operations(req.request_header, resp, req.nodes_to_read.size(), limits.max_nodes_per_read)) return;
+  if (req.max_age < 0) return refuse_request(resp, status::bad_max_age_invalid);
   const auto ttr = static_cast<std::int32_t>(req.timestamps_to_return);
   if (ttr < 0 || ttr > static_cast<std::int32_t>(timestamps_to_return::neither))
-    return refuse(status::bad_timestamps_to_return_invalid);
+    return refuse_request(resp, status::bad_timestamps_to_return_invalid);
   resp.results.resize(req.nodes_to_read.size());  // capacity kept between requests
   for (std::size_t i = 0; i < req.nodes_to_read.size(); ++i)
     read_operation(req.nodes_to_read[i], req.timestamps_to_return, as, now, resp.results[i]);

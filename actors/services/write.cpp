@@ -2,6 +2,7 @@
 #include "actors/services/write.hpp"
 
 #include "actors/services/index_range.hpp"
+#include "actors/services/operations.hpp"
 #include "protocol/generated/status_codes.hpp"
 
 namespace uactor::services {
@@ -134,18 +135,7 @@ status_code write_operation(const write_value& wv, address_space& as, date_time 
 void service_write(const write_request& req, write_response& resp, address_space& as, date_time now,
                    const service_limits& limits) {
   resp.response_header.timestamp = now;
-  resp.response_header.request_handle = req.request_header.request_handle;
-  resp.response_header.service_result = status::good;
-  resp.diagnostic_infos.clear();
-  resp.results.clear();
-  if (req.nodes_to_write.empty()) {
-    resp.response_header.service_result = status::bad_nothing_to_do;
-    return;
-  }
-  if (req.nodes_to_write.size() > limits.max_nodes_per_write) {
-    resp.response_header.service_result = status::bad_too_many_operations;
-    return;
-  }
+  if (!start_operations(req.request_header, resp, req.nodes_to_write.size(), limits.max_nodes_per_write)) return;
   resp.results.resize(req.nodes_to_write.size());
   for (std::size_t i = 0; i < req.nodes_to_write.size(); ++i)
     resp.results[i] = write_operation(req.nodes_to_write[i], as, now);
