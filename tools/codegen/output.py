@@ -1,6 +1,7 @@
-"""Writing generated files: only those whose content changed (so a rerun rebuilds nothing), and
-removing parts left over from a run that split the output into more files (CMake globs the
-folder, so a stale part would still be compiled). Shared by generate.py and nodeset.py."""
+"""Generated output shared by generate.py and nodeset.py: splitting it into parts of similar
+weight (so the build parallelises), writing only the files whose content changed (so a rerun
+rebuilds nothing), and removing parts left over from a run with more parts (CMake globs the
+folder, so a stale part would still be compiled)."""
 
 import os
 import re
@@ -33,3 +34,19 @@ def write_output(out_dir, files, part_pattern):
             os.remove(os.path.join(out_dir, name))
             changed.append(name + " (removed)")
     return changed
+
+
+def split_by_weight(items, weights, parts):
+    """`parts` contiguous runs of `items` whose summed `weights` are about equal."""
+    total = sum(weights)
+    runs, cur, acc, k = [], [], 0, 1
+    for item, w in zip(items, weights):
+        cur.append(item)
+        acc += w
+        if k < parts and acc >= total * k / parts:
+            runs.append(cur)
+            cur, k = [], k + 1
+    runs.append(cur)
+    while len(runs) < parts:
+        runs.append([])
+    return runs
