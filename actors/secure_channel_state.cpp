@@ -301,18 +301,18 @@ ua::status_code secure_channel_state::send_response(std::uint32_t request_id, co
   scratch_.clear();
   ua::encoder e(scratch_);
   ua::encode_message(e, response);
-  return send_encoded(request_id);
+  return send_encoded(request_id, scratch_.bytes());
 }
 
-ua::status_code secure_channel_state::send_encoded(std::uint32_t request_id) {
+ua::status_code secure_channel_state::send_encoded(std::uint32_t request_id, std::span<const std::uint8_t> message) {
   if (phase_ != phase::open) return ua::status::bad_secure_channel_closed;
   const ua::chunk_target target{ua::message_type::message, config_.channel_id, send_token_id_, nullptr, request_id};
-  const auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_);
+  const auto n = chunker_.write(message, target, sequence_, out_);
   if (n) return ua::status::good;
   // Part 6 §7.1.2.3: over the client's MaxMessageSize (or MaxChunkCount) the answer is a
   // ServiceFault Bad_ResponseTooLarge. Handle and timestamp are read back from the encoded
   // ResponseHeader, which every response begins with (Part 4 §7.34).
-  ua::decoder d(scratch_.bytes());
+  ua::decoder d(message);
   ua::node_id type_id;
   ua::decode(d, type_id);
   ua::date_time timestamp;

@@ -84,8 +84,11 @@ public:
     scratch_.clear();
     ua::encoder e(scratch_);
     ua::encode_message(e, response);
-    return send_encoded(request_id);
+    return send_encoded(request_id, scratch_.bytes());
   }
+  // The same for a response already encoded elsewhere (encoding id + body, as encode_message
+  // writes it): the session host encodes on its own thread, the channel only chunks.
+  ua::status_code send_encoded(std::uint32_t request_id, std::span<const std::uint8_t> message);
   // A ServiceFault (Part 4 §7.33) for a request: the whole request failed with `result`.
   void send_service_fault(std::uint32_t request_id, std::uint32_t request_handle, ua::status_code result,
                           ua::date_time timestamp);
@@ -125,7 +128,6 @@ private:
   // Channel and token checks of a MSG or CLO chunk; Good or the status to close with.
   ua::status_code check_symmetric(const ua::secure_chunk& c, const instant& now);
   event fail(ua::status_code error, std::string_view reason = {});
-  ua::status_code send_encoded(std::uint32_t request_id);
   ua::channel_security_token make_token(std::uint32_t requested_lifetime_ms, const instant& now);
 
   secure_channel_config config_;

@@ -2,6 +2,7 @@
 // `uactor run` prints it. Plain data: the actors read it, the config loader fills it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -20,6 +21,8 @@ struct server_plan {
   std::uint32_t max_message_size = 16u << 20;
   std::uint32_t max_chunk_count = 4096;
   std::uint32_t max_nodes_per_operation = 10000;
+  std::chrono::milliseconds writer_interval{1000};  // the demo writer's tick
+  std::string profile = "default";                  // default | interop (the open62541 interop spec's server)
 
   std::string endpoint_url() const;
 };

@@ -1,0 +1,59 @@
+// The server's actors (docs/decisions/0007, 0008): a listener broker that accepts and admits
+// connections, one connection broker per TCP connection (transport and secure channel on the
+// multiplexer thread), and one session host actor on the scheduler that owns the sessions and the
+// address space (server_core) and runs the services. Writers are timer actors that tick the host.
+// spawn_server hands out handles; the actors own everything else.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "actors/secure_channel_state.hpp"
+#include "actors/server_core.hpp"
+#include "protocol/expected.hpp"
+
+namespace uactor::actors {
+
+struct server_options {
+  std::string listen_address = "0.0.0.0";  // an IPv4 address
+  std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::port says which)
+  std::uint32_t max_connections = 1000;
+  secure_channel_config channel;           // limits, Hello timeout, token lifetimes; channel_id is assigned per connection
+  // Requests of one connection that may wait for the session host; past it the connection stops
+  // reading until the host answers (back pressure instead of unbounded memory).
+  std::size_t max_pending_requests = 256;
+  std::chrono::milliseconds housekeeping_interval{1000};  // session timeouts, Hello timeouts, token expiry
+};
+
+// A value source that changes the address space on a timer (DESIGN.md "writer"): called by the
+// session host, which owns the address space, each time the writer actor ticks.
+using writer_step = std::function<void(ua::address_space&, std::uint64_t tick, ua::date_time now)>;
+
+struct server_handle {
+  caf::actor listener;
+  caf::actor host;
+  std::uint16_t port = 0;  // the port it listens on
+};
+
+// Makes the server's state once the port is known (it goes into the endpoint URLs).
+using core_factory = std::function<server_core(std::uint16_t bound_port)>;
+
+// Binds listen_address:port, spawns the host with the core and the listener.
+// Bad_TcpEndpointUrlInvalid for an address that does not parse, Bad_ResourceUnavailable when the
+// port cannot be bound.
+ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
+                                         const core_factory& make_core);
+
+// A writer actor: calls `step` in the host every `interval`, with a tick count from 0.
+caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
+                        writer_step step);
+
+// Stops accepting, closes every connection and stops the host (and the writers, which watch it).
+void stop_server(const server_handle& server);
+
+}  // namespace uactor::actors

@@ -1,0 +1,71 @@
+// What the server does with one decoded request: route it through the sessions, run its service
+// over the address space, encode the response. Plain state, no CAF: the session host actor wraps it
+// (docs/decisions/0008), tests drive it directly. It owns the address space, the sessions and the
+// reused response objects; the encoded response goes into the caller's buffer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/secure_channel_state.hpp"
+#include "actors/services/browse.hpp"
+#include "actors/services/call.hpp"
+#include "actors/services/discovery.hpp"
+#include "actors/services/service_limits.hpp"
+#include "actors/session_manager.hpp"
+#include "protocol/address_space.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace uactor::actors {
+
+struct server_core_config {
+  services::server_description description;  // ApplicationUri, endpoint URL, names
+  services::service_limits limits;
+  session_config sessions;  // its endpoints are filled from `description` when empty
+};
+
+class server_core {
+public:
+  server_core(server_core_config config, ua::address_space space, services::method_table methods);
+
+  // One request of channel `channel_id`: the encoded response message (encoding id + body, as
+  // ua::encode_message writes it) is appended to `out`. Every request gets exactly one response:
+  // the service's, or a ServiceFault (Bad_ServiceUnsupported for a service not served here).
+  void handle(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+              const instant& now, ua::byte_buffer& out);
+
+  // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1).
+  void on_tick(const instant& now);
+
+  ua::address_space& space() noexcept { return space_; }
+  const ua::address_space& space() const noexcept { return space_; }
+  const session_manager& sessions() const noexcept { return sessions_; }
+  const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
+
+private:
+  void run_service(session* s, const ua::request_header& header, const ua::extension_object& request,
+                   const instant& now, ua::byte_buffer& out);
+  void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+
+  server_core_config config_;
+  ua::address_space space_;
+  services::method_table methods_;
+  session_manager sessions_;
+
+  // One response object per service, reused: their vectors keep their capacity between requests.
+  ua::read_response read_;
+  ua::write_response write_;
+  ua::browse_response browse_;
+  ua::browse_next_response browse_next_;
+  ua::translate_browse_paths_to_node_ids_response translate_;
+  ua::register_nodes_response register_;
+  ua::unregister_nodes_response unregister_;
+  ua::call_response call_;
+  ua::get_endpoints_response get_endpoints_;
+  ua::find_servers_response find_servers_;
+  ua::service_fault fault_;
+};
+
+}  // namespace uactor::actors

@@ -1,0 +1,113 @@
+#include "runtime/server.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <optional>
+#include <stdexcept>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/clock.hpp"
+#include "actors/demo_namespace.hpp"
+#include "actors/server_actors.hpp"
+#include "actors/server_core.hpp"
+#include "actors/server_object.hpp"
+
+namespace uactor::runtime {
+
+namespace {
+
+// Nonces and authentication tokens: the kernel's CSPRNG.
+void fill_random(std::span<std::uint8_t> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const auto n = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (n > 0) done += static_cast<std::size_t>(n);
+    else if (errno != EINTR) throw std::runtime_error("getrandom failed");
+  }
+}
+
+caf::actor_system_config& configure(caf::actor_system_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were best on 2 cores.
+  cfg.set("scheduler.max-threads", 2);
+  return cfg;
+}
+
+actors::server_core make_core(const server_plan& plan, std::uint16_t port) {
+  const actors::instant now = actors::now_instant();
+  actors::server_core_config c;
+  c.description.application_uri = plan.application_uri;
+  c.description.endpoint_url = "opc.tcp://" + plan.host_name + ":" + std::to_string(port);
+  c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
+      c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
+  c.sessions.max_sessions = plan.max_sessions;
+  c.sessions.max_request_message_size = plan.max_message_size;
+  c.sessions.random = fill_random;
+
+  ua::address_space space;
+  ua::load_namespace0(space);
+  services::method_table methods;
+  actors::add_demo_namespace(space, methods, now.utc, {plan.demo_namespace_uri});
+  const std::string uris[] = {"http://opcfoundation.org/UA/", plan.demo_namespace_uri};
+  actors::server_info info;
+  info.application_uri = plan.application_uri;
+  info.software_version = UACTOR_VERSION;
+  actors::init_server_object(space, info, c.limits, uris, now.utc);
+  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+}
+
+}  // namespace
+
+struct server::impl {
+  explicit impl(const server_plan& p) : plan(p), system(configure(config)) {}
+  server_plan plan;
+  caf::actor_system_config config;
+  caf::actor_system system;
+  actors::server_handle handle;
+  bool stopped = false;
+};
+
+server::server(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+server::~server() { stop(); }
+
+ua::expected<std::unique_ptr<server>> server::start(const server_plan& plan) {
+  auto p = std::make_unique<impl>(plan);
+  actors::server_options o;
+  o.listen_address = plan.listen_address;
+  o.port = plan.port;
+  o.max_connections = plan.max_connections;
+  o.channel.limits.receive_buffer_size = plan.receive_buffer_size;
+  o.channel.limits.send_buffer_size = plan.send_buffer_size;
+  o.channel.limits.max_message_size = plan.max_message_size;
+  o.channel.limits.max_chunk_count = plan.max_chunk_count;
+  auto h = actors::spawn_server(p->system, o, [&plan](std::uint16_t port) { return make_core(plan, port); });
+  if (!h) return h.error();
+  p->handle = *h;
+  // The demo's dynamic variables (docs/demo-namespace.md); the writer finds them on its first tick.
+  actors::spawn_writer(p->system, p->handle, plan.writer_interval,
+                       [w = std::optional<actors::demo_writer>{}](ua::address_space& as, std::uint64_t tick,
+                                                                 ua::date_time now) mutable {
+                         if (!w) w.emplace(as);
+                         w->step(as, tick, now);
+                       });
+  return std::unique_ptr<server>(new server(std::move(p)));
+}
+
+std::uint16_t server::port() const noexcept { return impl_->handle.port; }
+
+std::string server::endpoint_url() const {
+  return "opc.tcp://" + impl_->plan.host_name + ":" + std::to_string(port());
+}
+
+void server::stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  actors::stop_server(impl_->handle);
+  impl_->system.await_all_actors_done();
+}
+
+}  // namespace uactor::runtime
