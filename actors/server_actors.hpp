@@ -13,7 +13,8 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include "actors/secure_channel_state.hpp"
+#include "actors/connection_actor.hpp"
+#include "actors/exchange.hpp"
 #include "actors/server_core.hpp"
 #include "protocol/expected.hpp"
 
@@ -23,16 +24,8 @@ struct server_options {
   std::string listen_address = "0.0.0.0";  // an IPv4 address
   std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::port says which)
   std::uint32_t max_connections = 1000;
-  secure_channel_config channel;           // limits, Hello timeout, token lifetimes; channel_id is assigned per connection
-  // Requests of one connection that may wait for the session host; past it the connection stops
-  // reading until the host answers (back pressure instead of unbounded memory).
-  std::size_t max_pending_requests = 256;
-  std::chrono::milliseconds housekeeping_interval{1000};  // session timeouts, Hello timeouts, token expiry
+  connection_options connection;           // each connection's limits and timers; also the host's housekeeping interval
 };
-
-// A value source that changes the address space on a timer (DESIGN.md "writer"): called by the
-// session host, which owns the address space, each time the writer actor ticks.
-using writer_step = std::function<void(ua::address_space&, std::uint64_t tick, ua::date_time now)>;
 
 struct server_handle {
   caf::actor listener;

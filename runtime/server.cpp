@@ -80,10 +80,10 @@ ua::expected<std::unique_ptr<server>> server::start(const server_plan& plan) {
   o.listen_address = plan.listen_address;
   o.port = plan.port;
   o.max_connections = plan.max_connections;
-  o.channel.limits.receive_buffer_size = plan.receive_buffer_size;
-  o.channel.limits.send_buffer_size = plan.send_buffer_size;
-  o.channel.limits.max_message_size = plan.max_message_size;
-  o.channel.limits.max_chunk_count = plan.max_chunk_count;
+  o.connection.channel.limits.receive_buffer_size = plan.receive_buffer_size;
+  o.connection.channel.limits.send_buffer_size = plan.send_buffer_size;
+  o.connection.channel.limits.max_message_size = plan.max_message_size;
+  o.connection.channel.limits.max_chunk_count = plan.max_chunk_count;
   auto h = actors::spawn_server(p->system, o, [&plan](std::uint16_t port) { return make_core(plan, port); });
   if (!h) return h.error();
   p->handle = *h;

@@ -1,0 +1,179 @@
+#include "actors/connection_actor.hpp"
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "actors/exchange.hpp"
+#include "protocol/chunk_reader.hpp"
+#include "protocol/uatcp.hpp"
+
+namespace uactor::actors {
+namespace {
+
+struct connection {
+  connection(const connection_options& o, std::uint32_t channel_id, caf::actor h)
+      : channel(with_id(o.channel, channel_id), now_instant()),
+        reader(o.channel.limits),
+        host(std::move(h)),
+        max_pending(o.max_pending_requests),
+        housekeeping(o.housekeeping_interval),
+        filling(std::make_shared<exchange_batch>()) {
+    filling->channel_id = channel_id;
+  }
+
+  static secure_channel_config with_id(secure_channel_config c, std::uint32_t id) {
+    c.channel_id = id;
+    return c;
+  }
+
+  secure_channel_state channel;
+  ua::chunk_reader reader;
+  ua::byte_buffer carry;  // a header split across receives (fewer than 8 bytes)
+  caf::actor host;
+  std::size_t max_pending;
+  std::chrono::milliseconds housekeeping;
+  batch_ptr filling;   // requests collected while the previous batch is at the host
+  batch_ptr spare;     // a batch back from the host, ready for reuse
+  bool at_host = false;
+  bool halted = false;
+  bool closing = false;
+};
+
+using connection_ptr = std::shared_ptr<connection>;
+
+// Appends what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses) to the socket's
+// write buffer: every chunk of one mailbox message leaves in one send.
+void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  auto& out = c.channel.output();
+  if (out.empty()) return;
+  auto& wr = self->wr_buf(hdl);
+  const auto* p = reinterpret_cast<const char*>(out.data());
+  wr.insert(wr.end(), p, p + out.size());
+  c.channel.clear_output();
+}
+
+void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  take_output(self, hdl, c);
+  self->flush(hdl);
+  self->close(hdl);  // unwritten data still goes out (graceful shutdown)
+  c.closing = true;
+  self->quit();
+}
+
+void send_batch(caf::io::broker* self, connection& c) {
+  if (c.at_host || c.filling->size == 0) return;
+  self->send(c.host, c.filling);
+  c.at_host = true;
+  if (c.spare) {
+    c.filling = std::move(c.spare);
+  } else {
+    const auto id = c.filling->channel_id;
+    c.filling = std::make_shared<exchange_batch>();
+    c.filling->channel_id = id;
+  }
+}
+
+void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
+  switch (c.channel.on_chunk(chunk, now)) {
+    case secure_channel_state::event::acknowledged:
+      c.reader.set_receive_buffer_size(c.channel.limits().receive_buffer_size);
+      break;
+    case secure_channel_state::event::request: {
+      auto& r = c.channel.request();
+      exchange& x = c.filling->next();
+      x.request_id = r.request_id;
+      x.header = *r.header;
+      std::swap(x.request, *r.message);
+      break;
+    }
+    case secure_channel_state::event::close:
+      c.closing = true;
+      break;
+    case secure_channel_state::event::none:
+      break;
+  }
+}
+
+void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
+  if (!c.carry.empty()) {
+    c.carry.append(in.data(), in.size());
+    in = c.carry.bytes();
+  }
+  const instant now = now_instant();
+  const auto used = c.reader.put(in, [&](const ua::chunk_view& chunk) -> ua::status_code {
+    on_chunk(c, chunk, now);
+    return c.closing ? ua::status::bad_secure_channel_closed : ua::status::good;  // stops the reader
+  });
+  if (c.closing) return close_connection(self, hdl, c);
+  if (!used) {
+    // Part 6 §7.1.3: a framing error gets an ERR, then the connection closes.
+    spdlog::info("connection {}: {}", c.channel.channel_id(), used.error().to_string());
+    ua::write_message(c.channel.output(), ua::error_message{used.error(), {}});
+    return close_connection(self, hdl, c);
+  }
+  std::array<std::uint8_t, ua::message_header_size> keep{};
+  const std::size_t left = in.size() - *used;  // fewer than 8: a header not yet whole
+  std::memcpy(keep.data(), in.data() + *used, left);
+  c.carry.clear();
+  c.carry.append(keep.data(), left);
+
+  send_batch(self, c);
+  if (c.filling->size >= c.max_pending && !c.halted) {
+    self->halt(hdl);  // back pressure: read again once the host has answered
+    c.halted = true;
+  }
+  take_output(self, hdl, c);
+  self->flush(hdl);
+}
+
+void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
+  for (std::size_t i = 0; i < batch->size; ++i) {
+    exchange& x = batch->items[i];
+    c.channel.send_encoded(x.request_id, x.response.bytes());
+  }
+  batch->size = 0;
+  c.spare = std::move(batch);
+  c.at_host = false;
+  send_batch(self, c);
+  if (c.halted && c.filling->size < c.max_pending) {
+    self->trigger(hdl);
+    c.halted = false;
+  }
+  take_output(self, hdl, c);
+  self->flush(hdl);
+}
+
+caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
+                                std::uint32_t channel_id, caf::actor host) {
+  auto c = std::make_shared<connection>(options, channel_id, std::move(host));
+  self->configure_read(hdl, caf::io::receive_policy::at_most(8192));  // the staging buffer
+  self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+  return {
+    [self, hdl, c](const caf::io::new_data_msg& msg) {
+      on_data(self, hdl, *c, {reinterpret_cast<const std::uint8_t*>(msg.buf.data()), msg.buf.size()});
+    },
+    [self, hdl, c](batch_ptr& batch) { on_answered(self, hdl, *c, batch); },
+    [self, hdl, c](housekeeping_atom) {
+      if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
+        return close_connection(self, hdl, *c);
+      self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+    },
+    [self](const caf::io::connection_closed_msg&) { self->quit(); },
+  };
+}
+
+}  // namespace
+
+caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
+                                std::uint32_t channel_id, caf::actor host) {
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, std::move(host));
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,59 @@
+// The messages between a connection and the session host (docs/decisions/0008), and the ticks
+// of timers. Internal to actors/: the batch is shared by exactly one connection and, while it is
+// away, the host; it comes back in the same object.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "protocol/address_space.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace uactor::actors {
+
+// One request on its way from a connection to the session host and its response on the way back.
+struct exchange {
+  std::uint32_t request_id = 0;
+  ua::request_header header;
+  ua::extension_object request;  // swapped with the channel's, so both keep their storage
+  ua::byte_buffer response;      // the encoded response message, filled by the host
+};
+
+// The requests of one connection that cross to the host in one message, and come back answered in
+// the same object (docs/decisions/0008: one crossing each way per batch, nothing allocated per
+// request once the batch has grown to the connection's working size).
+struct exchange_batch {
+  std::uint32_t channel_id = 0;
+  std::vector<exchange> items;  // the first `size` are in use; the rest keep their storage
+  std::size_t size = 0;
+
+  exchange& next() {
+    if (size == items.size()) items.emplace_back();
+    return items[size++];
+  }
+};
+
+using batch_ptr = std::shared_ptr<exchange_batch>;
+
+// A value source that changes the address space on a timer (DESIGN.md "writer"): called by the
+// session host, which owns the address space, each time the writer actor ticks.
+using writer_step = std::function<void(ua::address_space&, std::uint64_t tick, ua::date_time now)>;
+
+struct writer_tick {
+  std::shared_ptr<const writer_step> step;
+  std::uint64_t tick = 0;
+};
+
+using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;
+
+}  // namespace uactor::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::writer_tick)

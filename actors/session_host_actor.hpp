@@ -1,0 +1,18 @@
+// The session host: one scheduler actor that owns server_core (the sessions and the address space)
+// and answers the connections' request batches in mailbox order (docs/decisions/0008).
+#pragma once
+
+#include <chrono>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "actors/server_core.hpp"
+
+namespace uactor::actors {
+
+// Takes: batch_ptr (answered to the sender), writer_tick, housekeeping_atom (its own timer:
+// session timeouts and the Server object's time, every `housekeeping`).
+caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping);
+
+}  // namespace uactor::actors
