@@ -219,6 +219,26 @@ function checkVariant(p, what, got, want) {
     }
 }
 
+// An Argument array (Part 3 §8.6): name, DataType, ValueRank -1 for each declared argument.
+function checkArguments(p, what, got, args) {
+    if (!p.check(got.dataType === DataType.ExtensionObject && got.arrayType === VariantArrayType.Array,
+        () => what + ": expected an array of ExtensionObject, got " + String(got))) {
+        return;
+    }
+    const list = got.value || [];
+    if (!p.check(list.length === args.length, () => what + ": " + list.length + " Arguments, expected " + args.length)) {
+        return;
+    }
+    args.forEach(([name, dataType], k) => {
+        const a = list[k];
+        p.check(a && a.schema && a.schema.name === "Argument" && a.name === name &&
+            a.dataType && a.dataType.toString() === coerceNodeId(dataType).toString() && a.valueRank === -1,
+            () => what + "[" + k + "]: " + (a && a.schema ? a.schema.name + " " + a.name + " " +
+                (a.dataType ? a.dataType.toString() : "?") + " rank " + a.valueRank : String(a)) +
+                ", expected Argument " + name + " ns=0;i=" + dataType + " rank -1");
+    });
+}
+
 // ---- the demo namespace, as docs/demo-namespace.md says ----------------------------------------
 
 // Every variable with what a read must return: DataType, ValueRank, AccessLevel and a check of
@@ -262,6 +282,15 @@ function expectedVariables() {
         nodeId: "ns=1;s=the.answer", dataTypeId: 6, valueRank: -1, accessLevel: 1,
         value: { dataType: DataType.Int32, arrayType: VariantArrayType.Scalar, value: 43 }
     });
+    // InputArguments / OutputArguments: arrays of Argument (i=296) ExtensionObjects.
+    for (const m of METHODS) {
+        for (const [prop, args] of [["InputArguments", m.inputs], ["OutputArguments", m.outputs]]) {
+            out.push({
+                nodeId: m.argumentsBase + "." + prop, dataTypeId: 296, valueRank: 1, arrayDimensions: [0],
+                check: (p, what, got) => checkArguments(p, what, got, args)
+            });
+        }
+    }
     return out;
 }
 
@@ -273,6 +302,25 @@ const TYPE_FOLDER = "ns=0;i=61";
 const TYPE_BASE_OBJECT = "ns=0;i=58";
 const TYPE_BASE_DATA_VARIABLE = "ns=0;i=63";
 const HIERARCHICAL = "ns=0;i=33";
+const REF_HAS_PROPERTY = "ns=0;i=46";
+const TYPE_PROPERTY = "ns=0;i=68";
+
+// The methods of docs/demo-namespace.md and their arguments.
+const METHODS = [
+    {
+        name: "Add", nodeId: "ns=1;s=Demo.Methods.Add", argumentsBase: "ns=1;s=Demo.Methods.Add",
+        inputs: [["a", DataType.Double], ["b", DataType.Double]], outputs: [["sum", DataType.Double]]
+    },
+    {
+        name: "Echo", nodeId: "ns=1;s=Demo.Methods.Echo", argumentsBase: "ns=1;s=Demo.Methods.Echo",
+        inputs: [["text", DataType.String], ["number", DataType.Int32]],
+        outputs: [["text", DataType.String], ["number", DataType.Int32]]
+    },
+    {
+        name: "HelloWorld", nodeId: "ns=1;i=62541", argumentsBase: "ns=1;s=HelloWorld",
+        inputs: [["name", DataType.String]], outputs: [["greeting", DataType.String]]
+    }
+];
 
 function browseDescription(nodeId) {
     return {
@@ -408,6 +456,34 @@ async function stepBrowse(session) {
         ns: 1, name: "the.answer", nodeId: "ns=1;s=the.answer", nodeClass: NodeClass.Variable,
         typeDefinition: TYPE_BASE_DATA_VARIABLE, referenceTypeId: REF_HAS_COMPONENT
     });
+    const methodRefs = await browseAll(session, "ns=1;s=Demo.Methods");
+    for (const m of ["Add", "Echo"]) {
+        checkRef(p, methodRefs, "Methods", {
+            ns: 1, name: m, nodeId: "ns=1;s=Demo.Methods." + m, nodeClass: NodeClass.Method,
+            referenceTypeId: REF_HAS_COMPONENT
+        });
+    }
+    const interopRefs = await browseAll(session, "ns=1;i=1000");
+    checkRef(p, interopRefs, "InteropTests", {
+        ns: 1, name: "HelloWorld", nodeId: "ns=1;i=62541", nodeClass: NodeClass.Method,
+        referenceTypeId: REF_HAS_COMPONENT
+    });
+    for (const m of METHODS) {
+        const argRefs = await browseAll(session, m.nodeId);
+        for (const prop of ["InputArguments", "OutputArguments"]) {
+            checkRef(p, argRefs, m.name, {
+                ns: 0, name: prop, nodeId: m.argumentsBase + "." + prop, nodeClass: NodeClass.Variable,
+                typeDefinition: TYPE_PROPERTY, referenceTypeId: REF_HAS_PROPERTY
+            });
+        }
+    }
+    const dynRefs = await browseAll(session, "ns=1;s=Demo.Dynamic");
+    for (const name of ["Counter", "Sine", "Time"]) {
+        checkRef(p, dynRefs, "Dynamic", {
+            ns: 1, name: name, nodeId: "ns=1;s=Demo.Dynamic." + name, nodeClass: NodeClass.Variable,
+            typeDefinition: TYPE_BASE_DATA_VARIABLE, referenceTypeId: REF_HAS_COMPONENT
+        });
+    }
     if (!stat) {
         p.throwIfAny();
     }
@@ -433,6 +509,13 @@ async function stepBrowse(session) {
     }
     p.check(scalarRefs.length === vars.length,
         () => "Scalar: " + scalarRefs.length + " references, expected " + vars.length);
+    const arrayRefs = await browseAll(session, "ns=1;s=Demo.Static.Array");
+    for (const v of vars) {
+        checkRef(p, arrayRefs, "Array", {
+            ns: 1, name: v.name, nodeId: "ns=1;s=Demo.Static.Array." + v.name, nodeClass: NodeClass.Variable,
+            typeDefinition: TYPE_BASE_DATA_VARIABLE, referenceTypeId: REF_HAS_COMPONENT
+        });
+    }
     p.throwIfAny();
     return "Root/Objects/Demo/Static/Scalar, " + scalarRefs.length + " variables";
 }
@@ -472,7 +555,7 @@ async function stepReadVariables(session) {
                 () => w + " ValueRank: " + vr.value.toString() + ", expected Int32 " + v.valueRank);
         }
         for (const [name, r] of [["AccessLevel", al], ["UserAccessLevel", ual]]) {
-            if (r.statusCode.isGood()) {
+            if (r.statusCode.isGood() && v.accessLevel !== undefined) {
                 p.check(r.value.dataType === DataType.Byte && r.value.value === v.accessLevel,
                     () => w + " " + name + ": " + r.value.toString() + ", expected Byte " + v.accessLevel);
             }
@@ -661,6 +744,18 @@ async function stepCall(session) {
         {
             objectId: "ns=1;s=Demo.Methods", methodId: "ns=1;s=Demo.Methods.Add",
             inputArguments: [{ dataType: D.Double, value: 1 }, { dataType: D.Double, value: 2 }, { dataType: D.Double, value: 3 }]
+        },
+        {
+            objectId: "ns=1;s=Demo.Methods", methodId: "ns=1;s=Demo.Methods.Add",
+            inputArguments: [{ dataType: D.Double, value: 1.5 }, { dataType: D.String, value: "two" }]
+        },
+        {
+            objectId: "ns=1;i=1000", methodId: "ns=1;s=Demo.Methods.Add",
+            inputArguments: [{ dataType: D.Double, value: 1 }, { dataType: D.Double, value: 2 }]
+        },
+        {
+            objectId: "ns=1;s=NoSuchObject", methodId: "ns=1;s=Demo.Methods.Add",
+            inputArguments: [{ dataType: D.Double, value: 1 }, { dataType: D.Double, value: 2 }]
         }
     ]);
     const p = new Problems();
@@ -681,8 +776,19 @@ async function stepCall(session) {
         () => "Add(1.5): " + sc(results[3].statusCode) + ", expected BadArgumentsMissing");
     p.check(results[4].statusCode.equals(StatusCodes.BadTooManyArguments),
         () => "Add(1, 2, 3): " + sc(results[4].statusCode) + ", expected BadTooManyArguments");
+    // Part 4 §5.11.2: the wrong type is Bad_InvalidArgument, Bad_TypeMismatch for that argument.
+    const wrongType = results[5];
+    const argResults = wrongType.inputArgumentResults || [];
+    p.check(wrongType.statusCode.equals(StatusCodes.BadInvalidArgument) && argResults.length === 2 &&
+        argResults[0].isGood() && argResults[1].equals(StatusCodes.BadTypeMismatch),
+        () => "Add(1.5, \"two\"): " + sc(wrongType.statusCode) + " [" + argResults.map(sc).join(", ") +
+            "], expected BadInvalidArgument [Good, BadTypeMismatch]");
+    p.check(results[6].statusCode.equals(StatusCodes.BadMethodInvalid),
+        () => "Add on InteropTests: " + sc(results[6].statusCode) + ", expected BadMethodInvalid");
+    p.check(results[7].statusCode.equals(StatusCodes.BadNodeIdUnknown),
+        () => "Add on an unknown object: " + sc(results[7].statusCode) + ", expected BadNodeIdUnknown");
     p.throwIfAny();
-    return "Add = 3.5, HelloWorld, Echo, BadArgumentsMissing, BadTooManyArguments";
+    return "Add = 3.5, HelloWorld, Echo; ArgumentsMissing, TooManyArguments, InvalidArgument, MethodInvalid, NodeIdUnknown";
 }
 
 // Part 4 §5.8.2: with requestedMaxReferencesPerNode = 1 every Browse/BrowseNext answer holds at
@@ -819,7 +925,7 @@ async function main() {
         ["Read Server NamespaceArray, ServerStatus.State, CurrentTime", stepServerObject],
         ["Write and read back", stepWrite],
         ["Write refused (read-only, wrong type)", stepWriteRefused],
-        ["Call Add, HelloWorld, Echo, argument count checks", stepCall],
+        ["Call Add, HelloWorld, Echo and the refused calls", stepCall],
         ["BrowseNext Objects with requestedMaxReferencesPerNode = 1", stepBrowseNext],
         ["TranslateBrowsePathsToNodeIds", stepTranslate]
     ];

@@ -15,10 +15,8 @@
 // once it listens: `listening on opc.tcp://127.0.0.1:PORT`; node-opcua's own log lines go to
 // stderr. Exits 0 on SIGTERM/SIGINT and at --max-seconds, 1 when it cannot start.
 //
-// node-opcua (pinned 2.163.1) differs from docs/demo-namespace.md in one way this script cannot
-// change: an input argument of the wrong type makes Call answer Bad_TypeMismatch as the method's
-// status (inputArgumentResults[i] = Bad_TypeMismatch), where the spec (Part 4 §5.11.2) and our
-// server say Bad_InvalidArgument.
+// node-opcua checks the Call arguments itself (count, types); see answerCallsAsTheSpecSays
+// for the two answers corrected here.
 //
 // The table of static variables is exported (require("./node_server.js").staticVariables) so
 // that node_client.js checks the very values this server serves.
@@ -52,6 +50,7 @@ const {
     coerceNodeId,
     coerceInt64,
     coerceUInt64,
+    NodeClass,
     Argument
 } = require("node-opcua");
 
@@ -318,6 +317,31 @@ function buildNamespace(addressSpace, writerInterval) {
     return writer;
 }
 
+// Two Call answers of node-opcua corrected to those of Part 4 §5.11.2 (which our server and
+// docs/demo-namespace.md follow):
+// - a method that is not a component of the object: node-opcua calls it anyway; the spec says
+//   Bad_MethodInvalid ("the method id does not refer to a method for the specified object");
+// - an input argument of the wrong type: node-opcua answers Bad_TypeMismatch as the method's
+//   status; the spec says Bad_InvalidArgument, with Bad_TypeMismatch in inputArgumentResults.
+function answerCallsAsTheSpecSays(addressSpace, accessor) {
+    const callMethod = accessor.callMethod.bind(accessor);
+    accessor.callMethod = async (context, methodToCall) => {
+        const object = addressSpace.findNode(methodToCall.objectId);
+        const method = addressSpace.findNode(methodToCall.methodId);
+        if (object && object.nodeClass === NodeClass.Object && method && method.nodeClass === NodeClass.Method &&
+            !object.getMethodById(methodToCall.methodId)) {
+            return { statusCode: StatusCodes.BadMethodInvalid };
+        }
+        const result = await callMethod(context, methodToCall);
+        if (result && result.statusCode && result.statusCode.equals(StatusCodes.BadTypeMismatch) &&
+            Array.isArray(result.inputArgumentResults) &&
+            result.inputArgumentResults.some((r) => r.equals(StatusCodes.BadTypeMismatch))) {
+            result.statusCode = StatusCodes.BadInvalidArgument;
+        }
+        return result;
+    };
+}
+
 async function main() {
     let opts;
     try {
@@ -394,6 +418,7 @@ async function main() {
     try {
         await server.initialize();
         writer = buildNamespace(server.engine.addressSpace, opts.writerInterval);
+        answerCallsAsTheSpecSays(server.engine.addressSpace, server.engine.addressSpaceAccessor);
         await server.start();
     } catch (err) {
         process.stderr.write("node_server: cannot start: " + (err && err.stack ? err.stack : err) + "\n");
