@@ -404,6 +404,8 @@ async function stepGetEndpoints(client) {
         MessageSecurityMode[e.securityMode] + " " + e.securityPolicyUri).join(", ") + "]");
     for (const e of none) {
         p.check(/^opc\.tcp:\/\//.test(e.endpointUrl || ""), () => "endpointUrl " + JSON.stringify(e.endpointUrl));
+        p.check(e.transportProfileUri === "http://opcfoundation.org/UA-Profile/Transport/uatcp-uasc-uabinary",
+            () => "None endpoint: transportProfileUri " + JSON.stringify(e.transportProfileUri));
         const tokens = e.userIdentityTokens || [];
         p.check(tokens.some((t) => t.tokenType === UserTokenType.Anonymous),
             () => "None endpoint " + e.endpointUrl + " has no anonymous token policy (" +
@@ -523,7 +525,8 @@ async function stepBrowse(session) {
 async function stepReadVariables(session) {
     const vars = expectedVariables();
     const attrs = [AttributeIds.DataType, AttributeIds.ValueRank, AttributeIds.AccessLevel,
-        AttributeIds.UserAccessLevel, AttributeIds.ArrayDimensions, AttributeIds.Value];
+        AttributeIds.UserAccessLevel, AttributeIds.ArrayDimensions, AttributeIds.Value,
+        AttributeIds.NodeClass, AttributeIds.BrowseName];
     const nodesToRead = [];
     for (const v of vars) {
         for (const a of attrs) {
@@ -538,12 +541,25 @@ async function stepReadVariables(session) {
     }
     let i = 0;
     for (const v of vars) {
-        const [dt, vr, al, ual, dims, val] = results.slice(i, i + attrs.length);
+        const [dt, vr, al, ual, dims, val, nc, bn] = results.slice(i, i + attrs.length);
         i += attrs.length;
         const w = v.nodeId;
         for (const [name, r] of [["DataType", dt], ["ValueRank", vr], ["AccessLevel", al],
-            ["UserAccessLevel", ual], ["Value", val]]) {
+            ["UserAccessLevel", ual], ["Value", val], ["NodeClass", nc], ["BrowseName", bn]]) {
             p.check(r.statusCode.isGood(), () => w + " " + name + ": " + sc(r.statusCode));
+        }
+        if (nc.statusCode.isGood()) {
+            p.check(nc.value.dataType === DataType.Int32 && nc.value.value === NodeClass.Variable,
+                () => w + " NodeClass: " + nc.value.toString() + ", expected Int32 2 (Variable)");
+        }
+        if (bn.statusCode.isGood()) {
+            // 0:InputArguments / 0:OutputArguments, 1:<last part of the string id> otherwise.
+            const property = /\.(Input|Output)Arguments$/.test(w);
+            const want = property ? "0:" + w.replace(/^.*\./, "")
+                : "1:" + (w === "ns=1;s=the.answer" ? "the.answer" : w.replace(/^.*\./, ""));
+            const got = bn.value.value;
+            p.check(bn.value.dataType === DataType.QualifiedName && got && got.namespaceIndex + ":" + got.name === want,
+                () => w + " BrowseName: " + bn.value.toString() + ", expected " + want);
         }
         if (dt.statusCode.isGood()) {
             p.check(dt.value.dataType === DataType.NodeId &&
