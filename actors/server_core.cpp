@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "actors/server_object.hpp"
 #include "actors/services/read.hpp"
 #include "actors/services/register_nodes.hpp"
 #include "actors/services/write.hpp"
@@ -106,6 +107,10 @@ void server_core::fault(const ua::request_header& header, ua::status_code result
   encode_response(fault_, out);
 }
 
-void server_core::on_tick(const instant& now) { sessions_.expire(now.steady); }
+void server_core::on_tick(const instant& now) {
+  sessions_.expire(now.steady);
+  // Per tick, not per Read: the update copies ServerStatus (strings and all).
+  update_server_time(space_, now.utc);
+}
 
 }  // namespace uactor::actors

@@ -36,7 +36,8 @@ public:
   void handle(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
               const instant& now, ua::byte_buffer& out);
 
-  // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1).
+  // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1); the Server
+  // object's CurrentTime and ServerStatus move on (so they are as fresh as the tick interval).
   void on_tick(const instant& now);
 
   ua::address_space& space() noexcept { return space_; }
