@@ -13,6 +13,9 @@
 
 #include "actors/demo_namespace.hpp"
 #include "actors/services/call.hpp"
+#include "actors/services/read.hpp"
+#include "actors/services/write.hpp"
+#include "protocol/codec.hpp"
 #include "protocol/generated/status_codes.hpp"
 #include "tests/support/alloc_counter.hpp"
 
@@ -280,6 +283,44 @@ TEST_CASE("demo namespace: HelloWorld, Add and Echo answer through the Call serv
   CHECK(mistyped.input_argument_results == ua_array<status_code>{status::good, status::bad_type_mismatch});
   CHECK(call(node_id(1, 1000), demo("Demo.Methods.Add"), {1.5, 2.0}).status_code == status::bad_method_invalid);
   CHECK(call(demo("Demo.Nope"), demo("Demo.Methods.Add"), {1.5, 2.0}).status_code == status::bad_node_id_unknown);
+}
+
+TEST_CASE("demo namespace: each value reads, survives the binary codec, and a static one writes back", "[actors]") {
+  demo_fixture f;
+  std::vector<node_id> ids = {demo("Demo.Dynamic.Counter"), demo("Demo.Dynamic.Sine"), demo("Demo.Dynamic.Time"),
+                              demo("the.answer"), demo("Demo.Methods.Add.InputArguments"),
+                              demo("HelloWorld.OutputArguments")};
+  for (const static_row& r : static_rows()) {
+    ids.push_back(demo("Demo.Static.Scalar." + r.name));
+    ids.push_back(demo("Demo.Static.Array." + r.name));
+  }
+  for (const node_id& id : ids) {
+    INFO(id.to_string());
+    read_value_id rv;
+    rv.node_id = id;
+    rv.attribute_id = static_cast<std::uint32_t>(attribute_id::value);
+    data_value read;
+    services::read_operation(rv, timestamps_to_return::both, f.as, now, read);
+    REQUIRE_FALSE(read.has_status);
+    const auto bytes = encode_to_bytes(read);
+    data_value decoded;
+    REQUIRE(decode_from_bytes(bytes, decoded).is_good());
+    CHECK(decoded == read);
+    write_value wv;
+    wv.node_id = id;
+    wv.attribute_id = rv.attribute_id;
+    wv.value.set_value(read.value);
+    const bool is_static = id.text().starts_with("Demo.Static.");
+    CHECK(services::write_operation(wv, f.as, now) == (is_static ? status::good : status::bad_not_writable));
+  }
+  // The Variant variable takes a value of another type; a typed one does not.
+  write_value wv;
+  wv.attribute_id = static_cast<std::uint32_t>(attribute_id::value);
+  wv.node_id = demo("Demo.Static.Scalar.Variant");
+  wv.value.set_value(ua_string("now a string"));
+  CHECK(services::write_operation(wv, f.as, now) == status::good);
+  wv.node_id = demo("Demo.Static.Scalar.Int32");
+  CHECK(services::write_operation(wv, f.as, now) == status::bad_type_mismatch);
 }
 
 TEST_CASE("demo namespace: added twice, or without namespace 0, is a start-up error", "[actors]") {
