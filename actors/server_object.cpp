@@ -62,6 +62,8 @@ void init_server_object(address_space& as, const server_info& info, const servic
   set(as, ids::server_server_status_start_time, start, start);
   set(as, ids::server_server_status_current_time, start, start);
   set(as, ids::server_server_status_state, static_cast<std::int32_t>(server_state::running), start);
+  set(as, ids::server_server_status_seconds_till_shutdown, std::uint32_t{0}, start);  // not shutting down
+  set(as, ids::server_server_status_shutdown_reason, localized_text{}, start);
   set(as, ids::server_server_status_build_info_product_uri, build.product_uri, start);
   set(as, ids::server_server_status_build_info_manufacturer_name, build.manufacturer_name, start);
   set(as, ids::server_server_status_build_info_product_name, build.product_name, start);

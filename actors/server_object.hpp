@@ -29,7 +29,7 @@ struct server_info {
 //     not already (so {"urn:uactor:demo"} and {UA, "urn:uactor:demo"} give the same array);
 //   ServerArray i=2254 = [application_uri];
 //   ServerStatus i=2256 (a ServerStatusDataType: StartTime = CurrentTime = start, State Running, the
-//     BuildInfo) and its children i=2257-2266;
+//     BuildInfo) and its children i=2257-2266, SecondsTillShutdown i=2992 = 0, ShutdownReason i=2993;
 //   ServiceLevel i=2267 = 255 (Part 5 §6.3.1: full service);
 //   ServerCapabilities: OperationLimits MaxNodesPerRead/Write/MethodCall/Browse/RegisterNodes/
 //     TranslateBrowsePathsToNodeIds (i=11705, 11707, 11709-11712) and MaxBrowseContinuationPoints
