@@ -848,6 +848,36 @@ async function stepBrowseNext(session) {
     return "Objects: " + walked.length + " references in " + answers + " answers";
 }
 
+// Per-item answers of Read and Browse (Part 4 §5.10.2, §5.8.2, §7.27 NumericRange).
+async function stepItemErrors(session) {
+    const p = new Problems();
+    const reads = await session.read([
+        { nodeId: "ns=1;s=NoSuchNode", attributeId: AttributeIds.Value },
+        { nodeId: "ns=1;s=Demo", attributeId: AttributeIds.Value },
+        { nodeId: "ns=1;s=Demo.Static.Array.Int32", attributeId: AttributeIds.Value, indexRange: "1:2" },
+        { nodeId: "ns=1;s=Demo.Static.Array.Int32", attributeId: AttributeIds.Value, indexRange: "10:12" }
+    ]);
+    p.check(reads[0].statusCode.equals(StatusCodes.BadNodeIdUnknown),
+        () => "Read Value of an unknown node: " + sc(reads[0].statusCode) + ", expected BadNodeIdUnknown");
+    p.check(reads[1].statusCode.equals(StatusCodes.BadAttributeIdInvalid),
+        () => "Read Value of the Demo folder: " + sc(reads[1].statusCode) + ", expected BadAttributeIdInvalid");
+    if (p.check(reads[2].statusCode.isGood(), () => "Read Array.Int32[1:2]: " + sc(reads[2].statusCode))) {
+        checkVariant(p, "Read Array.Int32[1:2]", reads[2].value,
+            { dataType: DataType.Int32, arrayType: VariantArrayType.Array, value: [0, 2147483647] });
+    }
+    p.check(reads[3].statusCode.equals(StatusCodes.BadIndexRangeNoData),
+        () => "Read Array.Int32[10:12]: " + sc(reads[3].statusCode) + ", expected BadIndexRangeNoData");
+    const browsed = await session.browse(browseDescription("ns=1;s=NoSuchNode"));
+    p.check(browsed.statusCode.equals(StatusCodes.BadNodeIdUnknown),
+        () => "Browse an unknown node: " + sc(browsed.statusCode) + ", expected BadNodeIdUnknown");
+    const next = await session.browseNext(Buffer.from([0xde, 0xad, 0xbe, 0xef]), false);
+    p.check(next.statusCode.equals(StatusCodes.BadContinuationPointInvalid),
+        () => "BrowseNext with a made-up continuation point: " + sc(next.statusCode) +
+            ", expected BadContinuationPointInvalid");
+    p.throwIfAny();
+    return "BadNodeIdUnknown, BadAttributeIdInvalid, IndexRange, BadContinuationPointInvalid";
+}
+
 async function stepTranslate(session) {
     const results = await session.translateBrowsePath([
         makeBrowsePath("ns=0;i=84", "/Objects/1:Demo/1:Static"),
@@ -943,7 +973,8 @@ async function main() {
         ["Write refused (read-only, wrong type)", stepWriteRefused],
         ["Call Add, HelloWorld, Echo and the refused calls", stepCall],
         ["BrowseNext Objects with requestedMaxReferencesPerNode = 1", stepBrowseNext],
-        ["TranslateBrowsePathsToNodeIds", stepTranslate]
+        ["TranslateBrowsePathsToNodeIds", stepTranslate],
+        ["Read and Browse item errors, IndexRange", stepItemErrors]
     ];
     for (const [name, fn] of steps) {
         if (session) {
