@@ -1,5 +1,6 @@
 #include "actors/connection_actor.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,10 @@
 
 namespace uactor::actors {
 namespace {
+
+// The staging buffer: one receive takes a header and, for small chunks, the whole chunk and the
+// next ones (DESIGN.md "Staged single-recv framing").
+constexpr std::size_t staging_size = 8192;
 
 struct connection {
   connection(const connection_options& o, std::uint32_t channel_id, caf::actor h)
@@ -41,6 +46,7 @@ struct connection {
   std::chrono::milliseconds housekeeping;
   batch_ptr filling;   // requests collected while the previous batch is at the host
   batch_ptr spare;     // a batch back from the host, ready for reuse
+  std::size_t receive_size = staging_size;  // what the next receive may take
   bool at_host = false;
   bool halted = false;
   bool closing = false;
@@ -124,6 +130,14 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
   c.carry.clear();
   c.carry.append(keep.data(), left);
 
+  // A chunk larger than the staging buffer is completed with one receive of the size it still
+  // misses; then back to the staging size.
+  const std::size_t want = std::max(staging_size, c.reader.missing());
+  if (want != c.receive_size) {
+    self->configure_read(hdl, caf::io::receive_policy::at_most(want));
+    c.receive_size = want;
+  }
+
   send_batch(self, c);
   if (c.filling->size >= c.max_pending && !c.halted) {
     self->halt(hdl);  // back pressure: read again once the host has answered
@@ -153,7 +167,7 @@ void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connecti
 caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
                                 std::uint32_t channel_id, caf::actor host) {
   auto c = std::make_shared<connection>(options, channel_id, std::move(host));
-  self->configure_read(hdl, caf::io::receive_policy::at_most(8192));  // the staging buffer
+  self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
   self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
   return {
     [self, hdl, c](const caf::io::new_data_msg& msg) {

@@ -36,6 +36,9 @@ public:
 
   // True while a chunk is held in pieces (its header validated, its rest not yet arrived).
   bool holds_partial_chunk() const noexcept { return partial_size_ != 0; }
+  // The bytes still missing of the chunk held in pieces (0 when there is none): the transport
+  // completes a large chunk with one receive of this size instead of several staging-sized ones.
+  std::size_t missing() const noexcept { return partial_size_ - (partial_size_ != 0 ? partial_.size() : 0); }
 
   // Consumes bytes from `in`. Returns how many were used, or the status that ends the connection
   // (Bad_TcpMessageTooLarge, Bad_TcpMessageTypeInvalid, Bad_DecodingError for a size below 8).

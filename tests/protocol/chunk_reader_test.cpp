@@ -223,3 +223,17 @@ TEST_CASE("chunk_reader: a split chunk is copied once into a buffer that is reus
   split_feed();
   if (test::counts_allocations) CHECK(scope.counted().allocations == 0);
 }
+
+TEST_CASE("chunk_reader: missing() says how much of a chunk held in pieces is still to come", "[protocol]") {
+  ua::chunk_reader reader{ua::transport_limits{}};
+  const auto chunk = make_chunk("MSGF", 20'000, 7);
+  CHECK(reader.missing() == 0);
+  int seen = 0;
+  const auto count = [&](const ua::chunk_view&) { ++seen; };
+  REQUIRE(reader.put(std::span(chunk.data(), 8192), count).value() == 8192);
+  CHECK(reader.missing() == 20'000 - 8192);
+  // The rest in one receive of exactly that size completes it.
+  REQUIRE(reader.put(std::span(chunk.data() + 8192, reader.missing()), count).value() == 20'000 - 8192);
+  CHECK(seen == 1);
+  CHECK(reader.missing() == 0);
+}
