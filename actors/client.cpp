@@ -1,0 +1,213 @@
+#include "actors/client.hpp"
+
+#include <future>
+#include <optional>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/client_actor.hpp"
+
+namespace uactor {
+
+namespace {
+
+// The typed answer of one service: a ServiceFault or a bad ServiceResult becomes that status
+// (Part 4 §7.33: the whole request failed); another response type is Bad_UnknownResponse.
+template <class Response>
+ua::expected<Response> typed(ua::expected<ua::extension_object> answer) {
+  if (!answer) return answer.error();
+  if (auto* r = answer->get_if<Response>()) {
+    if (r->response_header.service_result.is_bad()) return r->response_header.service_result;
+    return std::move(*r);
+  }
+  if (const auto* f = answer->get_if<ua::service_fault>())
+    return f->response_header.service_result.is_bad() ? f->response_header.service_result
+                                                      : ua::status::bad_unknown_response;
+  return ua::status::bad_unknown_response;
+}
+
+caf::actor_system_config& own_config(caf::actor_system_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were fastest on 2 cores.
+  cfg.set("scheduler.max-threads", 2);
+  return cfg;
+}
+
+}  // namespace
+
+struct client::impl {
+  // Declared first, destroyed last: the actor system outlives the actor handle.
+  std::unique_ptr<caf::actor_system_config> own_cfg;
+  std::unique_ptr<caf::actor_system> own_system;
+  caf::actor_system* system = nullptr;
+  caf::actor actor;
+  client_options options;
+  bool closed = false;
+  ua::status_code close_status;
+
+  impl() = default;
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+  ~impl() {
+    close();
+    actor = nullptr;
+    own_system.reset();  // waits for the actor to be gone
+  }
+
+  template <class Request, class Response>
+  void submit(Request req, client_callback<Response> done) {
+    auto call = actors::client_call::make(
+        std::move(req),
+        [done = std::move(done)](ua::expected<ua::extension_object> answer) { done(typed<Response>(std::move(answer))); },
+        options.request_timeout);
+    if (closed || !actor) {
+      call->finish(ua::status::bad_connection_closed);
+      return;
+    }
+    caf::anon_send(actor, actors::client_call_atom::value, std::move(call));
+  }
+
+  template <class Request, class Response>
+  ua::expected<Response> submit_sync(Request req) {
+    auto promise = std::make_shared<std::promise<ua::expected<Response>>>();
+    auto future = promise->get_future();
+    submit<Request, Response>(std::move(req), [promise](ua::expected<Response> r) { promise->set_value(std::move(r)); });
+    // The actor answers every call by its own timer; this bound is a safety net only.
+    if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+      return ua::status::bad_timeout;
+    return future.get();
+  }
+
+  ua::status_code close() {
+    if (closed) return close_status;
+    closed = true;
+    if (!actor) return close_status;
+    auto promise = std::make_shared<std::promise<ua::status_code>>();
+    auto future = promise->get_future();
+    auto closer = std::make_shared<actors::client_close>();
+    closer->done = [promise](ua::status_code sc) { promise->set_value(sc); };
+    caf::anon_send(actor, actors::client_close_atom::value, closer);
+    closer.reset();
+    // A dead actor drops the message: then the closer is destroyed unanswered.
+    if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) == std::future_status::ready)
+      close_status = future.get();
+    else
+      close_status = ua::status::bad_timeout;
+    return close_status;
+  }
+};
+
+client::client(std::unique_ptr<impl> p) noexcept : impl_(std::move(p)) {}
+client::client(client&&) noexcept = default;
+client& client::operator=(client&&) noexcept = default;
+client::~client() = default;
+
+ua::expected<client> client::connect(client_options options) {
+  auto p = std::make_unique<impl>();
+  p->own_cfg = std::make_unique<caf::actor_system_config>();
+  p->own_system = std::make_unique<caf::actor_system>(own_config(*p->own_cfg));
+  p->system = p->own_system.get();
+  p->options = std::move(options);
+  auto* system = p->system;
+  auto opts = p->options;
+  auto c = connect(*system, std::move(opts));
+  if (!c) return c.error();
+  // The connection made on our system: hand the system over to it.
+  c->impl_->own_cfg = std::move(p->own_cfg);
+  c->impl_->own_system = std::move(p->own_system);
+  p->closed = true;
+  return c;
+}
+
+ua::expected<client> client::connect(caf::actor_system& system, client_options options) {
+  auto address = actors::parse_endpoint_url(options.endpoint_url);
+  if (!address) return address.error();
+  actors::client_actor_config config;
+  config.endpoint_url = options.endpoint_url;
+  config.session_name = options.session_name;
+  config.create_session = options.create_session;
+  config.connect_timeout = options.connect_timeout;
+  config.session_timeout = options.session_timeout;
+  config.token_lifetime = options.token_lifetime;
+
+  auto connected = std::make_shared<std::promise<ua::status_code>>();
+  auto future = connected->get_future();
+  auto actor = actors::spawn_client_actor(system, address->host, address->port, std::move(config),
+                                          [connected](ua::status_code sc) { connected->set_value(sc); });
+  if (!actor) return actor.error();
+  ua::status_code result = ua::status::bad_timeout;
+  // The actor's own deadline answers first; this bound is a safety net only.
+  if (future.wait_for(options.connect_timeout + std::chrono::seconds(5)) == std::future_status::ready)
+    result = future.get();
+  auto p = std::make_unique<impl>();
+  p->system = &system;
+  p->options = std::move(options);
+  p->actor = std::move(*actor);
+  if (result.is_bad()) {
+    p->closed = true;
+    caf::anon_send_exit(p->actor, caf::exit_reason::user_shutdown);
+    return result;
+  }
+  return client(std::move(p));
+}
+
+void client::read(ua::read_request r, client_callback<ua::read_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::write(ua::write_request r, client_callback<ua::write_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::browse(ua::browse_request r, client_callback<ua::browse_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::browse_next(ua::browse_next_request r, client_callback<ua::browse_next_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+void client::translate(ua::translate_browse_paths_to_node_ids_request r,
+                       client_callback<ua::translate_browse_paths_to_node_ids_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+void client::call(ua::call_request r, client_callback<ua::call_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::get_endpoints(ua::get_endpoints_request r, client_callback<ua::get_endpoints_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+
+ua::expected<ua::read_response> client::read_sync(ua::read_request r) {
+  return impl_->submit_sync<ua::read_request, ua::read_response>(std::move(r));
+}
+ua::expected<ua::write_response> client::write_sync(ua::write_request r) {
+  return impl_->submit_sync<ua::write_request, ua::write_response>(std::move(r));
+}
+ua::expected<ua::browse_response> client::browse_sync(ua::browse_request r) {
+  return impl_->submit_sync<ua::browse_request, ua::browse_response>(std::move(r));
+}
+ua::expected<ua::browse_next_response> client::browse_next_sync(ua::browse_next_request r) {
+  return impl_->submit_sync<ua::browse_next_request, ua::browse_next_response>(std::move(r));
+}
+ua::expected<ua::translate_browse_paths_to_node_ids_response> client::translate_sync(
+    ua::translate_browse_paths_to_node_ids_request r) {
+  return impl_->submit_sync<ua::translate_browse_paths_to_node_ids_request,
+                            ua::translate_browse_paths_to_node_ids_response>(std::move(r));
+}
+ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
+  return impl_->submit_sync<ua::call_request, ua::call_response>(std::move(r));
+}
+ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
+  return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
+}
+
+ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::good; }
+
+const client_options& client::options() const noexcept { return impl_->options; }
+
+ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url, std::chrono::milliseconds timeout) {
+  client_options o;
+  o.endpoint_url = endpoint_url;
+  o.create_session = false;
+  o.connect_timeout = timeout;
+  o.request_timeout = timeout;
+  auto c = client::connect(std::move(o));
+  if (!c) return c.error();
+  ua::get_endpoints_request req;
+  req.endpoint_url = ua::ua_string(endpoint_url);
+  auto r = c->get_endpoints_sync(std::move(req));
+  c->close();
+  return r;
+}
+
+}  // namespace uactor

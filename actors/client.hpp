@@ -1,0 +1,93 @@
+// The OPC UA client for applications: one connection, one secure channel (policy None), one
+// session. No CAF types here (a pimpl); the client owns its actor and, unless given one, its actor system.
+//
+// Who owns what:
+// - `client` owns the connection actor; destroying the client closes the connection (as close()).
+// - connect(options) makes an actor system of its own (2 scheduler threads, the io middleman) and
+//   the client owns it; connect(system, options) uses the application's system, which must have
+//   the io middleman loaded and must outlive the client.
+// - Requests are taken by value; each callback owns what it is given. Callbacks run on a CAF
+//   thread (the io multiplexer's): keep them short and never call a *_sync function from one
+//   (it would wait for the thread it blocks).
+// - Every callback runs exactly once: with the response, or with the status that replaced it
+//   (Bad_Timeout, Bad_ConnectionClosed, Bad_RequestTooLarge, the service result of a
+//   ServiceFault or of a response whose ServiceResult is bad).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "protocol/expected.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace caf {
+class actor_system;
+}
+
+namespace uactor {
+
+struct client_options {
+  std::string endpoint_url;  // opc.tcp://host:port[/path]
+  std::string session_name = "uactor client";
+  std::chrono::milliseconds request_timeout{10'000};  // per request: TimeoutHint and a local timer
+  std::chrono::milliseconds connect_timeout{10'000};  // TCP connect to ActivateSession
+  bool create_session = true;  // false: a secure channel only, for GetEndpoints / FindServers
+  std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
+  std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
+};
+
+template <class Response>
+using client_callback = std::function<void(ua::expected<Response>)>;
+
+class client {
+public:
+  // Connects, opens the channel, creates and activates an anonymous session; blocks until done
+  // or until connect_timeout. Bad_TcpEndpointUrlInvalid, Bad_ConnectionRejected (no TCP
+  // connection), Bad_Timeout, or the status the server answered with.
+  static ua::expected<client> connect(client_options options);
+  static ua::expected<client> connect(caf::actor_system& system, client_options options);
+
+  client(client&&) noexcept;
+  client& operator=(client&&) noexcept;
+  ~client();
+
+  // Asynchronous: many may be in flight; the callback runs on a CAF thread. The RequestHeader
+  // (authentication token, handle, timestamp, TimeoutHint) is filled by the client.
+  void read(ua::read_request request, client_callback<ua::read_response> done);
+  void write(ua::write_request request, client_callback<ua::write_response> done);
+  void browse(ua::browse_request request, client_callback<ua::browse_response> done);
+  void browse_next(ua::browse_next_request request, client_callback<ua::browse_next_response> done);
+  void translate(ua::translate_browse_paths_to_node_ids_request request,
+                 client_callback<ua::translate_browse_paths_to_node_ids_response> done);
+  void call(ua::call_request request, client_callback<ua::call_response> done);
+  void get_endpoints(ua::get_endpoints_request request, client_callback<ua::get_endpoints_response> done);
+
+  // Blocking conveniences for tools and tests (never from a callback).
+  ua::expected<ua::read_response> read_sync(ua::read_request request);
+  ua::expected<ua::write_response> write_sync(ua::write_request request);
+  ua::expected<ua::browse_response> browse_sync(ua::browse_request request);
+  ua::expected<ua::browse_next_response> browse_next_sync(ua::browse_next_request request);
+  ua::expected<ua::translate_browse_paths_to_node_ids_response> translate_sync(
+      ua::translate_browse_paths_to_node_ids_request request);
+  ua::expected<ua::call_response> call_sync(ua::call_request request);
+  ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
+
+  // CloseSession, CloseSecureChannel, close the connection; blocks until done. Good, or the
+  // status the connection had ended with before. Requests after close() get Bad_ConnectionClosed.
+  ua::status_code close();
+
+  const client_options& options() const noexcept;
+
+private:
+  struct impl;
+  explicit client(std::unique_ptr<impl> p) noexcept;
+  std::unique_ptr<impl> impl_;
+};
+
+// A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close.
+ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url,
+                                                       std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000));
+
+}  // namespace uactor

@@ -1,0 +1,455 @@
+#include "actors/client_actor.hpp"
+
+#include <charconv>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "actors/client_channel_state.hpp"
+#include "actors/clock.hpp"
+#include "protocol/chunk_reader.hpp"
+
+namespace uactor::actors {
+
+// ---------------------------------------------------------------------------------------
+// client_call
+
+client_call::~client_call() {
+  // A call dropped unanswered (its message never reached a live actor, or the actor quit with it)
+  // still gets its answer: the application never waits forever.
+  if (done_) {
+    auto done = std::move(done_);
+    done_ = nullptr;
+    done(ua::status::bad_connection_closed);
+  }
+}
+
+void client_call::finish(ua::expected<ua::extension_object> answer) {
+  if (!done_) return;
+  auto done = std::move(done_);
+  done_ = nullptr;
+  done(std::move(answer));
+}
+
+// ---------------------------------------------------------------------------------------
+// endpoint URL
+
+ua::expected<endpoint_address> parse_endpoint_url(std::string_view url) {
+  constexpr std::string_view scheme = "opc.tcp://";
+  if (url.size() > ua::max_endpoint_url_length || url.substr(0, scheme.size()) != scheme)
+    return ua::status::bad_tcp_endpoint_url_invalid;
+  std::string_view rest = url.substr(scheme.size());
+  rest = rest.substr(0, rest.find('/'));
+  endpoint_address a;
+  std::string_view host = rest;
+  std::string_view port;
+  if (!rest.empty() && rest.front() == '[') {  // [IPv6]:port
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) return ua::status::bad_tcp_endpoint_url_invalid;
+    host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size()) {
+      if (rest[close + 1] != ':') return ua::status::bad_tcp_endpoint_url_invalid;
+      port = rest.substr(close + 2);
+    }
+  } else if (const auto colon = rest.rfind(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  if (host.empty()) return ua::status::bad_tcp_endpoint_url_invalid;
+  a.host = std::string(host);
+  if (!port.empty()) {
+    unsigned value = 0;
+    const auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (ec != std::errc{} || p != port.data() + port.size() || value == 0 || value > 65535)
+      return ua::status::bad_tcp_endpoint_url_invalid;
+    a.port = static_cast<std::uint16_t>(value);
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------
+// the broker
+
+namespace {
+
+using client_timeout_atom = caf::atom_constant<caf::atom("uatimeout")>;
+using client_renew_atom = caf::atom_constant<caf::atom("uarenew")>;
+using client_deadline_atom = caf::atom_constant<caf::atom("uadeadline")>;
+
+struct client_broker_state {
+  client_actor_config config;
+  std::optional<client_channel_state> channel;
+  std::optional<ua::chunk_reader> reader;
+  std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
+  std::unordered_map<std::uint32_t, std::shared_ptr<client_call>> pending;  // by RequestId
+  ua::node_id authentication_token;
+  std::uint32_t next_handle = 1;
+  bool ready = false;     // the application's requests may go out
+  bool finished = false;  // shut down: nothing goes out any more
+  ua::status_code end_status = ua::status::bad_connection_closed;  // what calls get once finished
+  connected_handler connected;
+  std::vector<std::shared_ptr<client_close>> closers;
+
+  static inline const char* name = "uactor_client";
+};
+
+using client_broker = caf::io::stateful_broker<client_broker_state>;
+
+class client_session {
+public:
+  client_session(client_broker* self, caf::io::connection_handle hdl) : self_(self), hdl_(hdl) {}
+
+  client_broker_state& st() { return self_->state; }
+
+  void start() {
+    auto& s = st();
+    client_channel_config cc;
+    cc.endpoint_url = s.config.endpoint_url;
+    cc.limits = s.config.limits;
+    cc.requested_lifetime = s.config.token_lifetime;
+    s.channel.emplace(std::move(cc));
+    s.reader.emplace(s.config.limits);
+    // Staged receive (DESIGN.md): at most 8 KB per read, framed by chunk_reader.
+    self_->configure_read(hdl_, caf::io::receive_policy::at_most(8192));
+    s.channel->write_hello();
+    flush();
+    self_->delayed_send(self_, s.config.connect_timeout, client_deadline_atom::value);
+  }
+
+  void flush() {
+    auto& out = st().channel->output();
+    if (out.empty() || st().finished) {
+      out.clear();
+      return;
+    }
+    auto& buf = self_->wr_buf(hdl_);
+    const auto* p = reinterpret_cast<const char*>(out.data());
+    buf.insert(buf.end(), p, p + out.size());
+    st().channel->clear_output();
+    self_->flush(hdl_);
+  }
+
+  void on_data(const std::vector<char>& data) {
+    auto& s = st();
+    if (s.finished) return;
+    std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+    if (!s.staged.empty()) {
+      s.staged.insert(s.staged.end(), in.begin(), in.end());
+      in = s.staged;
+    }
+    const auto now = now_instant();
+    auto used = s.reader->put(in, [&](const ua::chunk_view& v) { on_chunk(v, now); });
+    if (s.finished) return;
+    if (!used) {
+      shutdown(used.error(), "framing");
+      return;
+    }
+    std::vector<std::uint8_t> rest(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
+    s.staged = std::move(rest);
+    flush();
+  }
+
+  void on_chunk(const ua::chunk_view& v, const instant& now) {
+    auto& s = st();
+    if (s.finished) return;
+    switch (s.channel->on_chunk(v, now)) {
+      case client_channel_state::event::none:
+        return;
+      case client_channel_state::event::acknowledged:
+        s.reader->set_receive_buffer_size(s.channel->limits().receive_buffer_size);
+        if (const auto sc = s.channel->write_open(now); sc.is_bad()) shutdown(sc, "OpenSecureChannel");
+        return;
+      case client_channel_state::event::opened:
+        schedule_renewal(now);
+        if (s.config.create_session) create_session(now);
+        else became_ready();
+        return;
+      case client_channel_state::event::renewed:
+        schedule_renewal(now);
+        return;
+      case client_channel_state::event::response:
+        on_response();
+        return;
+      case client_channel_state::event::closed:
+        spdlog::info("uactor client: {} closed the channel: {} {}", s.config.endpoint_url,
+                     s.channel->close_status().to_string(), s.channel->close_reason());
+        shutdown(s.channel->close_status(), "channel closed");
+        return;
+    }
+  }
+
+  void on_response() {
+    auto& s = st();
+    auto& r = s.channel->response();
+    const auto it = s.pending.find(r.request_id);
+    if (it == s.pending.end()) return;  // timed out already: the late answer is dropped
+    auto call = std::move(it->second);
+    s.pending.erase(it);
+    if (r.status.is_bad() || !r.message) call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
+    else call->finish(std::move(*r.message));
+  }
+
+  void schedule_renewal(const instant& now) {
+    const auto due = st().channel->renewal_due();
+    const auto wait = due > now.steady ? due - now.steady : std::chrono::steady_clock::duration::zero();
+    self_->delayed_send(self_, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1),
+                        client_renew_atom::value);
+  }
+
+  void on_renew() {
+    auto& s = st();
+    if (s.finished) return;
+    const auto now = now_instant();
+    if (!s.channel->needs_renewal(now.steady)) {
+      if (s.channel->is_open()) schedule_renewal(now);
+      return;
+    }
+    if (const auto sc = s.channel->write_open(now); sc.is_bad()) {
+      shutdown(sc, "Renew");
+      return;
+    }
+    flush();
+  }
+
+  // Fills the RequestHeader and sends; the call is answered now when it cannot go out.
+  void send(const std::shared_ptr<client_call>& call, const instant& now) {
+    auto& s = st();
+    auto& h = call->header();
+    h.authentication_token = s.authentication_token;
+    h.timestamp = now.utc;
+    h.request_handle = s.next_handle++;
+    if (s.next_handle == 0) s.next_handle = 1;
+    // Part 4 §7.32: the server may drop a request older than this.
+    h.timeout_hint = static_cast<std::uint32_t>(call->timeout().count());
+    auto id = s.channel->send_request(*call->request().body());
+    if (!id) {
+      call->finish(id.error());
+      return;
+    }
+    s.pending.emplace(*id, call);
+    self_->delayed_send(self_, call->timeout(), client_timeout_atom::value, *id);
+  }
+
+  void on_call(const std::shared_ptr<client_call>& call) {
+    auto& s = st();
+    if (s.finished) return call->finish(s.end_status);
+    if (!s.closers.empty()) return call->finish(ua::status::bad_connection_closed);
+    if (!s.ready) return call->finish(ua::status::bad_invalid_state);
+    send(call, now_instant());
+    flush();
+  }
+
+  void on_timeout(std::uint32_t request_id) {
+    auto& s = st();
+    const auto it = s.pending.find(request_id);
+    if (it == s.pending.end()) return;
+    auto call = std::move(it->second);
+    s.pending.erase(it);
+    call->finish(ua::status::bad_timeout);
+  }
+
+  void create_session(const instant& now) {
+    auto& s = st();
+    ua::create_session_request req;
+    req.client_description.application_uri = ua::ua_string(s.config.application_uri);
+    req.client_description.product_uri = ua::ua_string("urn:uactor");
+    req.client_description.application_name.text = ua::ua_string(s.config.session_name);
+    req.client_description.application_type = ua::application_type::client;
+    req.endpoint_url = ua::ua_string(s.config.endpoint_url);
+    req.session_name = ua::ua_string(s.config.session_name);
+    req.requested_session_timeout = static_cast<double>(s.config.session_timeout.count());
+    req.max_response_message_size = 0;
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl](ua::expected<ua::extension_object> answer) {
+          client_session cs(self, hdl);
+          if (!cs.st().finished) cs.on_session_created(std::move(answer));
+        },
+        s.config.connect_timeout);
+    send(call, now);
+  }
+
+  static ua::status_code result_of(const ua::expected<ua::extension_object>& answer) {
+    if (!answer) return answer.error();
+    if (const auto* f = answer->get_if<ua::service_fault>())
+      return f->response_header.service_result.is_bad() ? f->response_header.service_result
+                                                        : ua::status::bad_unknown_response;
+    return ua::status::good;
+  }
+
+  void on_session_created(ua::expected<ua::extension_object> answer) {
+    auto& s = st();
+    if (const auto sc = result_of(answer); sc.is_bad()) return shutdown(sc, "CreateSession");
+    const auto* resp = answer->get_if<ua::create_session_response>();
+    if (!resp) return shutdown(ua::status::bad_unknown_response, "CreateSession answered with another response");
+    if (resp->response_header.service_result.is_bad()) return shutdown(resp->response_header.service_result, "CreateSession");
+    s.authentication_token = resp->authentication_token;
+
+    // Part 4 §7.41: the anonymous policy of a None endpoint the server returned; "anonymous"
+    // when it names none.
+    ua::ua_string policy_id("anonymous");
+    bool found = false;
+    for (const auto& ep : resp->server_endpoints) {
+      if (ep.security_mode != ua::message_security_mode::none && ep.security_mode != ua::message_security_mode{}) continue;
+      for (const auto& p : ep.user_identity_tokens) {
+        if (p.token_type != ua::user_token_type::anonymous) continue;
+        policy_id = p.policy_id;
+        found = true;
+        break;
+      }
+      if (found) break;
+    }
+    ua::activate_session_request req;
+    req.user_identity_token = ua::anonymous_identity_token{policy_id};
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl](ua::expected<ua::extension_object> answer) {
+          client_session cs(self, hdl);
+          if (!cs.st().finished) cs.on_session_activated(std::move(answer));
+        },
+        s.config.connect_timeout);
+    send(call, now_instant());
+    flush();
+  }
+
+  void on_session_activated(ua::expected<ua::extension_object> answer) {
+    if (const auto sc = result_of(answer); sc.is_bad()) return shutdown(sc, "ActivateSession");
+    const auto* resp = answer->get_if<ua::activate_session_response>();
+    if (!resp) return shutdown(ua::status::bad_unknown_response, "ActivateSession answered with another response");
+    if (resp->response_header.service_result.is_bad()) return shutdown(resp->response_header.service_result, "ActivateSession");
+    became_ready();
+  }
+
+  void became_ready() {
+    auto& s = st();
+    s.ready = true;
+    if (s.connected) {
+      auto c = std::move(s.connected);
+      s.connected = nullptr;
+      c(ua::status::good);
+    }
+  }
+
+  void on_deadline() {
+    if (!st().ready && !st().finished) shutdown(ua::status::bad_timeout, "connect timeout");
+  }
+
+  void on_close(const std::shared_ptr<client_close>& closer) {
+    auto& s = st();
+    if (s.finished) {
+      closer->done(s.end_status);
+      self_->quit();
+      return;
+    }
+    s.closers.push_back(closer);
+    if (s.closers.size() > 1) return;  // a close is under way already
+    if (s.ready && s.config.create_session) {
+      // Part 4 §5.7.4: CloseSession first, so the server frees the session at once.
+      ua::close_session_request req;
+      req.delete_subscriptions = true;
+      auto self = self_;
+      auto hdl = hdl_;
+      auto call = client_call::make(
+          std::move(req),
+          [self, hdl](ua::expected<ua::extension_object>) {
+            client_session cs(self, hdl);
+            if (!cs.st().finished) cs.shutdown(ua::status::good, "closed");
+          },
+          s.config.connect_timeout);
+      send(call, now_instant());
+      flush();
+      return;
+    }
+    shutdown(ua::status::good, "closed");
+  }
+
+  // Ends everything: CloseSecureChannel when the channel is still open and we end it, every
+  // outstanding request answered (Bad_ConnectionClosed, or the status that ended the channel),
+  // the connection closed, the actor gone.
+  void shutdown(ua::status_code why, std::string_view what) {
+    auto& s = st();
+    if (s.finished) return;
+    const auto now = now_instant();
+    if (s.channel && s.channel->is_open()) {
+      s.channel->write_close(now);  // Part 6 §7.1.4
+      flush();
+    }
+    s.finished = true;
+    const auto failure = why.is_bad() ? why : ua::status::bad_connection_closed;
+    s.end_status = failure;
+    if (why.is_bad()) spdlog::debug("uactor client: {}: {}", what, why.to_string());
+    auto pending = std::move(s.pending);
+    s.pending.clear();
+    for (auto& [id, call] : pending) call->finish(failure);
+    if (s.connected) {
+      auto c = std::move(s.connected);
+      s.connected = nullptr;
+      c(why.is_bad() ? why : ua::status::bad_connection_closed);
+    }
+    auto closers = std::move(s.closers);
+    s.closers.clear();
+    for (auto& c : closers) c->done(why);
+    self_->close(hdl_);
+    // A connection lost under a working client leaves the actor alive, answering every later
+    // call with end_status, until the client closes it: a message to a gone actor would sit
+    // unanswered. A failed connect or a close ends it now.
+    if (!s.ready || !closers.empty()) self_->quit();
+  }
+
+private:
+  client_broker* self_;
+  caf::io::connection_handle hdl_;
+};
+
+caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle hdl, client_actor_config config,
+                                connected_handler connected) {
+  self->state.config = std::move(config);
+  self->state.connected = std::move(connected);
+  self->set_exception_handler([self, hdl](std::exception_ptr& e) -> caf::error {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      spdlog::error("uactor client: exception in a handler: {}", x.what());
+    } catch (...) {
+      spdlog::error("uactor client: unknown exception in a handler");
+    }
+    client_session(self, hdl).shutdown(ua::status::bad_internal_error, "exception");
+    return caf::exit_reason::unhandled_exception;
+  });
+  client_session(self, hdl).start();
+  return {
+      [self, hdl](const caf::io::new_data_msg& msg) { client_session(self, hdl).on_data(msg.buf); },
+      [self, hdl](const caf::io::connection_closed_msg&) {
+        client_session cs(self, hdl);
+        const auto& ch = cs.st().channel;
+        cs.shutdown(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status()
+                                                                     : ua::status::bad_connection_closed,
+                    "connection lost");
+      },
+      [self, hdl](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self, hdl).on_call(call); },
+      [self, hdl](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self, hdl).on_close(c); },
+      [self, hdl](client_timeout_atom, std::uint32_t id) { client_session(self, hdl).on_timeout(id); },
+      [self, hdl](client_renew_atom) { client_session(self, hdl).on_renew(); },
+      [self, hdl](client_deadline_atom) { client_session(self, hdl).on_deadline(); },
+  };
+}
+
+}  // namespace
+
+ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std::string& host, std::uint16_t port,
+                                            client_actor_config config, connected_handler connected) {
+  auto a = system.middleman().spawn_client(client_broker_fun, host, port, std::move(config), std::move(connected));
+  if (!a) {
+    spdlog::debug("uactor client: cannot connect to {}:{}: {}", host, port, system.render(a.error()));
+    return ua::status::bad_connection_rejected;
+  }
+  return *a;
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,102 @@
+// The client connection actor: a CAF io broker that owns one TCP connection to a server, its
+// secure channel (client_channel_state) and its session. The application hands it requests as
+// client_call objects; each call's callback gets the response or the status that took its place.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "protocol/expected.hpp"
+#include "protocol/generated/types.hpp"
+#include "protocol/uatcp.hpp"
+
+namespace uactor::actors {
+
+// The answer to one request: the response as decoded (a ServiceFault too), or the status that
+// replaced it: Bad_Timeout, Bad_ConnectionClosed, Bad_RequestTooLarge, an abort chunk's error.
+using response_handler = std::function<void(ua::expected<ua::extension_object>)>;
+
+// One service request in flight. Its callback runs exactly once, on the actor's thread (CAF's
+// multiplexer thread): with the answer, or with Bad_ConnectionClosed when the call is dropped
+// unanswered (the actor is gone, the connection broke). Shared between the application, which
+// makes it, and the actor, which fills its RequestHeader and answers it.
+class client_call {
+public:
+  template <class Request>
+  static std::shared_ptr<client_call> make(Request request, response_handler done, std::chrono::milliseconds timeout) {
+    std::shared_ptr<client_call> c(new client_call(std::move(done), timeout));
+    c->request_ = ua::extension_object(std::move(request));
+    // The body lives on the heap and moves with the extension_object: the pointer stays valid.
+    c->header_ = &c->request_.get_if<Request>()->request_header;
+    return c;
+  }
+  client_call(const client_call&) = delete;
+  client_call& operator=(const client_call&) = delete;
+  ~client_call();
+
+  ua::request_header& header() noexcept { return *header_; }
+  const ua::extension_object& request() const noexcept { return request_; }
+  std::chrono::milliseconds timeout() const noexcept { return timeout_; }
+  // Hands the answer to the callback; only the first call counts.
+  void finish(ua::expected<ua::extension_object> answer);
+  bool finished() const noexcept { return !done_; }
+
+private:
+  client_call(response_handler done, std::chrono::milliseconds timeout) : done_(std::move(done)), timeout_(timeout) {}
+  ua::extension_object request_;
+  ua::request_header* header_ = nullptr;
+  response_handler done_;
+  std::chrono::milliseconds timeout_;
+};
+
+// Ends a connection: CloseSession (when there is a session), CloseSecureChannel, close. `done`
+// runs once, with Good or the status the connection had already ended with.
+struct client_close {
+  std::function<void(ua::status_code)> done;
+};
+
+struct client_actor_config {
+  std::string endpoint_url;                  // opc.tcp://host:port[/path], sent in Hello and CreateSession
+  std::string session_name = "uactor client";
+  bool create_session = true;                // false: a secure channel only (GetEndpoints, FindServers)
+  std::chrono::milliseconds connect_timeout{10'000};   // Hello to ActivateSession, all of it
+  std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
+  std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime of the channel token
+  ua::transport_limits limits;               // offered in the Hello
+  std::string application_uri = "urn:uactor:client";
+};
+
+// Messages the actor takes (besides the broker's own):
+//   (client_call_atom, std::shared_ptr<client_call>)  a request; answered through the call
+//   (client_close_atom, std::shared_ptr<client_close>) close the session, channel and connection
+using client_call_atom = caf::atom_constant<caf::atom("uacall")>;
+using client_close_atom = caf::atom_constant<caf::atom("uaclose")>;
+
+// Told once how connecting went: Good once the session is activated (or the channel open when
+// create_session is false), otherwise why it failed (the actor has then quit).
+using connected_handler = std::function<void(ua::status_code)>;
+
+// Connects to host:port (blocking the caller for the TCP connect only; the middleman must be
+// loaded) and spawns the broker, which starts Hello at once. Bad_ConnectionRejected when the TCP
+// connection cannot be made (no actor then, `connected` not called).
+ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std::string& host, std::uint16_t port,
+                                            client_actor_config config, connected_handler connected);
+
+struct endpoint_address {
+  std::string host;
+  std::uint16_t port = 4840;
+};
+// Part 6 §7.1.2.3 / §12.1: opc.tcp://host[:port][/path]; Bad_TcpEndpointUrlInvalid otherwise.
+ua::expected<endpoint_address> parse_endpoint_url(std::string_view url);
+
+}  // namespace uactor::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::client_call>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::client_close>)

@@ -1,0 +1,380 @@
+// uactor::client and its connection actor over real sockets on 127.0.0.1: against a small test
+// server broker in this file (secure_channel_state + session_manager + the Read/Write/Browse
+// services over the demo address space), which can also stay silent or drop the connection.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <mutex>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/client.hpp"
+#include "actors/client_actor.hpp"
+#include "actors/clock.hpp"
+#include "actors/secure_channel_state.hpp"
+#include "actors/services/browse.hpp"
+#include "actors/services/read.hpp"
+#include "actors/services/write.hpp"
+#include "actors/session_manager.hpp"
+#include "protocol/chunk_reader.hpp"
+#include "tests/actors/read_fixture.hpp"
+
+using namespace uactor;
+namespace status = ua::status;
+using std::chrono::milliseconds;
+
+namespace {
+
+// What the test sees of its server, across threads.
+struct server_hooks {
+  std::promise<std::uint16_t> port;
+  std::size_t max_sessions = 10;
+  std::chrono::milliseconds min_token_lifetime{10'000};
+  std::atomic<int> renewals{0};
+  std::atomic<int> channels_closed_by_client{0};
+  std::mutex mutex;
+  std::promise<void> renewed_twice;
+};
+
+struct server_state {
+  struct connection {
+    std::unique_ptr<actors::secure_channel_state> channel;
+    std::unique_ptr<ua::chunk_reader> reader;
+    std::vector<std::uint8_t> staged;
+  };
+  ua::address_space space = test::demo_address_space();
+  std::unique_ptr<actors::session_manager> sessions;
+  std::map<caf::io::connection_handle, connection> connections;
+  std::uint32_t next_channel = 1;
+  std::shared_ptr<server_hooks> hooks;
+  ua::read_response read;
+  ua::write_response write;
+  ua::browse_response browse;
+  ua::get_endpoints_response endpoints;
+  static inline const char* name = "test_server";
+};
+
+using server_broker = caf::io::stateful_broker<server_state>;
+
+actors::session_config sessions_config(std::size_t max_sessions) {
+  actors::session_config c;
+  c.max_sessions = max_sessions;
+  c.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  ua::endpoint_description ep;
+  ep.endpoint_url = "opc.tcp://127.0.0.1:4840";
+  ep.security_policy_uri = ua::ua_string(actors::security_policy_none_uri);
+  ep.security_mode = ua::message_security_mode::none;
+  ua::user_token_policy anonymous;
+  anonymous.policy_id = "open-sesame";
+  anonymous.token_type = ua::user_token_type::anonymous;
+  ep.user_identity_tokens = {anonymous};
+  c.endpoints.push_back(ep);
+  return c;
+}
+
+// One request: answered, left unanswered (demo.silent), or the connection dropped (demo.drop).
+// Returns false when the connection was closed.
+bool serve(server_broker* self, caf::io::connection_handle hdl, server_state::connection& conn, const actors::instant& now) {
+  auto& s = self->state;
+  auto& ch = *conn.channel;
+  const auto& req = ch.request();
+  const auto routed = s.sessions->route(req, now);
+  if (routed.what == actors::session_manager::routed::action::respond) {
+    (void)ch.send_response(req.request_id, *routed.response);
+    return true;
+  }
+  const std::uint32_t handle = req.header->request_handle;
+  if (const auto* r = req.message->get_if<ua::read_request>()) {
+    for (const auto& id : r->nodes_to_read) {
+      if (id.node_id == test::demo("demo.silent")) return true;
+      if (id.node_id == test::demo("demo.drop")) {
+        self->close(hdl);
+        return false;
+      }
+    }
+    services::service_read(*r, s.read, s.space, now.utc);
+    s.read.response_header.request_handle = handle;
+    (void)ch.send_response(req.request_id, s.read);
+  } else if (const auto* w = req.message->get_if<ua::write_request>()) {
+    services::service_write(*w, s.write, s.space, now.utc);
+    s.write.response_header.request_handle = handle;
+    (void)ch.send_response(req.request_id, s.write);
+  } else if (const auto* b = req.message->get_if<ua::browse_request>()) {
+    services::service_browse(*b, s.browse, s.space, routed.target->browse_points);
+    s.browse.response_header.request_handle = handle;
+    (void)ch.send_response(req.request_id, s.browse);
+  } else if (req.message->get_if<ua::get_endpoints_request>()) {
+    s.endpoints.response_header.request_handle = handle;
+    s.endpoints.response_header.timestamp = now.utc;
+    s.endpoints.endpoints = s.sessions->config().endpoints;
+    (void)ch.send_response(req.request_id, s.endpoints);
+  } else {
+    ch.send_service_fault(req.request_id, handle, status::bad_service_unsupported, now.utc);
+  }
+  return true;
+}
+
+caf::behavior test_server(server_broker* self, std::shared_ptr<server_hooks> hooks) {
+  self->state.hooks = hooks;
+  self->state.sessions = std::make_unique<actors::session_manager>(sessions_config(hooks->max_sessions));
+  auto doorman = self->add_tcp_doorman(0, "127.0.0.1", true);
+  if (!doorman) throw std::runtime_error("test server: no doorman");
+  hooks->port.set_value(doorman->second);
+  return {
+      [self](const caf::io::new_connection_msg& msg) {
+        auto& s = self->state;
+        actors::secure_channel_config c;
+        c.channel_id = s.next_channel++;
+        c.min_token_lifetime = s.hooks->min_token_lifetime;
+        auto& conn = s.connections[msg.handle];
+        conn.channel = std::make_unique<actors::secure_channel_state>(c, actors::now_instant());
+        conn.reader = std::make_unique<ua::chunk_reader>(c.limits);
+        self->configure_read(msg.handle, caf::io::receive_policy::at_most(8192));
+      },
+      [self](const caf::io::new_data_msg& msg) {
+        auto& s = self->state;
+        const auto it = s.connections.find(msg.handle);
+        if (it == s.connections.end()) return;
+        auto& conn = it->second;
+        std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(msg.buf.data()), msg.buf.size());
+        if (!conn.staged.empty()) {
+          conn.staged.insert(conn.staged.end(), in.begin(), in.end());
+          in = conn.staged;
+        }
+        const auto now = actors::now_instant();
+        bool open = true;
+        bool close = false;
+        auto used = conn.reader->put(in, [&](const ua::chunk_view& v) {
+          if (!open || close) return;
+          const bool renewal = v.type == ua::message_type::open && conn.channel->current_phase() ==
+                                                                         actors::secure_channel_state::phase::open;
+          using ev = actors::secure_channel_state::event;
+          switch (conn.channel->on_chunk(v, now)) {
+            case ev::acknowledged: conn.reader->set_receive_buffer_size(conn.channel->limits().receive_buffer_size); break;
+            case ev::request: open = serve(self, msg.handle, conn, now); break;
+            case ev::close:
+              if (conn.channel->close_status() == status::good) ++s.hooks->channels_closed_by_client;
+              close = true;
+              break;
+            case ev::none: break;
+          }
+          if (renewal && ++s.hooks->renewals == 2) s.hooks->renewed_twice.set_value();
+        });
+        if (!open) {
+          s.connections.erase(it);
+          return;
+        }
+        if (used) conn.staged.assign(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
+        auto& out = conn.channel->output();
+        if (!out.empty()) {
+          auto& buf = self->wr_buf(msg.handle);
+          buf.insert(buf.end(), reinterpret_cast<const char*>(out.data()), reinterpret_cast<const char*>(out.data()) + out.size());
+          conn.channel->clear_output();
+          self->flush(msg.handle);
+        }
+        if (close || !used) {
+          self->close(msg.handle);
+          s.connections.erase(it);
+        }
+      },
+      [self](const caf::io::connection_closed_msg& msg) { self->state.connections.erase(msg.handle); },
+      [](const caf::io::acceptor_closed_msg&) {},
+  };
+}
+
+struct fixture {
+  std::shared_ptr<server_hooks> hooks = std::make_shared<server_hooks>();
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+  caf::actor server;
+  std::string url;
+
+  explicit fixture(std::function<void(server_hooks&)> tune = {}) {
+    if (tune) tune(*hooks);
+    cfg.load<caf::io::middleman>();
+    cfg.set("scheduler.max-threads", 2);
+    system = std::make_unique<caf::actor_system>(cfg);
+    auto port = hooks->port.get_future();
+    server = system->middleman().spawn_broker(test_server, hooks);
+    REQUIRE(port.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+    url = "opc.tcp://127.0.0.1:" + std::to_string(port.get());
+  }
+  ~fixture() {
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    server = nullptr;
+  }
+
+  client_options options(milliseconds request_timeout = milliseconds(5'000)) const {
+    client_options o;
+    o.endpoint_url = url;
+    o.request_timeout = request_timeout;
+    o.connect_timeout = milliseconds(5'000);
+    return o;
+  }
+};
+
+ua::read_request read_of(std::string_view name) {
+  ua::read_request r;
+  ua::read_value_id id;
+  id.node_id = test::demo(name);
+  id.attribute_id = 13;
+  r.nodes_to_read.push_back(id);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("client: parse_endpoint_url takes host and port, and refuses what is not opc.tcp", "[actors][client]") {
+  auto a = actors::parse_endpoint_url("opc.tcp://127.0.0.1:4841/path");
+  REQUIRE(a.has_value());
+  REQUIRE(a->host == "127.0.0.1");
+  REQUIRE(a->port == 4841);
+  REQUIRE(actors::parse_endpoint_url("opc.tcp://plc")->port == 4840);
+  REQUIRE(actors::parse_endpoint_url("opc.tcp://[::1]:48")->host == "::1");
+  REQUIRE(actors::parse_endpoint_url("http://x:1").error() == status::bad_tcp_endpoint_url_invalid);
+  REQUIRE(actors::parse_endpoint_url("opc.tcp://x:70000").error() == status::bad_tcp_endpoint_url_invalid);
+  REQUIRE(actors::parse_endpoint_url("opc.tcp://:1").error() == status::bad_tcp_endpoint_url_invalid);
+}
+
+TEST_CASE("client: connects, reads, writes, reads back, browses and closes", "[actors][client]") {
+  fixture f;
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+
+  auto r = c->read_sync(read_of("demo.int32"));
+  REQUIRE(r.has_value());
+  REQUIRE(r->results.size() == 1);
+  REQUIRE(r->results[0].value == ua::variant(std::int32_t{7}));
+
+  ua::write_request w;
+  ua::write_value wv;
+  wv.node_id = test::demo("demo.int32");
+  wv.attribute_id = 13;
+  wv.value.set_value(std::int32_t{-5});
+  w.nodes_to_write.push_back(wv);
+  auto wr = c->write_sync(w);
+  REQUIRE(wr.has_value());
+  REQUIRE(wr->results == ua::ua_array<ua::status_code>{status::good});
+  REQUIRE(c->read_sync(read_of("demo.int32"))->results[0].value == ua::variant(std::int32_t{-5}));
+
+  ua::browse_request b;
+  ua::browse_description d;
+  d.node_id = ua::node_id(0, 85);
+  d.reference_type_id = ua::node_id(0, 35);
+  d.result_mask = 63;
+  b.nodes_to_browse.push_back(d);
+  auto br = c->browse_sync(b);
+  REQUIRE(br.has_value());
+  bool found = false;
+  for (const auto& ref : br->results.at(0).references) found |= ref.node_id.id == test::demo("demo.int32");
+  REQUIRE(found);
+
+  REQUIRE(c->close() == status::good);
+  REQUIRE(c->read_sync(read_of("demo.int32")).error() == status::bad_connection_closed);
+}
+
+TEST_CASE("client: many requests in flight are each answered with their own response", "[actors][client]") {
+  fixture f;
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  constexpr int n = 50;
+  std::vector<std::promise<ua::expected<ua::read_response>>> answers(n);
+  for (int i = 0; i < n; ++i)
+    c->read(read_of(i % 2 ? "demo.double" : "demo.string"),
+            [&answers, i](ua::expected<ua::read_response> r) { answers[static_cast<std::size_t>(i)].set_value(std::move(r)); });
+  for (int i = 0; i < n; ++i) {
+    auto fut = answers[static_cast<std::size_t>(i)].get_future();
+    REQUIRE(fut.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+    auto r = fut.get();
+    REQUIRE(r.has_value());
+    if (i % 2) REQUIRE(r->results.at(0).value == ua::variant(3.5));
+    else REQUIRE(r->results.at(0).value == ua::variant(ua::ua_string("hello world")));
+  }
+  c->close();
+}
+
+TEST_CASE("client: a request without an answer gets Bad_Timeout, and the next one is answered", "[actors][client]") {
+  fixture f;
+  auto c = client::connect(*f.system, f.options(milliseconds(300)));
+  REQUIRE(c.has_value());
+  REQUIRE(c->read_sync(read_of("demo.silent")).error() == status::bad_timeout);
+  REQUIRE(c->read_sync(read_of("demo.double"))->results.at(0).value == ua::variant(3.5));
+  c->close();
+}
+
+TEST_CASE("client: a lost connection fails every outstanding request with Bad_ConnectionClosed", "[actors][client]") {
+  fixture f;
+  auto c = client::connect(*f.system, f.options(milliseconds(10'000)));
+  REQUIRE(c.has_value());
+  std::promise<ua::status_code> silent;
+  c->read(read_of("demo.silent"), [&](ua::expected<ua::read_response> r) { silent.set_value(r.error()); });
+  REQUIRE(c->read_sync(read_of("demo.drop")).error() == status::bad_connection_closed);
+  auto fut = silent.get_future();
+  REQUIRE(fut.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  REQUIRE(fut.get() == status::bad_connection_closed);
+  REQUIRE(c->read_sync(read_of("demo.double")).error() == status::bad_connection_closed);
+}
+
+TEST_CASE("client: a refused CreateSession fails connect with the server's status", "[actors][client]") {
+  fixture f([](server_hooks& h) { h.max_sessions = 0; });
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.error() == status::bad_too_many_sessions);
+}
+
+TEST_CASE("client: GetEndpoints over a channel without a session", "[actors][client]") {
+  fixture f;
+  auto o = f.options();
+  o.create_session = false;
+  auto c = client::connect(*f.system, o);
+  REQUIRE(c.has_value());
+  ua::get_endpoints_request req;
+  req.endpoint_url = ua::ua_string(f.url);
+  auto r = c->get_endpoints_sync(req);
+  REQUIRE(r.has_value());
+  REQUIRE(r->endpoints.size() == 1);
+  REQUIRE(r->endpoints[0].user_identity_tokens.at(0).policy_id.view() == "open-sesame");
+  // A session service without a session: the server's ServiceFault becomes the status.
+  REQUIRE(c->read_sync(read_of("demo.double")).error() == status::bad_session_id_invalid);
+  c->close();
+}
+
+TEST_CASE("client: the token is renewed before it expires and requests keep working", "[actors][client]") {
+  fixture f([](server_hooks& h) { h.min_token_lifetime = milliseconds(400); });
+  auto o = f.options();
+  o.token_lifetime = milliseconds(400);  // renewed every 300 ms; the server would close at 500 ms
+  auto c = client::connect(*f.system, o);
+  REQUIRE(c.has_value());
+  auto renewed = f.hooks->renewed_twice.get_future();
+  REQUIRE(renewed.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  REQUIRE(c->read_sync(read_of("demo.double"))->results.at(0).value == ua::variant(3.5));
+  REQUIRE(c->close() == status::good);
+}
+
+TEST_CASE("client: close sends CloseSession and CloseSecureChannel", "[actors][client]") {
+  fixture f;
+  {
+    auto c = client::connect(*f.system, f.options());
+    REQUIRE(c.has_value());
+    REQUIRE(c->close() == status::good);
+  }
+  // The server has seen the CLO once the connection is gone; a fresh client still connects.
+  auto c2 = client::connect(*f.system, f.options());
+  REQUIRE(c2.has_value());
+  REQUIRE(c2->close() == status::good);
+  REQUIRE(f.hooks->channels_closed_by_client.load() >= 1);
+}
+
+TEST_CASE("client: connect with its own actor system; a malformed endpoint URL is refused", "[actors][client]") {
+  fixture f;
+  auto c = client::connect(f.options());
+  REQUIRE(c.has_value());
+  REQUIRE(c->read_sync(read_of("demo.double"))->results.at(0).value == ua::variant(3.5));
+  REQUIRE(c->close() == status::good);
+  auto bad = client::connect(client_options{"not a url"});
+  REQUIRE(bad.error() == status::bad_tcp_endpoint_url_invalid);
+}
