@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/client_cli.hpp"
 #include "runtime/server.hpp"
 #include "runtime/server_plan.hpp"
 
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
   run->add_option("--writer-interval", writer_ms, "milliseconds between the demo writer's changes");
   run->add_option("--profile", plan.profile, "default, or interop: what the cross-SDK interop tests expect")
       ->check(CLI::IsMember({"default", "interop"}));
+
+  uactor::runtime::add_client_commands(app);  // read, write, browse, call
 
   CLI11_PARSE(app, argc, argv);
 
