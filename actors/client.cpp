@@ -85,8 +85,7 @@ struct client::impl {
     if (!actor) return close_status;
     auto promise = std::make_shared<std::promise<ua::status_code>>();
     auto future = promise->get_future();
-    auto closer = std::make_shared<actors::client_close>();
-    closer->done = [promise](ua::status_code sc) { promise->set_value(sc); };
+    auto closer = std::make_shared<actors::client_close>([promise](ua::status_code sc) { promise->set_value(sc); });
     caf::anon_send(actor, actors::client_close_atom::value, closer);
     closer.reset();
     // A dead actor drops the message: then the closer is destroyed unanswered.

@@ -93,6 +93,25 @@ struct client_broker_state {
   std::vector<std::shared_ptr<client_close>> closers;
 
   static inline const char* name = "uactor_client";
+
+  client_broker_state() = default;
+  client_broker_state(const client_broker_state&) = delete;
+  client_broker_state& operator=(const client_broker_state&) = delete;
+  // An actor that ends without shutdown() (an exit message, the system going down) still answers
+  // its calls (Bad_ConnectionClosed, from each call's destructor); `finished` first, so that the
+  // internal calls' handlers see a state that is going and touch nothing.
+  ~client_broker_state() {
+    finished = true;
+    auto calls = std::move(pending);
+    calls.clear();
+    auto c = std::move(closers);
+    c.clear();
+    if (connected) {
+      auto f = std::move(connected);
+      connected = nullptr;
+      f(ua::status::bad_connection_closed);
+    }
+  }
 };
 
 using client_broker = caf::io::stateful_broker<client_broker_state>;
@@ -343,7 +362,7 @@ public:
   void on_close(const std::shared_ptr<client_close>& closer) {
     auto& s = st();
     if (s.finished) {
-      closer->done(s.end_status);
+      closer->finish(s.end_status);
       self_->quit();
       return;
     }
@@ -394,7 +413,7 @@ public:
     }
     auto closers = std::move(s.closers);
     s.closers.clear();
-    for (auto& c : closers) c->done(why);
+    for (auto& c : closers) c->finish(why);
     self_->close(hdl_);
     // A connection lost under a working client leaves the actor alive, answering every later
     // call with end_status, until the client closes it: a message to a gone actor would sit

@@ -57,9 +57,21 @@ private:
 };
 
 // Ends a connection: CloseSession (when there is a session), CloseSecureChannel, close. `done`
-// runs once, with Good or the status the connection had already ended with.
+// runs once, with Good or the status the connection had already ended with; with
+// Bad_ConnectionClosed when the request is dropped unanswered.
 struct client_close {
   std::function<void(ua::status_code)> done;
+
+  client_close() = default;
+  explicit client_close(std::function<void(ua::status_code)> f) : done(std::move(f)) {}
+  client_close(const client_close&) = delete;
+  client_close& operator=(const client_close&) = delete;
+  ~client_close() { finish(ua::status::bad_connection_closed); }
+  void finish(ua::status_code sc) {
+    auto d = std::move(done);
+    done = nullptr;
+    if (d) d(sc);
+  }
 };
 
 struct client_actor_config {
