@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/client.hpp"
 
 namespace uactor::runtime {
@@ -477,6 +479,8 @@ struct common_args {
 };
 
 client connect_or_exit(const common_args& a) {
+  // The terminal shows results and errors; the client's own log lines only when they warn.
+  spdlog::set_level(spdlog::level::warn);
   client_options o;
   o.endpoint_url = a.endpoint;
   o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
