@@ -206,6 +206,10 @@ public:
     if (it == s.pending.end()) return;  // timed out already: the late answer is dropped
     auto call = std::move(it->second);
     s.pending.erase(it);
+    // Matched by RequestId (Part 6 §6.7.2.4); the handle should agree (Part 4 §7.34).
+    if (r.status.is_good() && r.request_handle != call->header().request_handle)
+      spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
+                   r.request_id, r.request_handle, call->header().request_handle);
     if (r.status.is_bad() || !r.message) call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
     else call->finish(std::move(*r.message));
   }

@@ -166,6 +166,14 @@ client_channel_state::event client_channel_state::on_message(const ua::chunk_vie
     response_.status = sc == ua::status::bad_service_unsupported ? ua::status::bad_unknown_response : sc;
     return event::response;
   }
+  // Part 4 §7.34: every response, a ServiceFault too, begins with its ResponseHeader:
+  // Timestamp, then RequestHandle.
+  ua::decoder d(assembled->body, config_.decode);
+  ua::node_id type_id;
+  ua::decode(d, type_id);
+  ua::date_time timestamp;
+  ua::decode(d, timestamp);
+  response_.request_handle = d.read<std::uint32_t>();
   response_.status = ua::status::good;
   response_.message = &message_;
   return event::response;

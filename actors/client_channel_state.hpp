@@ -35,6 +35,7 @@ struct client_channel_config {
 // A decoded response (or the status that took its place), valid until the next on_chunk().
 struct client_response {
   std::uint32_t request_id = 0;           // sequence header RequestId, as send_request returned it
+  std::uint32_t request_handle = 0;       // of the ResponseHeader (Good status only)
   ua::status_code status;                 // Good, or the abort chunk's error / a decoding error
   ua::extension_object* message = nullptr;  // the response (a ServiceFault too); null when status is bad
 };

@@ -225,6 +225,7 @@ TEST_CASE("client_channel: Hello, OPN, CreateSession, ActivateSession and a Read
   const auto* resp = lb.last().message.get_if<ua::read_response>();
   REQUIRE(resp);
   REQUIRE(resp->response_header.request_handle == lb.handle);
+  REQUIRE(lb.client.response().request_handle == lb.handle);
   REQUIRE(resp->results.size() == 1);
   REQUIRE(resp->results[0].value == ua::variant(std::int32_t{7}));
 
