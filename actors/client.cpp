@@ -1,5 +1,6 @@
 #include "actors/client.hpp"
 
+#include <atomic>
 #include <future>
 #include <optional>
 
@@ -43,7 +44,7 @@ struct client::impl {
   caf::actor_system* system = nullptr;
   caf::actor actor;
   client_options options;
-  bool closed = false;
+  std::atomic<bool> closed{false};  // requests may come from any thread
   ua::status_code close_status;
 
   impl() = default;
@@ -80,8 +81,7 @@ struct client::impl {
   }
 
   ua::status_code close() {
-    if (closed) return close_status;
-    closed = true;
+    if (closed.exchange(true)) return close_status;
     if (!actor) return close_status;
     auto promise = std::make_shared<std::promise<ua::status_code>>();
     auto future = promise->get_future();

@@ -9,6 +9,8 @@
 // - Requests are taken by value; each callback owns what it is given. Callbacks run on a CAF
 //   thread (the io multiplexer's): keep them short and never call a *_sync function from one
 //   (it would wait for the thread it blocks).
+// - Requests may be made from any thread, also while others are in flight; close() once, from
+//   one thread (requests racing with it are answered Bad_ConnectionClosed).
 // - Every callback runs exactly once: with the response, or with the status that replaced it
 //   (Bad_Timeout, Bad_ConnectionClosed, Bad_RequestTooLarge, the service result of a
 //   ServiceFault or of a response whose ServiceResult is bad).
