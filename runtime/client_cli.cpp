@@ -157,14 +157,16 @@ std::string format_date_time(ua::date_time t) {
   unsigned m, d;
   civil_from_days(days, y, m, d);
   char buf[64];
-  if (frac)
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%07lldZ", static_cast<long long>(y), m, d,
-                  static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60),
-                  static_cast<long long>(frac));
-  else
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
-                  static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
-  return buf;
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
+                static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
+  std::string out = buf;
+  if (frac) {  // 100 ns ticks, trailing zeros dropped: .5, .123
+    std::snprintf(buf, sizeof buf, ".%07lld", static_cast<long long>(frac));
+    std::string f = buf;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  return out + "Z";
 }
 
 std::optional<std::string> parse_hex_bytes(std::string_view s) {
