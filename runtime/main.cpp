@@ -1,25 +1,34 @@
-// The `uactor` command line. Later: `uactor load ...` runs `uactor-load` from scenarios/ (as
-// git runs its subcommands), so that runtime/ never depends on scenarios/.
+// The `uactor` command line. `uactor load ...` runs `uactor-load` from scenarios/ (as git runs
+// its subcommands), so that runtime/ never depends on scenarios/.
 #include <arpa/inet.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "runtime/client_cli.hpp"
+#include "runtime/process_stats.hpp"
 #include "runtime/server.hpp"
 #include "runtime/server_plan.hpp"
 
 namespace {
 
-// Serves until SIGINT or SIGTERM. The signals are blocked before any thread starts (CAF's threads
-// inherit the mask), so only sigwait here sees them and the stop is an orderly one.
+// Serves until SIGINT or SIGTERM; on SIGUSR1 prints `stats <fields>` (runtime/process_stats.hpp)
+// and goes on serving: the load harness asks at both edges of its measurement window. The signals
+// are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
+// them and the stop is an orderly one.
 int run_server(uactor::runtime::server_plan plan) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   std::printf("uactor %s\n%s", UACTOR_VERSION, uactor::runtime::describe(plan).c_str());
@@ -33,19 +42,46 @@ int run_server(uactor::runtime::server_plan plan) {
   std::printf("listening on %s\n", (*server)->endpoint_url().c_str());
   std::fflush(stdout);
   int signal = 0;
-  sigwait(&stop_signals, &signal);
+  for (;;) {
+    if (sigwait(&stop_signals, &signal) != 0) continue;
+    if (signal != SIGUSR1) break;
+    const auto line = "stats " + uactor::runtime::to_line(uactor::runtime::sample_process_stats()) + "\n";
+    std::fputs(line.c_str(), stdout);
+    std::fflush(stdout);
+  }
   std::printf("stopping (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   (*server)->stop();
   std::printf("stopped\n");
   return 0;
 }
 
+// `uactor load ARGS...` runs `uactor-load ARGS...`: the one next to this executable, else the one
+// on PATH. exec, so that the harness's exit status and signals are the command's.
+int run_load(int argc, char** argv) {
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>("uactor-load"));
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  std::string self(4096, '\0');
+  const auto n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n > 0) {
+    self.resize(static_cast<std::size_t>(n));
+    const auto beside = self.substr(0, self.rfind('/') + 1) + "uactor-load";
+    execv(beside.c_str(), args.data());
+  }
+  execvp("uactor-load", args.data());
+  std::fprintf(stderr, "uactor: cannot run uactor-load (next to uactor or on PATH): %s\n", std::strerror(errno));
+  return 127;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "load") == 0) return run_load(argc, argv);
   CLI::App app{"uactor: a reactive, actor-based OPC UA runtime"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("uactor ") + UACTOR_VERSION);
+  app.footer("uactor load [OPTIONS]: the load harness (runs uactor-load; see uactor load --help)");
 
   auto plan = uactor::runtime::default_server_plan();
   std::string host;
