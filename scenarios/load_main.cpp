@@ -1,0 +1,237 @@
+// uactor-load: the load harness (issue 4). Starts the server under load as a child process (our
+// `uactor run`, or the floor's echo server), or targets --endpoint; drives closed-loop load from
+// this process, which is the measured client; warms up, then measures a window, asking the child
+// for its figures (SIGUSR1) at both edges so that the server's figures are exactly the window's.
+// `uactor load ...` runs this program (runtime/main.cpp).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/process_stats.hpp"
+#include "scenarios/child_process.hpp"
+#include "scenarios/floor.hpp"
+#include "scenarios/opcua_driver.hpp"
+#include "scenarios/requests.hpp"
+#include "scenarios/result.hpp"
+
+using namespace uactor;
+using namespace uactor::scenarios;
+
+namespace {
+
+struct cli {
+  std::string scenario = "read";
+  load_options load;
+  std::string security = "none";
+  std::string client = "classic";
+  unsigned subs = 5;
+  unsigned pub_ms = 100;
+  unsigned write_interval_ms = 100;
+  std::string callback = "fast";
+  double duration_s = 20;
+  double warmup_s = 10;
+  std::string endpoint;
+  std::string out;
+  bool json = false;
+  // The floor's echo server (the child of --scenario floor).
+  bool serve_floor = false;
+  std::size_t request_size = 0;
+  std::size_t response_size = 0;
+};
+
+// Sleeps `seconds`, showing the progress line when stderr is a terminal.
+void run_phase(const char* phase, double seconds, const recorder& rec) {
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  const auto start = load_clock::now();
+  const auto end = start + std::chrono::duration_cast<load_clock::duration>(std::chrono::duration<double>(seconds));
+  const auto first = rec.all();
+  while (load_clock::now() < end) {
+    std::this_thread::sleep_until(std::min(end, load_clock::now() + std::chrono::milliseconds(500)));
+    if (!tty) continue;
+    const double elapsed = std::chrono::duration<double>(load_clock::now() - start).count();
+    const double rate = elapsed > 0 ? static_cast<double>(rec.all() - first) / elapsed : 0;
+    std::fprintf(stderr, "\r\033[K%s %5.1f / %.0f s  %10.0f requests/s", phase, elapsed, seconds, rate);
+    std::fflush(stderr);
+  }
+  if (tty) std::fprintf(stderr, "\r\033[K");
+}
+
+std::optional<runtime::process_stats> child_stats(child_process& child) {
+  if (!child.signal(SIGUSR1)) return std::nullopt;
+  auto line = child.wait_line("stats ", std::chrono::seconds(10));
+  if (!line) return std::nullopt;
+  return runtime::parse_line(*line);
+}
+
+int not_yet(const std::string& what) {
+  std::fprintf(stderr, "uactor-load: not yet: %s\n", what.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"uactor-load: closed-loop load against our server in a child process (or --endpoint), "
+               "both sides measured per request"};
+  cli o;
+  app.add_option("--scenario", o.scenario, "what each request does")
+      ->check(CLI::IsMember({"read", "write", "browse", "sub", "floor"}))
+      ->capture_default_str();
+  app.add_option("--sessions", o.load.sessions, "concurrent sessions (floor: connections)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--nodes", o.load.nodes, "values per Read/Write, nodes per Browse, monitored items per subscription")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--inflight", o.load.inflight, "requests outstanding per session (closed loop)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("--security", o.security, "none | sign | encrypt (sign and encrypt: the security issue)")
+      ->check(CLI::IsMember({"none", "sign", "encrypt"}))
+      ->capture_default_str();
+  app.add_option("--client", o.client, "classic: a connection per session; shared: all sessions over one channel")
+      ->check(CLI::IsMember({"classic", "shared"}))
+      ->capture_default_str();
+  app.add_option("--subs", o.subs, "subscriptions per session (sub scenario)")->capture_default_str();
+  app.add_option("--pub", o.pub_ms, "publishing interval, ms (sub scenario)")->capture_default_str();
+  app.add_option("--write-interval", o.write_interval_ms, "ms between the child server's demo writer changes")
+      ->capture_default_str();
+  app.add_option("--callback", o.callback, "fast | item (sub scenario)")
+      ->check(CLI::IsMember({"fast", "item"}))
+      ->capture_default_str();
+  app.add_option("--duration", o.duration_s, "measurement window, s")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--warmup", o.warmup_s, "warm-up before the window, s")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--endpoint", o.endpoint, "load this server instead of a child (then only client-side figures)");
+  app.add_option("--out", o.out, "append the result block (with --json: the JSON line) to FILE");
+  app.add_flag("--json", o.json, "print the result as one line of JSON");
+  auto* serve = app.add_flag("--serve-floor", o.serve_floor, "(internal) be the floor's echo server");
+  app.add_option("--request-size", o.request_size, "(internal, --serve-floor) bytes per request")->needs(serve);
+  app.add_option("--response-size", o.response_size, "(internal, --serve-floor) bytes per response")->needs(serve);
+  CLI11_PARSE(app, argc, argv);
+
+  if (o.serve_floor) return serve_floor({o.request_size, o.response_size});
+
+  if (o.security != "none") return not_yet("--security " + o.security + " (the security issue adds it)");
+  if (o.client != "classic") return not_yet("--client shared (one secure channel for all sessions)");
+  if (o.scenario == "sub") return not_yet("--scenario sub (the subscription issue adds it)");
+  if (o.scenario == "floor" && !o.endpoint.empty())
+    return not_yet("--scenario floor with --endpoint: the floor runs its own echo server");
+
+  load_result result;
+  result.scenario = o.scenario;
+  result.sessions = o.load.sessions;
+  result.inflight = o.load.inflight;
+  result.nodes = o.load.nodes;
+  result.client_kind = o.client;
+  result.security = o.security;
+  result.warmup_s = o.warmup_s;
+  if (o.scenario == "browse") {
+    result.items = std::string(browse_node) + ", the same node each item";
+  } else if (o.scenario == "floor") {
+    result.items = "raw TCP, the byte sizes of a Read of that many values";
+  } else {
+    result.items = std::string(value_node) + ", the same node each item";
+  }
+  if (o.scenario == "floor" || o.scenario == "read") {
+    const auto sizes = read_wire_sizes(o.load.nodes);
+    result.request_bytes = sizes.request;
+    result.response_bytes = sizes.response;
+  }
+
+  // The child: our server, or the floor's echo server (this program).
+  std::unique_ptr<child_process> child;
+  std::string url = o.endpoint;
+  const auto dir = own_directory();
+  const auto child_log = "/tmp/uactor-load-" + std::to_string(getpid()) + ".child.log";
+  if (o.endpoint.empty()) {
+    std::vector<std::string> argv_child;
+    if (o.scenario == "floor") {
+      argv_child = {dir + "uactor-load", "--serve-floor", "--request-size", std::to_string(result.request_bytes),
+                    "--response-size", std::to_string(result.response_bytes)};
+    } else {
+      argv_child = {dir + "uactor", "run", "--host", "127.0.0.1", "--port", "0", "--writer-interval",
+                    std::to_string(o.write_interval_ms)};
+    }
+    std::string error;
+    child = child_process::start(argv_child, child_log, error);
+    if (!child) {
+      std::fprintf(stderr, "uactor-load: cannot start %s: %s\n", argv_child[0].c_str(), error.c_str());
+      return 1;
+    }
+    auto listening = child->wait_line("listening on ", std::chrono::seconds(30));
+    if (!listening) {
+      std::fprintf(stderr, "uactor-load: %s did not say 'listening on' (its stderr: %s)\n", argv_child[0].c_str(),
+                   child_log.c_str());
+      return 1;
+    }
+    url = *listening;
+    result.target = "child `" + argv_child[0] + (o.scenario == "floor" ? " --serve-floor` " : " run` ") + url +
+                    " (pid " + std::to_string(child->pid()) + ")";
+  } else {
+    result.target = o.endpoint + " (not our child: client-side figures only)";
+  }
+
+  std::unique_ptr<load_driver> driver;
+  if (o.scenario == "floor") {
+    // tcp://127.0.0.1:PORT
+    const auto colon = url.rfind(':');
+    const auto host = url.substr(6, colon - 6);
+    driver = make_floor_driver(o.load, {result.request_bytes, result.response_bytes}, host,
+                               static_cast<unsigned>(std::stoul(url.substr(colon + 1))));
+  } else {
+    const auto kind = o.scenario == "read"    ? opcua_scenario::read
+                      : o.scenario == "write" ? opcua_scenario::write
+                                              : opcua_scenario::browse;
+    result.client_copy_allocations = request_copy_allocations(kind, o.load.nodes);
+    driver = make_opcua_driver(kind, o.load, url);
+  }
+
+  recorder rec;
+  if (auto error = driver->start(rec); !error.empty()) {
+    std::fprintf(stderr, "uactor-load: %s\n", error.c_str());
+    return 1;
+  }
+  run_phase("warm-up  ", o.warmup_s, rec);
+
+  // The window: the server's edge first at the start and last at the end, so that its window
+  // holds the client's.
+  std::optional<runtime::process_stats> server_start;
+  if (child) server_start = child_stats(*child);
+  const auto client_start = runtime::sample_process_stats();
+  const auto t0 = load_clock::now();
+  rec.set_measuring(true);
+  run_phase("measuring", o.duration_s, rec);
+  rec.set_measuring(false);
+  const auto t1 = load_clock::now();
+  const auto client_end = runtime::sample_process_stats();
+  std::optional<runtime::process_stats> server_end;
+  if (child) server_end = child_stats(*child);
+
+  driver->stop();
+  if (child) child->stop();
+
+  auto window = rec.take();
+  result.window_s = std::chrono::duration<double>(t1 - t0).count();
+  result.requests = window.ok;
+  result.errors = window.errors;
+  result.latency = window.latency;
+  result.client = client_end - client_start;
+  if (server_start && server_end) result.server = *server_end - *server_start;
+  else if (child) std::fprintf(stderr, "uactor-load: the child did not report its figures (stats line)\n");
+
+  const auto text = o.json ? to_json(result) + "\n" : to_text(result);
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  if (!o.out.empty()) {
+    std::ofstream f(o.out, std::ios::app);
+    f << text;
+    if (!o.json) f << '\n';
+  }
+  if (result.requests == 0 || result.errors > 0) return 1;
+  return 0;
+}

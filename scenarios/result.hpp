@@ -1,0 +1,45 @@
+// The result block of a load run (issue 4 §2): what ran, throughput, latency percentiles, and
+// per request the figures of each process (server = the child, client = the harness), as text
+// for people and as one JSON object per run for scripts (bench/ab.sh).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runtime/process_stats.hpp"
+#include "scenarios/latency_histogram.hpp"
+
+namespace uactor::scenarios {
+
+struct load_result {
+  // What ran.
+  std::string scenario;
+  std::size_t sessions = 0;
+  std::size_t inflight = 0;
+  std::size_t nodes = 0;
+  std::string items;        // what each item of a request names
+  std::string client_kind;  // classic | shared
+  std::string security;
+  std::string target;       // where the load went
+  std::size_t request_bytes = 0;   // floor and read: the bytes of one request and its response
+  std::size_t response_bytes = 0;
+  double warmup_s = 0;
+  // The window.
+  double window_s = 0;
+  std::uint64_t requests = 0;  // completed with a good status
+  std::uint64_t errors = 0;
+  latency_histogram latency;   // ns
+  runtime::process_stats client;
+  std::optional<runtime::process_stats> server;  // none when the target is not our child
+  std::size_t client_copy_allocations = 0;        // per request, of the harness's request copy
+
+  double requests_per_s() const { return window_s > 0 ? static_cast<double>(requests) / window_s : 0; }
+  double values_per_s() const { return requests_per_s() * static_cast<double>(nodes); }
+};
+
+std::string to_text(const load_result& r);
+// One line of JSON (no trailing newline).
+std::string to_json(const load_result& r);
+
+}  // namespace uactor::scenarios
