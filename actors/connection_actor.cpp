@@ -22,6 +22,13 @@ namespace {
 // next ones (DESIGN.md "Staged single-recv framing").
 constexpr std::size_t staging_size = 8192;
 
+// Responses not yet written to the socket (CAF's write buffers) above which the connection stops
+// reading: a peer that sends requests and never reads its answers holds at most this much of the
+// server's memory, plus its kernel buffers. Reading resumes once the backlog is down to half.
+constexpr std::size_t max_unsent_bytes = 1u << 20;
+
+using resume_reading_atom = caf::atom_constant<caf::atom("resumeread")>;
+
 struct connection {
   connection(const connection_options& o, std::uint32_t channel_id, caf::actor h)
       : channel(with_id(o.channel, channel_id), now_instant()),
@@ -48,8 +55,11 @@ struct connection {
   batch_ptr spare;     // a batch back from the host, ready for reuse
   std::size_t receive_size = staging_size;  // what the next receive may take
   bool at_host = false;
-  bool halted = false;
+  bool halted = false;  // out of the read loop: too many requests waiting, or too much output unsent
   bool closing = false;
+  std::size_t unsent = 0;  // bytes handed to the socket's write buffer and not yet written
+  bool write_backlog = false;
+  bool read_since_trigger = true;  // data arrived since the last trigger(): its read event is registered
 };
 
 using connection_ptr = std::shared_ptr<connection>;
@@ -62,7 +72,40 @@ void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connecti
   auto& wr = self->wr_buf(hdl);
   const auto* p = reinterpret_cast<const char*>(out.data());
   wr.insert(wr.end(), p, p + out.size());
+  c.unsent += out.size();
   c.channel.clear_output();
+}
+
+// Back pressure (DESIGN.md: a hostile peer gets a closed connection, never unbounded memory): stop
+// reading while the host has max_pending requests of ours waiting, or while more than
+// max_unsent_bytes of answers wait for the peer to read them.
+void update_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  if (c.unsent > max_unsent_bytes) c.write_backlog = true;
+  else if (c.unsent <= max_unsent_bytes / 2) c.write_backlog = false;
+  const bool stop = c.write_backlog || c.filling->size >= c.max_pending;
+  // CAF 0.17's halt() and trigger() only queue a change of the read event, applied at the end of
+  // the multiplexer's loop iteration; stream::activate (trigger) does nothing while the stream
+  // still has its reader, which the applied removal drops. So within one iteration:
+  // - halt then trigger: the trigger is lost and reading stops for good (seen: a batch back from
+  //   the host in the same epoll round as the data that halted). The trigger is therefore sent as
+  //   a message to ourselves, and repeated at each housekeeping tick (a no-op while reading).
+  // - trigger then halt: the two queued changes cancel, the stream keeps its reader without a
+  //   read event, and no later trigger can revive it. So a halt waits until data has arrived
+  //   since the last trigger (on_data halts then); until then nothing is read anyway.
+  if (stop && !c.halted) {
+    if (!c.read_since_trigger) return;
+    self->halt(hdl);
+    c.halted = true;
+  } else if (!stop && c.halted) {
+    c.halted = false;
+    self->send(self, resume_reading_atom::value);
+  }
+}
+
+void resume_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  if (c.halted || c.closing) return;
+  self->trigger(hdl);
+  c.read_since_trigger = false;
 }
 
 void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
@@ -108,6 +151,7 @@ void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
 }
 
 void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
+  c.read_since_trigger = true;
   if (!c.carry.empty()) {
     c.carry.append(in.data(), in.size());
     in = c.carry.bytes();
@@ -139,11 +183,8 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
   }
 
   send_batch(self, c);
-  if (c.filling->size >= c.max_pending && !c.halted) {
-    self->halt(hdl);  // back pressure: read again once the host has answered
-    c.halted = true;
-  }
   take_output(self, hdl, c);
+  update_reading(self, hdl, c);  // read again once the host has answered and the peer has read
   self->flush(hdl);
 }
 
@@ -156,11 +197,8 @@ void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connecti
   c.spare = std::move(batch);
   c.at_host = false;
   send_batch(self, c);
-  if (c.halted && c.filling->size < c.max_pending) {
-    self->trigger(hdl);
-    c.halted = false;
-  }
   take_output(self, hdl, c);
+  update_reading(self, hdl, c);
   self->flush(hdl);
 }
 
@@ -168,6 +206,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
                                 std::uint32_t channel_id, caf::actor host) {
   auto c = std::make_shared<connection>(options, channel_id, std::move(host));
   self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
+  self->ack_writes(hdl, true);  // data_transferred_msg: how much output is still unsent
   self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
   return {
     [self, hdl, c](const caf::io::new_data_msg& msg) {
@@ -177,8 +216,14 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
     [self, hdl, c](housekeeping_atom) {
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
+      resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)
       self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
     },
+    [self, hdl, c](const caf::io::data_transferred_msg& msg) {
+      c->unsent = static_cast<std::size_t>(msg.remaining);
+      if (c->halted && !c->closing) update_reading(self, hdl, *c);
+    },
+    [self, hdl, c](resume_reading_atom) { resume_reading(self, hdl, *c); },
     [self](const caf::io::connection_closed_msg&) { self->quit(); },
   };
 }

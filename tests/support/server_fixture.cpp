@@ -1,0 +1,95 @@
+#include "tests/support/server_fixture.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <stdexcept>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/clock.hpp"
+#include "actors/demo_namespace.hpp"
+#include "actors/server_object.hpp"
+#include "protocol/address_space.hpp"
+
+namespace uactor::test {
+
+namespace {
+
+void fill_random(std::span<std::uint8_t> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const auto n = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (n > 0) done += static_cast<std::size_t>(n);
+    else if (errno != EINTR) throw std::runtime_error("getrandom failed");
+  }
+}
+
+}  // namespace
+
+actors::server_core make_demo_core(std::uint16_t port) {
+  const actors::instant now = actors::now_instant();
+  actors::server_core_config c;
+  c.description.application_uri = "urn:localhost:uactor:server";
+  c.description.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(port);
+  c.sessions.random = fill_random;
+  ua::address_space space;
+  ua::load_namespace0(space);
+  services::method_table methods;
+  actors::add_demo_namespace(space, methods, now.utc);
+  const std::string uris[] = {"http://opcfoundation.org/UA/", "urn:uactor:demo"};
+  actors::server_info info;
+  info.application_uri = c.description.application_uri;
+  info.software_version = "test";
+  actors::init_server_object(space, info, c.limits, uris, now.utc);
+  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+}
+
+actors::server_options small_server_options() {
+  actors::server_options o;
+  o.listen_address = "127.0.0.1";
+  o.port = 0;
+  o.max_connections = 4;
+  o.connection.channel.hello_timeout = std::chrono::milliseconds(200);
+  o.connection.housekeeping_interval = std::chrono::milliseconds(50);
+  return o;
+}
+
+caf::actor_system_config& server_fixture::configure(caf::actor_system_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  cfg.set("scheduler.max-threads", 2);
+  return cfg;
+}
+
+server_fixture::server_fixture(actors::server_options options)
+    : options_(std::move(options)), system_(configure(config_)) {
+  auto h = actors::spawn_server(system_, options_, make_demo_core);
+  if (!h) throw std::runtime_error("server_fixture: spawn_server failed: " + std::string(h.error().name()));
+  handle_ = *h;
+}
+
+server_fixture::~server_fixture() { stop(); }
+
+void server_fixture::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  actors::stop_server(handle_);
+  system_.await_all_actors_done();
+}
+
+std::size_t server_fixture::running_actors() const {
+  return const_cast<caf::actor_system&>(system_).registry().running();  // registry() is not const in 0.17
+}
+
+std::size_t server_fixture::wait_running_at_most(std::size_t n, std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto now_running = running_actors();
+    if (now_running <= n || std::chrono::steady_clock::now() >= deadline) return now_running;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling with a deadline
+  }
+}
+
+}  // namespace uactor::test
