@@ -55,7 +55,7 @@ void run_phase(const char* phase, double seconds, const recorder& rec) {
     if (!tty) continue;
     const double elapsed = std::chrono::duration<double>(load_clock::now() - start).count();
     const double rate = elapsed > 0 ? static_cast<double>(rec.all() - first) / elapsed : 0;
-    std::fprintf(stderr, "\r\033[K%s %5.1f / %.0f s  %10.0f requests/s", phase, elapsed, seconds, rate);
+    std::fprintf(stderr, "\r\033[K%s %5.1f / %.1f s  %10.0f requests/s", phase, elapsed, seconds, rate);
     std::fflush(stderr);
   }
   if (tty) std::fprintf(stderr, "\r\033[K");
