@@ -1,0 +1,373 @@
+// The connection broker under CAF's deterministic test coordinator and test multiplexer: no
+// sockets, no threads, no timers that fire by themselves. The test plays the peer (bytes in with
+// virtual_send, bytes out from the output buffer) and the session host (a test actor that keeps
+// the batches until the test answers them), so every interleaving below is one the test chose.
+//
+// What the test multiplexer can and cannot show: its scribe's flush() does nothing and wr_buf() is
+// the output buffer itself, so "one flush" is observed as "every byte appeared while the broker
+// handled one mailbox message" (the broker flushes once at the end of each handler).
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <vector>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/io/network/test_multiplexer.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include "actors/connection_actor.hpp"
+#include "actors/exchange.hpp"
+#include "tests/support/raw_peer.hpp"
+
+using namespace uactor;
+namespace status = ua::status;
+using test::received;
+using test::ua_codec;
+
+namespace {
+
+// What the host actor saw: each batch in arrival order, kept until the test answers it.
+struct host_log {
+  std::vector<actors::batch_ptr> batches;
+};
+
+caf::behavior test_host(caf::event_based_actor*, std::shared_ptr<host_log> log) {
+  return {[log](actors::batch_ptr& b) { log->batches.push_back(b); }};
+}
+
+// A ReadResponse for each exchange, as the session host would encode it: the request's handle
+// in the header, and the handle again as the value (so the order is visible in the bytes).
+void answer_all(actors::exchange_batch& b) {
+  for (std::size_t i = 0; i < b.size; ++i) {
+    auto& x = b.items[i];
+    ua::read_response resp;
+    resp.response_header.request_handle = x.header.request_handle;
+    ua::data_value v;
+    v.value = ua::variant(static_cast<std::int32_t>(x.header.request_handle));
+    resp.results.push_back(v);
+    x.response.clear();
+    ua::encoder e(x.response);
+    ua::encode_message(e, resp);
+  }
+}
+
+std::uint32_t handle_of(const received& r) {
+  if (const auto* resp = r.msg.get_if<ua::read_response>()) return resp->response_header.request_handle;
+  return 0;
+}
+
+struct fixture {
+  caf::actor_system_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  caf::io::network::test_multiplexer& mpx;
+  std::shared_ptr<host_log> log = std::make_shared<host_log>();
+  caf::actor host;
+  std::vector<caf::actor> brokers;
+  std::int64_t next_handle = 1;
+
+  static caf::actor_system_config& configure(caf::actor_system_config& c) {
+    c.load<caf::io::middleman>();
+    // As CAF's own test_coordinator_fixture (caf/test/dsl.hpp) configures it.
+    c.set("scheduler.policy", caf::atom("testing"));
+    c.set("middleman.network-backend", caf::atom("testing"));
+    c.set("middleman.manual-multiplexing", true);
+    c.set("middleman.workers", size_t{0});
+    c.set("middleman.heartbeat-interval", caf::timespan{0});
+    return c;
+  }
+
+  fixture()
+      : sys(configure(cfg)),
+        sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
+        mpx(dynamic_cast<caf::io::network::test_multiplexer&>(sys.middleman().backend())) {
+    host = sys.spawn(test_host, log);
+    run();
+  }
+
+  ~fixture() {
+    for (auto& b : brokers) caf::anon_send_exit(b, caf::exit_reason::kill);
+    caf::anon_send_exit(host, caf::exit_reason::kill);
+    run();
+  }
+
+  // Until neither the scheduler nor the multiplexer has anything to run.
+  void run() {
+    for (;;) {
+      const auto ran = sched.run();
+      bool any = false;
+      while (mpx.try_exec_runnable()) any = true;
+      if (ran == 0 && !any) return;
+    }
+  }
+
+  static actors::connection_options options() {
+    actors::connection_options o;
+    o.channel.limits.receive_buffer_size = 8192;
+    return o;
+  }
+
+  // A connection broker on a fresh handle, initialised.
+  caf::io::connection_handle connect(const actors::connection_options& o = options(), caf::actor* broker = nullptr) {
+    const auto hdl = caf::io::connection_handle::from_int(next_handle++);
+    mpx.provide_scribe("localhost", 4840, hdl);
+    auto b = sys.middleman().spawn_client(actors::connection_broker, "localhost", 4840, o, std::uint32_t{7}, host);
+    REQUIRE(b);
+    brokers.push_back(*b);
+    if (broker) *broker = *b;
+    run();
+    return hdl;
+  }
+
+  void send(caf::io::connection_handle hdl, std::span<const std::uint8_t> bytes) {
+    mpx.virtual_send(hdl, std::vector<char>(bytes.begin(), bytes.end()));
+    run();
+  }
+  void send(caf::io::connection_handle hdl, const ua::byte_buffer& b) { send(hdl, b.bytes()); }
+
+  std::size_t output_size(caf::io::connection_handle hdl) { return mpx.output_buffer(hdl).size(); }
+
+  // What the broker wrote since the last call, parsed; the buffer is cleared.
+  std::vector<received> output(caf::io::connection_handle hdl, ua_codec& codec) {
+    auto& out = mpx.output_buffer(hdl);
+    std::vector<std::uint8_t> bytes(out.begin(), out.end());
+    out.clear();
+    return codec.read_all(bytes);
+  }
+
+  // HEL/ACK and OPN on `hdl`.
+  void open_channel(caf::io::connection_handle hdl, ua_codec& codec) {
+    send(hdl, codec.hello());
+    auto acked = output(hdl, codec);
+    REQUIRE(acked.size() == 1);
+    REQUIRE(acked[0].type == "ACK");
+    send(hdl, codec.open());
+    auto opened = output(hdl, codec);
+    REQUIRE(opened.size() == 1);
+    INFO(opened[0].describe());
+    REQUIRE(opened[0].type == "OPN");
+    REQUIRE(codec.channel_id == 7);
+  }
+
+  // `n` ReadRequests in MSG chunks, back to back.
+  ua::byte_buffer requests(ua_codec& codec, int n) {
+    ua::byte_buffer all;
+    for (int i = 0; i < n; ++i) {
+      const auto one = codec.request(test::read_of_the_answer());
+      all.append(one.data(), one.size());
+    }
+    return all;
+  }
+
+  // The host answers its batch `i`: the broker gets it back as one mailbox message, which the
+  // test lets it handle (and nothing else: exactly one runnable of the multiplexer).
+  void answer(std::size_t i, caf::actor broker) {
+    answer_all(*log->batches.at(i));
+    caf::anon_send(broker, log->batches.at(i));
+    REQUIRE(mpx.try_exec_runnable());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("connection broker: a Hello split at every byte (inside its header too) gets one ACK", "[actors]") {
+  fixture f;
+  ua_codec codec;
+  const auto hel = codec.hello();
+  for (std::size_t cut = 1; cut < hel.size(); ++cut) {
+    INFO("cut at " << cut);
+    const auto hdl = f.connect();
+    f.send(hdl, hel.bytes().first(cut));
+    REQUIRE(f.output_size(hdl) == 0);  // nothing to answer yet
+    f.send(hdl, hel.bytes().subspan(cut));
+    auto out = f.output(hdl, codec);
+    REQUIRE(out.size() == 1);
+    INFO(out[0].describe());
+    REQUIRE(out[0].type == "ACK");
+    REQUIRE(out[0].problem.empty());
+  }
+}
+
+TEST_CASE("connection broker: three MSG chunks in one receive become one batch; the answers leave together, in order",
+          "[actors]") {
+  fixture f;
+  caf::actor broker;
+  const auto hdl = f.connect(fixture::options(), &broker);
+  ua_codec codec;
+  f.open_channel(hdl, codec);
+  const std::uint32_t first_id = codec.last_request_id + 1;
+  const std::uint32_t first_handle = codec.handle + 1;
+
+  f.send(hdl, f.requests(codec, 3));  // one virtual_send: one new_data_msg with three chunks
+  REQUIRE(f.log->batches.size() == 1);
+  const auto& batch = *f.log->batches[0];
+  REQUIRE(batch.size == 3);
+  REQUIRE(batch.channel_id == 7);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    CHECK(batch.items[i].request_id == first_id + i);
+    CHECK(batch.items[i].header.request_handle == first_handle + i);
+    CHECK(batch.items[i].request.get_if<ua::read_request>() != nullptr);
+  }
+  REQUIRE(f.output_size(hdl) == 0);  // nothing written while the batch is at the host
+
+  // One mailbox message back: all three responses are in the output after it, none before.
+  f.answer(0, broker);
+  auto out = f.output(hdl, codec);
+  REQUIRE(out.size() == 3);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    INFO(out[i].describe());
+    CHECK(out[i].type == "MSG");
+    CHECK(out[i].request_id == first_id + i);  // Part 6 §6.7.2.2: the RequestId of the request
+    CHECK(handle_of(out[i]) == first_handle + i);
+  }
+  f.run();
+  REQUIRE(f.log->batches.size() == 1);  // nothing else went to the host
+}
+
+TEST_CASE("connection broker: requests arriving while a batch is at the host leave as the next batch", "[actors]") {
+  fixture f;
+  caf::actor broker;
+  const auto hdl = f.connect(fixture::options(), &broker);
+  ua_codec codec;
+  f.open_channel(hdl, codec);
+  const std::uint32_t first_id = codec.last_request_id + 1;
+
+  f.send(hdl, f.requests(codec, 3));
+  REQUIRE(f.log->batches.size() == 1);
+  // Two more, split across two receives, the second cut inside a chunk header.
+  const auto more = f.requests(codec, 2);
+  const std::size_t cut = more.size() / 2 + 3;
+  f.send(hdl, more.bytes().first(cut));
+  f.send(hdl, more.bytes().subspan(cut));
+  REQUIRE(f.log->batches.size() == 1);  // one batch at a time: the others wait in the broker
+  REQUIRE(f.output_size(hdl) == 0);
+
+  f.answer(0, broker);
+  auto out = f.output(hdl, codec);
+  REQUIRE(out.size() == 3);
+  f.run();
+  REQUIRE(f.log->batches.size() == 2);  // the queued requests went out as soon as the first came back
+  const auto& second = *f.log->batches[1];
+  REQUIRE(second.size == 2);
+  CHECK(second.items[0].request_id == first_id + 3);
+  CHECK(second.items[1].request_id == first_id + 4);
+
+  f.answer(1, broker);
+  auto out2 = f.output(hdl, codec);
+  REQUIRE(out2.size() == 2);
+  std::vector<std::uint32_t> ids;
+  for (const auto& r : out) ids.push_back(r.request_id);
+  for (const auto& r : out2) ids.push_back(r.request_id);
+  REQUIRE(ids == std::vector<std::uint32_t>{first_id, first_id + 1, first_id + 2, first_id + 3, first_id + 4});
+}
+
+TEST_CASE("connection broker: past max_pending_requests it stops reading, and reads again once the host answers",
+          "[actors]") {
+  fixture f;
+  auto o = fixture::options();
+  o.max_pending_requests = 2;
+  caf::actor broker;
+  const auto hdl = f.connect(o, &broker);
+  ua_codec codec;
+  f.open_channel(hdl, codec);
+  const std::uint32_t first_id = codec.last_request_id + 1;
+
+  f.send(hdl, f.requests(codec, 1));  // batch 0 (one request) at the host
+  REQUIRE(f.log->batches.size() == 1);
+  REQUIRE_FALSE(f.mpx.passive_mode(hdl));
+  f.send(hdl, f.requests(codec, 3));  // three waiting: over the bound of 2
+  REQUIRE(f.mpx.passive_mode(hdl));   // halted: the socket is out of the read loop
+
+  f.send(hdl, f.requests(codec, 1));  // stays in the network
+  REQUIRE_FALSE(f.mpx.virtual_network_buffer(hdl).empty());
+
+  f.answer(0, broker);
+  f.run();
+  REQUIRE(f.log->batches.size() == 2);
+  REQUIRE(f.log->batches[1]->size == 3);
+  REQUIRE_FALSE(f.mpx.passive_mode(hdl));  // triggered again
+  REQUIRE(f.mpx.read_data(hdl));           // what waited in the network is read now
+  f.run();
+  REQUIRE(f.mpx.virtual_network_buffer(hdl).empty());
+
+  f.answer(1, broker);
+  f.run();
+  REQUIRE(f.log->batches.size() == 3);
+  REQUIRE(f.log->batches[2]->size == 1);
+  f.answer(2, broker);
+
+  std::vector<std::uint32_t> ids;
+  for (const auto& r : f.output(hdl, codec)) ids.push_back(r.request_id);
+  REQUIRE(ids == std::vector<std::uint32_t>{first_id, first_id + 1, first_id + 2, first_id + 3, first_id + 4});
+}
+
+TEST_CASE("connection broker: a failed socket ends the broker; queued requests are dropped, a late answer too",
+          "[actors]") {
+  fixture f;
+  caf::actor broker;
+  const auto hdl = f.connect(fixture::options(), &broker);
+  ua_codec codec;
+  f.open_channel(hdl, codec);
+  // The registry's count of running actors: the host and this broker.
+  const auto running = f.sys.registry().running();
+
+  f.send(hdl, f.requests(codec, 3));  // at the host
+  f.send(hdl, f.requests(codec, 2));  // queued in the broker
+  REQUIRE(f.log->batches.size() == 1);
+
+  const auto op = GENERATE(caf::io::network::operation::read, caf::io::network::operation::write);
+  f.mpx.impl_ptr(hdl)->io_failure(&f.mpx, op);  // what the multiplexer does on a failed recv/send
+  f.run();
+
+  // The host's late answer goes nowhere; nothing more is written or sent to the host.
+  answer_all(*f.log->batches[0]);
+  caf::anon_send(broker, f.log->batches[0]);
+  f.run();
+  REQUIRE(f.sys.registry().running() == running - 1);  // the broker ended
+  REQUIRE(f.output_size(hdl) == 0);
+  REQUIRE(f.log->batches.size() == 1);
+  // The batch is held by the test alone now: the broker released its reference when it ended.
+  f.log->batches.clear();
+}
+
+TEST_CASE("connection broker: a framing error is answered with an ERR and the broker ends", "[actors]") {
+  fixture f;
+  caf::actor broker;
+  const auto hdl = f.connect(fixture::options(), &broker);
+  const auto running = f.sys.registry().running();
+  ua_codec codec;
+  const std::string http = "GET / HTTP/1.1\r\n\r\n";
+  f.send(hdl, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(http.data()), http.size()));
+  auto out = f.output(hdl, codec);
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].type == "ERR");
+  REQUIRE(out[0].err.error == status::bad_tcp_message_type_invalid);
+  f.run();
+  REQUIRE(f.sys.registry().running() == running - 1);  // the broker ended
+}
+
+TEST_CASE("connection broker: no Hello before the timeout: ERR Bad_Timeout at the housekeeping tick", "[actors]") {
+  fixture f;
+  auto o = fixture::options();
+  o.channel.hello_timeout = std::chrono::milliseconds(100);
+  o.housekeeping_interval = std::chrono::milliseconds(50);
+  caf::actor broker;
+  const auto hdl = f.connect(o, &broker);
+  ua_codec codec;
+  // The broker reads the steady clock itself (actors/clock.hpp), the timer is the coordinator's:
+  // ticks fire only when the test triggers them, and a tick before the deadline does nothing.
+  REQUIRE(f.sched.trigger_timeouts() >= 1);
+  f.run();
+  // Ticks until the wall-clock deadline passes (bounded: the timeout is 100 ms).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (f.output_size(hdl) == 0 && std::chrono::steady_clock::now() < deadline) {
+    f.sched.trigger_timeouts();
+    f.run();
+  }
+  auto out = f.output(hdl, codec);
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].type == "ERR");
+  REQUIRE(out[0].err.error == status::bad_timeout);
+}
+
