@@ -257,7 +257,7 @@ TEST_CASE("server: a request in more chunks than MaxChunkCount gets Bad_TcpMessa
 }
 
 TEST_CASE("server: half a header, then silence: closed by the Hello timeout with Bad_Timeout", "[server]") {
-  test::server_fixture f;  // Hello timeout 200 ms
+  test::server_fixture f;  // Hello timeout 500 ms
   const auto baseline = f.running_actors();
   raw_peer peer(f.port());
   REQUIRE(peer.send(std::string_view("HELF")) == io_result::ok);

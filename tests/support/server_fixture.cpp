@@ -52,7 +52,7 @@ actors::server_options small_server_options() {
   o.listen_address = "127.0.0.1";
   o.port = 0;
   o.max_connections = 4;
-  o.connection.channel.hello_timeout = std::chrono::milliseconds(200);
+  o.connection.channel.hello_timeout = std::chrono::milliseconds(500);
   o.connection.housekeeping_interval = std::chrono::milliseconds(50);
   return o;
 }

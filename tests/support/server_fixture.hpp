@@ -21,7 +21,8 @@ namespace uactor::test {
 actors::server_core make_demo_core(std::uint16_t port);
 
 // 127.0.0.1, port 0, small limits that hostile tests reach quickly: 4 connections, Hello timeout
-// 200 ms, housekeeping every 50 ms.
+// 500 ms (also the bound between Hello and OPN: short, yet not reached by a well-behaved client
+// on a loaded machine), housekeeping every 50 ms.
 actors::server_options small_server_options();
 
 class server_fixture {
