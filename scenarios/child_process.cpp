@@ -88,9 +88,9 @@ std::optional<std::string> child_process::wait_line(std::string_view prefix, std
 
 bool child_process::signal(int sig) noexcept { return status_ < 0 && kill(pid_, sig) == 0; }
 
-int child_process::stop(std::chrono::milliseconds grace) {
+int child_process::stop(std::chrono::milliseconds grace, int first) {
   if (status_ < 0 && pid_ > 0) {
-    kill(pid_, SIGTERM);
+    kill(pid_, first);
     const auto deadline = std::chrono::steady_clock::now() + grace;
     int st = 0;
     for (;;) {

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <csignal>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -35,9 +36,9 @@ public:
   // nullopt when the child closed its stdout or the time ran out.
   std::optional<std::string> wait_line(std::string_view prefix, std::chrono::milliseconds timeout);
   bool signal(int sig) noexcept;
-  // SIGTERM, waits up to `grace`, then SIGKILL. The exit status as the shell shows it (128+N
-  // for a signal). Idempotent.
-  int stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  // `first` (SIGTERM), waits up to `grace`, then SIGKILL. The exit status as the shell shows it
+  // (128+N for a signal). Idempotent.
+  int stop(std::chrono::milliseconds grace = std::chrono::seconds(10), int first = SIGTERM);
 
 private:
   child_process() = default;

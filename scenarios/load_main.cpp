@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -38,6 +40,7 @@ struct cli {
   std::string endpoint;
   std::string out;
   bool json = false;
+  bool syscalls = false;
   // The floor's echo server (the child of --scenario floor).
   bool serve_floor = false;
   std::size_t request_size = 0;
@@ -66,6 +69,45 @@ std::optional<runtime::process_stats> child_stats(child_process& child) {
   auto line = child.wait_line("stats ", std::chrono::seconds(10));
   if (!line) return std::nullopt;
   return runtime::parse_line(*line);
+}
+
+// strace -c -f attached to the server (Part of issue 4's goals: system calls per request).
+// Returns once strace says it attached, so that the window starts with it counting.
+std::unique_ptr<child_process> start_strace(pid_t server, const std::string& out, const std::string& log_path) {
+  std::string path;
+  for (const char* dir : {"/usr/bin/", "/bin/", "/usr/local/bin/"})
+    if (access((std::string(dir) + "strace").c_str(), X_OK) == 0) path = std::string(dir) + "strace";
+  if (path.empty()) {
+    std::fprintf(stderr, "uactor-load: --syscalls needs strace\n");
+    return nullptr;
+  }
+  const auto log = log_path + ".strace-stderr";
+  std::string error;
+  auto s = child_process::start({path, "-c", "-f", "-p", std::to_string(server), "-o", out}, log, error);
+  if (!s) return nullptr;
+  // strace reports each attached thread on its stderr (the log file): wait for the first.
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream f(log);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (text.find("attached") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return s;
+}
+
+// Detaches strace (SIGINT) and reads the calls of its summary's `total` line.
+std::optional<std::uint64_t> stop_strace(child_process& s, const std::string& out) {
+  s.stop(std::chrono::seconds(10), SIGINT);  // strace detaches and writes its summary
+  std::ifstream f(out);
+  std::string line, last;
+  while (std::getline(f, line))
+    if (line.ends_with(" total")) last = line;
+  // % time, seconds, usecs/call, calls, [errors,] total
+  std::istringstream fields(last);
+  std::string pct, secs, per_call;
+  std::uint64_t calls = 0;
+  if (!(fields >> pct >> secs >> per_call >> calls)) return std::nullopt;
+  return calls;
 }
 
 int not_yet(const std::string& what) {
@@ -109,6 +151,9 @@ int main(int argc, char** argv) {
   app.add_option("--endpoint", o.endpoint, "load this server instead of a child (then only client-side figures)");
   app.add_option("--out", o.out, "append the result block (with --json: the JSON line) to FILE");
   app.add_flag("--json", o.json, "print the result as one line of JSON");
+  app.add_flag("--syscalls", o.syscalls,
+               "count the child server's system calls in the window with strace -c -f (ptrace slows the server: "
+               "read the other figures of such a run with care)");
   auto* serve = app.add_flag("--serve-floor", o.serve_floor, "(internal) be the floor's echo server");
   app.add_option("--request-size", o.request_size, "(internal, --serve-floor) bytes per request")->needs(serve);
   app.add_option("--response-size", o.response_size, "(internal, --serve-floor) bytes per response")->needs(serve);
@@ -200,6 +245,9 @@ int main(int argc, char** argv) {
 
   // The window: the server's edge first at the start and last at the end, so that its window
   // holds the client's.
+  std::unique_ptr<child_process> strace;
+  const auto strace_out = "/tmp/uactor-load-" + std::to_string(getpid()) + ".strace";
+  if (o.syscalls && child) strace = start_strace(child->pid(), strace_out, child_log);
   std::optional<runtime::process_stats> server_start;
   if (child) server_start = child_stats(*child);
   const auto client_start = runtime::sample_process_stats();
@@ -211,6 +259,7 @@ int main(int argc, char** argv) {
   const auto client_end = runtime::sample_process_stats();
   std::optional<runtime::process_stats> server_end;
   if (child) server_end = child_stats(*child);
+  if (strace) result.server_syscalls = stop_strace(*strace, strace_out);
 
   driver->stop();
   if (child) child->stop();
@@ -232,6 +281,14 @@ int main(int argc, char** argv) {
     f << text;
     if (!o.json) f << '\n';
   }
-  if (result.requests == 0 || result.errors > 0) return 1;
+  if (result.server_syscalls && !o.json) std::printf("  (strace's table of the window: %s)\n", strace_out.c_str());
+  // A run that measured nothing, saw errors, or lost the server's figures is not a result;
+  // a good one leaves no log of its children behind.
+  if (result.requests == 0 || result.errors > 0 || (child && !result.server)) {
+    if (child) std::fprintf(stderr, "uactor-load: the child's stderr: %s\n", child_log.c_str());
+    return 1;
+  }
+  unlink(child_log.c_str());
+  unlink((child_log + ".strace-stderr").c_str());
   return 0;
 }

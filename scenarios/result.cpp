@@ -80,6 +80,8 @@ std::string to_text(const load_result& r) {
   row("voluntary ctx switches", [&](const auto& s) { return fmt::format("{:.3f}", per_request(s.voluntary_switches, n)); });
   row("involuntary ctx switches",
       [&](const auto& s) { return fmt::format("{:.3f}", per_request(s.involuntary_switches, n)); });
+  if (r.server_syscalls)
+    out += fmt::format("  {:<26}{:>14}{:>14}\n", "system calls (strace)", fmt::format("{:.2f}", per_request(*r.server_syscalls, n)), "");
   row("peak RSS (MB, whole run)", [&](const auto& s) { return fmt::format("{:.1f}", static_cast<double>(s.peak_rss_kb) / 1024.0); });
   if (r.client_copy_allocations)
     out += fmt::format("  (the client's allocations include {} per request of the harness's own request copy: "
@@ -105,6 +107,7 @@ std::string to_json(const load_result& r) {
   if (r.server) out += process_json("server", *r.server, n) + ",";
   out += process_json("client", r.client, n);
   out += fmt::format(R"(,"client_copy_allocs_per_req":{})", r.client_copy_allocations);
+  if (r.server_syscalls) out += fmt::format(R"(,"server_syscalls_per_req":{:.3f})", per_request(*r.server_syscalls, n));
   return out + "}";
 }
 

@@ -33,6 +33,7 @@ struct load_result {
   runtime::process_stats client;
   std::optional<runtime::process_stats> server;  // none when the target is not our child
   std::size_t client_copy_allocations = 0;        // per request, of the harness's request copy
+  std::optional<std::uint64_t> server_syscalls;   // --syscalls: strace -c -f over the window
 
   double requests_per_s() const { return window_s > 0 ? static_cast<double>(requests) / window_s : 0; }
   double values_per_s() const { return requests_per_s() * static_cast<double>(nodes); }
