@@ -44,7 +44,7 @@ void answer_all(actors::exchange_batch& b) {
     ua::read_response resp;
     resp.response_header.request_handle = x.header.request_handle;
     ua::data_value v;
-    v.value = ua::variant(static_cast<std::int32_t>(x.header.request_handle));
+    v.set_value(ua::variant(static_cast<std::int32_t>(x.header.request_handle)));
     resp.results.push_back(v);
     x.response.clear();
     ua::encoder e(x.response);
@@ -371,3 +371,55 @@ TEST_CASE("connection broker: no Hello before the timeout: ERR Bad_Timeout at th
   REQUIRE(out[0].err.error == status::bad_timeout);
 }
 
+
+TEST_CASE("connection broker: over 1 MiB of unsent answers it stops reading, and reads again below half",
+          "[actors]") {
+  fixture f;
+  caf::actor broker;
+  const auto hdl = f.connect(fixture::options(), &broker);
+  ua_codec codec;
+  f.open_channel(hdl, codec);
+  // Answers of 1.2 MB each; the test multiplexer never writes them out, so they stay "unsent"
+  // until the test reports a write with a data_transferred_msg, as CAF's stream does.
+  auto answer_big = [&](std::size_t i) {
+    auto& b = *f.log->batches.at(i);
+    for (std::size_t k = 0; k < b.size; ++k) {
+      ua::read_response resp;
+      resp.response_header.request_handle = b.items[k].header.request_handle;
+      ua::data_value v;
+      v.set_value(ua::variant(ua::ua_string(std::string(50'000, 'x'))));
+      for (int n = 0; n < 24; ++n) resp.results.push_back(v);
+      b.items[k].response.clear();
+      ua::encoder e(b.items[k].response);
+      ua::encode_message(e, resp);
+      REQUIRE(b.items[k].response.size() > 1'200'000);
+    }
+    caf::anon_send(broker, f.log->batches.at(i));
+    f.run();
+  };
+
+  f.send(hdl, f.requests(codec, 1));  // batch 0 at the host
+  f.send(hdl, f.requests(codec, 1));  // waits in the broker
+  answer_big(0);                      // 1.2 MB out, and the waiting request goes as batch 1
+  REQUIRE(f.log->batches.size() == 2);
+  REQUIRE(f.output_size(hdl) > (1u << 20));
+  REQUIRE(f.mpx.passive_mode(hdl));  // halted: the peer has not read 1 MiB of answers
+
+  // The socket wrote all but 600 kB: still above half of the bound, still halted.
+  caf::anon_send(broker, caf::io::data_transferred_msg{hdl, 600'000, 600'000});
+  f.run();
+  REQUIRE(f.mpx.passive_mode(hdl));
+  // Down to 100 kB: reading again.
+  caf::anon_send(broker, caf::io::data_transferred_msg{hdl, 500'000, 100'000});
+  f.run();
+  REQUIRE_FALSE(f.mpx.passive_mode(hdl));
+
+  // Another 1.2 MB before any data has arrived since reading resumed: the halt waits (in CAF 0.17
+  // a halt queued in the same multiplexer round as the trigger would cancel it for good; see
+  // update_reading) ...
+  answer_big(1);
+  REQUIRE_FALSE(f.mpx.passive_mode(hdl));
+  // ... until data arrives, which proves the read event is registered.
+  f.send(hdl, f.requests(codec, 1));
+  REQUIRE(f.mpx.passive_mode(hdl));
+}
