@@ -41,6 +41,7 @@ struct cli {
   std::string out;
   bool json = false;
   bool syscalls = false;
+  std::vector<std::string> server_args;  // passed on to `uactor run`
   // The floor's echo server (the child of --scenario floor).
   bool serve_floor = false;
   std::size_t request_size = 0;
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
   app.add_flag("--syscalls", o.syscalls,
                "count the child server's system calls in the window with strace -c -f (ptrace slows the server: "
                "read the other figures of such a run with care)");
+  app.add_option("--server-arg", o.server_args,
+                 "one more argument for the child `uactor run` (repeatable), e.g. --server-arg=--session-host "
+                 "--server-arg=scheduler")
+      ->allow_extra_args(false);
   auto* serve = app.add_flag("--serve-floor", o.serve_floor, "(internal) be the floor's echo server");
   app.add_option("--request-size", o.request_size, "(internal, --serve-floor) bytes per request")->needs(serve);
   app.add_option("--response-size", o.response_size, "(internal, --serve-floor) bytes per response")->needs(serve);
@@ -201,6 +206,7 @@ int main(int argc, char** argv) {
     } else {
       argv_child = {dir + "uactor", "run", "--host", "127.0.0.1", "--port", "0", "--writer-interval",
                     std::to_string(o.write_interval_ms)};
+      argv_child.insert(argv_child.end(), o.server_args.begin(), o.server_args.end());
     }
     std::string error;
     child = child_process::start(argv_child, child_log, error);
@@ -215,8 +221,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     url = *listening;
-    result.target = "child `" + argv_child[0] + (o.scenario == "floor" ? " --serve-floor` " : " run` ") + url +
-                    " (pid " + std::to_string(child->pid()) + ")";
+    std::string extra;
+    for (const auto& a : o.server_args) extra += " " + a;
+    result.target = "child `" + argv_child[0] + (o.scenario == "floor" ? " --serve-floor` " : " run" + extra + "` ") +
+                    url + " (pid " + std::to_string(child->pid()) + ")";
   } else {
     result.target = o.endpoint + " (not our child: client-side figures only)";
   }
