@@ -114,7 +114,7 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   server_handle h;
   const auto fd = bind_listener(options.listen_address, options.port, h.port);
   if (!fd) return fd.error();
-  h.host = spawn_session_host(sys, make_core(h.port), options.connection.housekeeping_interval);
+  h.host = spawn_session_host(sys, make_core(h.port), options.connection.housekeeping_interval, options.session_host);
   h.listener = sys.middleman().spawn_broker(listener, *fd, options, h.host);
   return h;
 }

@@ -15,6 +15,7 @@
 
 #include "actors/connection_actor.hpp"
 #include "actors/exchange.hpp"
+#include "actors/session_host_actor.hpp"
 #include "actors/server_core.hpp"
 #include "protocol/expected.hpp"
 
@@ -25,6 +26,7 @@ struct server_options {
   std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::port says which)
   std::uint32_t max_connections = 1000;
   connection_options connection;           // each connection's limits and timers; also the host's housekeeping interval
+  host_thread session_host = host_thread::multiplexer;  // docs/decisions/0008
 };
 
 struct server_handle {

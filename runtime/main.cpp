@@ -92,6 +92,9 @@ int main(int argc, char** argv) {
                   "where to serve: an IPv4 address to listen on and advertise, or a host name to advertise "
                   "(then it listens on 0.0.0.0)");
   run->add_option("--writer-interval", writer_ms, "milliseconds between the demo writer's changes");
+  run->add_option("--session-host", plan.session_host,
+                  "where sessions and services run: multiplexer (with the connections) or scheduler")
+      ->check(CLI::IsMember({"multiplexer", "scheduler"}));
   run->add_option("--profile", plan.profile, "default, or interop: what the cross-SDK interop tests expect")
       ->check(CLI::IsMember({"default", "interop"}));
 

@@ -80,6 +80,7 @@ ua::expected<std::unique_ptr<server>> server::start(const server_plan& plan) {
   o.listen_address = plan.listen_address;
   o.port = plan.port;
   o.max_connections = plan.max_connections;
+  o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;
   o.connection.channel.limits.receive_buffer_size = plan.receive_buffer_size;
   o.connection.channel.limits.send_buffer_size = plan.send_buffer_size;
   o.connection.channel.limits.max_message_size = plan.max_message_size;

@@ -22,6 +22,9 @@ struct server_plan {
   std::uint32_t max_chunk_count = 4096;
   std::uint32_t max_nodes_per_operation = 10000;
   std::chrono::milliseconds writer_interval{1000};  // the demo writer's tick
+  // Where the session host runs (docs/decisions/0008): "multiplexer" (with the connections, no
+  // crossing between threads per request) or "scheduler" (on a CAF worker).
+  std::string session_host = "multiplexer";
   std::string profile = "default";                  // default | interop (the open62541 interop spec's server)
 
   std::string endpoint_url() const;
