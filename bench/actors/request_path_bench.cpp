@@ -1,0 +1,193 @@
+// The request path of a Read without sockets or actors: what the connection broker and the session
+// host run per request (docs/decisions/0007, 0008), in memory, one piece at a time and whole.
+//   framing.staged_receive/N   chunk_reader over one 8 KB-sized receive holding N Read request chunks
+//   session.dispatch_read/N    server_core::handle: token check, Read of N values, response encoded
+//   roundtrip.read/N           client_channel_state encodes and chunks a Read of N values, the server
+//                              frames, checks, decodes, dispatches, encodes and chunks the answer, the
+//                              client frames and decodes it: both stacks' CPU per request, no kernel
+// Unit: ns per request (per chunk for framing), allocs/req counted by tests/support/alloc_counter.
+// Run: build/bench/actors/request_path_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "actors/client_channel_state.hpp"
+#include "actors/demo_namespace.hpp"
+#include "actors/secure_channel_state.hpp"
+#include "actors/server_core.hpp"
+#include "protocol/chunk_reader.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+using namespace uactor;
+
+namespace {
+
+actors::instant at_start() { return {std::chrono::steady_clock::time_point{}, ua::date_time::from_unix_ms(1'767'225'600'000)}; }
+
+actors::server_core make_core() {
+  actors::server_core_config c;
+  c.description.application_uri = "urn:bench:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  ua::address_space space;
+  ua::load_namespace0(space);
+  services::method_table methods;
+  actors::add_demo_namespace(space, methods, at_start().utc);
+  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+}
+
+ua::read_request read_of(std::int64_t values) {
+  ua::read_request r;
+  r.timestamps_to_return = ua::timestamps_to_return::both;
+  for (std::int64_t i = 0; i < values; ++i) {
+    ua::read_value_id id;
+    id.node_id = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+    id.attribute_id = 13;  // Value
+    r.nodes_to_read.push_back(id);
+  }
+  return r;
+}
+
+// A client channel and a server (channel + core) wired by two chunk_readers: the loopback of
+// tests/actors/client_channel_state_test.cpp, reduced to what a Read needs.
+struct loopback {
+  actors::server_core core = make_core();
+  actors::secure_channel_config server_config;
+  actors::secure_channel_state server{server_config, at_start()};
+  ua::chunk_reader server_reader{ua::transport_limits{}};
+  ua::byte_buffer encoded;
+  actors::client_channel_state client{actors::client_channel_config{}};
+  ua::chunk_reader client_reader{ua::transport_limits{}};
+  ua::extension_object last;
+  ua::node_id token;
+  std::uint32_t handle = 0;
+
+  void to_server(const actors::instant& now) {
+    const auto used = server_reader.put(client.output().bytes(), [&](const ua::chunk_view& v) {
+      const auto ev = server.on_chunk(v, now);
+      if (ev == actors::secure_channel_state::event::acknowledged)
+        server_reader.set_receive_buffer_size(server.limits().receive_buffer_size);
+      if (ev == actors::secure_channel_state::event::request) {
+        const auto& r = server.request();
+        encoded.clear();
+        core.handle(r.channel_id, *r.header, *r.message, now, encoded);
+        server.send_encoded(r.request_id, encoded.bytes());
+      }
+    });
+    if (!used) throw std::runtime_error("server framing");
+    client.clear_output();
+  }
+
+  void to_client(const actors::instant& now) {
+    const auto used = client_reader.put(server.output().bytes(), [&](const ua::chunk_view& v) {
+      const auto ev = client.on_chunk(v, now);
+      if (ev == actors::client_channel_state::event::acknowledged) {
+        client_reader.set_receive_buffer_size(client.limits().receive_buffer_size);
+        (void)client.write_open(now);
+      }
+      if (ev == actors::client_channel_state::event::response && client.response().message)
+        std::swap(last, *client.response().message);
+    });
+    if (!used) throw std::runtime_error("client framing");
+    server.clear_output();
+  }
+
+  void pump(const actors::instant& now) {
+    while (!client.output().empty() || !server.output().empty()) {
+      if (!client.output().empty()) to_server(now);
+      if (!server.output().empty()) to_client(now);
+    }
+  }
+
+  template <class T>
+  void send(T req, const actors::instant& now) {
+    req.request_header.authentication_token = token;
+    req.request_header.request_handle = ++handle;
+    if (!client.send_request(req)) throw std::runtime_error("send");
+    pump(now);
+  }
+
+  loopback() {
+    const auto now = at_start();
+    client.write_hello();
+    pump(now);
+    ua::create_session_request cs;
+    cs.requested_session_timeout = 3'600'000;
+    send(cs, now);
+    token = last.get_if<ua::create_session_response>()->authentication_token;
+    ua::activate_session_request as;
+    as.user_identity_token = ua::anonymous_identity_token{ua::ua_string("anonymous")};
+    send(as, now);
+    if (!last.get_if<ua::activate_session_response>()) throw std::runtime_error("no session");
+  }
+};
+
+void roundtrip_read(benchmark::State& st) {
+  loopback lb;
+  auto req = read_of(st.range(0));
+  req.request_header.authentication_token = lb.token;
+  const auto now = at_start();
+  for (int i = 0; i < 3; ++i) {  // sizes every reused object
+    (void)lb.client.send_request(req);
+    lb.pump(now);
+  }
+  const test::alloc_scope allocs;
+  for (auto _ : st) {
+    (void)lb.client.send_request(req);
+    lb.pump(now);
+    benchmark::DoNotOptimize(lb.last.body());
+  }
+  if (!lb.last.get_if<ua::read_response>()) st.SkipWithError("no ReadResponse");
+  st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
+}
+
+void dispatch_read(benchmark::State& st) {
+  loopback lb;  // for an activated session
+  auto req = read_of(st.range(0));
+  req.request_header.authentication_token = lb.token;
+  const ua::extension_object msg(req);
+  ua::byte_buffer out;
+  const auto now = at_start();
+  for (int i = 0; i < 3; ++i) {
+    out.clear();
+    lb.core.handle(1, req.request_header, msg, now, out);
+  }
+  const test::alloc_scope allocs;
+  for (auto _ : st) {
+    out.clear();
+    lb.core.handle(1, req.request_header, msg, now, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
+}
+
+void staged_receive(benchmark::State& st) {
+  // N request chunks back to back, as one receive of the staging buffer would return them.
+  loopback lb;
+  auto req = read_of(1);
+  req.request_header.authentication_token = lb.token;
+  for (std::int64_t i = 0; i < st.range(0); ++i) (void)lb.client.send_request(req);
+  const ua::byte_buffer receive = std::move(lb.client.output());
+  ua::chunk_reader reader{ua::transport_limits{}};
+  std::size_t bytes = 0;
+  const test::alloc_scope allocs;
+  for (auto _ : st) {
+    const auto used = reader.put(receive.bytes(), [&](const ua::chunk_view& v) { bytes += v.bytes.size(); });
+    benchmark::DoNotOptimize(used);
+  }
+  benchmark::DoNotOptimize(bytes);
+  const auto chunks = static_cast<double>(st.iterations() * st.range(0));
+  st.counters["receive_bytes"] = static_cast<double>(receive.size());
+  st.counters["allocs/chunk"] = static_cast<double>(allocs.counted().allocations) / chunks;
+  st.counters["chunks/s"] = benchmark::Counter(chunks, benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+BENCHMARK(staged_receive)->Name("framing.staged_receive")->Arg(1)->Arg(8)->Arg(50);
+BENCHMARK(dispatch_read)->Name("session.dispatch_read")->Arg(1)->Arg(100);
+BENCHMARK(roundtrip_read)->Name("roundtrip.read")->Arg(1)->Arg(100);
+BENCHMARK_MAIN();
