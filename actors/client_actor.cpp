@@ -83,7 +83,15 @@ struct client_broker_state {
   std::optional<client_channel_state> channel;
   std::optional<ua::chunk_reader> reader;
   std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
-  std::unordered_map<std::uint32_t, std::shared_ptr<client_call>> pending;  // by RequestId
+  // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
+  // for all of them (not a timer message per request: that was an allocation and a mailbox message
+  // per request, and ~timeout's worth of timer entries alive at any time under load).
+  struct waiting {
+    std::shared_ptr<client_call> call;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::unordered_map<std::uint32_t, waiting> pending;
+  bool sweep_scheduled = false;
   ua::node_id authentication_token;
   std::uint32_t next_handle = 1;
   bool ready = false;     // the application's requests may go out
@@ -204,7 +212,7 @@ public:
     auto& r = s.channel->response();
     const auto it = s.pending.find(r.request_id);
     if (it == s.pending.end()) return;  // timed out already: the late answer is dropped
-    auto call = std::move(it->second);
+    auto call = std::move(it->second.call);
     s.pending.erase(it);
     // Matched by RequestId (Part 6 §6.7.2.4); the handle should agree (Part 4 §7.34).
     if (r.status.is_good() && r.request_handle != call->header().request_handle)
@@ -251,8 +259,18 @@ public:
       call->finish(id.error());
       return;
     }
-    s.pending.emplace(*id, call);
-    self_->delayed_send(self_, call->timeout(), client_timeout_atom::value, *id);
+    s.pending.emplace(*id, client_broker_state::waiting{call, now.steady + call->timeout()});
+    schedule_sweep();
+  }
+
+  // Request timeouts are checked this often: a timeout fires up to this much late.
+  static constexpr std::chrono::milliseconds sweep_interval{50};
+
+  void schedule_sweep() {
+    auto& s = st();
+    if (s.sweep_scheduled || s.pending.empty()) return;
+    s.sweep_scheduled = true;
+    self_->delayed_send(self_, sweep_interval, client_timeout_atom::value);
   }
 
   void on_call(const std::shared_ptr<client_call>& call) {
@@ -264,13 +282,21 @@ public:
     flush();
   }
 
-  void on_timeout(std::uint32_t request_id) {
+  void on_sweep() {
     auto& s = st();
-    const auto it = s.pending.find(request_id);
-    if (it == s.pending.end()) return;
-    auto call = std::move(it->second);
-    s.pending.erase(it);
-    call->finish(ua::status::bad_timeout);
+    s.sweep_scheduled = false;
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<client_call>> expired;
+    for (auto it = s.pending.begin(); it != s.pending.end();) {
+      if (it->second.deadline <= now) {
+        expired.push_back(std::move(it->second.call));
+        it = s.pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the map is consistent
+    if (!s.finished) schedule_sweep();
   }
 
   void create_session(const instant& now) {
@@ -409,7 +435,7 @@ public:
     if (why.is_bad()) spdlog::debug("uactor client: {}: {}", what, why.to_string());
     auto pending = std::move(s.pending);
     s.pending.clear();
-    for (auto& [id, call] : pending) call->finish(failure);
+    for (auto& [id, w] : pending) w.call->finish(failure);
     if (s.connected) {
       auto c = std::move(s.connected);
       s.connected = nullptr;
@@ -457,7 +483,7 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
       },
       [self, hdl](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self, hdl).on_call(call); },
       [self, hdl](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self, hdl).on_close(c); },
-      [self, hdl](client_timeout_atom, std::uint32_t id) { client_session(self, hdl).on_timeout(id); },
+      [self, hdl](client_timeout_atom) { client_session(self, hdl).on_sweep(); },
       [self, hdl](client_renew_atom) { client_session(self, hdl).on_renew(); },
       [self, hdl](client_deadline_atom) { client_session(self, hdl).on_deadline(); },
   };
