@@ -310,15 +310,21 @@ public:
     req.session_name = ua::ua_string(s.config.session_name);
     req.requested_session_timeout = static_cast<double>(s.config.session_timeout.count());
     req.max_response_message_size = 0;
+    send_internal(std::move(req), &client_session::on_session_created, now);
+  }
+
+  // A request of the client's own (CreateSession, ActivateSession): its answer goes to `next`.
+  template <class Request>
+  void send_internal(Request req, void (client_session::*next)(ua::expected<ua::extension_object>), const instant& now) {
     auto self = self_;
     auto hdl = hdl_;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl](ua::expected<ua::extension_object> answer) {
+        [self, hdl, next](ua::expected<ua::extension_object> answer) {
           client_session cs(self, hdl);
-          if (!cs.st().finished) cs.on_session_created(std::move(answer));
+          if (!cs.st().finished) (cs.*next)(std::move(answer));
         },
-        s.config.connect_timeout);
+        st().config.connect_timeout);
     send(call, now);
   }
 
@@ -354,16 +360,7 @@ public:
     }
     ua::activate_session_request req;
     req.user_identity_token = ua::anonymous_identity_token{policy_id};
-    auto self = self_;
-    auto hdl = hdl_;
-    auto call = client_call::make(
-        std::move(req),
-        [self, hdl](ua::expected<ua::extension_object> answer) {
-          client_session cs(self, hdl);
-          if (!cs.st().finished) cs.on_session_activated(std::move(answer));
-        },
-        s.config.connect_timeout);
-    send(call, now_instant());
+    send_internal(std::move(req), &client_session::on_session_activated, now_instant());
     flush();
   }
 
