@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -123,16 +122,6 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
 caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
                         writer_step step) {
   return sys.spawn(writer, server.host, interval, std::make_shared<const writer_step>(std::move(step)));
-}
-
-void drain_connections(caf::actor_system& sys) {
-  auto& mpx = sys.middleman().backend();
-  for (int round = 0; round < 3; ++round) {
-    auto done = std::make_shared<std::promise<void>>();
-    auto ready = done->get_future();
-    mpx.post([done] { done->set_value(); });
-    if (ready.wait_for(std::chrono::milliseconds(300)) != std::future_status::ready) return;
-  }
 }
 
 void stop_server(const server_handle& server) {

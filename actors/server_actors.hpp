@@ -51,10 +51,4 @@ caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std
 // Stops accepting, closes every connection and stops the host (and the writers, which watch it).
 void stop_server(const server_handle& server);
 
-// After stop_server and await_all_actors_done: lets the multiplexer finish the graceful closes the
-// ended brokers left behind. A closing socket holds a strong reference to its broker until its
-// last bytes are written; an actor system destroyed before that leaves both unreleased (what
-// LeakSanitizer reports at exit). Waits for a few rounds of the multiplexer's loop, at most ~1 s.
-void drain_connections(caf::actor_system& sys);
-
 }  // namespace uactor::actors

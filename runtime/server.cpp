@@ -109,7 +109,6 @@ void server::stop() {
   impl_->stopped = true;
   actors::stop_server(impl_->handle);
   impl_->system.await_all_actors_done();
-  actors::drain_connections(impl_->system);
 }
 
 }  // namespace uactor::runtime

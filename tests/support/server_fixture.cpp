@@ -77,7 +77,6 @@ void server_fixture::stop() {
   stopped_ = true;
   actors::stop_server(handle_);
   system_.await_all_actors_done();
-  actors::drain_connections(system_);
 }
 
 std::size_t server_fixture::running_actors() const {
