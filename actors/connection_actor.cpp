@@ -62,8 +62,6 @@ struct connection {
   bool read_since_trigger = true;  // data arrived since the last trigger(): its read event is registered
 };
 
-using connection_ptr = std::shared_ptr<connection>;
-
 // Appends what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses) to the socket's
 // write buffer: every chunk of one mailbox message leaves in one send.
 void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
