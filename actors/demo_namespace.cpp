@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/server_object.hpp"
 #include "protocol/generated/status_codes.hpp"
 
 namespace uactor::actors {
@@ -273,6 +274,20 @@ void demo_writer::step(address_space& as, std::uint64_t tick, date_time now) con
   // tick % 60 keeps the argument small, so the period stays exact for any tick count.
   put(sine_, std::sin(2 * std::numbers::pi * static_cast<double>(tick % 60) / 60.0));
   put(time_, now);
+}
+
+server_core make_demo_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                                  const demo_options& options) {
+  ua::address_space space;
+  ua::load_namespace0(space);
+  services::method_table methods;
+  add_demo_namespace(space, methods, now, options);
+  const std::string uris[] = {"http://opcfoundation.org/UA/", options.namespace_uri};
+  server_info info;
+  info.application_uri = config.description.application_uri;
+  info.software_version = software_version;
+  init_server_object(space, info, config.limits, uris, now);
+  return server_core(std::move(config), std::move(space), std::move(methods));
 }
 
 }  // namespace uactor::actors

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "actors/server_core.hpp"
 #include "actors/services/call.hpp"
 #include "protocol/address_space.hpp"
 
@@ -42,5 +43,11 @@ private:
   ua::node_index sine_;
   ua::node_index time_;
 };
+
+// The server uactor run serves: namespace 0 with the Server object filled in (its
+// ApplicationUri and limits from `config`, `software_version` in its BuildInfo) and the demo
+// namespace. One place for the runtime, the tests and the benchmarks.
+server_core make_demo_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                                  const demo_options& options = {});
 
 }  // namespace uactor::actors

@@ -13,7 +13,6 @@
 #include "actors/demo_namespace.hpp"
 #include "actors/server_actors.hpp"
 #include "actors/server_core.hpp"
-#include "actors/server_object.hpp"
 
 namespace uactor::runtime {
 
@@ -46,17 +45,7 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port) {
   c.sessions.max_sessions = plan.max_sessions;
   c.sessions.max_request_message_size = plan.max_message_size;
   c.sessions.random = fill_random;
-
-  ua::address_space space;
-  ua::load_namespace0(space);
-  services::method_table methods;
-  actors::add_demo_namespace(space, methods, now.utc, {plan.demo_namespace_uri});
-  const std::string uris[] = {"http://opcfoundation.org/UA/", plan.demo_namespace_uri};
-  actors::server_info info;
-  info.application_uri = plan.application_uri;
-  info.software_version = UACTOR_VERSION;
-  actors::init_server_object(space, info, c.limits, uris, now.utc);
-  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+  return actors::make_demo_server_core(std::move(c), UACTOR_VERSION, now.utc, {plan.demo_namespace_uri});
 }
 
 }  // namespace

@@ -32,11 +32,7 @@ actors::server_core make_core() {
   c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
     for (auto& b : out) b = ++n;
   };
-  ua::address_space space;
-  ua::load_namespace0(space);
-  services::method_table methods;
-  actors::add_demo_namespace(space, methods, at_start().utc);
-  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+  return actors::make_demo_server_core(std::move(c), "test", at_start().utc);
 }
 
 ua::read_request read_of(std::int64_t values) {

@@ -35,16 +35,7 @@ actors::server_core make_demo_core(std::uint16_t port) {
   c.description.application_uri = "urn:localhost:uactor:server";
   c.description.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(port);
   c.sessions.random = fill_random;
-  ua::address_space space;
-  ua::load_namespace0(space);
-  services::method_table methods;
-  actors::add_demo_namespace(space, methods, now.utc);
-  const std::string uris[] = {"http://opcfoundation.org/UA/", "urn:uactor:demo"};
-  actors::server_info info;
-  info.application_uri = c.description.application_uri;
-  info.software_version = "test";
-  actors::init_server_object(space, info, c.limits, uris, now.utc);
-  return actors::server_core(std::move(c), std::move(space), std::move(methods));
+  return actors::make_demo_server_core(std::move(c), "test", now.utc);
 }
 
 actors::server_options small_server_options() {
