@@ -1,0 +1,55 @@
+// RSA keys (public only, or with the private part) and the random bytes nonces are made of.
+// An rsa_key shares its EVP_PKEY by reference count: copies are cheap and read-only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "protocol/expected.hpp"
+
+typedef struct evp_pkey_st EVP_PKEY;  // NOLINT: OpenSSL's own spelling, no <openssl/evp.h> here
+
+namespace uactor::security {
+
+class rsa_key {
+public:
+  rsa_key() = default;
+  // Takes over one reference of `adopt` (which must be an RSA key, or null).
+  explicit rsa_key(EVP_PKEY* adopt) noexcept : key_(adopt) {}
+  rsa_key(const rsa_key& o) noexcept;
+  rsa_key& operator=(const rsa_key& o) noexcept;
+  rsa_key(rsa_key&& o) noexcept : key_(o.key_) { o.key_ = nullptr; }
+  rsa_key& operator=(rsa_key&& o) noexcept;
+  ~rsa_key();
+
+  // A fresh key pair (EVP_RSA_gen, e = 65537). Bad_InvalidArgument for fewer than 1024 bits or
+  // more than 16384, Bad_InternalError when OpenSSL fails.
+  static ua::expected<rsa_key> generate(unsigned bits);
+  // PKCS#8 or traditional "RSA PRIVATE KEY" PEM, unencrypted. Bad_DecodingError when it is not
+  // a PEM RSA private key.
+  static ua::expected<rsa_key> from_private_pem(std::string_view pem);
+  // A public key from its DER SubjectPublicKeyInfo. Bad_DecodingError when it is not an RSA key.
+  static ua::expected<rsa_key> from_public_der(std::span<const std::uint8_t> der);
+  // PKCS#8 PEM of the private key; "" when there is none.
+  std::string to_private_pem() const;
+  // The key without its private part (what a peer knows of it).
+  rsa_key public_only() const;
+
+  std::size_t bits() const noexcept;        // modulus bits
+  std::size_t size_bytes() const noexcept;  // modulus bytes: RSA signature and cipher block size
+  bool has_private() const noexcept;
+  EVP_PKEY* native() const noexcept { return key_; }
+  explicit operator bool() const noexcept { return key_ != nullptr; }
+
+private:
+  EVP_PKEY* key_ = nullptr;
+};
+
+// Cryptographically strong random bytes (RAND_bytes). Throws std::runtime_error if OpenSSL's
+// generator fails, which a working OpenSSL 3 does not.
+void fill_random(std::span<std::uint8_t> out);
+
+}  // namespace uactor::security
