@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/certs_cli.hpp"
 #include "runtime/client_cli.hpp"
 #include "runtime/process_stats.hpp"
 #include "runtime/server.hpp"
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"default", "interop"}));
 
   uactor::runtime::add_client_commands(app);  // read, write, browse, call
+  uactor::runtime::add_certs_commands(app);   // certs create|list|trust|reject
 
   CLI11_PARSE(app, argc, argv);
 

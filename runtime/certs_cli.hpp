@@ -1,0 +1,16 @@
+// `uactor certs`: the PKI store on disk for a person at a terminal (create the own certificate,
+// list the folders, trust or reject a peer's certificate). Exit 0 on success, 2 on a usage error,
+// 1 otherwise.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace uactor::runtime {
+
+// Adds `certs` (create, list, trust, reject) to the app. Its callbacks end the program's parse
+// with CLI::RuntimeError(exit code), which CLI11_PARSE returns from main.
+void add_certs_commands(CLI::App& app);
+
+}  // namespace uactor::runtime
