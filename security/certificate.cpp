@@ -1,0 +1,396 @@
+#include "security/certificate.hpp"
+
+#include <arpa/inet.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+#include <openssl/asn1.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "protocol/generated/status_codes.hpp"
+#include "security/openssl.hpp"
+
+namespace uactor::security {
+
+struct certificate::impl {
+  x509_ptr x509;
+  std::vector<std::uint8_t> der;
+  std::array<std::uint8_t, 20> thumbprint{};
+  rsa_key key;
+};
+
+namespace {
+
+using general_names_ptr = std::unique_ptr<GENERAL_NAMES, decltype([](GENERAL_NAMES* n) {
+                                            GENERAL_NAMES_free(n);
+                                          })>;
+using x509_extension_ptr = std::unique_ptr<X509_EXTENSION, decltype([](X509_EXTENSION* e) {
+                                             X509_EXTENSION_free(e);
+                                           })>;
+
+}  // namespace
+
+struct certificate_parser {
+  static std::shared_ptr<certificate::impl> parse_one(const unsigned char*& p, long len);
+};
+
+// Parses one certificate at `p` (advancing it); null when it is not a DER certificate with an
+// RSA key.
+std::shared_ptr<certificate::impl> certificate_parser::parse_one(const unsigned char*& p, long len) {
+  const unsigned char* start = p;
+  x509_ptr x(d2i_X509(nullptr, &p, len));
+  if (!x) {
+    ERR_clear_error();
+    return nullptr;
+  }
+  // X509_get_pubkey takes a reference of its own, which the rsa_key adopts.
+  EVP_PKEY* k = X509_get_pubkey(x.get());
+  ERR_clear_error();
+  if (!k) return nullptr;
+  rsa_key key(k);
+  if (EVP_PKEY_is_a(k, "RSA") != 1) return nullptr;
+  auto out = std::make_shared<certificate::impl>();
+  out->der.assign(start, p);
+  unsigned int n = 0;
+  if (EVP_Digest(out->der.data(), out->der.size(), out->thumbprint.data(), &n, EVP_sha1(), nullptr) != 1 ||
+      n != out->thumbprint.size()) {
+    ERR_clear_error();
+    return nullptr;
+  }
+  out->x509 = std::move(x);
+  out->key = std::move(key);
+  return out;
+}
+
+namespace {
+
+std::string name_to_line(const X509_NAME* name) {
+  if (!name) return {};
+  bio_ptr bio(BIO_new(BIO_s_mem()));
+  if (!bio) return {};
+  // RFC 2253 order reversed into the "CN=..., O=..." reading order, UTF-8 kept.
+  X509_NAME_print_ex(bio.get(), name, 0, (XN_FLAG_ONELINE & ~ASN1_STRFLGS_ESC_MSB) | XN_FLAG_SEP_CPLUS_SPC);
+  char* data = nullptr;
+  const long len = BIO_get_mem_data(bio.get(), &data);
+  return len > 0 ? std::string(data, static_cast<std::size_t>(len)) : std::string();
+}
+
+ua::date_time from_asn1_time(const ASN1_TIME* t) {
+  std::tm tm{};
+  if (!t || ASN1_TIME_to_tm(t, &tm) != 1) return {};
+  return ua::date_time::from_unix_ms(static_cast<std::int64_t>(timegm(&tm)) * 1000);
+}
+
+std::time_t to_time_t(ua::date_time t) { return static_cast<std::time_t>(t.to_unix_ms() / 1000); }
+
+bool add_extension(X509* x, X509V3_CTX* ctx, int nid, const char* value) {
+  x509_extension_ptr ext(X509V3_EXT_conf_nid(nullptr, ctx, nid, value));
+  return ext && X509_add_ext(x, ext.get(), -1) == 1;
+}
+
+bool add_general_name(GENERAL_NAMES* names, int type, const std::string& value) {
+  GENERAL_NAME* gn = nullptr;
+  if (type == GEN_IPADD) {
+    gn = GENERAL_NAME_new();
+    ASN1_OCTET_STRING* ip = a2i_IPADDRESS(value.c_str());
+    if (!gn || !ip) {
+      GENERAL_NAME_free(gn);
+      ASN1_OCTET_STRING_free(ip);
+      return false;
+    }
+    GENERAL_NAME_set0_value(gn, GEN_IPADD, ip);
+  } else {
+    gn = GENERAL_NAME_new();
+    ASN1_IA5STRING* s = ASN1_IA5STRING_new();
+    if (!gn || !s || ASN1_STRING_set(s, value.data(), static_cast<int>(value.size())) != 1) {
+      GENERAL_NAME_free(gn);
+      ASN1_IA5STRING_free(s);
+      return false;
+    }
+    GENERAL_NAME_set0_value(gn, type, s);
+  }
+  if (sk_GENERAL_NAME_push(names, gn) == 0) {
+    GENERAL_NAME_free(gn);
+    return false;
+  }
+  return true;
+}
+
+bool parses_as_ip(const std::string& s) {
+  ASN1_OCTET_STRING* ip = a2i_IPADDRESS(s.c_str());
+  ERR_clear_error();
+  ASN1_OCTET_STRING_free(ip);
+  return ip != nullptr;
+}
+
+template <class F>
+void for_each_san(X509* x, F&& f) {
+  general_names_ptr names(
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(x, NID_subject_alt_name, nullptr, nullptr)));
+  ERR_clear_error();
+  if (!names) return;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names.get()); ++i) f(sk_GENERAL_NAME_value(names.get(), i));
+}
+
+std::string ia5_to_string(const ASN1_IA5STRING* s) {
+  return s ? std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                         static_cast<std::size_t>(ASN1_STRING_length(s)))
+           : std::string();
+}
+
+}  // namespace
+
+ua::expected<certificate> certificate::from_der(std::span<const std::uint8_t> der) {
+  if (der.empty()) return ua::status::bad_certificate_invalid;
+  const unsigned char* p = der.data();
+  auto one = certificate_parser::parse_one(p, static_cast<long>(der.size()));
+  if (!one || p != der.data() + der.size()) return ua::status::bad_certificate_invalid;
+  certificate c;
+  c.impl_ = std::move(one);
+  return c;
+}
+
+ua::expected<std::vector<certificate>> certificate::chain_from_der(std::span<const std::uint8_t> der) {
+  // Part 6 §6.7.2.3 allows a chain; ten is more than any PKI an OPC UA deployment uses.
+  constexpr std::size_t max_chain = 10;
+  std::vector<certificate> out;
+  const unsigned char* p = der.data();
+  const unsigned char* end = der.data() + der.size();
+  if (der.empty()) return ua::status::bad_certificate_invalid;
+  while (p < end) {
+    if (out.size() == max_chain) return ua::status::bad_certificate_invalid;
+    auto one = certificate_parser::parse_one(p, static_cast<long>(end - p));
+    if (!one) return ua::status::bad_certificate_invalid;
+    certificate c;
+    c.impl_ = std::move(one);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+ua::expected<certificate> certificate::from_file(const std::filesystem::path& file) {
+  // Certificates are a few KB; a larger file is not one.
+  constexpr std::uintmax_t max_size = 1 << 20;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) return ua::status::bad_not_found;
+  if (size > max_size) return ua::status::bad_certificate_invalid;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return ua::status::bad_not_found;
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  static constexpr std::string_view pem_begin = "-----BEGIN";
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.find(pem_begin) == std::string_view::npos) return from_der(bytes);
+  bio_ptr bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
+  x509_ptr x(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!x) {
+    ERR_clear_error();
+    return ua::status::bad_certificate_invalid;
+  }
+  unsigned char* der = nullptr;
+  const int len = i2d_X509(x.get(), &der);
+  if (len <= 0) {
+    ERR_clear_error();
+    return ua::status::bad_certificate_invalid;
+  }
+  auto c = from_der({der, static_cast<std::size_t>(len)});
+  OPENSSL_free(der);
+  return c;
+}
+
+std::span<const std::uint8_t> certificate::der() const noexcept {
+  return impl_ ? std::span<const std::uint8_t>(impl_->der) : std::span<const std::uint8_t>();
+}
+
+std::array<std::uint8_t, 20> certificate::thumbprint() const noexcept {
+  return impl_ ? impl_->thumbprint : std::array<std::uint8_t, 20>{};
+}
+
+std::string certificate::thumbprint_hex() const {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (auto b : thumbprint()) {
+    out += digits[b >> 4];
+    out += digits[b & 0xF];
+  }
+  return out;
+}
+
+const rsa_key& certificate::public_key() const noexcept {
+  static const rsa_key none;
+  return impl_ ? impl_->key : none;
+}
+
+std::size_t certificate::key_bits() const noexcept { return impl_ ? impl_->key.bits() : 0; }
+
+std::string certificate::application_uri() const {
+  std::string uri;
+  if (!impl_) return uri;
+  for_each_san(impl_->x509.get(), [&](const GENERAL_NAME* gn) {
+    if (uri.empty() && gn->type == GEN_URI) uri = ia5_to_string(gn->d.uniformResourceIdentifier);
+  });
+  return uri;
+}
+
+std::vector<std::string> certificate::host_names() const {
+  std::vector<std::string> out;
+  if (!impl_) return out;
+  for_each_san(impl_->x509.get(), [&](const GENERAL_NAME* gn) {
+    if (gn->type == GEN_DNS) {
+      out.push_back(ia5_to_string(gn->d.dNSName));
+    } else if (gn->type == GEN_IPADD) {
+      const ASN1_OCTET_STRING* ip = gn->d.iPAddress;
+      const int len = ASN1_STRING_length(ip);
+      char text[INET6_ADDRSTRLEN] = {};
+      if ((len == 4 || len == 16) &&
+          inet_ntop(len == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(ip), text, sizeof text))
+        out.emplace_back(text);
+    }
+  });
+  return out;
+}
+
+std::string certificate::subject() const {
+  return impl_ ? name_to_line(X509_get_subject_name(impl_->x509.get())) : std::string();
+}
+
+std::string certificate::common_name() const {
+  if (!impl_) return {};
+  const X509_NAME* name = X509_get_subject_name(impl_->x509.get());
+  const int i = X509_NAME_get_index_by_NID(name, NID_commonName, -1);
+  if (i < 0) return {};
+  const ASN1_STRING* s = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
+  unsigned char* utf8 = nullptr;
+  const int len = ASN1_STRING_to_UTF8(&utf8, s);
+  if (len < 0) {
+    ERR_clear_error();
+    return {};
+  }
+  std::string out(reinterpret_cast<const char*>(utf8), static_cast<std::size_t>(len));
+  OPENSSL_free(utf8);
+  return out;
+}
+
+ua::date_time certificate::valid_from() const {
+  return impl_ ? from_asn1_time(X509_get0_notBefore(impl_->x509.get())) : ua::date_time{};
+}
+
+ua::date_time certificate::valid_to() const {
+  return impl_ ? from_asn1_time(X509_get0_notAfter(impl_->x509.get())) : ua::date_time{};
+}
+
+bool certificate::self_signed() const {
+  if (!impl_) return false;
+  const int r = X509_self_signed(impl_->x509.get(), 1);
+  ERR_clear_error();
+  return r == 1;
+}
+
+std::string certificate::describe() const {
+  if (!impl_) return "(no certificate)";
+  return "\"" + subject() + "\" [" + thumbprint_hex() + "] valid " + format_date_time(valid_from()) + " to " +
+         format_date_time(valid_to());
+}
+
+X509* certificate::native() const noexcept { return impl_ ? impl_->x509.get() : nullptr; }
+
+bool operator==(const certificate& a, const certificate& b) noexcept {
+  const auto da = a.der();
+  const auto db = b.der();
+  return da.size() == db.size() && std::equal(da.begin(), da.end(), db.begin());
+}
+
+ua::expected<application_identity> create_self_signed(const certificate_request& request, ua::date_time now) {
+  if (request.application_uri.empty() || request.common_name.empty()) return ua::status::bad_invalid_argument;
+  auto key = rsa_key::generate(request.key_bits);
+  if (!key) return key.error();
+
+  x509_ptr x(X509_new());
+  if (!x) return ua::status::bad_out_of_memory;
+  auto fail = [] {
+    ERR_clear_error();
+    return ua::status::bad_internal_error;
+  };
+  // Part 6 §6.2.2: version shall be V3 (the value 2).
+  if (X509_set_version(x.get(), X509_VERSION_3) != 1) return fail();
+
+  // A random positive serial of 16 bytes (RFC 5280 §4.1.2.2 allows up to 20 octets).
+  std::array<std::uint8_t, 16> serial_bytes{};
+  fill_random(serial_bytes);
+  serial_bytes[0] &= 0x7F;
+  serial_bytes[0] |= 0x01;  // no leading zero octet, so the encoding stays 16 bytes
+  std::unique_ptr<BIGNUM, decltype(&BN_free)> bn(BN_bin2bn(serial_bytes.data(), serial_bytes.size(), nullptr),
+                                                 &BN_free);
+  if (!bn || !BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(x.get()))) return fail();
+
+  // Part 6 §6.2.2: CommonName and Organization shall be specified.
+  X509_NAME* name = X509_get_subject_name(x.get());
+  auto add_entry = [&](const char* field, const std::string& value) {
+    return X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(value.data()),
+                                      static_cast<int>(value.size()), -1, 0) == 1;
+  };
+  if (!add_entry("CN", request.common_name)) return fail();
+  if (!request.organization.empty() && !add_entry("O", request.organization)) return fail();
+  if (X509_set_issuer_name(x.get(), name) != 1) return fail();
+
+  const std::time_t start = to_time_t(now) - 3600;
+  const std::time_t end = to_time_t(now) + static_cast<std::time_t>(request.validity.count()) * 3600;
+  if (!ASN1_TIME_set(X509_getm_notBefore(x.get()), start) || !ASN1_TIME_set(X509_getm_notAfter(x.get()), end))
+    return fail();
+  if (X509_set_pubkey(x.get(), key->native()) != 1) return fail();
+
+  X509V3_CTX ctx;
+  X509V3_set_ctx(&ctx, x.get(), x.get(), nullptr, nullptr, 0);
+  if (!add_extension(x.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
+      !add_extension(x.get(), &ctx, NID_key_usage,
+                     "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment,keyCertSign") ||
+      !add_extension(x.get(), &ctx, NID_ext_key_usage, "serverAuth,clientAuth") ||
+      !add_extension(x.get(), &ctx, NID_subject_key_identifier, "hash") ||
+      // The subject key identifier must be in place before the authority key identifier copies it.
+      !add_extension(x.get(), &ctx, NID_authority_key_identifier, "keyid:always"))
+    return fail();
+
+  // Part 6 §6.2.2: subjectAltName shall hold the applicationUri; servers add their host names.
+  general_names_ptr san(GENERAL_NAMES_new());
+  if (!san || !add_general_name(san.get(), GEN_URI, request.application_uri)) return fail();
+  for (const auto& host : request.host_names) {
+    if (host.empty()) continue;
+    if (!add_general_name(san.get(), parses_as_ip(host) ? GEN_IPADD : GEN_DNS, host)) return fail();
+  }
+  if (X509_add1_ext_i2d(x.get(), NID_subject_alt_name, san.get(), 0, X509V3_ADD_DEFAULT) != 1) return fail();
+
+  if (X509_sign(x.get(), key->native(), EVP_sha256()) <= 0) return fail();
+
+  unsigned char* der = nullptr;
+  const int len = i2d_X509(x.get(), &der);
+  if (len <= 0) return fail();
+  auto cert = certificate::from_der({der, static_cast<std::size_t>(len)});
+  OPENSSL_free(der);
+  if (!cert) return cert.error();
+  return application_identity{std::move(*cert), std::move(*key)};
+}
+
+ua::date_time system_now() {
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  return ua::date_time::from_unix_ms(ms.count());
+}
+
+std::string format_date_time(ua::date_time t) {
+  const std::time_t s = to_time_t(t);
+  std::tm tm{};
+  if (!gmtime_r(&s, &tm)) return "?";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace uactor::security
