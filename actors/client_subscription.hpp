@@ -1,0 +1,184 @@
+// Client subscriptions (Part 4 §5.13, §5.14): the application's types (settings, callbacks, status
+// events) and the engine, plain state that the client actor owns: no CAF, no clock of its own.
+// The engine owns the callbacks it is given; it hands the callbacks views into the decoded response.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/generated/types.hpp"
+
+namespace uactor {
+
+// CreateSubscription's parameters (Part 4 §5.14.2.2); the server revises them.
+struct subscription_settings {
+  std::chrono::milliseconds publishing_interval{100};
+  std::uint32_t lifetime_count = 60;       // at least 3 x max_keep_alive_count (the server revises it so)
+  std::uint32_t max_keep_alive_count = 10;
+  std::uint32_t max_notifications_per_publish = 0;  // 0: no limit
+  std::uint8_t priority = 0;
+  bool publishing_enabled = true;
+};
+
+enum class subscription_event : std::uint8_t {
+  status_change,  // a StatusChangeNotification (Part 4 §7.25.4); `status` as the server sent it
+  silent,         // no PublishResponse for this subscription (data or keep-alive) within the
+                  // keep-alive period plus a margin: the server, the network or the session is stuck
+  recovered,      // heard from again after `silent`
+  data_lost,      // a NotificationMessage that was missed could not be republished (`status`:
+                  // Bad_MessageNotAvailable or the Republish's failure; `sequence_number`: which)
+  closed,         // the subscription is gone: lifetime expired (Bad_Timeout), Bad_NoSubscription,
+                  // the connection or session ended (`status` says which). No callback follows.
+};
+
+struct subscription_status {
+  std::uint32_t subscription_id = 0;
+  subscription_event what = subscription_event::status_change;
+  ua::status_code status;
+  std::uint32_t sequence_number = 0;  // data_lost only
+};
+
+// Fast: one call per NotificationMessage with all of its data changes, a view into the decoded
+// PublishResponse valid during the call only. Republished messages come through here too (late).
+using data_change_handler = std::function<void(std::uint32_t subscription_id, std::uint32_t sequence_number,
+                                               std::span<const ua::monitored_item_notification> changes)>;
+// Per item: one call per data change of that monitored item (the notification valid during the call).
+using item_handler = std::function<void(const ua::monitored_item_notification& change)>;
+using subscription_status_handler = std::function<void(const subscription_status&)>;
+
+struct subscription_handlers {
+  data_change_handler on_data;  // empty: data changes go to the per-item handlers of the items
+  subscription_status_handler on_status;
+};
+
+// A MonitoredItemCreateRequest for the Value attribute (Part 4 §7.21), reporting, with optional
+// DataChangeFilter (Part 4 §7.22.2). deadband_type: 0 none, 1 absolute, 2 percent.
+ua::monitored_item_create_request monitor_value(ua::node_id node, std::uint32_t client_handle,
+                                                double sampling_interval_ms = -1, std::uint32_t queue_size = 1,
+                                                bool discard_oldest = true);
+ua::extension_object data_change_filter(ua::data_change_trigger trigger, std::uint32_t deadband_type = 0,
+                                        double deadband_value = 0);
+
+}  // namespace uactor
+
+namespace uactor::actors {
+
+struct subscription_engine_config {
+  // Publish requests kept at the server: one per subscription plus one spare (the server always
+  // holds one while an answer travels), at most this many; lowered by Bad_TooManyPublishRequests.
+  std::size_t max_publish_requests = 5;
+  // Silent after keep-alive period (revised interval x keep-alive count) plus the larger of this
+  // and half the keep-alive period.
+  std::chrono::milliseconds silence_margin{500};
+  // Longest gap filled by Republish; messages beyond it are reported lost at once.
+  std::uint32_t max_republish_per_gap = 64;
+  std::size_t max_pending_acks = 4096;  // beyond this (server not answering) the oldest are dropped
+};
+
+// All subscriptions of one session. The owner sends Publish requests while publish_wanted() > 0
+// (fill_publish), feeds back every PublishResponse or its failure, sends a Republish for each
+// next_republish(), feeds those back, and calls check() now and then (silence).
+class subscription_engine {
+public:
+  using time_point = std::chrono::steady_clock::time_point;
+
+  explicit subscription_engine(subscription_engine_config config = {});
+
+  // --- registration (the answers of CreateSubscription, ModifySubscription, ...)
+  void add(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count,
+           subscription_handlers handlers, time_point now);
+  void revise(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count);
+  // Removed by the application (no status callback).
+  void remove(std::uint32_t id);
+  // Per-item handlers, by client handle (registered before CreateMonitoredItems goes out, so that
+  // the first values cannot overtake it); then bound to the server's item id, or dropped.
+  void add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle, item_handler handler);
+  void bind_item(std::uint32_t subscription_id, std::uint32_t client_handle, std::uint32_t monitored_item_id);
+  void remove_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle);
+  void remove_item(std::uint32_t subscription_id, std::uint32_t monitored_item_id);
+  bool contains(std::uint32_t id) const noexcept;
+  std::size_t size() const noexcept { return subs_.size(); }
+  bool empty() const noexcept { return subs_.empty(); }
+
+  // --- Publish
+  // How many more Publish requests to send now.
+  std::size_t publish_wanted() const noexcept;
+  // Fills the acknowledgements (every sequence number received since the last Publish) and counts
+  // the request as outstanding. No allocation once the request's array has grown.
+  void fill_publish(ua::publish_request& request);
+  // TimeoutHint for Publish: it waits at the server up to a keep-alive period (Part 4 §5.14.5):
+  // three of the longest keep-alive periods, at least `floor`.
+  std::chrono::milliseconds publish_timeout(std::chrono::milliseconds floor) const noexcept;
+  // A PublishResponse (good service result): dispatches its notifications, queues the ack,
+  // detects gaps (Republish). The response is read in place; its arrays stay for the next decode.
+  void on_publish_response(const ua::publish_response& response, time_point now);
+  // A Publish that failed: Bad_Timeout (server or local, not an error: sent again),
+  // Bad_TooManyPublishRequests (fewer from now on), Bad_NoSubscription (none left at the server:
+  // every subscription here is closed), anything else ends publishing (the session is gone).
+  void on_publish_failed(ua::status_code status, time_point now);
+  std::size_t publish_outstanding() const noexcept { return outstanding_; }
+  std::size_t publish_limit() const noexcept { return limit_; }
+
+  // --- Republish (Part 4 §5.14.6)
+  bool next_republish(std::uint32_t& subscription_id, std::uint32_t& sequence_number);
+  void on_republished(std::uint32_t subscription_id, const ua::notification_message& message, time_point now);
+  void on_republish_failed(std::uint32_t subscription_id, std::uint32_t sequence_number, ua::status_code status);
+
+  // --- supervision
+  // Reports `silent` for each subscription not heard from in time (once, until it recovers).
+  void check(time_point now);
+  // The session or connection ended: every subscription is closed with `status`, the engine empties.
+  void close_all(ua::status_code status);
+
+  // Counters for tools, tests and the harness.
+  struct counters {
+    std::uint64_t messages = 0;        // NotificationMessages with data
+    std::uint64_t keep_alives = 0;
+    std::uint64_t data_changes = 0;
+    std::uint64_t republished = 0;     // messages recovered by Republish
+    std::uint64_t lost = 0;            // messages reported data_lost
+    std::uint64_t unknown_subscription = 0;
+  };
+  const counters& stats() const noexcept { return stats_; }
+
+private:
+  struct item {
+    std::uint32_t monitored_item_id = 0;
+    item_handler handler;
+  };
+  struct subscription {
+    std::uint32_t id = 0;
+    subscription_handlers handlers;
+    std::chrono::steady_clock::duration silence_after{};
+    time_point last_heard{};
+    std::uint32_t next_sequence = 0;  // expected next; 0 until the first message or keep-alive
+    bool silent = false;
+    std::unordered_map<std::uint32_t, item> items;  // by client handle (per-item mode)
+  };
+  struct missing {
+    std::uint32_t subscription_id;
+    std::uint32_t sequence_number;
+  };
+
+  subscription* find(std::uint32_t id) noexcept;
+  void set_timing(subscription& s, double interval_ms, std::uint32_t keep_alive_count);
+  void dispatch(subscription& s, const ua::notification_message& message);
+  void report(subscription& s, subscription_event what, ua::status_code status, std::uint32_t seq = 0);
+  void close(std::uint32_t id, ua::status_code status);
+  void queue_ack(std::uint32_t subscription_id, std::uint32_t seq);
+  void gap(subscription& s, std::uint32_t from, std::uint32_t to);
+
+  subscription_engine_config config_;
+  std::vector<subscription> subs_;  // a handful per session: a linear search beats a map
+  std::vector<ua::subscription_acknowledgement> acks_;
+  std::vector<missing> republish_;
+  std::size_t outstanding_ = 0;
+  std::size_t limit_;
+  counters stats_;
+};
+
+}  // namespace uactor::actors
