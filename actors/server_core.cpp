@@ -30,20 +30,90 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
     : config_(std::move(config)),
       space_(std::move(space)),
       methods_(std::move(methods)),
-      sessions_(with_endpoints(config_.sessions, config_.description)) {}
+      sessions_(with_endpoints(config_.sessions, config_.description)),
+      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)) {
+  space_.set_observer(subscriptions_.get());
+}
 
-void server_core::handle(std::uint32_t channel_id, const ua::request_header& header,
+void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
                          const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
   const auto routed = sessions_.route(channel_id, header, request, now);
+  if (routed.closed)
+    subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);
     return;
   }
-  run_service(routed.target, header, request, now, out);
+  run_service(routed.target, channel_id, request_id, header, request, now, out);
 }
 
-void server_core::run_service(session* s, const ua::request_header& header, const ua::extension_object& request,
+bool server_core::run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
+                                           const ua::extension_object& request, const instant& now,
+                                           ua::byte_buffer& out) {
+  auto& subs = *subscriptions_;
+  const std::uint32_t id = s.session_id.numeric();
+  const auto finish = [&](auto& response, const ua::request_header& header) {
+    response.response_header.request_handle = header.request_handle;
+    response.response_header.timestamp = now.utc;
+    encode_response(response, out);
+    return true;
+  };
+  if (const auto* req = request.get_if<ua::publish_request>()) {
+    subs.publish(id, channel_id, request_id, *req, now, out);
+    return true;
+  }
+  if (const auto* req = request.get_if<ua::create_monitored_items_request>()) {
+    subs.create_monitored_items(id, *req, create_items_, space_, now);
+    return finish(create_items_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::create_subscription_request>()) {
+    subs.create_subscription(id, *req, create_subscription_, now);
+    return finish(create_subscription_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::republish_request>()) {
+    subs.republish(id, *req, republish_);
+    return finish(republish_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::modify_subscription_request>()) {
+    subs.modify_subscription(id, *req, modify_subscription_, now);
+    return finish(modify_subscription_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_publishing_mode_request>()) {
+    subs.set_publishing_mode(id, *req, set_publishing_mode_);
+    return finish(set_publishing_mode_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::delete_subscriptions_request>()) {
+    subs.delete_subscriptions(id, *req, delete_subscriptions_, now);
+    return finish(delete_subscriptions_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::transfer_subscriptions_request>()) {
+    subs.transfer_subscriptions(id, *req, transfer_subscriptions_, now);
+    return finish(transfer_subscriptions_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::modify_monitored_items_request>()) {
+    subs.modify_monitored_items(id, *req, modify_items_, space_, now);
+    return finish(modify_items_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_monitoring_mode_request>()) {
+    subs.set_monitoring_mode(id, *req, set_monitoring_mode_, space_, now);
+    return finish(set_monitoring_mode_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_triggering_request>()) {
+    subs.set_triggering(id, *req, set_triggering_);
+    return finish(set_triggering_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::delete_monitored_items_request>()) {
+    subs.delete_monitored_items(id, *req, delete_items_);
+    return finish(delete_items_, req->request_header);
+  }
+  return false;
+}
+
+void server_core::publish_tick(const instant& now) { subscriptions_->publish_tick(space_, now); }
+
+void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id,
+                              const ua::request_header& header, const ua::extension_object& request,
                               const instant& now, ua::byte_buffer& out) {
   const auto& limits = config_.limits;
   // The services set their own service result; the handle and the time are the same for all.
@@ -96,6 +166,7 @@ void server_core::run_service(session* s, const ua::request_header& header, cons
     services::service_unregister_nodes(*req, unregister_, now.utc, limits);
     return finish(unregister_);
   }
+  if (run_subscription_service(*s, channel_id, request_id, request, now, out)) return;
   fault(header, ua::status::bad_service_unsupported, now, out);
 }
 
@@ -108,7 +179,8 @@ void server_core::fault(const ua::request_header& header, ua::status_code result
 }
 
 void server_core::on_tick(const instant& now) {
-  sessions_.expire(now.steady);
+  for (const closed_session& c : sessions_.expire(now.steady))
+    subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
   // Per tick, not per Read: the update copies ServerStatus (strings and all).
   update_server_time(space_, now.utc);
 }

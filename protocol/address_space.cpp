@@ -257,8 +257,16 @@ status_code address_space::add_reference(const node_id& source, const node_id& t
 status_code address_space::set_value(node_index n, data_value v) {
   if (n >= nodes_.size()) return status::bad_node_id_unknown;
   if (!has_variable_data(nodes_[n].cls)) return status::bad_attribute_id_invalid;
-  variables_[nodes_[n].detail].value = std::move(v);
+  variable_data& var = variables_[nodes_[n].detail];
+  var.value = std::move(v);
+  if (var.monitored && observer_) observer_->value_changed(n, var.value);
   return status::good;
+}
+
+bool address_space::set_monitored(node_index n, bool monitored) noexcept {
+  if (n >= nodes_.size() || !has_variable_data(nodes_[n].cls)) return false;
+  variables_[nodes_[n].detail].monitored = monitored;
+  return true;
 }
 
 status_code address_space::set_text(node_index n, attribute_id attr, const localized_text& t) {

@@ -61,6 +61,18 @@ struct variable_data {
   std::uint8_t user_access_level = 1;
   bool historizing = false;
   double minimum_sampling_interval = 0;
+  bool monitored = false;  // set_value tells the value_observer (subscriptions watch this node)
+};
+
+// Told of every Value that set_value stores for a node marked monitored: the subscriptions'
+// change fan-out (docs/decisions/0010). Called synchronously, with the stored value; it must not
+// change the store.
+class value_observer {
+public:
+  virtual void value_changed(node_index n, const data_value& value) = 0;
+
+protected:
+  ~value_observer() = default;
 };
 
 // A node: the common attributes (Part 3 §5.2) and the small attributes of the other classes
@@ -147,7 +159,12 @@ public:
   status_code add_reference(const node_id& source, const node_id& type, const node_id& target);
 
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
+  // A node marked monitored tells the observer, after the value is stored.
   status_code set_value(node_index n, data_value v);
+  // The one observer of value changes (null: none); it must outlive its registration.
+  void set_observer(value_observer* o) noexcept { observer_ = o; }
+  // Marks a Variable (or VariableType) as watched, or not; false for the other classes.
+  bool set_monitored(node_index n, bool monitored) noexcept;
   // Replaces the DisplayName or Description of a node (the Write service checks the WriteMask);
   // the text is copied into the arena. Bad_NodeIdUnknown or Bad_AttributeIdInvalid (another attribute).
   status_code set_text(node_index n, attribute_id attr, const localized_text& t);
@@ -201,6 +218,7 @@ private:
   std::size_t index_mask_ = 0;
   std::size_t reference_count_ = 0;
   node_index has_subtype_ = no_node;  // ns=0;i=45, once added
+  value_observer* observer_ = nullptr;
   // The arena of copied strings: blocks that never move, never freed before the store.
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* block_pos_ = nullptr;
