@@ -60,6 +60,7 @@ struct connection {
   std::size_t unsent = 0;  // bytes handed to the socket's write buffer and not yet written
   bool write_backlog = false;
   bool read_since_trigger = true;  // data arrived since the last trigger(): its read event is registered
+  bool left_host = false;          // channel_closed sent
 };
 
 // Appends what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses) to the socket's
@@ -106,11 +107,19 @@ void resume_reading(caf::io::broker* self, caf::io::connection_handle hdl, conne
   c.read_since_trigger = false;
 }
 
+// The host forgets the channel (its actor handle, the Publish requests queued from it).
+void leave_host(caf::io::broker* self, connection& c) {
+  if (c.left_host) return;
+  c.left_host = true;
+  self->send(c.host, channel_closed_atom::value, c.channel.channel_id());
+}
+
 void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
   take_output(self, hdl, c);
   self->flush(hdl);
   self->close(hdl);  // unwritten data still goes out (graceful shutdown)
   c.closing = true;
+  leave_host(self, c);
   self->quit();
 }
 
@@ -189,12 +198,25 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
 void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
   for (std::size_t i = 0; i < batch->size; ++i) {
     exchange& x = batch->items[i];
+    if (x.response.empty()) continue;  // a Publish the host answers later (on_pushed)
     c.channel.send_encoded(x.request_id, x.response.bytes());
   }
   batch->size = 0;
   c.spare = std::move(batch);
   c.at_host = false;
   send_batch(self, c);
+  take_output(self, hdl, c);
+  update_reading(self, hdl, c);
+  self->flush(hdl);
+}
+
+// Responses the host answered outside a batch (queued Publish requests, docs/decisions/0010).
+void on_pushed(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, const push_ptr& p) {
+  if (!c.closing) {
+    for (std::size_t i = 0; i < p->size; ++i) c.channel.send_encoded(p->items[i].request_id, p->items[i].response.bytes());
+  }
+  p->written.store(true, std::memory_order_release);  // the host may reuse it
+  if (c.closing) return;
   take_output(self, hdl, c);
   update_reading(self, hdl, c);
   self->flush(hdl);
@@ -211,6 +233,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       on_data(self, hdl, *c, {reinterpret_cast<const std::uint8_t*>(msg.buf.data()), msg.buf.size()});
     },
     [self, hdl, c](batch_ptr& batch) { on_answered(self, hdl, *c, batch); },
+    [self, hdl, c](const push_ptr& p) { on_pushed(self, hdl, *c, p); },
     [self, hdl, c](housekeeping_atom) {
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
@@ -222,7 +245,10 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       if (c->halted && !c->closing) update_reading(self, hdl, *c);
     },
     [self, hdl, c](resume_reading_atom) { resume_reading(self, hdl, *c); },
-    [self](const caf::io::connection_closed_msg&) { self->quit(); },
+    [self, c](const caf::io::connection_closed_msg&) {
+      leave_host(self, *c);
+      self->quit();
+    },
   };
 }
 

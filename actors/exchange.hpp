@@ -3,6 +3,7 @@
 // away, the host; it comes back in the same object.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -42,6 +43,22 @@ struct exchange_batch {
 
 using batch_ptr = std::shared_ptr<exchange_batch>;
 
+// Responses the host produced outside a batch (queued Publish requests answered on the publishing
+// clock, docs/decisions/0010), pushed to the connection that owns the channel. The host keeps the
+// object and reuses it once the connection has written it (`written`, set by the connection).
+struct pushed_responses {
+  std::vector<exchange> items;  // request_id and response used; the first `size` are in use
+  std::size_t size = 0;
+  std::atomic<bool> written{true};
+};
+
+using push_ptr = std::shared_ptr<pushed_responses>;
+
+// From a connection to the host when it ends: the host forgets the channel's actor and drops the
+// Publish requests queued from it.
+using channel_closed_atom = caf::atom_constant<caf::atom("chanclose")>;
+using publish_tick_atom = caf::atom_constant<caf::atom("pubtick")>;
+
 // A value source that changes the address space on a timer (DESIGN.md "writer"): called by the
 // session host, which owns the address space, each time the writer actor ticks.
 using writer_step = std::function<void(ua::address_space&, std::uint64_t tick, ua::date_time now)>;
@@ -56,4 +73,5 @@ using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;
 }  // namespace uactor::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::push_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::writer_tick)

@@ -1,6 +1,8 @@
 #include "actors/session_host_actor.hpp"
 
 #include <memory>
+#include <unordered_map>
+#include <vector>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -13,9 +15,72 @@
 namespace uactor::actors {
 namespace {
 
+// What the host knows of a channel: the connection actor that owns it (learned from its batches)
+// and the objects that carry deferred responses to it, reused once written.
+struct channel_entry {
+  caf::actor connection;
+  std::vector<push_ptr> pushes;
+};
+
+constexpr std::size_t max_pushes_kept = 4;  // per channel; more in flight are not kept for reuse
+
+struct host_state {
+  explicit host_state(std::shared_ptr<server_core> c) : core(std::move(c)) {}
+  std::shared_ptr<server_core> core;
+  std::unordered_map<std::uint32_t, channel_entry> channels;
+  bool tick_armed = false;
+};
+
+push_ptr free_push(channel_entry& ch) {
+  for (auto& p : ch.pushes)
+    if (p->written.load(std::memory_order_acquire)) return p;
+  auto p = std::make_shared<pushed_responses>();
+  if (ch.pushes.size() < max_pushes_kept) ch.pushes.push_back(p);
+  return p;
+}
+
+// Sends the responses the core produced outside the batch at hand (queued Publish requests) to
+// the connections of their channels, one message per channel; a channel without a connection
+// (closed meanwhile) loses them, as its peer is gone.
+template <class Self>
+void push_deferred(Self* self, host_state& st) {
+  const auto deferred = st.core->deferred();
+  if (deferred.empty()) return;
+  for (std::size_t i = 0; i < deferred.size(); ++i) {
+    const std::uint32_t channel = deferred[i].channel_id;
+    bool seen = false;  // grouped already with an earlier entry of the same channel
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = deferred[k].channel_id == channel;
+    if (seen) continue;
+    const auto found = st.channels.find(channel);
+    if (found == st.channels.end()) continue;
+    push_ptr p = free_push(found->second);
+    p->size = 0;
+    for (std::size_t k = i; k < deferred.size(); ++k) {
+      if (deferred[k].channel_id != channel) continue;
+      if (p->size == p->items.size()) p->items.emplace_back();
+      exchange& x = p->items[p->size++];
+      x.request_id = deferred[k].request_id;
+      x.response.clear();
+      x.response.append(deferred[k].message.data(), deferred[k].message.size());
+    }
+    p->written.store(false, std::memory_order_relaxed);
+    self->send(found->second.connection, std::move(p));
+  }
+  st.core->clear_deferred();
+}
+
+// The publishing clock runs while there are subscriptions (docs/decisions/0010).
+template <class Self>
+void arm_tick(Self* self, host_state& st) {
+  if (st.tick_armed || !st.core->has_subscriptions()) return;
+  st.tick_armed = true;
+  self->delayed_send(self, st.core->publish_tick_interval(), publish_tick_atom::value);
+}
+
 // The same behaviour for both homes: a scheduler actor or a broker without connections.
 template <class Self>
 caf::behavior session_host(Self* self, std::shared_ptr<server_core> core, std::chrono::milliseconds housekeeping) {
+  auto st = std::make_shared<host_state>(std::move(core));
   self->set_exception_handler([](caf::scheduled_actor*, std::exception_ptr& e) -> caf::error {
     try {
       std::rethrow_exception(e);
@@ -26,18 +91,37 @@ caf::behavior session_host(Self* self, std::shared_ptr<server_core> core, std::c
   });
   self->delayed_send(self, housekeeping, housekeeping_atom::value);
   return {
-    [self, core](batch_ptr& batch) {
+    [self, st](batch_ptr& batch) {
       const instant now = now_instant();
+      auto& ch = st->channels[batch->channel_id];
+      auto sender = caf::actor_cast<caf::actor>(self->current_sender());
+      if (ch.connection != sender) ch.connection = sender;
       for (std::size_t i = 0; i < batch->size; ++i) {
         exchange& x = batch->items[i];
         x.response.clear();
-        core->handle(batch->channel_id, x.header, x.request, now, x.response);
+        // An empty response: a Publish queued, answered later through push_deferred.
+        st->core->handle(batch->channel_id, x.request_id, x.header, x.request, now, x.response);
       }
-      self->send(caf::actor_cast<caf::actor>(self->current_sender()), std::move(batch));
+      self->send(sender, std::move(batch));
+      push_deferred(self, *st);
+      arm_tick(self, *st);
     },
-    [core](const writer_tick& t) { (*t.step)(core->space(), t.tick, utc_now()); },
-    [self, core, housekeeping](housekeeping_atom) {
-      core->on_tick(now_instant());
+    [st](const writer_tick& t) {
+      (*t.step)(st->core->space(), t.tick, utc_now());
+    },
+    [self, st](publish_tick_atom) {
+      st->tick_armed = false;
+      st->core->publish_tick(now_instant());
+      push_deferred(self, *st);
+      arm_tick(self, *st);
+    },
+    [st](channel_closed_atom, std::uint32_t channel_id) {
+      st->channels.erase(channel_id);
+      st->core->channel_closed(channel_id);
+    },
+    [self, st, housekeeping](housekeeping_atom) {
+      st->core->on_tick(now_instant());
+      push_deferred(self, *st);  // sessions that timed out answer their queued Publish requests
       self->delayed_send(self, housekeeping, housekeeping_atom::value);
     },
   };
