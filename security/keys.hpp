@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "protocol/expected.hpp"
+#include "protocol/generated/status_codes.hpp"
 
 typedef struct evp_pkey_st EVP_PKEY;  // NOLINT: OpenSSL's own spelling, no <openssl/evp.h> here
 

@@ -8,6 +8,7 @@
 
 #include "protocol/builtin_types.hpp"
 #include "protocol/expected.hpp"
+#include "protocol/generated/status_codes.hpp"
 #include "security/keys.hpp"
 #include "security/policy.hpp"
 
