@@ -7,6 +7,7 @@
 #include "security/hmac_sha256.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -14,12 +15,19 @@
 namespace uactor::security {
 
 static_assert(sizeof(SHA256_CTX) <= 112, "hmac_sha256 keeps a SHA256_CTX in 112 bytes");
-static_assert(alignof(SHA256_CTX) <= 8);
+static_assert(std::is_trivially_copyable_v<SHA256_CTX>);
 
 namespace {
-SHA256_CTX* as_ctx(std::array<std::uint8_t, 112>& a) noexcept { return reinterpret_cast<SHA256_CTX*>(a.data()); }
-const SHA256_CTX* as_ctx(const std::array<std::uint8_t, 112>& a) noexcept {
-  return reinterpret_cast<const SHA256_CTX*>(a.data());
+// The states live in byte arrays (so that the header needs no OpenSSL type); they are copied in
+// and out with memcpy, which is defined for a trivially copyable struct.
+SHA256_CTX load(const std::array<std::uint8_t, 112>& a) noexcept {
+  SHA256_CTX c;
+  std::memcpy(&c, a.data(), sizeof c);
+  return c;
+}
+void store(std::array<std::uint8_t, 112>& a, SHA256_CTX& c) noexcept {
+  std::memcpy(a.data(), &c, sizeof c);
+  OPENSSL_cleanse(&c, sizeof c);
 }
 }  // namespace
 
@@ -37,23 +45,26 @@ void hmac_sha256::set_key(std::span<const std::uint8_t> key) noexcept {
   else if (!key.empty()) std::memcpy(k, key.data(), key.size());
   std::uint8_t pad[block];
   for (std::size_t i = 0; i < block; ++i) pad[i] = k[i] ^ 0x36;
-  SHA256_Init(as_ctx(inner_));
-  SHA256_Update(as_ctx(inner_), pad, block);
+  SHA256_CTX c;
+  SHA256_Init(&c);
+  SHA256_Update(&c, pad, block);
+  store(inner_, c);
   for (std::size_t i = 0; i < block; ++i) pad[i] = k[i] ^ 0x5c;
-  SHA256_Init(as_ctx(outer_));
-  SHA256_Update(as_ctx(outer_), pad, block);
+  SHA256_Init(&c);
+  SHA256_Update(&c, pad, block);
+  store(outer_, c);
   OPENSSL_cleanse(k, sizeof k);
   OPENSSL_cleanse(pad, sizeof pad);
 }
 
 void hmac_sha256::compute(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                           std::uint8_t* out) const noexcept {
-  SHA256_CTX c = *as_ctx(inner_);
+  SHA256_CTX c = load(inner_);
   SHA256_Update(&c, a.data(), a.size());
   if (!b.empty()) SHA256_Update(&c, b.data(), b.size());
   std::uint8_t inner_hash[SHA256_DIGEST_LENGTH];
   SHA256_Final(inner_hash, &c);
-  c = *as_ctx(outer_);
+  c = load(outer_);
   SHA256_Update(&c, inner_hash, sizeof inner_hash);
   SHA256_Final(out, &c);
   OPENSSL_cleanse(&c, sizeof c);

@@ -25,8 +25,8 @@ public:
 
 private:
   // OpenSSL's SHA256_CTX after absorbing key^ipad and key^opad (checked against sizeof in the .cpp).
-  alignas(8) std::array<std::uint8_t, 112> inner_{};
-  alignas(8) std::array<std::uint8_t, 112> outer_{};
+  std::array<std::uint8_t, 112> inner_{};
+  std::array<std::uint8_t, 112> outer_{};
 };
 
 }  // namespace uactor::security
