@@ -402,3 +402,29 @@ TEST_CASE("pki_store: garbage files in the folders are skipped, not fatal", "[se
   CHECK(store.list("trusted").size() == 1);
   CHECK(store.list("nonsense").empty());
 }
+
+TEST_CASE("pki_store: the folders are read again only when their modification time changes", "[security]") {
+  temp_dir dir;
+  pki_store store(dir.path());
+  auto a = make_cert(leaf_spec("a", 0));
+  auto b = make_cert(leaf_spec("b", 1));
+  const auto trusted = dir.path() / "trusted/certs";
+  put(trusted / "peer.der", a.cert);
+  // An old modification time: the store's cache counts as settled (a folder changed in the last
+  // two seconds is read on every call, see folder_stamp).
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const char* sub : {"trusted/certs", "trusted/crl", "issuers/certs", "issuers/crl"})
+    fs::last_write_time(dir.path() / sub, old);
+  REQUIRE(store.validate(a.cert, opts(), t0).ok());
+
+  // The file's contents change in place and the folder's time is put back: the cache holds.
+  put(trusted / "peer.der", b.cert);
+  fs::last_write_time(trusted, old);
+  CHECK(store.validate(b.cert, opts(), t0).status == ua::status::bad_certificate_untrusted);
+  CHECK(store.validate(a.cert, opts(), t0).ok());
+
+  // The folder's time moves: read again.
+  fs::last_write_time(trusted, old + std::chrono::seconds(1));
+  CHECK(store.validate(b.cert, opts(), t0).ok());
+  CHECK(store.validate(a.cert, opts(), t0).status == ua::status::bad_certificate_untrusted);
+}
