@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// A node-opcua server with security, serving the demo namespace of docs/demo-namespace.md (built
+// by tests/interop/node_server.js's own code), for our client's security interop test.
+//
+//   node node_secure_server.js --pki DIR [--port N] [--trust FILE]... [--trust-user FILE]...
+//                              [--max-seconds S]
+//
+//   --pki DIR          DIR/PKI: the server's OPCUACertificateManager (own certificate created on
+//                      first start in DIR/PKI/own/certs/certificate.pem; trusted/, rejected/ ...);
+//                      DIR/UserPKI: the one for X509 user tokens. Neither accepts unknown
+//                      certificates (automaticallyAcceptUnknownCertificate false).
+//   --trust FILE       a client application certificate (DER or PEM) copied into
+//                      DIR/PKI/trusted/certs before the server starts; repeatable
+//   --trust-user FILE  a user certificate copied into DIR/UserPKI/trusted/certs; repeatable
+//   --port N           0 (default): a free port, found before the server starts
+//   --max-seconds S    exit by itself after S seconds (default 300)
+//
+// Endpoints: None/None (discovery; anonymous only there, as node-opcua allows), and each of
+// Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss in Sign and SignAndEncrypt, with
+// anonymous, UserName (user1 / password) and X509 user token policies. Listens on 127.0.0.1;
+// prints exactly one line on stdout once it listens: `listening on opc.tcp://127.0.0.1:PORT`.
+// node-opcua's log goes to stderr. Exits 0 on SIGTERM/SIGINT and at --max-seconds, 1 when it
+// cannot start, 2 on bad usage.
+"use strict";
+
+const util = require("util");
+
+// node-opcua logs with console.log; stdout carries only our `listening on` line.
+console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
+console.info = console.log;
+
+const fs = require("fs");
+const Module = require("module");
+const net = require("net");
+const os = require("os");
+const path = require("path");
+
+const {
+    OPCUAServer,
+    OPCUACertificateManager,
+    nodesets,
+    SecurityPolicy,
+    MessageSecurityMode
+} = require("node-opcua");
+const { readCertificate } = require("node-opcua-crypto");
+
+// node_server.js builds the demo namespace; it exports staticVariables only. Its builders are
+// taken from its own source, unchanged, compiled as a module with two more exports (so that this
+// server and node_server.js can never serve different nodes). When node_server.js exports
+// buildNamespace itself, that is used.
+function demoNamespaceBuilders() {
+    const file = path.join(__dirname, "node_server.js");
+    const exported = require(file);
+    if (typeof exported.buildNamespace === "function" && typeof exported.answerCallsAsTheSpecSays === "function") {
+        return exported;
+    }
+    const source = fs.readFileSync(file, "utf8").replace(/^#!.*\n/, "\n") +
+        "\nmodule.exports.buildNamespace = buildNamespace;" +
+        "\nmodule.exports.answerCallsAsTheSpecSays = answerCallsAsTheSpecSays;\n";
+    const m = new Module(file + "#secure", module);
+    m.filename = file;
+    m.paths = Module._nodeModulePaths(__dirname);
+    m._compile(source, file);
+    return m.exports;
+}
+
+function usage(msg) {
+    process.stderr.write("node_secure_server: " + msg + "\n");
+    process.exit(2);
+}
+
+function parseArgs(argv) {
+    const o = { port: 0, maxSeconds: 300, trust: [], trustUser: [] };
+    for (let i = 0; i < argv.length; ++i) {
+        const a = argv[i];
+        const value = () => {
+            if (i + 1 >= argv.length) usage(a + " needs a value");
+            return argv[++i];
+        };
+        const number = () => {
+            const n = Number(value());
+            if (!Number.isFinite(n) || n < 0) usage(a + ": not a number >= 0");
+            return n;
+        };
+        switch (a) {
+            case "--pki": o.pki = value(); break;
+            case "--port": o.port = number(); break;
+            case "--max-seconds": o.maxSeconds = number(); break;
+            case "--trust": o.trust.push(value()); break;
+            case "--trust-user": o.trustUser.push(value()); break;
+            default: usage("unknown argument: " + a);
+        }
+    }
+    if (!o.pki) usage("--pki DIR is required");
+    return o;
+}
+
+function freePort() {
+    return new Promise((resolve, reject) => {
+        const s = net.createServer();
+        s.on("error", reject);
+        s.listen(0, "127.0.0.1", () => {
+            const port = s.address().port;
+            s.close(() => resolve(port));
+        });
+    });
+}
+
+// node-opcua-pki keeps trusted certificates as DER files named by thumbprint; any name will do.
+function trustInto(folder, files) {
+    const dir = path.join(folder, "trusted", "certs");
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of files) {
+        const der = readCertificate(f);
+        fs.writeFileSync(path.join(dir, path.basename(f).replace(/\.(pem|der)$/i, "") + ".der"), der);
+    }
+}
+
+async function main() {
+    const o = parseArgs(process.argv.slice(2));
+    const { buildNamespace, answerCallsAsTheSpecSays } = demoNamespaceBuilders();
+    const port = o.port || (await freePort());
+
+    const appPki = path.join(o.pki, "PKI");
+    const userPki = path.join(o.pki, "UserPKI");
+    trustInto(appPki, o.trust);
+    trustInto(userPki, o.trustUser);
+    const serverCertificateManager = new OPCUACertificateManager({
+        rootFolder: appPki, automaticallyAcceptUnknownCertificate: false
+    });
+    const userCertificateManager = new OPCUACertificateManager({
+        rootFolder: userPki, automaticallyAcceptUnknownCertificate: false
+    });
+
+    const server = new OPCUAServer({
+        port: port,
+        host: "127.0.0.1",
+        hostname: "127.0.0.1",
+        securityPolicies: [
+            SecurityPolicy.None,
+            SecurityPolicy.Basic256Sha256,
+            SecurityPolicy.Aes128_Sha256_RsaOaep,
+            SecurityPolicy.Aes256_Sha256_RsaPss
+        ],
+        securityModes: [MessageSecurityMode.None, MessageSecurityMode.Sign, MessageSecurityMode.SignAndEncrypt],
+        allowAnonymous: true,
+        userManager: {
+            isValidUser: (userName, password) => userName === "user1" && password === "password"
+        },
+        skipOwnNamespace: true,
+        nodeset_filename: [nodesets.standard],
+        serverCertificateManager: serverCertificateManager,
+        userCertificateManager: userCertificateManager,
+        serverInfo: {
+            applicationUri: "urn:" + os.hostname() + ":uactor:node-secure-server",
+            productUri: "urn:uactor:node-secure-server",
+            applicationName: { text: "uactor interop node-opcua secure server", locale: "en" }
+        },
+        buildInfo: { productName: "uactor interop node-opcua secure server" }
+    });
+
+    let writer = null;
+    let stopping = false;
+    const stop = (why) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write("node_secure_server: stopping (" + why + ")\n");
+        if (writer) clearInterval(writer);
+        // Bounded: a shutdown that hangs still ends the process.
+        setTimeout(() => process.exit(0), 3000).unref();
+        server.shutdown(0).then(() => process.exit(0), () => process.exit(0));
+    };
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    setTimeout(() => stop("--max-seconds " + o.maxSeconds), o.maxSeconds * 1000).unref();
+
+    try {
+        await server.initialize();
+        writer = buildNamespace(server.engine.addressSpace, 1000);
+        answerCallsAsTheSpecSays(server.engine.addressSpace, server.engine.addressSpaceAccessor);
+        await server.start();
+    } catch (err) {
+        process.stderr.write("node_secure_server: cannot start: " + (err && err.stack ? err.stack : err) + "\n");
+        process.exit(1);
+    }
+    if (stopping) return;
+    process.stderr.write("node_secure_server: certificate " + server.certificateFile + "\n");
+    process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
+}
+
+main();
