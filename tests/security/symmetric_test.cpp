@@ -125,16 +125,19 @@ TEST_CASE("symmetric_context: protect gives node-opcua's chunk byte for byte, an
       const auto& p = policy(v.name);
       const auto keys = node_nonce_keys(p).server;
       symmetric_context sender(p, mode, keys);
-      auto ours = chunked(sender, body.size(), 8192);
-      // The chunker's body is ours; put node's body in (same length) before protecting.
-      std::memcpy(ours.data() + msg_header_size + ua::sequence_header_size, body.data(), body.size());
-      sender.protect({ours.data(), ours.size()}, msg_header_size);
-      const auto expected = from_hex(enc ? v.msg_sign_and_encrypt : v.msg_sign);
-      CHECK(ours.to_vector() == expected);
-
       symmetric_context receiver(p, mode, keys);
+      const auto expected = from_hex(enc ? v.msg_sign_and_encrypt : v.msg_sign);
       auto theirs = expected;
-      REQUIRE(receiver.unprotect(theirs, msg_header_size) == ua::status::good);
+      // Three times with the same contexts: each chunk starts from the derived IV again.
+      for (int round = 0; round < 3; ++round) {
+        auto ours = chunked(sender, body.size(), 8192);
+        // The chunker's body is ours; put node's body in (same length) before protecting.
+        std::memcpy(ours.data() + msg_header_size + ua::sequence_header_size, body.data(), body.size());
+        sender.protect({ours.data(), ours.size()}, msg_header_size);
+        CHECK(ours.to_vector() == expected);
+        theirs = expected;
+        REQUIRE(receiver.unprotect(theirs, msg_header_size) == ua::status::good);
+      }
       ua::secure_chunk sc;
       REQUIRE(ua::parse_sequence_part(std::span<const std::uint8_t>(theirs).subspan(msg_header_size),
                                       receiver.chunk_security(), sc) == ua::status::good);
@@ -204,6 +207,9 @@ TEST_CASE("symmetric_context: a flipped bit anywhere in a protected chunk gives 
           bad[i] ^= bit;
           if (receiver.unprotect(bad, msg_header_size) != ua::status::bad_security_checks_failed)
             FAIL("mode " << static_cast<int>(mode) << " body " << body_size << " offset " << i << " bit " << int(bit));
+          // A refused chunk leaves the context as it was: the good chunk still reads.
+          copy = good;
+          if (receiver.unprotect(copy, msg_header_size) != ua::status::good) FAIL("good after bad, offset " << i);
         }
       }
     }
