@@ -15,6 +15,7 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -268,6 +269,17 @@ validation_result pki_store::state::check(const certificate& peer, std::span<con
                 peer.describe() + " has a " + std::to_string(bits) + "-bit key; the security policy needs " +
                     std::to_string(o.min_key_bits) + " to " + std::to_string(o.max_key_bits) + " bits");
 
+  // Security policy check: the signature's digest. Every policy uactor offers (Basic256Sha256,
+  // Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss; Part 7) asks for SHA-256 certificate signatures.
+  {
+    int md_nid = NID_undef, pk_nid = NID_undef;
+    if (OBJ_find_sigid_algs(X509_get_signature_nid(peer.native()), &md_nid, &pk_nid) == 1 &&
+        (md_nid == NID_sha1 || md_nid == NID_md5 || md_nid == NID_md5_sha1))
+      return fail(ua::status::bad_certificate_policy_check_failed, "signature algorithm",
+                  peer.describe() + " is signed with " + OBJ_nid2sn(md_nid) +
+                      "; the security policy needs SHA-256 or stronger");
+  }
+
   // Trust list check: the leaf itself, or a CA of its chain, is in trusted/certs.
   const bool trusted_chain =
       std::any_of(chain.begin(), chain.end(), [&](const certificate* c) { return is_trusted(*c); });
@@ -292,6 +304,20 @@ validation_result pki_store::state::check(const certificate& peer, std::span<con
     return fail(ua::status::bad_certificate_issuer_time_invalid, "validity period",
                 "the issuer " + chain[i]->describe() + " of " + peer.describe() + what + " (now " +
                     format_date_time(now) + ")");
+  }
+
+  // Host name (the client's check of a server certificate; Part 4 §6.1.3).
+  if (!o.expected_host_name.empty()) {
+    const auto& h = o.expected_host_name;
+    const int ip = X509_check_ip_asc(peer.native(), h.c_str(), 0);
+    const int r = ip >= 0 ? ip : X509_check_host(peer.native(), h.data(), h.size(), X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr);
+    ERR_clear_error();
+    if (r != 1) {
+      std::string names;
+      for (const auto& n : peer.host_names()) names += (names.empty() ? "" : ", ") + n;
+      return fail(ua::status::bad_certificate_host_name_invalid, "host name",
+                  peer.describe() + " names the hosts [" + names + "], not \"" + h + "\" of the endpoint URL");
+    }
   }
 
   // Application URI (the session's check; Part 4 §5.6.2).

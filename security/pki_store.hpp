@@ -29,6 +29,9 @@ struct validation_result {
 
 struct validation_options {
   std::string expected_application_uri;  // empty: not checked (the channel); the session checks it
+  // The host of the endpoint URL a client connected to (a DNS name or an IP address), checked
+  // against the server certificate's subjectAltName; empty: not checked (the server side).
+  std::string expected_host_name;
   std::size_t min_key_bits = 2048, max_key_bits = 4096;  // from the security policy
   bool check_revocation = true;  // CRLs of the issuer must be present for CA-issued certificates
 };
@@ -52,9 +55,10 @@ public:
                                                         std::string_view name = "uactor");
 
   // Part 4 §6.1.3, in the table's order: structure, chain (issuers/ and `chain` complete it but
-  // never make it trusted), signatures, key size, trust list (the leaf or a CA of its chain in
-  // trusted/), validity periods, application URI, key usage, revocation (CRLs in trusted/crl and
-  // issuers/crl). A refused certificate is copied to rejected/certs. The folders are read again
+  // never make it trusted), signatures, security policy (key size; a SHA-1 or MD5 signature,
+  // which none of our policies allow), trust list (the leaf or a CA of its chain in trusted/),
+  // validity periods, host name and application URI when asked, key usage, revocation (CRLs in
+  // trusted/crl and issuers/crl). A refused certificate is copied to rejected/certs. The folders are read again
   // only when a folder's modification time changed.
   validation_result validate(const certificate& peer, const validation_options& options, ua::date_time now);
   // The same, with the issuers a peer sent after its leaf (Part 6 §6.7.2.3).

@@ -254,6 +254,44 @@ TEST_CASE("pki_store: a 1024-bit key gets Bad_CertificatePolicyCheckFailed", "[s
         ua::status::bad_certificate_policy_check_failed);
 }
 
+TEST_CASE("pki_store: a SHA-1 signature gets Bad_CertificatePolicyCheckFailed", "[security]") {
+  temp_dir dir;
+  pki_store store(dir.path());
+  auto spec = leaf_spec("sha1", 0);
+  spec.sha1 = true;
+  auto old = make_cert(spec);
+  REQUIRE(store.trust(old.cert).is_good());
+  const auto r = store.validate(old.cert, opts(), t0);
+  CHECK(r.status == ua::status::bad_certificate_policy_check_failed);
+  CHECK(r.check == "signature algorithm");
+}
+
+TEST_CASE("pki_store: a host name the server certificate does not name gets Bad_CertificateHostNameInvalid",
+          "[security]") {
+  temp_dir dir;
+  pki_store store(dir.path());
+  certificate_request req;
+  req.application_uri = "urn:plc:server";
+  req.host_names = {"plc.example", "10.1.2.3"};
+  auto server = create_self_signed(req, t0);
+  REQUIRE(server.has_value());
+  REQUIRE(store.trust(server->cert).is_good());
+  auto o = opts();
+  for (const char* good : {"plc.example", "PLC.example", "10.1.2.3"}) {
+    o.expected_host_name = good;
+    INFO(good);
+    CHECK(store.validate(server->cert, o, t0).ok());
+  }
+  // "uactor", the subject's common name, is not a host name of the certificate.
+  for (const char* bad : {"other.example", "10.1.2.4", "uactor", "example"}) {
+    o.expected_host_name = bad;
+    INFO(bad);
+    const auto r = store.validate(server->cert, o, t0);
+    CHECK(r.status == ua::status::bad_certificate_host_name_invalid);
+    CHECK(r.check == "host name");
+  }
+}
+
 TEST_CASE("pki_store: a CA-issued leaf: trusted CA with CRL Good, revoked, no CRL, missing issuer", "[security]") {
   temp_dir dir;
   pki_store store(dir.path());

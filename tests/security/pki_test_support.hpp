@@ -66,6 +66,7 @@ struct cert_spec {
   bool v3 = true;                 // false: a v1 certificate without extensions
   std::string key_usage = "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment";
   std::string ext_key_usage = "serverAuth,clientAuth";
+  bool sha1 = false;              // sign with SHA-1 instead of SHA-256
 };
 
 struct issued {
@@ -121,7 +122,8 @@ inline issued make_cert(cert_spec spec, const issued* issuer = nullptr) {
     add(NID_authority_key_identifier, "keyid:always");
     if (!spec.uri.empty()) add(NID_subject_alt_name, "URI:" + spec.uri + ",DNS:localhost");
   }
-  check(X509_sign(x.get(), issuer ? issuer->key.native() : key.native(), EVP_sha256()) > 0, "sign");
+  check(X509_sign(x.get(), issuer ? issuer->key.native() : key.native(), spec.sha1 ? EVP_sha1() : EVP_sha256()) > 0,
+        "sign");
   return {to_certificate(x.get()), key};
 }
 
