@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/server_plan.hpp"
 #include "security/certificate.hpp"
 #include "security/pki_store.hpp"
 
@@ -47,7 +48,7 @@ std::string host_name() {
 
 // The store, or exit 1 when its folders cannot be made.
 std::unique_ptr<security::pki_store> open_store(const certs_args& a) {
-  const std::filesystem::path root = a.pki.empty() ? default_pki_root() : std::filesystem::path(a.pki);
+  const std::filesystem::path root = a.pki.empty() ? std::filesystem::path(default_pki_dir()) : std::filesystem::path(a.pki);
   try {
     return std::make_unique<security::pki_store>(root);
   } catch (const std::exception& e) {
@@ -165,11 +166,6 @@ void refuse_extras(const CLI::App* cmd) {
 }
 
 }  // namespace
-
-std::filesystem::path default_pki_root() {
-  const char* env = std::getenv("UACTOR_PKI");
-  return env && *env ? std::filesystem::path(env) : std::filesystem::path("pki");
-}
 
 void add_certs_commands(CLI::App& app) {
   auto a = std::make_shared<certs_args>();

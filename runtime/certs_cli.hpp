@@ -3,20 +3,16 @@
 // 1 otherwise. Plain functions; the caller owns what they return.
 #pragma once
 
-#include <filesystem>
-
 namespace CLI {
 class App;
 }
 
 namespace uactor::runtime {
 
-// Adds `certs` (create, list, trust, reject) to the app. Its callbacks end the program's parse
-// with CLI::RuntimeError(exit code), which CLI11_PARSE returns from main.
+// Adds `certs` (create, list, trust, reject) to the app. Without --pki the folder is the
+// server's default (default_pki_dir(): $UACTOR_PKI, else ./pki), so both share it. Its
+// callbacks end the program's parse with CLI::RuntimeError(exit code), which CLI11_PARSE
+// returns from main.
 void add_certs_commands(CLI::App& app);
-
-// Where the PKI store lives unless --pki says otherwise: $UACTOR_PKI, else ./pki. The server
-// uses the same default, so that `uactor certs` and `uactor run` share the folders.
-std::filesystem::path default_pki_root();
 
 }  // namespace uactor::runtime
