@@ -20,6 +20,9 @@
 //   --x509 CERT KEY a user certificate (PEM or DER) and its private key (PEM) as the identity
 //   --expect-fail S the run must fail, and with status S (e.g. BadSecurityChecksFailed): exit 0
 //                   only then
+//   --pretend-user-token-policy ID  act as if the endpoint offered a UserName token policy ID
+//                   (no encryption): to send a UserName token where the server offers none (over
+//                   None) and see the server refuse it, not node-opcua
 //   --init-only     create the PKI and the client's certificate, print its path, exit 0
 //   --batch FILE    many runs in one process (loading node-opcua takes seconds on a busy
 //                   machine): each non-empty line of FILE that does not start with # is
@@ -49,9 +52,33 @@ const {
     UserTokenType,
     AttributeIds,
     DataType,
-    StatusCodes
+    StatusCodes,
+    EndpointDescription,
+    UserTokenPolicy
 } = require("node-opcua");
 const { readCertificate } = require("node-opcua-crypto");
+const { MessageBuilder } = require("node-opcua-secure-channel");
+const { getStatusCodeFromCode } = require("node-opcua-status-code");
+
+// A server refuses an OpenSecureChannel with an ERR message (Part 6 §7.1.2.5: Error, Reason);
+// node-opcua's client decodes it but reports only "socket has been disconnected". Note what the
+// server said, so that a refusal can be checked for its status.
+const serverErrors = [];
+const readHeaders = MessageBuilder.prototype._read_headers;
+MessageBuilder.prototype._read_headers = function (binaryStream) {
+    const result = readHeaders.call(this, binaryStream);
+    try {
+        if (this.messageHeader && this.messageHeader.msgType === "ERR") {
+            const buf = binaryStream.buffer;
+            const code = buf.readUInt32LE(8);
+            const n = buf.length >= 16 ? buf.readInt32LE(12) : -1;
+            const reason = n > 0 && 16 + n <= buf.length ? buf.toString("utf8", 16, 16 + n) : "";
+            const sc = getStatusCodeFromCode(code);
+            serverErrors.push("server sent ERR " + (sc ? sc.name : "0x" + code.toString(16)) + (reason ? " \"" + reason + "\"" : ""));
+        }
+    } catch (_) { /* a malformed ERR: node-opcua reports it itself */ }
+    return result;
+};
 
 const DEFAULT_URI = "urn:uactor:node-secure-client";
 
@@ -87,6 +114,7 @@ function parseArgs(argv, base) {
             case "--application-uri": o.applicationUri = value(); break;
             case "--expect-fail": o.expectFail = value(); break;
             case "--timeout": o.timeout = Number(value()); break;
+            case "--pretend-user-token-policy": o.pretendPolicy = value(); break;
             case "--init-only": o.initOnly = true; break;
             case "--batch": o.batch = value(); break;
             default: usage("unknown argument: " + a);
@@ -161,6 +189,19 @@ async function runOnce(o, clientCertificateManager, say) {
         options.privateKeyFile = path.resolve(o.key);
     }
     const client = OPCUAClient.create(options);
+    if (o.pretendPolicy) {
+        const resolve = client.__resolveEndPoint.bind(client);
+        client.__resolveEndPoint = function () {
+            const found = resolve();
+            if (found && this.endpoint) {
+                this.endpoint = new EndpointDescription(this.endpoint);
+                this.endpoint.userIdentityTokens = (this.endpoint.userIdentityTokens || []).concat([
+                    new UserTokenPolicy({ policyId: o.pretendPolicy, tokenType: UserTokenType.UserName })
+                ]);
+            }
+            return found;
+        };
+    }
 
     let userIdentity = { type: UserTokenType.Anonymous };
     if (o.user !== undefined) {
@@ -178,6 +219,7 @@ async function runOnce(o, clientCertificateManager, say) {
     // node-opcua does not always carry the server's status in what connect() rejects with:
     // collect what it says on the way.
     const events = [];
+    serverErrors.length = 0;
     client.on("connection_failed", (err) => events.push(errorText(err)));
     client.on("close", (err) => err && events.push(errorText(err)));
 
@@ -237,7 +279,8 @@ async function runOnce(o, clientCertificateManager, say) {
             ok = true;
         }
     } catch (err) {
-        const text = errorText(err) + (events.length ? " | events: " + events.join(" | ") : "");
+        const text = errorText(err) + (events.length ? " | events: " + events.join(" | ") : "") +
+            (serverErrors.length ? " | " + serverErrors.join(" | ") : "");
         if (o.expectFail && text.includes(o.expectFail)) {
             say("ok failed as expected in " + step + " (" + what + "): " + o.expectFail + ": " + text);
             ok = true;

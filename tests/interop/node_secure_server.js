@@ -29,6 +29,7 @@ const util = require("util");
 console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
 console.info = console.log;
 
+const crypto = require("crypto");
 const fs = require("fs");
 const Module = require("module");
 const net = require("net");
@@ -106,13 +107,15 @@ function freePort() {
     });
 }
 
-// node-opcua-pki keeps trusted certificates as DER files named by thumbprint; any name will do.
+// node-opcua-pki reads any *.der / *.pem in trusted/certs; the files are named by their SHA-1
+// thumbprint (as node-opcua-pki names them) so that two certificates never share a name.
 function trustInto(folder, files) {
     const dir = path.join(folder, "trusted", "certs");
     fs.mkdirSync(dir, { recursive: true });
     for (const f of files) {
         const der = readCertificate(f);
-        fs.writeFileSync(path.join(dir, path.basename(f).replace(/\.(pem|der)$/i, "") + ".der"), der);
+        const thumbprint = crypto.createHash("sha1").update(der).digest("hex");
+        fs.writeFileSync(path.join(dir, "trusted[" + thumbprint + "].der"), der);
     }
 }
 

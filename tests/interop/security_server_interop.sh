@@ -125,7 +125,7 @@ wrong-password             --policy $p --mode SignAndEncrypt $c --user user1 --p
 expired-client-cert        --policy $a --mode SignAndEncrypt --cert $certs/expired/cert.pem --key $certs/expired/key.pem --expect-fail BadSecurityChecksFailed
 application-uri-mismatch   --policy $b --mode Sign --cert $certs/wronguri/cert.pem --key $certs/wronguri/key.pem --expect-fail BadCertificateUriInvalid
 untrusted-x509-user        --policy $b --mode SignAndEncrypt $c --x509 $certs/untrusted/cert.pem $certs/untrusted/key.pem --expect-fail Bad
-username-over-none         --policy None --mode None --user user1 --password password --expect-fail Bad
+username-over-none         --policy None --mode None --user user1 --password password --pretend-user-token-policy username --expect-fail Bad
 EOF
 
 echo "security_server_interop: node_secure_client.js --batch ($(grep -c '^[A-Za-z]' "$tmp/batch.txt") cases)"
