@@ -56,12 +56,21 @@ struct client::impl {
     own_system.reset();  // waits for the actor to be gone
   }
 
+  std::atomic<std::uint32_t> next_client_handle{1};  // per-item handlers' client handles
+
+  struct hooks {
+    actors::client_call::engine_hook before_send;
+    actors::client_call::answer_hook on_answer;
+  };
+
   template <class Request, class Response>
-  void submit(Request req, client_callback<Response> done) {
+  void submit(Request req, client_callback<Response> done, hooks h = {}) {
     auto call = actors::client_call::make(
         std::move(req),
         [done = std::move(done)](ua::expected<ua::extension_object> answer) { done(typed<Response>(std::move(answer))); },
         options.request_timeout);
+    call->before_send = std::move(h.before_send);
+    call->on_answer = std::move(h.on_answer);
     if (closed || !actor) {
       call->finish(ua::status::bad_connection_closed);
       return;
@@ -70,15 +79,18 @@ struct client::impl {
   }
 
   template <class Request, class Response>
-  ua::expected<Response> submit_sync(Request req) {
+  ua::expected<Response> submit_sync(Request req, hooks h = {}) {
     auto promise = std::make_shared<std::promise<ua::expected<Response>>>();
     auto future = promise->get_future();
-    submit<Request, Response>(std::move(req), [promise](ua::expected<Response> r) { promise->set_value(std::move(r)); });
+    submit<Request, Response>(
+        std::move(req), [promise](ua::expected<Response> r) { promise->set_value(std::move(r)); }, std::move(h));
     // The actor answers every call by its own timer; this bound is a safety net only.
     if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
       return ua::status::bad_timeout;
     return future.get();
   }
+
+  hooks item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers);
 
   ua::status_code close() {
     if (closed.exchange(true)) return close_status;
@@ -129,6 +141,8 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   config.connect_timeout = options.connect_timeout;
   config.session_timeout = options.session_timeout;
   config.token_lifetime = options.token_lifetime;
+  config.request_timeout = options.request_timeout;
+  config.subscriptions.max_publish_requests = options.max_publish_requests;
 
   auto connected = std::make_shared<std::promise<ua::status_code>>();
   auto future = connected->get_future();
@@ -188,6 +202,177 @@ ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
 }
 ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
   return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
+}
+
+// ---- subscriptions: the requests as they are, plus what the actor's engine must learn from them
+
+namespace {
+
+ua::create_subscription_request subscription_request(const subscription_settings& s) {
+  ua::create_subscription_request r;
+  r.requested_publishing_interval = static_cast<double>(s.publishing_interval.count());
+  r.requested_lifetime_count = s.lifetime_count;
+  r.requested_max_keep_alive_count = s.max_keep_alive_count;
+  r.max_notifications_per_publish = s.max_notifications_per_publish;
+  r.publishing_enabled = s.publishing_enabled;
+  r.priority = s.priority;
+  return r;
+}
+
+}  // namespace
+
+void client::create_subscription(subscription_settings settings, subscription_handlers handlers,
+                                 client_callback<ua::create_subscription_response> done) {
+  impl::hooks h;
+  h.on_answer = [handlers = std::move(handlers)](actors::subscription_engine& e, const ua::extension_object& answer) mutable {
+    const auto* r = answer.get_if<ua::create_subscription_response>();
+    if (!r || r->response_header.service_result.is_bad()) return;
+    e.add(r->subscription_id, r->revised_publishing_interval, r->revised_max_keep_alive_count, std::move(handlers),
+          std::chrono::steady_clock::now());
+  };
+  impl_->submit(subscription_request(settings), std::move(done), std::move(h));
+}
+
+ua::expected<ua::create_subscription_response> client::create_subscription_sync(subscription_settings settings,
+                                                                                 subscription_handlers handlers) {
+  auto promise = std::make_shared<std::promise<ua::expected<ua::create_subscription_response>>>();
+  auto future = promise->get_future();
+  create_subscription(settings, std::move(handlers),
+                      [promise](ua::expected<ua::create_subscription_response> r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(impl_->options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+    return ua::status::bad_timeout;
+  return future.get();
+}
+
+namespace {
+
+actors::client_call::answer_hook modify_hook(std::uint32_t id) {
+  return [id](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* r = answer.get_if<ua::modify_subscription_response>();
+    if (r && r->response_header.service_result.is_good())
+      e.revise(id, r->revised_publishing_interval, r->revised_max_keep_alive_count);
+  };
+}
+
+actors::client_call::answer_hook delete_subscriptions_hook(ua::ua_array<std::uint32_t> ids) {
+  return [ids = std::move(ids)](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* r = answer.get_if<ua::delete_subscriptions_response>();
+    if (!r || r->response_header.service_result.is_bad()) return;
+    for (std::size_t i = 0; i < ids.size() && i < r->results.size(); ++i)
+      if (r->results[i].is_good() || r->results[i] == ua::status::bad_subscription_id_invalid) e.remove(ids[i]);
+  };
+}
+
+actors::client_call::answer_hook delete_items_hook(std::uint32_t sub, ua::ua_array<std::uint32_t> ids) {
+  return [sub, ids = std::move(ids)](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* r = answer.get_if<ua::delete_monitored_items_response>();
+    if (!r || r->response_header.service_result.is_bad()) return;
+    for (std::size_t i = 0; i < ids.size() && i < r->results.size(); ++i)
+      if (r->results[i].is_good()) e.remove_item(sub, ids[i]);
+  };
+}
+
+}  // namespace
+
+void client::modify_subscription(ua::modify_subscription_request r, client_callback<ua::modify_subscription_response> done) {
+  impl::hooks h;
+  h.on_answer = modify_hook(r.subscription_id);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::modify_subscription_response> client::modify_subscription_sync(ua::modify_subscription_request r) {
+  impl::hooks h;
+  h.on_answer = modify_hook(r.subscription_id);
+  return impl_->submit_sync<ua::modify_subscription_request, ua::modify_subscription_response>(std::move(r), std::move(h));
+}
+
+void client::set_publishing_mode(ua::set_publishing_mode_request r, client_callback<ua::set_publishing_mode_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_publishing_mode_response> client::set_publishing_mode_sync(ua::set_publishing_mode_request r) {
+  return impl_->submit_sync<ua::set_publishing_mode_request, ua::set_publishing_mode_response>(std::move(r));
+}
+
+void client::delete_subscriptions(ua::delete_subscriptions_request r, client_callback<ua::delete_subscriptions_response> done) {
+  impl::hooks h;
+  h.on_answer = delete_subscriptions_hook(r.subscription_ids);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::delete_subscriptions_response> client::delete_subscriptions_sync(ua::delete_subscriptions_request r) {
+  impl::hooks h;
+  h.on_answer = delete_subscriptions_hook(r.subscription_ids);
+  return impl_->submit_sync<ua::delete_subscriptions_request, ua::delete_subscriptions_response>(std::move(r), std::move(h));
+}
+
+void client::create_monitored_items(ua::create_monitored_items_request r,
+                                    client_callback<ua::create_monitored_items_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r) {
+  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r));
+}
+
+client::impl::hooks client::impl::item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers) {
+  // The handlers are registered before the request goes out (the first values may come in the
+  // next PublishResponse), then kept for the items the server created, dropped for the others.
+  std::vector<std::uint32_t> handles;
+  handles.reserve(r.items_to_create.size());
+  for (auto& item : r.items_to_create) {
+    std::uint32_t h = next_client_handle.fetch_add(1);
+    if (h == 0) h = next_client_handle.fetch_add(1);
+    item.requested_parameters.client_handle = h;
+    handles.push_back(h);
+  }
+  hooks out;
+  const auto sub = r.subscription_id;
+  out.before_send = [sub, handles, handlers = std::move(handlers)](actors::subscription_engine& e) mutable {
+    for (std::size_t i = 0; i < handles.size(); ++i) e.add_item_handler(sub, handles[i], std::move(handlers[i]));
+  };
+  out.on_answer = [sub, handles](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* resp = answer.get_if<ua::create_monitored_items_response>();
+    const bool whole_failed = !resp || resp->response_header.service_result.is_bad();
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      if (!whole_failed && i < resp->results.size() && resp->results[i].status_code.is_good())
+        e.bind_item(sub, handles[i], resp->results[i].monitored_item_id);
+      else
+        e.remove_item_handler(sub, handles[i]);
+    }
+  };
+  return out;
+}
+
+void client::create_monitored_items(ua::create_monitored_items_request r, std::vector<item_handler> handlers,
+                                    client_callback<ua::create_monitored_items_response> done) {
+  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
+                                                                                     std::vector<item_handler> handlers) {
+  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
+                                                                                                    std::move(h));
+}
+
+void client::modify_monitored_items(ua::modify_monitored_items_request r,
+                                    client_callback<ua::modify_monitored_items_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::modify_monitored_items_response> client::modify_monitored_items_sync(ua::modify_monitored_items_request r) {
+  return impl_->submit_sync<ua::modify_monitored_items_request, ua::modify_monitored_items_response>(std::move(r));
+}
+
+void client::delete_monitored_items(ua::delete_monitored_items_request r,
+                                    client_callback<ua::delete_monitored_items_response> done) {
+  impl::hooks h;
+  h.on_answer = delete_items_hook(r.subscription_id, r.monitored_item_ids);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::delete_monitored_items_response> client::delete_monitored_items_sync(ua::delete_monitored_items_request r) {
+  impl::hooks h;
+  h.on_answer = delete_items_hook(r.subscription_id, r.monitored_item_ids);
+  return impl_->submit_sync<ua::delete_monitored_items_request, ua::delete_monitored_items_response>(std::move(r),
+                                                                                                    std::move(h));
 }
 
 ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::good; }

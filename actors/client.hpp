@@ -14,13 +14,22 @@
 // - Every callback runs exactly once: with the response, or with the status that replaced it
 //   (Bad_Timeout, Bad_ConnectionClosed, Bad_RequestTooLarge, the service result of a
 //   ServiceFault or of a response whose ServiceResult is bad).
+// - Subscriptions (create_subscription ...): the client keeps Publish requests at the server,
+//   acknowledges, fills gaps with Republish and watches for silence by itself; the data and status
+//   handlers are owned by the client until the subscription ends, and run on the same CAF thread
+//   (one at a time, in the order the server sent). A data handler gets views into the decoded
+//   response, valid during the call only: copy what you keep. What the handlers touch must live
+//   until close() has returned (close() and a lost connection report `closed` to them last).
+//   docs/decisions/0011.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "actors/client_subscription.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 
@@ -38,6 +47,8 @@ struct client_options {
   bool create_session = true;  // false: a secure channel only, for GetEndpoints / FindServers
   std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
+  // Publish requests kept at the server: one per subscription plus one, at most this many.
+  std::size_t max_publish_requests = 5;
 };
 
 template <class Response>
@@ -75,6 +86,43 @@ public:
       ua::translate_browse_paths_to_node_ids_request request);
   ua::expected<ua::call_response> call_sync(ua::call_request request);
   ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
+
+  // ---- Subscriptions (Part 4 §5.13 MonitoredItem and §5.14 Subscription service sets)
+  // CreateSubscription with `settings`; once the server answers, the client publishes for it.
+  // handlers.on_data set: every NotificationMessage's data changes in one call (fast);
+  // empty: each change goes to the handler of its item (create_monitored_items with handlers).
+  // handlers.on_status: StatusChangeNotification, silent / recovered, data_lost, closed.
+  void create_subscription(subscription_settings settings, subscription_handlers handlers,
+                           client_callback<ua::create_subscription_response> done);
+  // The revised interval and keep-alive count also revise the silence watch.
+  void modify_subscription(ua::modify_subscription_request request, client_callback<ua::modify_subscription_response> done);
+  void set_publishing_mode(ua::set_publishing_mode_request request, client_callback<ua::set_publishing_mode_response> done);
+  // The subscriptions' handlers are dropped when the server has answered (no `closed` status).
+  void delete_subscriptions(ua::delete_subscriptions_request request,
+                            client_callback<ua::delete_subscriptions_response> done);
+  // Items of a fast subscription: the client handles are the application's (they come back in
+  // each monitored_item_notification). See monitor_value() and data_change_filter().
+  void create_monitored_items(ua::create_monitored_items_request request,
+                              client_callback<ua::create_monitored_items_response> done);
+  // Items with one handler each (handlers.size() == items_to_create.size(), else
+  // Bad_InvalidArgument): the client replaces the client handles with its own.
+  void create_monitored_items(ua::create_monitored_items_request request, std::vector<item_handler> handlers,
+                              client_callback<ua::create_monitored_items_response> done);
+  void modify_monitored_items(ua::modify_monitored_items_request request,
+                              client_callback<ua::modify_monitored_items_response> done);
+  void delete_monitored_items(ua::delete_monitored_items_request request,
+                              client_callback<ua::delete_monitored_items_response> done);
+
+  ua::expected<ua::create_subscription_response> create_subscription_sync(subscription_settings settings,
+                                                                           subscription_handlers handlers);
+  ua::expected<ua::modify_subscription_response> modify_subscription_sync(ua::modify_subscription_request request);
+  ua::expected<ua::set_publishing_mode_response> set_publishing_mode_sync(ua::set_publishing_mode_request request);
+  ua::expected<ua::delete_subscriptions_response> delete_subscriptions_sync(ua::delete_subscriptions_request request);
+  ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request);
+  ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request,
+                                                                               std::vector<item_handler> handlers);
+  ua::expected<ua::modify_monitored_items_response> modify_monitored_items_sync(ua::modify_monitored_items_request request);
+  ua::expected<ua::delete_monitored_items_response> delete_monitored_items_sync(ua::delete_monitored_items_request request);
 
   // CloseSession, CloseSecureChannel, close the connection; blocks until done. Good, or the
   // status the connection had ended with before. Requests after close() get Bad_ConnectionClosed.

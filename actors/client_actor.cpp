@@ -1,5 +1,6 @@
 #include "actors/client_actor.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <unordered_map>
@@ -92,6 +93,16 @@ struct client_broker_state {
   };
   std::unordered_map<std::uint32_t, waiting> pending;
   bool sweep_scheduled = false;
+  // Subscriptions (docs/decisions/0011): plain state of this actor, not an actor each. Publish
+  // requests stay out of `pending` (no client_call, no map node, no std::function per Publish):
+  // one reused request, a small vector of the outstanding ones, the response read in place.
+  subscription_engine subscriptions;
+  ua::publish_request publish;
+  struct publish_slot {
+    std::uint32_t request_id;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::vector<publish_slot> publishes;
   ua::node_id authentication_token;
   std::uint32_t next_handle = 1;
   bool ready = false;     // the application's requests may go out
@@ -114,6 +125,7 @@ struct client_broker_state {
     calls.clear();
     auto c = std::move(closers);
     c.clear();
+    subscriptions.close_all(end_status);
     if (connected) {
       auto f = std::move(connected);
       connected = nullptr;
@@ -138,6 +150,8 @@ public:
     cc.requested_lifetime = s.config.token_lifetime;
     s.channel.emplace(std::move(cc));
     s.reader.emplace(s.config.limits);
+    s.subscriptions = subscription_engine(s.config.subscriptions);
+    s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
     // Staged receive (DESIGN.md): at most 8 KB per read, framed by chunk_reader.
     self_->configure_read(hdl_, caf::io::receive_policy::at_most(8192));
     s.channel->write_hello();
@@ -173,8 +187,12 @@ public:
       shutdown(used.error(), "framing");
       return;
     }
-    std::vector<std::uint8_t> rest(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
-    s.staged = std::move(rest);
+    // The unframed rest stays for the next receive; the buffer keeps its capacity (no allocation
+    // per receive when a large response arrives in pieces).
+    if (!s.staged.empty() && in.data() == s.staged.data())
+      s.staged.erase(s.staged.begin(), s.staged.begin() + static_cast<std::ptrdiff_t>(*used));
+    else
+      s.staged.assign(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
     flush();
   }
 
@@ -210,6 +228,7 @@ public:
   void on_response() {
     auto& s = st();
     auto& r = s.channel->response();
+    if (on_publish_answer(r)) return;
     const auto it = s.pending.find(r.request_id);
     if (it == s.pending.end()) return;  // timed out already: the late answer is dropped
     auto call = std::move(it->second.call);
@@ -218,8 +237,91 @@ public:
     if (r.status.is_good() && r.request_handle != call->header().request_handle)
       spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
                    r.request_id, r.request_handle, call->header().request_handle);
-    if (r.status.is_bad() || !r.message) call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
-    else call->finish(std::move(*r.message));
+    if (r.status.is_bad() || !r.message) return call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
+    if (call->on_answer) {
+      call->on_answer(s.subscriptions, *r.message);
+      pump_publish(now_instant());  // a new subscription wants its Publish requests
+    }
+    call->finish(std::move(*r.message));
+  }
+
+  // ---- subscriptions (actors/client_subscription.hpp)
+
+  // The answer to one of our Publish requests: read in place (the decoded PublishResponse stays in
+  // the channel's message for the next decode: no allocation in steady state), then the next Publish.
+  bool on_publish_answer(client_response& r) {
+    auto& s = st();
+    const auto it = std::find_if(s.publishes.begin(), s.publishes.end(),
+                                 [&](const auto& p) { return p.request_id == r.request_id; });
+    if (it == s.publishes.end()) return false;
+    s.publishes.erase(it);
+    const auto now = std::chrono::steady_clock::now();
+    auto& e = s.subscriptions;
+    if (r.status.is_bad() || !r.message) {
+      e.on_publish_failed(r.status.is_bad() ? r.status : ua::status::bad_unknown_response, now);
+    } else if (const auto* p = r.message->get_if<ua::publish_response>()) {
+      if (p->response_header.service_result.is_bad()) e.on_publish_failed(p->response_header.service_result, now);
+      else e.on_publish_response(*p, now);
+    } else {
+      const auto* f = r.message->get_if<ua::service_fault>();
+      e.on_publish_failed(f && f->response_header.service_result.is_bad() ? f->response_header.service_result
+                                                                          : ua::status::bad_unknown_response,
+                          now);
+    }
+    if (!s.finished) pump_publish(now_instant());
+    return true;
+  }
+
+  // Keeps the engine's number of Publish requests at the server, and asks for what was missed.
+  void pump_publish(const instant& now) {
+    auto& s = st();
+    if (!s.ready || s.finished || !s.closers.empty() || !s.config.create_session) return;
+    auto& e = s.subscriptions;
+    while (e.publish_wanted() > 0) {
+      auto& h = s.publish.request_header;
+      h.authentication_token = s.authentication_token;
+      h.timestamp = now.utc;
+      h.request_handle = s.next_handle++;
+      if (s.next_handle == 0) s.next_handle = 1;
+      // Part 4 §5.14.5: the server holds a Publish up to a keep-alive period; the hint is longer.
+      const auto timeout = e.publish_timeout(s.config.request_timeout);
+      h.timeout_hint = static_cast<std::uint32_t>(timeout.count());
+      e.fill_publish(s.publish);
+      const auto id = s.channel->send_request(s.publish);
+      if (!id) {
+        e.on_publish_failed(id.error(), now.steady);
+        break;
+      }
+      s.publishes.push_back({*id, now.steady + timeout + sweep_interval});
+    }
+    std::uint32_t sub = 0;
+    std::uint32_t seq = 0;
+    while (!s.finished && e.next_republish(sub, seq)) send_republish(sub, seq, now);
+    schedule_sweep();
+  }
+
+  // Part 4 §5.14.6: one missed NotificationMessage asked for again.
+  void send_republish(std::uint32_t sub, std::uint32_t seq, const instant& now) {
+    ua::republish_request req;
+    req.subscription_id = sub;
+    req.retransmit_sequence_number = seq;
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl, sub, seq](ua::expected<ua::extension_object> answer) {
+          client_session cs(self, hdl);
+          auto& e = cs.st().subscriptions;
+          if (cs.st().finished) return;
+          if (const auto sc = result_of(answer); sc.is_bad()) return e.on_republish_failed(sub, seq, sc);
+          const auto* r = answer->get_if<ua::republish_response>();
+          if (!r) return e.on_republish_failed(sub, seq, ua::status::bad_unknown_response);
+          if (r->response_header.service_result.is_bad())
+            return e.on_republish_failed(sub, seq, r->response_header.service_result);
+          e.on_republished(sub, r->notification_message, std::chrono::steady_clock::now());
+        },
+        st().config.request_timeout);
+    send(call, now);
   }
 
   void schedule_renewal(const instant& now) {
@@ -268,7 +370,7 @@ public:
 
   void schedule_sweep() {
     auto& s = st();
-    if (s.sweep_scheduled || s.pending.empty()) return;
+    if (s.sweep_scheduled || s.finished || (s.pending.empty() && s.publishes.empty() && s.subscriptions.empty())) return;
     s.sweep_scheduled = true;
     self_->delayed_send(self_, sweep_interval, client_timeout_atom::value);
   }
@@ -278,6 +380,7 @@ public:
     if (s.finished) return call->finish(s.end_status);
     if (!s.closers.empty()) return call->finish(ua::status::bad_connection_closed);
     if (!s.ready) return call->finish(ua::status::bad_invalid_state);
+    if (call->before_send) call->before_send(s.subscriptions);
     send(call, now_instant());
     flush();
   }
@@ -296,7 +399,21 @@ public:
       }
     }
     for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the map is consistent
-    if (!s.finished) schedule_sweep();
+    if (s.finished) return;
+    // A Publish the server has not answered in its TimeoutHint and more: not an error, another goes.
+    for (auto it = s.publishes.begin(); it != s.publishes.end();) {
+      if (it->deadline <= now) {
+        it = s.publishes.erase(it);
+        s.subscriptions.on_publish_failed(ua::status::bad_timeout, now);
+      } else {
+        ++it;
+      }
+    }
+    s.subscriptions.check(now);
+    if (s.finished) return;
+    pump_publish(now_instant());
+    flush();
+    schedule_sweep();
   }
 
   void create_session(const instant& now) {
@@ -433,6 +550,8 @@ public:
     auto pending = std::move(s.pending);
     s.pending.clear();
     for (auto& [id, w] : pending) w.call->finish(failure);
+    s.publishes.clear();
+    s.subscriptions.close_all(why.is_bad() ? why : ua::status::bad_connection_closed);
     if (s.connected) {
       auto c = std::move(s.connected);
       s.connected = nullptr;

@@ -13,6 +13,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/client_subscription.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 #include "protocol/uatcp.hpp"
@@ -47,6 +48,15 @@ public:
   // Hands the answer to the callback; only the first call counts.
   void finish(ua::expected<ua::extension_object> answer);
   bool finished() const noexcept { return !done_; }
+
+  // Subscription bookkeeping, run by the actor on its thread: `before_send` just before the request
+  // goes out (per-item handlers for CreateMonitoredItems), `on_answer` with the server's answer
+  // before the callback (CreateSubscription registers the subscription and starts Publish, ...).
+  // Neither runs when the call ends without an answer (timeout, closed connection).
+  using engine_hook = std::function<void(subscription_engine&)>;
+  using answer_hook = std::function<void(subscription_engine&, const ua::extension_object& answer)>;
+  engine_hook before_send;
+  answer_hook on_answer;
 
 private:
   client_call(response_handler done, std::chrono::milliseconds timeout) : done_(std::move(done)), timeout_(timeout) {}
@@ -83,6 +93,8 @@ struct client_actor_config {
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime of the channel token
   ua::transport_limits limits;               // offered in the Hello
   std::string application_uri = "urn:uactor:client";
+  std::chrono::milliseconds request_timeout{10'000};  // the least TimeoutHint of a Publish
+  subscription_engine_config subscriptions;
 };
 
 // Messages the actor takes (besides the broker's own):

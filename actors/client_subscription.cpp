@@ -113,7 +113,7 @@ void subscription_engine::remove_item(std::uint32_t subscription_id, std::uint32
 }
 
 std::size_t subscription_engine::publish_wanted() const noexcept {
-  if (subs_.empty()) return 0;
+  if (subs_.empty() || paused_) return 0;
   const std::size_t target = std::min(limit_, subs_.size() + 1);
   return target > outstanding_ ? target - outstanding_ : 0;
 }
@@ -214,8 +214,10 @@ void subscription_engine::on_publish_failed(ua::status_code status, time_point) 
   if (outstanding_) --outstanding_;
   if (status == ua::status::bad_timeout || status == ua::status::bad_request_timeout) return;  // held too long: again
   if (status == ua::status::bad_too_many_publish_requests) {
-    // Part 4 §5.14.5: the server keeps fewer; so do we (never fewer than one).
-    if (limit_ > 1) --limit_;
+    // Part 4 §5.14.5: the server keeps fewer: as many as it holds now (at least one). One that
+    // refuses even a single request gets the next at the next check(), not in a loop.
+    limit_ = std::max<std::size_t>(1, std::min(limit_ - 1, outstanding_));
+    if (outstanding_ == 0) paused_ = true;
     return;
   }
   if (status == ua::status::bad_no_subscription) {
@@ -255,6 +257,7 @@ void subscription_engine::on_republish_failed(std::uint32_t subscription_id, std
 }
 
 void subscription_engine::check(time_point now) {
+  paused_ = false;
   for (std::size_t i = 0; i < subs_.size(); ++i) {
     auto& s = subs_[i];
     if (s.silent || now - s.last_heard <= s.silence_after) continue;

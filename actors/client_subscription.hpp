@@ -178,6 +178,7 @@ private:
   std::vector<missing> republish_;
   std::size_t outstanding_ = 0;
   std::size_t limit_;
+  bool paused_ = false;  // refused with none outstanding: wait for the next check()
   counters stats_;
 };
 

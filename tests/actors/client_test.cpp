@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -22,6 +24,9 @@
 #include "protocol/chunk_reader.hpp"
 #include "tests/actors/read_fixture.hpp"
 
+// The test server's scripted PublishResponses travel to its broker as a message.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::ua::publish_response>)
+
 using namespace uactor;
 namespace status = ua::status;
 using std::chrono::milliseconds;
@@ -37,7 +42,20 @@ struct server_hooks {
   std::atomic<int> channels_closed_by_client{0};
   std::mutex mutex;
   std::promise<void> renewed_twice;
+
+  // Subscriptions, scripted by the test: the server holds every Publish until the test sends a
+  // response for it (fixture::publish), records acknowledgements and Republish requests, and
+  // answers a Republish from `retransmit` or with Bad_MessageNotAvailable. Under `mutex`.
+  std::condition_variable changed;
+  std::size_t publishes_waiting = 0;  // held and not yet claimed by the test
+  std::vector<ua::subscription_acknowledgement> acks;
+  std::vector<std::uint32_t> republish_asked;
+  std::map<std::uint32_t, ua::notification_message> retransmit;
+  std::size_t too_many_publishes = 0;  // refuse Publish requests beyond this many held (0: no limit)
+  std::size_t refused_publishes = 0;
 };
+
+using publish_atom = caf::atom_constant<caf::atom("tpublish")>;
 
 struct server_state {
   struct connection {
@@ -54,6 +72,12 @@ struct server_state {
   ua::write_response write;
   ua::browse_response browse;
   ua::get_endpoints_response endpoints;
+  struct held_publish {
+    caf::io::connection_handle hdl;
+    std::uint32_t request_id;
+    std::uint32_t handle;
+  };
+  std::deque<held_publish> publishes;
   static inline const char* name = "test_server";
 };
 
@@ -108,6 +132,38 @@ bool serve(server_broker* self, caf::io::connection_handle hdl, server_state::co
     services::service_browse(*b, s.browse, s.space, routed.target->browse_points);
     s.browse.response_header.request_handle = handle;
     (void)ch.send_response(req.request_id, s.browse);
+  } else if (const auto* cs = req.message->get_if<ua::create_subscription_request>()) {
+    ua::create_subscription_response out;
+    out.response_header.request_handle = handle;
+    out.subscription_id = 42;
+    out.revised_publishing_interval = cs->requested_publishing_interval;
+    out.revised_max_keep_alive_count = cs->requested_max_keep_alive_count;
+    out.revised_lifetime_count = cs->requested_lifetime_count;
+    (void)ch.send_response(req.request_id, out);
+  } else if (const auto* p = req.message->get_if<ua::publish_request>()) {
+    std::lock_guard lock(s.hooks->mutex);
+    for (const auto& a : p->subscription_acknowledgements) s.hooks->acks.push_back(a);
+    if (s.hooks->too_many_publishes && s.publishes.size() >= s.hooks->too_many_publishes) {
+      ++s.hooks->refused_publishes;
+      ch.send_service_fault(req.request_id, handle, status::bad_too_many_publish_requests, now.utc);
+    } else {
+      s.publishes.push_back({hdl, req.request_id, handle});
+      ++s.hooks->publishes_waiting;
+    }
+    s.hooks->changed.notify_all();
+  } else if (const auto* rp = req.message->get_if<ua::republish_request>()) {
+    std::lock_guard lock(s.hooks->mutex);
+    s.hooks->republish_asked.push_back(rp->retransmit_sequence_number);
+    s.hooks->changed.notify_all();
+    const auto it = s.hooks->retransmit.find(rp->retransmit_sequence_number);
+    if (it == s.hooks->retransmit.end()) {
+      ch.send_service_fault(req.request_id, handle, status::bad_message_not_available, now.utc);
+    } else {
+      ua::republish_response out;
+      out.response_header.request_handle = handle;
+      out.notification_message = it->second;
+      (void)ch.send_response(req.request_id, out);
+    }
   } else if (req.message->get_if<ua::get_endpoints_request>()) {
     s.endpoints.response_header.request_handle = handle;
     s.endpoints.response_header.timestamp = now.utc;
@@ -182,6 +238,24 @@ caf::behavior test_server(server_broker* self, std::shared_ptr<server_hooks> hoo
           s.connections.erase(it);
         }
       },
+      [self](publish_atom, const std::shared_ptr<ua::publish_response>& r) {
+        // The oldest held Publish gets this response.
+        auto& s = self->state;
+        if (s.publishes.empty()) return;
+        const auto held = s.publishes.front();
+        s.publishes.pop_front();
+        const auto it = s.connections.find(held.hdl);
+        if (it == s.connections.end()) return;
+        auto& ch = *it->second.channel;
+        r->response_header.request_handle = held.handle;
+        r->response_header.timestamp = actors::now_instant().utc;
+        (void)ch.send_response(held.request_id, *r);
+        auto& out = ch.output();
+        auto& buf = self->wr_buf(held.hdl);
+        buf.insert(buf.end(), reinterpret_cast<const char*>(out.data()), reinterpret_cast<const char*>(out.data()) + out.size());
+        ch.clear_output();
+        self->flush(held.hdl);
+      },
       [self](const caf::io::connection_closed_msg& msg) { self->state.connections.erase(msg.handle); },
       [](const caf::io::acceptor_closed_msg&) {},
   };
@@ -207,6 +281,16 @@ struct fixture {
   ~fixture() {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     server = nullptr;
+  }
+
+  // Answers the oldest Publish the server holds (waiting, bounded, until there is one) with `r`.
+  void publish(ua::publish_response r) {
+    {
+      std::unique_lock lock(hooks->mutex);
+      REQUIRE(hooks->changed.wait_for(lock, std::chrono::seconds(10), [&] { return hooks->publishes_waiting > 0; }));
+      --hooks->publishes_waiting;
+    }
+    caf::anon_send(server, publish_atom::value, std::make_shared<ua::publish_response>(std::move(r)));
   }
 
   client_options options(milliseconds request_timeout = milliseconds(5'000)) const {
@@ -377,4 +461,180 @@ TEST_CASE("client: connect with its own actor system; a malformed endpoint URL i
   REQUIRE(c->close() == status::good);
   auto bad = client::connect(client_options{"not a url"});
   REQUIRE(bad.error() == status::bad_tcp_endpoint_url_invalid);
+}
+
+// ---- subscriptions through the connection actor (the engine alone: client_subscription_test.cpp)
+
+namespace {
+
+ua::publish_response data_message(std::uint32_t seq, std::int32_t value) {
+  ua::publish_response r;
+  r.subscription_id = 42;
+  r.notification_message.sequence_number = seq;
+  ua::data_change_notification dc;
+  ua::monitored_item_notification n;
+  n.client_handle = 1;
+  n.value.set_value(value);
+  dc.monitored_items.push_back(n);
+  r.notification_message.notification_data.push_back(ua::extension_object(std::move(dc)));
+  return r;
+}
+
+ua::publish_response keep_alive(std::uint32_t next_seq) {
+  ua::publish_response r;
+  r.subscription_id = 42;
+  r.notification_message.sequence_number = next_seq;
+  return r;
+}
+
+struct sub_seen {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::int32_t> values;
+  std::vector<subscription_status> statuses;
+
+  subscription_handlers handlers() {
+    subscription_handlers h;
+    h.on_data = [this](std::uint32_t sub, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+      std::lock_guard lock(mutex);
+      if (sub != 42) return;
+      for (const auto& c : changes) values.push_back(*c.value.value.get_if<std::int32_t>());
+      cv.notify_all();
+    };
+    h.on_status = [this](const subscription_status& st) {
+      std::lock_guard lock(mutex);
+      statuses.push_back(st);
+      cv.notify_all();
+    };
+    return h;
+  }
+  template <class Pred>
+  bool wait(Pred p, std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000)) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, timeout, [&] { return p(*this); });
+  }
+};
+
+template <class Pred>
+bool wait_server(server_hooks& h, Pred p) {
+  std::unique_lock lock(h.mutex);
+  return h.changed.wait_for(lock, std::chrono::seconds(10), [&] { return p(h); });
+}
+
+bool acked(const server_hooks& h, std::uint32_t seq) {
+  for (const auto& a : h.acks)
+    if (a.subscription_id == 42 && a.sequence_number == seq) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("client: a subscription keeps two Publish requests at the server, acknowledges, and fills a gap by Republish",
+          "[actors][client_subscription]") {
+  fixture f;
+  {
+    std::lock_guard lock(f.hooks->mutex);
+    ua::notification_message third = data_message(3, 30).notification_message;
+    f.hooks->retransmit[3] = third;
+  }
+  sub_seen seen;  // outlives the client, whose handlers write into it
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  subscription_settings settings;
+  settings.publishing_interval = milliseconds(100);
+  auto created = c->create_subscription_sync(settings, seen.handlers());
+  REQUIRE(created.has_value());
+  REQUIRE(created->subscription_id == 42);
+  // One subscription: one Publish for it and one spare.
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.publishes_waiting == 2; }));
+
+  f.publish(data_message(1, 10));
+  f.publish(data_message(2, 20));
+  f.publish(data_message(4, 40));  // 3 is missing: Republish 3 (the server has it)
+  f.publish(data_message(6, 60));  // 5 is missing: Republish 5 (gone: Bad_MessageNotAvailable)
+  REQUIRE(seen.wait([](auto& s) { return s.values.size() == 5 && !s.statuses.empty(); }));
+  {
+    std::lock_guard lock(seen.mutex);
+    CHECK(seen.values == std::vector<std::int32_t>{10, 20, 40, 30, 60});
+    REQUIRE(seen.statuses.size() == 1);
+    CHECK(seen.statuses[0].what == subscription_event::data_lost);
+    CHECK(seen.statuses[0].sequence_number == 5);
+    CHECK(seen.statuses[0].status == status::bad_message_not_available);
+  }
+  {
+    std::lock_guard lock(f.hooks->mutex);
+    CHECK(f.hooks->republish_asked == std::vector<std::uint32_t>{3, 5});
+  }
+  // Every received number is acknowledged with a later Publish; keep-alives are not.
+  f.publish(keep_alive(7));
+  REQUIRE(wait_server(*f.hooks, [](auto& h) {
+    return acked(h, 1) && acked(h, 2) && acked(h, 3) && acked(h, 4) && acked(h, 6);
+  }));
+  {
+    std::lock_guard lock(f.hooks->mutex);
+    CHECK_FALSE(acked(*f.hooks, 5));
+    CHECK_FALSE(acked(*f.hooks, 7));
+  }
+  REQUIRE(c->close() == status::good);
+}
+
+TEST_CASE("client: a subscription the server stops answering is reported silent, then recovered",
+          "[actors][client_subscription]") {
+  fixture f;
+  sub_seen seen;  // outlives the client, whose handlers write into it
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  subscription_settings settings;
+  settings.publishing_interval = milliseconds(50);
+  settings.max_keep_alive_count = 2;  // 100 ms keep-alive period: silent after 600 ms
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(c->create_subscription_sync(settings, seen.handlers()).has_value());
+  REQUIRE(seen.wait([](auto& s) { return !s.statuses.empty(); }, milliseconds(5000)));
+  CHECK(std::chrono::steady_clock::now() - start >= milliseconds(600));
+  {
+    std::lock_guard lock(seen.mutex);
+    CHECK(seen.statuses[0].what == subscription_event::silent);
+  }
+  f.publish(keep_alive(1));
+  REQUIRE(seen.wait([](auto& s) { return s.statuses.size() >= 2; }));
+  {
+    std::lock_guard lock(seen.mutex);
+    CHECK(seen.statuses[1].what == subscription_event::recovered);
+  }
+  REQUIRE(c->close() == status::good);
+}
+
+TEST_CASE("client: Bad_TooManyPublishRequests lowers the number of Publish requests kept at the server",
+          "[actors][client_subscription]") {
+  fixture f([](server_hooks& h) { h.too_many_publishes = 1; });
+  sub_seen seen;  // outlives the client, whose handlers write into it
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  REQUIRE(c->create_subscription_sync(subscription_settings{}, seen.handlers()).has_value());
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.publishes_waiting == 1 && h.refused_publishes == 1; }));
+  // Data still flows through the one request the server keeps, and no more are refused.
+  for (std::uint32_t seq = 1; seq <= 5; ++seq) f.publish(data_message(seq, static_cast<std::int32_t>(seq)));
+  REQUIRE(seen.wait([](auto& s) { return s.values.size() == 5; }));
+  {
+    std::lock_guard lock(f.hooks->mutex);
+    CHECK(f.hooks->refused_publishes == 1);
+  }
+  {
+    std::lock_guard lock(seen.mutex);
+    CHECK(seen.statuses.empty());
+  }
+  REQUIRE(c->close() == status::good);
+}
+
+TEST_CASE("client: a lost connection closes the subscriptions with a status", "[actors][client_subscription]") {
+  fixture f;
+  sub_seen seen;  // outlives the client, whose handlers write into it
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  REQUIRE(c->create_subscription_sync(subscription_settings{}, seen.handlers()).has_value());
+  REQUIRE(c->read_sync(read_of("demo.drop")).error() == status::bad_connection_closed);
+  REQUIRE(seen.wait([](auto& s) { return !s.statuses.empty(); }));
+  std::lock_guard lock(seen.mutex);
+  CHECK(seen.statuses.back().what == subscription_event::closed);
+  CHECK(seen.statuses.back().status.is_bad());
 }
