@@ -2,8 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -709,6 +714,99 @@ int run_call(const common_args& a, const std::string& object, const std::string&
   return result.status_code.is_bad() ? exit_bad : exit_good;
 }
 
+// ---- subscribe: prints each data change until --count, --seconds or Ctrl-C
+
+struct subscribe_args {
+  std::uint64_t count = 0;       // 0: no limit
+  double seconds = 0;            // 0: no limit
+  unsigned interval_ms = 250;    // publishing interval
+  double sampling_ms = -1;       // -1: the publishing interval
+};
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
+int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes) {
+  if (nodes.empty()) usage("subscribe: give at least one NodeId");
+  std::vector<ua::node_id> ids;
+  for (const auto& n : nodes) ids.push_back(node_or_exit(n));
+  auto c = connect_or_exit(a);
+
+  struct shared {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::uint64_t seen = 0;
+    bool failed = false;
+    bool ended = false;  // the subscription closed
+  };
+  auto sh = std::make_shared<shared>();
+  subscription_settings settings;
+  settings.publishing_interval = std::chrono::milliseconds(sa.interval_ms);
+  subscription_handlers h;
+  // Each change as read prints a value: NODE, value, status, SourceTimestamp (ms since 1970).
+  h.on_data = [sh, ids, limit = sa.count](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+    for (const auto& ch : changes) {
+      std::unique_lock lock(sh->mutex);
+      if (limit && sh->seen >= limit) return;
+      ++sh->seen;
+      lock.unlock();
+      const auto& dv = ch.value;
+      const std::size_t i = ch.client_handle - 1;
+      std::printf("%s\t%s\t%s\t%lld\n", i < ids.size() ? ids[i].to_string().c_str() : "?",
+                  dv.has_value ? format_value(dv.value).c_str() : "-",
+                  (dv.has_status ? dv.status : ua::status_code(ua::status::good)).to_string().c_str(),
+                  dv.has_source_timestamp ? static_cast<long long>(dv.source_timestamp.to_unix_ms()) : 0LL);
+      std::fflush(stdout);
+    }
+    sh->changed.notify_all();
+  };
+  h.on_status = [sh](const subscription_status& st) {
+    const char* what = st.what == subscription_event::silent      ? "silent"
+                       : st.what == subscription_event::recovered ? "recovered"
+                       : st.what == subscription_event::data_lost ? "data lost"
+                       : st.what == subscription_event::closed    ? "closed"
+                                                                  : "status change";
+    std::fprintf(stderr, "uactor: subscription %u: %s: %s\n", st.subscription_id, what, st.status.to_string().c_str());
+    std::lock_guard lock(sh->mutex);
+    if (st.what == subscription_event::data_lost || st.what == subscription_event::closed) sh->failed = true;
+    if (st.what == subscription_event::closed) sh->ended = true;
+    sh->changed.notify_all();
+  };
+  auto created = c.create_subscription_sync(settings, std::move(h));
+  if (!created) service_failed(c, "CreateSubscription", created.error());
+  ua::create_monitored_items_request req;
+  req.subscription_id = created->subscription_id;
+  req.timestamps_to_return = ua::timestamps_to_return::both;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    req.items_to_create.push_back(monitor_value(ids[i], static_cast<std::uint32_t>(i + 1), sa.sampling_ms, 10, true));
+  auto items = c.create_monitored_items_sync(std::move(req));
+  if (!items) service_failed(c, "CreateMonitoredItems", items.error());
+  int code = exit_good;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto sc = i < items->results.size() ? items->results[i].status_code : ua::status::bad_unknown_response;
+    if (sc.is_bad()) {
+      std::printf("%s\t-\t%s\n", ids[i].to_string().c_str(), sc.to_string().c_str());
+      code = exit_bad;
+    }
+  }
+
+  interrupted.store(false);
+  auto previous = std::signal(SIGINT, on_interrupt);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(sa.seconds));
+  {
+    std::unique_lock lock(sh->mutex);
+    // A signal handler cannot notify a condition variable: wake up now and then to look.
+    while (!interrupted.load() && !sh->ended && !(sa.count && sh->seen >= sa.count) &&
+           !(sa.seconds > 0 && std::chrono::steady_clock::now() >= deadline))
+      sh->changed.wait_for(lock, std::chrono::milliseconds(100));
+    if (sh->failed) code = exit_bad;
+  }
+  std::signal(SIGINT, previous);
+  c.close();
+  return code;
+}
+
 void add_common(CLI::App* cmd, common_args& a) {
   cmd->add_option("endpoint", a.endpoint, "server endpoint, e.g. opc.tcp://localhost:4840");
   cmd->add_option("--timeout", a.timeout_ms, "connect and request timeout in ms");
@@ -762,6 +860,21 @@ void add_client_commands(CLI::App& app) {
   call->callback([a] {
     if (a->common.endpoint.empty() || a->object.empty() || a->method.empty()) usage("call: give ENDPOINT OBJECT METHOD");
     finish(run_call(a->common, a->object, a->method, a->rest));
+  });
+
+  auto sub = std::make_shared<subscribe_args>();
+  auto* subscribe = app.add_subcommand(
+      "subscribe", "print each change of nodes' Values until Ctrl-C: uactor subscribe ENDPOINT NODE... [--count N] [--seconds S]");
+  add_common(subscribe, a->common);
+  subscribe->add_option("nodes", a->nodes, "NodeIds, e.g. ns=1;s=Demo.Dynamic.Counter");
+  subscribe->add_option("--count", sub->count, "stop after this many changes");
+  subscribe->add_option("--seconds", sub->seconds, "stop after this many seconds");
+  subscribe->add_option("--interval", sub->interval_ms, "publishing interval in ms")->capture_default_str();
+  subscribe->add_option("--sampling", sub->sampling_ms, "sampling interval in ms (-1: the publishing interval)")
+      ->capture_default_str();
+  subscribe->callback([a, sub] {
+    if (a->common.endpoint.empty()) usage("subscribe: give an endpoint");
+    finish(run_subscribe(a->common, *sub, a->nodes));
   });
 }
 

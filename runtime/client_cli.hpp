@@ -1,4 +1,4 @@
-// The client subcommands of the `uactor` CLI: read, write, browse, call, for a person at a
+// The client subcommands of the `uactor` CLI: read, write, browse, call, subscribe, for a person at a
 // terminal. Each connects with uactor::client, prints one line per item, and exits 0 when every
 // operation is Good, 1 otherwise, 2 for a usage or connection error. Also the text forms of NodeIds
 // and values they use (plain functions; the caller owns what they return).
@@ -16,7 +16,7 @@ class App;
 
 namespace uactor::runtime {
 
-// Adds `read`, `write`, `browse` and `call` to the app. Their callbacks end the program's parse
+// Adds `read`, `write`, `browse`, `call` and `subscribe` to the app. Their callbacks end the program's parse
 // with CLI::RuntimeError(exit code), which CLI11_PARSE returns from main.
 void add_client_commands(CLI::App& app);
 

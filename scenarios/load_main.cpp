@@ -20,6 +20,7 @@
 #include "scenarios/opcua_driver.hpp"
 #include "scenarios/requests.hpp"
 #include "scenarios/result.hpp"
+#include "scenarios/sub_driver.hpp"
 
 using namespace uactor;
 using namespace uactor::scenarios;
@@ -35,6 +36,7 @@ struct cli {
   unsigned pub_ms = 100;
   unsigned write_interval_ms = 100;
   std::string callback = "fast";
+  double sampling_ms = 0;
   double duration_s = 20;
   double warmup_s = 10;
   std::string endpoint;
@@ -111,6 +113,13 @@ std::optional<std::uint64_t> stop_strace(child_process& s, const std::string& ou
   return calls;
 }
 
+std::string fmt_sub(const cli& o) {
+  return std::to_string(o.subs) + " subscriptions per session of " + std::to_string(o.load.nodes) + " items on " +
+         subscribed_node + ", publishing " + std::to_string(o.pub_ms) + " ms, sampling " +
+         std::to_string(static_cast<int>(o.sampling_ms)) + " ms, writer " + std::to_string(o.write_interval_ms) +
+         " ms, callback " + o.callback + "; latency: SourceTimestamp to callback";
+}
+
 int not_yet(const std::string& what) {
   std::fprintf(stderr, "uactor-load: not yet: %s\n", what.c_str());
   return 2;
@@ -147,6 +156,8 @@ int main(int argc, char** argv) {
   app.add_option("--callback", o.callback, "fast | item (sub scenario)")
       ->check(CLI::IsMember({"fast", "item"}))
       ->capture_default_str();
+  app.add_option("--sampling", o.sampling_ms, "sampling interval of the monitored items, ms (sub scenario; 0: on change)")
+      ->capture_default_str();
   app.add_option("--duration", o.duration_s, "measurement window, s")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--warmup", o.warmup_s, "warm-up before the window, s")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--endpoint", o.endpoint, "load this server instead of a child (then only client-side figures)");
@@ -168,7 +179,6 @@ int main(int argc, char** argv) {
 
   if (o.security != "none") return not_yet("--security " + o.security + " (the security issue adds it)");
   if (o.client != "classic") return not_yet("--client shared (one secure channel for all sessions)");
-  if (o.scenario == "sub") return not_yet("--scenario sub (the subscription issue adds it)");
   if (o.scenario == "floor" && !o.endpoint.empty())
     return not_yet("--scenario floor with --endpoint: the floor runs its own echo server");
 
@@ -180,7 +190,10 @@ int main(int argc, char** argv) {
   result.client_kind = o.client;
   result.security = o.security;
   result.warmup_s = o.warmup_s;
-  if (o.scenario == "browse") {
+  if (o.scenario == "sub") {
+    result.unit = "notification";
+    result.items = fmt_sub(o);
+  } else if (o.scenario == "browse") {
     result.items = std::string(browse_node) + ", the same node each item";
   } else if (o.scenario == "floor") {
     result.items = "raw TCP, the byte sizes of a Read of that many values";
@@ -236,6 +249,13 @@ int main(int argc, char** argv) {
     const auto host = url.substr(6, colon - 6);
     driver = make_floor_driver(o.load, {result.request_bytes, result.response_bytes}, host,
                                static_cast<unsigned>(std::stoul(url.substr(colon + 1))));
+  } else if (o.scenario == "sub") {
+    sub_options so;
+    so.subs = o.subs;
+    so.publishing_interval = std::chrono::milliseconds(o.pub_ms);
+    so.sampling_interval_ms = o.sampling_ms;
+    so.per_item = o.callback == "item";
+    driver = make_sub_driver(o.load, so, url);
   } else {
     const auto kind = o.scenario == "read"    ? opcua_scenario::read
                       : o.scenario == "write" ? opcua_scenario::write

@@ -44,16 +44,23 @@ std::string process_json(const char* who, const runtime::process_stats& s, std::
 
 std::string to_text(const load_result& r) {
   std::string out;
-  out += fmt::format("scenario {}: {} session{}, inflight {}, {} {} per request ({}), client {}, security {}\n",
-                     r.scenario, r.sessions, r.sessions == 1 ? "" : "s", r.inflight, r.nodes,
-                     r.scenario == "browse" ? (r.nodes == 1 ? "node" : "nodes") : (r.nodes == 1 ? "value" : "values"),
-                     r.items, r.client_kind, r.security);
+  if (r.unit == "request")
+    out += fmt::format("scenario {}: {} session{}, inflight {}, {} {} per request ({}), client {}, security {}\n",
+                       r.scenario, r.sessions, r.sessions == 1 ? "" : "s", r.inflight, r.nodes,
+                       r.scenario == "browse" ? (r.nodes == 1 ? "node" : "nodes") : (r.nodes == 1 ? "value" : "values"),
+                       r.items, r.client_kind, r.security);
+  else
+    out += fmt::format("scenario {}: {} session{}, {}, client {}, security {}\n", r.scenario, r.sessions,
+                       r.sessions == 1 ? "" : "s", r.items, r.client_kind, r.security);
   out += fmt::format("target: {}\n", r.target);
   if (r.request_bytes)
     out += fmt::format("bytes per request / response on the wire: {} / {}\n", r.request_bytes, r.response_bytes);
-  out += fmt::format("window: {:.2f} s after {:.0f} s of warm-up: {} requests, {} errors\n", r.window_s, r.warmup_s,
-                     r.requests, r.errors);
-  out += fmt::format("throughput: {:.0f} requests/s, {:.0f} values/s\n", r.requests_per_s(), r.values_per_s());
+  out += fmt::format("window: {:.2f} s after {:.0f} s of warm-up: {} {}s, {} errors\n", r.window_s, r.warmup_s,
+                     r.requests, r.unit, r.errors);
+  if (r.unit == "request")
+    out += fmt::format("throughput: {:.0f} requests/s, {:.0f} values/s\n", r.requests_per_s(), r.values_per_s());
+  else
+    out += fmt::format("throughput: {:.0f} {}s/s\n", r.requests_per_s(), r.unit);
   out += fmt::format("latency (µs): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max {:.1f}\n",
                      us(r.latency.percentile(50)), us(r.latency.percentile(90)), us(r.latency.percentile(99)),
                      us(r.latency.percentile(99.9)), us(r.latency.max()));
@@ -66,7 +73,7 @@ std::string to_text(const load_result& r) {
   const auto row = [&](const char* name, auto value) {
     out += fmt::format("  {:<26}{:>14}{:>14}\n", name, cell(r.server, value), cell(client, value));
   };
-  out += fmt::format("  {:<26}{:>14}{:>14}\n", "per request", "server", "client");
+  out += fmt::format("  {:<26}{:>14}{:>14}\n", "per " + r.unit, "server", "client");
   row("CPU user (µs)", [&](const auto& s) { return fmt::format("{:.2f}", per_request(s.cpu_user_us, n)); });
   row("CPU system (µs)", [&](const auto& s) { return fmt::format("{:.2f}", per_request(s.cpu_system_us, n)); });
   row("CPU total (µs)",
@@ -96,6 +103,7 @@ std::string to_json(const load_result& r) {
   out += fmt::format(R"("scenario":{},"sessions":{},"inflight":{},"nodes":{},"items":{},"client":{},"security":{},)",
                      json_string(r.scenario), r.sessions, r.inflight, r.nodes, json_string(r.items),
                      json_string(r.client_kind), json_string(r.security));
+  out += fmt::format(R"("unit":{},)", json_string(r.unit));
   out += fmt::format(R"("target":{},"request_bytes":{},"response_bytes":{},"warmup_s":{:.3f},"window_s":{:.3f},)",
                      json_string(r.target), r.request_bytes, r.response_bytes, r.warmup_s, r.window_s);
   out += fmt::format(R"("requests":{},"errors":{},"requests_per_s":{:.1f},"values_per_s":{:.1f},)", r.requests,

@@ -21,6 +21,7 @@ struct load_result {
   std::string items;        // what each item of a request names
   std::string client_kind;  // classic | shared
   std::string security;
+  std::string unit = "request";  // what one completion is: a request, or (sub) a data change notification
   std::string target;       // where the load went
   std::size_t request_bytes = 0;   // floor and read: the bytes of one request and its response
   std::size_t response_bytes = 0;
@@ -36,7 +37,9 @@ struct load_result {
   std::optional<std::uint64_t> server_syscalls;   // --syscalls: strace -c -f over the window
 
   double requests_per_s() const { return window_s > 0 ? static_cast<double>(requests) / window_s : 0; }
-  double values_per_s() const { return requests_per_s() * static_cast<double>(nodes); }
+  double values_per_s() const {
+    return unit == "request" ? requests_per_s() * static_cast<double>(nodes) : requests_per_s();  // a notification is one value
+  }
 };
 
 std::string to_text(const load_result& r);
