@@ -1,11 +1,23 @@
 #include "actors/client_channel_state.hpp"
 
+#include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace uactor::actors {
 
 client_channel_state::client_channel_state(client_channel_config config) : config_(std::move(config)) {
-  asym_out_.security_policy_uri = ua::ua_string(security_policy_none_uri);
+  const auto& sec = config_.security;
+  asym_out_.security_policy_uri = ua::ua_string(sec.policy->uri);
+  if (!sec.policy->is_none()) {
+    if (!sec.own_certificate || !sec.private_key || !sec.server_certificate)
+      throw std::invalid_argument("client_channel_config: a secured channel needs both certificates and our key");
+    // Part 6 §6.7.2.3: our certificate, and the thumbprint of the server's we encrypt for.
+    asym_out_.sender_certificate = to_byte_string(sec.own_certificate.der());
+    const auto thumbprint = sec.server_certificate.thumbprint();
+    asym_out_.receiver_certificate_thumbprint = to_byte_string(thumbprint);
+    asymmetric_.emplace(*sec.policy, sec.private_key, sec.server_certificate.public_key());
+  }
 }
 
 void client_channel_state::write_hello() {
@@ -30,8 +42,11 @@ ua::status_code client_channel_state::write_open(const instant& now) {
   req.request_header.timeout_hint = 10'000;
   req.client_protocol_version = ua::uacp_protocol_version;
   req.request_type = renew ? ua::security_token_request_type::renew : ua::security_token_request_type::issue;
-  req.security_mode = ua::message_security_mode::none;
-  req.client_nonce.set_null();  // policy None: no keys to derive
+  req.security_mode = config_.security.mode;
+  const auto& policy = *config_.security.policy;
+  if (policy.is_none()) client_nonce_.set_null();  // no keys to derive
+  else client_nonce_ = random_nonce(policy.nonce_length);
+  req.client_nonce = client_nonce_;
   req.requested_lifetime = static_cast<std::uint32_t>(config_.requested_lifetime.count());
 
   scratch_.clear();
@@ -39,11 +54,22 @@ ua::status_code client_channel_state::write_open(const instant& now) {
   ua::encode_message(e, req);
   open_request_id_ = next_request_id();
   // Part 6 §6.7.2.2: the SecureChannelId is 0 in the first OPN; a Renew names the channel.
-  const ua::chunk_target target{ua::message_type::open, renew ? token_.channel_id : 0, 0, &asym_out_, open_request_id_};
-  if (auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_); !n) return n.error();
+  if (const auto sc = write_open_chunk(renew ? token_.channel_id : 0); sc.is_bad()) return sc;
   renewing_ = renew;
   open_sent_ = now.steady;
   return ua::status::good;
+}
+
+ua::status_code client_channel_state::write_open_chunk(std::uint32_t channel_id) {
+  const ua::chunk_target target{ua::message_type::open, channel_id, 0, &asym_out_, open_request_id_};
+  if (!asymmetric_) {
+    if (auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_); !n) return n.error();
+    return ua::status::good;
+  }
+  const ua::message_chunker open_chunker(limits_, ua::status::bad_request_too_large, asymmetric_->send_security());
+  open_plain_.clear();
+  if (auto n = open_chunker.write(scratch_.bytes(), target, sequence_, open_plain_); !n) return n.error();
+  return asymmetric_->protect(open_plain_.bytes(), ua::secure_message_header_size + ua::encoded_size(asym_out_), out_);
 }
 
 client_channel_state::event client_channel_state::on_chunk(const ua::chunk_view& chunk, const instant& now) {
@@ -94,9 +120,25 @@ client_channel_state::event client_channel_state::on_error(const ua::chunk_view&
 
 client_channel_state::event client_channel_state::on_open_response(const ua::chunk_view& chunk, const instant& now) {
   ua::secure_chunk c;
-  if (const auto sc = ua::parse_secure_chunk(chunk.bytes, c, &asym_in_); sc.is_bad()) return fail(sc, "malformed OPN");
-  if (asym_in_.security_policy_uri.view() != security_policy_none_uri)
+  const auto at = ua::parse_security_part(chunk.bytes, c, &asym_in_);
+  if (!at) return fail(at.error(), "malformed OPN");
+  const auto& sec = config_.security;
+  if (asym_in_.security_policy_uri.view() != sec.policy->uri)
     return fail(ua::status::bad_security_policy_rejected, "OPN response with another security policy");
+  std::span<const std::uint8_t> plaintext = chunk.bytes.subspan(*at);
+  if (asymmetric_) {
+    // Part 6 §6.7.2.3: from the server whose certificate the endpoint named, for our certificate;
+    // the signature checked before anything is decoded.
+    const auto own = sec.own_certificate.thumbprint();
+    if (!std::ranges::equal(bytes_of(asym_in_.sender_certificate), sec.server_certificate.der()) ||
+        !std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own))
+      return fail(ua::status::bad_security_checks_failed, "OPN response from another certificate or for another one");
+    if (asymmetric_->unprotect(chunk.bytes, *at, plain_).is_bad())
+      return fail(ua::status::bad_security_checks_failed, "the OPN response's signature does not verify");
+    plaintext = plain_.bytes().subspan(*at);
+  }
+  const auto receive = asymmetric_ ? asymmetric_->receive_security() : ua::chunk_security::none();
+  if (const auto sc = ua::parse_sequence_part(plaintext, receive, c); sc.is_bad()) return fail(sc, "malformed OPN");
   auto assembled = assembler_.add(c);
   if (!assembled) return fail(assembled.error(), "OPN sequence");
   if (assembled->what != ua::message_assembler::outcome::complete)
@@ -126,6 +168,15 @@ client_channel_state::event client_channel_state::on_open_response(const ua::chu
   }
   token_ = resp->security_token;
   renewing_ = false;
+  if (asymmetric_) {
+    if (resp->server_nonce.size() != sec.policy->nonce_length)
+      return fail(ua::status::bad_nonce_invalid, "the ServerNonce does not have the policy's length");
+    // Part 6 §6.7.5: we send with the keys of (ServerNonce, ClientNonce), check with the others.
+    const auto keys = security::derive_channel_keys(*sec.policy, bytes_of(client_nonce_), bytes_of(resp->server_nonce));
+    tokens_.install(token_.token_id, *sec.policy, sec.mode, keys.client, keys.server);
+    if (!renew)
+      chunker_ = ua::message_chunker(limits_, ua::status::bad_request_too_large, tokens_.sender(token_.token_id)->chunk_security());
+  }
   const auto lifetime = std::chrono::milliseconds(token_.revised_lifetime);
   // From when the request left: the server's clock started no earlier than that.
   renew_at_ = open_sent_ + lifetime * config_.renew_at_percent / 100;
@@ -144,9 +195,13 @@ bool client_channel_state::token_accepted(const ua::secure_chunk& c) const noexc
 
 client_channel_state::event client_channel_state::on_message(const ua::chunk_view& chunk) {
   ua::secure_chunk c;
-  if (const auto sc = ua::parse_secure_chunk(chunk.bytes, c); sc.is_bad()) return fail(sc, "malformed MSG");
+  const auto at = ua::parse_security_part(chunk.bytes, c, nullptr);
+  if (!at) return fail(at.error(), "malformed MSG");
   // Part 6 §6.7.2.3: a chunk for another channel or under an unknown token ends the channel.
   if (!token_accepted(c)) return fail(ua::status::bad_secure_channel_token_unknown, "unknown channel or token");
+  if (const auto sc = unprotect_symmetric(chunk, *at, c); sc.is_bad())
+    return fail(sc, sc == ua::status::bad_security_checks_failed ? "a MSG chunk whose signature does not verify"
+                                                                 : "malformed MSG");
   auto assembled = assembler_.add(c);
   if (!assembled) return fail(assembled.error(), "MSG chunk refused");
   response_.request_id = assembled->request_id;
@@ -179,6 +234,22 @@ client_channel_state::event client_channel_state::on_message(const ua::chunk_vie
   return event::response;
 }
 
+ua::status_code client_channel_state::unprotect_symmetric(const ua::chunk_view& chunk, std::size_t at,
+                                                          ua::secure_chunk& c) {
+  if (!asymmetric_) return ua::parse_sequence_part(chunk.bytes.subspan(at), ua::chunk_security::none(), c);
+  auto* ctx = tokens_.receiver(c.token_id);
+  if (ctx == nullptr) return ua::status::bad_secure_channel_token_unknown;
+  plain_.clear();
+  plain_.append(chunk.bytes.data(), chunk.bytes.size());
+  if (const auto sc = ctx->unprotect(std::span<std::uint8_t>(plain_.data(), plain_.size()), at); sc.is_bad()) return sc;
+  return ua::parse_sequence_part(plain_.bytes().subspan(at), ctx->chunk_security(), c);
+}
+
+void client_channel_state::protect_output(std::size_t from) {
+  if (!asymmetric_) return;
+  if (auto* ctx = tokens_.sender(token_.token_id)) protect_chunks(*ctx, out_, from);
+}
+
 ua::expected<std::uint32_t> client_channel_state::send_request(const ua::extension_body& request) {
   if (phase_ != phase::open) return ua::status::bad_secure_channel_closed;
   scratch_.clear();
@@ -192,7 +263,9 @@ ua::expected<std::uint32_t> client_channel_state::send_encoded() {
   const std::uint32_t request_id = next_request_id_;
   const ua::chunk_target target{ua::message_type::message, token_.channel_id, token_.token_id, nullptr, request_id};
   // Refused (Bad_RequestTooLarge) before a byte is written: the channel stays usable.
+  const std::size_t from = out_.size();
   if (auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_); !n) return n.error();
+  protect_output(from);
   return next_request_id();
 }
 
@@ -206,7 +279,8 @@ void client_channel_state::write_close(const instant& now) {
     ua::encode_message(e, req);
     const ua::chunk_target target{ua::message_type::close, token_.channel_id, token_.token_id, nullptr,
                                   next_request_id()};
-    (void)chunker_.write(scratch_.bytes(), target, sequence_, out_);  // some 60 bytes: fits any chunk
+    const std::size_t from = out_.size();
+    if (chunker_.write(scratch_.bytes(), target, sequence_, out_)) protect_output(from);  // some 60 bytes: fits any chunk
   }
   if (phase_ != phase::closed) {
     phase_ = phase::closed;

@@ -1,5 +1,5 @@
-// The client side of one UA-TCP connection and its secure channel (Part 6 §7.1, §6.7), policy None
-// and security mode None: plain state that the client actor wraps, the mirror of
+// The client side of one UA-TCP connection and its secure channel (Part 6 §7.1, §6.7), any policy
+// and mode of security/policy.hpp: plain state that the client actor wraps, the mirror of
 // secure_channel_state. Chunks in, bytes out; the caller owns the chunk_reader and the socket, this
 // object owns its output buffer and the last decoded response.
 #pragma once
@@ -7,9 +7,11 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "actors/channel_crypto.hpp"
 #include "actors/secure_channel_state.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/chunk_reader.hpp"
@@ -20,8 +22,21 @@
 #include "protocol/message_chunker.hpp"
 #include "protocol/secure_chunk.hpp"
 #include "protocol/uatcp.hpp"
+#include "security/asymmetric.hpp"
+#include "security/certificate.hpp"
 
 namespace uactor::actors {
+
+// How the client secures its channel: the endpoint's policy and mode, our application instance
+// certificate and key, and the server certificate the endpoint named (already checked by the
+// caller against its trust store). Policy None needs none of the certificates.
+struct client_channel_security {
+  const security::security_policy* policy = &security::policy_none();
+  ua::message_security_mode mode = ua::message_security_mode::none;
+  security::certificate own_certificate;
+  security::rsa_key private_key;
+  security::certificate server_certificate;
+};
 
 struct client_channel_config {
   std::string endpoint_url;      // sent in the Hello (Part 6 §7.1.2.3)
@@ -30,6 +45,7 @@ struct client_channel_config {
   std::chrono::milliseconds requested_lifetime{3'600'000};  // OpenSecureChannel RequestedLifetime
   // Part 4 §5.5.2: the client renews before the token expires; at this share of the revised lifetime.
   std::uint32_t renew_at_percent = 75;
+  client_channel_security security;
 };
 
 // A decoded response (or the status that took its place), valid until the next on_chunk().
@@ -117,6 +133,11 @@ private:
   event on_error(const ua::chunk_view& chunk);
   event on_open_response(const ua::chunk_view& chunk, const instant& now);
   event on_message(const ua::chunk_view& chunk);
+  // A MSG chunk after its token check: verified and decrypted (policy other than None), parsed.
+  ua::status_code unprotect_symmetric(const ua::chunk_view& chunk, std::size_t at, ua::secure_chunk& c);
+  // Signs/encrypts the chunks written to out_ from `from` on (nothing for policy None).
+  void protect_output(std::size_t from);
+  ua::status_code write_open_chunk(std::uint32_t channel_id);
   // Channel and token of a MSG chunk: ours, and the current token or its predecessor.
   bool token_accepted(const ua::secure_chunk& c) const noexcept;
   event fail(ua::status_code error, std::string_view reason);
@@ -132,8 +153,13 @@ private:
   ua::message_assembler assembler_{0, 0};
   ua::message_chunker chunker_{ua::connection_limits{}, ua::status::bad_request_too_large};
   ua::sequence_counter sequence_;
-  ua::asymmetric_security_header asym_out_;  // policy None, no certificates
+  ua::asymmetric_security_header asym_out_;
   ua::asymmetric_security_header asym_in_;
+  std::optional<security::asymmetric_context> asymmetric_;  // policy other than None
+  token_crypto tokens_;
+  ua::byte_string client_nonce_;  // of the OPN in flight
+  ua::byte_buffer plain_;         // a received chunk, verified and decrypted in place
+  ua::byte_buffer open_plain_;    // an OPN before it is signed and encrypted
 
   ua::channel_security_token token_;      // in use for what we send
   // Earlier tokens, newest first, still accepted from the server: it keeps securing its answers

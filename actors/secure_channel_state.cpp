@@ -51,6 +51,12 @@ constexpr std::array service_request_encodings{
     ua::delete_subscriptions_request::binary_encoding_id,
 };
 
+// The log line of a refused peer certificate: the check, the status, the certificate, the remedy.
+std::string describe_refusal(const security::validation_result& v, const security::certificate& c) {
+  return "client certificate refused by the " + v.check + " check (" + std::string(v.status.name()) + "): " +
+         v.detail + " [" + c.describe() + "]";
+}
+
 }  // namespace
 
 bool is_service_request_encoding(std::uint32_t id) noexcept {
@@ -107,12 +113,14 @@ secure_channel_state::event secure_channel_state::on_hello(const ua::chunk_view&
 
 secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& chunk, const instant& now) {
   ua::secure_chunk c;
-  if (const auto sc = ua::parse_secure_chunk(chunk.bytes, c, &asym_in_); sc.is_bad()) return fail(sc, "malformed OPN");
-  // Part 6 §6.7.2.3: only None is offered. Its OPN carries no certificates to check.
-  if (asym_in_.security_policy_uri.view() != security_policy_none_uri)
-    return fail(ua::status::bad_security_policy_rejected, "only SecurityPolicy#None is offered");
+  const auto at = ua::parse_security_part(chunk.bytes, c, &asym_in_);
+  if (!at) return fail(at.error(), "malformed OPN");
   if (phase_ == phase::open && c.secure_channel_id != config_.channel_id)
     return fail(ua::status::bad_tcp_secure_channel_unknown, "OPN for another channel");
+  const auto plaintext = open_security(chunk.bytes, *at, now);
+  if (!plaintext) return phase_ == phase::closed ? event::close : fail(plaintext.error(), "OPN refused");
+  const auto receive = asymmetric_ ? asymmetric_->receive_security() : ua::chunk_security::none();
+  if (const auto sc = ua::parse_sequence_part(*plaintext, receive, c); sc.is_bad()) return fail(sc, "malformed OPN");
   auto assembled = assembler_.add(c);
   if (!assembled) return fail(assembled.error(), "OPN sequence");
   if (assembled->what != ua::message_assembler::outcome::complete)
@@ -122,8 +130,6 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
                 "OPN body");
   const auto* req = message_.get_if<ua::open_secure_channel_request>();
   if (!req) return fail(ua::status::bad_tcp_message_type_invalid, "OPN without an OpenSecureChannelRequest");
-  if (req->security_mode != ua::message_security_mode::none)
-    return fail(ua::status::bad_security_mode_rejected, "only MessageSecurityMode None is offered");
 
   // Part 4 §5.5.2.2: Issue creates the channel, Renew gives an existing one a new token.
   if (req->request_type == ua::security_token_request_type::issue) {
@@ -133,16 +139,35 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
   } else {
     return fail(ua::status::bad_request_type_invalid, "unknown SecurityTokenRequestType");
   }
-
   const bool renew = phase_ == phase::open;
+  // The mode goes with the policy (an endpoint); a renewal keeps it.
+  const auto mode = req->security_mode;
+  if (renew ? mode != mode_ : !(policy_->is_none() ? mode == ua::message_security_mode::none
+                                                     : config_.security->is_offered(*policy_, mode)))
+    return fail(ua::status::bad_security_mode_rejected, "MessageSecurityMode not offered with this policy");
+  // Part 4 §5.5.2.2: the ClientNonce has the policy's length (None: anything, ignored).
+  if (!policy_->is_none() && req->client_nonce.size() != policy_->nonce_length)
+    return refuse("the ClientNonce is not " + std::to_string(policy_->nonce_length) + " bytes");
+  mode_ = mode;
+
   const std::uint32_t request_handle = req->request_header.request_handle;
-  if (renew) {
-    previous_ = current_;
-  }
+  if (renew) previous_ = current_;
   token_ = make_token(req->requested_lifetime, now);
   // Part 4 §5.5.2.1: the server keeps securing its messages with the old token until the
   // client uses the new one (or the old one expires).
   if (!renew) send_token_id_ = token_.token_id;
+  if (!policy_->is_none()) {
+    client_nonce_ = req->client_nonce;
+    server_nonce_ = random_nonce(policy_->nonce_length);
+    const auto keys = security::derive_channel_keys(*policy_, bytes_of(client_nonce_), bytes_of(server_nonce_));
+    tokens_.install(token_.token_id, *policy_, mode_, keys.server, keys.client);
+    if (!renew) {
+      chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
+      config_.security->channels.put(config_.channel_id, {policy_, mode_, peer_certificate_});
+    }
+  } else if (!renew && config_.security) {
+    config_.security->channels.put(config_.channel_id, {});
+  }
   phase_ = phase::open;
 
   auto& resp = open_response_;
@@ -151,15 +176,88 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
   resp.response_header.service_result = ua::status::good;
   resp.server_protocol_version = ua::uacp_protocol_version;
   resp.security_token = token_;
-  resp.server_nonce.set_null();  // policy None: no keys to derive
+  if (policy_->is_none()) resp.server_nonce.set_null();  // no keys to derive
+  else resp.server_nonce = server_nonce_;
+  if (const auto sc = write_open_response(assembled->request_id); sc.is_bad())
+    return fail(sc, "OPN response does not fit a chunk");
+  return event::none;
+}
 
+ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(std::span<const std::uint8_t> chunk,
+                                                                                std::size_t at, const instant& now) {
+  const auto uri = asym_in_.security_policy_uri.view();
+  if (phase_ == phase::open) {
+    // A renewal: the same policy and the same client certificate (Part 6 §6.7.2.3).
+    if (uri != policy_->uri) return ua::status::bad_security_policy_rejected;
+    if (!policy_->is_none() && !std::ranges::equal(bytes_of(asym_in_.sender_certificate), peer_certificate_.der())) {
+      refuse("a renewal with another client certificate");
+      return ua::status::bad_security_checks_failed;
+    }
+  } else {
+    const auto* policy = security::find_policy(uri);
+    const bool offered = policy != nullptr && (policy->is_none() ? !config_.security || config_.security->is_offered(*policy)
+                                                                 : config_.security && config_.security->is_offered(*policy));
+    if (!offered) return ua::status::bad_security_policy_rejected;
+    policy_ = policy;
+  }
+  if (policy_->is_none()) return chunk.subspan(at);
+
+  if (phase_ != phase::open) {
+    const auto& sec = *config_.security;
+    // Part 6 §6.7.2.3: the receiver thumbprint names the server certificate the client encrypted for.
+    const auto own = sec.certificate.thumbprint();
+    if (!std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own)) {
+      refuse("the OPN is encrypted for another certificate (ReceiverCertificateThumbprint is not ours)");
+      return ua::status::bad_security_checks_failed;
+    }
+    auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate));
+    if (!chain || chain->empty()) {
+      refuse("the client certificate does not parse (SenderCertificate)");
+      return ua::status::bad_security_checks_failed;
+    }
+    peer_certificate_ = chain->front();
+    // Part 4 §6.1.3, with the policy's key sizes; the ApplicationUri is the session's to check.
+    security::validation_options o;
+    o.min_key_bits = policy_->min_key_bits;
+    o.max_key_bits = policy_->max_key_bits;
+    const auto verdict = sec.checker->check(peer_certificate_, o, now.utc);
+    if (!verdict.ok()) {
+      refuse(describe_refusal(verdict, peer_certificate_));
+      return ua::status::bad_security_checks_failed;
+    }
+    asymmetric_.emplace(*policy_, sec.private_key, peer_certificate_.public_key());
+    asym_out_.security_policy_uri = ua::ua_string(policy_->uri);
+    asym_out_.sender_certificate = to_byte_string(sec.certificate.der());
+    const auto peer = peer_certificate_.thumbprint();
+    asym_out_.receiver_certificate_thumbprint = to_byte_string(peer);
+  }
+  // Part 6 §6.7.2.5: the signature is checked (and the chunk decrypted) before anything is decoded.
+  if (const auto sc = asymmetric_->unprotect(chunk, at, plain_); sc.is_bad()) {
+    refuse("the OPN's signature does not verify with the client certificate's key, or it does not decrypt");
+    return ua::status::bad_security_checks_failed;
+  }
+  return plain_.bytes().subspan(at);
+}
+
+ua::status_code secure_channel_state::write_open_response(std::uint32_t request_id) {
   scratch_.clear();
   ua::encoder e(scratch_);
   ua::encode_message(e, open_response_);
-  const ua::chunk_target target{ua::message_type::open, config_.channel_id, 0, &asym_out_, assembled->request_id};
-  if (auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_); !n)
-    return fail(ua::status::bad_tcp_internal_error, "OPN response does not fit a chunk");
-  return event::none;
+  const ua::chunk_target target{ua::message_type::open, config_.channel_id, 0, &asym_out_, request_id};
+  if (!asymmetric_) {
+    if (auto n = chunker_.write(scratch_.bytes(), target, sequence_, out_); !n) return n.error();
+    return ua::status::good;
+  }
+  const ua::message_chunker open_chunker(limits_, ua::status::bad_response_too_large, asymmetric_->send_security());
+  open_plain_.clear();
+  if (auto n = open_chunker.write(scratch_.bytes(), target, sequence_, open_plain_); !n) return n.error();
+  return asymmetric_->protect(open_plain_.bytes(), ua::secure_message_header_size + ua::encoded_size(asym_out_), out_);
+}
+
+secure_channel_state::event secure_channel_state::refuse(std::string reason) {
+  security_log_ = std::move(reason);
+  // Part 4 §6.1.3 / DESIGN.md: no oracle for an attacker; the log has the reason.
+  return fail(ua::status::bad_security_checks_failed, {});
 }
 
 ua::channel_security_token secure_channel_state::make_token(std::uint32_t requested_lifetime_ms, const instant& now) {
@@ -198,8 +296,12 @@ ua::status_code secure_channel_state::check_symmetric(const ua::secure_chunk& c,
 secure_channel_state::event secure_channel_state::on_message(const ua::chunk_view& chunk, const instant& now) {
   if (phase_ != phase::open) return fail(ua::status::bad_tcp_secure_channel_unknown, "MSG before OpenSecureChannel");
   ua::secure_chunk c;
-  if (const auto sc = ua::parse_secure_chunk(chunk.bytes, c); sc.is_bad()) return fail(sc, "malformed MSG");
+  const auto at = ua::parse_security_part(chunk.bytes, c, nullptr);
+  if (!at) return fail(at.error(), "malformed MSG");
   if (const auto sc = check_symmetric(c, now); sc.is_bad()) return fail(sc, "unknown channel or token");
+  if (const auto sc = unprotect_symmetric(chunk, *at, c); sc.is_bad())
+    return sc == ua::status::bad_security_checks_failed ? refuse("a MSG chunk whose signature does not verify")
+                                                        : fail(sc, "malformed MSG");
   auto assembled = assembler_.add(c);
   if (!assembled) return fail(assembled.error(), "MSG chunk refused");
   switch (assembled->what) {
@@ -210,6 +312,19 @@ secure_channel_state::event secure_channel_state::on_message(const ua::chunk_vie
       break;
   }
   return handle_request(assembled->body, assembled->request_id, now);
+}
+
+ua::status_code secure_channel_state::unprotect_symmetric(const ua::chunk_view& chunk, std::size_t at,
+                                                          ua::secure_chunk& c) {
+  if (policy_->is_none()) return ua::parse_sequence_part(chunk.bytes.subspan(at), ua::chunk_security::none(), c);
+  auto* ctx = tokens_.receiver(c.token_id);
+  if (ctx == nullptr) return ua::status::bad_secure_channel_token_unknown;
+  // Verified and decrypted in a copy: the chunk reader's buffer stays read-only.
+  plain_.clear();
+  plain_.append(chunk.bytes.data(), chunk.bytes.size());
+  const std::span<std::uint8_t> mine(plain_.data(), plain_.size());
+  if (const auto sc = ctx->unprotect(mine, at); sc.is_bad()) return sc;
+  return ua::parse_sequence_part(plain_.bytes().subspan(at), ctx->chunk_security(), c);
 }
 
 secure_channel_state::event secure_channel_state::handle_request(std::span<const std::uint8_t> body,
@@ -245,12 +360,17 @@ secure_channel_state::event secure_channel_state::handle_request(std::span<const
 secure_channel_state::event secure_channel_state::on_close_chunk(const ua::chunk_view& chunk, const instant& now) {
   if (phase_ != phase::open) return fail(ua::status::bad_tcp_secure_channel_unknown, "CLO before OpenSecureChannel");
   ua::secure_chunk c;
-  if (const auto sc = ua::parse_secure_chunk(chunk.bytes, c); sc.is_bad()) return fail(sc, "malformed CLO");
+  const auto at = ua::parse_security_part(chunk.bytes, c, nullptr);
+  if (!at) return fail(at.error(), "malformed CLO");
   if (const auto sc = check_symmetric(c, now); sc.is_bad()) return fail(sc, "unknown channel or token");
+  if (const auto sc = unprotect_symmetric(chunk, *at, c); sc.is_bad())
+    return sc == ua::status::bad_security_checks_failed ? refuse("a CLO chunk whose signature does not verify")
+                                                        : fail(sc, "malformed CLO");
   if (auto assembled = assembler_.add(c); !assembled) return fail(assembled.error(), "CLO sequence");
   // Part 6 §7.1.4: no response; the server releases the channel and closes the connection.
   phase_ = phase::closed;
   close_status_ = ua::status::good;
+  forget_channel();
   return event::close;
 }
 
@@ -275,6 +395,12 @@ secure_channel_state::event secure_channel_state::on_tick(const instant& now) {
   return event::none;
 }
 
+void secure_channel_state::forget_channel() {
+  if (config_.security) config_.security->channels.erase(config_.channel_id);
+}
+
+secure_channel_state::~secure_channel_state() { forget_channel(); }
+
 bool secure_channel_state::hello_overdue(std::chrono::steady_clock::time_point now) const noexcept {
   return phase_ == phase::awaiting_hello && now >= hello_deadline_;
 }
@@ -291,6 +417,7 @@ secure_channel_state::event secure_channel_state::fail(ua::status_code error, st
   ua::write_message(out_, err);
   phase_ = phase::closed;
   close_status_ = error;
+  forget_channel();
   request_.header = nullptr;
   request_.message = nullptr;
   return event::close;
@@ -307,8 +434,12 @@ ua::status_code secure_channel_state::send_response(std::uint32_t request_id, co
 ua::status_code secure_channel_state::send_encoded(std::uint32_t request_id, std::span<const std::uint8_t> message) {
   if (phase_ != phase::open) return ua::status::bad_secure_channel_closed;
   const ua::chunk_target target{ua::message_type::message, config_.channel_id, send_token_id_, nullptr, request_id};
+  const std::size_t from = out_.size();
   const auto n = chunker_.write(message, target, sequence_, out_);
-  if (n) return ua::status::good;
+  if (n) {
+    protect_output(from);
+    return ua::status::good;
+  }
   // Part 6 §7.1.2.3: over the client's MaxMessageSize (or MaxChunkCount) the answer is a
   // ServiceFault Bad_ResponseTooLarge. Handle and timestamp are read back from the encoded
   // ResponseHeader, which every response begins with (Part 4 §7.34).
@@ -335,7 +466,13 @@ void secure_channel_state::send_service_fault(std::uint32_t request_id, std::uin
   ua::encode_message(e, fault_);
   const ua::chunk_target target{ua::message_type::message, config_.channel_id, send_token_id_, nullptr, request_id};
   // A ServiceFault is some 30 bytes: it fits any chunk a Hello can negotiate.
-  (void)chunker_.write(scratch_.bytes(), target, sequence_, out_);
+  const std::size_t from = out_.size();
+  if (chunker_.write(scratch_.bytes(), target, sequence_, out_)) protect_output(from);
+}
+
+void secure_channel_state::protect_output(std::size_t from) {
+  if (policy_->is_none()) return;
+  if (auto* ctx = tokens_.sender(send_token_id_)) protect_chunks(*ctx, out_, from);
 }
 
 }  // namespace uactor::actors

@@ -1,11 +1,19 @@
-// The server side of one UA-TCP connection and its secure channel (Part 6 §7.1, §6.7), policy None
-// and security mode None: plain state that the channel actor wraps. Chunks in, bytes out; the
-// caller owns the chunk_reader and the socket, this object owns its output buffer and the request.
+// The server side of one UA-TCP connection and its secure channel (Part 6 §7.1, §6.7): plain state
+// that the channel actor wraps. Chunks in, bytes out; the caller owns the chunk_reader and the
+// socket, this object owns its output buffer and the request. Policy None unless the config
+// brings a server_security; then every policy and mode it offers (OPN asymmetric, MSG/CLO
+// symmetric with one context per direction and token).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+
+#include "actors/channel_crypto.hpp"
+#include "actors/server_security.hpp"
 
 #include "protocol/byte_buffer.hpp"
 #include "protocol/chunk_reader.hpp"
@@ -16,6 +24,7 @@
 #include "protocol/message_chunker.hpp"
 #include "protocol/secure_chunk.hpp"
 #include "protocol/uatcp.hpp"
+#include "security/asymmetric.hpp"
 
 namespace uactor::actors {
 
@@ -39,6 +48,8 @@ struct secure_channel_config {
   // A token is accepted this much longer than its lifetime: clocks differ and messages travel
   // (Part 4 §5.5.2.1). A percentage of the revised lifetime.
   std::uint32_t token_grace_percent = 25;
+  // Policies, modes, certificate and trust; null: policy None only. Shared by every channel.
+  std::shared_ptr<server_security> security;
 };
 
 // A decoded service request, valid until the next on_chunk().
@@ -61,6 +72,9 @@ public:
   enum class phase : std::uint8_t { awaiting_hello, awaiting_open, open, closed };
 
   secure_channel_state(const secure_channel_config& config, const instant& created);
+  ~secure_channel_state();
+  secure_channel_state(const secure_channel_state&) = delete;
+  secure_channel_state& operator=(const secure_channel_state&) = delete;
 
   // One complete chunk as chunk_reader frames it. Writes any answer (ACK, OPN response, ERR,
   // ServiceFault) to output(). Once closed, every call returns close and writes nothing.
@@ -112,6 +126,12 @@ public:
   const ua::channel_security_token& current_token() const noexcept { return token_; }
   // The EndpointUrl of the Hello.
   std::string_view endpoint_url() const noexcept { return endpoint_url_.view(); }
+  // What the OpenSecureChannel negotiated (None until then).
+  const security::security_policy& policy() const noexcept { return *policy_; }
+  ua::message_security_mode security_mode() const noexcept { return mode_; }
+  // The log line of the last refusal of a security check (the peer only sees
+  // Bad_SecurityChecksFailed); empty when there was none.
+  std::string_view security_log() const noexcept { return security_log_; }
 
 private:
   struct token_window {
@@ -122,6 +142,17 @@ private:
 
   event on_hello(const ua::chunk_view& chunk, const instant& now);
   event on_open(const ua::chunk_view& chunk, const instant& now);
+  // Policy, certificate and signature of an OPN (Part 6 §6.7.2.3, Part 4 §6.1.3); decrypts it.
+  // The plaintext after the security header, or the status to close with.
+  ua::expected<std::span<const std::uint8_t>> open_security(std::span<const std::uint8_t> chunk, std::size_t at,
+                                                            const instant& now);
+  // A MSG or CLO chunk after its channel and token checks: verified and decrypted, parsed.
+  ua::status_code unprotect_symmetric(const ua::chunk_view& chunk, std::size_t at, ua::secure_chunk& c);
+  ua::status_code write_open_response(std::uint32_t request_id);
+  event refuse(std::string reason);
+  // Signs/encrypts the chunks written to out_ from `from` on (nothing for policy None).
+  void protect_output(std::size_t from);
+  void forget_channel();
   event on_message(const ua::chunk_view& chunk, const instant& now);
   event on_close_chunk(const ua::chunk_view& chunk, const instant& now);
   event handle_request(std::span<const std::uint8_t> body, std::uint32_t request_id, const instant& now);
@@ -142,7 +173,19 @@ private:
   ua::asymmetric_security_header asym_out_;  // policy None, no certificates
   ua::ua_string endpoint_url_;
 
+  // Security (Part 6 §6.7): fixed by the first OPN.
+  const security::security_policy* policy_ = &security::policy_none();
+  ua::message_security_mode mode_ = ua::message_security_mode::none;
+  security::certificate peer_certificate_;
+  std::optional<security::asymmetric_context> asymmetric_;
+  token_crypto tokens_;
+  ua::byte_buffer plain_;       // a received chunk, verified and decrypted in place
+  ua::byte_buffer open_plain_;  // the OPN response before it is signed and encrypted
+  std::string security_log_;
+
   ua::channel_security_token token_;  // current (issued or renewed last)
+  ua::byte_string client_nonce_;      // of the last OPN
+  ua::byte_string server_nonce_;
   token_window current_;
   token_window previous_;
   std::uint32_t next_token_id_ = 1;

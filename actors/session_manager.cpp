@@ -5,6 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
+#include "actors/channel_crypto.hpp"
+#include "security/session_crypto.hpp"
+
 namespace uactor::actors {
 
 namespace {
@@ -26,6 +31,14 @@ bool is_sessionless(std::uint32_t encoding_id) noexcept {
 
 // Part 4 §7.41: null and empty policy ids are equal.
 bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { return a.view() == b.view(); }
+
+// Certificate followed by nonce: what ServerSignature, ClientSignature and a user token signature
+// sign (Part 4 §5.7.2.2, §5.7.3.2).
+std::vector<std::uint8_t> concat(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  std::vector<std::uint8_t> v(a.begin(), a.end());
+  v.insert(v.end(), b.begin(), b.end());
+  return v;
+}
 
 }  // namespace
 
@@ -127,6 +140,24 @@ ua::status_code session_manager::check(std::uint32_t channel_id, const ua::node_
 session_manager::routed session_manager::create_session(std::uint32_t channel_id,
                                                         const ua::create_session_request& req, const instant& now) {
   if (sessions_.size() >= config_.max_sessions) return fault(req.request_header, ua::status::bad_too_many_sessions, now);
+  const channel_peer peer = channel(channel_id);
+  if (!peer.policy->is_none()) {
+    // Part 4 §5.7.2.2: the ClientCertificate is the one that opened the channel, its
+    // ApplicationUri the one in the ClientDescription, and the nonce long enough.
+    if (!std::ranges::equal(bytes_of(req.client_certificate), peer.client_certificate.der())) {
+      spdlog::warn("CreateSession refused: the ClientCertificate is not the one of the secure channel [{}]",
+                   peer.client_certificate.describe());
+      return fault(req.request_header, ua::status::bad_certificate_invalid, now);
+    }
+    if (peer.client_certificate.application_uri() != req.client_description.application_uri.view()) {
+      spdlog::warn("CreateSession refused: ApplicationUri '{}' of the ClientDescription is not '{}' of the client "
+                   "certificate [{}]; the client must use a certificate made for its ApplicationUri",
+                   req.client_description.application_uri.view(), peer.client_certificate.application_uri(),
+                   peer.client_certificate.describe());
+      return fault(req.request_header, ua::status::bad_certificate_uri_invalid, now);
+    }
+    if (req.client_nonce.size() < server_nonce_length) return fault(req.request_header, ua::status::bad_nonce_invalid, now);
+  }
 
   // Part 4 §5.7.2.2: the server revises the requested timeout into its own bounds.
   const double requested = req.requested_session_timeout;
@@ -152,10 +183,20 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   resp.authentication_token = s.authentication_token;
   resp.revised_session_timeout = revised;
   resp.server_nonce = s.server_nonce;
-  resp.server_certificate.set_null();  // policy None
   resp.server_endpoints = config_.endpoints;
   resp.server_software_certificates.clear();
-  resp.server_signature = {};          // policy None: no signature
+  if (peer.policy->is_none()) {
+    resp.server_certificate.set_null();
+    resp.server_signature = {};
+  } else {
+    // Part 4 §5.7.2.2: ServerSignature = sign(ClientCertificate + ClientNonce) with the server's key.
+    const auto& sec = *config_.security;
+    resp.server_certificate = to_byte_string(sec.certificate.der());
+    resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
+    resp.server_signature.signature = security::sign(*peer.policy, sec.private_key,
+                                                     concat(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
+    s.client_certificate = peer.client_certificate;
+  }
   resp.max_request_message_size = config_.max_request_message_size;
 
   sessions_.emplace(token, std::move(s));
@@ -164,23 +205,102 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   return r;
 }
 
-ua::status_code session_manager::check_identity(const ua::extension_object& token, ua::ua_string& policy_id) const {
-  // Part 4 §7.41: a null or empty token is anonymous; an AnonymousIdentityToken names one of our
-  // anonymous policies. Other identities are not accepted yet.
+channel_peer session_manager::channel(std::uint32_t channel_id) const {
+  return config_.security ? config_.security->channels.get(channel_id) : channel_peer{};
+}
+
+ua::status_code session_manager::check_identity(const ua::activate_session_request& req, const channel_peer& channel,
+                                                session& s, const instant& now) const {
+  // Part 4 §7.41: a null or empty token is anonymous; otherwise the token's PolicyId names one of
+  // the endpoint's UserTokenPolicies of the token's type.
+  const auto& token = req.user_identity_token;
+  const auto* ids = config_.security ? &config_.security->identities : nullptr;
+  const auto policy_of = [&](ua::user_token_type type, const ua::ua_string& id) -> const ua::user_token_policy* {
+    for (const auto& p : policies_)
+      if (p.token_type == type && (id.empty() || same_policy_id(p.policy_id, id))) return &p;
+    return nullptr;
+  };
   const ua::anonymous_identity_token* anonymous = token.get_if<ua::anonymous_identity_token>();
-  if (!anonymous && !token.empty()) {
-    if (token.get_if<ua::user_name_identity_token>() || token.get_if<ua::x509_identity_token>() ||
-        token.get_if<ua::issued_identity_token>())
-      return ua::status::bad_identity_token_rejected;
-    return ua::status::bad_identity_token_invalid;
-  }
-  for (const auto& p : policies_) {
-    if (p.token_type != ua::user_token_type::anonymous) continue;
-    if (anonymous && !same_policy_id(p.policy_id, anonymous->policy_id)) continue;
-    policy_id = p.policy_id;
+  if (anonymous || token.empty()) {
+    if (ids && !ids->anonymous) return ua::status::bad_identity_token_rejected;
+    const auto* p = policy_of(ua::user_token_type::anonymous, anonymous ? anonymous->policy_id : ua::ua_string{});
+    if (!p) return ua::status::bad_identity_token_invalid;
+    s.user_token_policy_id = p->policy_id;
     return ua::status::good;
   }
+  if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
+    const auto* p = policy_of(ua::user_token_type::user_name, t->policy_id);
+    if (!p || !ids || !ids->user_name || !ids->users || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
+    if (const auto sc = check_user_name(*t, channel, s); sc.is_bad()) return sc;
+    s.user_token_policy_id = p->policy_id;
+    s.user_name = t->user_name;
+    return ua::status::good;
+  }
+  if (const auto* t = token.get_if<ua::x509_identity_token>()) {
+    const auto* p = policy_of(ua::user_token_type::certificate, t->policy_id);
+    if (!p || !ids || !ids->x509 || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
+    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now); sc.is_bad()) return sc;
+    s.user_token_policy_id = p->policy_id;
+    return ua::status::good;
+  }
+  if (token.get_if<ua::issued_identity_token>()) return ua::status::bad_identity_token_rejected;
   return ua::status::bad_identity_token_invalid;
+}
+
+ua::status_code session_manager::check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
+                                                 const session& s) const {
+  const auto& sec = *config_.security;
+  std::string password;
+  if (t.encryption_algorithm.empty()) {
+    // Part 4 §7.41.2.2: a password in clear only inside an encrypted channel.
+    if (channel.mode != ua::message_security_mode::sign_and_encrypt) return ua::status::bad_identity_token_invalid;
+    password = t.password.str();
+  } else {
+    if (t.encryption_algorithm.view() != channel.policy->encryption_algorithm_uri) {
+      spdlog::warn("ActivateSession refused: user '{}' sent the password encrypted with '{}', the policy {} uses '{}'",
+                   t.user_name.view(), t.encryption_algorithm.view(), channel.policy->name,
+                   channel.policy->encryption_algorithm_uri);
+      return ua::status::bad_identity_token_invalid;
+    }
+    auto secret = security::decrypt_secret(*channel.policy, sec.private_key, bytes_of(t.password), bytes_of(s.server_nonce));
+    if (!secret) {
+      spdlog::warn("ActivateSession refused: the password of user '{}' does not decrypt with the server key and the "
+                   "last server nonce", t.user_name.view());
+      return ua::status::bad_identity_token_invalid;
+    }
+    password = secret->str();
+  }
+  const auto verdict = sec.identities.users->check(t.user_name.view(), password);
+  if (verdict.is_bad()) {
+    spdlog::warn("ActivateSession refused: wrong user name or password for user '{}'", t.user_name.view());
+    return ua::status::bad_user_access_denied;
+  }
+  return ua::status::good;
+}
+
+ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
+                                            const channel_peer& channel, const session& s, const instant& now) const {
+  auto& sec = *config_.security;
+  auto cert = security::certificate::from_der(bytes_of(t.certificate_data));
+  if (!cert) return ua::status::bad_identity_token_invalid;
+  security::validation_options o;
+  o.min_key_bits = channel.policy->min_key_bits;
+  o.max_key_bits = channel.policy->max_key_bits;
+  const auto verdict = sec.checker->check(*cert, o, now.utc);
+  if (!verdict.ok()) {
+    spdlog::warn("ActivateSession refused: the X509 user certificate failed the {} check ({}): {} [{}]", verdict.check,
+                 verdict.status.name(), verdict.detail, cert->describe());
+    return ua::status::bad_identity_token_rejected;
+  }
+  // Part 4 §5.7.3.2: UserTokenSignature = sign(server certificate + server nonce) with the user's key.
+  if (!channel.policy->accepts_signature_algorithm(signature.algorithm.view()) ||
+      !security::verify(*channel.policy, cert->public_key(), concat(sec.certificate.der(), bytes_of(s.server_nonce)),
+                        bytes_of(signature.signature))) {
+    spdlog::warn("ActivateSession refused: the UserTokenSignature does not verify with the X509 user certificate [{}]",
+                 cert->describe());
+    return ua::status::bad_user_signature_invalid;
+  }
+  return ua::status::good;
 }
 
 session_manager::routed session_manager::activate_session(std::uint32_t channel_id,
@@ -192,14 +312,26 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   // certificate to compare).
   if (!s->activated && s->channel_id != channel_id)
     return fault(req.request_header, ua::status::bad_secure_channel_id_invalid, now);
-  ua::ua_string policy_id;
-  if (const auto sc = check_identity(req.user_identity_token, policy_id); sc.is_bad())
-    return fault(req.request_header, sc, now);
+  const channel_peer peer = channel(channel_id);
+  if (!peer.policy->is_none()) {
+    // Part 4 §5.7.3.2: the channel's certificate is the session's, and ClientSignature =
+    // sign(ServerCertificate + the last ServerNonce) with the client's key.
+    if (!(peer.client_certificate == s->client_certificate))
+      return fault(req.request_header, ua::status::bad_security_checks_failed, now);
+    const auto& sec = *config_.security;
+    if (!peer.policy->accepts_signature_algorithm(req.client_signature.algorithm.view()) ||
+        !security::verify(*peer.policy, s->client_certificate.public_key(),
+                          concat(sec.certificate.der(), bytes_of(s->server_nonce)), bytes_of(req.client_signature.signature))) {
+      spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
+                   s->client_certificate.describe());
+      return fault(req.request_header, ua::status::bad_application_signature_invalid, now);
+    }
+  }
+  if (const auto sc = check_identity(req, peer, *s, now); sc.is_bad()) return fault(req.request_header, sc, now);
 
   s->channel_id = channel_id;
   s->activated = true;
   s->last_activity = now.steady;
-  s->user_token_policy_id = std::move(policy_id);
   new_nonce(s->server_nonce);  // a nonce is used once: a new one for each activation
 
   auto& resp = activate_response_.value;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actors/secure_channel_state.hpp"
+#include "actors/server_security.hpp"
 #include "actors/services/browse.hpp"
 #include "protocol/generated/types.hpp"
 
@@ -31,6 +32,9 @@ struct session_config {
   std::uint16_t session_namespace = 1;         // of SessionId and AuthenticationToken
   std::size_t max_browse_continuation_points = services::service_limits{}.max_browse_continuation_points;  // per session
   random_source random;                        // required
+  // Certificates, signatures and user identities (Part 4 §5.7.2-3, §7.41); null: policy None and
+  // anonymous only. The channels register what they negotiated in it.
+  std::shared_ptr<server_security> security;
 };
 
 inline constexpr std::size_t server_nonce_length = 32;  // Part 4 §5.7.2.2: at least 32 bytes
@@ -45,6 +49,8 @@ struct session {
   std::chrono::steady_clock::time_point last_activity{};
   ua::byte_string server_nonce;      // the last one sent
   ua::ua_string user_token_policy_id;  // of the identity accepted by ActivateSession
+  ua::ua_string user_name;             // UserName identities: who activated it
+  security::certificate client_certificate;  // CreateSession's, when the channel is secured
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
 };
 
@@ -100,7 +106,13 @@ private:
   // The token check; Good or the status to fault with.
   ua::status_code check(std::uint32_t channel_id, const ua::node_id& token, session*& out);
   session* lookup(const ua::node_id& token) noexcept;
-  ua::status_code check_identity(const ua::extension_object& token, ua::ua_string& policy_id) const;
+  ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel, session& s,
+                                 const instant& now) const;
+  ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
+                                  const session& s) const;
+  ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
+                             const channel_peer& channel, const session& s, const instant& now) const;
+  channel_peer channel(std::uint32_t channel_id) const;
   routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
   void new_nonce(ua::byte_string& nonce);
   ua::guid new_token();

@@ -96,8 +96,24 @@ int main(int argc, char** argv) {
   run->add_option("--session-host", plan.session_host,
                   "where sessions and services run: multiplexer (with the connections) or scheduler")
       ->check(CLI::IsMember({"multiplexer", "scheduler"}));
-  run->add_option("--profile", plan.profile, "default, or interop: what the cross-SDK interop tests expect")
+  run->add_option("--profile", plan.profile,
+                  "default, or interop: what the cross-SDK interop tests expect (adds the user user1 / password)")
       ->check(CLI::IsMember({"default", "interop"}));
+  run->add_option("--security", plan.security,
+                  "what the endpoints offer: all (default), none, secure, or POLICY:MODE items, e.g. "
+                  "Basic256Sha256:SignAndEncrypt (POLICY Basic256Sha256, Aes128_Sha256_RsaOaep, "
+                  "Aes256_Sha256_RsaPss; MODE Sign or SignAndEncrypt)")
+      ->delimiter(',');
+  run->add_option("--pki", plan.pki_dir,
+                  "the certificate store: own/ (created on first start), trusted/, issuers/, rejected/ "
+                  "(default $UACTOR_PKI, else ./pki)");
+  run->add_option("--trust", plan.trust, "a client or user certificate file (DER or PEM) to trust; repeatable")
+      ->check(CLI::ExistingFile);
+  run->add_option("--users", plan.users_file, "a file of user:hash lines (uactor hash-password) for UserName logins")
+      ->check(CLI::ExistingFile);
+  run->add_option("--user", plan.users, "USER:PASSWORD, a UserName login (for tests; prefer --users); repeatable");
+  bool no_anonymous = false;
+  run->add_flag("--no-anonymous", no_anonymous, "refuse anonymous sessions");
 
   uactor::runtime::add_client_commands(app);  // read, write, browse, call
   uactor::runtime::add_certs_commands(app);   // certs create|list|trust|reject
@@ -112,6 +128,9 @@ int main(int argc, char** argv) {
     }
     plan.application_uri = "urn:" + plan.host_name + ":uactor:server";
     plan.writer_interval = std::chrono::milliseconds(writer_ms);
+    plan.anonymous = !no_anonymous;
+    // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
+    if (plan.profile == "interop") plan.users.push_back("user1:password");
     return run_server(plan);
   }
   return 0;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <sstream>
 
 namespace uactor::runtime {
@@ -15,16 +16,30 @@ server_plan default_server_plan() {
   return p;
 }
 
+std::string default_pki_dir() {
+  const char* env = std::getenv("UACTOR_PKI");
+  return env && *env ? env : "./pki";
+}
+
 std::string server_plan::endpoint_url() const {
   return "opc.tcp://" + host_name + ":" + std::to_string(port);
 }
+
+namespace {
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+}  // namespace
 
 std::string describe(const server_plan& p) {
   std::ostringstream out;
   out << "endpoint          " << p.endpoint_url() << " (to listen on " << p.listen_address << ":" << p.port << ")\n"
       << "application uri   " << p.application_uri << "\n"
       << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n"
-      << "security          None (secure policies come with the security issue)\n"
+      << "security          " << join(p.security) << " (pki " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir)
+      << ")\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
       << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "
       << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n";

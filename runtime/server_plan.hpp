@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace uactor::runtime {
 
@@ -27,8 +28,21 @@ struct server_plan {
   std::string session_host = "multiplexer";
   std::string profile = "default";                  // default | interop (the open62541 interop spec's server)
 
+  // Security (Part 4 §5.5, Part 7). What the endpoints offer: "all" (None, and each policy in Sign
+  // and SignAndEncrypt), "none", "secure" (all but None), or POLICY:MODE items such as
+  // "Basic256Sha256:SignAndEncrypt" (MODE Sign or SignAndEncrypt; POLICY as in Part 7).
+  std::vector<std::string> security{"all"};
+  std::string pki_dir;                 // own/, trusted/, issuers/, rejected/ (default_pki_dir())
+  std::vector<std::string> trust;      // certificate files to trust at start (copied into trusted/certs)
+  std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
+  std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
+  bool anonymous = true;               // offer the anonymous identity
+
   std::string endpoint_url() const;
 };
+
+// $UACTOR_PKI, else ./pki: where `uactor run` and `uactor certs` keep certificates.
+std::string default_pki_dir();
 
 // The defaults for this machine (its host name).
 server_plan default_server_plan();

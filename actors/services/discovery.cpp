@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "actors/channel_crypto.hpp"
 #include "protocol/generated/status_codes.hpp"
 
 namespace uactor::services {
@@ -69,18 +70,38 @@ application_description make_application_description(const server_description& d
 }
 
 ua_array<endpoint_description> make_endpoints(const server_description& d) {
-  endpoint_description e;
-  e.endpoint_url = ua_string(d.endpoint_url);
-  e.server = make_application_description(d);
-  e.security_mode = message_security_mode::none;
-  e.security_policy_uri = ua_string(security_policy_none);
-  user_token_policy anonymous;
-  anonymous.policy_id = ua_string(anonymous_policy_id);
-  anonymous.token_type = user_token_type::anonymous;
-  e.user_identity_tokens = {anonymous};
-  e.transport_profile_uri = ua_string(uatcp_binary_profile);
-  e.security_level = 0;  // Part 4 §7.14: None is the least secure
-  return {e};
+  actors::server_security none_only;
+  none_only.offers = {actors::security_offer{}};
+  return make_endpoints(d, none_only);
+}
+
+ua_array<endpoint_description> make_endpoints(const server_description& d, const actors::server_security& security) {
+  const auto token = [](std::string_view id, user_token_type type) {
+    user_token_policy p;
+    p.policy_id = ua_string(id);
+    p.token_type = type;
+    return p;  // SecurityPolicyUri null: the endpoint's policy secures the token (Part 4 §7.42)
+  };
+  ua_array<endpoint_description> out;
+  for (const auto& offer : security.offers) {
+    endpoint_description& e = out.emplace_back();
+    e.endpoint_url = ua_string(d.endpoint_url);
+    e.server = make_application_description(d);
+    e.security_mode = offer.mode;
+    e.security_policy_uri = ua_string(offer.policy->uri);
+    if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate.der());
+    const auto& ids = security.identities;
+    if (ids.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
+    // UserName and X509 identities need a policy that encrypts the password and signs the token:
+    // not offered over None.
+    if (!offer.policy->is_none()) {
+      if (ids.user_name && ids.users) e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
+      if (ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
+    }
+    e.transport_profile_uri = ua_string(uatcp_binary_profile);
+    e.security_level = actors::security_level(offer);
+  }
+  return out;
 }
 
 void service_get_endpoints(const get_endpoints_request& req, get_endpoints_response& resp,

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "actors/server_security.hpp"
 #include "protocol/generated/types.hpp"
 
 namespace uactor::services {
@@ -21,14 +22,18 @@ inline constexpr std::string_view security_policy_none = "http://opcfoundation.o
 inline constexpr std::string_view uatcp_binary_profile =
     "http://opcfoundation.org/UA-Profile/Transport/uatcp-uasc-uabinary";
 inline constexpr std::string_view anonymous_policy_id = "anonymous";
+inline constexpr std::string_view user_name_policy_id = "username";
+inline constexpr std::string_view x509_policy_id = "x509";
 
 // The ApplicationDescription of this server (Part 4 §7.2): a Server, discovered at its endpoint URL.
 ua::application_description make_application_description(const server_description& d);
 
-// The endpoints this server offers (Part 4 §7.14): for now one, SecurityPolicy None,
-// MessageSecurityMode None, one anonymous UserTokenPolicy (policyId "anonymous"), UA-TCP binary,
-// SecurityLevel 0. The session manager's config echoes them in CreateSession.
+// The endpoints this server offers (Part 4 §7.14): one per policy and mode of `security`, with the
+// server certificate, UA-TCP binary, and the UserTokenPolicies "anonymous", "username" and "x509"
+// as `security.identities` allows (UserName and X509 not over None). Without `security`: None
+// only, anonymous. The session manager's config echoes them in CreateSession.
 ua::ua_array<ua::endpoint_description> make_endpoints(const server_description& d);
+ua::ua_array<ua::endpoint_description> make_endpoints(const server_description& d, const actors::server_security& security);
 
 // Part 4 §5.4.4. The endpoints whose TransportProfileUri is one of the request's ProfileUris (all
 // when it names none), with the host of their URLs replaced by the host of the request's

@@ -1,0 +1,33 @@
+// What an application asks of a client connection's security (Part 4 §5.5, §5.7, §7.41): the
+// endpoint's policy and mode, where the certificates live, and who the session is for. Plain
+// data for client_options; actors/client_security.hpp turns it into what the channel needs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "protocol/generated/types.hpp"
+#include "security/certificate.hpp"
+#include "security/keys.hpp"
+
+namespace uactor::actors {
+
+// Who the session is for (Part 4 §7.41).
+struct client_identity {
+  enum class kind : std::uint8_t { anonymous, user_name, x509 };
+  kind type = kind::anonymous;
+  std::string user_name;
+  std::string password;
+  security::certificate certificate;  // x509: the user's certificate and key
+  security::rsa_key private_key;
+};
+
+struct client_security_options {
+  std::string policy = "None";     // a Part 7 name (Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss) or URI
+  ua::message_security_mode mode = ua::message_security_mode::none;  // Sign or SignAndEncrypt with a policy
+  std::string pki_dir;             // own/ (created on first use), trusted/ (the server's certificate); default ./pki
+  std::string application_uri;     // in our certificate and CreateSession; default urn:<host>:uactor:client
+  client_identity identity;
+};
+
+}  // namespace uactor::actors

@@ -1,0 +1,126 @@
+// What a server needs to secure its channels and sessions (Part 4 §5.5, §5.7, §6.1; Part 6 §6.7):
+// the policies and modes it offers, its application instance certificate and key, the trust
+// checks of peer certificates, the user identities it accepts, and what each open channel
+// negotiated (the session services need the channel's policy and client certificate).
+// Shared by the connections (multiplexer thread) and the session host (possibly another thread):
+// immutable after start-up except the parts behind their own lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/builtin_types.hpp"
+#include "protocol/expected.hpp"
+#include "protocol/generated/types.hpp"
+#include "security/certificate.hpp"
+#include "security/keys.hpp"
+#include "security/password_hash.hpp"
+#include "security/pki_store.hpp"
+#include "security/policy.hpp"
+
+namespace uactor::actors {
+
+// One SecurityPolicy and MessageSecurityMode the server offers: one endpoint (Part 4 §7.14).
+struct security_offer {
+  const security::security_policy* policy = &security::policy_none();
+  ua::message_security_mode mode = ua::message_security_mode::none;
+};
+
+// The trust decision on a peer certificate: the PKI store behind a lock (connections and the
+// session host may run on different threads). Tests may substitute their own.
+class certificate_checker {
+public:
+  virtual ~certificate_checker() = default;
+  virtual security::validation_result check(const security::certificate& peer, const security::validation_options& o,
+                                            ua::date_time now) = 0;
+};
+
+class pki_checker final : public certificate_checker {
+public:
+  explicit pki_checker(std::shared_ptr<security::pki_store> store) : store_(std::move(store)) {}
+  security::validation_result check(const security::certificate& peer, const security::validation_options& o,
+                                    ua::date_time now) override {
+    std::lock_guard lock(mutex_);
+    return store_->validate(peer, o, now);
+  }
+
+private:
+  std::mutex mutex_;
+  std::shared_ptr<security::pki_store> store_;
+};
+
+// What ActivateSession accepts (Part 4 §7.41), for every endpoint alike, except that UserName
+// is offered only where the password travels encrypted (a channel that encrypts, or a token
+// policy that encrypts it with the server's key): never in clear text.
+struct identity_config {
+  bool anonymous = true;
+  bool user_name = true;  // with the users below
+  bool x509 = true;       // user certificates checked against the trust store
+  std::shared_ptr<const security::user_store> users;
+};
+
+// What a channel negotiated, for the session services.
+struct channel_peer {
+  const security::security_policy* policy = &security::policy_none();
+  ua::message_security_mode mode = ua::message_security_mode::none;
+  security::certificate client_certificate;  // empty for policy None
+};
+
+class channel_directory {
+public:
+  void put(std::uint32_t channel_id, channel_peer peer) {
+    std::lock_guard lock(mutex_);
+    channels_.insert_or_assign(channel_id, std::move(peer));
+  }
+  void erase(std::uint32_t channel_id) {
+    std::lock_guard lock(mutex_);
+    channels_.erase(channel_id);
+  }
+  // A copy: the entry may go while the caller uses it. A channel never registered (policy None)
+  // reads as None.
+  channel_peer get(std::uint32_t channel_id) const {
+    std::lock_guard lock(mutex_);
+    const auto it = channels_.find(channel_id);
+    return it == channels_.end() ? channel_peer{} : it->second;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::uint32_t, channel_peer> channels_;
+};
+
+struct server_security {
+  std::vector<security_offer> offers;  // in the order GetEndpoints lists them
+  security::certificate certificate;   // required when any offer is not None
+  security::rsa_key private_key;
+  std::shared_ptr<certificate_checker> checker;  // required when any offer is not None
+  identity_config identities;
+  channel_directory channels;
+
+  bool is_offered(const security::security_policy& p, ua::message_security_mode m) const noexcept {
+    for (const auto& o : offers)
+      if (o.policy == &p && o.mode == m) return true;
+    return false;
+  }
+  bool is_offered(const security::security_policy& p) const noexcept {
+    for (const auto& o : offers)
+      if (o.policy == &p) return true;
+    return false;
+  }
+};
+
+// Offers from their names: "all" (None, then each policy in Sign and SignAndEncrypt), "none",
+// "secure" (all but None), or "POLICY:MODE" with POLICY a Part 7 name (Basic256Sha256,
+// Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss) and MODE Sign or SignAndEncrypt (any case).
+// Bad_InvalidArgument naming nothing known.
+ua::expected<std::vector<security_offer>> parse_security_offers(const std::vector<std::string>& names);
+std::string to_string(const security_offer& o);
+
+// The SecurityLevel GetEndpoints gives an offer (Part 4 §7.14: relative, higher is better).
+std::uint8_t security_level(const security_offer& o) noexcept;
+
+}  // namespace uactor::actors
