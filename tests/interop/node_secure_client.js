@@ -20,6 +20,9 @@
 //   --x509 CERT KEY a user certificate (PEM or DER) and its private key (PEM) as the identity
 //   --expect-fail S the run must fail, and with status S (e.g. BadSecurityChecksFailed): exit 0
 //                   only then
+//   --session-application-uri URI  send this ApplicationUri in CreateSession whatever the
+//                   certificate says (node-opcua sends the certificate's own): to see a server
+//                   refuse the mismatch (Part 4 §5.6.2)
 //   --pretend-user-token-policy ID  act as if the endpoint offered a UserName token policy ID
 //                   (no encryption): to send a UserName token where the server offers none (over
 //                   None) and see the server refuse it, not node-opcua
@@ -60,24 +63,17 @@ const { readCertificate } = require("node-opcua-crypto");
 const { MessageBuilder } = require("node-opcua-secure-channel");
 const { getStatusCodeFromCode } = require("node-opcua-status-code");
 
-// A server refuses an OpenSecureChannel with an ERR message (Part 6 §7.1.2.5: Error, Reason);
-// node-opcua's client decodes it but reports only "socket has been disconnected". Note what the
-// server said, so that a refusal can be checked for its status.
+// A server refuses an OpenSecureChannel with an ERR message (Part 6 §7.1.5: Error, Reason);
+// node-opcua's client hands it to MessageBuilder._report_error and then reports only "socket has
+// been disconnected". Note what was reported, so that a refusal can be checked for its status.
 const serverErrors = [];
-const readHeaders = MessageBuilder.prototype._read_headers;
-MessageBuilder.prototype._read_headers = function (binaryStream) {
-    const result = readHeaders.call(this, binaryStream);
-    try {
-        if (this.messageHeader && this.messageHeader.msgType === "ERR") {
-            const buf = binaryStream.buffer;
-            const code = buf.readUInt32LE(8);
-            const n = buf.length >= 16 ? buf.readInt32LE(12) : -1;
-            const reason = n > 0 && 16 + n <= buf.length ? buf.toString("utf8", 16, 16 + n) : "";
-            const sc = getStatusCodeFromCode(code);
-            serverErrors.push("server sent ERR " + (sc ? sc.name : "0x" + code.toString(16)) + (reason ? " \"" + reason + "\"" : ""));
-        }
-    } catch (_) { /* a malformed ERR: node-opcua reports it itself */ }
-    return result;
+const reportError = MessageBuilder.prototype._report_error;
+MessageBuilder.prototype._report_error = function (statusCode, message) {
+    const name = statusCode && statusCode.name ? statusCode.name
+        : typeof statusCode === "number" ? (getStatusCodeFromCode(statusCode) || { name: "0x" + statusCode.toString(16) }).name
+        : String(statusCode);
+    serverErrors.push("channel error " + name + (message ? " \"" + message + "\"" : ""));
+    return reportError.call(this, statusCode, message);
 };
 
 const DEFAULT_URI = "urn:uactor:node-secure-client";
@@ -115,6 +111,7 @@ function parseArgs(argv, base) {
             case "--expect-fail": o.expectFail = value(); break;
             case "--timeout": o.timeout = Number(value()); break;
             case "--pretend-user-token-policy": o.pretendPolicy = value(); break;
+            case "--session-application-uri": o.sessionApplicationUri = value(); break;
             case "--init-only": o.initOnly = true; break;
             case "--batch": o.batch = value(); break;
             default: usage("unknown argument: " + a);
@@ -189,6 +186,9 @@ async function runOnce(o, clientCertificateManager, say) {
         options.privateKeyFile = path.resolve(o.key);
     }
     const client = OPCUAClient.create(options);
+    if (o.sessionApplicationUri) {
+        client._getApplicationUri = () => o.sessionApplicationUri;
+    }
     if (o.pretendPolicy) {
         const resolve = client.__resolveEndPoint.bind(client);
         client.__resolveEndPoint = function () {
