@@ -81,7 +81,7 @@ for dir in "$pki" "$tmp/stranger"; do
     timeout 60 "$uactor_bin" certs trust --pki "$dir" "$server_cert" >"$tmp/trust.out" 2>&1 ||
         { cat "$tmp/trust.out"; die "uactor certs trust --pki $dir"; }
 done
-[ ! -e "$tmp/stranger/own/certs" ] || die "uactor certs trust made $tmp/stranger/own/certs"
+[ -z "$(ls -A "$tmp/stranger/own/certs" 2>/dev/null)" ] || die "uactor certs trust made a certificate in $tmp/stranger/own/certs"
 
 status=0
 UACTOR_SEC_ENDPOINT="$url" UACTOR_SEC_PKI="$pki" UACTOR_SEC_PKI_UNTRUSTING="$tmp/untrusting" \
