@@ -20,6 +20,7 @@
 //   --x509 CERT KEY a user certificate (PEM or DER) and its private key (PEM) as the identity
 //   --expect-fail S the run must fail, and with status S (e.g. BadSecurityChecksFailed): exit 0
 //                   only then
+//   --expect-step T with --expect-fail: and in step T (connect, session, ...)
 //   --session-application-uri URI  send this ApplicationUri in CreateSession whatever the
 //                   certificate says (node-opcua sends the certificate's own): to see a server
 //                   refuse the mismatch (Part 4 §5.6.2)
@@ -109,6 +110,7 @@ function parseArgs(argv, base) {
             case "--key": o.key = value(); break;
             case "--application-uri": o.applicationUri = value(); break;
             case "--expect-fail": o.expectFail = value(); break;
+            case "--expect-step": o.expectStep = value(); break;
             case "--timeout": o.timeout = Number(value()); break;
             case "--pretend-user-token-policy": o.pretendPolicy = value(); break;
             case "--session-application-uri": o.sessionApplicationUri = value(); break;
@@ -281,7 +283,9 @@ async function runOnce(o, clientCertificateManager, say) {
     } catch (err) {
         const text = errorText(err) + (events.length ? " | events: " + events.join(" | ") : "") +
             (serverErrors.length ? " | " + serverErrors.join(" | ") : "");
-        if (o.expectFail && text.includes(o.expectFail)) {
+        if (o.expectFail && o.expectStep && step !== o.expectStep) {
+            say("FAIL " + step + " (" + what + "): failed in " + step + ", expected in " + o.expectStep + ": " + text);
+        } else if (o.expectFail && text.includes(o.expectFail)) {
             say("ok failed as expected in " + step + " (" + what + "): " + o.expectFail + ": " + text);
             ok = true;
         } else if (o.expectFail) {

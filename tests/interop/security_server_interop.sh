@@ -123,12 +123,12 @@ $a-sign-x509               --policy $a --mode Sign $c $x509
 $p-encrypt-x509            --policy $p --mode SignAndEncrypt $c $x509
 # refusals. UserName over None: the None endpoint offers no UserName token policy, so the
 # client is made to send one anyway; Bad_IdentityTokenInvalid or _Rejected (both substrings).
-untrusted-client-cert      --policy $b --mode SignAndEncrypt --cert $certs/untrusted/cert.pem --key $certs/untrusted/key.pem --expect-fail BadSecurityChecksFailed
-wrong-password             --policy $p --mode SignAndEncrypt $c --user user1 --password wrong --expect-fail BadUserAccessDenied
-expired-client-cert        --policy $a --mode SignAndEncrypt --cert $certs/expired/cert.pem --key $certs/expired/key.pem --expect-fail BadSecurityChecksFailed
-application-uri-mismatch   --policy $b --mode Sign --cert $certs/wronguri/cert.pem --key $certs/wronguri/key.pem --session-application-uri $client_uri --expect-fail BadCertificateUriInvalid
-untrusted-x509-user        --policy $b --mode SignAndEncrypt $c --x509 $certs/stranger/cert.pem $certs/stranger/key.pem --expect-fail BadIdentityTokenRejected
-username-over-none         --policy None --mode None --user user1 --password password --pretend-user-token-policy username --expect-fail BadIdentityToken
+untrusted-client-cert      --policy $b --mode SignAndEncrypt --cert $certs/untrusted/cert.pem --key $certs/untrusted/key.pem --expect-fail BadSecurityChecksFailed --expect-step connect
+wrong-password             --policy $p --mode SignAndEncrypt $c --user user1 --password wrong --expect-fail BadUserAccessDenied --expect-step session
+expired-client-cert        --policy $a --mode SignAndEncrypt --cert $certs/expired/cert.pem --key $certs/expired/key.pem --expect-fail BadSecurityChecksFailed --expect-step connect
+application-uri-mismatch   --policy $b --mode Sign --cert $certs/wronguri/cert.pem --key $certs/wronguri/key.pem --session-application-uri $client_uri --expect-fail BadCertificateUriInvalid --expect-step session
+untrusted-x509-user        --policy $b --mode SignAndEncrypt $c --x509 $certs/stranger/cert.pem $certs/stranger/key.pem --expect-fail BadIdentityTokenRejected --expect-step session
+username-over-none         --policy None --mode None --user user1 --password password --pretend-user-token-policy username --expect-fail BadIdentityToken --expect-step session
 EOF
 
 echo "security_server_interop: node_secure_client.js --batch ($(grep -c '^[A-Za-z]' "$tmp/batch.txt") cases)"
