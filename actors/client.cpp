@@ -8,6 +8,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/client_actor.hpp"
+#include "actors/client_security.hpp"
 
 namespace uactor {
 
@@ -135,6 +136,11 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   auto address = actors::parse_endpoint_url(options.endpoint_url);
   if (!address) return address.error();
   actors::client_actor_config config;
+  if (options.create_session) {
+    auto security = actors::resolve_client_security(options.endpoint_url, options.security, options.connect_timeout);
+    if (!security) return security.error();
+    config.security = std::move(*security);
+  }
   config.endpoint_url = options.endpoint_url;
   config.session_name = options.session_name;
   config.create_session = options.create_session;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "actors/client_subscription.hpp"
+#include "actors/client_security_options.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 
@@ -49,6 +50,11 @@ struct client_options {
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
   // Publish requests kept at the server: one per subscription plus one, at most this many.
   std::size_t max_publish_requests = 5;
+  // Policy and mode of the endpoint, the certificate store, the user identity (default: None,
+  // anonymous). A secured connection first asks the server's endpoints over None and checks its
+  // certificate against security.pki_dir/trusted (Bad_CertificateUntrusted otherwise, the
+  // certificate then in rejected/ for an operator to trust).
+  actors::client_security_options security;
 };
 
 template <class Response>

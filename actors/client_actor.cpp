@@ -104,6 +104,7 @@ struct client_broker_state {
   };
   std::vector<publish_slot> publishes;
   ua::node_id authentication_token;
+  ua::byte_string client_nonce;  // of CreateSession: the ServerSignature covers it
   std::uint32_t next_handle = 1;
   bool ready = false;     // the application's requests may go out
   bool finished = false;  // shut down: nothing goes out any more
@@ -148,6 +149,7 @@ public:
     cc.endpoint_url = s.config.endpoint_url;
     cc.limits = s.config.limits;
     cc.requested_lifetime = s.config.token_lifetime;
+    cc.security = s.config.security.channel;
     s.channel.emplace(std::move(cc));
     s.reader.emplace(s.config.limits);
     s.subscriptions = subscription_engine(s.config.subscriptions);
@@ -419,7 +421,8 @@ public:
   void create_session(const instant& now) {
     auto& s = st();
     ua::create_session_request req;
-    req.client_description.application_uri = ua::ua_string(s.config.application_uri);
+    prepare_create_session(s.config.security, req);
+    s.client_nonce = req.client_nonce;
     req.client_description.product_uri = ua::ua_string("urn:uactor");
     req.client_description.application_name.text = ua::ua_string(s.config.session_name);
     req.client_description.application_type = ua::application_type::client;
@@ -460,23 +463,11 @@ public:
     if (!resp) return shutdown(ua::status::bad_unknown_response, "CreateSession answered with another response");
     if (resp->response_header.service_result.is_bad()) return shutdown(resp->response_header.service_result, "CreateSession");
     s.authentication_token = resp->authentication_token;
-
-    // Part 4 §7.41: the anonymous policy of a None endpoint the server returned; "anonymous"
-    // when it names none.
-    ua::ua_string policy_id("anonymous");
-    bool found = false;
-    for (const auto& ep : resp->server_endpoints) {
-      if (ep.security_mode != ua::message_security_mode::none && ep.security_mode != ua::message_security_mode{}) continue;
-      for (const auto& p : ep.user_identity_tokens) {
-        if (p.token_type != ua::user_token_type::anonymous) continue;
-        policy_id = p.policy_id;
-        found = true;
-        break;
-      }
-      if (found) break;
-    }
+    if (const auto sc = check_create_session(s.config.security, s.client_nonce, *resp); sc.is_bad())
+      return shutdown(sc, "CreateSession: the server's certificate or signature");
     ua::activate_session_request req;
-    req.user_identity_token = ua::anonymous_identity_token{policy_id};
+    if (const auto sc = prepare_activate_session(s.config.security, s.config.endpoint_url, *resp, req); sc.is_bad())
+      return shutdown(sc, "ActivateSession: no identity token the endpoint accepts");
     send_internal(std::move(req), &client_session::on_session_activated, now_instant());
     flush();
   }

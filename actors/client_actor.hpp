@@ -13,6 +13,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/client_security.hpp"
 #include "actors/client_subscription.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
@@ -92,7 +93,7 @@ struct client_actor_config {
   std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime of the channel token
   ua::transport_limits limits;               // offered in the Hello
-  std::string application_uri = "urn:uactor:client";
+  client_session_security security;          // policy None and anonymous unless resolved otherwise
   std::chrono::milliseconds request_timeout{10'000};  // the least TimeoutHint of a Publish
   subscription_engine_config subscriptions;
 };

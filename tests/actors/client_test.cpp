@@ -459,7 +459,9 @@ TEST_CASE("client: connect with its own actor system; a malformed endpoint URL i
   REQUIRE(c.has_value());
   REQUIRE(c->read_sync(read_of("demo.double"))->results.at(0).value == ua::variant(3.5));
   REQUIRE(c->close() == status::good);
-  auto bad = client::connect(client_options{"not a url"});
+  client_options malformed;
+  malformed.endpoint_url = "not a url";
+  auto bad = client::connect(malformed);
   REQUIRE(bad.error() == status::bad_tcp_endpoint_url_invalid);
 }
 
