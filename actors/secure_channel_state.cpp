@@ -4,6 +4,8 @@
 #include <array>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 namespace uactor::actors {
 
 namespace {
@@ -255,6 +257,7 @@ ua::status_code secure_channel_state::write_open_response(std::uint32_t request_
 }
 
 secure_channel_state::event secure_channel_state::refuse(std::string reason) {
+  spdlog::warn("secure channel {}: refused: {}", config_.channel_id, reason);
   security_log_ = std::move(reason);
   // Part 4 §6.1.3 / DESIGN.md: no oracle for an attacker; the log has the reason.
   return fail(ua::status::bad_security_checks_failed, {});
