@@ -260,12 +260,11 @@ actors::client_call::answer_hook modify_hook(std::uint32_t id) {
   };
 }
 
-actors::client_call::answer_hook delete_subscriptions_hook(ua::ua_array<std::uint32_t> ids) {
-  return [ids = std::move(ids)](actors::subscription_engine& e, const ua::extension_object& answer) {
-    const auto* r = answer.get_if<ua::delete_subscriptions_response>();
-    if (!r || r->response_header.service_result.is_bad()) return;
-    for (std::size_t i = 0; i < ids.size() && i < r->results.size(); ++i)
-      if (r->results[i].is_good() || r->results[i] == ua::status::bad_subscription_id_invalid) e.remove(ids[i]);
+// Before the request goes out: the server may end the held Publish requests with
+// Bad_NoSubscription before it answers the delete, which must not read as a lost subscription.
+actors::client_call::engine_hook delete_subscriptions_hook(ua::ua_array<std::uint32_t> ids) {
+  return [ids = std::move(ids)](actors::subscription_engine& e) {
+    for (const auto id : ids) e.remove(id);
   };
 }
 
@@ -300,12 +299,12 @@ ua::expected<ua::set_publishing_mode_response> client::set_publishing_mode_sync(
 
 void client::delete_subscriptions(ua::delete_subscriptions_request r, client_callback<ua::delete_subscriptions_response> done) {
   impl::hooks h;
-  h.on_answer = delete_subscriptions_hook(r.subscription_ids);
+  h.before_send = delete_subscriptions_hook(r.subscription_ids);
   impl_->submit(std::move(r), std::move(done), std::move(h));
 }
 ua::expected<ua::delete_subscriptions_response> client::delete_subscriptions_sync(ua::delete_subscriptions_request r) {
   impl::hooks h;
-  h.on_answer = delete_subscriptions_hook(r.subscription_ids);
+  h.before_send = delete_subscriptions_hook(r.subscription_ids);
   return impl_->submit_sync<ua::delete_subscriptions_request, ua::delete_subscriptions_response>(std::move(r), std::move(h));
 }
 

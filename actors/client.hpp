@@ -103,7 +103,8 @@ public:
   // The revised interval and keep-alive count also revise the silence watch.
   void modify_subscription(ua::modify_subscription_request request, client_callback<ua::modify_subscription_response> done);
   void set_publishing_mode(ua::set_publishing_mode_request request, client_callback<ua::set_publishing_mode_response> done);
-  // The subscriptions' handlers are dropped when the server has answered (no `closed` status).
+  // The subscriptions' handlers are dropped as the request goes out (no `closed` status, no data
+  // after it, whatever the server answers).
   void delete_subscriptions(ua::delete_subscriptions_request request,
                             client_callback<ua::delete_subscriptions_response> done);
   // Items of a fast subscription: the client handles are the application's (they come back in

@@ -257,6 +257,9 @@ public:
                                  [&](const auto& p) { return p.request_id == r.request_id; });
     if (it == s.publishes.end()) return false;
     s.publishes.erase(it);
+    // Closing: the server ends the held Publish requests (Bad_SessionClosed, Bad_NoSubscription);
+    // the subscriptions are closed by shutdown() with the close's own status.
+    if (!s.closers.empty()) return true;
     const auto now = std::chrono::steady_clock::now();
     auto& e = s.subscriptions;
     if (r.status.is_bad() || !r.message) {
@@ -542,7 +545,7 @@ public:
     s.pending.clear();
     for (auto& [id, w] : pending) w.call->finish(failure);
     s.publishes.clear();
-    s.subscriptions.close_all(why.is_bad() ? why : ua::status::bad_connection_closed);
+    s.subscriptions.close_all(why);  // Good: the application closed the client
     if (s.connected) {
       auto c = std::move(s.connected);
       s.connected = nullptr;

@@ -32,7 +32,8 @@ enum class subscription_event : std::uint8_t {
   data_lost,      // a NotificationMessage that was missed could not be republished (`status`:
                   // Bad_MessageNotAvailable or the Republish's failure; `sequence_number`: which)
   closed,         // the subscription is gone: lifetime expired (Bad_Timeout), Bad_NoSubscription,
-                  // the connection or session ended (`status` says which). No callback follows.
+                  // the connection or session ended (`status` says which; Good: the application
+                  // closed the client). No callback follows.
 };
 
 struct subscription_status {

@@ -761,6 +761,7 @@ int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vec
     sh->changed.notify_all();
   };
   h.on_status = [sh](const subscription_status& st) {
+    if (st.what == subscription_event::closed && st.status.is_good()) return;  // our own close()
     const char* what = st.what == subscription_event::silent      ? "silent"
                        : st.what == subscription_event::recovered ? "recovered"
                        : st.what == subscription_event::data_lost ? "data lost"

@@ -234,6 +234,7 @@ TEST_CASE("client subscription interop: modify, disable publishing, delete", "[.
   CHECK(dr->results[0] == status::good);
   {
     std::lock_guard lock(s.mutex);
+    for (const auto& st : s.statuses) UNSCOPED_INFO("status " << int(st.what) << " " << st.status.to_string());
     CHECK(s.statuses.empty());  // no silence, no loss, no close reported
   }
   CHECK(c.close() == status::good);
