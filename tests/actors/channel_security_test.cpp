@@ -14,6 +14,7 @@
 #include "protocol/chunk_reader.hpp"
 #include "security/certificate.hpp"
 #include "security/policy.hpp"
+#include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
 using cevent = actors::client_channel_state::event;
@@ -66,6 +67,11 @@ struct secured_pair {
   std::vector<cevent> client_events;
   // Tampering with what the client sends: called with each batch of bytes before the server sees it.
   std::function<void(ua::byte_buffer&)> on_the_wire;
+  // Reused: a steady-state round trip allocates nothing (swapped with the states' output buffers).
+  ua::byte_buffer to_server;
+  ua::byte_buffer to_client;
+  ua::read_request request;
+  ua::read_response response;
 
   secured_pair(const security::security_policy& policy, ua::message_security_mode mode, bool trust_client = true,
                unsigned client_bits = 2048) {
@@ -89,27 +95,26 @@ struct secured_pair {
   void pump(const actors::instant& now) {
     for (int round = 0; round < 20 && (!client->output().empty() || !server->output().empty()); ++round) {
       if (!client->output().empty()) {
-        ua::byte_buffer wire = std::move(client->output());
+        std::swap(to_server, client->output());
         client->clear_output();
-        if (on_the_wire) on_the_wire(wire);
-        (void)server_reader.put(wire.bytes(), [&](const ua::chunk_view& v) {
+        if (on_the_wire) on_the_wire(to_server);
+        (void)server_reader.put(to_server.bytes(), [&](const ua::chunk_view& v) {
           const auto ev = server->on_chunk(v, now);
           server_events.push_back(ev);
           if (ev == sevent::acknowledged) server_reader.set_receive_buffer_size(server->limits().receive_buffer_size);
           if (ev == sevent::request) {
-            ua::read_response r;
-            r.response_header.request_handle = server->request().header->request_handle;
-            r.results.resize(1);
-            r.results[0].value = ua::variant(std::int32_t{43});
-            r.results[0].has_value = true;
-            (void)server->send_response(server->request().request_id, r);
+            response.response_header.request_handle = server->request().header->request_handle;
+            response.results.resize(1);
+            response.results[0].value = ua::variant(std::int32_t{43});
+            response.results[0].has_value = true;
+            (void)server->send_response(server->request().request_id, response);
           }
         });
       }
       if (!server->output().empty()) {
-        ua::byte_buffer wire = std::move(server->output());
+        std::swap(to_client, server->output());
         server->clear_output();
-        (void)client_reader.put(wire.bytes(), [&](const ua::chunk_view& v) {
+        (void)client_reader.put(to_client.bytes(), [&](const ua::chunk_view& v) {
           const auto ev = client->on_chunk(v, now);
           client_events.push_back(ev);
           if (ev == cevent::acknowledged) {
@@ -128,12 +133,12 @@ struct secured_pair {
 
   // A Read; the response's value, or the status that replaced it.
   ua::status_code read_once(std::int64_t ms = 2) {
-    ua::read_request req;
-    req.request_header.request_handle = 99;
-    req.nodes_to_read.resize(1);
-    const auto id = client->send_request(req);
+    request.request_header.request_handle = 99;
+    request.nodes_to_read.resize(1);
+    const auto id = client->send_request(request);
     if (!id) return id.error();
     client_events.clear();
+    server_events.clear();
     pump(at(ms));
     for (const auto ev : client_events)
       if (ev == cevent::response) return client->response().status;
@@ -228,4 +233,23 @@ TEST_CASE("channel security: a policy or mode the server does not offer is refus
   q.security->offers = {{security::find_policy(security::policy_uri_basic256sha256), ua::message_security_mode::sign}};
   q.open();
   CHECK(q.server->close_status() == status::bad_security_mode_rejected);
+}
+
+TEST_CASE("channel security: a secured Read round trip allocates nothing in steady state", "[channel_security]") {
+  if (!test::counts_allocations) {
+    WARN("allocation counting is off in this build");
+    return;
+  }
+  for (const auto& policy : security::all_policies()) {
+    if (policy.is_none()) continue;
+    for (const auto mode : modes) {
+      CAPTURE(policy.name, static_cast<int>(mode));
+      secured_pair p(policy, mode);
+      p.open();
+      for (int i = 0; i < 10; ++i) REQUIRE(p.read_once() == status::good);  // buffers grow to their working size
+      test::alloc_scope scope;
+      for (int i = 0; i < 20; ++i) REQUIRE(p.read_once() == status::good);
+      CHECK(scope.counted().allocations == 0);
+    }
+  }
 }
