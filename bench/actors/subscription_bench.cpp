@@ -12,6 +12,7 @@
 // Run: build/bench/actors/subscription_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ actors::server_core make_core(std::size_t variables) {
   actors::server_core_config c;
   c.description.application_uri = "urn:bench:uactor:server";
   c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
+  // Not a byte counter: 20 sessions need 20 distinct authentication tokens.
+  c.sessions.random = [g = std::mt19937_64{42}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = static_cast<std::uint8_t>(g());
   };
   auto core = actors::make_demo_server_core(std::move(c), "bench", at(0).utc);
   for (std::size_t i = 0; i < variables; ++i) {
