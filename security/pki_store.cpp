@@ -1,6 +1,7 @@
 #include "security/pki_store.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -421,6 +422,17 @@ ua::expected<application_identity> pki_store::load_or_create_own(const certifica
     return ua::status::bad_invalid_argument;
   auto& s = *state_;
   std::lock_guard lock(s.mutex);
+  // Processes sharing the store (servers started side by side on first use) must not interleave
+  // their key and certificate files: an exclusive lock on own/ while looking and creating.
+  struct own_lock {
+    int fd;
+    explicit own_lock(const fs::path& file) : fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+      if (fd >= 0) ::flock(fd, LOCK_EX);
+    }
+    ~own_lock() {
+      if (fd >= 0) ::close(fd);  // releases the lock
+    }
+  } file_lock(s.own_certs.parent_path() / ".lock");
   const fs::path cert_file = s.own_certs / (std::string(name) + ".der");
   const fs::path key_file = s.own_private / (std::string(name) + ".pem");
   std::error_code ec;
