@@ -62,7 +62,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   auto server = security::certificate::chain_from_der(bytes_of(chosen->server_certificate));
   if (!server || server->empty()) return ua::status::bad_certificate_invalid;
 
-  security::pki_store store(options.pki_dir.empty() ? "./pki" : options.pki_dir);
+  security::pki_store store(options.pki_dir.empty() ? security::default_pki_dir() : options.pki_dir);
   security::validation_options check;
   check.expected_application_uri = chosen->server.application_uri.str();
   check.min_key_bits = policy->min_key_bits;

@@ -196,9 +196,10 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       return ua::status::bad_security_checks_failed;
     }
   } else {
+    // Policy None is always accepted for the channel: the discovery services need no security
+    // (Part 4 §5.4); the session services refuse it unless an endpoint offers None.
     const auto* policy = security::find_policy(uri);
-    const bool offered = policy != nullptr && (policy->is_none() ? !config_.security || config_.security->is_offered(*policy)
-                                                                 : config_.security && config_.security->is_offered(*policy));
+    const bool offered = policy != nullptr && (policy->is_none() || (config_.security && config_.security->is_offered(*policy)));
     if (!offered) return ua::status::bad_security_policy_rejected;
     policy_ = policy;
   }

@@ -141,6 +141,9 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
                                                         const ua::create_session_request& req, const instant& now) {
   if (sessions_.size() >= config_.max_sessions) return fault(req.request_header, ua::status::bad_too_many_sessions, now);
   const channel_peer peer = channel(channel_id);
+  // A None channel serves discovery only, unless an endpoint offers None (Part 4 §5.4, §5.7.2).
+  if (peer.policy->is_none() && config_.security && !config_.security->is_offered(*peer.policy))
+    return fault(req.request_header, ua::status::bad_security_policy_rejected, now);
   if (!peer.policy->is_none()) {
     // Part 4 §5.7.2.2: the ClientCertificate is the one that opened the channel, its
     // ApplicationUri the one in the ClientDescription, and the nonce long enough.

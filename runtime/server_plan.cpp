@@ -1,5 +1,7 @@
 #include "runtime/server_plan.hpp"
 
+#include "security/pki_store.hpp"
+
 #include <unistd.h>
 
 #include <climits>
@@ -16,10 +18,7 @@ server_plan default_server_plan() {
   return p;
 }
 
-std::string default_pki_dir() {
-  const char* env = std::getenv("UACTOR_PKI");
-  return env && *env ? env : "./pki";
-}
+std::string default_pki_dir() { return security::default_pki_dir(); }
 
 std::string server_plan::endpoint_url() const {
   return "opc.tcp://" + host_name + ":" + std::to_string(port);

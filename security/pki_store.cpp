@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -414,6 +415,11 @@ std::string pki_store::file_name_for(const certificate& cert) {
   }
   if (cn.empty() || cn[0] == '.') cn.insert(cn.begin(), '_');
   return cn + "[" + cert.thumbprint_hex() + "].der";
+}
+
+std::string default_pki_dir() {
+  const char* env = std::getenv("UACTOR_PKI");
+  return env && *env ? env : "./pki";
 }
 
 ua::expected<application_identity> pki_store::load_or_create_own(const certificate_request& request,

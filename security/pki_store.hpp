@@ -40,6 +40,9 @@ struct validation_options {
 //   <root>/trusted/certs, <root>/trusted/crl, <root>/issuers/certs, <root>/issuers/crl
 //   <root>/rejected/certs  (<CN>[<thumbprint hex>].der)
 // Thread-safe: one store may serve every channel of a server.
+// $UACTOR_PKI, else ./pki: where uactor's server, client and `uactor certs` keep certificates.
+std::string default_pki_dir();
+
 class pki_store {
 public:
   // Creates the folders when missing (throws std::filesystem::filesystem_error when it cannot:

@@ -253,3 +253,12 @@ TEST_CASE("channel security: a secured Read round trip allocates nothing in stea
     }
   }
 }
+
+TEST_CASE("channel security: a None channel is open for discovery when the server offers only secured endpoints",
+          "[channel_security]") {
+  secured_pair p(security::policy_none(), ua::message_security_mode::none);
+  p.security->offers = {{security::find_policy(security::policy_uri_basic256sha256), ua::message_security_mode::sign}};
+  p.open();
+  REQUIRE(p.client->is_open());  // GetEndpoints may follow; the session services refuse None
+  CHECK(p.read_once() == status::good);
+}

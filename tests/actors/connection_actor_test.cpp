@@ -30,10 +30,14 @@ namespace {
 // What the host actor saw: each batch in arrival order, kept until the test answers it.
 struct host_log {
   std::vector<actors::batch_ptr> batches;
+  std::vector<std::uint32_t> closed_channels;  // channel_closed_atom: the host drops their deferred answers
 };
 
 caf::behavior test_host(caf::event_based_actor*, std::shared_ptr<host_log> log) {
-  return {[log](actors::batch_ptr& b) { log->batches.push_back(b); }};
+  return {
+      [log](actors::batch_ptr& b) { log->batches.push_back(b); },
+      [log](actors::channel_closed_atom, std::uint32_t channel) { log->closed_channels.push_back(channel); },
+  };
 }
 
 // A ReadResponse for each exchange, as the session host would encode it: the request's handle
@@ -327,6 +331,8 @@ TEST_CASE("connection broker: a failed socket ends the broker; queued requests a
   REQUIRE(f.sys.registry().running() == running - 1);  // the broker ended
   REQUIRE(f.output_size(hdl) == 0);
   REQUIRE(f.log->batches.size() == 1);
+  // The host heard that the channel is gone (its deferred answers have nowhere to go).
+  REQUIRE(f.log->closed_channels.size() == 1);
   // The batch is held by the test alone now: the broker released its reference when it ended.
   f.log->batches.clear();
 }

@@ -179,16 +179,12 @@ log_names() {  # log_names WHAT PATTERN
 log_names "the wrong password" "wrong user name or password for user 'user1'"
 log_names "the untrusted X509 user (trust list check)" "X509 user certificate failed the trust list check"
 log_names "the ApplicationUri mismatch" "CreateSession refused: ApplicationUri"
-# Known gap (reported to the lead): secure_channel_state keeps the reason of an OPN refusal
-# (security_log()) but nothing logs it, so the trust list and validity period checks of the
-# channel are not named anywhere. Shown, not counted, until the server logs them; then the
-# UACTOR_SEC_STRICT_OPN_LOG=1 run makes them count.
+# The OPN refusals: the wire says only BadSecurityChecksFailed, the log names the check.
 opn_log() {  # opn_log WHAT NAME PATTERN: a line with the certificate's thumbprint and PATTERN
     local tp
     tp="$(openssl x509 -inform DER -in "$certs/$2/cert.der" -noout -fingerprint -sha1 | sed 's/.*=//; s/://g')"
     if grep -i -- "$tp" "$log" | grep -qiE -- "$3"; then pass "the server's log names $1"
-    elif [ -n "${UACTOR_SEC_STRICT_OPN_LOG:-}" ]; then fail "the server's log does not name $1 (no line with $tp and: $3)"
-    else echo "XFAIL the server's log does not name $1 (known gap: the OPN refusal reason is not logged)"; fi
+    else fail "the server's log does not name $1 (no line with $tp and: $3)"; fi
 }
 opn_log "the OPN's trust list check" untrusted "trust list|not trusted"
 opn_log "the OPN's validity period check" expired "validity period|expired"
