@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "actors/client_security_options.hpp"
 #include "scenarios/latency_histogram.hpp"
 
 namespace uactor::scenarios {
@@ -57,6 +58,7 @@ struct load_options {
   std::size_t sessions = 20;
   std::size_t inflight = 1;
   std::size_t nodes = 100;
+  actors::client_security_options security;  // every session's (--security)
 };
 
 class load_driver {

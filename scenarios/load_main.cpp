@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +19,7 @@
 #include "runtime/process_stats.hpp"
 #include "scenarios/child_process.hpp"
 #include "scenarios/floor.hpp"
+#include "scenarios/load_security.hpp"
 #include "scenarios/opcua_driver.hpp"
 #include "scenarios/requests.hpp"
 #include "scenarios/result.hpp"
@@ -31,6 +34,7 @@ struct cli {
   std::string scenario = "read";
   load_options load;
   std::string security = "none";
+  std::string policy = "Basic256Sha256";
   std::string client = "classic";
   unsigned subs = 5;
   unsigned pub_ms = 100;
@@ -143,7 +147,10 @@ int main(int argc, char** argv) {
   app.add_option("--inflight", o.load.inflight, "requests outstanding per session (closed loop)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  app.add_option("--security", o.security, "none | sign | encrypt (sign and encrypt: the security issue)")
+  app.add_option("--policy", o.policy, "the security policy of --security sign|encrypt")
+      ->check(CLI::IsMember({"Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"}))
+      ->capture_default_str();
+  app.add_option("--security", o.security, "none | sign | encrypt: the channel's MessageSecurityMode")
       ->check(CLI::IsMember({"none", "sign", "encrypt"}))
       ->capture_default_str();
   app.add_option("--client", o.client, "classic: a connection per session; shared: all sessions over one channel")
@@ -177,7 +184,21 @@ int main(int argc, char** argv) {
 
   if (o.serve_floor) return serve_floor({o.request_size, o.response_size});
 
-  if (o.security != "none") return not_yet("--security " + o.security + " (the security issue adds it)");
+  if (o.security != "none" && o.scenario == "floor") return not_yet("--security with --scenario floor");
+  // Secured: both certificate stores made and trusting each other before the child starts.
+  std::optional<load_security> secured;
+  if (o.security != "none") {
+    if (!o.endpoint.empty()) return not_yet("--security with --endpoint (the certificates are set up for our child)");
+    auto s = prepare_load_security(o.security, o.policy);
+    if (!s) {
+      std::fprintf(stderr, "uactor-load: --security %s --policy %s: %s\n", o.security.c_str(), o.policy.c_str(),
+                   s.error().to_string().c_str());
+      return 2;
+    }
+    secured = std::move(*s);
+    o.load.security = secured->client;
+    o.server_args.insert(o.server_args.end(), secured->server_args.begin(), secured->server_args.end());
+  }
   if (o.client != "classic") return not_yet("--client shared (one secure channel for all sessions)");
   if (o.scenario == "floor" && !o.endpoint.empty())
     return not_yet("--scenario floor with --endpoint: the floor runs its own echo server");
@@ -188,7 +209,7 @@ int main(int argc, char** argv) {
   result.inflight = o.load.inflight;
   result.nodes = o.load.nodes;
   result.client_kind = o.client;
-  result.security = o.security;
+  result.security = o.security == "none" ? o.security : o.security + " " + o.policy;
   result.warmup_s = o.warmup_s;
   if (o.scenario == "sub") {
     result.unit = "notification";
@@ -291,6 +312,7 @@ int main(int argc, char** argv) {
 
   driver->stop();
   if (child) child->stop();
+  if (secured) std::filesystem::remove_all(secured->folder);
 
   auto window = rec.take();
   result.window_s = std::chrono::duration<double>(t1 - t0).count();

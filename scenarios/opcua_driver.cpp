@@ -49,6 +49,7 @@ public:
     for (std::size_t i = 0; i < options_.sessions; ++i) {
       client_options co;
       co.endpoint_url = url_;
+      co.security = options_.security;
       co.session_name = "uactor-load " + std::to_string(i);
       auto c = client::connect(*system_, co);
       if (!c) return "session " + std::to_string(i) + ": " + c.error().to_string();

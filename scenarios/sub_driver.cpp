@@ -33,6 +33,7 @@ public:
     for (std::size_t i = 0; i < load_.sessions; ++i) {
       client_options co;
       co.endpoint_url = url_;
+      co.security = load_.security;
       co.session_name = "uactor-load sub " + std::to_string(i);
       auto c = client::connect(*system_, co);
       if (!c) return "session " + std::to_string(i) + ": " + c.error().to_string();

@@ -1,0 +1,24 @@
+// Certificates for a secured load run (--security sign|encrypt): a server store and a client
+// store in a fresh folder, each with its own application instance certificate and each trusting
+// the other's, so that neither side refuses and nothing is asked of an operator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "actors/client_security_options.hpp"
+#include "protocol/expected.hpp"
+
+namespace uactor::scenarios {
+
+struct load_security {
+  std::vector<std::string> server_args;   // for the child `uactor run`
+  actors::client_security_options client;  // for every session of the harness
+  std::string folder;                      // removed by the caller when the run ends
+};
+
+// `level` sign or encrypt, `policy` a Part 7 name; the child server listens as 127.0.0.1 (its
+// ApplicationUri urn:127.0.0.1:uactor:server). Bad_InvalidArgument for an unknown level or policy.
+ua::expected<load_security> prepare_load_security(const std::string& level, const std::string& policy);
+
+}  // namespace uactor::scenarios
