@@ -32,6 +32,12 @@ security::symmetric_context* token_crypto::receiver(std::uint32_t token_id) noex
   return e ? &*e->receive : nullptr;
 }
 
+std::vector<std::uint8_t> signed_data(std::span<const std::uint8_t> certificate, std::span<const std::uint8_t> nonce) {
+  std::vector<std::uint8_t> v(certificate.begin(), certificate.end());
+  v.insert(v.end(), nonce.begin(), nonce.end());
+  return v;
+}
+
 ua::byte_string random_nonce(std::size_t length) {
   std::uint8_t bytes[64];
   if (length > sizeof bytes) length = sizeof bytes;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "protocol/byte_buffer.hpp"
 #include "protocol/generated/types.hpp"
@@ -53,6 +54,10 @@ inline ua::byte_string to_byte_string(std::span<const std::uint8_t> s) {
   b.assign(s.data(), s.size());
   return b;
 }
+// Certificate followed by nonce: what ServerSignature, ClientSignature and a user token signature
+// sign (Part 4 §5.7.2.2, §5.7.3.2).
+std::vector<std::uint8_t> signed_data(std::span<const std::uint8_t> certificate, std::span<const std::uint8_t> nonce);
+
 // A fresh nonce of `length` random bytes (Part 4 §5.5.2.2, §5.7.2.2).
 ua::byte_string random_nonce(std::size_t length);
 

@@ -469,7 +469,7 @@ public:
     if (const auto sc = check_create_session(s.config.security, s.client_nonce, *resp); sc.is_bad())
       return shutdown(sc, "CreateSession: the server's certificate or signature");
     ua::activate_session_request req;
-    if (const auto sc = prepare_activate_session(s.config.security, s.config.endpoint_url, *resp, req); sc.is_bad())
+    if (const auto sc = prepare_activate_session(s.config.security, *resp, req); sc.is_bad())
       return shutdown(sc, "ActivateSession: no identity token the endpoint accepts");
     send_internal(std::move(req), &client_session::on_session_activated, now_instant());
     flush();

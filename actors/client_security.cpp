@@ -16,11 +16,6 @@ namespace uactor::actors {
 
 namespace {
 
-std::vector<std::uint8_t> concat(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
-  std::vector<std::uint8_t> v(a.begin(), a.end());
-  v.insert(v.end(), b.begin(), b.end());
-  return v;
-}
 
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -101,20 +96,19 @@ ua::status_code check_create_session(const client_session_security& sec, const u
     return ua::status::bad_certificate_invalid;
   if (!ch.policy->accepts_signature_algorithm(resp.server_signature.algorithm.view()) ||
       !security::verify(*ch.policy, ch.server_certificate.public_key(),
-                        concat(ch.own_certificate.der(), bytes_of(client_nonce)), bytes_of(resp.server_signature.signature)))
+                        signed_data(ch.own_certificate.der(), bytes_of(client_nonce)), bytes_of(resp.server_signature.signature)))
     return ua::status::bad_application_signature_invalid;
   return ua::status::good;
 }
 
-ua::status_code prepare_activate_session(const client_session_security& sec, const std::string& endpoint_url,
-                                         const ua::create_session_response& created, ua::activate_session_request& req) {
-  (void)endpoint_url;
+ua::status_code prepare_activate_session(const client_session_security& sec, const ua::create_session_response& created,
+                                         ua::activate_session_request& req) {
   const auto& ch = sec.channel;
   const auto& server_nonce = created.server_nonce;
   if (!ch.policy->is_none()) {
     req.client_signature.algorithm = ua::ua_string(ch.policy->signature_algorithm_uri);
     req.client_signature.signature = security::sign(*ch.policy, ch.private_key,
-                                                    concat(ch.server_certificate.der(), bytes_of(server_nonce)));
+                                                    signed_data(ch.server_certificate.der(), bytes_of(server_nonce)));
   }
   // The endpoint we are on, and its token policy of the identity's kind (Part 4 §7.41).
   const auto wanted = sec.identity.type == client_identity::kind::user_name ? ua::user_token_type::user_name
@@ -167,7 +161,7 @@ ua::status_code prepare_activate_session(const client_session_security& sec, con
       req.user_identity_token = std::move(t);
       req.user_token_signature.algorithm = ua::ua_string(token_security->signature_algorithm_uri);
       req.user_token_signature.signature = security::sign(*token_security, sec.identity.private_key,
-                                                          concat(ch.server_certificate.der(), bytes_of(server_nonce)));
+                                                          signed_data(ch.server_certificate.der(), bytes_of(server_nonce)));
       return ua::status::good;
     }
   }

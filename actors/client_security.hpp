@@ -43,7 +43,7 @@ ua::status_code check_create_session(const client_session_security& sec, const u
 // for the endpoint's UserTokenPolicy of that kind (the password encrypted with the server's key,
 // Part 4 §7.41.2.2; an X509 token signed, §5.7.3.2). Bad_IdentityTokenRejected when the endpoint
 // offers no policy of the identity's kind.
-ua::status_code prepare_activate_session(const client_session_security& sec, const std::string& endpoint_url,
-                                         const ua::create_session_response& created, ua::activate_session_request& req);
+ua::status_code prepare_activate_session(const client_session_security& sec, const ua::create_session_response& created,
+                                         ua::activate_session_request& req);
 
 }  // namespace uactor::actors

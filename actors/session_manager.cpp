@@ -32,13 +32,6 @@ bool is_sessionless(std::uint32_t encoding_id) noexcept {
 // Part 4 §7.41: null and empty policy ids are equal.
 bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { return a.view() == b.view(); }
 
-// Certificate followed by nonce: what ServerSignature, ClientSignature and a user token signature
-// sign (Part 4 §5.7.2.2, §5.7.3.2).
-std::vector<std::uint8_t> concat(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
-  std::vector<std::uint8_t> v(a.begin(), a.end());
-  v.insert(v.end(), b.begin(), b.end());
-  return v;
-}
 
 }  // namespace
 
@@ -197,7 +190,7 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
     resp.server_certificate = to_byte_string(sec.certificate.der());
     resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
     resp.server_signature.signature = security::sign(*peer.policy, sec.private_key,
-                                                     concat(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
+                                                     signed_data(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
     s.client_certificate = peer.client_certificate;
   }
   resp.max_request_message_size = config_.max_request_message_size;
@@ -297,7 +290,7 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   }
   // Part 4 §5.7.3.2: UserTokenSignature = sign(server certificate + server nonce) with the user's key.
   if (!channel.policy->accepts_signature_algorithm(signature.algorithm.view()) ||
-      !security::verify(*channel.policy, cert->public_key(), concat(sec.certificate.der(), bytes_of(s.server_nonce)),
+      !security::verify(*channel.policy, cert->public_key(), signed_data(sec.certificate.der(), bytes_of(s.server_nonce)),
                         bytes_of(signature.signature))) {
     spdlog::warn("ActivateSession refused: the UserTokenSignature does not verify with the X509 user certificate [{}]",
                  cert->describe());
@@ -324,7 +317,7 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     const auto& sec = *config_.security;
     if (!peer.policy->accepts_signature_algorithm(req.client_signature.algorithm.view()) ||
         !security::verify(*peer.policy, s->client_certificate.public_key(),
-                          concat(sec.certificate.der(), bytes_of(s->server_nonce)), bytes_of(req.client_signature.signature))) {
+                          signed_data(sec.certificate.der(), bytes_of(s->server_nonce)), bytes_of(req.client_signature.signature))) {
       spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
                    s->client_certificate.describe());
       return fault(req.request_header, ua::status::bad_application_signature_invalid, now);
