@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# node-opcua's client against our server: starts `UACTOR_BINARY run --host 127.0.0.1 --port 0`,
-# waits (at most 20 s) for its `listening on opc.tcp://HOST:PORT` line on stdout, runs
-# node_client.js against that endpoint, then stops the server with SIGINT (what Ctrl-C sends)
-# and checks that it exits within 10 s with status 0.
+# node-opcua's client against our server: starts `UACTOR_BINARY run --host 127.0.0.1 --port 0
+# [SERVER_ARGS...]`, waits (at most 20 s) for its `listening on opc.tcp://HOST:PORT` line on
+# stdout, runs CLIENT_JS (default node_client.js, in this folder) against that endpoint, then
+# stops the server with SIGINT (what Ctrl-C sends) and checks that it exits within 10 s with
+# status 0. subscription_interop.sh runs node_subscribe.js this way.
 #
-#   bash server_interop.sh UACTOR_BINARY
+#   bash server_interop.sh UACTOR_BINARY [CLIENT_JS [SERVER_ARGS...]]
 #   UACTOR_INTEROP_SERVER_CMD="node tests/interop/node_server.js" bash server_interop.sh
 #
 # UACTOR_INTEROP_SERVER_CMD, when set, is the server command instead (word-split, run as is):
@@ -27,16 +28,17 @@ if [ -n "${UACTOR_INTEROP_SERVER_CMD:-}" ]; then
     # shellcheck disable=SC2206 # word splitting is the point
     server_cmd=(${UACTOR_INTEROP_SERVER_CMD})
 else
-    if [ $# -ne 1 ]; then
-        echo "usage: server_interop.sh UACTOR_BINARY" >&2
+    if [ $# -lt 1 ]; then
+        echo "usage: server_interop.sh UACTOR_BINARY [CLIENT_JS [SERVER_ARGS...]]" >&2
         exit 1
     fi
     if [ ! -x "$1" ]; then
         echo "server_interop: $1 is not an executable" >&2
         exit 1
     fi
-    server_cmd=("$1" run --host 127.0.0.1 --port 0)
+    server_cmd=("$1" run --host 127.0.0.1 --port 0 "${@:3}")
 fi
+client_js="${2:-node_client.js}"
 
 tmp="$(mktemp -d)"
 server_pid=""
@@ -89,11 +91,11 @@ if [ -z "$endpoint" ]; then
 fi
 echo "server_interop: server pid $server_pid listens on $endpoint"
 
-# node_client.js bounds itself (60 s); timeout(1) bounds it in case node itself hangs.
+# The client script bounds itself (60 s); timeout(1) bounds it in case node itself hangs.
 client_status=0
-timeout -k 5 75 node "$here/node_client.js" "$endpoint" --timeout 60 2>"$tmp/client.err" || client_status=$?
+timeout -k 5 75 node "$here/$client_js" "$endpoint" --timeout 60 2>"$tmp/client.err" || client_status=$?
 if [ "$client_status" -ne 0 ]; then
-    echo "--- node_client.js stderr (last lines):"
+    echo "--- $client_js stderr (last lines):"
     tail -n 20 "$tmp/client.err"
 fi
 
@@ -131,7 +133,7 @@ else
 fi
 
 if [ "$client_status" -ne 0 ] || [ "$stop_status" -ne 0 ]; then
-    [ "$client_status" -ne 0 ] && echo "server_interop: FAIL: node_client.js exited with status $client_status"
+    [ "$client_status" -ne 0 ] && echo "server_interop: FAIL: $client_js exited with status $client_status"
     show_server_output
     exit 1
 fi
