@@ -206,6 +206,12 @@ std::size_t subscription_manager::queued_publish_requests(std::uint32_t session)
   return it == sessions_.end() ? 0 : it->second->count;
 }
 
+ua::status_code subscription_manager::check_operation_count(std::size_t n) const noexcept {
+  if (n == 0) return status::bad_nothing_to_do;
+  if (n > limits_.max_operations_per_call) return status::bad_too_many_operations;
+  return status::good;
+}
+
 subscription_manager::subscription* subscription_manager::find_subscription(std::uint32_t session,
                                                                             std::uint32_t id) noexcept {
   const auto it = subscriptions_.find(id);
@@ -303,9 +309,8 @@ void subscription_manager::set_publishing_mode(std::uint32_t session, const set_
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
-  if (req.subscription_ids.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.subscription_ids.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.subscription_ids.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.subscription_ids.size());
@@ -322,9 +327,8 @@ void subscription_manager::delete_subscriptions(std::uint32_t session, const del
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
-  if (req.subscription_ids.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.subscription_ids.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.subscription_ids.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.subscription_ids.size());
@@ -344,9 +348,8 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const t
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
-  if (req.subscription_ids.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.subscription_ids.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.subscription_ids.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.subscription_ids.size());
@@ -473,9 +476,8 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     resp.response_header.service_result = status::bad_timestamps_to_return_invalid;
     return;
   }
-  if (req.items_to_create.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.items_to_create.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.items_to_create.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.items_to_create.size());
@@ -569,9 +571,8 @@ void subscription_manager::modify_monitored_items(std::uint32_t session, const m
     resp.response_header.service_result = status::bad_timestamps_to_return_invalid;
     return;
   }
-  if (req.items_to_modify.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.items_to_modify.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.items_to_modify.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.items_to_modify.size());
@@ -632,9 +633,8 @@ void subscription_manager::set_monitoring_mode(std::uint32_t session, const set_
     resp.response_header.service_result = status::bad_monitoring_mode_invalid;
     return;
   }
-  if (req.monitored_item_ids.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.monitored_item_ids.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.monitored_item_ids.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.monitored_item_ids.size());
@@ -729,9 +729,8 @@ void subscription_manager::delete_monitored_items(std::uint32_t session, const d
   resp.results.clear();
   subscription* s = find_subscription(session, req.subscription_id);
   if (!s) { resp.response_header.service_result = status::bad_subscription_id_invalid; return; }
-  if (req.monitored_item_ids.empty()) { resp.response_header.service_result = status::bad_nothing_to_do; return; }
-  if (req.monitored_item_ids.size() > limits_.max_operations_per_call) {
-    resp.response_header.service_result = status::bad_too_many_operations;
+  if (const auto sc = check_operation_count(req.monitored_item_ids.size()); sc.is_bad()) {
+    resp.response_header.service_result = sc;
     return;
   }
   resp.results.resize(req.monitored_item_ids.size());

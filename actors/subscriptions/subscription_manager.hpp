@@ -118,6 +118,8 @@ public:
 
 private:
   subscription* find_subscription(std::uint32_t session, std::uint32_t id) noexcept;
+  // Part 4 §5.12-5.13: an empty list is Bad_NothingToDo, one over the limit Bad_TooManyOperations.
+  ua::status_code check_operation_count(std::size_t n) const noexcept;
   session_state& session_of(std::uint32_t session);
   session_state* find_session(std::uint32_t session) noexcept;
   void revise(subscription& s, double interval, std::uint32_t lifetime, std::uint32_t keep_alive,
