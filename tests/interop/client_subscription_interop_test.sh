@@ -14,36 +14,9 @@ tests_bin="${1:?usage: client_subscription_interop_test.sh UACTOR_TESTS UACTOR}"
 uactor_bin="${2:?usage: client_subscription_interop_test.sh UACTOR_TESTS UACTOR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-if ! command -v node >/dev/null 2>&1; then echo "skipped: node missing"; exit 77; fi
-if [ ! -d "$here/node_modules" ]; then echo "skipped: node_modules missing"; exit 77; fi
-if [ ! -f "$here/node_server.js" ]; then echo "skipped: node_server.js missing"; exit 77; fi
-
-tmp="$(mktemp -d)"
-server_pid=""
-cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill "$server_pid" 2>/dev/null
-        for _ in 1 2 3 4 5; do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
-        kill -9 "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-coproc NODE_SERVER { exec node "$here/node_server.js" --port 0 --writer-interval 50 --max-seconds 150 2>"$tmp/server.err"; }
-server_pid="$NODE_SERVER_PID"
-line=""
-if ! read -r -t 60 line <&"${NODE_SERVER[0]}"; then
-    echo "client_subscription_interop: node_server.js did not say it listens within 60 s"
-    cat "$tmp/server.err"
-    exit 1
-fi
-case "$line" in
-    "listening on "*) url="${line#listening on }" ;;
-    *) echo "client_subscription_interop: unexpected first line: $line"; cat "$tmp/server.err"; exit 1 ;;
-esac
-echo "client_subscription_interop: node-opcua server at $url"
+# shellcheck source=node_server_lib.sh
+source "$here/node_server_lib.sh"
+start_node_server client_subscription_interop --writer-interval 50
 
 failures=0
 UACTOR_INTEROP_ENDPOINT="$url" timeout 120 "$tests_bin" "[interop-subscription]"
