@@ -30,8 +30,8 @@ struct security_offer {
   ua::message_security_mode mode = ua::message_security_mode::none;
 };
 
-// The trust decision on a peer certificate: the PKI store behind a lock (connections and the
-// session host may run on different threads). Tests may substitute their own.
+// The trust decision on a peer certificate: the PKI store (which locks itself: connections and
+// the session host may run on different threads). Tests may substitute their own.
 class certificate_checker {
 public:
   virtual ~certificate_checker() = default;
@@ -44,12 +44,10 @@ public:
   explicit pki_checker(std::shared_ptr<security::pki_store> store) : store_(std::move(store)) {}
   security::validation_result check(const security::certificate& peer, const security::validation_options& o,
                                     ua::date_time now) override {
-    std::lock_guard lock(mutex_);
     return store_->validate(peer, o, now);
   }
 
 private:
-  std::mutex mutex_;
   std::shared_ptr<security::pki_store> store_;
 };
 
