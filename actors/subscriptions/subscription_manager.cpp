@@ -90,6 +90,11 @@ bool exceeds_deadband(const variant& last, const variant& now, double deadband) 
   return false;
 }
 
+void set_overflow(data_value& v) {
+  v.status = status_code(v.status.value() | info_type_data_value | overflow_bit);
+  v.has_status = true;
+}
+
 void apply_timestamps(data_value& v, timestamps_to_return t) {
   if (t == timestamps_to_return::server || t == timestamps_to_return::neither) {
     v.has_source_timestamp = false;
@@ -137,6 +142,36 @@ struct subscription_manager::item {
   bool watching = false;
   std::size_t sub_pos = 0;           // in sub->items
 };
+
+namespace {
+
+// §5.12.3: a queue cut below what it holds discards by the item's discard policy (§5.12.1.5):
+// the oldest go and the next one gets the Overflow bit, or the values before the newest go and the
+// newest gets it; a queue of one keeps the newest without it. Not a hot path: a new vector.
+void resize_queue(subscription_manager::item& it, std::uint32_t size) {
+  std::vector<data_value> q;
+  q.reserve(std::min<std::size_t>(it.count, size));
+  const auto at = [&](std::size_t k) -> data_value& { return it.queue[(it.head + k) % it.queue_size]; };
+  const std::size_t n = it.count;
+  if (n <= size) {
+    for (std::size_t k = 0; k < n; ++k) q.push_back(std::move(at(k)));
+  } else if (size == 1) {
+    q.push_back(std::move(at(n - 1)));
+  } else if (it.discard_oldest) {
+    for (std::size_t k = n - size; k < n; ++k) q.push_back(std::move(at(k)));
+    set_overflow(q.front());
+  } else {
+    for (std::size_t k = 0; k + 1 < size; ++k) q.push_back(std::move(at(k)));
+    q.push_back(std::move(at(n - 1)));
+    set_overflow(q.back());
+  }
+  it.queue = std::move(q);
+  it.head = 0;
+  it.count = it.queue.size();
+  it.queue_size = size;
+}
+
+}  // namespace
 
 struct retained_message {
   std::uint32_t sequence = 0;
@@ -376,12 +411,12 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const t
       target.subs.push_back(&s);
     }
     s.lifetime_counter = 0;
+    // sendInitialValues: a Reporting item with a value queued sends that one next; one without
+    // sends the last value sent again, as it was sent (its IndexRange applied once, past the filter).
     if (req.send_initial_values) {
       for (item* it : s.items) {
-        if (it->mode != monitoring_mode::reporting || !it->has_last) continue;
-        const data_value last = it->last;
-        it->has_last = false;
-        sample(*it, last);
+        if (it->mode != monitoring_mode::reporting || it->count > 0 || !it->has_last) continue;
+        enqueue(*it, it->last);
       }
     }
     r.status_code = status::good;
@@ -605,16 +640,7 @@ void subscription_manager::modify_monitored_items(std::uint32_t session, const m
     it.sampling_ms = sampling;
     it.next_sample = after_ms(now.steady, sampling);
     const std::uint32_t size = std::clamp<std::uint32_t>(m.requested_parameters.queue_size, 1, limits_.max_queue_size);
-    if (size != it.queue_size) {
-      // §5.12.3: a smaller queue keeps the newest values.
-      std::vector<data_value> q;
-      const std::size_t keep = std::min<std::size_t>(it.count, size);
-      for (std::size_t k = it.count - keep; k < it.count; ++k) q.push_back(std::move(it.queue[(it.head + k) % it.queue_size]));
-      it.queue = std::move(q);
-      it.head = 0;
-      it.count = keep;
-      it.queue_size = size;
-    }
+    if (size != it.queue_size) resize_queue(it, size);
     r.status_code = status::good;
     r.revised_sampling_interval = it.sampling_ms;
     r.revised_queue_size = it.queue_size;
@@ -696,6 +722,11 @@ void subscription_manager::set_triggering(std::uint32_t session, const set_trigg
     return;
   }
   item& trigger = *found->second;
+  // §5.12.6: the links to a deleted item went with it (dropped here, not on every delete).
+  std::erase_if(trigger.links, [&](std::uint32_t id) {
+    const auto linked = items_.find(id);
+    return linked == items_.end() || linked->second->sub != s;
+  });
   resp.remove_results.resize(req.links_to_remove.size());
   for (std::size_t i = 0; i < req.links_to_remove.size(); ++i) {
     const auto pos = std::find(trigger.links.begin(), trigger.links.end(), req.links_to_remove[i]);
@@ -809,9 +840,20 @@ void subscription_manager::sample(item& it, const data_value& in) {
   }
   it.last = *v;
   it.has_last = true;
+  enqueue(it, *v);
+  for (const std::uint32_t id : it.links) {
+    const auto linked = items_.find(id);
+    if (linked == items_.end() || linked->second->sub != it.sub) continue;  // deleted since
+    item& l = *linked->second;
+    if (l.mode == monitoring_mode::sampling && l.count > 0) mark_ready(l, true);
+  }
+}
 
-  // The queue: a ring growing to queue_size. Full: discard the oldest (the next one gets the
-  // Overflow bit) or replace the newest (which gets it); a queue of one just keeps the newest.
+// A value that passed the filter into the item's queue (§5.12.1.5), reported when the item reports.
+// The queue: a ring growing to queue_size. Full: discard the oldest (the next one gets the
+// Overflow bit) or replace the newest (which gets it); a queue of one just keeps the newest.
+void subscription_manager::enqueue(item& it, const data_value& value) {
+  const data_value* v = &value;
   const std::size_t cap = it.queue_size;
   if (it.count < cap) {
     const std::size_t at = (it.head + it.count) % cap;
@@ -822,24 +864,15 @@ void subscription_manager::sample(item& it, const data_value& in) {
     it.queue[it.head] = *v;
   } else if (it.discard_oldest) {
     it.head = (it.head + 1) % cap;
-    data_value& oldest = it.queue[it.head];
-    oldest.status = status_code(oldest.status.value() | info_type_data_value | overflow_bit);
-    oldest.has_status = true;
+    set_overflow(it.queue[it.head]);
     it.queue[(it.head + it.count - 1) % cap] = *v;
   } else {
     data_value& newest = it.queue[(it.head + it.count - 1) % cap];
     newest = *v;
-    newest.status = status_code(newest.status.value() | info_type_data_value | overflow_bit);
-    newest.has_status = true;
+    set_overflow(newest);
   }
 
   if (it.mode == monitoring_mode::reporting) mark_ready(it, false);
-  for (const std::uint32_t id : it.links) {
-    const auto linked = items_.find(id);
-    if (linked == items_.end() || linked->second->sub != it.sub) continue;  // deleted since
-    item& l = *linked->second;
-    if (l.mode == monitoring_mode::sampling && l.count > 0) mark_ready(l, true);
-  }
 }
 
 void subscription_manager::mark_ready(item& it, bool triggered) {

@@ -127,6 +127,7 @@ private:
   void delete_subscription(subscription& s);
   void delete_item(item& it);
   void sample(item& it, const ua::data_value& value);
+  void enqueue(item& it, const ua::data_value& value);
   void mark_ready(item& it, bool triggered);
   void cycle(subscription& s, const instant& now);
   bool answer_one(session_state& ss, const instant& now);

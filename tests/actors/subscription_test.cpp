@@ -654,6 +654,149 @@ TEST_CASE("subscription: TransferSubscriptions moves a subscription; the old ses
   CHECK(result_of(a.response) == status::bad_no_subscription);
 }
 
+// Part 4 §5.13.7 sendInitialValues: "If a value is queued ..., the next value in the queue is sent.
+// If no value is queued ..., the last value sent is repeated." Found with node_sub_services.js: a
+// queued value came twice, and an IndexRange item's last value had its range applied a second time.
+TEST_CASE("subscription: sendInitialValues sends a queued value once and repeats the last value as it was sent",
+          "[subscription]") {
+  auto core = make_core();
+  client a(core, 3);
+  client b(core, 4);
+  const auto sub = a.subscribe(100);
+  a.monitor_one(sub, scalar("Int32"), 1, 0, 10);
+  auto ranged = client::item(ua::node_id::string(1, "Demo.Static.Array.Int32"), 2, 0, 10);
+  ranged.item_to_monitor.index_range = ua::ua_string("1:2");  // [-2147483648, 0, 2147483647] -> [0, 2147483647]
+  REQUIRE(a.monitor(sub, {ranged}).results[0].status_code == status::good);
+  const ua::variant range_value(ua::ua_array<std::int32_t>{0, 2147483647});
+  a.publish(10);
+  auto first = tick(core, 100);
+  REQUIRE(first.size() == 1);
+  auto notes = changes(as_publish(first[0].second));
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[1].value.value == range_value);
+
+  set(core, scalar("Int32"), 5, 110);  // queued, not yet published
+  ua::transfer_subscriptions_request t;
+  t.subscription_ids = {sub};
+  t.send_initial_values = true;
+  REQUIRE(b.call_as<ua::transfer_subscriptions_response>(t, 120).results[0].status_code == status::good);
+  take_deferred(core);  // a's Good_SubscriptionTransferred (none queued: nothing)
+  CHECK_FALSE(b.publish(130));
+  const auto answers = tick(core, 200);
+  REQUIRE(answers.size() == 1);
+  CHECK(answers[0].first == b.request_id);
+  std::vector<std::int32_t> ints;
+  std::vector<ua::variant> arrays;
+  for (const auto& n : changes(as_publish(answers[0].second))) {
+    if (n.client_handle == 1) ints.push_back(*n.value.value.get_if<std::int32_t>());
+    if (n.client_handle == 2) arrays.push_back(n.value.value);
+  }
+  CHECK(ints == std::vector<std::int32_t>{5});
+  REQUIRE(arrays.size() == 1);
+  CHECK(arrays[0] == range_value);
+
+  // The filter's reference stays the value sent: an unchanged array is still no change.
+  set(core, ua::node_id::string(1, "Demo.Static.Array.Int32"), ua::variant(ua::ua_array<std::int32_t>{7, 0, 2147483647}), 210);
+  CHECK_FALSE(b.publish(220));
+  std::vector<std::pair<std::uint32_t, ua::extension_object>> quiet;
+  for (int ms = 300; ms <= 500 && quiet.empty(); ms += 100) quiet = tick(core, ms);
+  REQUIRE(quiet.size() == 1);
+  CHECK(changes(as_publish(quiet[0].second)).empty());  // a keep-alive: the range [0, 2147483647] did not change
+}
+
+// Part 4 §5.12.3: "If the number of notifications in the queue exceeds the new queue size, the
+// notifications exceeding the size shall be discarded following the configured discard policy";
+// §5.12.1.5 says which value gets the Overflow bit. Found with node_sub_services.js.
+TEST_CASE("subscription: ModifyMonitoredItems cutting a queue discards by the discard policy, with the Overflow bit",
+          "[subscription]") {
+  for (const bool discard_oldest : {true, false}) {
+    for (const std::uint32_t size : {3u, 1u}) {
+      auto core = make_core();
+      client c(core);
+      const auto sub = c.subscribe(100);
+      const auto id = c.monitor_one(sub, scalar("Int32"), 1, 0, 10, discard_oldest);
+      ua::set_publishing_mode_request off;
+      off.publishing_enabled = false;
+      off.subscription_ids = {sub};
+      c.call_as<ua::set_publishing_mode_response>(off);
+      for (std::int32_t v = 1; v <= 5; ++v) set(core, scalar("Int32"), v, v);  // queued: initial, 1..5
+      ua::modify_monitored_items_request m;
+      m.subscription_id = sub;
+      m.timestamps_to_return = ua::timestamps_to_return::both;
+      ua::monitored_item_modify_request item;
+      item.monitored_item_id = id;
+      item.requested_parameters.client_handle = 1;
+      item.requested_parameters.queue_size = size;
+      item.requested_parameters.discard_oldest = discard_oldest;
+      m.items_to_modify = {item};
+      const auto& r = c.call_as<ua::modify_monitored_items_response>(m, 20);
+      REQUIRE(r.results.size() == 1);
+      CHECK(r.results[0].status_code == status::good);
+      CHECK(r.results[0].revised_queue_size == size);
+      ua::set_publishing_mode_request on = off;
+      on.publishing_enabled = true;
+      c.call_as<ua::set_publishing_mode_response>(on, 30);
+      c.publish(40);
+      const auto a = tick(core, 100);
+      REQUIRE(a.size() == 1);
+      std::vector<std::int32_t> values;
+      std::vector<bool> overflow;
+      for (const auto& n : changes(as_publish(a[0].second))) {
+        values.push_back(*n.value.value.get_if<std::int32_t>());
+        overflow.push_back((n.value.status.value() & 0x0480) == 0x0480);
+      }
+      INFO("discard_oldest " << discard_oldest << ", queue " << size);
+      if (size == 1) {  // a queue of one keeps the newest, no Overflow bit (§5.12.1.5)
+        CHECK(values == std::vector<std::int32_t>{5});
+        CHECK(overflow == std::vector<bool>{false});
+      } else if (discard_oldest) {
+        CHECK(values == std::vector<std::int32_t>{3, 4, 5});
+        CHECK(overflow == std::vector<bool>{true, false, false});
+      } else {
+        CHECK(values == std::vector<std::int32_t>{-2000000000, 1, 5});
+        CHECK(overflow == std::vector<bool>{false, false, true});
+      }
+    }
+  }
+}
+
+// Part 4 §5.12.6: when an item is deleted its triggering links go too; removing such a link
+// afterwards is Bad_MonitoredItemIdInvalid, and dead links do not count against the limit.
+TEST_CASE("subscription: a triggering link to a deleted item goes with it", "[subscription]") {
+  actors::subscription_limits limits;
+  limits.max_operations_per_call = 2;
+  auto core = make_core(limits);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const auto trigger = c.monitor_one(sub, scalar("Int32"), 1);
+  const auto first = c.monitor_one(sub, scalar("Double"), 2, 0, 1, true, {}, ua::monitoring_mode::sampling);
+  const auto second = c.monitor_one(sub, scalar("Float"), 3, 0, 1, true, {}, ua::monitoring_mode::sampling);
+  ua::set_triggering_request st;
+  st.subscription_id = sub;
+  st.triggering_item_id = trigger;
+  st.links_to_add = {first, second};
+  CHECK(c.call_as<ua::set_triggering_response>(st).add_results ==
+        ua::ua_array<ua::status_code>{status::good, status::good});
+  ua::delete_monitored_items_request del;
+  del.subscription_id = sub;
+  del.monitored_item_ids = {first, second};
+  CHECK(c.call_as<ua::delete_monitored_items_response>(del).results ==
+        ua::ua_array<ua::status_code>{status::good, status::good});
+
+  ua::set_triggering_request rm;
+  rm.subscription_id = sub;
+  rm.triggering_item_id = trigger;
+  rm.links_to_remove = {first};
+  CHECK(c.call_as<ua::set_triggering_response>(rm).remove_results ==
+        ua::ua_array<ua::status_code>{status::bad_monitored_item_id_invalid});
+  // Both dead links are gone: two new links fit under a limit of two.
+  const auto third = c.monitor_one(sub, scalar("Int16"), 4, 0, 1, true, {}, ua::monitoring_mode::sampling);
+  const auto fourth = c.monitor_one(sub, scalar("Int64"), 5, 0, 1, true, {}, ua::monitoring_mode::sampling);
+  st.links_to_add = {third, fourth};
+  CHECK(c.call_as<ua::set_triggering_response>(st).add_results ==
+        ua::ua_array<ua::status_code>{status::good, status::good});
+}
+
 TEST_CASE("subscription: a Publish beyond the queue limit answers the oldest with Bad_TooManyPublishRequests",
           "[subscription]") {
   actors::subscription_limits limits;

@@ -16,18 +16,27 @@
 // - modify_monitored_items (§5.12.3): a new client handle, queue size 5 and an absolute deadband
 //   of 1.0 added later: small writes are dropped, 7 values in one Write keep the newest 5 (Overflow
 //   on the first); then a sampling interval of 200 ms: 3 values in one Write give only the last;
+// - modify_queue_size (§5.12.3, §5.12.1.5): five values held while publishing is disabled, the
+//   queues cut from 10 to 3: discardOldest keeps the newest three (Overflow on the first), the other
+//   policy keeps the first two and the newest (Overflow on it);
 // - set_monitoring_mode (§5.12.4, §5.12.1.3): Disabled, the counter runs on unreported; Reporting
 //   again, the current value comes first, then every change;
 // - set_triggering (§5.12.5, §5.12.1.6): a counter item switched to Sampling reports once with each
 //   report of its triggering item (a written Int32), in the same NotificationMessage; the link
-//   removed, it is silent; Reporting again, it reports by itself;
+//   removed, it is silent; a link to an item deleted since is gone with it; Reporting again, it
+//   reports by itself;
 // - republish (§5.13.6): a NotificationMessage left unacknowledged comes back by its sequence
 //   number and is listed in availableSequenceNumbers; an unknown sequence number and an
 //   acknowledged one are Bad_MessageNotAvailable;
 // - transfer_subscriptions (§5.13.7): a second client's session takes over a subscription with
-//   sendInitialValues true (the current value of its Reporting item comes again, the Sampling item
-//   stays silent), the old session gets StatusChangeNotification Good_SubscriptionTransferred;
-//   transferred back with sendInitialValues false, nothing but new changes come.
+//   sendInitialValues true (the last values of its Reporting items come again, an IndexRange item's
+//   as it was sent, the Sampling item stays silent), the old session gets StatusChangeNotification
+//   Good_SubscriptionTransferred; transferred back with sendInitialValues false, nothing but new
+//   changes come; transferred again with a value queued (publishing disabled), that value comes
+//   once, not twice;
+// - transfer_after_close: a session closed with deleteSubscriptions false leaves its subscription
+//   to a transfer: the values written meanwhile all arrive, in order, and the message it never
+//   acknowledged is listed in availableSequenceNumbers and can be republished.
 "use strict";
 
 const util = require("util");
@@ -248,10 +257,16 @@ async function createItem(session, subscriptionId, nodeId, handle, params = {}, 
     });
     const res = r.results[0];
     check(name(res.statusCode) === "Good", "CreateMonitoredItems " + nodeId + ": " + name(res.statusCode));
+    live.push({ session, subscriptionId, id: res.monitoredItemId });
     return res;
 }
 
+// The items a step created and has not deleted: deleted after it, so that a failed step does not
+// leave items that change what the next steps see.
+let live = [];
+
 async function deleteItems(session, subscriptionId, ids) {
+    live = live.filter((x) => !ids.includes(x.id));
     const r = await session.deleteMonitoredItems({ subscriptionId, monitoredItemIds: ids });
     check(names(r.results) === ids.map(() => "Good").join(","), "DeleteMonitoredItems: " + names(r.results));
 }
@@ -263,6 +278,10 @@ async function step(stepName, fn) {
     } catch (e) {
         fail(stepName, e && e.message ? e.message : String(e));
     }
+    const left = live;
+    live = [];
+    for (const x of left)
+        await x.session.deleteMonitoredItems({ subscriptionId: x.subscriptionId, monitoredItemIds: [x.id] }).catch(() => {});
 }
 
 async function main() {
@@ -378,6 +397,40 @@ async function main() {
         await write(s1, DOUBLE, DataType.Double, [2.718281828459045]);  // the demo's initial value
     });
 
+    await step("modify_queue_size", async () => {
+        await write(s1, INT32, DataType.Int32, [0]);
+        const oldest = await createItem(s1, A, INT32, 70, { queueSize: 10, discardOldest: true });
+        const newest = await createItem(s1, A, INT32, 71, { queueSize: 10, discardOldest: false });
+        check(await until(() => pump1.values(70).length >= 1 && pump1.values(71).length >= 1, 3000), "no initial values");
+        check(names(await s1.setPublishingMode(false, [A])) === "Good", "SetPublishingMode(false)");
+        await write(s1, INT32, DataType.Int32, [1, 2, 3, 4, 5]);
+        const r = await s1.modifyMonitoredItems({
+            subscriptionId: A,
+            timestampsToReturn: TimestampsToReturn.Both,
+            itemsToModify: [
+                { monitoredItemId: oldest.monitoredItemId,
+                  requestedParameters: { clientHandle: 70, samplingInterval: 0, queueSize: 3, discardOldest: true } },
+                { monitoredItemId: newest.monitoredItemId,
+                  requestedParameters: { clientHandle: 71, samplingInterval: 0, queueSize: 3, discardOldest: false } }
+            ]
+        });
+        check(r.results.every((x) => name(x.statusCode) === "Good" && x.revisedQueueSize === 3),
+              () => "ModifyMonitoredItems " + r.results.map((x) => name(x.statusCode) + "/" + x.revisedQueueSize).join(","));
+        check(names(await s1.setPublishingMode(true, [A])) === "Good", "SetPublishingMode(true)");
+        check(await until(() => pump1.values(70).length >= 4 && pump1.values(71).length >= 4, 3000),
+              () => "got " + pump1.values(70).join(",") + " / " + pump1.values(71).join(","));
+        await sleep(150);
+        const overflow = (n) => {
+            const sc = n.dv.statusCode;
+            return ((typeof sc.value === "number" ? sc.value : 0) & 0x480) === 0x480 || !!sc.hasOverflowBit;
+        };
+        const show = (h) => pump1.of(h).slice(1).map((n) => n.value + (overflow(n) ? "(overflow)" : "")).join(",");
+        // §5.12.3: what exceeds the new size is discarded following the discard policy (§5.12.1.5).
+        check(show(70) === "3(overflow),4,5", () => "discardOldest: " + show(70) + ", expected 3(overflow),4,5");
+        check(show(71) === "1,2,5(overflow)", () => "discardOldest false: " + show(71) + ", expected 1,2,5(overflow)");
+        await deleteItems(s1, A, [oldest.monitoredItemId, newest.monitoredItemId]);
+    });
+
     await step("set_monitoring_mode", async () => {
         const item = await createItem(s1, A, COUNTER, 30, { queueSize: 100 });
         check(await until(() => pump1.values(30).length >= 3, 3000), "fewer than 3 counter values in 3 s");
@@ -444,6 +497,17 @@ async function main() {
             subscriptionId: A, triggeringItemId: trigger.monitoredItemId, linksToAdd: [], linksToRemove: [linked.monitoredItemId]
         });
         check(names(again.removeResults) === "BadMonitoredItemIdInvalid", "removing a removed link: " + names(again.removeResults));
+        // §5.12.6: the links of a deleted item go with it.
+        const gone = await createItem(s1, A, DOUBLE, 42, {}, MonitoringMode.Sampling);
+        const link = await s1.setTriggering({
+            subscriptionId: A, triggeringItemId: trigger.monitoredItemId, linksToAdd: [gone.monitoredItemId], linksToRemove: []
+        });
+        check(names(link.addResults) === "Good", "SetTriggering add " + names(link.addResults));
+        await deleteItems(s1, A, [gone.monitoredItemId]);
+        const stale = await s1.setTriggering({
+            subscriptionId: A, triggeringItemId: trigger.monitoredItemId, linksToAdd: [], linksToRemove: [gone.monitoredItemId]
+        });
+        check(names(stale.removeResults) === "BadMonitoredItemIdInvalid", "removing the link to a deleted item: " + names(stale.removeResults));
         const bad = await serviceResult(s1.setTriggering({
             subscriptionId: A, triggeringItemId: 0x7FFFFF00, linksToAdd: [linked.monitoredItemId], linksToRemove: []
         }));
@@ -493,12 +557,26 @@ async function main() {
     });
 
     await step("transfer_subscriptions", async () => {
+        const ARRAY = demo("Demo.Static.Array.Int32");
         await write(s1, INT32, DataType.Int32, [600]);
         await write(s1, DOUBLE, DataType.Double, [6.5]);
         const B = (await createSubscription(s1, 50, 100, 4)).subscriptionId;
         await createItem(s1, B, INT32, 60);
         await createItem(s1, B, DOUBLE, 62, {}, MonitoringMode.Sampling);
-        check(await until(() => pump1.values(60).length >= 1, 3000), "no initial value on session 1");
+        // An IndexRange item: [-2147483648, 0, 2147483647] read as 1:2.
+        const ranged = await s1.createMonitoredItems({
+            subscriptionId: B,
+            timestampsToReturn: TimestampsToReturn.Both,
+            itemsToCreate: [{
+                itemToMonitor: { nodeId: ARRAY, attributeId: AttributeIds.Value, indexRange: "1:2" },
+                monitoringMode: MonitoringMode.Reporting,
+                requestedParameters: { clientHandle: 63, samplingInterval: 0, queueSize: 10, discardOldest: true }
+            }]
+        });
+        check(name(ranged.results[0].statusCode) === "Good", "IndexRange item: " + name(ranged.results[0].statusCode));
+        const arr = (h, p) => p.values(h).map((v) => "[" + Array.from(v).join(",") + "]").join(" ");
+        check(await until(() => pump1.values(60).length >= 1 && pump1.values(63).length >= 1, 3000), "no initial value on session 1");
+        check(arr(63, pump1) === "[0,2147483647]", () => "IndexRange initial value " + arr(63, pump1));
         await sleep(300);  // B is quiet now (and its message acknowledged)
         const c2 = await connect();
         const s2 = c2.session;
@@ -508,9 +586,11 @@ async function main() {
             check(names(tr.results.map((x) => x.statusCode)) === "Good,BadSubscriptionIdInvalid",
                   () => "TransferSubscriptions results " + names(tr.results.map((x) => x.statusCode)));
             pump2.start(3);
-            // §5.13.7: the current value of the Reporting item again; the Sampling item stays silent.
-            check(await until(() => pump2.values(60).length >= 1, 3000), "no initial value on session 2");
+            // §5.13.7: the last values sent come again; the Sampling item stays silent.
+            check(await until(() => pump2.values(60).length >= 1 && pump2.values(63).length >= 1, 3000),
+                  "no initial values on session 2");
             check(pump2.of(60)[0].sub === B && pump2.values(60)[0] === 600, () => "initial value " + pump2.values(60)[0]);
+            check(arr(63, pump2) === "[0,2147483647]", () => "IndexRange value repeated as " + arr(63, pump2));
             check(await until(() => pump1.statusChanges.some((c) => c.sub === B), 3000), "session 1 got no StatusChangeNotification");
             const sc = pump1.statusChanges.find((c) => c.sub === B);
             check(sc.status === "GoodSubscriptionTransferred", "status change " + sc.status);
@@ -520,6 +600,7 @@ async function main() {
             check(JSON.stringify(pump2.values(60)) === "[600,601]", () => "session 2 got " + pump2.values(60).join(","));
             check(JSON.stringify(pump1.values(60)) === "[600]", () => "session 1 got " + pump1.values(60).join(","));
             check(pump2.of(62).length === 0, () => "the Sampling item reported " + pump2.values(62).join(","));
+
             // Back to session 1 without initial values: only new changes.
             const back = await s1.transferSubscriptions({ subscriptionIds: [B], sendInitialValues: false });
             check(names(back.results.map((x) => x.statusCode)) === "Good", () => "transfer back " + names(back.results.map((x) => x.statusCode)));
@@ -532,7 +613,21 @@ async function main() {
             check(await until(() => pump1.values(60).includes(602), 3000), "602 did not reach session 1");
             await sleep(200);
             check(JSON.stringify(pump2.values(60)) === "[600,601]", () => "session 2 still got " + pump2.values(60).join(","));
-            const del = await s1.deleteSubscriptions({ subscriptionIds: [B] });
+
+            // Again to session 2, with a value queued (publishing disabled): it comes once.
+            check(names(await s1.setPublishingMode(false, [B])) === "Good", "SetPublishingMode(false)");
+            await write(s1, INT32, DataType.Int32, [603]);
+            await sleep(150);
+            const from2 = pump2.notes.length;  // pump2 still sends its requests (Bad_NoSubscription until now)
+            const again = await s2.transferSubscriptions({ subscriptionIds: [B], sendInitialValues: true });
+            check(names(again.results.map((x) => x.statusCode)) === "Good", () => "transfer again " + names(again.results.map((x) => x.statusCode)));
+            check(names(await s2.setPublishingMode(true, [B])) === "Good", "SetPublishingMode(true)");
+            check(await until(() => pump2.values(60, from2).length >= 1 && pump2.values(63, from2).length >= 1, 3000),
+                  "nothing on session 2 after the second transfer");
+            await sleep(300);
+            check(JSON.stringify(pump2.values(60, from2)) === "[603]", () => "queued value arrived as " + pump2.values(60, from2).join(","));
+            check(pump2.values(63, from2).length === 1, () => "IndexRange item repeated " + pump2.values(63, from2).length + " times");
+            const del = await s2.deleteSubscriptions({ subscriptionIds: [B] });
             check(names(del.results) === "Good", "DeleteSubscriptions " + names(del.results));
         } finally {
             await pump2.stop();
@@ -541,6 +636,43 @@ async function main() {
         }
         await write(s1, INT32, DataType.Int32, [-2000000000]);  // the demo's initial values
         await write(s1, DOUBLE, DataType.Double, [2.718281828459045]);
+    });
+
+    await step("transfer_after_close", async () => {
+        await write(s1, INT32, DataType.Int32, [800]);
+        const c3 = await connect();
+        const s3 = c3.session;
+        const pump3 = new Pump(s3);
+        let C = 0;
+        try {
+            C = (await createSubscription(s3, 50, 200, 4)).subscriptionId;
+            await createItem(s3, C, INT32, 80);
+            pump3.noAck.add(C);  // the initial value's message stays in the retransmission queue
+            pump3.start(2);
+            check(await until(() => pump3.values(80).length >= 1, 3000), "no initial value on session 3");
+            const first = pump3.of(80)[0].seq;
+            await pump3.stop();
+            // Part 4 §5.6.4: without deleteSubscriptions the subscription outlives its session.
+            await s3.close(false);
+            await write(s1, INT32, DataType.Int32, [801]);
+            await write(s1, INT32, DataType.Int32, [802]);
+            const from = pump1.notes.length;
+            const tr = await s1.transferSubscriptions({ subscriptionIds: [C], sendInitialValues: false });
+            check(names(tr.results.map((x) => x.statusCode)) === "Good", () => "TransferSubscriptions " + names(tr.results.map((x) => x.statusCode)));
+            const available = Array.from(tr.results[0].availableSequenceNumbers || []);
+            check(available.includes(first), "availableSequenceNumbers " + available.join(",") + " without " + first);
+            check(await until(() => pump1.values(80, from).length >= 2, 3000), () => "after the transfer: " + pump1.values(80, from).join(","));
+            await sleep(200);
+            check(JSON.stringify(pump1.values(80, from)) === "[801,802]", () => "after the transfer: " + pump1.values(80, from).join(","));
+            const rp = await s1.republish({ subscriptionId: C, retransmitSequenceNumber: first });
+            const dcn = (rp.notificationMessage.notificationData || []).find((d) => d instanceof DataChangeNotification);
+            check(dcn && dcn.monitoredItems[0].value.value.value === 800, "Republish of the unacknowledged message: " +
+                  (dcn ? dcn.monitoredItems.map((x) => x.value.value.value).join(",") : "no data change"));
+        } finally {
+            if (C) await s1.deleteSubscriptions({ subscriptionIds: [C] }).catch(() => {});
+            await c3.client.disconnect();
+        }
+        await write(s1, INT32, DataType.Int32, [-2000000000]);
     });
 
     if (A) await s1.deleteSubscriptions({ subscriptionIds: [A] });
