@@ -1,5 +1,6 @@
 #include "actors/client.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <optional>
@@ -92,6 +93,7 @@ struct client::impl {
   }
 
   hooks item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers);
+  hooks transfer_hooks(const ua::transfer_subscriptions_request& r, std::vector<subscription_transfer> targets);
 
   ua::status_code close() {
     if (closed.exchange(true)) return close_status;
@@ -149,6 +151,7 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   config.token_lifetime = options.token_lifetime;
   config.request_timeout = options.request_timeout;
   config.subscriptions.max_publish_requests = options.max_publish_requests;
+  config.subscriptions.acknowledge = options.acknowledge_notifications;
 
   auto connected = std::make_shared<std::promise<ua::status_code>>();
   auto future = connected->get_future();
@@ -378,6 +381,77 @@ ua::expected<ua::delete_monitored_items_response> client::delete_monitored_items
   h.on_answer = delete_items_hook(r.subscription_id, r.monitored_item_ids);
   return impl_->submit_sync<ua::delete_monitored_items_request, ua::delete_monitored_items_response>(std::move(r),
                                                                                                     std::move(h));
+}
+
+void client::set_monitoring_mode(ua::set_monitoring_mode_request r, client_callback<ua::set_monitoring_mode_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_monitoring_mode_response> client::set_monitoring_mode_sync(ua::set_monitoring_mode_request r) {
+  return impl_->submit_sync<ua::set_monitoring_mode_request, ua::set_monitoring_mode_response>(std::move(r));
+}
+
+void client::set_triggering(ua::set_triggering_request r, client_callback<ua::set_triggering_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_triggering_response> client::set_triggering_sync(ua::set_triggering_request r) {
+  return impl_->submit_sync<ua::set_triggering_request, ua::set_triggering_response>(std::move(r));
+}
+
+void client::republish(ua::republish_request r, client_callback<ua::republish_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::republish_response> client::republish_sync(ua::republish_request r) {
+  return impl_->submit_sync<ua::republish_request, ua::republish_response>(std::move(r));
+}
+
+namespace {
+
+bool valid_transfer(const ua::transfer_subscriptions_request& r, const std::vector<subscription_transfer>& targets) {
+  if (targets.size() != r.subscription_ids.size()) return false;
+  return std::all_of(targets.begin(), targets.end(), [](const subscription_transfer& t) { return bool(t.handlers.on_data); });
+}
+
+}  // namespace
+
+client::impl::hooks client::impl::transfer_hooks(const ua::transfer_subscriptions_request& r,
+                                                 std::vector<subscription_transfer> targets) {
+  // Adopted before the request goes out: the server may answer a Publish of this session with the
+  // transferred subscription's first message (its initial values) before the transfer's response.
+  // A subscription already here (the server answers Bad_NothingToDo) keeps its handlers.
+  auto adopted = std::make_shared<std::vector<std::uint32_t>>();
+  hooks out;
+  out.before_send = [ids = r.subscription_ids, targets = std::move(targets), adopted](actors::subscription_engine& e) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (e.contains(ids[i])) continue;
+      auto& t = targets[i];
+      e.add(ids[i], t.revised_publishing_interval_ms, t.revised_max_keep_alive_count, std::move(t.handlers), now);
+      adopted->push_back(ids[i]);
+    }
+  };
+  out.on_answer = [ids = r.subscription_ids, adopted](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* resp = answer.get_if<ua::transfer_subscriptions_response>();
+    const bool whole_failed = !resp || resp->response_header.service_result.is_bad();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (std::find(adopted->begin(), adopted->end(), ids[i]) == adopted->end()) continue;
+      if (whole_failed || i >= resp->results.size() || !resp->results[i].status_code.is_good()) e.remove(ids[i]);
+    }
+  };
+  return out;
+}
+
+void client::transfer_subscriptions(ua::transfer_subscriptions_request r, std::vector<subscription_transfer> targets,
+                                    client_callback<ua::transfer_subscriptions_response> done) {
+  if (!valid_transfer(r, targets)) return done(ua::status::bad_invalid_argument);
+  auto h = impl_->transfer_hooks(r, std::move(targets));
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::transfer_subscriptions_response> client::transfer_subscriptions_sync(
+    ua::transfer_subscriptions_request r, std::vector<subscription_transfer> targets) {
+  if (!valid_transfer(r, targets)) return ua::status::bad_invalid_argument;
+  auto h = impl_->transfer_hooks(r, std::move(targets));
+  return impl_->submit_sync<ua::transfer_subscriptions_request, ua::transfer_subscriptions_response>(std::move(r),
+                                                                                                     std::move(h));
 }
 
 ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::good; }

@@ -1,5 +1,6 @@
-// The OPC UA client for applications: one connection, one secure channel (policy None), one
-// session. No CAF types here (a pimpl); the client owns its actor and, unless given one, its actor system.
+// The OPC UA client for applications: one connection, one secure channel (policy None or a secured
+// one, client_options::security), one session. No CAF types here (a pimpl); the client owns its
+// actor and, unless given one, its actor system.
 //
 // Who owns what:
 // - `client` owns the connection actor; destroying the client closes the connection (as close()).
@@ -50,6 +51,9 @@ struct client_options {
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
   // Publish requests kept at the server: one per subscription plus one, at most this many.
   std::size_t max_publish_requests = 5;
+  // false: NotificationMessages are never acknowledged; they stay in the server's retransmission
+  // queue for republish() (diagnostics and tests: the server's queue fills up).
+  bool acknowledge_notifications = true;
   // Policy and mode of the endpoint, the certificate store, the user identity (default: None,
   // anonymous). A secured connection first asks the server's endpoints over None and checks its
   // certificate against security.pki_dir/trusted (Bad_CertificateUntrusted otherwise, the
@@ -119,6 +123,23 @@ public:
                               client_callback<ua::modify_monitored_items_response> done);
   void delete_monitored_items(ua::delete_monitored_items_request request,
                               client_callback<ua::delete_monitored_items_response> done);
+  // Part 4 §5.13.4 and §5.13.5, passed through: the per-item results are the server's.
+  void set_monitoring_mode(ua::set_monitoring_mode_request request, client_callback<ua::set_monitoring_mode_response> done);
+  void set_triggering(ua::set_triggering_request request, client_callback<ua::set_triggering_response> done);
+  // Part 4 §5.14.6: one NotificationMessage from the server's retransmission queue, handed to `done`
+  // only (not to the subscription's handlers; the client republishes gaps by itself). An unknown or
+  // acknowledged sequence number: Bad_MessageNotAvailable.
+  void republish(ua::republish_request request, client_callback<ua::republish_response> done);
+  // Part 4 §5.14.7: takes subscriptions of another session (same user identity) into this one.
+  // targets.size() == subscription_ids.size() and each with handlers.on_data (see
+  // subscription_transfer), else Bad_InvalidArgument. The subscriptions are adopted as the request
+  // goes out (the first values may come in a Publish answered before the response) and dropped
+  // again for a result that is not Good; then the client publishes for them. With
+  // send_initial_values the current values of the Reporting items arrive first. A request that ends
+  // without an answer (timeout, lost connection) leaves them adopted: silence or Bad_NoSubscription
+  // then says they are not here.
+  void transfer_subscriptions(ua::transfer_subscriptions_request request, std::vector<subscription_transfer> targets,
+                              client_callback<ua::transfer_subscriptions_response> done);
 
   ua::expected<ua::create_subscription_response> create_subscription_sync(subscription_settings settings,
                                                                            subscription_handlers handlers);
@@ -130,6 +151,11 @@ public:
                                                                                std::vector<item_handler> handlers);
   ua::expected<ua::modify_monitored_items_response> modify_monitored_items_sync(ua::modify_monitored_items_request request);
   ua::expected<ua::delete_monitored_items_response> delete_monitored_items_sync(ua::delete_monitored_items_request request);
+  ua::expected<ua::set_monitoring_mode_response> set_monitoring_mode_sync(ua::set_monitoring_mode_request request);
+  ua::expected<ua::set_triggering_response> set_triggering_sync(ua::set_triggering_request request);
+  ua::expected<ua::republish_response> republish_sync(ua::republish_request request);
+  ua::expected<ua::transfer_subscriptions_response> transfer_subscriptions_sync(ua::transfer_subscriptions_request request,
+                                                                               std::vector<subscription_transfer> targets);
 
   // CloseSession, CloseSecureChannel, close the connection; blocks until done. Good, or the
   // status the connection had ended with before. Requests after close() get Bad_ConnectionClosed.

@@ -64,6 +64,10 @@ bool subscription_engine::contains(std::uint32_t id) const noexcept {
 
 void subscription_engine::set_timing(subscription& s, double interval_ms, std::uint32_t keep_alive_count) {
   using namespace std::chrono;
+  if (interval_ms <= 0) {
+    s.silence_after = steady_clock::duration::zero();
+    return;
+  }
   const auto interval = duration<double, std::milli>(std::max(interval_ms, 0.0));
   const auto period = duration_cast<steady_clock::duration>(interval * std::max<std::uint32_t>(keep_alive_count, 1));
   s.silence_after = period + std::max<steady_clock::duration>(config_.silence_margin, period / 2);
@@ -132,6 +136,7 @@ std::chrono::milliseconds subscription_engine::publish_timeout(std::chrono::mill
 }
 
 void subscription_engine::queue_ack(std::uint32_t subscription_id, std::uint32_t seq) {
+  if (!config_.acknowledge) return;
   if (acks_.size() >= config_.max_pending_acks) acks_.erase(acks_.begin());
   acks_.push_back({subscription_id, seq});
 }
@@ -168,8 +173,9 @@ void subscription_engine::dispatch(subscription& s, const ua::notification_messa
       }
     } else if (const auto* sc = data.get_if<ua::status_change_notification>()) {
       report(s, subscription_event::status_change, sc->status);
-      // Part 4 §7.25.4: Bad_Timeout means the lifetime expired: the subscription is gone.
-      if (sc->status == ua::status::bad_timeout) {
+      // Part 4 §7.25.4: Bad_Timeout means the lifetime expired; Part 4 §5.14.7: Good_SubscriptionTransferred
+      // that another session took it over. Either way it is gone from this session.
+      if (sc->status == ua::status::bad_timeout || sc->status == ua::status::good_subscription_transferred) {
         closed_by = s.id;
         close_status = sc->status;
       }
@@ -260,7 +266,8 @@ void subscription_engine::check(time_point now) {
   paused_ = false;
   for (std::size_t i = 0; i < subs_.size(); ++i) {
     auto& s = subs_[i];
-    if (s.silent || now - s.last_heard <= s.silence_after) continue;
+    if (s.silent || s.silence_after == std::chrono::steady_clock::duration::zero() || now - s.last_heard <= s.silence_after)
+      continue;
     s.silent = true;
     report(s, subscription_event::silent, ua::status::bad_timeout);
   }

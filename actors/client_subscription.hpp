@@ -56,6 +56,18 @@ struct subscription_handlers {
   subscription_status_handler on_status;
 };
 
+// One subscription to take over from another session with TransferSubscriptions (Part 4 §5.14.7).
+// The server keeps the items' ClientHandles of the session that created them, which this client
+// never assigned: only the fast handler (on_data, which gets each change's client_handle) is
+// supported, the per-item one is not. The timing is not in the TransferSubscriptions response:
+// the revised interval and keep-alive count as the creator was told them arm the silence watch
+// (0: unknown, no silence watch until a modify_subscription revises them).
+struct subscription_transfer {
+  subscription_handlers handlers;
+  double revised_publishing_interval_ms = 0;
+  std::uint32_t revised_max_keep_alive_count = 0;
+};
+
 // A MonitoredItemCreateRequest for the Value attribute (Part 4 §7.21), reporting, with optional
 // DataChangeFilter (Part 4 §7.22.2). deadband_type: 0 none, 1 absolute, 2 percent.
 ua::monitored_item_create_request monitor_value(ua::node_id node, std::uint32_t client_handle,
@@ -78,6 +90,10 @@ struct subscription_engine_config {
   // Longest gap filled by Republish; messages beyond it are reported lost at once.
   std::uint32_t max_republish_per_gap = 64;
   std::size_t max_pending_acks = 4096;  // beyond this (server not answering) the oldest are dropped
+  // false: NotificationMessages are never acknowledged, so that they stay in the server's
+  // retransmission queue for an explicit Republish (diagnostics and tests; the server's queue
+  // fills and it drops the oldest, Part 4 §5.14.1.1).
+  bool acknowledge = true;
 };
 
 // All subscriptions of one session. The owner sends Publish requests while publish_wanted() > 0
@@ -90,6 +106,7 @@ public:
   explicit subscription_engine(subscription_engine_config config = {});
 
   // --- registration (the answers of CreateSubscription, ModifySubscription, ...)
+  // A revised interval of 0 (a transferred subscription whose timing is unknown): no silence watch.
   void add(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count,
            subscription_handlers handlers, time_point now);
   void revise(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count);
@@ -116,6 +133,8 @@ public:
   std::chrono::milliseconds publish_timeout(std::chrono::milliseconds floor) const noexcept;
   // A PublishResponse (good service result): dispatches its notifications, queues the ack,
   // detects gaps (Republish). The response is read in place; its arrays stay for the next decode.
+  // A StatusChangeNotification Bad_Timeout (lifetime expired) or Good_SubscriptionTransferred (it
+  // moved to another session, Part 4 §5.14.7) is reported, then the subscription is closed with it.
   void on_publish_response(const ua::publish_response& response, time_point now);
   // A Publish that failed: Bad_Timeout (server or local, not an error: sent again),
   // Bad_TooManyPublishRequests (fewer from now on), Bad_NoSubscription (none left at the server:
@@ -154,7 +173,7 @@ private:
   struct subscription {
     std::uint32_t id = 0;
     subscription_handlers handlers;
-    std::chrono::steady_clock::duration silence_after{};
+    std::chrono::steady_clock::duration silence_after{};  // zero: not watched (timing unknown)
     time_point last_heard{};
     std::uint32_t next_sequence = 0;  // expected next; 0 until the first message or keep-alive
     bool silent = false;

@@ -372,3 +372,80 @@ TEST_CASE("client_subscription: decoding and dispatching a PublishResponse alloc
     CHECK(sum > 0);
   }
 }
+
+TEST_CASE("client_subscription: a transferred subscription of unknown timing delivers under the old client handles "
+          "and is never reported silent",
+          "[client_subscription]") {
+  subscription_engine e;
+  recorder rec;
+  // Part 4 §5.14.7: adopted with what the TransferSubscriptions response tells, no timing.
+  e.add(41, 0, 0, rec.fast(), t0);
+  CHECK(e.publish_wanted() == 2);  // publishing starts for it
+  e.check(t0 + std::chrono::hours(1));
+  CHECK(rec.statuses.empty());
+  // The server's numbering goes on from the old session (sendInitialValues: the current values first).
+  e.on_publish_response(publish(41, 17, 2, 5), t0);
+  e.on_publish_response(publish(41, 18, 1, 9), t0);
+  CHECK(rec.sequences == std::vector<std::uint32_t>{17, 18});
+  CHECK(rec.values == std::vector<std::int32_t>{5, 6, 9});
+  std::uint32_t sub = 0, seq = 0;
+  CHECK_FALSE(e.next_republish(sub, seq));  // starting at 17 is no gap
+  const auto acks = acks_of(e);
+  REQUIRE(acks.size() == 2);
+  CHECK(acks[0] == ua::subscription_acknowledgement{41, 17});
+  // The publish timeout is not derived from an unknown period.
+  CHECK(e.publish_timeout(milliseconds(10'000)) == milliseconds(10'000));
+  // A modify_subscription's revised timing arms the watch: 100 ms x 10 + 0.5 s.
+  e.revise(41, 100, 10);
+  e.check(t0 + milliseconds(1400));
+  CHECK(rec.statuses.empty());
+  e.check(t0 + milliseconds(1600));
+  REQUIRE(rec.statuses.size() == 1);
+  CHECK(rec.statuses[0].what == subscription_event::silent);
+}
+
+TEST_CASE("client_subscription: Good_SubscriptionTransferred is reported, then the subscription is closed with it",
+          "[client_subscription]") {
+  subscription_engine e;
+  recorder moved, stays;
+  e.add(1, 100, 10, moved.fast(), t0);
+  e.add(2, 100, 10, stays.fast(), t0);
+  e.on_publish_response(publish(1, 1, 1), t0);
+  e.on_publish_response(status_change(1, 2, status::good_subscription_transferred), t0);  // Part 4 §5.14.7
+  REQUIRE(moved.statuses.size() == 2);
+  CHECK(moved.statuses[0].what == subscription_event::status_change);
+  CHECK(moved.statuses[0].status == status::good_subscription_transferred);
+  CHECK(moved.statuses[1].what == subscription_event::closed);
+  CHECK(moved.statuses[1].status == status::good_subscription_transferred);
+  CHECK_FALSE(e.contains(1));
+  CHECK(e.contains(2));
+  // Late messages of the moved subscription reach nobody; the other one is untouched.
+  e.on_publish_response(publish(1, 3, 1), t0);
+  CHECK(moved.values.size() == 1);
+  CHECK(e.stats().unknown_subscription == 1);
+  e.check(t0 + std::chrono::seconds(10));
+  CHECK(stays.statuses.size() == 1);  // only its own silence
+  CHECK(stays.statuses[0].what == subscription_event::silent);
+  // The last subscription transferred away: no more Publish requests are wanted.
+  e.on_publish_response(status_change(2, 1, status::good_subscription_transferred), t0);
+  CHECK(e.empty());
+  CHECK(e.publish_wanted() == 0);
+}
+
+TEST_CASE("client_subscription: with acknowledge off nothing is acknowledged, and gaps are still filled",
+          "[client_subscription]") {
+  actors::subscription_engine_config c;
+  c.acknowledge = false;
+  subscription_engine e(c);
+  recorder rec;
+  e.add(3, 100, 10, rec.fast(), t0);
+  e.on_publish_response(publish(3, 1, 1), t0);
+  e.on_publish_response(publish(3, 3, 1), t0);
+  CHECK(acks_of(e).empty());
+  std::uint32_t sub = 0, seq = 0;
+  REQUIRE(e.next_republish(sub, seq));
+  CHECK(seq == 2);
+  e.on_republished(3, publish(3, 2, 1).notification_message, t0);
+  CHECK(acks_of(e).empty());
+  CHECK(rec.sequences == std::vector<std::uint32_t>{1, 3, 2});
+}

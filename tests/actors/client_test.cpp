@@ -164,6 +164,16 @@ bool serve(server_broker* self, caf::io::connection_handle hdl, server_state::co
       out.notification_message = it->second;
       (void)ch.send_response(req.request_id, out);
     }
+  } else if (const auto* tr = req.message->get_if<ua::transfer_subscriptions_request>()) {
+    // Subscription 42 exists (in some other session); any other id does not.
+    ua::transfer_subscriptions_response out;
+    out.response_header.request_handle = handle;
+    for (const auto id : tr->subscription_ids) {
+      ua::transfer_result r;
+      r.status_code = id == 42 ? status::good : status::bad_subscription_id_invalid;
+      out.results.push_back(r);
+    }
+    (void)ch.send_response(req.request_id, out);
   } else if (req.message->get_if<ua::get_endpoints_request>()) {
     s.endpoints.response_header.request_handle = handle;
     s.endpoints.response_header.timestamp = now.utc;
@@ -640,4 +650,54 @@ TEST_CASE("client: a lost connection closes the subscriptions with a status", "[
   std::lock_guard lock(seen.mutex);
   CHECK(seen.statuses.back().what == subscription_event::closed);
   CHECK(seen.statuses.back().status.is_bad());
+}
+
+TEST_CASE("client: TransferSubscriptions adopts the subscriptions the server transferred and publishes for them",
+          "[actors][client_subscription]") {
+  fixture f;
+  sub_seen seen;  // outlives the client, whose handlers write into it
+  sub_seen other;
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  ua::transfer_subscriptions_request req;
+  req.subscription_ids = {42, 77};
+  req.send_initial_values = true;
+  // One target per id, each with a fast handler, or nothing goes out.
+  REQUIRE(c->transfer_subscriptions_sync(req, std::vector<subscription_transfer>(2)).error() == status::bad_invalid_argument);
+  std::vector<subscription_transfer> targets(2);
+  targets[0].handlers = seen.handlers();
+  targets[0].revised_publishing_interval_ms = 100;
+  targets[0].revised_max_keep_alive_count = 10;
+  targets[1].handlers = other.handlers();
+  auto r = c->transfer_subscriptions_sync(req, std::move(targets));
+  REQUIRE(r.has_value());
+  REQUIRE(r->results.size() == 2);
+  CHECK(r->results[0].status_code == status::good);
+  CHECK(r->results[1].status_code == status::bad_subscription_id_invalid);
+  // 42 adopted (one Publish for it plus the spare), 77 dropped again.
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.publishes_waiting == 2; }));
+  f.publish(data_message(17, 170));  // the server's numbering goes on from the old session
+  f.publish(data_message(18, 180));
+  REQUIRE(seen.wait([](auto& s) { return s.values.size() == 2; }));
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return acked(h, 17) && acked(h, 18); }));
+  {
+    std::lock_guard lock(seen.mutex);
+    CHECK(seen.values == std::vector<std::int32_t>{170, 180});
+    CHECK(seen.statuses.empty());
+  }
+  {
+    std::lock_guard lock(f.hooks->mutex);
+    CHECK(f.hooks->republish_asked.empty());
+  }
+  REQUIRE(c->close() == status::good);
+  // Closed by the application: `closed` Good to the adopted one; nothing ever to the refused one.
+  {
+    std::lock_guard lock(seen.mutex);
+    REQUIRE(seen.statuses.size() == 1);
+    CHECK(seen.statuses[0].what == subscription_event::closed);
+    CHECK(seen.statuses[0].status == status::good);
+  }
+  std::lock_guard lock(other.mutex);
+  CHECK(other.statuses.empty());
+  CHECK(other.values.empty());
 }
