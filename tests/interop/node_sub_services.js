@@ -11,6 +11,8 @@
 // usage). node-opcua's log goes to stderr. Bounded by --timeout (default 60 s). Steps (Part 4):
 // - modify_subscription (§5.13.3): revised interval, keep-alive and lifetime counts (at least three
 //   keep-alive counts), an unknown id is Bad_SubscriptionIdInvalid;
+// - max_notifications_per_publish (§5.13.3): five values written in one Write come in messages of
+//   2, 2 and 1 notifications (moreNotifications on the first two), none lost;
 // - set_publishing_mode (§5.13.4): disabled, writes are held (keep-alives still come); enabled
 //   again, the held values come, in order; an unknown id is Bad_SubscriptionIdInvalid per item;
 // - modify_monitored_items (§5.12.3): a new client handle, queue size 5 and an absolute deadband
@@ -187,7 +189,8 @@ class Pump {
         }
         if (data.length === 0) this.keepAlives.push({ sub, seq });
         if (hasData) {
-            this.messages.push({ sub, seq, message: m, available: (resp.availableSequenceNumbers || []).slice() });
+            this.messages.push({ sub, seq, message: m, more: resp.moreNotifications,
+                                 available: Array.from(resp.availableSequenceNumbers || []) });
             if (!this.noAck.has(sub)) this.acks.push({ subscriptionId: sub, sequenceNumber: seq });
         }
     }
@@ -337,6 +340,29 @@ async function main() {
         check(await until(() => pump1.values(10).length >= 3, 3000), () => "held values did not come: " + pump1.values(10).join(","));
         await sleep(150);
         check(JSON.stringify(pump1.values(10)) === "[0,1,2]", () => "got " + pump1.values(10).join(","));
+        await deleteItems(s1, A, [item.monitoredItemId]);
+    });
+
+    await step("max_notifications_per_publish", async () => {
+        await write(s1, INT32, DataType.Int32, [0]);
+        const item = await createItem(s1, A, INT32, 15, { queueSize: 10 });
+        check(await until(() => pump1.values(15).length >= 1, 3000), "no initial value");
+        const modify = (max) => s1.modifySubscription({
+            subscriptionId: A, requestedPublishingInterval: 50, requestedLifetimeCount: 12,
+            requestedMaxKeepAliveCount: 4, maxNotificationsPerPublish: max, priority: 5
+        });
+        await modify(2);
+        // §5.13.3: at most two per NotificationMessage; the rest follow (moreNotifications), none lost.
+        await write(s1, INT32, DataType.Int32, [1, 2, 3, 4, 5]);
+        check(await until(() => pump1.values(15).length >= 6, 3000), () => "got " + pump1.values(15).join(","));
+        await sleep(150);
+        check(JSON.stringify(pump1.values(15)) === "[0,1,2,3,4,5]", () => "got " + pump1.values(15).join(","));
+        const seqs = [...new Set(pump1.of(15).slice(1).map((n) => n.seq))];
+        const sizes = seqs.map((q) => pump1.of(15).filter((n) => n.seq === q).length);
+        check(JSON.stringify(sizes) === "[2,2,1]", "notifications per message " + JSON.stringify(sizes));
+        const more = seqs.map((q) => pump1.messages.find((m) => m.sub === A && m.seq === q).more);
+        check(JSON.stringify(more) === "[true,true,false]", "moreNotifications " + JSON.stringify(more));
+        await modify(0);
         await deleteItems(s1, A, [item.monitoredItemId]);
     });
 
