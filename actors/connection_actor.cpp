@@ -1,6 +1,9 @@
 #include "actors/connection_actor.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -30,10 +33,12 @@ constexpr std::size_t max_unsent_bytes = 1u << 20;
 using resume_reading_atom = caf::atom_constant<caf::atom("resumeread")>;
 
 struct connection {
-  connection(const connection_options& o, std::uint32_t channel_id, caf::actor h)
+  connection(const connection_options& o, std::uint32_t channel_id, connection_links links)
       : channel(with_id(o.channel, channel_id), now_instant()),
         reader(o.channel.limits),
-        host(std::move(h)),
+        host(std::move(links.host.actor)),
+        inline_host(std::move(links.host.inline_state)),
+        fd(links.native_socket),
         max_pending(o.max_pending_requests),
         housekeeping(o.housekeeping_interval),
         filling(std::make_shared<exchange_batch>()) {
@@ -49,6 +54,8 @@ struct connection {
   ua::chunk_reader reader;
   ua::byte_buffer carry;  // a header split across receives (fewer than 8 bytes)
   caf::actor host;
+  std::shared_ptr<host_state> inline_host;  // set: batches are answered in place (answer_inline)
+  int fd;                                   // >= 0: output is sent directly while CAF's buffer is empty
   std::size_t max_pending;
   std::chrono::milliseconds housekeeping;
   batch_ptr filling;   // requests collected while the previous batch is at the host
@@ -63,15 +70,32 @@ struct connection {
   bool left_host = false;          // channel_closed sent
 };
 
-// Appends what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses) to the socket's
-// write buffer: every chunk of one mailbox message leaves in one send.
+// What one non-blocking send() took: 0 when the socket is full (EAGAIN) or failed; then the
+// scribe gets all of it, and meets the failure itself (a connection_closed_msg, as without us).
+std::size_t send_now(int fd, std::span<const std::uint8_t> bytes) {
+  for (;;) {
+    const auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR) return 0;
+  }
+}
+
+// Writes what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses): every chunk of
+// one mailbox message leaves in one send. Directly on the socket while CAF's write buffer is
+// empty (c.unsent == 0: data_transferred_msg reports what CAF still holds, synchronously, from its
+// write handler), so that nothing of ours overtakes bytes CAF still holds; what the kernel does
+// not take goes to the scribe's buffer and leaves after the bytes before it (docs/decisions/0013).
 void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
   auto& out = c.channel.output();
   if (out.empty()) return;
-  auto& wr = self->wr_buf(hdl);
-  const auto* p = reinterpret_cast<const char*>(out.data());
-  wr.insert(wr.end(), p, p + out.size());
-  c.unsent += out.size();
+  std::size_t done = 0;
+  if (c.fd >= 0 && c.unsent == 0) done = send_now(c.fd, out.bytes());
+  if (done < out.size()) {
+    auto& wr = self->wr_buf(hdl);
+    const auto* p = reinterpret_cast<const char*>(out.data());
+    wr.insert(wr.end(), p + done, p + out.size());
+    c.unsent += out.size() - done;
+  }
   c.channel.clear_output();
 }
 
@@ -123,8 +147,25 @@ void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, con
   self->quit();
 }
 
+// The answered requests of a batch go to the channel (chunked, in order); the batch is empty again.
+void write_answers(connection& c, exchange_batch& batch) {
+  for (std::size_t i = 0; i < batch.size; ++i) {
+    exchange& x = batch.items[i];
+    if (x.response.empty()) continue;  // a Publish the host answers later (on_pushed)
+    c.channel.send_encoded(x.request_id, x.response.bytes());
+  }
+  batch.size = 0;
+}
+
 void send_batch(caf::io::broker* self, connection& c) {
   if (c.at_host || c.filling->size == 0) return;
+  if (c.inline_host) {
+    // The host runs on this thread: its work done here, without the two mailbox messages and the
+    // two multiplexer rounds of a crossing (docs/decisions/0013).
+    answer_inline(self, *c.inline_host, *c.filling);
+    write_answers(c, *c.filling);
+    return;
+  }
   self->send(c.host, c.filling);
   c.at_host = true;
   if (c.spare) {
@@ -196,12 +237,7 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
 }
 
 void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
-  for (std::size_t i = 0; i < batch->size; ++i) {
-    exchange& x = batch->items[i];
-    if (x.response.empty()) continue;  // a Publish the host answers later (on_pushed)
-    c.channel.send_encoded(x.request_id, x.response.bytes());
-  }
-  batch->size = 0;
+  write_answers(c, *batch);
   c.spare = std::move(batch);
   c.at_host = false;
   send_batch(self, c);
@@ -223,8 +259,8 @@ void on_pushed(caf::io::broker* self, caf::io::connection_handle hdl, connection
 }
 
 caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
-                                std::uint32_t channel_id, caf::actor host) {
-  auto c = std::make_shared<connection>(options, channel_id, std::move(host));
+                                     std::uint32_t channel_id, connection_links links) {
+  auto c = std::make_shared<connection>(options, channel_id, std::move(links));
   self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
   self->ack_writes(hdl, true);  // data_transferred_msg: how much output is still unsent
   self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
@@ -256,7 +292,12 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
 
 caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
                                 std::uint32_t channel_id, caf::actor host) {
-  return connection_broker_impl(self, hdl, std::move(options), channel_id, std::move(host));
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, connection_links{{std::move(host), nullptr}, -1});
+}
+
+caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,
+                                        connection_options options, std::uint32_t channel_id, connection_links links) {
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, std::move(links));
 }
 
 }  // namespace uactor::actors

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 
 #include <caf/actor.hpp>
 #include <caf/behavior.hpp>
@@ -13,6 +14,7 @@
 #include <caf/io/connection_handle.hpp>
 
 #include "actors/secure_channel_state.hpp"
+#include "actors/session_host_actor.hpp"
 
 namespace uactor::actors {
 
@@ -28,5 +30,19 @@ struct connection_options {
 // test multiplexer). `host` is the session host actor.
 caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
                                 std::uint32_t channel_id, caf::actor host);
+
+// What a server's connection is linked to besides its scribe (docs/decisions/0013).
+struct connection_links {
+  session_host_ref host;  // with inline_state set, batches are answered in place, not sent to the host
+  // The connection's socket, when the scribe is a real one (CAF's default multiplexer): output
+  // goes out with one send() of our own while CAF's write buffer is empty, without CAF's
+  // register-write-interest / write / unregister round (two epoll_ctl and an epoll_wait per
+  // response); the rest, after a partial or refused send, goes through the scribe in order. -1:
+  // always through the scribe (tests with CAF's test multiplexer).
+  int native_socket = -1;
+};
+
+caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,
+                                        connection_options options, std::uint32_t channel_id, connection_links links);
 
 }  // namespace uactor::actors

@@ -14,6 +14,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <caf/io/network/default_multiplexer.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/connection_actor.hpp"
@@ -46,7 +47,15 @@ struct listener_state {
   std::uint32_t next_channel_id = 1;
 };
 
-caf::behavior listener(caf::io::broker* self, int fd, server_options options, caf::actor host) {
+// The socket of an accepted connection, when CAF's default multiplexer made its scribe (its
+// handle is the socket, conn_hdl_from_socket); -1 otherwise (docs/decisions/0013).
+int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
+  if (dynamic_cast<caf::io::network::default_multiplexer*>(&self->backend()) == nullptr) return -1;
+  const auto fd = static_cast<caf::io::network::native_socket>(hdl.id());
+  return caf::io::network::conn_hdl_from_socket(fd) == hdl ? fd : -1;
+}
+
+caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host) {
   auto st = std::make_shared<listener_state>();
   self->add_doorman(fd);
   self->set_down_handler([st](const caf::down_msg& d) { st->connections.erase(d.source); });
@@ -63,7 +72,8 @@ caf::behavior listener(caf::io::broker* self, int fd, server_options options, ca
       }
       const std::uint32_t id = st->next_channel_id++;
       if (st->next_channel_id == 0) st->next_channel_id = 1;  // 0 is not a channel id
-      auto conn = self->fork(connection_broker, msg.handle, options.connection, id, host);
+      auto conn = self->fork(serving_connection_broker, msg.handle, options.connection, id,
+                             connection_links{host, native_socket_of(self, msg.handle)});
       self->monitor(conn);
       st->connections.emplace(conn.address(), conn);
     },
@@ -114,14 +124,21 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   server_handle h;
   const auto fd = bind_listener(options.listen_address, options.port, h.port);
   if (!fd) return fd.error();
-  h.host = spawn_session_host(sys, make_core(h.port), options.connection.housekeeping_interval, options.session_host);
-  h.listener = sys.middleman().spawn_broker(listener, *fd, options, h.host);
+  auto host = spawn_session_host_ref(sys, make_core(h.port), options.connection.housekeeping_interval, options.session_host);
+  h.host = host.actor;
+  h.listener = sys.middleman().spawn_broker(listener, *fd, options, std::move(host));
   return h;
 }
 
 caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
                         writer_step step) {
   return sys.spawn(writer, server.host, interval, std::make_shared<const writer_step>(std::move(step)));
+}
+
+void tune_io(caf::actor_system_config& cfg) {
+  // One recv per readable event instead of reading until EAGAIN (CAF 0.17's default is 50 reads):
+  // the staged receive takes up to 8 KB, and epoll (level-triggered) reports what is left again.
+  cfg.set("middleman.max-consecutive-reads", std::size_t{1});
 }
 
 void stop_server(const server_handle& server) {

@@ -12,6 +12,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
 
 #include "actors/connection_actor.hpp"
 #include "actors/exchange.hpp"
@@ -47,6 +48,10 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
 // A writer actor: calls `step` in the host every `interval`, with a tick count from 0.
 caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
                         writer_step step);
+
+// The CAF settings the server's I/O wants (docs/decisions/0013), applied to the configuration of
+// the actor system the server will run in, before the system is made.
+void tune_io(caf::actor_system_config& cfg);
 
 // Stops accepting, closes every connection and stops the host (and the writers, which watch it).
 void stop_server(const server_handle& server);

@@ -24,12 +24,17 @@ struct channel_entry {
 
 constexpr std::size_t max_pushes_kept = 4;  // per channel; more in flight are not kept for reuse
 
+}  // namespace
+
 struct host_state {
   explicit host_state(std::shared_ptr<server_core> c) : core(std::move(c)) {}
   std::shared_ptr<server_core> core;
   std::unordered_map<std::uint32_t, channel_entry> channels;
+  caf::actor_addr host;  // the publishing clock's ticks go to the host (weak: the host holds this state)
   bool tick_armed = false;
 };
+
+namespace {
 
 push_ptr free_push(channel_entry& ch) {
   for (auto& p : ch.pushes)
@@ -73,14 +78,27 @@ void push_deferred(Self* self, host_state& st) {
 template <class Self>
 void arm_tick(Self* self, host_state& st) {
   if (st.tick_armed || !st.core->has_subscriptions()) return;
+  auto host = caf::actor_cast<caf::actor>(st.host);
+  if (!host) return;  // the host is gone: no clock to run
   st.tick_armed = true;
-  self->delayed_send(self, st.core->publish_tick_interval(), publish_tick_atom::value);
+  self->delayed_send(host, st.core->publish_tick_interval(), publish_tick_atom::value);
+}
+
+// Every request of the batch answered into its exchange, in order.
+void answer(host_state& st, exchange_batch& batch) {
+  const instant now = now_instant();
+  for (std::size_t i = 0; i < batch.size; ++i) {
+    exchange& x = batch.items[i];
+    x.response.clear();
+    // An empty response: a Publish queued, answered later through push_deferred.
+    st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response);
+  }
 }
 
 // The same behaviour for both homes: a scheduler actor or a broker without connections.
 template <class Self>
-caf::behavior session_host(Self* self, std::shared_ptr<server_core> core, std::chrono::milliseconds housekeeping) {
-  auto st = std::make_shared<host_state>(std::move(core));
+caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chrono::milliseconds housekeeping) {
+  st->host = self->address();
   self->set_exception_handler([](caf::scheduled_actor*, std::exception_ptr& e) -> caf::error {
     try {
       std::rethrow_exception(e);
@@ -92,16 +110,10 @@ caf::behavior session_host(Self* self, std::shared_ptr<server_core> core, std::c
   self->delayed_send(self, housekeeping, housekeeping_atom::value);
   return {
     [self, st](batch_ptr& batch) {
-      const instant now = now_instant();
       auto& ch = st->channels[batch->channel_id];
       auto sender = caf::actor_cast<caf::actor>(self->current_sender());
       if (ch.connection != sender) ch.connection = sender;
-      for (std::size_t i = 0; i < batch->size; ++i) {
-        exchange& x = batch->items[i];
-        x.response.clear();
-        // An empty response: a Publish queued, answered later through push_deferred.
-        st->core->handle(batch->channel_id, x.request_id, x.header, x.request, now, x.response);
-      }
+      answer(*st, *batch);
       self->send(sender, std::move(batch));
       push_deferred(self, *st);
       arm_tick(self, *st);
@@ -129,12 +141,26 @@ caf::behavior session_host(Self* self, std::shared_ptr<server_core> core, std::c
 
 }  // namespace
 
+session_host_ref spawn_session_host_ref(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
+                                        host_thread where) {
+  auto st = std::make_shared<host_state>(std::make_shared<server_core>(std::move(core)));
+  if (where == host_thread::multiplexer)
+    return {sys.middleman().spawn_broker(session_host<caf::io::broker>, st, housekeeping), st};
+  return {sys.spawn(session_host<caf::event_based_actor>, std::move(st), housekeeping), nullptr};
+}
+
 caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
                               host_thread where) {
-  auto shared = std::make_shared<server_core>(std::move(core));
-  if (where == host_thread::multiplexer)
-    return sys.middleman().spawn_broker(session_host<caf::io::broker>, std::move(shared), housekeeping);
-  return sys.spawn(session_host<caf::event_based_actor>, std::move(shared), housekeeping);
+  return spawn_session_host_ref(sys, std::move(core), housekeeping, where).actor;
+}
+
+void answer_inline(caf::io::broker* self, host_state& st, exchange_batch& batch) {
+  auto& ch = st.channels[batch.channel_id];
+  // Compared by pointer: no reference count touched per batch.
+  if (caf::actor_cast<caf::abstract_actor*>(ch.connection) != self) ch.connection = caf::actor_cast<caf::actor>(self);
+  answer(st, batch);
+  push_deferred(self, st);
+  arm_tick(self, st);
 }
 
 }  // namespace uactor::actors

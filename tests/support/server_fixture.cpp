@@ -51,6 +51,7 @@ actors::server_options small_server_options() {
 caf::actor_system_config& server_fixture::configure(caf::actor_system_config& cfg) {
   cfg.load<caf::io::middleman>();
   cfg.set("scheduler.max-threads", 2);
+  actors::tune_io(cfg);  // as runtime/server.cpp configures the server
   return cfg;
 }
 
