@@ -63,6 +63,7 @@ struct client::impl {
   struct hooks {
     actors::client_call::engine_hook before_send;
     actors::client_call::answer_hook on_answer;
+    std::shared_ptr<const ua::node_id> session_token;  // another session of this channel
   };
 
   template <class Request, class Response>
@@ -73,6 +74,7 @@ struct client::impl {
         options.request_timeout);
     call->before_send = std::move(h.before_send);
     call->on_answer = std::move(h.on_answer);
+    call->session_token = std::move(h.session_token);
     if (closed || !actor) {
       call->finish(ua::status::bad_connection_closed);
       return;
@@ -452,6 +454,67 @@ ua::expected<ua::transfer_subscriptions_response> client::transfer_subscriptions
   auto h = impl_->transfer_hooks(r, std::move(targets));
   return impl_->submit_sync<ua::transfer_subscriptions_request, ua::transfer_subscriptions_response>(std::move(r),
                                                                                                      std::move(h));
+}
+
+// ---- more sessions over the channel
+
+struct client_session::state {
+  client::impl* owner = nullptr;  // the client outlives its sessions
+  std::shared_ptr<const ua::node_id> token;
+
+  client::impl::hooks with_token() const {
+    client::impl::hooks h;
+    h.session_token = token;
+    return h;
+  }
+};
+
+client_session::client_session(std::unique_ptr<state> s) noexcept : state_(std::move(s)) {}
+client_session::client_session(client_session&&) noexcept = default;
+client_session& client_session::operator=(client_session&&) noexcept = default;
+client_session::~client_session() = default;
+
+void client_session::read(ua::read_request r, client_callback<ua::read_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+void client_session::write(ua::write_request r, client_callback<ua::write_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+void client_session::browse(ua::browse_request r, client_callback<ua::browse_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+ua::expected<ua::read_response> client_session::read_sync(ua::read_request r) {
+  return state_->owner->submit_sync<ua::read_request, ua::read_response>(std::move(r), state_->with_token());
+}
+ua::expected<ua::write_response> client_session::write_sync(ua::write_request r) {
+  return state_->owner->submit_sync<ua::write_request, ua::write_response>(std::move(r), state_->with_token());
+}
+ua::expected<ua::browse_response> client_session::browse_sync(ua::browse_request r) {
+  return state_->owner->submit_sync<ua::browse_request, ua::browse_response>(std::move(r), state_->with_token());
+}
+
+void client::open_session(std::string name, std::function<void(ua::expected<client_session>)> done) {
+  auto* owner = impl_.get();
+  auto opener = std::make_shared<actors::client_open_session>(
+      std::move(name), [owner, done = std::move(done)](ua::expected<ua::node_id> token) {
+        if (!token) return done(token.error());
+        auto s = std::make_unique<client_session::state>();
+        s->owner = owner;
+        s->token = std::make_shared<const ua::node_id>(std::move(*token));
+        done(client_session(std::move(s)));
+      });
+  if (impl_->closed || !impl_->actor) return opener->finish(ua::status::bad_connection_closed);
+  caf::anon_send(impl_->actor, actors::client_open_session_atom::value, std::move(opener));
+}
+
+ua::expected<client_session> client::open_session_sync(std::string name) {
+  auto promise = std::make_shared<std::promise<ua::expected<client_session>>>();
+  auto future = promise->get_future();
+  open_session(std::move(name), [promise](ua::expected<client_session> s) { promise->set_value(std::move(s)); });
+  // The actor answers by its own timer (connect_timeout per step); this bound is a safety net only.
+  if (future.wait_for(2 * impl_->options.connect_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+    return ua::status::bad_timeout;
+  return future.get();
 }
 
 ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::good; }

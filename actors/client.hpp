@@ -64,6 +64,32 @@ struct client_options {
 template <class Response>
 using client_callback = std::function<void(ua::expected<Response>)>;
 
+class client;
+
+// One more session over a client's secure channel (client::open_session): the same security and
+// identity, its own AuthenticationToken (Part 4 §5.6: one channel may carry several sessions). A
+// handle: the client owns the connection and must outlive it; client::close() closes every session.
+// Requests and callbacks as the client's; no subscriptions.
+class client_session {
+public:
+  client_session(client_session&&) noexcept;
+  client_session& operator=(client_session&&) noexcept;
+  ~client_session();
+
+  void read(ua::read_request request, client_callback<ua::read_response> done);
+  void write(ua::write_request request, client_callback<ua::write_response> done);
+  void browse(ua::browse_request request, client_callback<ua::browse_response> done);
+  ua::expected<ua::read_response> read_sync(ua::read_request request);
+  ua::expected<ua::write_response> write_sync(ua::write_request request);
+  ua::expected<ua::browse_response> browse_sync(ua::browse_request request);
+
+private:
+  friend class client;
+  struct state;
+  explicit client_session(std::unique_ptr<state> s) noexcept;
+  std::unique_ptr<state> state_;
+};
+
 class client {
 public:
   // Connects, opens the channel, creates and activates an anonymous session; blocks until done
@@ -157,13 +183,20 @@ public:
   ua::expected<ua::transfer_subscriptions_response> transfer_subscriptions_sync(ua::transfer_subscriptions_request request,
                                                                                std::vector<subscription_transfer> targets);
 
-  // CloseSession, CloseSecureChannel, close the connection; blocks until done. Good, or the
+  // ---- More sessions over this connection's secure channel (CreateSession + ActivateSession with
+  // the same security and identity; `name` empty: options().session_name). The server's status
+  // when it refuses (Bad_TooManySessions, ...); the connection goes on either way.
+  void open_session(std::string name, std::function<void(ua::expected<client_session>)> done);
+  ua::expected<client_session> open_session_sync(std::string name = {});
+
+  // CloseSession (every session), CloseSecureChannel, close the connection; blocks until done. Good, or the
   // status the connection had ended with before. Requests after close() get Bad_ConnectionClosed.
   ua::status_code close();
 
   const client_options& options() const noexcept;
 
 private:
+  friend class client_session;
   struct impl;
   explicit client(std::unique_ptr<impl> p) noexcept;
   std::unique_ptr<impl> impl_;

@@ -105,12 +105,16 @@ struct client_broker_state {
   std::vector<publish_slot> publishes;
   ua::node_id authentication_token;
   ua::byte_string client_nonce;  // of CreateSession: the ServerSignature covers it
+  // The sessions opened after the first over this channel (client::open_session), closed with it.
+  std::vector<std::shared_ptr<const ua::node_id>> more_sessions;
+  std::size_t closes_left = 0;  // CloseSession answers still awaited while closing
   std::uint32_t next_handle = 1;
   bool ready = false;     // the application's requests may go out
   bool finished = false;  // shut down: nothing goes out any more
   ua::status_code end_status = ua::status::bad_connection_closed;  // what calls get once finished
   connected_handler connected;
   std::vector<std::shared_ptr<client_close>> closers;
+  std::vector<std::shared_ptr<client_open_session>> openers;  // CreateSession/ActivateSession under way
 
   static inline const char* name = "uactor_client";
 
@@ -126,6 +130,8 @@ struct client_broker_state {
     calls.clear();
     auto c = std::move(closers);
     c.clear();
+    auto o = std::move(openers);
+    o.clear();
     subscriptions.close_all(end_status);
     if (connected) {
       auto f = std::move(connected);
@@ -355,7 +361,7 @@ public:
   void send(const std::shared_ptr<client_call>& call, const instant& now) {
     auto& s = st();
     auto& h = call->header();
-    h.authentication_token = s.authentication_token;
+    h.authentication_token = call->session_token ? *call->session_token : s.authentication_token;
     h.timestamp = now.utc;
     h.request_handle = s.next_handle++;
     if (s.next_handle == 0) s.next_handle = 1;
@@ -475,6 +481,78 @@ public:
     flush();
   }
 
+  // ---- more sessions over this channel (client::open_session)
+
+  void on_open_session(const std::shared_ptr<client_open_session>& opener) {
+    auto& s = st();
+    if (s.finished) return opener->finish(s.end_status);
+    if (!s.closers.empty()) return opener->finish(ua::status::bad_connection_closed);
+    if (!s.ready || !s.config.create_session) return opener->finish(ua::status::bad_invalid_state);
+    ua::create_session_request req;
+    prepare_create_session(s.config.security, req);
+    req.client_description.product_uri = ua::ua_string("urn:uactor");
+    req.client_description.application_name.text = ua::ua_string(s.config.session_name);
+    req.client_description.application_type = ua::application_type::client;
+    req.endpoint_url = ua::ua_string(s.config.endpoint_url);
+    req.session_name = ua::ua_string(opener->name.empty() ? s.config.session_name : opener->name);
+    req.requested_session_timeout = static_cast<double>(s.config.session_timeout.count());
+    auto nonce = req.client_nonce;
+    s.openers.push_back(opener);
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl, opener, nonce = std::move(nonce)](ua::expected<ua::extension_object> answer) {
+          client_session cs(self, hdl);
+          cs.on_more_created(opener, nonce, std::move(answer));
+        },
+        s.config.connect_timeout);
+    // Part 4 §5.6.2: CreateSession carries no AuthenticationToken.
+    call->session_token = std::make_shared<const ua::node_id>();
+    send(call, now_instant());
+    flush();
+  }
+
+  void opener_done(const std::shared_ptr<client_open_session>& opener, ua::expected<ua::node_id> r) {
+    std::erase(st().openers, opener);
+    opener->finish(std::move(r));
+  }
+
+  void on_more_created(const std::shared_ptr<client_open_session>& opener, const ua::byte_string& nonce,
+                       ua::expected<ua::extension_object> answer) {
+    auto& s = st();
+    if (s.finished) return opener_done(opener, s.end_status);
+    if (const auto sc = result_of(answer); sc.is_bad()) return opener_done(opener, sc);
+    const auto* resp = answer->get_if<ua::create_session_response>();
+    if (!resp) return opener_done(opener, ua::status::bad_unknown_response);
+    if (resp->response_header.service_result.is_bad()) return opener_done(opener, resp->response_header.service_result);
+    if (const auto sc = check_create_session(s.config.security, nonce, *resp); sc.is_bad()) return opener_done(opener, sc);
+    ua::activate_session_request req;
+    if (const auto sc = prepare_activate_session(s.config.security, *resp, req); sc.is_bad()) return opener_done(opener, sc);
+    auto token = std::make_shared<const ua::node_id>(resp->authentication_token);
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl, opener, token](ua::expected<ua::extension_object> answer) {
+          client_session cs(self, hdl);
+          auto& st = cs.st();
+          if (st.finished) return cs.opener_done(opener, st.end_status);
+          auto sc = result_of(answer);
+          if (sc.is_good()) {
+            const auto* r = answer->get_if<ua::activate_session_response>();
+            sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
+          }
+          if (sc.is_bad()) return cs.opener_done(opener, sc);
+          st.more_sessions.push_back(token);
+          cs.opener_done(opener, *token);
+        },
+        s.config.connect_timeout);
+    call->session_token = token;
+    send(call, now_instant());
+    flush();
+  }
+
   void on_session_activated(ua::expected<ua::extension_object> answer) {
     if (const auto sc = result_of(answer); sc.is_bad()) return shutdown(sc, "ActivateSession");
     const auto* resp = answer->get_if<ua::activate_session_response>();
@@ -507,23 +585,37 @@ public:
     s.closers.push_back(closer);
     if (s.closers.size() > 1) return;  // a close is under way already
     if (s.ready && s.config.create_session) {
-      // Part 4 §5.7.4: CloseSession first, so the server frees the session at once.
-      ua::close_session_request req;
-      req.delete_subscriptions = true;
-      auto self = self_;
-      auto hdl = hdl_;
-      auto call = client_call::make(
-          std::move(req),
-          [self, hdl](ua::expected<ua::extension_object>) {
-            client_session cs(self, hdl);
-            if (!cs.st().finished) cs.shutdown(ua::status::good, "closed");
-          },
-          s.config.connect_timeout);
-      send(call, now_instant());
+      // Part 4 §5.7.4: CloseSession first (each session of this channel), so the server frees
+      // them at once; the channel closes once every one is answered.
+      auto more = std::move(s.more_sessions);
+      s.more_sessions.clear();
+      s.closes_left = more.size() + 1;
+      const auto now = now_instant();
+      for (auto& token : more) send_close_session(std::move(token), now);
+      send_close_session(nullptr, now);
       flush();
       return;
     }
     shutdown(ua::status::good, "closed");
+  }
+
+  void send_close_session(std::shared_ptr<const ua::node_id> token, const instant& now) {
+    ua::close_session_request req;
+    req.delete_subscriptions = true;
+    auto self = self_;
+    auto hdl = hdl_;
+    auto call = client_call::make(
+        std::move(req),
+        [self, hdl](ua::expected<ua::extension_object>) {
+          client_session cs(self, hdl);
+          auto& st = cs.st();
+          if (st.finished) return;
+          if (st.closes_left > 0) --st.closes_left;
+          if (st.closes_left == 0) cs.shutdown(ua::status::good, "closed");
+        },
+        st().config.connect_timeout);
+    call->session_token = std::move(token);
+    send(call, now);
   }
 
   // Ends everything: CloseSecureChannel when the channel is still open and we end it, every
@@ -551,6 +643,9 @@ public:
       s.connected = nullptr;
       c(why.is_bad() ? why : ua::status::bad_connection_closed);
     }
+    auto openers = std::move(s.openers);
+    s.openers.clear();
+    for (auto& o : openers) o->finish(failure);
     auto closers = std::move(s.closers);
     s.closers.clear();
     for (auto& c : closers) c->finish(why);
@@ -593,6 +688,9 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
       },
       [self, hdl](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self, hdl).on_call(call); },
       [self, hdl](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self, hdl).on_close(c); },
+      [self, hdl](client_open_session_atom, const std::shared_ptr<client_open_session>& o) {
+        client_session(self, hdl).on_open_session(o);
+      },
       [self, hdl](client_timeout_atom) { client_session(self, hdl).on_sweep(); },
       [self, hdl](client_renew_atom) { client_session(self, hdl).on_renew(); },
       [self, hdl](client_deadline_atom) { client_session(self, hdl).on_deadline(); },

@@ -58,6 +58,9 @@ public:
   using answer_hook = std::function<void(subscription_engine&, const ua::extension_object& answer)>;
   engine_hook before_send;
   answer_hook on_answer;
+  // Another session of this connection (client::open_session): its AuthenticationToken goes into
+  // the RequestHeader instead of the connection's own. Shared, so a call copies no token.
+  std::shared_ptr<const ua::node_id> session_token;
 
 private:
   client_call(response_handler done, std::chrono::milliseconds timeout) : done_(std::move(done)), timeout_(timeout) {}
@@ -85,6 +88,27 @@ struct client_close {
   }
 };
 
+// Opens one more session over the connection's secure channel: CreateSession and ActivateSession
+// with the connection's security and identity (Part 4 §5.6.2, §5.6.3). `done` runs once, with the
+// new session's AuthenticationToken or why not (the connection is unaffected by a failure);
+// Bad_ConnectionClosed when the request is dropped unanswered.
+struct client_open_session {
+  std::string name;
+  std::function<void(ua::expected<ua::node_id>)> done;
+
+  client_open_session() = default;
+  client_open_session(std::string n, std::function<void(ua::expected<ua::node_id>)> f)
+      : name(std::move(n)), done(std::move(f)) {}
+  client_open_session(const client_open_session&) = delete;
+  client_open_session& operator=(const client_open_session&) = delete;
+  ~client_open_session() { finish(ua::status::bad_connection_closed); }
+  void finish(ua::expected<ua::node_id> r) {
+    auto d = std::move(done);
+    done = nullptr;
+    if (d) d(std::move(r));
+  }
+};
+
 struct client_actor_config {
   std::string endpoint_url;                  // opc.tcp://host:port[/path], sent in Hello and CreateSession
   std::string session_name = "uactor client";
@@ -100,9 +124,11 @@ struct client_actor_config {
 
 // Messages the actor takes (besides the broker's own):
 //   (client_call_atom, std::shared_ptr<client_call>)  a request; answered through the call
-//   (client_close_atom, std::shared_ptr<client_close>) close the session, channel and connection
+//   (client_close_atom, std::shared_ptr<client_close>) close the sessions, channel and connection
+//   (client_open_session_atom, std::shared_ptr<client_open_session>) one more session, same channel
 using client_call_atom = caf::atom_constant<caf::atom("uacall")>;
 using client_close_atom = caf::atom_constant<caf::atom("uaclose")>;
+using client_open_session_atom = caf::atom_constant<caf::atom("uaopens")>;
 
 // Told once how connecting went: Good once the session is activated (or the channel open when
 // create_session is false), otherwise why it failed (the actor has then quit).
@@ -125,3 +151,4 @@ ua::expected<endpoint_address> parse_endpoint_url(std::string_view url);
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::client_call>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::client_close>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::client_open_session>)

@@ -53,6 +53,11 @@ struct server_hooks {
   std::map<std::uint32_t, ua::notification_message> retransmit;
   std::size_t too_many_publishes = 0;  // refuse Publish requests beyond this many held (0: no limit)
   std::size_t refused_publishes = 0;
+
+  // Sessions (under `mutex`): how many the server has, the AuthenticationToken of every Read.
+  std::size_t sessions = 0;
+  std::vector<ua::node_id> read_tokens;
+  std::atomic<int> connections{0};
 };
 
 using publish_atom = caf::atom_constant<caf::atom("tpublish")>;
@@ -110,10 +115,17 @@ bool serve(server_broker* self, caf::io::connection_handle hdl, server_state::co
   const auto routed = s.sessions->route(req, now);
   if (routed.what == actors::session_manager::routed::action::respond) {
     (void)ch.send_response(req.request_id, *routed.response);
+    std::lock_guard lock(s.hooks->mutex);
+    s.hooks->sessions = s.sessions->size();
+    s.hooks->changed.notify_all();
     return true;
   }
   const std::uint32_t handle = req.header->request_handle;
   if (const auto* r = req.message->get_if<ua::read_request>()) {
+    {
+      std::lock_guard lock(s.hooks->mutex);
+      s.hooks->read_tokens.push_back(req.header->authentication_token);
+    }
     for (const auto& id : r->nodes_to_read) {
       if (id.node_id == test::demo("demo.silent")) return true;
       if (id.node_id == test::demo("demo.drop")) {
@@ -197,6 +209,7 @@ caf::behavior test_server(server_broker* self, std::shared_ptr<server_hooks> hoo
         actors::secure_channel_config c;
         c.channel_id = s.next_channel++;
         c.min_token_lifetime = s.hooks->min_token_lifetime;
+        ++s.hooks->connections;
         auto& conn = s.connections[msg.handle];
         conn.channel = std::make_unique<actors::secure_channel_state>(c, actors::now_instant());
         conn.reader = std::make_unique<ua::chunk_reader>(c.limits);
@@ -700,4 +713,61 @@ TEST_CASE("client: TransferSubscriptions adopts the subscriptions the server tra
   std::lock_guard lock(other.mutex);
   CHECK(other.statuses.empty());
   CHECK(other.values.empty());
+}
+
+TEST_CASE("client: open_session: two sessions over one channel both read and write, and close() closes both",
+          "[actors][client]") {
+  fixture f;
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.sessions == 1; }));
+  auto second = c->open_session_sync("second");
+  REQUIRE(second.has_value());
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.sessions == 2; }));
+  CHECK(f.hooks->connections == 1);  // one TCP connection, one secure channel
+  // Each session reads; a value written through the second is read back through the first.
+  auto first_read = c->read_sync(read_of("demo.double"));
+  auto second_read = second->read_sync(read_of("demo.double"));
+  REQUIRE(first_read.has_value());
+  REQUIRE(second_read.has_value());
+  CHECK(first_read->results.at(0).value == second_read->results.at(0).value);
+  ua::write_request w;
+  ua::write_value wv;
+  wv.node_id = test::demo("demo.int32");
+  wv.attribute_id = 13;
+  wv.value.set_value(ua::variant(std::int32_t{-825}));
+  w.nodes_to_write.push_back(wv);
+  auto written = second->write_sync(w);
+  REQUIRE(written.has_value());
+  CHECK(written->results.at(0) == status::good);
+  CHECK(c->read_sync(read_of("demo.int32"))->results.at(0).value == ua::variant(std::int32_t{-825}));
+  {
+    // The server saw the reads under two different sessions (both tokens valid: answered).
+    std::lock_guard lock(f.hooks->mutex);
+    REQUIRE(f.hooks->read_tokens.size() == 3);
+    CHECK_FALSE(f.hooks->read_tokens[0].is_null());
+    CHECK_FALSE(f.hooks->read_tokens[1].is_null());
+    CHECK(f.hooks->read_tokens[0] != f.hooks->read_tokens[1]);
+    CHECK(f.hooks->read_tokens[2] == f.hooks->read_tokens[0]);
+  }
+  // A third one, then close(): CloseSession for each session, then the channel.
+  auto third = c->open_session_sync();
+  REQUIRE(third.has_value());
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.sessions == 3; }));
+  REQUIRE(c->close() == status::good);
+  REQUIRE(wait_server(*f.hooks, [](auto& h) { return h.sessions == 0; }));
+  CHECK(second->read_sync(read_of("demo.double")).error() == status::bad_connection_closed);
+  CHECK(c->open_session_sync().error() == status::bad_connection_closed);
+}
+
+TEST_CASE("client: open_session refused by the server (Bad_TooManySessions) leaves the connection working",
+          "[actors][client]") {
+  fixture f([](server_hooks& h) { h.max_sessions = 1; });
+  auto c = client::connect(*f.system, f.options());
+  REQUIRE(c.has_value());
+  auto second = c->open_session_sync();
+  REQUIRE_FALSE(second.has_value());
+  CHECK(second.error() == status::bad_too_many_sessions);
+  CHECK(c->read_sync(read_of("demo.double")).has_value());
+  REQUIRE(c->close() == status::good);
 }
