@@ -93,6 +93,10 @@ int main(int argc, char** argv) {
                   "where to serve: an IPv4 address to listen on and advertise, or a host name to advertise "
                   "(then it listens on 0.0.0.0)");
   run->add_option("--writer-interval", writer_ms, "milliseconds between the demo writer's changes");
+  run->add_option("--load-variables", plan.load_variables,
+                  "serve N UInt32 variables ns=1;s=Load.V0..V<N-1> that the writer sets to its tick each interval "
+                  "(the load harness's sub scenario)")
+      ->check(CLI::Range(0u, 1'000'000u));
   run->add_option("--session-host", plan.session_host,
                   "where sessions and services run: multiplexer (with the connections) or scheduler")
       ->check(CLI::IsMember({"multiplexer", "scheduler"}));

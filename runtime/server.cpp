@@ -14,6 +14,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/demo_namespace.hpp"
+#include "actors/load_namespace.hpp"
 #include "actors/server_actors.hpp"
 #include "actors/server_core.hpp"
 #include "actors/server_security.hpp"
@@ -102,7 +103,9 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   c.sessions.random = fill_random;
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
-  return actors::make_demo_server_core(std::move(c), UACTOR_VERSION, now.utc, {plan.demo_namespace_uri});
+  auto core = actors::make_demo_server_core(std::move(c), UACTOR_VERSION, now.utc, {plan.demo_namespace_uri});
+  if (plan.load_variables) actors::add_load_namespace(core.space(), plan.load_variables, now.utc);
+  return core;
 }
 
 }  // namespace
@@ -149,6 +152,14 @@ ua::expected<std::unique_ptr<server>> server::start(const server_plan& plan) {
                          if (!w) w.emplace(as);
                          w->step(as, tick, now);
                        });
+  // The load variables: a writer of their own, so that one step writes all N at the same tick.
+  if (plan.load_variables)
+    actors::spawn_writer(p->system, p->handle, plan.writer_interval,
+                         [w = std::optional<actors::load_writer>{}, n = plan.load_variables](
+                             ua::address_space& as, std::uint64_t tick, ua::date_time now) mutable {
+                           if (!w) w.emplace(as, n);
+                           w->step(as, tick, now);
+                         });
   return std::unique_ptr<server>(new server(std::move(p)));
 }
 

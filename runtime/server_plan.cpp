@@ -36,7 +36,11 @@ std::string describe(const server_plan& p) {
   std::ostringstream out;
   out << "endpoint          " << p.endpoint_url() << " (to listen on " << p.listen_address << ":" << p.port << ")\n"
       << "application uri   " << p.application_uri << "\n"
-      << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n"
+      << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n";
+  if (p.load_variables)
+    out << "load variables    " << p.load_variables << " (ns=1;s=Load.V0..V" << p.load_variables - 1
+        << "), every one changed each " << p.writer_interval.count() << " ms\n";
+  out
       << "security          " << join(p.security) << " (pki " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir)
       << ")\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "

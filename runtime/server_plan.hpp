@@ -23,6 +23,9 @@ struct server_plan {
   std::uint32_t max_chunk_count = 4096;
   std::uint32_t max_nodes_per_operation = 10000;
   std::chrono::milliseconds writer_interval{1000};  // the demo writer's tick
+  // The load namespace (docs/demo-namespace.md): this many variables ns=1;s=Load.V<i>, all changed
+  // every writer tick (0: none).
+  std::uint32_t load_variables = 0;
   // Where the session host runs (docs/decisions/0008): "multiplexer" (with the connections, no
   // crossing between threads per request) or "scheduler" (on a CAF worker).
   std::string session_host = "multiplexer";

@@ -39,6 +39,8 @@ struct cli {
   unsigned subs = 5;
   unsigned pub_ms = 100;
   unsigned write_interval_ms = 100;
+  std::size_t variables = 0;  // sub: monitor the child's load variables instead of the Counter
+  unsigned queue_size = 0;    // sub: 0 = 1 on the Counter, 2 on the load variables
   std::string callback = "fast";
   double sampling_ms = 0;
   double duration_s = 20;
@@ -118,9 +120,11 @@ std::optional<std::uint64_t> stop_strace(child_process& s, const std::string& ou
 }
 
 std::string fmt_sub(const cli& o) {
-  return std::to_string(o.subs) + " subscriptions per session of " + std::to_string(o.load.nodes) + " items on " +
-         subscribed_node + ", publishing " + std::to_string(o.pub_ms) + " ms, sampling " +
-         std::to_string(static_cast<int>(o.sampling_ms)) + " ms, writer " + std::to_string(o.write_interval_ms) +
+  const std::string on = o.variables ? std::to_string(o.variables) + " distinct load variables ns=1;s=Load.V<i>"
+                                     : std::string(subscribed_node);
+  return std::to_string(o.subs) + " subscriptions per session of " + std::to_string(o.load.nodes) + " items on " + on +
+         ", publishing " + std::to_string(o.pub_ms) + " ms, sampling " + std::to_string(static_cast<int>(o.sampling_ms)) +
+         " ms, queue " + std::to_string(o.queue_size) + ", writer " + std::to_string(o.write_interval_ms) +
          " ms, callback " + o.callback + "; latency: SourceTimestamp to callback";
 }
 
@@ -160,6 +164,14 @@ int main(int argc, char** argv) {
   app.add_option("--pub", o.pub_ms, "publishing interval, ms (sub scenario)")->capture_default_str();
   app.add_option("--write-interval", o.write_interval_ms, "ms between the child server's demo writer changes")
       ->capture_default_str();
+  app.add_option("--variables", o.variables,
+                 "sub: the child serves N load variables (uactor run --load-variables N), all changed every "
+                 "--write-interval; item g monitors Load.V<g mod N>, and every change must arrive (lost changes)")
+      ->check(CLI::Range(0, 1'000'000));
+  app.add_option("--queue-size", o.queue_size,
+                 "sub: the items' queue size (0: 1 on the Counter, 2 on the load variables, so that two writer "
+                 "changes in one publishing cycle, as the two clocks drift, both arrive)")
+      ->check(CLI::Range(0, 1000));
   app.add_option("--callback", o.callback, "fast | item (sub scenario)")
       ->check(CLI::IsMember({"fast", "item"}))
       ->capture_default_str();
@@ -203,6 +215,10 @@ int main(int argc, char** argv) {
   if (o.scenario == "floor" && !o.endpoint.empty())
     return not_yet("--scenario floor with --endpoint: the floor runs its own echo server");
 
+  if (o.variables && o.scenario != "sub") return not_yet("--variables outside --scenario sub");
+  if (o.variables && !o.endpoint.empty()) return not_yet("--variables with --endpoint (the load variables are our child's)");
+  if (o.queue_size == 0) o.queue_size = o.variables ? 2 : 1;
+
   load_result result;
   result.scenario = o.scenario;
   result.sessions = o.load.sessions;
@@ -240,6 +256,10 @@ int main(int argc, char** argv) {
     } else {
       argv_child = {dir + "uactor", "run", "--host", "127.0.0.1", "--port", "0", "--writer-interval",
                     std::to_string(o.write_interval_ms)};
+      if (o.variables) {
+        argv_child.push_back("--load-variables");
+        argv_child.push_back(std::to_string(o.variables));
+      }
       argv_child.insert(argv_child.end(), o.server_args.begin(), o.server_args.end());
     }
     std::string error;
@@ -264,6 +284,7 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<load_driver> driver;
+  sub_load_driver* sub_driver = nullptr;  // the sub scenario's completeness check
   if (o.scenario == "floor") {
     // tcp://127.0.0.1:PORT
     const auto colon = url.rfind(':');
@@ -276,7 +297,11 @@ int main(int argc, char** argv) {
     so.publishing_interval = std::chrono::milliseconds(o.pub_ms);
     so.sampling_interval_ms = o.sampling_ms;
     so.per_item = o.callback == "item";
-    driver = make_sub_driver(o.load, so, url);
+    so.variables = o.variables;
+    so.queue_size = o.queue_size;
+    auto d = make_sub_driver(o.load, so, url);
+    sub_driver = d.get();
+    driver = std::move(d);
   } else {
     const auto kind = o.scenario == "read"    ? opcua_scenario::read
                       : o.scenario == "write" ? opcua_scenario::write
@@ -302,6 +327,7 @@ int main(int argc, char** argv) {
   const auto client_start = runtime::sample_process_stats();
   const auto t0 = load_clock::now();
   rec.set_measuring(true);
+  if (sub_driver) sub_driver->start_counting();
   run_phase("measuring", o.duration_s, rec);
   rec.set_measuring(false);
   const auto t1 = load_clock::now();
@@ -309,6 +335,14 @@ int main(int argc, char** argv) {
   std::optional<runtime::process_stats> server_end;
   if (child) server_end = child_stats(*child);
   if (strace) result.server_syscalls = stop_strace(*strace, strace_out);
+  if (sub_driver && o.variables) {
+    // After the figures: the grace time for the window's last changes is not measured.
+    const auto c = sub_driver->finish_counting(std::chrono::milliseconds(o.write_interval_ms));
+    result.lost_changes = c.lost;
+    result.repeated_changes = c.repeated;
+    result.overflows = c.overflows;
+    result.items_behind = c.behind;
+  }
 
   driver->stop();
   if (child) child->stop();
@@ -334,7 +368,9 @@ int main(int argc, char** argv) {
   if (result.server_syscalls && !o.json) std::printf("  (strace's table of the window: %s)\n", strace_out.c_str());
   // A run that measured nothing, saw errors, or lost the server's figures is not a result;
   // a good one leaves no log of its children behind.
-  if (result.requests == 0 || result.errors > 0 || (child && !result.server)) {
+  const bool incomplete =
+      result.lost_changes && (*result.lost_changes > 0 || result.repeated_changes > 0 || result.overflows > 0);
+  if (result.requests == 0 || result.errors > 0 || (child && !result.server) || incomplete) {
     if (child) std::fprintf(stderr, "uactor-load: the child's stderr: %s\n", child_log.c_str());
     return 1;
   }

@@ -61,6 +61,9 @@ std::string to_text(const load_result& r) {
     out += fmt::format("throughput: {:.0f} requests/s, {:.0f} values/s\n", r.requests_per_s(), r.values_per_s());
   else
     out += fmt::format("throughput: {:.0f} {}s/s\n", r.requests_per_s(), r.unit);
+  if (r.lost_changes)
+    out += fmt::format("completeness: {} lost changes ({} items behind at the end), {} repeated, {} overflows\n",
+                       *r.lost_changes, r.items_behind, r.repeated_changes, r.overflows);
   out += fmt::format("latency (µs): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max {:.1f}\n",
                      us(r.latency.percentile(50)), us(r.latency.percentile(90)), us(r.latency.percentile(99)),
                      us(r.latency.percentile(99.9)), us(r.latency.max()));
@@ -116,6 +119,9 @@ std::string to_json(const load_result& r) {
   out += process_json("client", r.client, n);
   out += fmt::format(R"(,"client_copy_allocs_per_req":{})", r.client_copy_allocations);
   if (r.server_syscalls) out += fmt::format(R"(,"server_syscalls_per_req":{:.3f})", per_request(*r.server_syscalls, n));
+  if (r.lost_changes)
+    out += fmt::format(R"(,"lost_changes":{},"items_behind":{},"repeated_changes":{},"overflows":{})", *r.lost_changes,
+                       r.items_behind, r.repeated_changes, r.overflows);
   return out + "}";
 }
 

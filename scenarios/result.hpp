@@ -35,6 +35,11 @@ struct load_result {
   std::optional<runtime::process_stats> server;  // none when the target is not our child
   std::size_t client_copy_allocations = 0;        // per request, of the harness's request copy
   std::optional<std::uint64_t> server_syscalls;   // --syscalls: strace -c -f over the window
+  // sub --variables: every change the writer made must reach every item (consecutive ticks).
+  std::optional<std::uint64_t> lost_changes;      // ticks missing per item, summed
+  std::uint64_t repeated_changes = 0;             // a value not above the item's last one
+  std::uint64_t overflows = 0;                    // values with the Overflow InfoBit
+  std::uint64_t items_behind = 0;                 // items short of the window's last tick after the grace time
 
   double requests_per_s() const { return window_s > 0 ? static_cast<double>(requests) / window_s : 0; }
   double values_per_s() const {

@@ -3,7 +3,9 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
 #include <vector>
 
 #include "actors/client.hpp"
@@ -18,10 +20,15 @@ std::int64_t utc_ticks_now() {
          std::chrono::duration_cast<std::chrono::duration<std::int64_t, std::ratio<1, 10'000'000>>>(since_1970).count();
 }
 
-class sub_driver final : public load_driver {
+// Part 4 §7.39.1: InfoType DataValue (bit 10) with the Overflow bit (bit 7).
+constexpr std::uint32_t overflow_info_bits = 0x0480;
+
+class sub_driver final : public sub_load_driver {
 public:
   sub_driver(const load_options& load, const sub_options& sub, std::string url)
-      : load_(load), sub_(sub), url_(std::move(url)) {}
+      : load_(load), sub_(sub), url_(std::move(url)) {
+    if (sub_.variables) seen_ = std::vector<std::atomic<std::uint64_t>>(load_.sessions * sub_.subs * load_.nodes);
+  }
   ~sub_driver() override { stop(); }
 
   std::string start(recorder& rec) override {
@@ -29,7 +36,8 @@ public:
     config_.load<caf::io::middleman>();
     config_.set("scheduler.max-threads", 2);
     system_ = std::make_unique<caf::actor_system>(config_);
-    const auto node = ua::node_id::string(1, "Demo.Dynamic.Counter");  // subscribed_node
+    const auto counter = ua::node_id::string(1, "Demo.Dynamic.Counter");  // subscribed_node
+    std::uint32_t g = 0;  // the item's number over all sessions and subscriptions
     for (std::size_t i = 0; i < load_.sessions; ++i) {
       client_options co;
       co.endpoint_url = url_;
@@ -55,11 +63,16 @@ public:
         req.subscription_id = created->subscription_id;
         req.timestamps_to_return = ua::timestamps_to_return::both;
         std::vector<item_handler> handlers;
-        for (std::size_t n = 0; n < load_.nodes; ++n) {
-          req.items_to_create.push_back(
-              monitor_value(node, static_cast<std::uint32_t>(n + 1), sub_.sampling_interval_ms, 1, true));
+        for (std::size_t n = 0; n < load_.nodes; ++n, ++g) {
+          // The fast callback finds the item by its client handle (g + 1); per item, the handler
+          // knows g (the client replaces the handles with its own).
+          const auto node = sub_.variables ? ua::node_id::string(1, "Load.V" + std::to_string(g % sub_.variables)) : counter;
+          req.items_to_create.push_back(monitor_value(node, g + 1, sub_.sampling_interval_ms, sub_.queue_size, true));
           if (sub_.per_item)
-            handlers.emplace_back([this](const ua::monitored_item_notification& c) { on_changes({&c, 1}); });
+            handlers.emplace_back([this, g](const ua::monitored_item_notification& c) {
+              on_changes({&c, 1});
+              if (!seen_.empty()) check(g, c.value);
+            });
         }
         auto items = sub_.per_item ? cl.create_monitored_items_sync(std::move(req), std::move(handlers))
                                    : cl.create_monitored_items_sync(std::move(req));
@@ -78,6 +91,40 @@ public:
     system_.reset();
   }
 
+  void start_counting() override { counting_.store(true, std::memory_order_relaxed); }
+
+  sub_completeness finish_counting(std::chrono::milliseconds writer_interval) override {
+    sub_completeness r;
+    if (seen_.empty()) {
+      counting_.store(false, std::memory_order_relaxed);
+      return r;
+    }
+    // Every change the writer made up to the highest tick seen so far must arrive: each item's
+    // subscription publishes it within a publishing interval (late by at most the server's 10 ms
+    // tick), so a few intervals of both clocks are plenty.
+    const std::uint64_t last = max_seen_.load(std::memory_order_relaxed);
+    const auto grace = 3 * std::max(writer_interval, sub_.publishing_interval) + std::chrono::milliseconds(500);
+    const auto deadline = load_clock::now() + grace;
+    const auto behind = [&] {
+      std::uint64_t n = 0;
+      for (const auto& s : seen_)
+        if (s.load(std::memory_order_relaxed) < last) ++n;  // seen_ holds value + 1
+      return n;
+    };
+    while (behind() > 0 && load_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    counting_.store(false, std::memory_order_relaxed);
+    for (const auto& s : seen_) {
+      const auto v = s.load(std::memory_order_relaxed);
+      if (v >= last) continue;
+      ++r.behind;
+      r.lost += v == 0 ? 1 : last - v;  // never heard of: at least one change lost
+    }
+    r.lost += lost_.load();
+    r.repeated = repeated_.load();
+    r.overflows = overflows_.load();
+    return r;
+  }
+
 private:
   void on_changes(std::span<const ua::monitored_item_notification> changes) {
     const auto now = load_clock::now();
@@ -88,7 +135,30 @@ private:
       const std::int64_t ticks = c.value.has_source_timestamp ? utc - c.value.source_timestamp.ticks : 0;
       const auto latency = std::chrono::nanoseconds(std::max<std::int64_t>(ticks, 0) * 100);
       rec_->completed(now - std::chrono::duration_cast<load_clock::duration>(latency), now, ok);
+      if (!sub_.per_item && !seen_.empty() && c.client_handle >= 1 && c.client_handle <= seen_.size())
+        check(c.client_handle - 1, c.value);
     }
+  }
+
+  // Item g got `v`: the writer's tick, one above the item's last value unless a change was lost.
+  // Each item is only ever touched by its own connection's thread; relaxed atomics let
+  // finish_counting read them from the harness's thread.
+  void check(std::uint32_t g, const ua::data_value& v) {
+    const auto* tick = v.has_value ? v.value.get_if<std::uint32_t>() : nullptr;
+    if (!tick) return;  // a bad status: counted as an error by on_changes
+    const std::uint64_t now = std::uint64_t{*tick} + 1;
+    auto& slot = seen_[g];
+    const auto before = slot.load(std::memory_order_relaxed);
+    slot.store(now, std::memory_order_relaxed);
+    if (auto m = max_seen_.load(std::memory_order_relaxed); now > m)
+      while (!max_seen_.compare_exchange_weak(m, now, std::memory_order_relaxed) && now > m) {
+      }
+    if (!counting_.load(std::memory_order_relaxed)) return;
+    if (v.has_status && (v.status.value() & overflow_info_bits) == overflow_info_bits)
+      overflows_.fetch_add(1, std::memory_order_relaxed);
+    if (before == 0) return;  // the item's first value
+    if (now > before + 1) lost_.fetch_add(now - before - 1, std::memory_order_relaxed);
+    else if (now <= before) repeated_.fetch_add(1, std::memory_order_relaxed);
   }
 
   void on_status(const subscription_status& st) {
@@ -106,11 +176,19 @@ private:
   std::unique_ptr<caf::actor_system> system_;
   std::vector<std::unique_ptr<client>> clients_;
   std::atomic<bool> stopped_{false};
+  // The completeness check (--variables): per item its last value + 1 (0: none yet).
+  std::vector<std::atomic<std::uint64_t>> seen_;
+  std::atomic<std::uint64_t> max_seen_{0};
+  std::atomic<bool> counting_{false};
+  std::atomic<std::uint64_t> lost_{0};
+  std::atomic<std::uint64_t> repeated_{0};
+  std::atomic<std::uint64_t> overflows_{0};
 };
 
 }  // namespace
 
-std::unique_ptr<load_driver> make_sub_driver(const load_options& load, const sub_options& sub, std::string endpoint_url) {
+std::unique_ptr<sub_load_driver> make_sub_driver(const load_options& load, const sub_options& sub,
+                                                 std::string endpoint_url) {
   return std::make_unique<sub_driver>(load, sub, std::move(endpoint_url));
 }
 

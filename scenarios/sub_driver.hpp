@@ -1,10 +1,16 @@
 // The sub scenario with our client (actors/client.hpp): --sessions clients, each with --subs
-// subscriptions of --nodes monitored items on Demo.Dynamic.Counter (the server's writer changes it
-// every --write-interval); every data change is one completion, its latency the time from the
-// change's SourceTimestamp to the client's callback (both clocks are this machine's).
+// subscriptions of --nodes monitored items. Without --variables every item monitors
+// Demo.Dynamic.Counter (the server's demo writer changes it every --write-interval); with
+// --variables N the child serves N load variables ns=1;s=Load.V<i> (`uactor run --load-variables`),
+// all set to the writer's tick each interval, and item g (counted over sessions, subscriptions and
+// items) monitors Load.V<g mod N>: at sessions x subs x nodes = N every variable is monitored once.
+// Every data change is one completion, its latency the time from the change's SourceTimestamp to
+// the client's callback (both clocks are this machine's). With --variables the driver also checks
+// completeness: per item the values must be consecutive ticks.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,8 +25,28 @@ struct sub_options {
   std::chrono::milliseconds publishing_interval{100};
   double sampling_interval_ms = 0;  // 0: as the value changes (the server may revise it)
   bool per_item = false;            // --callback item: one handler per monitored item
+  std::size_t variables = 0;        // 0: every item on Demo.Dynamic.Counter; N: on the load variables
+  std::uint32_t queue_size = 1;
 };
 
-std::unique_ptr<load_driver> make_sub_driver(const load_options& load, const sub_options& sub, std::string endpoint_url);
+// What the completeness check of the load variables saw (all zero without --variables).
+struct sub_completeness {
+  std::uint64_t lost = 0;        // ticks missing between consecutive values of an item, and at the end
+  std::uint64_t repeated = 0;    // a value not above the item's last one (a duplicate or a step back)
+  std::uint64_t overflows = 0;   // values with the Overflow InfoBit (Part 4 §5.12.1.5: the server's queue dropped)
+  std::uint64_t behind = 0;      // items that had not reached the last tick of the window after the grace time
+};
+
+class sub_load_driver : public load_driver {
+public:
+  // From now on gaps count (the measurement window opens).
+  virtual void start_counting() = 0;
+  // The window closed: waits (bounded: a few publishing and writer intervals) until every item has
+  // seen the highest tick any item saw by now, then stops counting and says what was missing.
+  virtual sub_completeness finish_counting(std::chrono::milliseconds writer_interval) = 0;
+};
+
+std::unique_ptr<sub_load_driver> make_sub_driver(const load_options& load, const sub_options& sub,
+                                                 std::string endpoint_url);
 
 }  // namespace uactor::scenarios
