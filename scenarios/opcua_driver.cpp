@@ -32,8 +32,8 @@ bool all_good(const ua::browse_response& r) {
 
 class opcua_driver final : public load_driver {
 public:
-  opcua_driver(opcua_scenario scenario, const load_options& o, std::string url)
-      : scenario_(scenario), options_(o), url_(std::move(url)) {
+  opcua_driver(opcua_scenario scenario, const load_options& o, std::string url, bool shared)
+      : scenario_(scenario), options_(o), url_(std::move(url)), shared_(shared) {
     read_ = make_read_request(o.nodes);
     write_ = make_write_request(o.nodes);
     browse_ = make_browse_request(o.nodes);
@@ -46,7 +46,22 @@ public:
     config_.load<caf::io::middleman>();
     config_.set("scheduler.max-threads", 2);
     system_ = std::make_unique<caf::actor_system>(config_);
-    for (std::size_t i = 0; i < options_.sessions; ++i) {
+    if (shared_) {
+      // One connection and channel; its first session and sessions - 1 more over it.
+      client_options co;
+      co.endpoint_url = url_;
+      co.security = options_.security;
+      co.session_name = "uactor-load 0";
+      auto c = client::connect(*system_, co);
+      if (!c) return "session 0: " + c.error().to_string();
+      clients_.push_back(std::make_unique<client>(std::move(*c)));
+      for (std::size_t i = 1; i < options_.sessions; ++i) {
+        auto s = clients_[0]->open_session_sync("uactor-load " + std::to_string(i));
+        if (!s) return "session " + std::to_string(i) + ": " + s.error().to_string();
+        more_.push_back(std::make_unique<client_session>(std::move(*s)));
+      }
+    }
+    for (std::size_t i = 0; !shared_ && i < options_.sessions; ++i) {
       client_options co;
       co.endpoint_url = url_;
       co.security = options_.security;
@@ -71,7 +86,8 @@ public:
       std::unique_lock lock(mutex_);
       drained_.wait_for(lock, std::chrono::seconds(15), [this] { return outstanding_ == 0; });
     }
-    for (auto& c : clients_) c->close();
+    for (auto& c : clients_) c->close();  // shared: closes every session of the channel
+    more_.clear();
     clients_.clear();
     system_.reset();
   }
@@ -86,7 +102,13 @@ private:
   // The callback captures one pointer, so std::function keeps it without an allocation.
   void issue(slot& s) {
     s.sent = load_clock::now();
-    auto& c = *clients_[s.session];
+    if (shared_ && s.session > 0) return issue_on(*more_[s.session - 1], s);
+    issue_on(*clients_[s.session], s);
+  }
+
+  // A client or one of its other sessions: the same three calls.
+  template <class Session>
+  void issue_on(Session& c, slot& s) {
     slot* p = &s;
     switch (scenario_) {
       case opcua_scenario::read:
@@ -113,6 +135,7 @@ private:
   opcua_scenario scenario_;
   load_options options_;
   std::string url_;
+  bool shared_ = false;
   ua::read_request read_;
   ua::write_request write_;
   ua::browse_request browse_;
@@ -120,6 +143,7 @@ private:
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<std::unique_ptr<client>> clients_;
+  std::vector<std::unique_ptr<client_session>> more_;  // shared: sessions 1.. over clients_[0]
   std::vector<slot> slots_;
   std::atomic<bool> stopping_{false};
   std::mutex mutex_;
@@ -130,8 +154,8 @@ private:
 }  // namespace
 
 std::unique_ptr<load_driver> make_opcua_driver(opcua_scenario scenario, const load_options& options,
-                                               std::string endpoint_url) {
-  return std::make_unique<opcua_driver>(scenario, options, std::move(endpoint_url));
+                                               std::string endpoint_url, bool shared_channel) {
+  return std::make_unique<opcua_driver>(scenario, options, std::move(endpoint_url), shared_channel);
 }
 
 std::size_t request_copy_allocations(opcua_scenario scenario, std::size_t nodes) {
