@@ -40,6 +40,7 @@ void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, con
   const auto routed = sessions_.route(channel_id, header, request, now);
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
+  if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);
@@ -68,7 +69,7 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
     return finish(create_items_, req->request_header);
   }
   if (const auto* req = request.get_if<ua::create_subscription_request>()) {
-    subs.create_subscription(id, *req, create_subscription_, now);
+    subs.create_subscription(id, s.identity, *req, create_subscription_, now);
     return finish(create_subscription_, req->request_header);
   }
   if (const auto* req = request.get_if<ua::republish_request>()) {
@@ -88,7 +89,7 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
     return finish(delete_subscriptions_, req->request_header);
   }
   if (const auto* req = request.get_if<ua::transfer_subscriptions_request>()) {
-    subs.transfer_subscriptions(id, *req, transfer_subscriptions_, now);
+    subs.transfer_subscriptions(id, s.identity, *req, transfer_subscriptions_, now);
     return finish(transfer_subscriptions_, req->request_header);
   }
   if (const auto* req = request.get_if<ua::modify_monitored_items_request>()) {

@@ -168,6 +168,7 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   if (next_session_number_ == 0) next_session_number_ = 1;
   s.authentication_token = ua::node_id::guid_id(config_.session_namespace, token);
   s.session_name = req.session_name;
+  s.client_application_uri = std::string(req.client_description.application_uri.view());
   s.channel_id = channel_id;
   s.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(revised));
   s.last_activity = now.steady;
@@ -216,12 +217,17 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
       if (p.token_type == type && (id.empty() || same_policy_id(p.policy_id, id))) return &p;
     return nullptr;
   };
+  const bool secured = channel.mode == ua::message_security_mode::sign ||
+                       channel.mode == ua::message_security_mode::sign_and_encrypt;
   const ua::anonymous_identity_token* anonymous = token.get_if<ua::anonymous_identity_token>();
   if (anonymous || token.empty()) {
     if (ids && !ids->anonymous) return ua::status::bad_identity_token_rejected;
     const auto* p = policy_of(ua::user_token_type::anonymous, anonymous ? anonymous->policy_id : ua::ua_string{});
     if (!p) return ua::status::bad_identity_token_invalid;
     s.user_token_policy_id = p->policy_id;
+    s.user_name = {};
+    // Part 4 §5.13.7: anonymous sessions are told apart by the client's ApplicationUri.
+    s.identity = {session_identity::kind::anonymous, s.client_application_uri, secured};
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
@@ -230,13 +236,17 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     if (const auto sc = check_user_name(*t, channel, s); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
     s.user_name = t->user_name;
+    s.identity = {session_identity::kind::user_name, std::string(t->user_name.view()), secured};
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::x509_identity_token>()) {
     const auto* p = policy_of(ua::user_token_type::certificate, t->policy_id);
     if (!p || !ids || !ids->x509 || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
-    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now); sc.is_bad()) return sc;
+    std::string thumbprint;
+    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
+    s.user_name = {};
+    s.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
     return ua::status::good;
   }
   if (token.get_if<ua::issued_identity_token>()) return ua::status::bad_identity_token_rejected;
@@ -275,7 +285,8 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
 }
 
 ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
-                                            const channel_peer& channel, const session& s, const instant& now) const {
+                                            const channel_peer& channel, const session& s, const instant& now,
+                                            std::string& thumbprint) const {
   auto& sec = *config_.security;
   auto cert = security::certificate::from_der(bytes_of(t.certificate_data));
   if (!cert) return ua::status::bad_identity_token_invalid;
@@ -296,6 +307,7 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
                  cert->describe());
     return ua::status::bad_user_signature_invalid;
   }
+  thumbprint = cert->thumbprint_hex();  // who the user is, for TransferSubscriptions
   return ua::status::good;
 }
 
@@ -337,6 +349,7 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   resp.diagnostic_infos.clear();
   routed r;
   r.response = &activate_response_;
+  r.activated = s;
   return r;
 }
 

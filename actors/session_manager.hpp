@@ -13,6 +13,7 @@
 #include "actors/secure_channel_state.hpp"
 #include "actors/server_security.hpp"
 #include "actors/services/browse.hpp"
+#include "actors/subscriptions/session_identity.hpp"
 #include "protocol/generated/types.hpp"
 
 namespace uactor::actors {
@@ -50,6 +51,8 @@ struct session {
   ua::byte_string server_nonce;      // the last one sent
   ua::ua_string user_token_policy_id;  // of the identity accepted by ActivateSession
   ua::ua_string user_name;             // UserName identities: who activated it
+  std::string client_application_uri;  // CreateSession's ClientDescription.applicationUri
+  session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
 };
@@ -74,6 +77,7 @@ public:
     const ua::extension_body* response = nullptr;  // respond; valid until the next call
     session* target = nullptr;                     // dispatch
     const closed_session* closed = nullptr;        // a session this request ended; valid until the next call
+    const session* activated = nullptr;            // a session this request (re)activated: its identity may be new
   };
 
   // One decoded request from a channel. Session services (Create/Activate/CloseSession) are
@@ -111,7 +115,8 @@ private:
   ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
                                   const session& s) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
-                             const channel_peer& channel, const session& s, const instant& now) const;
+                             const channel_peer& channel, const session& s, const instant& now,
+                             std::string& thumbprint) const;
   channel_peer channel(std::uint32_t channel_id) const;
   routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
   void new_nonce(ua::byte_string& nonce);

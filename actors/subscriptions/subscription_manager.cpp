@@ -181,6 +181,7 @@ struct retained_message {
 struct subscription_manager::subscription {
   std::uint32_t id = 0;
   std::uint32_t session = 0;  // 0: none (kept for a transfer until the lifetime ends)
+  session_identity owner;     // who its session acts for (§5.13.7)
   double interval_ms = 0;
   std::uint32_t lifetime_count = 0;
   std::uint32_t keep_alive_count = 0;
@@ -290,7 +291,8 @@ void subscription_manager::revise(subscription& s, double interval, std::uint32_
                             : max_notifications;
 }
 
-void subscription_manager::create_subscription(std::uint32_t session, const create_subscription_request& req,
+void subscription_manager::create_subscription(std::uint32_t session, const session_identity& identity,
+                                               const create_subscription_request& req,
                                                create_subscription_response& resp, const instant& now) {
   resp.response_header.service_result = status::good;
   resp.subscription_id = 0;
@@ -304,6 +306,7 @@ void subscription_manager::create_subscription(std::uint32_t session, const crea
   s.id = next_subscription_id_++;
   if (next_subscription_id_ == 0) next_subscription_id_ = 1;
   s.session = session;
+  s.owner = identity;
   revise(s, req.requested_publishing_interval, req.requested_lifetime_count, req.requested_max_keep_alive_count,
          req.max_notifications_per_publish);
   s.priority = req.priority;
@@ -376,9 +379,11 @@ void subscription_manager::delete_subscriptions(std::uint32_t session, const del
   if (session_state* ss = find_session(session); ss && ss->subs.empty()) no_subscription_left(*ss, now);
 }
 
-// §5.13.7: the subscriptions move to the calling session; the session that had them gets a
-// StatusChangeNotification Good_SubscriptionTransferred with its next Publish.
-void subscription_manager::transfer_subscriptions(std::uint32_t session, const transfer_subscriptions_request& req,
+// §5.13.7: the subscriptions move to the calling session when it acts for the same user; the
+// session that had them gets a StatusChangeNotification Good_SubscriptionTransferred with its next
+// Publish.
+void subscription_manager::transfer_subscriptions(std::uint32_t session, const session_identity& identity,
+                                                  const transfer_subscriptions_request& req,
                                                   transfer_subscriptions_response& resp, const instant& now) {
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
@@ -396,6 +401,11 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const t
     if (found == subscriptions_.end()) { r.status_code = status::bad_subscription_id_invalid; continue; }
     subscription& s = *found->second;
     if (s.session != session) {
+      // Checked first: another user learns nothing more about the subscription than that it exists.
+      if (const auto sc = check_transfer(s.owner, identity, limits_.allow_unsecured_anonymous_transfer); sc.is_bad()) {
+        r.status_code = sc;
+        continue;
+      }
       if (target.subs.size() >= limits_.max_subscriptions_per_session) {
         r.status_code = status::bad_too_many_subscriptions;
         continue;
@@ -408,6 +418,7 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const t
         if (old->subs.empty()) no_subscription_left(*old, now);
       }
       s.session = session;
+      s.owner = identity;
       target.subs.push_back(&s);
     }
     s.lifetime_counter = 0;
@@ -1195,6 +1206,13 @@ void subscription_manager::session_closed(std::uint32_t session, bool delete_sub
     }
   }
   sessions_.erase(found);
+}
+
+void subscription_manager::session_activated(std::uint32_t session, const session_identity& identity) {
+  session_state* ss = find_session(session);
+  if (!ss) return;
+  for (subscription* s : ss->subs)
+    if (!(s->owner == identity)) s->owner = identity;
 }
 
 void subscription_manager::channel_closed(std::uint32_t channel_id) {

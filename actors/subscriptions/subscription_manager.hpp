@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actors/secure_channel_state.hpp"
+#include "actors/subscriptions/session_identity.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/generated/types.hpp"
@@ -36,6 +37,9 @@ struct subscription_limits {
   std::uint32_t max_keep_alive_count = 10'000;
   double max_lifetime_ms = 3'600'000;                     // lifetime count x interval, at most
   std::chrono::milliseconds tick_interval{10};            // how often the host calls publish_tick
+  // TransferSubscriptions between ANONYMOUS sessions of the same ApplicationUri when a channel is
+  // not secured: Part 4 §5.13.7 requires Sign or SignAndEncrypt; true waives that (0010).
+  bool allow_unsecured_anonymous_transfer = true;
 };
 
 // A response produced outside the request that it answers (a queued Publish): the session host
@@ -53,17 +57,21 @@ public:
   subscription_manager(const subscription_manager&) = delete;
   subscription_manager& operator=(const subscription_manager&) = delete;
 
-  // The Subscription services (§5.13). `session` is the numeric SessionId of the calling session.
-  void create_subscription(std::uint32_t session, const ua::create_subscription_request&,
-                           ua::create_subscription_response&, const instant& now);
+  // The Subscription services (§5.13). `session` is the numeric SessionId of the calling session;
+  // `identity` who it acts for (the owner of what it creates or takes over).
+  void create_subscription(std::uint32_t session, const session_identity& identity,
+                           const ua::create_subscription_request&, ua::create_subscription_response&,
+                           const instant& now);
   void modify_subscription(std::uint32_t session, const ua::modify_subscription_request&,
                            ua::modify_subscription_response&, const instant& now);
   void set_publishing_mode(std::uint32_t session, const ua::set_publishing_mode_request&,
                            ua::set_publishing_mode_response&);
   void delete_subscriptions(std::uint32_t session, const ua::delete_subscriptions_request&,
                             ua::delete_subscriptions_response&, const instant& now);
-  void transfer_subscriptions(std::uint32_t session, const ua::transfer_subscriptions_request&,
-                              ua::transfer_subscriptions_response&, const instant& now);
+  // §5.13.7: a subscription whose owner is another user stays where it is (Bad_UserAccessDenied).
+  void transfer_subscriptions(std::uint32_t session, const session_identity& identity,
+                              const ua::transfer_subscriptions_request&, ua::transfer_subscriptions_response&,
+                              const instant& now);
   void republish(std::uint32_t session, const ua::republish_request&, ua::republish_response&);
 
   // The MonitoredItem services (§5.12).
@@ -94,6 +102,8 @@ public:
   // without a session until their lifetime ends (deleteSubscriptions false, Part 4 §5.7.4); its
   // queued Publish requests are answered Bad_SessionClosed.
   void session_closed(std::uint32_t session, bool delete_subscriptions, const instant& now);
+  // A session was (re)activated, maybe for another user: its subscriptions now belong to that one.
+  void session_activated(std::uint32_t session, const session_identity& identity);
   // A channel closed: the Publish requests that came on it can no longer be answered.
   void channel_closed(std::uint32_t channel_id);
 
