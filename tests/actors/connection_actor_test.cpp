@@ -8,6 +8,9 @@
 // handled one mailbox message" (the broker flushes once at the end of each handler).
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <memory>
 #include <vector>
 
@@ -120,6 +123,20 @@ struct fixture {
     REQUIRE(b);
     brokers.push_back(*b);
     if (broker) *broker = *b;
+    run();
+    return hdl;
+  }
+
+  // The same, linked to a socket of its own for direct sends (serving_connection_broker).
+  caf::io::connection_handle connect_direct(int native_socket, caf::actor* broker) {
+    const auto hdl = caf::io::connection_handle::from_int(next_handle++);
+    mpx.provide_scribe("localhost", 4840, hdl);
+    const actors::connection_links links{{host, nullptr}, native_socket};
+    auto b = sys.middleman().spawn_client(actors::serving_connection_broker, "localhost", 4840, options(),
+                                          std::uint32_t{7}, links);
+    REQUIRE(b);
+    brokers.push_back(*b);
+    *broker = *b;
     run();
     return hdl;
   }
@@ -428,4 +445,84 @@ TEST_CASE("connection broker: over 1 MiB of unsent answers it stops reading, and
   // ... until data arrives, which proves the read event is registered.
   f.send(hdl, f.requests(codec, 1));
   REQUIRE(f.mpx.passive_mode(hdl));
+}
+
+namespace {
+
+// Everything readable on a non-blocking socket now.
+std::vector<std::uint8_t> drain(int fd) {
+  std::vector<std::uint8_t> all;
+  std::uint8_t buf[65536];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return all;
+    all.insert(all.end(), buf, buf + n);
+  }
+}
+
+// Writes junk into `fd` until the kernel takes no more: how much it took.
+std::size_t fill(int fd) {
+  std::size_t total = 0;
+  const std::vector<std::uint8_t> junk(4096, 0xAB);
+  for (;;) {
+    const auto n = ::send(fd, junk.data(), junk.size(), MSG_DONTWAIT);
+    if (n <= 0) return total;
+    total += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("connection broker: output goes straight to its socket while CAF holds none, and waits behind CAF's "
+          "buffer from a refused send until CAF reports it written", "[actors]") {
+  fixture f;
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+  caf::actor broker;
+  const auto hdl = f.connect_direct(sv[0], &broker);  // sv[0]: the connection's socket; sv[1]: the peer
+  ua_codec codec;
+
+  // HEL and OPN: their answers go out directly; CAF's buffer (the test multiplexer's output) stays empty.
+  f.send(hdl, codec.hello());
+  REQUIRE(f.output_size(hdl) == 0);
+  auto got = codec.read_all(drain(sv[1]));
+  REQUIRE(got.size() == 1);
+  REQUIRE(got[0].type == "ACK");
+  f.send(hdl, codec.open());
+  REQUIRE(f.output_size(hdl) == 0);
+  got = codec.read_all(drain(sv[1]));
+  REQUIRE(got.size() == 1);
+  REQUIRE(got[0].type == "OPN");
+
+  // The socket is full: the response of request 1 is refused by the kernel and goes to CAF's buffer.
+  const std::size_t junk = fill(sv[0]);
+  REQUIRE(junk > 0);
+  const std::uint32_t first = codec.handle + 1;
+  f.send(hdl, f.requests(codec, 1));
+  f.answer(0, broker);
+  const std::size_t one = f.output_size(hdl);
+  REQUIRE(one > 0);
+
+  // The peer reads everything (only the junk was on the socket): room again, but CAF still holds
+  // response 1, so response 2 must queue behind it, not overtake it on the socket.
+  REQUIRE(drain(sv[1]).size() == junk);
+  f.send(hdl, f.requests(codec, 1));
+  f.answer(1, broker);
+  REQUIRE(drain(sv[1]).empty());
+  auto queued = f.output(hdl, codec);
+  REQUIRE(queued.size() == 2);
+  CHECK(handle_of(queued[0]) == first);
+  CHECK(handle_of(queued[1]) == first + 1);
+
+  // CAF reports its buffer written: direct sends again.
+  caf::anon_send(broker, caf::io::data_transferred_msg{hdl, one, 0});
+  f.run();
+  f.send(hdl, f.requests(codec, 1));
+  f.answer(2, broker);
+  REQUIRE(f.output_size(hdl) == 0);
+  got = codec.read_all(drain(sv[1]));
+  REQUIRE(got.size() == 1);
+  CHECK(handle_of(got[0]) == first + 2);
+  ::close(sv[0]);
+  ::close(sv[1]);
 }
