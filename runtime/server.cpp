@@ -41,6 +41,7 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg) {
   cfg.load<caf::io::middleman>();
   // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were best on 2 cores.
   cfg.set("scheduler.max-threads", 2);
+  actors::tune_io(cfg);  // docs/decisions/0013
   return cfg;
 }
 
