@@ -164,6 +164,31 @@ TEST_CASE("session_manager: ActivateSession with an anonymous token activates an
   CHECK(read.target == s);
 }
 
+// Part 4 §5.13.7: TransferSubscriptions compares who sessions act for; an anonymous one by the
+// client's ApplicationUri from CreateSession. ActivateSession tells the caller (`activated`).
+TEST_CASE("session_manager: ActivateSession records the session's identity, anonymous by ApplicationUri", "[actors]") {
+  harness h;
+  ua::create_session_request req;
+  req.requested_session_timeout = 60'000;
+  req.client_description.application_uri = "urn:test:client-a";
+  const auto* created = harness::answer<ua::create_session_response>(h.call(channel_a, req, at(0)));
+  REQUIRE(created);
+  const auto token = created->authentication_token;
+  const auto r = h.activate(channel_a, token, at(1));
+  REQUIRE(harness::answer<ua::activate_session_response>(r));
+  const auto* s = h.sessions.find(token);
+  REQUIRE(s);
+  CHECK(r.activated == s);
+  CHECK(s->identity == actors::session_identity{actors::session_identity::kind::anonymous, "urn:test:client-a", false});
+  // A refused activation reports none and keeps the identity.
+  const auto refused = h.activate(channel_a, token, at(2), ua::user_name_identity_token{"user", "u", "p", {}});
+  CHECK(harness::fault_status(refused) != status::good);
+  CHECK(refused.activated == nullptr);
+  CHECK(s->identity.name == "urn:test:client-a");
+  // Other requests report none.
+  CHECK(h.read(channel_a, token, at(3)).activated == nullptr);
+}
+
 TEST_CASE("session_manager: a null identity token is anonymous", "[actors]") {
   harness h;
   const auto created = h.create(channel_a, at(0));

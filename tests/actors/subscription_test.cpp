@@ -8,9 +8,15 @@
 #include <limits>
 #include <vector>
 
+#include "actors/channel_crypto.hpp"
 #include "actors/demo_namespace.hpp"
 #include "actors/server_core.hpp"
+#include "actors/services/discovery.hpp"
 #include "protocol/message.hpp"
+#include "security/certificate.hpp"
+#include "security/password_hash.hpp"
+#include "security/policy.hpp"
+#include "security/session_crypto.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
@@ -43,6 +49,91 @@ ua::status_code result_of(const ua::extension_object& r) {
   return status::good;
 }
 
+// A server with Basic256Sha256 SignAndEncrypt (channels `secured_a`, `secured_b`) besides None,
+// users alice and bob: sessions acting for different users (Part 4 §5.13.7).
+constexpr std::uint32_t secured_a = 5;
+constexpr std::uint32_t secured_b = 6;
+constexpr const char* client_uri = "urn:test:client";
+
+const security::security_policy& basic256sha256() {
+  return *security::find_policy(security::policy_uri_basic256sha256);
+}
+
+struct test_keys {
+  security::application_identity server;
+  security::application_identity client;  // for client_uri
+};
+
+const test_keys& keys() {
+  static const test_keys k = [] {
+    const auto make = [](const char* uri) {
+      security::certificate_request r;
+      r.application_uri = uri;
+      r.host_names = {"localhost"};
+      auto id = security::create_self_signed(r, at(0).utc);
+      REQUIRE(id);
+      return std::move(*id);
+    };
+    return test_keys{make("urn:test:uactor:server"), make(client_uri)};
+  }();
+  return k;
+}
+
+struct trust_all final : actors::certificate_checker {
+  security::validation_result check(const security::certificate&, const security::validation_options&,
+                                    ua::date_time) override {
+    return {status::good, {}, {}};
+  }
+};
+
+// How a test client opens its session: ApplicationUri, identity token, over a secured channel.
+struct identity_options {
+  std::string application_uri = client_uri;
+  ua::extension_object token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+  bool secured = false;  // CreateSession/ActivateSession with the client certificate and signature
+};
+
+identity_options user(const char* name, const char* password) {
+  ua::user_name_identity_token t;
+  t.policy_id = ua::ua_string(services::user_name_policy_id);
+  t.user_name = ua::ua_string(name);
+  t.password = ua::byte_string(password);  // in clear: the channel encrypts (Part 4 §7.41.2.2)
+  return {client_uri, ua::extension_object(std::move(t)), true};
+}
+
+identity_options anonymous(std::string uri = client_uri, bool secured = false) {
+  identity_options o;
+  o.application_uri = std::move(uri);
+  o.secured = secured;
+  return o;
+}
+
+actors::server_core make_secured_core(actors::subscription_limits limits = {}) {
+  auto sec = std::make_shared<actors::server_security>();
+  sec->offers = {actors::security_offer{&basic256sha256(), ua::message_security_mode::sign_and_encrypt},
+                 actors::security_offer{}};
+  sec->certificate = keys().server.cert;
+  sec->private_key = keys().server.private_key;
+  sec->checker = std::make_shared<trust_all>();
+  auto users = std::make_shared<security::user_store>();
+  users->add("alice", "alice-pw", 1000);
+  users->add("bob", "bob-pw", 1000);
+  sec->identities.users = std::move(users);
+  for (const auto ch : {secured_a, secured_b})
+    sec->channels.put(ch, {&basic256sha256(), ua::message_security_mode::sign_and_encrypt, keys().client.cert});
+
+  actors::server_core_config c;
+  c.description.application_uri = "urn:test:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  c.sessions.security = sec;
+  c.sessions.endpoints = services::make_endpoints(c.description, *sec);
+  c.subscriptions = limits;
+  return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
+}
+
 // One session on a shared core.
 struct client {
   actors::server_core& core;
@@ -53,7 +144,10 @@ struct client {
   ua::byte_buffer out;
   ua::extension_object response;
 
-  explicit client(actors::server_core& c, std::uint32_t ch = channel) : core(c), chan(ch) { open_session(); }
+  explicit client(actors::server_core& c, std::uint32_t ch = channel, const identity_options& o = {})
+      : core(c), chan(ch) {
+    open_session(o);
+  }
 
   template <class T>
   ua::extension_object& call(T req, std::int64_t ms = 0) {
@@ -74,14 +168,37 @@ struct client {
     return *r;
   }
 
-  void open_session() {
+  void open_session(const identity_options& o) {
     ua::create_session_request create;
     create.requested_session_timeout = 600'000;
-    token = call_as<ua::create_session_response>(create).authentication_token;
-    ua::activate_session_request activate;
-    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
-    call_as<ua::activate_session_response>(activate);
+    create.client_description.application_uri = ua::ua_string(o.application_uri);
+    if (o.secured) {
+      create.client_certificate = actors::to_byte_string(keys().client.cert.der());
+      create.client_nonce = ua::byte_string(std::string(32, 'n'));
+    }
+    const auto& created = call_as<ua::create_session_response>(create);
+    REQUIRE(created.response_header.service_result == status::good);
+    token = created.authentication_token;
+    server_nonce = created.server_nonce;
+    activate(o);
   }
+
+  // ActivateSession (again) with the identity of `o`; Good or the fault's status.
+  ua::status_code activate(const identity_options& o) {
+    ua::activate_session_request activate;
+    activate.user_identity_token = o.token;
+    if (o.secured) {
+      activate.client_signature.algorithm = ua::ua_string(basic256sha256().signature_algorithm_uri);
+      activate.client_signature.signature =
+          security::sign(basic256sha256(), keys().client.private_key,
+                         actors::signed_data(keys().server.cert.der(), actors::bytes_of(server_nonce)));
+    }
+    const auto& r = call(activate);
+    if (const auto* a = r.get_if<ua::activate_session_response>()) server_nonce = a->server_nonce;
+    return result_of(r);
+  }
+
+  ua::byte_string server_nonce;  // the last one, signed by the next ActivateSession
 
   // A Publish: true when answered at once (then in `response`), false when queued.
   bool publish(std::int64_t ms, std::vector<ua::subscription_acknowledgement> acks = {}, std::uint32_t timeout_hint = 0) {
@@ -652,6 +769,171 @@ TEST_CASE("subscription: TransferSubscriptions moves a subscription; the old ses
   // and a has none left.
   REQUIRE(a.publish(210));
   CHECK(result_of(a.response) == status::bad_no_subscription);
+}
+
+// Part 4 §5.13.7: "The Server shall validate that the Client of that Session is operating on
+// behalf of the same user"; otherwise Bad_UserAccessDenied for that subscription (§5.13.7.4).
+TEST_CASE("subscription: check_transfer compares the kind and the name of the identities", "[subscription]") {
+  using kind = actors::session_identity::kind;
+  const actors::session_identity alice{kind::user_name, "alice", true};
+  const actors::session_identity anon_secured{kind::anonymous, client_uri, true};
+  const actors::session_identity anon_open{kind::anonymous, client_uri, false};
+  CHECK(actors::check_transfer(alice, alice, false) == status::good);
+  CHECK(actors::check_transfer(alice, {kind::user_name, "bob", true}, true) == status::bad_user_access_denied);
+  CHECK(actors::check_transfer(alice, {kind::user_name, "Alice", true}, true) == status::bad_user_access_denied);
+  // A certificate whose thumbprint is spelled like the user name is another kind of user.
+  CHECK(actors::check_transfer(alice, {kind::certificate, "alice", true}, true) == status::bad_user_access_denied);
+  CHECK(actors::check_transfer({kind::certificate, "AB12", true}, {kind::certificate, "AB12", true}, false) ==
+        status::good);
+  CHECK(actors::check_transfer({kind::certificate, "AB12", true}, {kind::certificate, "AB13", true}, true) ==
+        status::bad_user_access_denied);
+  // ANONYMOUS: the same ApplicationUri, and Sign or SignAndEncrypt unless waived.
+  CHECK(actors::check_transfer(anon_secured, anon_secured, false) == status::good);
+  CHECK(actors::check_transfer(anon_secured, {kind::anonymous, "urn:other", true}, true) ==
+        status::bad_user_access_denied);
+  CHECK(actors::check_transfer(anon_open, anon_open, true) == status::good);
+  CHECK(actors::check_transfer(anon_open, anon_open, false) == status::bad_user_access_denied);
+  CHECK(actors::check_transfer(anon_secured, anon_open, false) == status::bad_user_access_denied);
+  CHECK(actors::check_transfer(anon_open, anon_secured, false) == status::bad_user_access_denied);
+  CHECK(actors::check_transfer(anon_secured, {kind::user_name, client_uri, true}, true) ==
+        status::bad_user_access_denied);
+}
+
+namespace {
+
+ua::status_code transfer(client& to, std::uint32_t sub, std::int64_t ms) {
+  ua::transfer_subscriptions_request t;
+  t.subscription_ids = {sub};
+  const auto& r = to.call_as<ua::transfer_subscriptions_response>(t, ms);
+  REQUIRE(r.response_header.service_result == status::good);
+  REQUIRE(r.results.size() == 1);
+  return r.results[0].status_code;
+}
+
+// `from` publishes its subscription's change of Int32 to `value`; the Publish was queued first.
+void check_still_delivers(actors::server_core& core, client& from, std::uint32_t sub, std::int32_t value,
+                          std::int64_t ms) {
+  CHECK_FALSE(from.publish(ms));
+  set(core, scalar("Int32"), value, ms);
+  const auto answered = tick(core, ms + 100);
+  REQUIRE(answered.size() == 1);
+  CHECK(answered[0].first == from.request_id);
+  const auto& p = as_publish(answered[0].second);
+  CHECK(p.subscription_id == sub);
+  const auto ch = changes(p);
+  REQUIRE(ch.size() == 1);
+  CHECK(ch[0].value.value == ua::variant(value));
+}
+
+}  // namespace
+
+TEST_CASE("subscription: TransferSubscriptions between two sessions of the same user name", "[subscription]") {
+  auto core = make_secured_core();
+  client a(core, secured_a, user("alice", "alice-pw"));
+  client b(core, secured_b, user("alice", "alice-pw"));
+  const auto sub = a.subscribe(100);
+  a.monitor_one(sub, scalar("Int32"), 1);
+  CHECK(transfer(b, sub, 10) == status::good);
+  CHECK(core.subscriptions().subscription_count() == 1);
+  // b has it now (its initial value first), a has none.
+  CHECK_FALSE(b.publish(20));
+  REQUIRE(tick(core, 100).size() == 1);
+  REQUIRE(a.publish(110));
+  CHECK(result_of(a.response) == status::bad_no_subscription);
+}
+
+TEST_CASE("subscription: another user's TransferSubscriptions gets Bad_UserAccessDenied; the owner keeps publishing",
+          "[subscription]") {
+  auto core = make_secured_core();
+  client a(core, secured_a, user("alice", "alice-pw"));
+  client b(core, secured_b, user("bob", "bob-pw"));
+  const auto sub = a.subscribe(100);
+  a.monitor_one(sub, scalar("Int32"), 1);
+  CHECK_FALSE(a.publish(10));
+  REQUIRE(tick(core, 100).size() == 1);  // the initial value
+
+  CHECK(transfer(b, sub, 110) == status::bad_user_access_denied);
+  CHECK(take_deferred(core).empty());  // nothing told to a: no Good_SubscriptionTransferred
+  check_still_delivers(core, a, sub, 42, 120);
+  // b has nothing to publish.
+  REQUIRE(b.publish(300));
+  CHECK(result_of(b.response) == status::bad_no_subscription);
+
+  // Left without a session (CloseSession without deleteSubscriptions), it still belongs to alice.
+  ua::close_session_request close;
+  close.delete_subscriptions = false;
+  a.call_as<ua::close_session_response>(close, 310);
+  CHECK(transfer(b, sub, 320) == status::bad_user_access_denied);
+  client a2(core, secured_a, user("alice", "alice-pw"));
+  CHECK(transfer(a2, sub, 330) == status::good);
+}
+
+TEST_CASE("subscription: anonymous and named sessions never take each other's subscriptions", "[subscription]") {
+  auto core = make_secured_core();
+  // Both on secured channels, with the ApplicationUri of the client certificate.
+  client anon(core, secured_a, anonymous(client_uri, true));
+  client alice(core, secured_b, user("alice", "alice-pw"));
+  const auto anon_sub = anon.subscribe(100);
+  const auto alice_sub = alice.subscribe(100);
+  CHECK(transfer(alice, anon_sub, 10) == status::bad_user_access_denied);
+  CHECK(transfer(anon, alice_sub, 20) == status::bad_user_access_denied);
+  // Each still owns its own.
+  ua::set_publishing_mode_request m;
+  m.subscription_ids = {anon_sub};
+  CHECK(anon.call_as<ua::set_publishing_mode_response>(m, 30).results[0] == status::good);
+  m.subscription_ids = {alice_sub};
+  CHECK(alice.call_as<ua::set_publishing_mode_response>(m, 30).results[0] == status::good);
+  // A second anonymous session of the same application (secured) may take it.
+  client anon2(core, secured_b, anonymous(client_uri, true));
+  CHECK(transfer(anon2, anon_sub, 40) == status::good);
+}
+
+TEST_CASE("subscription: anonymous sessions transfer only within one ApplicationUri", "[subscription]") {
+  auto core = make_core();
+  client a(core, 3, anonymous("urn:test:app-a"));
+  client other(core, 4, anonymous("urn:test:app-b"));
+  client same(core, 5, anonymous("urn:test:app-a"));
+  const auto sub = a.subscribe(100);
+  a.monitor_one(sub, scalar("Int32"), 1);
+  CHECK_FALSE(a.publish(10));
+  REQUIRE(tick(core, 100).size() == 1);
+  CHECK(transfer(other, sub, 110) == status::bad_user_access_denied);
+  CHECK(take_deferred(core).empty());
+  check_still_delivers(core, a, sub, 7, 120);
+  // Over None, the same ApplicationUri is enough by default (allow_unsecured_anonymous_transfer).
+  CHECK(transfer(same, sub, 300) == status::good);
+}
+
+TEST_CASE("subscription: with allow_unsecured_anonymous_transfer off, anonymous transfers need Sign or SignAndEncrypt",
+          "[subscription]") {
+  actors::subscription_limits strict;
+  strict.allow_unsecured_anonymous_transfer = false;
+  auto core = make_secured_core(strict);
+  client open_a(core, 3, anonymous(client_uri, false));
+  client open_b(core, 4, anonymous(client_uri, false));
+  client sec_a(core, secured_a, anonymous(client_uri, true));
+  client sec_b(core, secured_b, anonymous(client_uri, true));
+  const auto open_sub = open_a.subscribe(100);
+  const auto sec_sub = sec_a.subscribe(100);
+  CHECK(transfer(open_b, open_sub, 10) == status::bad_user_access_denied);
+  CHECK(transfer(sec_b, open_sub, 20) == status::bad_user_access_denied);  // the old session is not secured
+  CHECK(transfer(open_b, sec_sub, 30) == status::bad_user_access_denied);  // the new one is not
+  CHECK(transfer(sec_b, sec_sub, 40) == status::good);
+}
+
+TEST_CASE("subscription: a session activated again for another user hands its subscriptions to that user",
+          "[subscription]") {
+  auto core = make_secured_core();
+  client s(core, secured_a, user("alice", "alice-pw"));
+  const auto sub = s.subscribe(100);
+  // Part 4 §5.7.3.1: ActivateSession may change the user of a session.
+  REQUIRE(s.activate(user("bob", "bob-pw")) == status::good);
+  client alice(core, secured_b, user("alice", "alice-pw"));
+  CHECK(transfer(alice, sub, 10) == status::bad_user_access_denied);
+  // A refused re-activation changes nothing.
+  CHECK(s.activate(user("alice", "wrong")) == status::bad_user_access_denied);
+  client bob(core, secured_b, user("bob", "bob-pw"));
+  CHECK(transfer(bob, sub, 20) == status::good);
 }
 
 // Part 4 §5.13.7 sendInitialValues: "If a value is queued ..., the next value in the queue is sent.
