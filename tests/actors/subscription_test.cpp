@@ -835,10 +835,14 @@ TEST_CASE("subscription: TransferSubscriptions between two sessions of the same 
   a.monitor_one(sub, scalar("Int32"), 1);
   CHECK(transfer(b, sub, 10) == status::good);
   CHECK(core.subscriptions().subscription_count() == 1);
-  // b has it now (its initial value first), a has none.
+  // b has it now (its initial value first); a is told with its next Publish, then has none.
   CHECK_FALSE(b.publish(20));
   REQUIRE(tick(core, 100).size() == 1);
   REQUIRE(a.publish(110));
+  const auto& told = as_publish(a.response).notification_message.notification_data;
+  REQUIRE(told.size() == 1);
+  CHECK(told[0].get_if<ua::status_change_notification>()->status == status::good_subscription_transferred);
+  REQUIRE(a.publish(120));
   CHECK(result_of(a.response) == status::bad_no_subscription);
 }
 
