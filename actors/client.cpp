@@ -10,6 +10,7 @@
 
 #include "actors/client_actor.hpp"
 #include "actors/client_security.hpp"
+#include "actors/server_actors.hpp"
 
 namespace uactor {
 
@@ -30,14 +31,15 @@ ua::expected<Response> typed(ua::expected<ua::extension_object> answer) {
   return ua::status::bad_unknown_response;
 }
 
-caf::actor_system_config& own_config(caf::actor_system_config& cfg) {
+}  // namespace
+
+caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg) {
   cfg.load<caf::io::middleman>();
   // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were fastest on 2 cores.
   cfg.set("scheduler.max-threads", 2);
+  actors::tune_io(cfg);  // one recv per readable event, as the server (docs/decisions/0013)
   return cfg;
 }
-
-}  // namespace
 
 struct client::impl {
   // Declared first, destroyed last: the actor system outlives the actor handle.
@@ -122,7 +124,7 @@ client::~client() = default;
 ua::expected<client> client::connect(client_options options) {
   auto p = std::make_unique<impl>();
   p->own_cfg = std::make_unique<caf::actor_system_config>();
-  p->own_system = std::make_unique<caf::actor_system>(own_config(*p->own_cfg));
+  p->own_system = std::make_unique<caf::actor_system>(configure_client_system(*p->own_cfg));
   p->system = p->own_system.get();
   p->options = std::move(options);
   auto* system = p->system;

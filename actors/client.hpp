@@ -37,6 +37,7 @@
 
 namespace caf {
 class actor_system;
+class actor_system_config;
 }
 
 namespace uactor {
@@ -49,8 +50,9 @@ struct client_options {
   bool create_session = true;  // false: a secure channel only, for GetEndpoints / FindServers
   std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
   std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
-  // Publish requests kept at the server: one per subscription plus one, at most this many.
-  std::size_t max_publish_requests = 5;
+  // Publish requests kept at the server: two per subscription, at most this many (fewer when the
+  // server answers Bad_TooManyPublishRequests).
+  std::size_t max_publish_requests = 20;
   // false: NotificationMessages are never acknowledged; they stay in the server's retransmission
   // queue for republish() (diagnostics and tests: the server's queue fills up).
   bool acknowledge_notifications = true;
@@ -201,6 +203,11 @@ private:
   explicit client(std::unique_ptr<impl> p) noexcept;
   std::unique_ptr<impl> impl_;
 };
+
+// What a client's actor system wants (connect(options) applies it to its own): the io middleman,
+// 2 scheduler threads, one recv per readable event (docs/decisions/0013). For an application
+// that makes the system it passes to connect(system, options).
+caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg);
 
 // A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close.
 ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url,

@@ -118,7 +118,7 @@ void subscription_engine::remove_item(std::uint32_t subscription_id, std::uint32
 
 std::size_t subscription_engine::publish_wanted() const noexcept {
   if (subs_.empty() || paused_) return 0;
-  const std::size_t target = std::min(limit_, subs_.size() + 1);
+  const std::size_t target = std::min(limit_, 2 * subs_.size());
   return target > outstanding_ ? target - outstanding_ : 0;
 }
 

@@ -42,9 +42,7 @@ public:
 
   std::string start(recorder& rec) override {
     rec_ = &rec;
-    // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were best on 2 cores.
-    config_.load<caf::io::middleman>();
-    config_.set("scheduler.max-threads", 2);
+    configure_client_system(config_);
     system_ = std::make_unique<caf::actor_system>(config_);
     if (shared_) {
       // One connection and channel; its first session and sessions - 1 more over it.

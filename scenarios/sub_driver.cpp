@@ -33,8 +33,7 @@ public:
 
   std::string start(recorder& rec) override {
     rec_ = &rec;
-    config_.load<caf::io::middleman>();
-    config_.set("scheduler.max-threads", 2);
+    configure_client_system(config_);
     system_ = std::make_unique<caf::actor_system>(config_);
     const auto counter = ua::node_id::string(1, "Demo.Dynamic.Counter");  // subscribed_node
     std::uint32_t g = 0;  // the item's number over all sessions and subscriptions
@@ -43,11 +42,6 @@ public:
       co.endpoint_url = url_;
       co.security = load_.security;
       co.session_name = "uactor-load sub " + std::to_string(i);
-      // Two Publish requests per subscription (the server keeps at most 20 per session): the
-      // subscriptions of a session were created together and fall due in the same 10 ms tick, so
-      // one each plus one (the client's default, capped at 5) leaves a cycle without a request
-      // whenever the answers of the previous one are still on their way; its items then overflow.
-      co.max_publish_requests = std::min<std::size_t>(2 * sub_.subs, 20);
       auto c = client::connect(*system_, co);
       if (!c) return "session " + std::to_string(i) + ": " + c.error().to_string();
       clients_.push_back(std::make_unique<client>(std::move(*c)));

@@ -225,7 +225,7 @@ TEST_CASE("client_subscription: silent after the keep-alive period plus a margin
   CHECK(rec.statuses.size() == 3);
 }
 
-TEST_CASE("client_subscription: Publish requests: one per subscription plus one, capped, fewer after Bad_TooManyPublishRequests",
+TEST_CASE("client_subscription: Publish requests: two per subscription, capped, fewer after Bad_TooManyPublishRequests",
           "[client_subscription]") {
   actors::subscription_engine_config c;
   c.max_publish_requests = 3;
