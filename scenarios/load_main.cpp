@@ -211,7 +211,8 @@ int main(int argc, char** argv) {
     o.load.security = secured->client;
     o.server_args.insert(o.server_args.end(), secured->server_args.begin(), secured->server_args.end());
   }
-  if (o.client != "classic") return not_yet("--client shared (one secure channel for all sessions)");
+  if (o.client == "shared" && (o.scenario == "sub" || o.scenario == "floor"))
+    return not_yet("--client shared with --scenario " + o.scenario + " (read, write and browse only)");
   if (o.scenario == "floor" && !o.endpoint.empty())
     return not_yet("--scenario floor with --endpoint: the floor runs its own echo server");
 
@@ -307,7 +308,7 @@ int main(int argc, char** argv) {
                       : o.scenario == "write" ? opcua_scenario::write
                                               : opcua_scenario::browse;
     result.client_copy_allocations = request_copy_allocations(kind, o.load.nodes);
-    driver = make_opcua_driver(kind, o.load, url);
+    driver = make_opcua_driver(kind, o.load, url, o.client == "shared");
   }
 
   recorder rec;
