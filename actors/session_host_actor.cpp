@@ -156,8 +156,10 @@ caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chr
 
 void answer_inline(caf::io::broker* self, host_state& st, exchange_batch& batch) {
   auto& ch = st.channels[batch.channel_id];
-  // Compared by pointer: no reference count touched per batch.
-  if (caf::actor_cast<caf::abstract_actor*>(ch.connection) != self) ch.connection = caf::actor_cast<caf::actor>(self);
+  // Compared by pointer: no reference count touched per batch (actor_cast to a raw pointer
+  // dereferences, so a channel's first batch, with no connection yet, is checked first).
+  if (!ch.connection || caf::actor_cast<caf::abstract_actor*>(ch.connection) != self)
+    ch.connection = caf::actor_cast<caf::actor>(self);
   answer(st, batch);
   push_deferred(self, st);
   arm_tick(self, st);
