@@ -4,21 +4,13 @@
 #include <stdexcept>
 
 #include "actors/demo_namespace.hpp"
+#include "protocol/generated/node_ids.hpp"
 
 namespace uactor::actors {
 
 using namespace uactor::ua;
 
 namespace {
-
-// Namespace 0 (NodeIds.csv).
-constexpr std::uint32_t objects_folder = 85;
-constexpr std::uint32_t organizes = 35;
-constexpr std::uint32_t has_type_definition = 40;
-constexpr std::uint32_t has_component = 47;
-constexpr std::uint32_t folder_type = 61;
-constexpr std::uint32_t base_data_variable_type = 63;
-constexpr std::uint32_t uint32_type = 7;
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::logic_error("load namespace: " + what);
@@ -33,7 +25,7 @@ void link(address_space& as, node_index source, std::uint32_t type, node_index t
 std::string load_variable_name(std::size_t i) { return "Load.V" + std::to_string(i); }
 
 void add_load_namespace(address_space& as, std::size_t count, date_time now) {
-  const auto objects = as.find(node_id(0, objects_folder));
+  const auto objects = as.find(node_id(0, ids::objects_folder));
   require(objects != no_node, "namespace 0 is not loaded");
   as.reserve(as.size() + count + 1, as.variable_count() + count);
 
@@ -44,10 +36,10 @@ void add_load_namespace(address_space& as, std::size_t count, date_time now) {
   folder.browse_name = "Load";
   const auto load = as.add_node(std::move(folder));
   require(load.has_value(), "the folder ns=1;s=Load exists already");
-  link(as, *load, has_type_definition, as.find(node_id(0, folder_type)));
-  link(as, objects, organizes, *load);
+  link(as, *load, ids::has_type_definition, as.find(node_id(0, ids::folder_type)));
+  link(as, objects, ids::organizes, *load);
 
-  const auto type_definition = as.find(node_id(0, base_data_variable_type));
+  const auto type_definition = as.find(node_id(0, ids::base_data_variable_type));
   for (std::size_t i = 0; i < count; ++i) {
     const auto name = load_variable_name(i);
     node_spec s;
@@ -55,15 +47,15 @@ void add_load_namespace(address_space& as, std::size_t count, date_time now) {
     s.cls = node_class::variable;
     s.browse_ns = demo_namespace_index;
     s.browse_name = std::string_view(name).substr(5);  // V<i>
-    s.data_type = node_id(0, uint32_type);
+    s.data_type = node_id(0, ids::u_int32);
     s.access_level = s.user_access_level = 1;  // CurrentRead
     s.value.set_value(std::uint32_t{0});
     s.value.source_timestamp = s.value.server_timestamp = now;
     s.value.has_source_timestamp = s.value.has_server_timestamp = true;
     const auto n = as.add_node(std::move(s));
     require(n.has_value(), "variable ns=1;s=" + name);
-    link(as, *n, has_type_definition, type_definition);
-    link(as, *load, has_component, *n);
+    link(as, *n, ids::has_type_definition, type_definition);
+    link(as, *load, ids::has_component, *n);
   }
 }
 
