@@ -13,11 +13,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "runtime/server_plan.hpp"
+#include "uactor/server_plan.hpp"
 #include "security/certificate.hpp"
 #include "security/pki_store.hpp"
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 namespace {
 
@@ -215,4 +215,4 @@ void add_certs_commands(CLI::App& app) {
   });
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

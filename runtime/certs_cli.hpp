@@ -7,7 +7,7 @@ namespace CLI {
 class App;
 }
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 // Adds `certs` (create, list, trust, reject) to the app. Without --pki the folder is the
 // server's default (default_pki_dir(): $UACTOR_PKI, else ./pki), so both share it. Its
@@ -15,4 +15,4 @@ namespace uactor::runtime {
 // returns from main.
 void add_certs_commands(CLI::App& app);
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

@@ -18,9 +18,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "actors/client.hpp"
+#include "uactor/client.hpp"
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 namespace {
 
@@ -879,4 +879,4 @@ void add_client_commands(CLI::App& app) {
   });
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

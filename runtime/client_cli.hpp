@@ -14,7 +14,7 @@ namespace CLI {
 class App;
 }
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 // Adds `read`, `write`, `browse`, `call` and `subscribe` to the app. Their callbacks end the program's parse
 // with CLI::RuntimeError(exit code), which CLI11_PARSE returns from main.
@@ -33,4 +33,4 @@ ua::expected<ua::variant> parse_value(ua::builtin_type type, bool array, std::st
 std::string format_value(const ua::variant& v);
 std::string_view builtin_type_name(ua::builtin_type t) noexcept;
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

@@ -16,7 +16,7 @@
 #include "runtime/client_cli.hpp"
 #include "runtime/process_stats.hpp"
 #include "runtime/server.hpp"
-#include "runtime/server_plan.hpp"
+#include "uactor/server_plan.hpp"
 
 namespace {
 
@@ -24,7 +24,7 @@ namespace {
 // and goes on serving: the load harness asks at both edges of its measurement window. The signals
 // are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
 // them and the stop is an orderly one.
-int run_server(uactor::runtime::server_plan plan) {
+int run_server(uactor::server_plan plan) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -32,8 +32,8 @@ int run_server(uactor::runtime::server_plan plan) {
   sigaddset(&stop_signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  std::printf("uactor %s\n%s", UACTOR_VERSION, uactor::runtime::describe(plan).c_str());
-  auto server = uactor::runtime::server::start(plan);
+  std::printf("uactor %s\n%s", UACTOR_VERSION, uactor::describe(plan).c_str());
+  auto server = uactor::app::server::start(plan);
   if (!server) {
     std::fprintf(stderr, "uactor: cannot serve on %s:%u: %s\n", plan.listen_address.c_str(), plan.port,
                  server.error().to_string().c_str());
@@ -46,7 +46,7 @@ int run_server(uactor::runtime::server_plan plan) {
   for (;;) {
     if (sigwait(&stop_signals, &signal) != 0) continue;
     if (signal != SIGUSR1) break;
-    const auto line = "stats " + uactor::runtime::to_line(uactor::runtime::sample_process_stats()) + "\n";
+    const auto line = "stats " + uactor::app::to_line(uactor::app::sample_process_stats()) + "\n";
     std::fputs(line.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("uactor ") + UACTOR_VERSION);
   app.footer("uactor load [OPTIONS]: the load harness (runs uactor-load; see uactor load --help)");
 
-  auto plan = uactor::runtime::default_server_plan();
+  auto plan = uactor::default_server_plan();
   std::string host;
   unsigned writer_ms = static_cast<unsigned>(plan.writer_interval.count());
   auto* run = app.add_subcommand("run", "run the server with the embedded default configuration");
@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
   bool no_anonymous = false;
   run->add_flag("--no-anonymous", no_anonymous, "refuse anonymous sessions");
 
-  uactor::runtime::add_client_commands(app);  // read, write, browse, call
-  uactor::runtime::add_certs_commands(app);   // certs create|list|trust|reject
+  uactor::app::add_client_commands(app);  // read, write, browse, call
+  uactor::app::add_certs_commands(app);   // certs create|list|trust|reject
 
   CLI11_PARSE(app, argc, argv);
 

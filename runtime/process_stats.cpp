@@ -7,7 +7,7 @@
 extern "C" void uactor_alloc_hook_counts(std::uint64_t* count, std::uint64_t* bytes) noexcept
     __attribute__((weak));
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 process_stats sample_process_stats() noexcept {
   process_stats s;
@@ -29,4 +29,4 @@ process_stats sample_process_stats() noexcept {
   return s;
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

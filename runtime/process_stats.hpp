@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 struct process_stats {
   std::uint64_t cpu_user_us = 0;
@@ -107,4 +107,4 @@ inline std::optional<process_stats> parse_line(std::string_view line) {
   return s;
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

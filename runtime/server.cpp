@@ -12,18 +12,18 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/clock.hpp"
-#include "actors/demo_namespace.hpp"
-#include "actors/load_namespace.hpp"
-#include "actors/server_actors.hpp"
-#include "actors/server_core.hpp"
-#include "actors/server_security.hpp"
-#include "actors/services/discovery.hpp"
+#include "actors/common/clock.hpp"
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/load_namespace.hpp"
+#include "actors/server/server_actors.hpp"
+#include "actors/server/server_core.hpp"
+#include "actors/server/server_security.hpp"
+#include "actors/server/services/discovery.hpp"
 #include "security/certificate.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 namespace {
 
@@ -177,4 +177,4 @@ void server::stop() {
   impl_->system.await_all_actors_done();
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

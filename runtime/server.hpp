@@ -8,9 +8,9 @@
 #include <string>
 
 #include "protocol/expected.hpp"
-#include "runtime/server_plan.hpp"
+#include "uactor/server_plan.hpp"
 
-namespace uactor::runtime {
+namespace uactor::app {
 
 class server {
 public:
@@ -34,4 +34,4 @@ private:
   std::unique_ptr<impl> impl_;
 };
 
-}  // namespace uactor::runtime
+}  // namespace uactor::app

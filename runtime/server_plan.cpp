@@ -1,4 +1,4 @@
-#include "runtime/server_plan.hpp"
+#include "uactor/server_plan.hpp"
 
 #include "security/pki_store.hpp"
 
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <sstream>
 
-namespace uactor::runtime {
+namespace uactor {
 
 server_plan default_server_plan() {
   server_plan p;
@@ -49,4 +49,4 @@ std::string describe(const server_plan& p) {
   return out.str();
 }
 
-}  // namespace uactor::runtime
+}  // namespace uactor

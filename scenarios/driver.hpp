@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "actors/client_security_options.hpp"
+#include "actors/client/security_options.hpp"
 #include "scenarios/latency_histogram.hpp"
 
 namespace uactor::scenarios {

@@ -96,7 +96,7 @@ int serve_floor(wire_sizes sizes) {
             for (auto& [cfd, c] : connections) close(cfd);
             return 0;
           }
-          std::printf("stats %s\n", runtime::to_line(runtime::sample_process_stats()).c_str());
+          std::printf("stats %s\n", app::to_line(app::sample_process_stats()).c_str());
           std::fflush(stdout);
         }
         continue;

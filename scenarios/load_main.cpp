@@ -73,11 +73,11 @@ void run_phase(const char* phase, double seconds, const recorder& rec) {
   if (tty) std::fprintf(stderr, "\r\033[K");
 }
 
-std::optional<runtime::process_stats> child_stats(child_process& child) {
+std::optional<app::process_stats> child_stats(child_process& child) {
   if (!child.signal(SIGUSR1)) return std::nullopt;
   auto line = child.wait_line("stats ", std::chrono::seconds(10));
   if (!line) return std::nullopt;
-  return runtime::parse_line(*line);
+  return app::parse_line(*line);
 }
 
 // strace -c -f attached to the server (Part of issue 4's goals: system calls per request).
@@ -323,17 +323,17 @@ int main(int argc, char** argv) {
   std::unique_ptr<child_process> strace;
   const auto strace_out = "/tmp/uactor-load-" + std::to_string(getpid()) + ".strace";
   if (o.syscalls && child) strace = start_strace(child->pid(), strace_out, child_log);
-  std::optional<runtime::process_stats> server_start;
+  std::optional<app::process_stats> server_start;
   if (child) server_start = child_stats(*child);
-  const auto client_start = runtime::sample_process_stats();
+  const auto client_start = app::sample_process_stats();
   const auto t0 = load_clock::now();
   rec.set_measuring(true);
   if (sub_driver) sub_driver->start_counting();
   run_phase("measuring", o.duration_s, rec);
   rec.set_measuring(false);
   const auto t1 = load_clock::now();
-  const auto client_end = runtime::sample_process_stats();
-  std::optional<runtime::process_stats> server_end;
+  const auto client_end = app::sample_process_stats();
+  std::optional<app::process_stats> server_end;
   if (child) server_end = child_stats(*child);
   if (strace) result.server_syscalls = stop_strace(*strace, strace_out);
   if (sub_driver && o.variables) {

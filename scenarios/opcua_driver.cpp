@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "actors/client.hpp"
+#include "uactor/client.hpp"
 #include "runtime/process_stats.hpp"
 #include "scenarios/requests.hpp"
 
@@ -161,13 +161,13 @@ std::size_t request_copy_allocations(opcua_scenario scenario, std::size_t nodes)
   const auto write = make_write_request(nodes);
   const auto browse = make_browse_request(nodes);
   // Only this thread runs now (before any session starts), so the process-wide count is ours.
-  const auto before = runtime::sample_process_stats();
+  const auto before = app::sample_process_stats();
   switch (scenario) {
     case opcua_scenario::read: { auto copy = read; (void)copy; break; }
     case opcua_scenario::write: { auto copy = write; (void)copy; break; }
     case opcua_scenario::browse: { auto copy = browse; (void)copy; break; }
   }
-  return static_cast<std::size_t>(runtime::sample_process_stats().allocations - before.allocations);
+  return static_cast<std::size_t>(app::sample_process_stats().allocations - before.allocations);
 }
 
 }  // namespace uactor::scenarios

@@ -25,7 +25,7 @@ std::string json_string(const std::string& s) {
 }
 
 // The per-request figures of one process, as JSON fields prefixed with `who`.
-std::string process_json(const char* who, const runtime::process_stats& s, std::uint64_t n) {
+std::string process_json(const char* who, const app::process_stats& s, std::uint64_t n) {
   std::string out = fmt::format(
       R"("{0}_cpu_user_us_per_req":{1:.3f},"{0}_cpu_system_us_per_req":{2:.3f},"{0}_cpu_us_per_req":{3:.3f},)"
       R"("{0}_vcsw_per_req":{4:.4f},"{0}_ivcsw_per_req":{5:.4f},"{0}_peak_rss_kb":{6},)",
@@ -68,11 +68,11 @@ std::string to_text(const load_result& r) {
                      us(r.latency.percentile(50)), us(r.latency.percentile(90)), us(r.latency.percentile(99)),
                      us(r.latency.percentile(99.9)), us(r.latency.max()));
   const auto n = r.requests + r.errors;
-  const auto cell = [&](const std::optional<runtime::process_stats>& s, auto value) -> std::string {
+  const auto cell = [&](const std::optional<app::process_stats>& s, auto value) -> std::string {
     if (!s) return "n/a";
     return value(*s);
   };
-  const std::optional<runtime::process_stats> client = r.client;
+  const std::optional<app::process_stats> client = r.client;
   const auto row = [&](const char* name, auto value) {
     out += fmt::format("  {:<26}{:>14}{:>14}\n", name, cell(r.server, value), cell(client, value));
   };

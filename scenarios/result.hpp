@@ -31,8 +31,8 @@ struct load_result {
   std::uint64_t requests = 0;  // completed with a good status
   std::uint64_t errors = 0;
   latency_histogram latency;   // ns
-  runtime::process_stats client;
-  std::optional<runtime::process_stats> server;  // none when the target is not our child
+  app::process_stats client;
+  std::optional<app::process_stats> server;  // none when the target is not our child
   std::size_t client_copy_allocations = 0;        // per request, of the harness's request copy
   std::optional<std::uint64_t> server_syscalls;   // --syscalls: strace -c -f over the window
   // sub --variables: every change the writer made must reach every item (consecutive ticks).

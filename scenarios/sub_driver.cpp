@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/client.hpp"
+#include "uactor/client.hpp"
 
 namespace uactor::scenarios {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "actors/client_subscription.hpp"
+#include "actors/client/subscription.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"

@@ -12,10 +12,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/client_channel_state.hpp"
-#include "actors/demo_namespace.hpp"
-#include "actors/secure_channel_state.hpp"
-#include "actors/server_core.hpp"
+#include "actors/client/channel_state.hpp"
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/secure_channel_state.hpp"
+#include "actors/server/server_core.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "tests/support/alloc_counter.hpp"
 
@@ -48,7 +48,7 @@ ua::read_request read_of(std::int64_t values) {
 }
 
 // A client channel and a server (channel + core) wired by two chunk_readers: the loopback of
-// tests/actors/client_channel_state_test.cpp, reduced to what a Read needs.
+// tests/actors/client/channel_state_test.cpp, reduced to what a Read needs.
 struct loopback {
   actors::server_core core = make_core();
   actors::secure_channel_config server_config;

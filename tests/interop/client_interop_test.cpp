@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/client.hpp"
+#include "uactor/client.hpp"
 
 using namespace uactor;
 namespace status = ua::status;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/client.hpp"
+#include "uactor/client.hpp"
 
 using namespace uactor;
 namespace status = ua::status;

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/client.hpp"
-#include "actors/client_security_options.hpp"
+#include "uactor/client.hpp"
+#include "actors/client/security_options.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/demo_namespace.hpp"
-#include "actors/load_namespace.hpp"
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/load_namespace.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;

@@ -2,7 +2,7 @@
 
 #include "runtime/process_stats.hpp"
 
-using uactor::runtime::process_stats;
+using uactor::app::process_stats;
 
 TEST_CASE("process_stats: the stats line parses back to the same figures", "[scenarios]") {
   process_stats s;
@@ -16,15 +16,15 @@ TEST_CASE("process_stats: the stats line parses back to the same figures", "[sce
   s.allocated_bytes = 42;
   const auto line = to_line(s);
   REQUIRE(line == "cpu_user_us=1234567 cpu_system_us=89 vcsw=10 ivcsw=3 peak_rss_kb=20480 allocs=18446744073709551615 alloc_bytes=42");
-  REQUIRE(uactor::runtime::parse_line(line) == s);
+  REQUIRE(uactor::app::parse_line(line) == s);
 
   s.allocations_counted = false;
   s.allocations = s.allocated_bytes = 0;
-  REQUIRE(uactor::runtime::parse_line(to_line(s)) == s);
+  REQUIRE(uactor::app::parse_line(to_line(s)) == s);
 }
 
 TEST_CASE("process_stats: a line with a missing or malformed field is refused; unknown keys are skipped", "[scenarios]") {
-  using uactor::runtime::parse_line;
+  using uactor::app::parse_line;
   REQUIRE_FALSE(parse_line("cpu_user_us=1 cpu_system_us=2 vcsw=3 ivcsw=4 peak_rss_kb=5 allocs=6"));
   REQUIRE_FALSE(parse_line("cpu_user_us=1 cpu_system_us=x vcsw=3 ivcsw=4 peak_rss_kb=5 allocs=6 alloc_bytes=7"));
   REQUIRE_FALSE(parse_line("cpu_user_us=-1 cpu_system_us=2 vcsw=3 ivcsw=4 peak_rss_kb=5 allocs=6 alloc_bytes=7"));

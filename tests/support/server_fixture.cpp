@@ -9,9 +9,9 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/clock.hpp"
-#include "actors/demo_namespace.hpp"
-#include "actors/server_object.hpp"
+#include "actors/common/clock.hpp"
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/server_object.hpp"
 #include "protocol/address_space.hpp"
 
 namespace uactor::test {

@@ -11,8 +11,8 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
-#include "actors/server_actors.hpp"
-#include "actors/server_core.hpp"
+#include "actors/server/server_actors.hpp"
+#include "actors/server/server_core.hpp"
 
 namespace uactor::test {
 

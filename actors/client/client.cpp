@@ -1,0 +1,541 @@
+#include "uactor/client.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <future>
+#include <optional>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/client/connection_actor.hpp"
+#include "actors/client/security.hpp"
+#include "actors/server/server_actors.hpp"
+
+namespace uactor {
+
+namespace {
+
+// The typed answer of one service: a ServiceFault or a bad ServiceResult becomes that status
+// (Part 4 §7.33: the whole request failed); another response type is Bad_UnknownResponse.
+template <class Response>
+ua::expected<Response> typed(ua::expected<ua::extension_object> answer) {
+  if (!answer) return answer.error();
+  if (auto* r = answer->get_if<Response>()) {
+    if (r->response_header.service_result.is_bad()) return r->response_header.service_result;
+    return std::move(*r);
+  }
+  if (const auto* f = answer->get_if<ua::service_fault>())
+    return f->response_header.service_result.is_bad() ? f->response_header.service_result
+                                                      : ua::status::bad_unknown_response;
+  return ua::status::bad_unknown_response;
+}
+
+}  // namespace
+
+caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were fastest on 2 cores.
+  cfg.set("scheduler.max-threads", 2);
+  actors::tune_io(cfg);  // one recv per readable event, as the server (docs/decisions/0013)
+  return cfg;
+}
+
+struct client::impl {
+  // Declared first, destroyed last: the actor system outlives the actor handle.
+  std::unique_ptr<caf::actor_system_config> own_cfg;
+  std::unique_ptr<caf::actor_system> own_system;
+  caf::actor_system* system = nullptr;
+  caf::actor actor;
+  client_options options;
+  std::atomic<bool> closed{false};  // requests may come from any thread
+  ua::status_code close_status;
+
+  impl() = default;
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+  ~impl() {
+    close();
+    actor = nullptr;
+    own_system.reset();  // waits for the actor to be gone
+  }
+
+  std::atomic<std::uint32_t> next_client_handle{1};  // per-item handlers' client handles
+
+  struct hooks {
+    actors::client_call::engine_hook before_send;
+    actors::client_call::answer_hook on_answer;
+    std::shared_ptr<const ua::node_id> session_token;  // another session of this channel
+  };
+
+  template <class Request, class Response>
+  void submit(Request req, client_callback<Response> done, hooks h = {}) {
+    auto call = actors::client_call::make(
+        std::move(req),
+        [done = std::move(done)](ua::expected<ua::extension_object> answer) { done(typed<Response>(std::move(answer))); },
+        options.request_timeout);
+    call->before_send = std::move(h.before_send);
+    call->on_answer = std::move(h.on_answer);
+    call->session_token = std::move(h.session_token);
+    if (closed || !actor) {
+      call->finish(ua::status::bad_connection_closed);
+      return;
+    }
+    caf::anon_send(actor, actors::client_call_atom::value, std::move(call));
+  }
+
+  template <class Request, class Response>
+  ua::expected<Response> submit_sync(Request req, hooks h = {}) {
+    auto promise = std::make_shared<std::promise<ua::expected<Response>>>();
+    auto future = promise->get_future();
+    submit<Request, Response>(
+        std::move(req), [promise](ua::expected<Response> r) { promise->set_value(std::move(r)); }, std::move(h));
+    // The actor answers every call by its own timer; this bound is a safety net only.
+    if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+      return ua::status::bad_timeout;
+    return future.get();
+  }
+
+  hooks item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers);
+  hooks transfer_hooks(const ua::transfer_subscriptions_request& r, std::vector<subscription_transfer> targets);
+
+  ua::status_code close() {
+    if (closed.exchange(true)) return close_status;
+    if (!actor) return close_status;
+    auto promise = std::make_shared<std::promise<ua::status_code>>();
+    auto future = promise->get_future();
+    auto closer = std::make_shared<actors::client_close>([promise](ua::status_code sc) { promise->set_value(sc); });
+    caf::anon_send(actor, actors::client_close_atom::value, closer);
+    closer.reset();
+    // A dead actor drops the message: then the closer is destroyed unanswered.
+    if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) == std::future_status::ready)
+      close_status = future.get();
+    else
+      close_status = ua::status::bad_timeout;
+    return close_status;
+  }
+};
+
+client::client(std::unique_ptr<impl> p) noexcept : impl_(std::move(p)) {}
+client::client(client&&) noexcept = default;
+client& client::operator=(client&&) noexcept = default;
+client::~client() = default;
+
+ua::expected<client> client::connect(client_options options) {
+  auto p = std::make_unique<impl>();
+  p->own_cfg = std::make_unique<caf::actor_system_config>();
+  p->own_system = std::make_unique<caf::actor_system>(configure_client_system(*p->own_cfg));
+  p->system = p->own_system.get();
+  p->options = std::move(options);
+  auto* system = p->system;
+  auto opts = p->options;
+  auto c = connect(*system, std::move(opts));
+  if (!c) return c.error();
+  // The connection made on our system: hand the system over to it.
+  c->impl_->own_cfg = std::move(p->own_cfg);
+  c->impl_->own_system = std::move(p->own_system);
+  p->closed = true;
+  return c;
+}
+
+ua::expected<client> client::connect(caf::actor_system& system, client_options options) {
+  auto address = actors::parse_endpoint_url(options.endpoint_url);
+  if (!address) return address.error();
+  actors::client_actor_config config;
+  if (options.create_session) {
+    auto security = actors::resolve_client_security(options.endpoint_url, options.security, options.connect_timeout);
+    if (!security) return security.error();
+    config.security = std::move(*security);
+  }
+  config.endpoint_url = options.endpoint_url;
+  config.session_name = options.session_name;
+  config.create_session = options.create_session;
+  config.connect_timeout = options.connect_timeout;
+  config.session_timeout = options.session_timeout;
+  config.token_lifetime = options.token_lifetime;
+  config.request_timeout = options.request_timeout;
+  config.subscriptions.max_publish_requests = options.max_publish_requests;
+  config.subscriptions.acknowledge = options.acknowledge_notifications;
+
+  auto connected = std::make_shared<std::promise<ua::status_code>>();
+  auto future = connected->get_future();
+  auto actor = actors::spawn_client_actor(system, address->host, address->port, std::move(config),
+                                          [connected](ua::status_code sc) { connected->set_value(sc); });
+  if (!actor) return actor.error();
+  ua::status_code result = ua::status::bad_timeout;
+  // The actor's own deadline answers first; this bound is a safety net only.
+  if (future.wait_for(options.connect_timeout + std::chrono::seconds(5)) == std::future_status::ready)
+    result = future.get();
+  auto p = std::make_unique<impl>();
+  p->system = &system;
+  p->options = std::move(options);
+  p->actor = std::move(*actor);
+  if (result.is_bad()) {
+    p->closed = true;
+    caf::anon_send_exit(p->actor, caf::exit_reason::user_shutdown);
+    return result;
+  }
+  return client(std::move(p));
+}
+
+void client::read(ua::read_request r, client_callback<ua::read_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::write(ua::write_request r, client_callback<ua::write_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::browse(ua::browse_request r, client_callback<ua::browse_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::browse_next(ua::browse_next_request r, client_callback<ua::browse_next_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+void client::translate(ua::translate_browse_paths_to_node_ids_request r,
+                       client_callback<ua::translate_browse_paths_to_node_ids_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+void client::call(ua::call_request r, client_callback<ua::call_response> done) { impl_->submit(std::move(r), std::move(done)); }
+void client::get_endpoints(ua::get_endpoints_request r, client_callback<ua::get_endpoints_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+
+ua::expected<ua::read_response> client::read_sync(ua::read_request r) {
+  return impl_->submit_sync<ua::read_request, ua::read_response>(std::move(r));
+}
+ua::expected<ua::write_response> client::write_sync(ua::write_request r) {
+  return impl_->submit_sync<ua::write_request, ua::write_response>(std::move(r));
+}
+ua::expected<ua::browse_response> client::browse_sync(ua::browse_request r) {
+  return impl_->submit_sync<ua::browse_request, ua::browse_response>(std::move(r));
+}
+ua::expected<ua::browse_next_response> client::browse_next_sync(ua::browse_next_request r) {
+  return impl_->submit_sync<ua::browse_next_request, ua::browse_next_response>(std::move(r));
+}
+ua::expected<ua::translate_browse_paths_to_node_ids_response> client::translate_sync(
+    ua::translate_browse_paths_to_node_ids_request r) {
+  return impl_->submit_sync<ua::translate_browse_paths_to_node_ids_request,
+                            ua::translate_browse_paths_to_node_ids_response>(std::move(r));
+}
+ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
+  return impl_->submit_sync<ua::call_request, ua::call_response>(std::move(r));
+}
+ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
+  return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
+}
+
+// ---- subscriptions: the requests as they are, plus what the actor's engine must learn from them
+
+namespace {
+
+ua::create_subscription_request subscription_request(const subscription_settings& s) {
+  ua::create_subscription_request r;
+  r.requested_publishing_interval = static_cast<double>(s.publishing_interval.count());
+  r.requested_lifetime_count = s.lifetime_count;
+  r.requested_max_keep_alive_count = s.max_keep_alive_count;
+  r.max_notifications_per_publish = s.max_notifications_per_publish;
+  r.publishing_enabled = s.publishing_enabled;
+  r.priority = s.priority;
+  return r;
+}
+
+}  // namespace
+
+void client::create_subscription(subscription_settings settings, subscription_handlers handlers,
+                                 client_callback<ua::create_subscription_response> done) {
+  impl::hooks h;
+  h.on_answer = [handlers = std::move(handlers)](actors::subscription_engine& e, const ua::extension_object& answer) mutable {
+    const auto* r = answer.get_if<ua::create_subscription_response>();
+    if (!r || r->response_header.service_result.is_bad()) return;
+    e.add(r->subscription_id, r->revised_publishing_interval, r->revised_max_keep_alive_count, std::move(handlers),
+          std::chrono::steady_clock::now());
+  };
+  impl_->submit(subscription_request(settings), std::move(done), std::move(h));
+}
+
+ua::expected<ua::create_subscription_response> client::create_subscription_sync(subscription_settings settings,
+                                                                                 subscription_handlers handlers) {
+  auto promise = std::make_shared<std::promise<ua::expected<ua::create_subscription_response>>>();
+  auto future = promise->get_future();
+  create_subscription(settings, std::move(handlers),
+                      [promise](ua::expected<ua::create_subscription_response> r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(impl_->options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+    return ua::status::bad_timeout;
+  return future.get();
+}
+
+namespace {
+
+actors::client_call::answer_hook modify_hook(std::uint32_t id) {
+  return [id](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* r = answer.get_if<ua::modify_subscription_response>();
+    if (r && r->response_header.service_result.is_good())
+      e.revise(id, r->revised_publishing_interval, r->revised_max_keep_alive_count);
+  };
+}
+
+// Before the request goes out: the server may end the held Publish requests with
+// Bad_NoSubscription before it answers the delete, which must not read as a lost subscription.
+actors::client_call::engine_hook delete_subscriptions_hook(ua::ua_array<std::uint32_t> ids) {
+  return [ids = std::move(ids)](actors::subscription_engine& e) {
+    for (const auto id : ids) e.remove(id);
+  };
+}
+
+actors::client_call::answer_hook delete_items_hook(std::uint32_t sub, ua::ua_array<std::uint32_t> ids) {
+  return [sub, ids = std::move(ids)](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* r = answer.get_if<ua::delete_monitored_items_response>();
+    if (!r || r->response_header.service_result.is_bad()) return;
+    for (std::size_t i = 0; i < ids.size() && i < r->results.size(); ++i)
+      if (r->results[i].is_good()) e.remove_item(sub, ids[i]);
+  };
+}
+
+}  // namespace
+
+void client::modify_subscription(ua::modify_subscription_request r, client_callback<ua::modify_subscription_response> done) {
+  impl::hooks h;
+  h.on_answer = modify_hook(r.subscription_id);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::modify_subscription_response> client::modify_subscription_sync(ua::modify_subscription_request r) {
+  impl::hooks h;
+  h.on_answer = modify_hook(r.subscription_id);
+  return impl_->submit_sync<ua::modify_subscription_request, ua::modify_subscription_response>(std::move(r), std::move(h));
+}
+
+void client::set_publishing_mode(ua::set_publishing_mode_request r, client_callback<ua::set_publishing_mode_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_publishing_mode_response> client::set_publishing_mode_sync(ua::set_publishing_mode_request r) {
+  return impl_->submit_sync<ua::set_publishing_mode_request, ua::set_publishing_mode_response>(std::move(r));
+}
+
+void client::delete_subscriptions(ua::delete_subscriptions_request r, client_callback<ua::delete_subscriptions_response> done) {
+  impl::hooks h;
+  h.before_send = delete_subscriptions_hook(r.subscription_ids);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::delete_subscriptions_response> client::delete_subscriptions_sync(ua::delete_subscriptions_request r) {
+  impl::hooks h;
+  h.before_send = delete_subscriptions_hook(r.subscription_ids);
+  return impl_->submit_sync<ua::delete_subscriptions_request, ua::delete_subscriptions_response>(std::move(r), std::move(h));
+}
+
+void client::create_monitored_items(ua::create_monitored_items_request r,
+                                    client_callback<ua::create_monitored_items_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r) {
+  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r));
+}
+
+client::impl::hooks client::impl::item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers) {
+  // The handlers are registered before the request goes out (the first values may come in the
+  // next PublishResponse), then kept for the items the server created, dropped for the others.
+  std::vector<std::uint32_t> handles;
+  handles.reserve(r.items_to_create.size());
+  for (auto& item : r.items_to_create) {
+    std::uint32_t h = next_client_handle.fetch_add(1);
+    if (h == 0) h = next_client_handle.fetch_add(1);
+    item.requested_parameters.client_handle = h;
+    handles.push_back(h);
+  }
+  hooks out;
+  const auto sub = r.subscription_id;
+  out.before_send = [sub, handles, handlers = std::move(handlers)](actors::subscription_engine& e) mutable {
+    for (std::size_t i = 0; i < handles.size(); ++i) e.add_item_handler(sub, handles[i], std::move(handlers[i]));
+  };
+  out.on_answer = [sub, handles](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* resp = answer.get_if<ua::create_monitored_items_response>();
+    const bool whole_failed = !resp || resp->response_header.service_result.is_bad();
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      if (!whole_failed && i < resp->results.size() && resp->results[i].status_code.is_good())
+        e.bind_item(sub, handles[i], resp->results[i].monitored_item_id);
+      else
+        e.remove_item_handler(sub, handles[i]);
+    }
+  };
+  return out;
+}
+
+void client::create_monitored_items(ua::create_monitored_items_request r, std::vector<item_handler> handlers,
+                                    client_callback<ua::create_monitored_items_response> done) {
+  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
+                                                                                     std::vector<item_handler> handlers) {
+  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
+                                                                                                    std::move(h));
+}
+
+void client::modify_monitored_items(ua::modify_monitored_items_request r,
+                                    client_callback<ua::modify_monitored_items_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::modify_monitored_items_response> client::modify_monitored_items_sync(ua::modify_monitored_items_request r) {
+  return impl_->submit_sync<ua::modify_monitored_items_request, ua::modify_monitored_items_response>(std::move(r));
+}
+
+void client::delete_monitored_items(ua::delete_monitored_items_request r,
+                                    client_callback<ua::delete_monitored_items_response> done) {
+  impl::hooks h;
+  h.on_answer = delete_items_hook(r.subscription_id, r.monitored_item_ids);
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::delete_monitored_items_response> client::delete_monitored_items_sync(ua::delete_monitored_items_request r) {
+  impl::hooks h;
+  h.on_answer = delete_items_hook(r.subscription_id, r.monitored_item_ids);
+  return impl_->submit_sync<ua::delete_monitored_items_request, ua::delete_monitored_items_response>(std::move(r),
+                                                                                                    std::move(h));
+}
+
+void client::set_monitoring_mode(ua::set_monitoring_mode_request r, client_callback<ua::set_monitoring_mode_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_monitoring_mode_response> client::set_monitoring_mode_sync(ua::set_monitoring_mode_request r) {
+  return impl_->submit_sync<ua::set_monitoring_mode_request, ua::set_monitoring_mode_response>(std::move(r));
+}
+
+void client::set_triggering(ua::set_triggering_request r, client_callback<ua::set_triggering_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::set_triggering_response> client::set_triggering_sync(ua::set_triggering_request r) {
+  return impl_->submit_sync<ua::set_triggering_request, ua::set_triggering_response>(std::move(r));
+}
+
+void client::republish(ua::republish_request r, client_callback<ua::republish_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::republish_response> client::republish_sync(ua::republish_request r) {
+  return impl_->submit_sync<ua::republish_request, ua::republish_response>(std::move(r));
+}
+
+namespace {
+
+bool valid_transfer(const ua::transfer_subscriptions_request& r, const std::vector<subscription_transfer>& targets) {
+  if (targets.size() != r.subscription_ids.size()) return false;
+  return std::all_of(targets.begin(), targets.end(), [](const subscription_transfer& t) { return bool(t.handlers.on_data); });
+}
+
+}  // namespace
+
+client::impl::hooks client::impl::transfer_hooks(const ua::transfer_subscriptions_request& r,
+                                                 std::vector<subscription_transfer> targets) {
+  // Adopted before the request goes out: the server may answer a Publish of this session with the
+  // transferred subscription's first message (its initial values) before the transfer's response.
+  // A subscription already here (the server answers Bad_NothingToDo) keeps its handlers.
+  auto adopted = std::make_shared<std::vector<std::uint32_t>>();
+  hooks out;
+  out.before_send = [ids = r.subscription_ids, targets = std::move(targets), adopted](actors::subscription_engine& e) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (e.contains(ids[i])) continue;
+      auto& t = targets[i];
+      e.add(ids[i], t.revised_publishing_interval_ms, t.revised_max_keep_alive_count, std::move(t.handlers), now);
+      adopted->push_back(ids[i]);
+    }
+  };
+  out.on_answer = [ids = r.subscription_ids, adopted](actors::subscription_engine& e, const ua::extension_object& answer) {
+    const auto* resp = answer.get_if<ua::transfer_subscriptions_response>();
+    const bool whole_failed = !resp || resp->response_header.service_result.is_bad();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (std::find(adopted->begin(), adopted->end(), ids[i]) == adopted->end()) continue;
+      if (whole_failed || i >= resp->results.size() || !resp->results[i].status_code.is_good()) e.remove(ids[i]);
+    }
+  };
+  return out;
+}
+
+void client::transfer_subscriptions(ua::transfer_subscriptions_request r, std::vector<subscription_transfer> targets,
+                                    client_callback<ua::transfer_subscriptions_response> done) {
+  if (!valid_transfer(r, targets)) return done(ua::status::bad_invalid_argument);
+  auto h = impl_->transfer_hooks(r, std::move(targets));
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::transfer_subscriptions_response> client::transfer_subscriptions_sync(
+    ua::transfer_subscriptions_request r, std::vector<subscription_transfer> targets) {
+  if (!valid_transfer(r, targets)) return ua::status::bad_invalid_argument;
+  auto h = impl_->transfer_hooks(r, std::move(targets));
+  return impl_->submit_sync<ua::transfer_subscriptions_request, ua::transfer_subscriptions_response>(std::move(r),
+                                                                                                     std::move(h));
+}
+
+// ---- more sessions over the channel
+
+struct client_session::state {
+  client::impl* owner = nullptr;  // the client outlives its sessions
+  std::shared_ptr<const ua::node_id> token;
+
+  client::impl::hooks with_token() const {
+    client::impl::hooks h;
+    h.session_token = token;
+    return h;
+  }
+};
+
+client_session::client_session(std::unique_ptr<state> s) noexcept : state_(std::move(s)) {}
+client_session::client_session(client_session&&) noexcept = default;
+client_session& client_session::operator=(client_session&&) noexcept = default;
+client_session::~client_session() = default;
+
+void client_session::read(ua::read_request r, client_callback<ua::read_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+void client_session::write(ua::write_request r, client_callback<ua::write_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+void client_session::browse(ua::browse_request r, client_callback<ua::browse_response> done) {
+  state_->owner->submit(std::move(r), std::move(done), state_->with_token());
+}
+ua::expected<ua::read_response> client_session::read_sync(ua::read_request r) {
+  return state_->owner->submit_sync<ua::read_request, ua::read_response>(std::move(r), state_->with_token());
+}
+ua::expected<ua::write_response> client_session::write_sync(ua::write_request r) {
+  return state_->owner->submit_sync<ua::write_request, ua::write_response>(std::move(r), state_->with_token());
+}
+ua::expected<ua::browse_response> client_session::browse_sync(ua::browse_request r) {
+  return state_->owner->submit_sync<ua::browse_request, ua::browse_response>(std::move(r), state_->with_token());
+}
+
+void client::open_session(std::string name, std::function<void(ua::expected<client_session>)> done) {
+  auto* owner = impl_.get();
+  auto opener = std::make_shared<actors::client_open_session>(
+      std::move(name), [owner, done = std::move(done)](ua::expected<ua::node_id> token) {
+        if (!token) return done(token.error());
+        auto s = std::make_unique<client_session::state>();
+        s->owner = owner;
+        s->token = std::make_shared<const ua::node_id>(std::move(*token));
+        done(client_session(std::move(s)));
+      });
+  if (impl_->closed || !impl_->actor) return opener->finish(ua::status::bad_connection_closed);
+  caf::anon_send(impl_->actor, actors::client_open_session_atom::value, std::move(opener));
+}
+
+ua::expected<client_session> client::open_session_sync(std::string name) {
+  auto promise = std::make_shared<std::promise<ua::expected<client_session>>>();
+  auto future = promise->get_future();
+  open_session(std::move(name), [promise](ua::expected<client_session> s) { promise->set_value(std::move(s)); });
+  // The actor answers by its own timer (connect_timeout per step); this bound is a safety net only.
+  if (future.wait_for(2 * impl_->options.connect_timeout + std::chrono::seconds(5)) != std::future_status::ready)
+    return ua::status::bad_timeout;
+  return future.get();
+}
+
+ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::good; }
+
+const client_options& client::options() const noexcept { return impl_->options; }
+
+ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url, std::chrono::milliseconds timeout) {
+  client_options o;
+  o.endpoint_url = endpoint_url;
+  o.create_session = false;
+  o.connect_timeout = timeout;
+  o.request_timeout = timeout;
+  auto c = client::connect(std::move(o));
+  if (!c) return c.error();
+  ua::get_endpoints_request req;
+  req.endpoint_url = ua::ua_string(endpoint_url);
+  auto r = c->get_endpoints_sync(std::move(req));
+  c->close();
+  return r;
+}
+
+}  // namespace uactor

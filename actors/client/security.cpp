@@ -1,0 +1,171 @@
+#include "actors/client/security.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+#include <spdlog/spdlog.h>
+
+#include "actors/common/channel_crypto.hpp"
+#include "uactor/client.hpp"
+#include "security/pki_store.hpp"
+#include "security/session_crypto.hpp"
+
+namespace uactor::actors {
+
+namespace {
+
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  return gethostname(name, sizeof name) == 0 && name[0] ? name : "localhost";
+}
+
+const security::security_policy* policy_named(std::string_view name) {
+  if (const auto* p = security::find_policy(name)) return p;
+  for (const auto& p : security::all_policies())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+ua::expected<client_session_security> resolve_client_security(const std::string& endpoint_url,
+                                                               const client_security_options& options,
+                                                               std::chrono::milliseconds timeout) {
+  client_session_security out;
+  out.identity = options.identity;
+  out.application_uri = options.application_uri.empty() ? "urn:" + host_name() + ":uactor:client" : options.application_uri;
+  const auto* policy = policy_named(options.policy);
+  if (!policy) return ua::status::bad_security_policy_rejected;
+  out.channel.policy = policy;
+  out.channel.mode = policy->is_none() ? ua::message_security_mode::none : options.mode;
+  if (policy->is_none()) return out;
+  if (options.mode != ua::message_security_mode::sign && options.mode != ua::message_security_mode::sign_and_encrypt)
+    return ua::status::bad_security_mode_rejected;
+
+  auto endpoints = get_endpoints(endpoint_url, timeout);
+  if (!endpoints) return endpoints.error();
+  const ua::endpoint_description* chosen = nullptr;
+  for (const auto& e : endpoints->endpoints)
+    if (e.security_policy_uri.view() == policy->uri && e.security_mode == options.mode) chosen = &e;
+  if (!chosen) {
+    spdlog::warn("{} offers no endpoint with {} and mode {}", endpoint_url, policy->name, static_cast<int>(options.mode));
+    return ua::status::bad_security_policy_rejected;
+  }
+  auto server = security::certificate::chain_from_der(bytes_of(chosen->server_certificate));
+  if (!server || server->empty()) return ua::status::bad_certificate_invalid;
+
+  security::pki_store store(options.pki_dir.empty() ? security::default_pki_dir() : options.pki_dir);
+  security::validation_options check;
+  check.expected_application_uri = chosen->server.application_uri.str();
+  check.min_key_bits = policy->min_key_bits;
+  check.max_key_bits = policy->max_key_bits;
+  const auto verdict = store.validate(server->front(), *server, check, security::system_now());
+  if (!verdict.ok()) {
+    spdlog::error("the server certificate of {} failed the {} check ({}): {} [{}]", endpoint_url, verdict.check,
+                  verdict.status.name(), verdict.detail, server->front().describe());
+    return verdict.status;
+  }
+  security::certificate_request request;
+  request.application_uri = out.application_uri;
+  request.common_name = "uactor client";
+  request.host_names = {host_name()};
+  auto own = store.load_or_create_own(request, "uactor-client");
+  if (!own) return own.error();
+  if (own->cert.application_uri() != out.application_uri) out.application_uri = own->cert.application_uri();
+  out.channel.own_certificate = own->cert;
+  out.channel.private_key = own->private_key;
+  out.channel.server_certificate = server->front();
+  return out;
+}
+
+void prepare_create_session(const client_session_security& sec, ua::create_session_request& req) {
+  req.client_description.application_uri = ua::ua_string(sec.application_uri);
+  if (sec.channel.policy->is_none()) return;
+  req.client_nonce = random_nonce(32);  // Part 4 §5.7.2.2: at least 32 bytes
+  req.client_certificate = to_byte_string(sec.channel.own_certificate.der());
+}
+
+ua::status_code check_create_session(const client_session_security& sec, const ua::byte_string& client_nonce,
+                                     const ua::create_session_response& resp) {
+  const auto& ch = sec.channel;
+  if (ch.policy->is_none()) return ua::status::good;
+  if (!std::ranges::equal(bytes_of(resp.server_certificate), ch.server_certificate.der()))
+    return ua::status::bad_certificate_invalid;
+  if (!ch.policy->accepts_signature_algorithm(resp.server_signature.algorithm.view()) ||
+      !security::verify(*ch.policy, ch.server_certificate.public_key(),
+                        signed_data(ch.own_certificate.der(), bytes_of(client_nonce)), bytes_of(resp.server_signature.signature)))
+    return ua::status::bad_application_signature_invalid;
+  return ua::status::good;
+}
+
+ua::status_code prepare_activate_session(const client_session_security& sec, const ua::create_session_response& created,
+                                         ua::activate_session_request& req) {
+  const auto& ch = sec.channel;
+  const auto& server_nonce = created.server_nonce;
+  if (!ch.policy->is_none()) {
+    req.client_signature.algorithm = ua::ua_string(ch.policy->signature_algorithm_uri);
+    req.client_signature.signature = security::sign(*ch.policy, ch.private_key,
+                                                    signed_data(ch.server_certificate.der(), bytes_of(server_nonce)));
+  }
+  // The endpoint we are on, and its token policy of the identity's kind (Part 4 §7.41).
+  const auto wanted = sec.identity.type == client_identity::kind::user_name ? ua::user_token_type::user_name
+                      : sec.identity.type == client_identity::kind::x509   ? ua::user_token_type::certificate
+                                                                           : ua::user_token_type::anonymous;
+  const ua::user_token_policy* token_policy = nullptr;
+  for (const auto& e : created.server_endpoints) {
+    if (e.security_policy_uri.view() != ch.policy->uri) continue;
+    if (!ch.policy->is_none() && e.security_mode != ch.mode) continue;
+    for (const auto& p : e.user_identity_tokens)
+      if (p.token_type == wanted && !token_policy) token_policy = &p;
+  }
+  if (!token_policy) {
+    if (wanted != ua::user_token_type::anonymous) return ua::status::bad_identity_token_rejected;
+    req.user_identity_token = ua::anonymous_identity_token{ua::ua_string("anonymous")};
+    return ua::status::good;
+  }
+  // A token policy may name its own policy for the token; else the channel's (Part 4 §7.42).
+  const auto* token_security = token_policy->security_policy_uri.empty()
+                                   ? ch.policy
+                                   : security::find_policy(token_policy->security_policy_uri.view());
+  if (!token_security) return ua::status::bad_security_policy_rejected;
+  switch (sec.identity.type) {
+    case client_identity::kind::anonymous:
+      req.user_identity_token = ua::anonymous_identity_token{token_policy->policy_id};
+      return ua::status::good;
+    case client_identity::kind::user_name: {
+      ua::user_name_identity_token t;
+      t.policy_id = token_policy->policy_id;
+      t.user_name = ua::ua_string(sec.identity.user_name);
+      const auto& pw = sec.identity.password;
+      const std::span<const std::uint8_t> secret(reinterpret_cast<const std::uint8_t*>(pw.data()), pw.size());
+      if (token_security->is_none()) {
+        // Never in clear text: only inside a channel that encrypts.
+        if (ch.mode != ua::message_security_mode::sign_and_encrypt) return ua::status::bad_identity_token_rejected;
+        t.password = to_byte_string(secret);
+      } else {
+        t.encryption_algorithm = ua::ua_string(token_security->encryption_algorithm_uri);
+        t.password = security::encrypt_secret(*token_security, ch.server_certificate.public_key(), secret,
+                                              bytes_of(server_nonce));
+      }
+      req.user_identity_token = std::move(t);
+      return ua::status::good;
+    }
+    case client_identity::kind::x509: {
+      if (token_security->is_none() || !sec.identity.private_key) return ua::status::bad_identity_token_rejected;
+      ua::x509_identity_token t;
+      t.policy_id = token_policy->policy_id;
+      t.certificate_data = to_byte_string(sec.identity.certificate.der());
+      req.user_identity_token = std::move(t);
+      req.user_token_signature.algorithm = ua::ua_string(token_security->signature_algorithm_uri);
+      req.user_token_signature.signature = security::sign(*token_security, sec.identity.private_key,
+                                                          signed_data(ch.server_certificate.der(), bytes_of(server_nonce)));
+      return ua::status::good;
+    }
+  }
+  return ua::status::bad_identity_token_invalid;
+}
+
+}  // namespace uactor::actors

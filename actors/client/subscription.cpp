@@ -1,0 +1,293 @@
+#include "actors/client/subscription.hpp"
+
+#include <algorithm>
+
+
+namespace uactor {
+
+ua::monitored_item_create_request monitor_value(ua::node_id node, std::uint32_t client_handle, double sampling_interval_ms,
+                                                std::uint32_t queue_size, bool discard_oldest) {
+  ua::monitored_item_create_request r;
+  r.item_to_monitor.node_id = std::move(node);
+  r.item_to_monitor.attribute_id = 13;  // Value (Part 6 §A.1)
+  r.monitoring_mode = ua::monitoring_mode::reporting;
+  r.requested_parameters.client_handle = client_handle;
+  r.requested_parameters.sampling_interval = sampling_interval_ms;  // -1: the publishing interval
+  r.requested_parameters.queue_size = queue_size;
+  r.requested_parameters.discard_oldest = discard_oldest;
+  return r;
+}
+
+ua::extension_object data_change_filter(ua::data_change_trigger trigger, std::uint32_t deadband_type, double deadband_value) {
+  ua::data_change_filter f;
+  f.trigger = trigger;
+  f.deadband_type = deadband_type;
+  f.deadband_value = deadband_value;
+  return ua::extension_object(std::move(f));
+}
+
+}  // namespace uactor
+
+namespace uactor::actors {
+
+namespace {
+
+// Sequence numbers run 1 .. 2^32-1 and wrap to 1 (Part 4 §7.26: 0 is never used).
+constexpr std::uint32_t next_seq(std::uint32_t s) noexcept { return s == 0xFFFFFFFFu ? 1u : s + 1u; }
+
+// How many numbers lie from `from` (included) up to `to` (excluded), along the wrap.
+constexpr std::uint32_t seq_distance(std::uint32_t from, std::uint32_t to) noexcept {
+  if (to >= from) return to - from;
+  return (0xFFFFFFFFu - from + 1u) + (to - 1u);
+}
+
+// `to` lies ahead of `from` (or is it): less than half the number space away.
+constexpr bool seq_ahead(std::uint32_t from, std::uint32_t to) noexcept { return seq_distance(from, to) < 0x80000000u; }
+
+}  // namespace
+
+subscription_engine::subscription_engine(subscription_engine_config config)
+    : config_(config), limit_(std::max<std::size_t>(1, config.max_publish_requests)) {
+  acks_.reserve(64);
+  republish_.reserve(16);
+}
+
+subscription_engine::subscription* subscription_engine::find(std::uint32_t id) noexcept {
+  for (auto& s : subs_)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+bool subscription_engine::contains(std::uint32_t id) const noexcept {
+  return std::any_of(subs_.begin(), subs_.end(), [id](const subscription& s) { return s.id == id; });
+}
+
+void subscription_engine::set_timing(subscription& s, double interval_ms, std::uint32_t keep_alive_count) {
+  using namespace std::chrono;
+  if (interval_ms <= 0) {
+    s.silence_after = steady_clock::duration::zero();
+    return;
+  }
+  const auto interval = duration<double, std::milli>(std::max(interval_ms, 0.0));
+  const auto period = duration_cast<steady_clock::duration>(interval * std::max<std::uint32_t>(keep_alive_count, 1));
+  s.silence_after = period + std::max<steady_clock::duration>(config_.silence_margin, period / 2);
+}
+
+void subscription_engine::add(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count,
+                              subscription_handlers handlers, time_point now) {
+  auto* s = find(id);
+  if (!s) {
+    subs_.emplace_back();
+    s = &subs_.back();
+    s->id = id;
+  }
+  s->handlers = std::move(handlers);
+  s->last_heard = now;
+  s->silent = false;
+  s->next_sequence = 0;
+  set_timing(*s, revised_interval_ms, revised_keep_alive_count);
+}
+
+void subscription_engine::revise(std::uint32_t id, double revised_interval_ms, std::uint32_t revised_keep_alive_count) {
+  if (auto* s = find(id)) set_timing(*s, revised_interval_ms, revised_keep_alive_count);
+}
+
+void subscription_engine::remove(std::uint32_t id) {
+  std::erase_if(subs_, [id](const subscription& s) { return s.id == id; });
+  std::erase_if(republish_, [id](const missing& m) { return m.subscription_id == id; });
+  std::erase_if(acks_, [id](const ua::subscription_acknowledgement& a) { return a.subscription_id == id; });
+}
+
+void subscription_engine::add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle, item_handler handler) {
+  if (auto* s = find(subscription_id)) s->items[client_handle] = item{0, std::move(handler)};
+}
+
+void subscription_engine::bind_item(std::uint32_t subscription_id, std::uint32_t client_handle, std::uint32_t monitored_item_id) {
+  if (auto* s = find(subscription_id))
+    if (auto it = s->items.find(client_handle); it != s->items.end()) it->second.monitored_item_id = monitored_item_id;
+}
+
+void subscription_engine::remove_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle) {
+  if (auto* s = find(subscription_id)) s->items.erase(client_handle);
+}
+
+void subscription_engine::remove_item(std::uint32_t subscription_id, std::uint32_t monitored_item_id) {
+  if (auto* s = find(subscription_id))
+    std::erase_if(s->items, [monitored_item_id](const auto& kv) { return kv.second.monitored_item_id == monitored_item_id; });
+}
+
+std::size_t subscription_engine::publish_wanted() const noexcept {
+  if (subs_.empty() || paused_) return 0;
+  const std::size_t target = std::min(limit_, 2 * subs_.size());
+  return target > outstanding_ ? target - outstanding_ : 0;
+}
+
+void subscription_engine::fill_publish(ua::publish_request& request) {
+  // Part 4 §5.14.5: acknowledgements ride on the next Publish; assign keeps the capacity.
+  request.subscription_acknowledgements.assign(acks_.begin(), acks_.end());
+  acks_.clear();
+  ++outstanding_;
+}
+
+std::chrono::milliseconds subscription_engine::publish_timeout(std::chrono::milliseconds floor) const noexcept {
+  std::chrono::steady_clock::duration longest{};
+  for (const auto& s : subs_) longest = std::max(longest, s.silence_after);
+  return std::max(floor, std::chrono::duration_cast<std::chrono::milliseconds>(longest * 3));
+}
+
+void subscription_engine::queue_ack(std::uint32_t subscription_id, std::uint32_t seq) {
+  if (!config_.acknowledge) return;
+  if (acks_.size() >= config_.max_pending_acks) acks_.erase(acks_.begin());
+  acks_.push_back({subscription_id, seq});
+}
+
+void subscription_engine::report(subscription& s, subscription_event what, ua::status_code status, std::uint32_t seq) {
+  if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, what, status, seq});
+}
+
+void subscription_engine::gap(subscription& s, std::uint32_t from, std::uint32_t to) {
+  // [from, to) was never received: Republish each, up to a bound; the rest is lost now.
+  std::uint32_t n = 0;
+  for (std::uint32_t q = from; q != to; q = next_seq(q), ++n) {
+    if (n < config_.max_republish_per_gap) {
+      republish_.push_back({s.id, q});
+    } else {
+      ++stats_.lost;
+      report(s, subscription_event::data_lost, ua::status::bad_message_not_available, q);
+    }
+  }
+}
+
+void subscription_engine::dispatch(subscription& s, const ua::notification_message& message) {
+  std::uint32_t closed_by = 0;
+  ua::status_code close_status;
+  for (const auto& data : message.notification_data) {
+    if (const auto* dc = data.get_if<ua::data_change_notification>()) {
+      const std::span<const ua::monitored_item_notification> changes(dc->monitored_items.data(), dc->monitored_items.size());
+      stats_.data_changes += changes.size();
+      if (s.handlers.on_data) {
+        s.handlers.on_data(s.id, message.sequence_number, changes);
+      } else {
+        for (const auto& c : changes)
+          if (auto it = s.items.find(c.client_handle); it != s.items.end() && it->second.handler) it->second.handler(c);
+      }
+    } else if (const auto* sc = data.get_if<ua::status_change_notification>()) {
+      report(s, subscription_event::status_change, sc->status);
+      // Part 4 §7.25.4: Bad_Timeout means the lifetime expired; Part 4 §5.14.7: Good_SubscriptionTransferred
+      // that another session took it over. Either way it is gone from this session.
+      if (sc->status == ua::status::bad_timeout || sc->status == ua::status::good_subscription_transferred) {
+        closed_by = s.id;
+        close_status = sc->status;
+      }
+    }
+    // EventNotificationList: no event items are created by this client.
+  }
+  if (closed_by) close(closed_by, close_status);
+}
+
+void subscription_engine::on_publish_response(const ua::publish_response& r, time_point now) {
+  if (outstanding_) --outstanding_;
+  auto* s = find(r.subscription_id);
+  if (!s) {
+    // Deleted here already, or never ours: nothing to deliver, nothing to acknowledge.
+    ++stats_.unknown_subscription;
+    return;
+  }
+  s->last_heard = now;
+  if (s->silent) {
+    s->silent = false;
+    report(*s, subscription_event::recovered, ua::status::good);
+  }
+  const auto& m = r.notification_message;
+  const std::uint32_t seq = m.sequence_number;
+  if (m.notification_data.empty()) {
+    // Part 4 §5.14.1.1: a keep-alive carries the number the next NotificationMessage will have;
+    // anything between the last one seen and it was missed.
+    ++stats_.keep_alives;
+    if (seq == 0) return;
+    if (s->next_sequence != 0 && seq != s->next_sequence && seq_ahead(s->next_sequence, seq)) gap(*s, s->next_sequence, seq);
+    if (s->next_sequence == 0 || seq_ahead(s->next_sequence, seq)) s->next_sequence = seq;
+    return;
+  }
+  ++stats_.messages;
+  queue_ack(s->id, seq);
+  if (s->next_sequence != 0 && seq != s->next_sequence && seq_ahead(s->next_sequence, seq)) gap(*s, s->next_sequence, seq);
+  if (s->next_sequence == 0 || seq_ahead(s->next_sequence, seq)) s->next_sequence = next_seq(seq);
+  dispatch(*s, m);
+}
+
+void subscription_engine::on_publish_failed(ua::status_code status, time_point) {
+  if (outstanding_) --outstanding_;
+  if (status == ua::status::bad_timeout || status == ua::status::bad_request_timeout) return;  // held too long: again
+  if (status == ua::status::bad_too_many_publish_requests) {
+    // Part 4 §5.14.5: the server keeps fewer: as many as it holds now (at least one). One that
+    // refuses even a single request gets the next at the next check(), not in a loop.
+    limit_ = std::max<std::size_t>(1, std::min(limit_ - 1, outstanding_));
+    if (outstanding_ == 0) paused_ = true;
+    return;
+  }
+  if (status == ua::status::bad_no_subscription) {
+    // Part 4 §5.14.5: the session has no subscription at the server; ours are gone.
+    if (!subs_.empty()) close_all(status);
+    return;
+  }
+  close_all(status);
+}
+
+bool subscription_engine::next_republish(std::uint32_t& subscription_id, std::uint32_t& sequence_number) {
+  if (republish_.empty()) return false;
+  subscription_id = republish_.front().subscription_id;
+  sequence_number = republish_.front().sequence_number;
+  republish_.erase(republish_.begin());
+  return true;
+}
+
+void subscription_engine::on_republished(std::uint32_t subscription_id, const ua::notification_message& message, time_point now) {
+  auto* s = find(subscription_id);
+  if (!s) return;
+  s->last_heard = now;
+  ++stats_.republished;
+  ++stats_.messages;
+  // Still in the server's retransmission queue: acknowledge it (Part 4 §5.14.6).
+  queue_ack(subscription_id, message.sequence_number);
+  dispatch(*s, message);
+}
+
+void subscription_engine::on_republish_failed(std::uint32_t subscription_id, std::uint32_t sequence_number,
+                                              ua::status_code status) {
+  auto* s = find(subscription_id);
+  if (!s) return;
+  ++stats_.lost;
+  report(*s, subscription_event::data_lost, status.is_bad() ? status : ua::status::bad_message_not_available,
+         sequence_number);
+}
+
+void subscription_engine::check(time_point now) {
+  paused_ = false;
+  for (std::size_t i = 0; i < subs_.size(); ++i) {
+    auto& s = subs_[i];
+    if (s.silent || s.silence_after == std::chrono::steady_clock::duration::zero() || now - s.last_heard <= s.silence_after)
+      continue;
+    s.silent = true;
+    report(s, subscription_event::silent, ua::status::bad_timeout);
+  }
+}
+
+void subscription_engine::close(std::uint32_t id, ua::status_code status) {
+  auto* s = find(id);
+  if (!s) return;
+  auto handlers = std::move(s->handlers);
+  remove(id);
+  if (handlers.on_status) handlers.on_status(subscription_status{id, subscription_event::closed, status, 0});
+}
+
+void subscription_engine::close_all(ua::status_code status) {
+  auto subs = std::move(subs_);
+  subs_.clear();
+  republish_.clear();
+  acks_.clear();
+  for (auto& s : subs)
+    if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, subscription_event::closed, status, 0});
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,303 @@
+#include "actors/server/connection_actor.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/common/clock.hpp"
+#include "actors/server/exchange.hpp"
+#include "protocol/chunk_reader.hpp"
+#include "protocol/uatcp.hpp"
+
+namespace uactor::actors {
+namespace {
+
+// The staging buffer: one receive takes a header and, for small chunks, the whole chunk and the
+// next ones (DESIGN.md "Staged single-recv framing").
+constexpr std::size_t staging_size = 8192;
+
+// Responses not yet written to the socket (CAF's write buffers) above which the connection stops
+// reading: a peer that sends requests and never reads its answers holds at most this much of the
+// server's memory, plus its kernel buffers. Reading resumes once the backlog is down to half.
+constexpr std::size_t max_unsent_bytes = 1u << 20;
+
+using resume_reading_atom = caf::atom_constant<caf::atom("resumeread")>;
+
+struct connection {
+  connection(const connection_options& o, std::uint32_t channel_id, connection_links links)
+      : channel(with_id(o.channel, channel_id), now_instant()),
+        reader(o.channel.limits),
+        host(std::move(links.host.actor)),
+        inline_host(std::move(links.host.inline_state)),
+        fd(links.native_socket),
+        max_pending(o.max_pending_requests),
+        housekeeping(o.housekeeping_interval),
+        filling(std::make_shared<exchange_batch>()) {
+    filling->channel_id = channel_id;
+  }
+
+  static secure_channel_config with_id(secure_channel_config c, std::uint32_t id) {
+    c.channel_id = id;
+    return c;
+  }
+
+  secure_channel_state channel;
+  ua::chunk_reader reader;
+  ua::byte_buffer carry;  // a header split across receives (fewer than 8 bytes)
+  caf::actor host;
+  std::shared_ptr<host_state> inline_host;  // set: batches are answered in place (answer_inline)
+  int fd;                                   // >= 0: output is sent directly while CAF's buffer is empty
+  std::size_t max_pending;
+  std::chrono::milliseconds housekeeping;
+  batch_ptr filling;   // requests collected while the previous batch is at the host
+  batch_ptr spare;     // a batch back from the host, ready for reuse
+  std::size_t receive_size = staging_size;  // what the next receive may take
+  bool at_host = false;
+  bool halted = false;  // out of the read loop: too many requests waiting, or too much output unsent
+  bool closing = false;
+  std::size_t unsent = 0;  // bytes handed to the socket's write buffer and not yet written
+  bool write_backlog = false;
+  bool read_since_trigger = true;  // data arrived since the last trigger(): its read event is registered
+  bool left_host = false;          // channel_closed sent
+};
+
+// What one non-blocking send() took: 0 when the socket is full (EAGAIN) or failed; then the
+// scribe gets all of it, and meets the failure itself (a connection_closed_msg, as without us).
+std::size_t send_now(int fd, std::span<const std::uint8_t> bytes) {
+  for (;;) {
+    const auto n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR) return 0;
+  }
+}
+
+// Writes what the channel wrote (ACK, OPN response, ServiceFault, ERR, responses): every chunk of
+// one mailbox message leaves in one send. Directly on the socket while CAF's write buffer is
+// empty (c.unsent == 0: data_transferred_msg reports what CAF still holds, synchronously, from its
+// write handler), so that nothing of ours overtakes bytes CAF still holds; what the kernel does
+// not take goes to the scribe's buffer and leaves after the bytes before it (docs/decisions/0013).
+void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  auto& out = c.channel.output();
+  if (out.empty()) return;
+  std::size_t done = 0;
+  if (c.fd >= 0 && c.unsent == 0) done = send_now(c.fd, out.bytes());
+  if (done < out.size()) {
+    auto& wr = self->wr_buf(hdl);
+    const auto* p = reinterpret_cast<const char*>(out.data());
+    wr.insert(wr.end(), p + done, p + out.size());
+    c.unsent += out.size() - done;
+  }
+  c.channel.clear_output();
+}
+
+// Back pressure (DESIGN.md: a hostile peer gets a closed connection, never unbounded memory): stop
+// reading while the host has max_pending requests of ours waiting, or while more than
+// max_unsent_bytes of answers wait for the peer to read them.
+void update_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  if (c.unsent > max_unsent_bytes) c.write_backlog = true;
+  else if (c.unsent <= max_unsent_bytes / 2) c.write_backlog = false;
+  const bool stop = c.write_backlog || c.filling->size >= c.max_pending;
+  // CAF 0.17's halt() and trigger() only queue a change of the read event, applied at the end of
+  // the multiplexer's loop iteration; stream::activate (trigger) does nothing while the stream
+  // still has its reader, which the applied removal drops. So within one iteration:
+  // - halt then trigger: the trigger is lost and reading stops for good (seen: a batch back from
+  //   the host in the same epoll round as the data that halted). The trigger is therefore sent as
+  //   a message to ourselves, and repeated at each housekeeping tick (a no-op while reading).
+  // - trigger then halt: the two queued changes cancel, the stream keeps its reader without a
+  //   read event, and no later trigger can revive it. So a halt waits until data has arrived
+  //   since the last trigger (on_data halts then); until then nothing is read anyway.
+  if (stop && !c.halted) {
+    if (!c.read_since_trigger) return;
+    self->halt(hdl);
+    c.halted = true;
+  } else if (!stop && c.halted) {
+    c.halted = false;
+    self->send(self, resume_reading_atom::value);
+  }
+}
+
+void resume_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  if (c.halted || c.closing) return;
+  self->trigger(hdl);
+  c.read_since_trigger = false;
+}
+
+// The host forgets the channel (its actor handle, the Publish requests queued from it).
+void leave_host(caf::io::broker* self, connection& c) {
+  if (c.left_host) return;
+  c.left_host = true;
+  self->send(c.host, channel_closed_atom::value, c.channel.channel_id());
+}
+
+void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  take_output(self, hdl, c);
+  self->flush(hdl);
+  self->close(hdl);  // unwritten data still goes out (graceful shutdown)
+  c.closing = true;
+  leave_host(self, c);
+  self->quit();
+}
+
+// The answered requests of a batch go to the channel (chunked, in order); the batch is empty again.
+void write_answers(connection& c, exchange_batch& batch) {
+  for (std::size_t i = 0; i < batch.size; ++i) {
+    exchange& x = batch.items[i];
+    if (x.response.empty()) continue;  // a Publish the host answers later (on_pushed)
+    c.channel.send_encoded(x.request_id, x.response.bytes());
+  }
+  batch.size = 0;
+}
+
+void send_batch(caf::io::broker* self, connection& c) {
+  if (c.at_host || c.filling->size == 0) return;
+  if (c.inline_host) {
+    // The host runs on this thread: its work done here, without the two mailbox messages and the
+    // two multiplexer rounds of a crossing (docs/decisions/0013).
+    answer_inline(self, *c.inline_host, *c.filling);
+    write_answers(c, *c.filling);
+    return;
+  }
+  self->send(c.host, c.filling);
+  c.at_host = true;
+  if (c.spare) {
+    c.filling = std::move(c.spare);
+  } else {
+    const auto id = c.filling->channel_id;
+    c.filling = std::make_shared<exchange_batch>();
+    c.filling->channel_id = id;
+  }
+}
+
+void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
+  switch (c.channel.on_chunk(chunk, now)) {
+    case secure_channel_state::event::acknowledged:
+      c.reader.set_receive_buffer_size(c.channel.limits().receive_buffer_size);
+      break;
+    case secure_channel_state::event::request: {
+      auto& r = c.channel.request();
+      exchange& x = c.filling->next();
+      x.request_id = r.request_id;
+      x.header = *r.header;
+      std::swap(x.request, *r.message);
+      break;
+    }
+    case secure_channel_state::event::close:
+      c.closing = true;
+      break;
+    case secure_channel_state::event::none:
+      break;
+  }
+}
+
+void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
+  c.read_since_trigger = true;
+  if (!c.carry.empty()) {
+    c.carry.append(in.data(), in.size());
+    in = c.carry.bytes();
+  }
+  const instant now = now_instant();
+  const auto used = c.reader.put(in, [&](const ua::chunk_view& chunk) -> ua::status_code {
+    on_chunk(c, chunk, now);
+    return c.closing ? ua::status::bad_secure_channel_closed : ua::status::good;  // stops the reader
+  });
+  if (c.closing) return close_connection(self, hdl, c);
+  if (!used) {
+    // Part 6 §7.1.3: a framing error gets an ERR, then the connection closes.
+    spdlog::info("connection {}: {}", c.channel.channel_id(), used.error().to_string());
+    ua::write_message(c.channel.output(), ua::error_message{used.error(), {}});
+    return close_connection(self, hdl, c);
+  }
+  std::array<std::uint8_t, ua::message_header_size> keep{};
+  const std::size_t left = in.size() - *used;  // fewer than 8: a header not yet whole
+  std::memcpy(keep.data(), in.data() + *used, left);
+  c.carry.clear();
+  c.carry.append(keep.data(), left);
+
+  // A chunk larger than the staging buffer is completed with one receive of the size it still
+  // misses; then back to the staging size.
+  const std::size_t want = std::max(staging_size, c.reader.missing());
+  if (want != c.receive_size) {
+    self->configure_read(hdl, caf::io::receive_policy::at_most(want));
+    c.receive_size = want;
+  }
+
+  send_batch(self, c);
+  take_output(self, hdl, c);
+  update_reading(self, hdl, c);  // read again once the host has answered and the peer has read
+  self->flush(hdl);
+}
+
+void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
+  write_answers(c, *batch);
+  c.spare = std::move(batch);
+  c.at_host = false;
+  send_batch(self, c);
+  take_output(self, hdl, c);
+  update_reading(self, hdl, c);
+  self->flush(hdl);
+}
+
+// Responses the host answered outside a batch (queued Publish requests, docs/decisions/0010).
+void on_pushed(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, const push_ptr& p) {
+  if (!c.closing) {
+    for (std::size_t i = 0; i < p->size; ++i) c.channel.send_encoded(p->items[i].request_id, p->items[i].response.bytes());
+  }
+  p->written.store(true, std::memory_order_release);  // the host may reuse it
+  if (c.closing) return;
+  take_output(self, hdl, c);
+  update_reading(self, hdl, c);
+  self->flush(hdl);
+}
+
+caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
+                                     std::uint32_t channel_id, connection_links links) {
+  auto c = std::make_shared<connection>(options, channel_id, std::move(links));
+  self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
+  self->ack_writes(hdl, true);  // data_transferred_msg: how much output is still unsent
+  self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+  return {
+    [self, hdl, c](const caf::io::new_data_msg& msg) {
+      on_data(self, hdl, *c, {reinterpret_cast<const std::uint8_t*>(msg.buf.data()), msg.buf.size()});
+    },
+    [self, hdl, c](batch_ptr& batch) { on_answered(self, hdl, *c, batch); },
+    [self, hdl, c](const push_ptr& p) { on_pushed(self, hdl, *c, p); },
+    [self, hdl, c](housekeeping_atom) {
+      if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
+        return close_connection(self, hdl, *c);
+      resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)
+      self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+    },
+    [self, hdl, c](const caf::io::data_transferred_msg& msg) {
+      c->unsent = static_cast<std::size_t>(msg.remaining);
+      if (c->halted && !c->closing) update_reading(self, hdl, *c);
+    },
+    [self, hdl, c](resume_reading_atom) { resume_reading(self, hdl, *c); },
+    [self, c](const caf::io::connection_closed_msg&) {
+      leave_host(self, *c);
+      self->quit();
+    },
+  };
+}
+
+}  // namespace
+
+caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
+                                std::uint32_t channel_id, caf::actor host) {
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, connection_links{{std::move(host), nullptr}, -1});
+}
+
+caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,
+                                        connection_options options, std::uint32_t channel_id, connection_links links) {
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, std::move(links));
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,48 @@
+// One TCP connection of the server: the transport (staged receive into 8 KB, every chunk framed
+// in place; the writes of one mailbox message in one send) and its secure channel, in one CAF io
+// broker on the multiplexer thread (docs/decisions/0007). Decoded requests cross to the session
+// host in batches (0008). The broker owns its socket, channel state and batches.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <caf/actor.hpp>
+#include <caf/behavior.hpp>
+#include <caf/io/broker.hpp>
+#include <caf/io/connection_handle.hpp>
+
+#include "actors/server/secure_channel_state.hpp"
+#include "actors/server/session_host_actor.hpp"
+
+namespace uactor::actors {
+
+struct connection_options {
+  secure_channel_config channel;  // limits, Hello timeout, token lifetimes; channel_id is set per connection
+  // Requests of one connection that may wait for the session host; past it the connection stops
+  // reading until the host answers (back pressure instead of unbounded memory).
+  std::size_t max_pending_requests = 256;
+  std::chrono::milliseconds housekeeping_interval{1000};  // Hello timeout and token expiry checks
+};
+
+// The broker's behaviour, for `fork` from the listener (or `spawn_client` in tests with CAF's
+// test multiplexer). `host` is the session host actor.
+caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
+                                std::uint32_t channel_id, caf::actor host);
+
+// What a server's connection is linked to besides its scribe (docs/decisions/0013).
+struct connection_links {
+  session_host_ref host;  // with inline_state set, batches are answered in place, not sent to the host
+  // The connection's socket, when the scribe is a real one (CAF's default multiplexer): output
+  // goes out with one send() of our own while CAF's write buffer is empty, without CAF's
+  // register-write-interest / write / unregister round (two epoll_ctl and an epoll_wait per
+  // response); the rest, after a partial or refused send, goes through the scribe in order. -1:
+  // always through the scribe (tests with CAF's test multiplexer).
+  int native_socket = -1;
+};
+
+caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,
+                                        connection_options options, std::uint32_t channel_id, connection_links links);
+
+}  // namespace uactor::actors

@@ -1,0 +1,149 @@
+#include "actors/server/server_actors.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/io/network/default_multiplexer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/server/connection_actor.hpp"
+#include "actors/server/exchange.hpp"
+#include "actors/server/session_host_actor.hpp"
+#include "protocol/uatcp.hpp"
+
+namespace uactor::actors {
+namespace {
+
+// Past the maximum number of connections: an ERR, then the close (Part 6 §7.1.2.5).
+caf::behavior refused_connection(caf::io::broker* self, caf::io::connection_handle hdl) {
+  ua::byte_buffer err;
+  ua::write_message(err, ua::error_message{ua::status::bad_tcp_not_enough_resources, ua::ua_string("too many connections")});
+  auto& wr = self->wr_buf(hdl);
+  const auto* p = reinterpret_cast<const char*>(err.data());
+  wr.insert(wr.end(), p, p + err.size());
+  self->flush(hdl);
+  self->close(hdl);
+  self->quit();
+  return {[](const caf::io::new_data_msg&) {}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The listener: accepts on our own socket (spawn_server would bind every interface), admits up to
+// max_connections, assigns channel ids.
+
+struct listener_state {
+  std::unordered_map<caf::actor_addr, caf::actor> connections;
+  std::uint32_t next_channel_id = 1;
+};
+
+// The socket of an accepted connection, when CAF's default multiplexer made its scribe (its
+// handle is the socket, conn_hdl_from_socket); -1 otherwise (docs/decisions/0013).
+int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
+  if (dynamic_cast<caf::io::network::default_multiplexer*>(&self->backend()) == nullptr) return -1;
+  const auto fd = static_cast<caf::io::network::native_socket>(hdl.id());
+  return caf::io::network::conn_hdl_from_socket(fd) == hdl ? fd : -1;
+}
+
+caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host) {
+  auto st = std::make_shared<listener_state>();
+  self->add_doorman(fd);
+  self->set_down_handler([st](const caf::down_msg& d) { st->connections.erase(d.source); });
+  // The connections end with the listener (stop_server, or the listener failing).
+  self->attach_functor([st] {
+    for (auto& [addr, conn] : st->connections) caf::anon_send_exit(conn, caf::exit_reason::user_shutdown);
+  });
+  return {
+    [self, st, options, host](const caf::io::new_connection_msg& msg) {
+      if (st->connections.size() >= options.max_connections) {
+        spdlog::warn("refusing a connection: {} open, the maximum", st->connections.size());
+        self->fork(refused_connection, msg.handle);
+        return;
+      }
+      const std::uint32_t id = st->next_channel_id++;
+      if (st->next_channel_id == 0) st->next_channel_id = 1;  // 0 is not a channel id
+      auto conn = self->fork(serving_connection_broker, msg.handle, options.connection, id,
+                             connection_links{host, native_socket_of(self, msg.handle)});
+      self->monitor(conn);
+      st->connections.emplace(conn.address(), conn);
+    },
+    [self](const caf::io::acceptor_closed_msg&) { self->quit(); },
+  };
+}
+
+// A listening socket bound to the configured address (TCP_NODELAY is inherited by accepted sockets).
+ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, std::uint16_t& bound) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1) return ua::status::bad_tcp_endpoint_url_invalid;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return ua::status::bad_resource_unavailable;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 512) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    spdlog::error("cannot listen on {}:{}: {}", address, port, std::strerror(errno));
+    ::close(fd);
+    return ua::status::bad_resource_unavailable;
+  }
+  bound = ntohs(a.sin_port);
+  return fd;
+}
+
+caf::behavior writer(caf::event_based_actor* self, caf::actor host, std::chrono::milliseconds interval,
+                     std::shared_ptr<const writer_step> step) {
+  self->monitor(host);
+  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
+  auto tick = std::make_shared<std::uint64_t>(0);
+  self->send(self, housekeeping_atom::value);
+  return {
+    [=](housekeeping_atom) {
+      self->send(host, writer_tick{step, (*tick)++});
+      self->delayed_send(self, interval, housekeeping_atom::value);
+    },
+  };
+}
+
+}  // namespace
+
+ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
+                                         const core_factory& make_core) {
+  server_handle h;
+  const auto fd = bind_listener(options.listen_address, options.port, h.port);
+  if (!fd) return fd.error();
+  auto host = spawn_session_host_ref(sys, make_core(h.port), options.connection.housekeeping_interval, options.session_host);
+  h.host = host.actor;
+  h.listener = sys.middleman().spawn_broker(listener, *fd, options, std::move(host));
+  return h;
+}
+
+caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
+                        writer_step step) {
+  return sys.spawn(writer, server.host, interval, std::make_shared<const writer_step>(std::move(step)));
+}
+
+void tune_io(caf::actor_system_config& cfg) {
+  // One recv per readable event instead of reading until EAGAIN (CAF 0.17's default is 50 reads):
+  // the staged receive takes up to 8 KB, and epoll (level-triggered) reports what is left again.
+  cfg.set("middleman.max-consecutive-reads", std::size_t{1});
+}
+
+void stop_server(const server_handle& server) {
+  caf::anon_send_exit(server.listener, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(server.host, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,59 @@
+// The server's actors (docs/decisions/0007, 0008): a listener broker that accepts and admits
+// connections, one connection broker per TCP connection (transport and secure channel on the
+// multiplexer thread), and one session host actor on the scheduler that owns the sessions and the
+// address space (server_core) and runs the services. Writers are timer actors that tick the host.
+// spawn_server hands out handles; the actors own everything else.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "actors/server/connection_actor.hpp"
+#include "actors/server/exchange.hpp"
+#include "actors/server/session_host_actor.hpp"
+#include "actors/server/server_core.hpp"
+#include "protocol/expected.hpp"
+
+namespace uactor::actors {
+
+struct server_options {
+  std::string listen_address = "0.0.0.0";  // an IPv4 address
+  std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::port says which)
+  std::uint32_t max_connections = 1000;
+  connection_options connection;           // each connection's limits and timers; also the host's housekeeping interval
+  host_thread session_host = host_thread::multiplexer;  // docs/decisions/0008
+};
+
+struct server_handle {
+  caf::actor listener;
+  caf::actor host;
+  std::uint16_t port = 0;  // the port it listens on
+};
+
+// Makes the server's state once the port is known (it goes into the endpoint URLs).
+using core_factory = std::function<server_core(std::uint16_t bound_port)>;
+
+// Binds listen_address:port, spawns the host with the core and the listener.
+// Bad_TcpEndpointUrlInvalid for an address that does not parse, Bad_ResourceUnavailable when the
+// port cannot be bound.
+ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
+                                         const core_factory& make_core);
+
+// A writer actor: calls `step` in the host every `interval`, with a tick count from 0.
+caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
+                        writer_step step);
+
+// The CAF settings the server's I/O wants (docs/decisions/0013), applied to the configuration of
+// the actor system the server will run in, before the system is made.
+void tune_io(caf::actor_system_config& cfg);
+
+// Stops accepting, closes every connection and stops the host (and the writers, which watch it).
+void stop_server(const server_handle& server);
+
+}  // namespace uactor::actors

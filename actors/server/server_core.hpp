@@ -1,0 +1,113 @@
+// What the server does with one decoded request: route it through the sessions, run its service
+// over the address space, encode the response. Plain state, no CAF: the session host actor wraps it
+// (docs/decisions/0008), tests drive it directly. It owns the address space, the sessions and the
+// reused response objects; the encoded response goes into the caller's buffer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "actors/server/secure_channel_state.hpp"
+#include "actors/server/services/browse.hpp"
+#include "actors/server/services/call.hpp"
+#include "actors/server/services/discovery.hpp"
+#include "actors/server/services/service_limits.hpp"
+#include "actors/server/session_manager.hpp"
+#include "actors/server/subscriptions/subscription_manager.hpp"
+#include "protocol/address_space.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace uactor::actors {
+
+struct server_core_config {
+  services::server_description description;  // ApplicationUri, endpoint URL, names
+  services::service_limits limits;
+  session_config sessions;  // its endpoints are filled from `description` when empty
+  subscription_limits subscriptions;
+};
+
+class server_core {
+public:
+  server_core(server_core_config config, ua::address_space space, services::method_table methods);
+
+  // One request of channel `channel_id`: the encoded response message (encoding id + body, as
+  // ua::encode_message writes it) is appended to `out`. Every request gets exactly one response:
+  // the service's, or a ServiceFault (Bad_ServiceUnsupported for a service not served here).
+  // A Publish (Part 4 §5.13.5) may be answered later: then `out` stays empty, and its response
+  // comes out of deferred() for (channel_id, request_id) after a later call (docs/decisions/0010).
+  void handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+              const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  void handle(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+              const instant& now, ua::byte_buffer& out) {
+    handle(channel_id, 0, header, request, now, out);
+  }
+
+  // The subscriptions' clock (every subscription_limits::tick_interval while there are
+  // subscriptions): sampling, publishing cycles, keep-alives, lifetimes. Answers go to deferred().
+  void publish_tick(const instant& now);
+  bool has_subscriptions() const noexcept { return subscriptions_->has_subscriptions(); }
+  std::chrono::milliseconds publish_tick_interval() const noexcept { return config_.subscriptions.tick_interval; }
+  // The channel closed: Publish requests queued from it are dropped.
+  void channel_closed(std::uint32_t channel_id) { subscriptions_->channel_closed(channel_id); }
+  // Responses to requests of earlier calls (queued Publish requests), until clear_deferred().
+  std::span<const deferred_response> deferred() const noexcept { return subscriptions_->deferred(); }
+  void clear_deferred() noexcept { subscriptions_->clear_deferred(); }
+  const subscription_manager& subscriptions() const noexcept { return *subscriptions_; }
+
+  // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1); the Server
+  // object's CurrentTime and ServerStatus move on (so they are as fresh as the tick interval).
+  void on_tick(const instant& now);
+  // A writer's step over the address space (the monitored items see its changes).
+  template <class Step>
+  void write(Step&& step) { step(space_); }
+
+  ua::address_space& space() noexcept { return space_; }
+  const ua::address_space& space() const noexcept { return space_; }
+  const session_manager& sessions() const noexcept { return sessions_; }
+  const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
+
+private:
+  void run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                   const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
+                                const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+
+  server_core_config config_;
+  ua::address_space space_;
+  services::method_table methods_;
+  session_manager sessions_;
+  // On the heap: the address space points at it (its value_observer) and server_core moves.
+  std::unique_ptr<subscription_manager> subscriptions_;
+
+  // One response object per service, reused: their vectors keep their capacity between requests.
+  ua::read_response read_;
+  ua::write_response write_;
+  ua::browse_response browse_;
+  ua::browse_next_response browse_next_;
+  ua::translate_browse_paths_to_node_ids_response translate_;
+  ua::register_nodes_response register_;
+  ua::unregister_nodes_response unregister_;
+  ua::call_response call_;
+  ua::get_endpoints_response get_endpoints_;
+  ua::find_servers_response find_servers_;
+  ua::service_fault fault_;
+  ua::create_subscription_response create_subscription_;
+  ua::modify_subscription_response modify_subscription_;
+  ua::set_publishing_mode_response set_publishing_mode_;
+  ua::delete_subscriptions_response delete_subscriptions_;
+  ua::transfer_subscriptions_response transfer_subscriptions_;
+  ua::republish_response republish_;
+  ua::create_monitored_items_response create_items_;
+  ua::modify_monitored_items_response modify_items_;
+  ua::set_monitoring_mode_response set_monitoring_mode_;
+  ua::set_triggering_response set_triggering_;
+  ua::delete_monitored_items_response delete_items_;
+};
+
+}  // namespace uactor::actors

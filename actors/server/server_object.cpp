@@ -1,0 +1,104 @@
+// Part 5 §6.3.1 (ServerType), §6.3.2 (ServerCapabilitiesType), §6.3.11 (OperationLimitsType):
+// the values of the Server object's variables.
+#include "actors/server/server_object.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "protocol/generated/node_ids.hpp"
+
+namespace uactor::actors {
+
+using namespace uactor::ua;
+
+namespace {
+
+node_index require(const address_space& as, std::uint32_t id) {
+  const node_index n = as.find(node_id(0, id));
+  if (n == no_node || !as.variable(n))
+    throw std::logic_error("server object: no variable i=" + std::to_string(id) + " (namespace 0 not loaded?)");
+  return n;
+}
+
+void set(address_space& as, std::uint32_t id, variant v, date_time t) {
+  data_value dv;
+  dv.set_value(std::move(v));
+  dv.source_timestamp = dv.server_timestamp = t;
+  dv.has_source_timestamp = dv.has_server_timestamp = true;
+  as.set_value(require(as, id), std::move(dv));
+}
+
+std::uint32_t clamp_u32(std::size_t n) {
+  return static_cast<std::uint32_t>(std::min<std::size_t>(n, std::numeric_limits<std::uint32_t>::max()));
+}
+
+}  // namespace
+
+void init_server_object(address_space& as, const server_info& info, const services::service_limits& limits,
+                        std::span<const std::string> namespace_uris, date_time start) {
+  ua_array<ua_string> namespaces;
+  if (namespace_uris.empty() || namespace_uris.front() != ua_namespace_uri)
+    namespaces.emplace_back(ua_namespace_uri);  // Part 5 §6.3.1: index 0 is always the UA namespace
+  for (const std::string& uri : namespace_uris) namespaces.emplace_back(uri);
+  set(as, ids::server_namespace_array, std::move(namespaces), start);
+  set(as, ids::server_server_array, ua_array<ua_string>{ua_string(info.application_uri)}, start);
+
+  build_info build;
+  build.product_uri = ua_string(info.product_uri);
+  build.manufacturer_name = ua_string(info.manufacturer);
+  build.product_name = ua_string(info.product_name);
+  build.software_version = ua_string(info.software_version);
+  build.build_number = ua_string(info.build_number);
+  build.build_date = info.build_date;
+
+  server_status_data_type status;
+  status.start_time = start;
+  status.current_time = start;
+  status.state = server_state::running;
+  status.build_info = build;
+  set(as, ids::server_server_status, extension_object(std::move(status)), start);
+  set(as, ids::server_server_status_start_time, start, start);
+  set(as, ids::server_server_status_current_time, start, start);
+  set(as, ids::server_server_status_state, static_cast<std::int32_t>(server_state::running), start);
+  set(as, ids::server_server_status_seconds_till_shutdown, std::uint32_t{0}, start);  // not shutting down
+  set(as, ids::server_server_status_shutdown_reason, localized_text{}, start);
+  set(as, ids::server_server_status_build_info_product_uri, build.product_uri, start);
+  set(as, ids::server_server_status_build_info_manufacturer_name, build.manufacturer_name, start);
+  set(as, ids::server_server_status_build_info_product_name, build.product_name, start);
+  set(as, ids::server_server_status_build_info_software_version, build.software_version, start);
+  set(as, ids::server_server_status_build_info_build_number, build.build_number, start);
+  set(as, ids::server_server_status_build_info_build_date, build.build_date, start);
+  set(as, ids::server_server_status_build_info, extension_object(std::move(build)), start);
+  set(as, ids::server_service_level, std::uint8_t{255}, start);
+
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_read, clamp_u32(limits.max_nodes_per_read), start);
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_write, clamp_u32(limits.max_nodes_per_write),
+      start);
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_method_call,
+      clamp_u32(limits.max_nodes_per_method_call), start);
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_browse, clamp_u32(limits.max_nodes_per_browse),
+      start);
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_register_nodes,
+      clamp_u32(limits.max_nodes_per_register_nodes), start);
+  set(as, ids::server_server_capabilities_operation_limits_max_nodes_per_translate_browse_paths_to_node_ids,
+      clamp_u32(limits.max_nodes_per_translate_browse_paths), start);
+  set(as, ids::server_server_capabilities_max_browse_continuation_points,
+      static_cast<std::uint16_t>(std::min<std::size_t>(limits.max_browse_continuation_points,
+                                                       std::numeric_limits<std::uint16_t>::max())),
+      start);
+}
+
+void update_server_time(address_space& as, date_time now) {
+  set(as, ids::server_server_status_current_time, now, now);
+  const node_index status_node = require(as, ids::server_server_status);
+  const auto* eo = as.variable(status_node)->value.value.get_if<extension_object>();
+  const auto* current = eo ? eo->get_if<server_status_data_type>() : nullptr;
+  if (!current) return;  // init_server_object has not run: nothing to keep current
+  server_status_data_type status = *current;
+  status.current_time = now;
+  set(as, ids::server_server_status, extension_object(std::move(status)), now);
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,168 @@
+#include "actors/server/session_host_actor.hpp"
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+#include <utility>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/common/clock.hpp"
+#include "actors/server/exchange.hpp"
+
+namespace uactor::actors {
+namespace {
+
+// What the host knows of a channel: the connection actor that owns it (learned from its batches)
+// and the objects that carry deferred responses to it, reused once written.
+struct channel_entry {
+  caf::actor connection;
+  std::vector<push_ptr> pushes;
+};
+
+constexpr std::size_t max_pushes_kept = 4;  // per channel; more in flight are not kept for reuse
+
+}  // namespace
+
+struct host_state {
+  explicit host_state(std::shared_ptr<server_core> c) : core(std::move(c)) {}
+  std::shared_ptr<server_core> core;
+  std::unordered_map<std::uint32_t, channel_entry> channels;
+  caf::actor_addr host;  // the publishing clock's ticks go to the host (weak: the host holds this state)
+  bool tick_armed = false;
+};
+
+namespace {
+
+push_ptr free_push(channel_entry& ch) {
+  for (auto& p : ch.pushes)
+    if (p->written.load(std::memory_order_acquire)) return p;
+  auto p = std::make_shared<pushed_responses>();
+  if (ch.pushes.size() < max_pushes_kept) ch.pushes.push_back(p);
+  return p;
+}
+
+// Sends the responses the core produced outside the batch at hand (queued Publish requests) to
+// the connections of their channels, one message per channel; a channel without a connection
+// (closed meanwhile) loses them, as its peer is gone.
+template <class Self>
+void push_deferred(Self* self, host_state& st) {
+  const auto deferred = st.core->deferred();
+  if (deferred.empty()) return;
+  for (std::size_t i = 0; i < deferred.size(); ++i) {
+    const std::uint32_t channel = deferred[i].channel_id;
+    bool seen = false;  // grouped already with an earlier entry of the same channel
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = deferred[k].channel_id == channel;
+    if (seen) continue;
+    const auto found = st.channels.find(channel);
+    if (found == st.channels.end()) continue;
+    push_ptr p = free_push(found->second);
+    p->size = 0;
+    for (std::size_t k = i; k < deferred.size(); ++k) {
+      if (deferred[k].channel_id != channel) continue;
+      if (p->size == p->items.size()) p->items.emplace_back();
+      exchange& x = p->items[p->size++];
+      x.request_id = deferred[k].request_id;
+      x.response.clear();
+      x.response.append(deferred[k].message.data(), deferred[k].message.size());
+    }
+    p->written.store(false, std::memory_order_relaxed);
+    self->send(found->second.connection, std::move(p));
+  }
+  st.core->clear_deferred();
+}
+
+// The publishing clock runs while there are subscriptions (docs/decisions/0010).
+template <class Self>
+void arm_tick(Self* self, host_state& st) {
+  if (st.tick_armed || !st.core->has_subscriptions()) return;
+  auto host = caf::actor_cast<caf::actor>(st.host);
+  if (!host) return;  // the host is gone: no clock to run
+  st.tick_armed = true;
+  self->delayed_send(host, st.core->publish_tick_interval(), publish_tick_atom::value);
+}
+
+// Every request of the batch answered into its exchange, in order.
+void answer(host_state& st, exchange_batch& batch) {
+  const instant now = now_instant();
+  for (std::size_t i = 0; i < batch.size; ++i) {
+    exchange& x = batch.items[i];
+    x.response.clear();
+    // An empty response: a Publish queued, answered later through push_deferred.
+    st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response);
+  }
+}
+
+// The same behaviour for both homes: a scheduler actor or a broker without connections.
+template <class Self>
+caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chrono::milliseconds housekeeping) {
+  st->host = self->address();
+  self->set_exception_handler([](caf::scheduled_actor*, std::exception_ptr& e) -> caf::error {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      spdlog::error("session host: {}", x.what());
+    }
+    return caf::exit_reason::unhandled_exception;
+  });
+  self->delayed_send(self, housekeeping, housekeeping_atom::value);
+  return {
+    [self, st](batch_ptr& batch) {
+      auto& ch = st->channels[batch->channel_id];
+      auto sender = caf::actor_cast<caf::actor>(self->current_sender());
+      if (ch.connection != sender) ch.connection = sender;
+      answer(*st, *batch);
+      self->send(sender, std::move(batch));
+      push_deferred(self, *st);
+      arm_tick(self, *st);
+    },
+    [st](const writer_tick& t) {
+      (*t.step)(st->core->space(), t.tick, utc_now());
+    },
+    [self, st](publish_tick_atom) {
+      st->tick_armed = false;
+      st->core->publish_tick(now_instant());
+      push_deferred(self, *st);
+      arm_tick(self, *st);
+    },
+    [st](channel_closed_atom, std::uint32_t channel_id) {
+      st->channels.erase(channel_id);
+      st->core->channel_closed(channel_id);
+    },
+    [self, st, housekeeping](housekeeping_atom) {
+      st->core->on_tick(now_instant());
+      push_deferred(self, *st);  // sessions that timed out answer their queued Publish requests
+      self->delayed_send(self, housekeeping, housekeeping_atom::value);
+    },
+  };
+}
+
+}  // namespace
+
+session_host_ref spawn_session_host_ref(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
+                                        host_thread where) {
+  auto st = std::make_shared<host_state>(std::make_shared<server_core>(std::move(core)));
+  if (where == host_thread::multiplexer)
+    return {sys.middleman().spawn_broker(session_host<caf::io::broker>, st, housekeeping), st};
+  return {sys.spawn(session_host<caf::event_based_actor>, std::move(st), housekeeping), nullptr};
+}
+
+caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
+                              host_thread where) {
+  return spawn_session_host_ref(sys, std::move(core), housekeeping, where).actor;
+}
+
+void answer_inline(caf::io::broker* self, host_state& st, exchange_batch& batch) {
+  auto& ch = st.channels[batch.channel_id];
+  // Compared by pointer: no reference count touched per batch (actor_cast to a raw pointer
+  // dereferences, so a channel's first batch, with no connection yet, is checked first).
+  if (!ch.connection || caf::actor_cast<caf::abstract_actor*>(ch.connection) != self)
+    ch.connection = caf::actor_cast<caf::actor>(self);
+  answer(st, batch);
+  push_deferred(self, st);
+  arm_tick(self, st);
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,216 @@
+// The OPC UA client for applications: one connection, one secure channel (policy None or a secured
+// one, client_options::security), one session. No CAF types here (a pimpl); the client owns its
+// actor and, unless given one, its actor system.
+//
+// Who owns what:
+// - `client` owns the connection actor; destroying the client closes the connection (as close()).
+// - connect(options) makes an actor system of its own (2 scheduler threads, the io middleman) and
+//   the client owns it; connect(system, options) uses the application's system, which must have
+//   the io middleman loaded and must outlive the client.
+// - Requests are taken by value; each callback owns what it is given. Callbacks run on a CAF
+//   thread (the io multiplexer's): keep them short and never call a *_sync function from one
+//   (it would wait for the thread it blocks).
+// - Requests may be made from any thread, also while others are in flight; close() once, from
+//   one thread (requests racing with it are answered Bad_ConnectionClosed).
+// - Every callback runs exactly once: with the response, or with the status that replaced it
+//   (Bad_Timeout, Bad_ConnectionClosed, Bad_RequestTooLarge, the service result of a
+//   ServiceFault or of a response whose ServiceResult is bad).
+// - Subscriptions (create_subscription ...): the client keeps Publish requests at the server,
+//   acknowledges, fills gaps with Republish and watches for silence by itself; the data and status
+//   handlers are owned by the client until the subscription ends, and run on the same CAF thread
+//   (one at a time, in the order the server sent). A data handler gets views into the decoded
+//   response, valid during the call only: copy what you keep. What the handlers touch must live
+//   until close() has returned (close() and a lost connection report `closed` to them last).
+//   docs/decisions/0011.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/client/subscription.hpp"
+#include "actors/client/security_options.hpp"
+#include "protocol/expected.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace caf {
+class actor_system;
+class actor_system_config;
+}
+
+namespace uactor {
+
+struct client_options {
+  std::string endpoint_url;  // opc.tcp://host:port[/path]
+  std::string session_name = "uactor client";
+  std::chrono::milliseconds request_timeout{10'000};  // per request: TimeoutHint and a local timer
+  std::chrono::milliseconds connect_timeout{10'000};  // TCP connect to ActivateSession
+  bool create_session = true;  // false: a secure channel only, for GetEndpoints / FindServers
+  std::chrono::milliseconds session_timeout{3'600'000};  // RequestedSessionTimeout
+  std::chrono::milliseconds token_lifetime{3'600'000};   // RequestedLifetime; renewed at 75 %
+  // Publish requests kept at the server: two per subscription, at most this many (fewer when the
+  // server answers Bad_TooManyPublishRequests).
+  std::size_t max_publish_requests = 20;
+  // false: NotificationMessages are never acknowledged; they stay in the server's retransmission
+  // queue for republish() (diagnostics and tests: the server's queue fills up).
+  bool acknowledge_notifications = true;
+  // Policy and mode of the endpoint, the certificate store, the user identity (default: None,
+  // anonymous). A secured connection first asks the server's endpoints over None and checks its
+  // certificate against security.pki_dir/trusted (Bad_CertificateUntrusted otherwise, the
+  // certificate then in rejected/ for an operator to trust).
+  actors::client_security_options security;
+};
+
+template <class Response>
+using client_callback = std::function<void(ua::expected<Response>)>;
+
+class client;
+
+// One more session over a client's secure channel (client::open_session): the same security and
+// identity, its own AuthenticationToken (Part 4 §5.6: one channel may carry several sessions). A
+// handle: the client owns the connection and must outlive it; client::close() closes every session.
+// Requests and callbacks as the client's; no subscriptions.
+class client_session {
+public:
+  client_session(client_session&&) noexcept;
+  client_session& operator=(client_session&&) noexcept;
+  ~client_session();
+
+  void read(ua::read_request request, client_callback<ua::read_response> done);
+  void write(ua::write_request request, client_callback<ua::write_response> done);
+  void browse(ua::browse_request request, client_callback<ua::browse_response> done);
+  ua::expected<ua::read_response> read_sync(ua::read_request request);
+  ua::expected<ua::write_response> write_sync(ua::write_request request);
+  ua::expected<ua::browse_response> browse_sync(ua::browse_request request);
+
+private:
+  friend class client;
+  struct state;
+  explicit client_session(std::unique_ptr<state> s) noexcept;
+  std::unique_ptr<state> state_;
+};
+
+class client {
+public:
+  // Connects, opens the channel, creates and activates an anonymous session; blocks until done
+  // or until connect_timeout. Bad_TcpEndpointUrlInvalid, Bad_ConnectionRejected (no TCP
+  // connection), Bad_Timeout, or the status the server answered with.
+  static ua::expected<client> connect(client_options options);
+  static ua::expected<client> connect(caf::actor_system& system, client_options options);
+
+  client(client&&) noexcept;
+  client& operator=(client&&) noexcept;
+  ~client();
+
+  // Asynchronous: many may be in flight; the callback runs on a CAF thread. The RequestHeader
+  // (authentication token, handle, timestamp, TimeoutHint) is filled by the client.
+  void read(ua::read_request request, client_callback<ua::read_response> done);
+  void write(ua::write_request request, client_callback<ua::write_response> done);
+  void browse(ua::browse_request request, client_callback<ua::browse_response> done);
+  void browse_next(ua::browse_next_request request, client_callback<ua::browse_next_response> done);
+  void translate(ua::translate_browse_paths_to_node_ids_request request,
+                 client_callback<ua::translate_browse_paths_to_node_ids_response> done);
+  void call(ua::call_request request, client_callback<ua::call_response> done);
+  void get_endpoints(ua::get_endpoints_request request, client_callback<ua::get_endpoints_response> done);
+
+  // Blocking conveniences for tools and tests (never from a callback).
+  ua::expected<ua::read_response> read_sync(ua::read_request request);
+  ua::expected<ua::write_response> write_sync(ua::write_request request);
+  ua::expected<ua::browse_response> browse_sync(ua::browse_request request);
+  ua::expected<ua::browse_next_response> browse_next_sync(ua::browse_next_request request);
+  ua::expected<ua::translate_browse_paths_to_node_ids_response> translate_sync(
+      ua::translate_browse_paths_to_node_ids_request request);
+  ua::expected<ua::call_response> call_sync(ua::call_request request);
+  ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
+
+  // ---- Subscriptions (Part 4 §5.13 MonitoredItem and §5.14 Subscription service sets)
+  // CreateSubscription with `settings`; once the server answers, the client publishes for it.
+  // handlers.on_data set: every NotificationMessage's data changes in one call (fast);
+  // empty: each change goes to the handler of its item (create_monitored_items with handlers).
+  // handlers.on_status: StatusChangeNotification, silent / recovered, data_lost, closed.
+  void create_subscription(subscription_settings settings, subscription_handlers handlers,
+                           client_callback<ua::create_subscription_response> done);
+  // The revised interval and keep-alive count also revise the silence watch.
+  void modify_subscription(ua::modify_subscription_request request, client_callback<ua::modify_subscription_response> done);
+  void set_publishing_mode(ua::set_publishing_mode_request request, client_callback<ua::set_publishing_mode_response> done);
+  // The subscriptions' handlers are dropped as the request goes out (no `closed` status, no data
+  // after it, whatever the server answers).
+  void delete_subscriptions(ua::delete_subscriptions_request request,
+                            client_callback<ua::delete_subscriptions_response> done);
+  // Items of a fast subscription: the client handles are the application's (they come back in
+  // each monitored_item_notification). See monitor_value() and data_change_filter().
+  void create_monitored_items(ua::create_monitored_items_request request,
+                              client_callback<ua::create_monitored_items_response> done);
+  // Items with one handler each (handlers.size() == items_to_create.size(), else
+  // Bad_InvalidArgument): the client replaces the client handles with its own.
+  void create_monitored_items(ua::create_monitored_items_request request, std::vector<item_handler> handlers,
+                              client_callback<ua::create_monitored_items_response> done);
+  void modify_monitored_items(ua::modify_monitored_items_request request,
+                              client_callback<ua::modify_monitored_items_response> done);
+  void delete_monitored_items(ua::delete_monitored_items_request request,
+                              client_callback<ua::delete_monitored_items_response> done);
+  // Part 4 §5.13.4 and §5.13.5, passed through: the per-item results are the server's.
+  void set_monitoring_mode(ua::set_monitoring_mode_request request, client_callback<ua::set_monitoring_mode_response> done);
+  void set_triggering(ua::set_triggering_request request, client_callback<ua::set_triggering_response> done);
+  // Part 4 §5.14.6: one NotificationMessage from the server's retransmission queue, handed to `done`
+  // only (not to the subscription's handlers; the client republishes gaps by itself). An unknown or
+  // acknowledged sequence number: Bad_MessageNotAvailable.
+  void republish(ua::republish_request request, client_callback<ua::republish_response> done);
+  // Part 4 §5.14.7: takes subscriptions of another session (same user identity) into this one.
+  // targets.size() == subscription_ids.size() and each with handlers.on_data (see
+  // subscription_transfer), else Bad_InvalidArgument. The subscriptions are adopted as the request
+  // goes out (the first values may come in a Publish answered before the response) and dropped
+  // again for a result that is not Good; then the client publishes for them. With
+  // send_initial_values the current values of the Reporting items arrive first. A request that ends
+  // without an answer (timeout, lost connection) leaves them adopted: silence or Bad_NoSubscription
+  // then says they are not here.
+  void transfer_subscriptions(ua::transfer_subscriptions_request request, std::vector<subscription_transfer> targets,
+                              client_callback<ua::transfer_subscriptions_response> done);
+
+  ua::expected<ua::create_subscription_response> create_subscription_sync(subscription_settings settings,
+                                                                           subscription_handlers handlers);
+  ua::expected<ua::modify_subscription_response> modify_subscription_sync(ua::modify_subscription_request request);
+  ua::expected<ua::set_publishing_mode_response> set_publishing_mode_sync(ua::set_publishing_mode_request request);
+  ua::expected<ua::delete_subscriptions_response> delete_subscriptions_sync(ua::delete_subscriptions_request request);
+  ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request);
+  ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request,
+                                                                               std::vector<item_handler> handlers);
+  ua::expected<ua::modify_monitored_items_response> modify_monitored_items_sync(ua::modify_monitored_items_request request);
+  ua::expected<ua::delete_monitored_items_response> delete_monitored_items_sync(ua::delete_monitored_items_request request);
+  ua::expected<ua::set_monitoring_mode_response> set_monitoring_mode_sync(ua::set_monitoring_mode_request request);
+  ua::expected<ua::set_triggering_response> set_triggering_sync(ua::set_triggering_request request);
+  ua::expected<ua::republish_response> republish_sync(ua::republish_request request);
+  ua::expected<ua::transfer_subscriptions_response> transfer_subscriptions_sync(ua::transfer_subscriptions_request request,
+                                                                               std::vector<subscription_transfer> targets);
+
+  // ---- More sessions over this connection's secure channel (CreateSession + ActivateSession with
+  // the same security and identity; `name` empty: options().session_name). The server's status
+  // when it refuses (Bad_TooManySessions, ...); the connection goes on either way.
+  void open_session(std::string name, std::function<void(ua::expected<client_session>)> done);
+  ua::expected<client_session> open_session_sync(std::string name = {});
+
+  // CloseSession (every session), CloseSecureChannel, close the connection; blocks until done. Good, or the
+  // status the connection had ended with before. Requests after close() get Bad_ConnectionClosed.
+  ua::status_code close();
+
+  const client_options& options() const noexcept;
+
+private:
+  friend class client_session;
+  struct impl;
+  explicit client(std::unique_ptr<impl> p) noexcept;
+  std::unique_ptr<impl> impl_;
+};
+
+// What a client's actor system wants (connect(options) applies it to its own): the io middleman,
+// 2 scheduler threads, one recv per readable event (docs/decisions/0013). For an application
+// that makes the system it passes to connect(system, options).
+caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg);
+
+// A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close.
+ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url,
+                                                       std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000));
+
+}  // namespace uactor

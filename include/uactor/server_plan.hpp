@@ -1,0 +1,58 @@
+// The server configuration with the defaults of ../shared/DESIGN.md, and its description as
+// `uactor run` prints it. Plain data: the actors read it, the config loader fills it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uactor {
+
+struct server_plan {
+  std::string host_name;          // advertised in the endpoint URL and the ApplicationUri
+  std::string listen_address = "0.0.0.0";
+  std::uint16_t port = 4840;
+  std::string application_uri;    // urn:<host name>:uactor:server
+  // Namespace index 1 (the server's own: session ids live there, and the demo nodes when served).
+  std::string demo_namespace_uri = "urn:uactor:demo";
+  bool demo = false;              // serve the demo namespace of docs/demo-namespace.md (`uactor run` does)
+  std::uint32_t max_connections = 1000;
+  std::uint32_t max_sessions = 1000;
+  std::uint32_t receive_buffer_size = 65535;
+  std::uint32_t send_buffer_size = 65535;
+  std::uint32_t max_message_size = 16u << 20;
+  std::uint32_t max_chunk_count = 4096;
+  std::uint32_t max_nodes_per_operation = 10000;
+  std::chrono::milliseconds writer_interval{1000};  // the demo writer's tick
+  // The load namespace (docs/demo-namespace.md): this many variables ns=1;s=Load.V<i>, all changed
+  // every writer tick (0: none).
+  std::uint32_t load_variables = 0;
+  // Where the session host runs (docs/decisions/0008): "multiplexer" (with the connections, no
+  // crossing between threads per request) or "scheduler" (on a CAF worker).
+  std::string session_host = "multiplexer";
+  std::string profile = "default";                  // default | interop (the open62541 interop spec's server)
+
+  // Security (Part 4 §5.5, Part 7). What the endpoints offer: "all" (None, and each policy in Sign
+  // and SignAndEncrypt), "none", "secure" (all but None), or POLICY:MODE items such as
+  // "Basic256Sha256:SignAndEncrypt" (MODE Sign or SignAndEncrypt; POLICY as in Part 7).
+  std::vector<std::string> security{"all"};
+  std::string pki_dir;                 // own/, trusted/, issuers/, rejected/ (default_pki_dir())
+  std::vector<std::string> trust;      // certificate files to trust at start (copied into trusted/certs)
+  std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
+  std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
+  bool anonymous = true;               // offer the anonymous identity
+
+  std::string endpoint_url() const;
+};
+
+// $UACTOR_PKI, else ./pki: where `uactor run` and `uactor certs` keep certificates.
+std::string default_pki_dir();
+
+// The defaults for this machine (its host name).
+server_plan default_server_plan();
+
+// A human-readable description of what the server will serve.
+std::string describe(const server_plan& plan);
+
+}  // namespace uactor

@@ -1,0 +1,319 @@
+// Tests of Browse, BrowseNext and TranslateBrowsePathsToNodeIds (Part 4 §5.8) over namespace 0 and
+// the demo nodes: filters, result mask, continuation points and their limit, per-item and
+// service-level statuses.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "actors/server/services/browse.hpp"
+#include "protocol/generated/status_codes.hpp"
+#include "tests/actors/read_fixture.hpp"
+
+using namespace uactor;
+using namespace uactor::ua;
+using services::browse_continuations;
+using services::service_browse;
+using services::service_browse_next;
+using services::service_translate_browse_paths;
+
+namespace {
+
+constexpr std::uint32_t hierarchical_references = 33;
+constexpr std::uint32_t organizes = 35;
+constexpr std::uint32_t all_fields = 63;
+
+browse_description hierarchical_from(std::uint32_t node, std::uint32_t result_mask = all_fields) {
+  browse_description d;
+  d.node_id = node_id(0, node);
+  d.browse_direction = browse_direction::forward;
+  d.reference_type_id = node_id(0, hierarchical_references);
+  d.include_subtypes = true;
+  d.result_mask = result_mask;
+  return d;
+}
+
+browse_response browse(std::vector<browse_description> items, browse_continuations& points,
+                       std::uint32_t max_refs = 0) {
+  browse_request req;
+  req.requested_max_references_per_node = max_refs;
+  req.nodes_to_browse.assign(items.begin(), items.end());
+  browse_response resp;
+  service_browse(req, resp, test::shared_demo_address_space(), points);
+  REQUIRE(resp.response_header.service_result == status::good);
+  REQUIRE(resp.results.size() == items.size());
+  return resp;
+}
+
+bool has_target(const browse_result& r, std::uint32_t id) {
+  return std::any_of(r.references.begin(), r.references.end(),
+                     [&](const reference_description& d) { return d.node_id.id == node_id(0, id); });
+}
+
+const reference_description& target(const browse_result& r, std::uint32_t id) {
+  const auto it = std::find_if(r.references.begin(), r.references.end(),
+                               [&](const reference_description& d) { return d.node_id.id == node_id(0, id); });
+  REQUIRE(it != r.references.end());
+  return *it;
+}
+
+std::vector<node_id> targets(const browse_result& r) {
+  std::vector<node_id> ids;
+  for (const auto& d : r.references) ids.push_back(d.node_id.id);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("browse: the Server object's hierarchical references include ServerStatus and ServerCapabilities", "[services]") {
+  browse_continuations points;
+  const auto resp = browse({hierarchical_from(2253)}, points);
+  const auto& r = resp.results[0];
+  CHECK(r.status_code == status::good);
+  CHECK(r.continuation_point.is_null());
+  CHECK(has_target(r, 2256));  // ServerStatus, HasComponent
+  CHECK(has_target(r, 2268));  // ServerCapabilities, HasProperty's sibling HasComponent
+  CHECK(has_target(r, 2254));  // ServerArray, a HasProperty
+  const auto& status = target(r, 2256);
+  CHECK(status.reference_type_id == node_id(0, 47));  // HasComponent
+  CHECK(status.is_forward);
+  CHECK(status.browse_name.name.view() == "ServerStatus");
+  CHECK(status.display_name.text.view() == "ServerStatus");
+  CHECK(status.node_class == node_class::variable);
+  CHECK(status.type_definition.id == node_id(0, 2138));  // ServerStatusType
+  CHECK(target(r, 2268).node_class == node_class::object);
+  // HasTypeDefinition is not hierarchical, and nothing inverse comes back.
+  CHECK_FALSE(has_target(r, 2004));
+  CHECK(std::all_of(r.references.begin(), r.references.end(), [](const auto& d) { return d.is_forward; }));
+  CHECK(points.size() == 0);
+}
+
+TEST_CASE("browse: only the fields of the result mask are filled, the NodeId always", "[services]") {
+  browse_continuations points;
+  const auto resp = browse({hierarchical_from(2253, 0), hierarchical_from(2253, 8 /* BrowseName */)}, points);
+  const auto& none = target(resp.results[0], 2256);
+  CHECK(none.reference_type_id.is_null());
+  CHECK(none.browse_name.name.is_null());
+  CHECK(none.display_name.text.is_null());
+  CHECK(none.node_class == node_class::unspecified);
+  CHECK(none.type_definition.id.is_null());
+  const auto& name = target(resp.results[1], 2256);
+  CHECK(name.browse_name.name.view() == "ServerStatus");
+  CHECK(name.reference_type_id.is_null());
+  CHECK(name.display_name.text.is_null());
+}
+
+TEST_CASE("browse: direction, reference type without subtypes and node class mask filter", "[services]") {
+  browse_continuations points;
+  auto variables = hierarchical_from(2253);
+  variables.node_class_mask = static_cast<std::uint32_t>(node_class::variable);
+  auto inverse = hierarchical_from(2253);
+  inverse.browse_direction = browse_direction::inverse;
+  auto exact = hierarchical_from(2253);
+  exact.include_subtypes = false;  // HierarchicalReferences itself is abstract: no reference is of it
+  auto both = hierarchical_from(2253);
+  both.browse_direction = browse_direction::both;
+  both.reference_type_id = node_id{};  // every reference type
+  const auto resp = browse({variables, inverse, exact, both}, points);
+  CHECK(has_target(resp.results[0], 2256));
+  CHECK_FALSE(has_target(resp.results[0], 2268));
+  REQUIRE(resp.results[1].references.size() == 1);
+  CHECK(resp.results[1].references[0].node_id.id == node_id(0, 85));  // Objects Organizes Server
+  CHECK_FALSE(resp.results[1].references[0].is_forward);
+  CHECK(resp.results[2].references.empty());
+  CHECK(has_target(resp.results[3], 85));
+  CHECK(has_target(resp.results[3], 2004));  // HasTypeDefinition ServerType
+  CHECK(has_target(resp.results[3], 2256));
+}
+
+TEST_CASE("browse: bad items get their own status, the others still answer", "[services]") {
+  browse_continuations points;
+  auto unknown = hierarchical_from(999'999);
+  auto direction = hierarchical_from(2253);
+  direction.browse_direction = static_cast<browse_direction>(3);
+  auto not_a_reference_type = hierarchical_from(2253);
+  not_a_reference_type.reference_type_id = node_id(0, 58);  // BaseObjectType
+  auto unknown_type = hierarchical_from(2253);
+  unknown_type.reference_type_id = node_id(0, 999'999);
+  const auto resp = browse({unknown, direction, not_a_reference_type, unknown_type, hierarchical_from(2253)}, points);
+  CHECK(resp.results[0].status_code == status::bad_node_id_unknown);
+  CHECK(resp.results[1].status_code == status::bad_browse_direction_invalid);
+  CHECK(resp.results[2].status_code == status::bad_reference_type_id_invalid);
+  CHECK(resp.results[3].status_code == status::bad_reference_type_id_invalid);
+  CHECK(resp.results[4].status_code == status::good);
+  CHECK_FALSE(resp.results[4].references.empty());
+}
+
+TEST_CASE("browse: the service result refuses an empty request, too many nodes and a View", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations points;
+  browse_request req;
+  browse_response resp;
+  service_browse(req, resp, as, points);
+  CHECK(resp.response_header.service_result == status::bad_nothing_to_do);
+  req.nodes_to_browse = {hierarchical_from(2253), hierarchical_from(85)};
+  services::service_limits limits;
+  limits.max_nodes_per_browse = 1;
+  service_browse(req, resp, as, points, limits);
+  CHECK(resp.response_header.service_result == status::bad_too_many_operations);
+  req.view.view_id = node_id(0, 2253);
+  service_browse(req, resp, as, points);
+  CHECK(resp.response_header.service_result == status::bad_view_id_unknown);
+  CHECK(resp.results.empty());
+}
+
+TEST_CASE("browse: with max references 1 a continuation point walks every reference, then is gone", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations points;
+  const auto all = targets(browse({hierarchical_from(2253)}, points).results[0]);
+  REQUIRE(all.size() > 3);
+
+  const auto first = browse({hierarchical_from(2253)}, points, 1);
+  REQUIRE(first.results[0].references.size() == 1);
+  REQUIRE_FALSE(first.results[0].continuation_point.is_null());
+  CHECK(points.size() == 1);
+  std::vector<node_id> walked = targets(first.results[0]);
+  byte_string cp = first.results[0].continuation_point;
+  const byte_string first_cp = cp;
+  browse_next_request next;
+  browse_next_response resp;
+  while (!cp.is_null()) {
+    next.continuation_points = {cp};
+    service_browse_next(next, resp, as, points);
+    REQUIRE(resp.response_header.service_result == status::good);
+    REQUIRE(resp.results.size() == 1);
+    REQUIRE(resp.results[0].status_code == status::good);
+    REQUIRE(resp.results[0].references.size() == 1);
+    walked.push_back(resp.results[0].references[0].node_id.id);
+    cp = resp.results[0].continuation_point;
+  }
+  CHECK(walked == all);
+  CHECK(points.size() == 0);
+  // Once the last part is returned the point is released: it is no longer valid.
+  next.continuation_points = {first_cp};
+  service_browse_next(next, resp, as, points);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  next.continuation_points = {byte_string("garbage")};
+  service_browse_next(next, resp, as, points);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  next.continuation_points.clear();
+  service_browse_next(next, resp, as, points);
+  CHECK(resp.response_header.service_result == status::bad_nothing_to_do);
+}
+
+TEST_CASE("browse: past the continuation point limit an item gets Bad_NoContinuationPoints, release frees them", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations points(2);
+  const auto resp = browse({hierarchical_from(2253), hierarchical_from(85), hierarchical_from(84)}, points, 1);
+  CHECK(resp.results[0].status_code == status::good);
+  CHECK(resp.results[1].status_code == status::good);
+  CHECK(resp.results[2].status_code == status::bad_no_continuation_points);
+  CHECK(resp.results[2].references.empty());
+  CHECK(points.size() == 2);
+
+  browse_next_request release;
+  release.release_continuation_points = true;
+  release.continuation_points = {resp.results[0].continuation_point, resp.results[1].continuation_point};
+  browse_next_response released;
+  service_browse_next(release, released, as, points);
+  REQUIRE(released.results.size() == 2);
+  CHECK(released.results[0].status_code == status::good);
+  CHECK(released.results[0].references.empty());
+  CHECK(released.results[0].continuation_point.is_null());
+  CHECK(points.size() == 0);
+  // Released points are invalid afterwards, and room is back for new ones.
+  service_browse_next(release, released, as, points);
+  CHECK(released.results[0].status_code == status::bad_continuation_point_invalid);
+  const auto again = browse({hierarchical_from(84)}, points, 1);
+  CHECK(again.results[0].status_code == status::good);
+  CHECK_FALSE(again.results[0].continuation_point.is_null());
+}
+
+namespace {
+
+relative_path_element step(std::string_view name, std::uint32_t type = hierarchical_references, bool inverse = false) {
+  relative_path_element e;
+  e.reference_type_id = node_id(0, type);
+  e.include_subtypes = true;
+  e.is_inverse = inverse;
+  e.target_name.name = ua_string(name);
+  return e;
+}
+
+browse_path path(node_id start, std::vector<relative_path_element> elements) {
+  browse_path p;
+  p.starting_node = std::move(start);
+  p.relative_path.elements.assign(elements.begin(), elements.end());
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("translate: Root/Objects/Server is i=2253, other paths get their own status", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  translate_browse_paths_to_node_ids_request req;
+  auto no_name = step("");
+  no_name.target_name.name = ua_string::null();
+  relative_path_element any_type = step("Server");
+  any_type.reference_type_id = node_id{};
+  req.browse_paths = {
+      path(node_id(0, 84), {step("Objects"), step("Server")}),
+      path(node_id(0, 84), {step("Objects"), step("Nope")}),
+      path(node_id(0, 84), {step("Objects"), step("")}),
+      path(node_id(0, 84), {no_name, step("Server")}),
+      path(node_id(0, 84), {}),
+      path(node_id(0, 999'999), {step("Objects")}),
+      path(node_id(0, 2253), {step("Objects", organizes, true)}),
+      path(node_id(0, 85), {any_type, step("ServerStatus"), step("State")}),
+      path(node_id(0, 84), {step("Objects", 47 /* HasComponent: not Organizes */)}),
+  };
+  translate_browse_paths_to_node_ids_response resp;
+  service_translate_browse_paths(req, resp, as);
+  REQUIRE(resp.response_header.service_result == status::good);
+  REQUIRE(resp.results.size() == 9);
+  REQUIRE(resp.results[0].status_code == status::good);
+  REQUIRE(resp.results[0].targets.size() == 1);
+  CHECK(resp.results[0].targets[0].target_id.id == node_id(0, 2253));
+  CHECK(resp.results[0].targets[0].remaining_path_index == 0xFFFF'FFFFu);
+  CHECK(resp.results[1].status_code == status::bad_no_match);
+  CHECK(resp.results[2].status_code == status::bad_browse_name_invalid);
+  CHECK(resp.results[3].status_code == status::bad_browse_name_invalid);
+  CHECK(resp.results[4].status_code == status::bad_nothing_to_do);
+  CHECK(resp.results[5].status_code == status::bad_node_id_unknown);
+  REQUIRE(resp.results[6].targets.size() == 1);
+  CHECK(resp.results[6].targets[0].target_id.id == node_id(0, 85));
+  REQUIRE(resp.results[7].targets.size() == 1);
+  CHECK(resp.results[7].targets[0].target_id.id == node_id(0, 2259));  // ServerStatus/State
+  CHECK(resp.results[8].status_code == status::bad_no_match);
+
+  req.browse_paths.clear();
+  service_translate_browse_paths(req, resp, as);
+  CHECK(resp.response_header.service_result == status::bad_nothing_to_do);
+  req.browse_paths = {path(node_id(0, 84), {step("Objects")}), path(node_id(0, 84), {step("Types")})};
+  services::service_limits limits;
+  limits.max_nodes_per_translate_browse_paths = 1;
+  service_translate_browse_paths(req, resp, as, limits);
+  CHECK(resp.response_header.service_result == status::bad_too_many_operations);
+}
+
+TEST_CASE("browse: BrowseNext answers each point on its own, and a point of another session is invalid", "[services]") {
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations mine, theirs;
+  const auto first = browse({hierarchical_from(2253)}, mine, 1);
+  const auto other = browse({hierarchical_from(2253)}, theirs, 1);  // theirs holds a point too
+  REQUIRE_FALSE(other.results[0].continuation_point.is_null());
+  REQUIRE_FALSE(first.results[0].continuation_point.is_null());
+  browse_next_request next;
+  next.continuation_points = {byte_string("nope"), first.results[0].continuation_point};
+  browse_next_response resp;
+  service_browse_next(next, resp, as, theirs);
+  REQUIRE(resp.results.size() == 2);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  CHECK(resp.results[1].status_code == status::bad_continuation_point_invalid);
+  service_browse_next(next, resp, as, mine);
+  CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
+  CHECK(resp.results[1].status_code == status::good);
+  CHECK(resp.results[1].references.size() == 1);
+}
