@@ -174,7 +174,8 @@ void address_space::grow_index(std::size_t capacity) {
   while (size < capacity) size *= 2;
   index_.assign(size, no_node);
   index_mask_ = size - 1;
-  for (node_index n = 0; n < nodes_.size(); ++n) index_insert(n);
+  for (node_index n = 0; n < nodes_.size(); ++n)
+    if (!nodes_[n].removed) index_insert(n);
 }
 
 void address_space::index_insert(node_index n) {
@@ -230,8 +231,8 @@ expected<node_index> address_space::add_node(node_spec&& spec, strings how) {
 }
 
 status_code address_space::add_reference(node_index source, node_index type, node_index target) {
-  if (source >= nodes_.size()) return status::bad_source_node_id_invalid;
-  if (target >= nodes_.size()) return status::bad_target_node_id_invalid;
+  if (source >= nodes_.size() || nodes_[source].removed) return status::bad_source_node_id_invalid;
+  if (target >= nodes_.size() || nodes_[target].removed) return status::bad_target_node_id_invalid;
   if (type >= nodes_.size() || nodes_[type].cls != node_class::reference_type || nodes_[type].is_abstract)
     return status::bad_reference_type_id_invalid;
   node& s = nodes_[source];
@@ -254,8 +255,54 @@ status_code address_space::add_reference(const node_id& source, const node_id& t
   return add_reference(s, r, t);
 }
 
+status_code address_space::remove_node(node_index n) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  node& x = nodes_[n];
+  if (has_variable_data(x.cls)) {
+    variable_data& var = variables_[x.detail];
+    if (var.monitored && observer_) {
+      data_value gone;
+      gone.status = status::bad_node_id_unknown;
+      gone.has_status = true;
+      observer_->value_changed(n, gone);
+    }
+    var.value = data_value{};
+  }
+  // The other end of each reference: a forward one of ours is an inverse one there, and back.
+  for (std::size_t k = 0; k < x.references.size(); ++k) {
+    const reference& r = x.references[k];
+    if (r.target == n) continue;  // a reference to itself goes with the node
+    node& other = nodes_[r.target];
+    for (std::size_t j = 0; j < other.references.size(); ++j) {
+      const reference& o = other.references[j];
+      if (o.target != n || o.type != r.type || o.is_forward == r.is_forward) continue;
+      if (j < other.forward_count) --other.forward_count;
+      other.references.erase(other.references.begin() + static_cast<std::ptrdiff_t>(j));
+      --reference_count_;
+      break;
+    }
+  }
+  x.references.clear();
+  x.references.shrink_to_fit();
+  x.forward_count = 0;
+  // Backward-shift deletion keeps every probe sequence of the open-addressing index unbroken.
+  std::size_t i = hash_of(x.id) & index_mask_;
+  while (index_[i] != n) i = (i + 1) & index_mask_;
+  for (std::size_t j = (i + 1) & index_mask_; index_[j] != no_node; j = (j + 1) & index_mask_) {
+    const std::size_t home = hash_of(nodes_[index_[j]].id) & index_mask_;
+    // Entry j may move into the hole at i when its home is not in the cyclic range (i, j].
+    const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+    if (stays) continue;
+    index_[i] = index_[j];
+    i = j;
+  }
+  index_[i] = no_node;
+  x.removed = true;
+  return status::good;
+}
+
 status_code address_space::set_value(node_index n, data_value v) {
-  if (n >= nodes_.size()) return status::bad_node_id_unknown;
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
   if (!has_variable_data(nodes_[n].cls)) return status::bad_attribute_id_invalid;
   variable_data& var = variables_[nodes_[n].detail];
   var.value = std::move(v);
@@ -297,7 +344,8 @@ node_index address_space::find(const node_id& id) const noexcept {
 }
 
 const variable_data* address_space::variable(node_index n) const noexcept {
-  return n < nodes_.size() && has_variable_data(nodes_[n].cls) ? &variables_[nodes_[n].detail] : nullptr;
+  return n < nodes_.size() && !nodes_[n].removed && has_variable_data(nodes_[n].cls) ? &variables_[nodes_[n].detail]
+                                                                                      : nullptr;
 }
 
 node_index address_space::super_type(node_index type) const noexcept {
@@ -331,7 +379,7 @@ status_code address_space::read(const node_id& id, attribute_id attr, data_value
 }
 
 status_code address_space::read(node_index n, attribute_id attr, data_value& out) const {
-  if (n >= nodes_.size()) return fail(out, status::bad_node_id_unknown);
+  if (n >= nodes_.size() || nodes_[n].removed) return fail(out, status::bad_node_id_unknown);
   const node& x = nodes_[n];
   const node_class c = x.cls;
   const bool is_type = c == node_class::object_type || c == node_class::variable_type ||

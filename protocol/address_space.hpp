@@ -95,6 +95,7 @@ struct node {
   bool contains_no_loops = false;       // View
   bool executable = true;               // Method
   bool user_executable = true;          // Method
+  bool removed = false;                 // remove_node: find() no longer finds it, its index stays taken
   std::vector<reference> references;
 };
 
@@ -157,6 +158,12 @@ public:
   // Bad_DuplicateReferenceNotAllowed. References to other servers are not kept here.
   status_code add_reference(node_index source, node_index type, node_index target);
   status_code add_reference(const node_id& source, const node_id& type, const node_id& target);
+
+  // Removes node n and its references at both ends (Part 4 §5.8.4 DeleteNodes, one node). Its
+  // index is never reused: at(n).removed says so, and find(), read() and set_value() treat it as
+  // unknown. A monitored variable tells the observer a last value with Bad_NodeIdUnknown first.
+  // Bad_NodeIdUnknown (no such node, or removed already).
+  status_code remove_node(node_index n);
 
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   // A node marked monitored tells the observer, after the value is stored.

@@ -1,0 +1,53 @@
+// The runtime an application embeds: an actor system (its own, or the application's) with the
+// servers and clients started in it. No CAF types beyond a forward declaration for the
+// application that brings its own system. The runtime owns what it starts; its destructor (or
+// stop()) stops the servers, then the system it owns (docs/embedding.md).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "protocol/expected.hpp"
+#include "uactor/client.hpp"
+#include "uactor/server.hpp"
+#include "uactor/server_plan.hpp"
+
+namespace caf {
+class actor_system;
+}
+
+namespace uactor {
+
+struct runtime_options {
+  std::size_t threads = 2;  // CAF scheduler threads (2 was best on 2 cores: ../shared/notes)
+};
+
+class runtime {
+public:
+  explicit runtime(runtime_options options = {});
+  // Joins the application's actor system, which must have the io middleman loaded and must
+  // outlive the runtime.
+  explicit runtime(caf::actor_system& system);
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  // Listens on plan.listen_address:plan.port (0: an ephemeral port) with namespace 0, the Server
+  // object and, when plan.demo, the demo namespace. Bad_ResourceUnavailable when the port cannot be
+  // bound, Bad_ConfigurationError for a bad security setting (the log says which). The runtime owns
+  // the server; the reference stays valid until stop().
+  ua::expected<server*> start_server(const server_plan& plan);
+
+  // A client connected in this runtime's system (see uactor/client.hpp).
+  ua::expected<std::unique_ptr<client>> connect(client_options options);
+
+  // Stops every server; then the system when the runtime owns it. Idempotent.
+  void stop();
+
+  struct impl;
+
+private:
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace uactor

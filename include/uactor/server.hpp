@@ -1,0 +1,169 @@
+// A server embedded in an application: its address space filled and changed by the application,
+// values pushed from any thread, client Writes, read-through Reads and method Calls handed to the
+// application as asynchronous callbacks. No CAF types. A uactor::runtime makes servers and owns
+// them; every member may be called from any thread (docs/embedding.md).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/expected.hpp"
+#include "uactor/executor.hpp"
+#include "uactor/nodes.hpp"
+
+namespace uactor {
+
+// A variable resolved once (server::resolve, or the result of adding it), named by value batches
+// without a lookup per value. It stays valid while the node exists; a value for a removed node is
+// dropped, counted and logged.
+struct value_handle {
+  std::uint32_t index = 0xFFFF'FFFFu;
+  bool valid() const noexcept { return index != 0xFFFF'FFFFu; }
+  friend bool operator==(value_handle, value_handle) = default;
+};
+
+// One value from the application: the variable's new Value, its status and its source timestamp
+// (a zero date_time: the time the server stores it). It reaches monitored items exactly as a
+// client's Write does (sampling, deadbands, queues).
+struct value_update {
+  value_handle node;
+  variant value;
+  status_code status;  // Good unless said otherwise
+  date_time source_timestamp;
+};
+
+// Who asks, for the application's logs and access decisions.
+struct caller {
+  std::string user;  // the UserName identity; empty for anonymous and X509 sessions
+};
+
+// A client's Write of a variable's Value (Part 4 §5.10.4), already checked against the DataType,
+// ValueRank and AccessLevel, the IndexRange applied: `value` is what the variable will hold.
+struct write_call {
+  node_id node;
+  data_value value;
+  caller who;
+};
+
+// A client's Read of a read-through variable's Value (Part 4 §5.10.2).
+struct read_call {
+  node_id node;
+  caller who;
+};
+
+// A client's call of a method (Part 4 §5.11.2), its inputs checked against InputArguments.
+struct method_call {
+  node_id object;
+  node_id method;
+  std::vector<variant> inputs;
+  caller who;
+};
+
+namespace detail {
+struct reply_sink;  // where answers go: the server's address-space owner
+}
+
+// The answer to one callback: call it once, from any thread, now or later. Copies answer the same
+// call; the first answer counts, later ones and answers after the deadline are dropped.
+class write_reply {
+public:
+  // Good: the value is stored (and monitored items see it); a bad status goes to the client as
+  // this item's result (Bad_OutOfRange, Bad_UserAccessDenied, ...).
+  void operator()(status_code result) const;
+
+  write_reply(std::shared_ptr<detail::reply_sink> sink, std::uint64_t id) : sink_(std::move(sink)), id_(id) {}
+
+private:
+  std::shared_ptr<detail::reply_sink> sink_;
+  std::uint64_t id_;
+};
+
+class read_reply {
+public:
+  // The value the client gets (its status and source timestamp as given; the server timestamp is
+  // the server's); it is also stored as the variable's current value.
+  void operator()(data_value value) const;
+  void operator()(status_code failure) const;  // the item fails with this status
+
+  read_reply(std::shared_ptr<detail::reply_sink> sink, std::uint64_t id) : sink_(std::move(sink)), id_(id) {}
+
+private:
+  std::shared_ptr<detail::reply_sink> sink_;
+  std::uint64_t id_;
+};
+
+class call_reply {
+public:
+  // Good with one output per OutputArgument, or the method's bad status (outputs dropped).
+  void operator()(status_code result, std::vector<variant> outputs = {}) const;
+
+  call_reply(std::shared_ptr<detail::reply_sink> sink, std::uint64_t id) : sink_(std::move(sink)), id_(id) {}
+
+private:
+  std::shared_ptr<detail::reply_sink> sink_;
+  std::uint64_t id_;
+};
+
+using write_handler = std::function<void(const write_call&, write_reply)>;
+using read_handler = std::function<void(const read_call&, read_reply)>;
+using method_handler = std::function<void(const method_call&, call_reply)>;
+
+// Where a handler runs and how long the client waits for it. Past the deadline the client gets
+// Bad_Timeout for that item and the log says which node; a handler that throws gives
+// Bad_InternalError. Other requests and sessions never wait for a handler.
+struct callback_options {
+  executor where = inline_executor();  // the application's thread, pool or actor (executor.hpp)
+  std::chrono::milliseconds deadline{5'000};
+};
+
+class server {
+public:
+  virtual ~server() = default;
+
+  // The port it listens on and opc.tcp://<host name>:<port>.
+  virtual std::uint16_t port() const noexcept = 0;
+  virtual std::string endpoint_url() const = 0;
+
+  // The namespace's index in the NamespaceArray, registered on first use (Part 3 §8.2.2).
+  virtual std::uint16_t register_namespace(std::string_view uri) = 0;
+
+  // Node changes, applied in the order given, each all or nothing, one message for the batch; one
+  // status per change (node_builder: Bad_NodeIdExists, Bad_ParentNodeIdInvalid,
+  // Bad_TypeDefinitionInvalid, ...). Waits for the answer: never call from an inline handler.
+  virtual std::vector<status_code> apply(std::vector<node_change> changes) = 0;
+  status_code apply(node_change change) {
+    std::vector<node_change> one;
+    one.push_back(std::move(change));
+    return apply(std::move(one)).front();
+  }
+
+  // Handles for value batches: Bad_NodeIdUnknown, or Bad_NodeClassInvalid for a node without a Value.
+  virtual std::vector<ua::expected<value_handle>> resolve(std::span<const node_id> nodes) = 0;
+  ua::expected<value_handle> resolve(const node_id& node) { return resolve(std::span(&node, 1)).front(); }
+
+  // Values from the application: copied into one message, applied in order, and in the order of
+  // the calls of each thread. Returns at once: Good (queued), Bad_NothingToDo (empty),
+  // Bad_ResourceUnavailable (too many batches not yet applied: the server is behind),
+  // Bad_ServerHalted (stopped). Nothing is allocated per value once the batch buffers are warm
+  // (values whose Variant holds a string or array carry their own storage).
+  virtual status_code write_values(std::span<const value_update> batch) = 0;
+
+  // Callbacks for one node (replacing an earlier one). on_write: a client's Write of the Value.
+  // on_read: the Value lives in the application (a slow device): every Read of it asks. on_call:
+  // the method's implementation. Bad_NodeIdUnknown, Bad_NodeClassInvalid (not a Variable, not a
+  // Method).
+  virtual status_code on_write(const node_id& variable, write_handler handler, callback_options options = {}) = 0;
+  virtual status_code on_read(const node_id& variable, read_handler handler, callback_options options = {}) = 0;
+  virtual status_code on_call(const node_id& method, method_handler handler, callback_options options = {}) = 0;
+
+  // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
+  virtual void stop() = 0;
+};
+
+}  // namespace uactor
