@@ -1,6 +1,8 @@
 // The embedding API (include/uactor/) end to end: a runtime with a server on port 0, the
 // application's nodes, values and callbacks, and our client over real sockets as the peer.
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <thread>
 
@@ -285,4 +287,68 @@ TEST_CASE("embedded server: calls after stop say so", "[runtime]") {
   CHECK(f.srv->apply(f.variable("X")) == ua::status::bad_server_halted);
   const value_update v{{0}, variant(1.0), {}, {}};
   CHECK(f.srv->write_values(std::span(&v, 1)) == ua::status::bad_server_halted);
+}
+
+TEST_CASE("embedded server: every value a device thread pushes reaches a subscription, in order", "[runtime]") {
+  fixture f;
+  constexpr std::uint32_t tags = 100, rounds = 30;
+  std::vector<node_change> nodes;
+  std::vector<node_id> ids;
+  for (std::uint32_t i = 0; i < tags; ++i) {
+    nodes.push_back(f.variable("S" + std::to_string(i)));
+    ids.push_back(f.id("S" + std::to_string(i)));
+  }
+  for (const auto& sc : f.srv->apply(nodes)) REQUIRE(sc == ua::status::good);
+  auto& c = f.connect();
+  std::mutex mutex;
+  std::vector<std::vector<double>> seen(tags);
+  subscription_settings settings;
+  settings.publishing_interval = std::chrono::milliseconds(20);
+  auto sub = c.create_subscription_sync(
+      settings, {[&](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+                   std::lock_guard lock(mutex);
+                   for (const auto& n : changes) seen.at(n.client_handle).push_back(as_double(n.value));
+                 },
+                 {}});
+  REQUIRE(sub.has_value());
+  ua::create_monitored_items_request items;
+  items.subscription_id = sub->subscription_id;
+  for (std::uint32_t i = 0; i < tags; ++i) {
+    auto m = monitor_value(ids[i], i);
+    m.requested_parameters.queue_size = rounds + 1;  // the device is faster than publishing: keep them all
+    m.requested_parameters.sampling_interval = 0;
+    items.items_to_create.push_back(m);
+  }
+  auto created = c.create_monitored_items_sync(items);
+  REQUIRE(created.has_value());
+  for (const auto& r : created->results) REQUIRE(r.status_code == ua::status::good);
+  // The initial values (0) first.
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard lock(mutex);
+      if (std::all_of(seen.begin(), seen.end(), [](const auto& v) { return !v.empty(); })) break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::thread device([&] {
+    std::vector<value_update> batch(tags);
+    const auto handles = f.srv->resolve(ids);
+    for (std::uint32_t round = 1; round <= rounds; ++round) {
+      for (std::uint32_t i = 0; i < tags; ++i) batch[i] = value_update{*handles[i], variant(double(round)), {}, {}};
+      REQUIRE(f.srv->write_values(batch) == ua::status::good);
+    }
+  });
+  device.join();
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard lock(mutex);
+      if (std::all_of(seen.begin(), seen.end(), [](const auto& v) { return v.size() > rounds; })) break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::lock_guard lock(mutex);
+  for (std::uint32_t i = 0; i < tags; ++i) {
+    REQUIRE(seen[i].size() == rounds + 1);  // the initial value and every round, none lost or repeated
+    for (std::uint32_t r = 0; r <= rounds; ++r) CHECK(seen[i][r] == double(r));
+  }
 }
