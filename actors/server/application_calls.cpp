@@ -138,7 +138,8 @@ bool application_calls::read(const request_context& ctx, const read_request& req
     const read_value_id& id = req.nodes_to_read[i];
     const hook_ptr* h = hooked(id);
     // An item the server refuses itself (not readable, a bad IndexRange) is not asked for.
-    if (!h || (resp.results[i].has_status && resp.results[i].status.is_bad())) continue;
+    const data_value& stored = resp.results[i];
+    if (!h || (!stored.has_value && stored.has_status && stored.status.is_bad())) continue;
     item& it = ask(w, **h, *h, i, now);
     it.node = as.find(id.node_id);
     it.id = id.node_id;

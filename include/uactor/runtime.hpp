@@ -38,7 +38,8 @@ public:
   // the server; the reference stays valid until stop().
   ua::expected<server*> start_server(const server_plan& plan);
 
-  // A client connected in this runtime's system (see uactor/client.hpp).
+  // A client connected in this runtime's system (see uactor/client.hpp). Close or destroy it
+  // before the runtime: a runtime that owns its system waits for every actor in it to end.
   ua::expected<client> connect(client_options options);
 
   // Stops every server; then the system when the runtime owns it. Idempotent.
