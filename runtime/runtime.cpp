@@ -195,6 +195,20 @@ caf::behavior value_writer(caf::event_based_actor* self, std::shared_ptr<value_d
   };
 }
 
+// Runs an application handler; one that throws answers Bad_InternalError (docs/embedding.md).
+template <class Reply, class Handler>
+void guarded(const char* kind, const Reply& reply, Handler&& handler) {
+  try {
+    handler();
+  } catch (const std::exception& e) {
+    spdlog::error("application: a {} handler threw: {}", kind, e.what());
+    reply(ua::status::bad_internal_error);
+  } catch (...) {
+    spdlog::error("application: a {} handler threw", kind);
+    reply(ua::status::bad_internal_error);
+  }
+}
+
 class embedded_server final : public server {
 public:
   embedded_server(server_plan plan, actors::server_handle handle)
@@ -259,12 +273,9 @@ public:
     return hook(actors::app_call_kind::write, variable, std::move(options),
                 [handler = std::move(handler), sink](actors::app_call&& c) {
                   write_reply reply(sink, c.id);
-                  try {
+                  guarded("write", reply, [&] {
                     handler(write_call{std::move(c.node), std::move(c.value), caller{std::move(c.user)}}, reply);
-                  } catch (const std::exception& e) {
-                    spdlog::error("application: a write handler threw: {}", e.what());
-                    reply(ua::status::bad_internal_error);
-                  }
+                  });
                 });
   }
 
@@ -273,12 +284,7 @@ public:
     return hook(actors::app_call_kind::read, variable, std::move(options),
                 [handler = std::move(handler), sink](actors::app_call&& c) {
                   read_reply reply(sink, c.id);
-                  try {
-                    handler(read_call{std::move(c.node), caller{std::move(c.user)}}, reply);
-                  } catch (const std::exception& e) {
-                    spdlog::error("application: a read handler threw: {}", e.what());
-                    reply(ua::status::bad_internal_error);
-                  }
+                  guarded("read", reply, [&] { handler(read_call{std::move(c.node), caller{std::move(c.user)}}, reply); });
                 });
   }
 
@@ -287,14 +293,11 @@ public:
     return hook(actors::app_call_kind::call, method, std::move(options),
                 [handler = std::move(handler), sink](actors::app_call&& c) {
                   call_reply reply(sink, c.id);
-                  try {
+                  guarded("method", reply, [&] {
                     handler(method_call{std::move(c.object), std::move(c.node), std::move(c.inputs),
                                         caller{std::move(c.user)}},
                             reply);
-                  } catch (const std::exception& e) {
-                    spdlog::error("application: a method handler threw: {}", e.what());
-                    reply(ua::status::bad_internal_error);
-                  }
+                  });
                 });
   }
 
