@@ -24,8 +24,8 @@ namespace {
 // The application's actor: it runs every task posted to it, one at a time, in its own state.
 caf::behavior application_actor(caf::event_based_actor* self, std::shared_ptr<std::atomic<int>> ran) {
   return {[self, ran](uactor::task& t) {
+    ++*ran;  // before the task: its reply may reach the client before the task returns
     t();
-    ++*ran;
     (void)self;
   }};
 }
