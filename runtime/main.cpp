@@ -15,7 +15,7 @@
 #include "runtime/certs_cli.hpp"
 #include "runtime/client_cli.hpp"
 #include "runtime/process_stats.hpp"
-#include "runtime/server.hpp"
+#include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 
 namespace {
@@ -33,7 +33,8 @@ int run_server(uactor::server_plan plan) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   std::printf("uactor %s\n%s", UACTOR_VERSION, uactor::describe(plan).c_str());
-  auto server = uactor::app::server::start(plan);
+  uactor::runtime runtime;
+  auto server = runtime.start_server(plan);
   if (!server) {
     std::fprintf(stderr, "uactor: cannot serve on %s:%u: %s\n", plan.listen_address.c_str(), plan.port,
                  server.error().to_string().c_str());
@@ -51,7 +52,7 @@ int run_server(uactor::server_plan plan) {
     std::fflush(stdout);
   }
   std::printf("stopping (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
-  (*server)->stop();
+  runtime.stop();
   std::printf("stopped\n");
   return 0;
 }
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   app.footer("uactor load [OPTIONS]: the load harness (runs uactor-load; see uactor load --help)");
 
   auto plan = uactor::default_server_plan();
+  plan.demo = true;  // `uactor run` serves docs/demo-namespace.md
   std::string host;
   unsigned writer_ms = static_cast<unsigned>(plan.writer_interval.count());
   auto* run = app.add_subcommand("run", "run the server with the embedded default configuration");

@@ -63,6 +63,8 @@ class application_calls {
 public:
   void set_hook(app_call_kind kind, ua::node_index node, hook_ptr hook);
   const app_hook* hook(app_call_kind kind, ua::node_index node) const noexcept;
+  // False while the application answers for no node of this kind: the services run as before.
+  bool has_hooks(app_call_kind kind) const noexcept { return !hooks_[static_cast<std::size_t>(kind)].empty(); }
   // Hooks of nodes removed from the store go with them.
   void drop_removed(const ua::address_space& as);
 

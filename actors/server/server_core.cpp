@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "actors/server/node_builder.hpp"
 #include "actors/server/server_object.hpp"
 #include "actors/server/services/read.hpp"
 #include "actors/server/services/register_nodes.hpp"
@@ -135,12 +136,17 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     }
     return fault(header, ua::status::bad_service_unsupported, now, out);
   }
+  // The application's nodes make a request wait for its answers (docs/embedding.md); out stays
+  // empty and the response comes out of application().completed().
+  const request_context ctx{channel_id, request_id, &s->user_name.str()};
   if (const auto* req = request.get_if<ua::read_request>()) {
-    services::service_read(*req, read_, space_, now.utc, limits);
+    if (!app_.has_hooks(app_call_kind::read)) services::service_read(*req, read_, space_, now.utc, limits);
+    else if (app_.read(ctx, *req, read_, space_, now, limits)) return;
     return finish(read_);
   }
   if (const auto* req = request.get_if<ua::write_request>()) {
-    services::service_write(*req, write_, space_, now.utc, limits);
+    if (!app_.has_hooks(app_call_kind::write)) services::service_write(*req, write_, space_, now.utc, limits);
+    else if (app_.write(ctx, *req, write_, space_, now, limits)) return;
     return finish(write_);
   }
   if (const auto* req = request.get_if<ua::browse_request>()) {
@@ -156,7 +162,8 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(translate_);
   }
   if (const auto* req = request.get_if<ua::call_request>()) {
-    services::service_call(*req, call_, space_, methods_, now.utc, limits);
+    if (!app_.has_hooks(app_call_kind::call)) services::service_call(*req, call_, space_, methods_, now.utc, limits);
+    else if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
     return finish(call_);
   }
   if (const auto* req = request.get_if<ua::register_nodes_request>()) {
@@ -179,11 +186,66 @@ void server_core::fault(const ua::request_header& header, ua::status_code result
   encode_response(fault_, out);
 }
 
+void server_core::apply(std::span<const node_change> changes, std::vector<ua::status_code>& statuses,
+                        const instant& now) {
+  bool removed = false;
+  for (const node_change& c : changes) {
+    statuses.push_back(apply_node_change(space_, c, now.utc));
+    removed = removed || std::holds_alternative<node_removal>(c);
+  }
+  if (removed) app_.drop_removed(space_);
+}
+
+std::size_t server_core::apply_values(std::span<const value_update> values, const instant& now) {
+  std::size_t dropped = 0;
+  ua::data_value dv;
+  for (const value_update& u : values) {
+    dv.value = u.value;
+    dv.has_value = true;
+    dv.status = u.status;
+    dv.has_status = u.status.value() != 0;
+    dv.source_timestamp = u.source_timestamp.ticks == 0 ? now.utc : u.source_timestamp;
+    dv.has_source_timestamp = true;
+    dv.server_timestamp = now.utc;
+    dv.has_server_timestamp = true;
+    const ua::variable_data* var = u.node.index < space_.size() ? space_.variable(u.node.index) : nullptr;
+    if (!var || space_.at(u.node.index).cls != ua::node_class::variable) {
+      ++dropped;
+      continue;
+    }
+    space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
+  }
+  return dropped;
+}
+
+ua::status_code server_core::set_hook(app_call_kind kind, const ua::node_id& node, hook_ptr hook) {
+  const ua::node_index n = space_.find(node);
+  if (n == ua::no_node) return ua::status::bad_node_id_unknown;
+  const auto cls = space_.at(n).cls;
+  if ((kind == app_call_kind::call) != (cls == ua::node_class::method) ||
+      (kind != app_call_kind::call && cls != ua::node_class::variable))
+    return ua::status::bad_node_class_invalid;
+  app_.set_hook(kind, n, std::move(hook));
+  return ua::status::good;
+}
+
 void server_core::on_tick(const instant& now) {
   for (const closed_session& c : sessions_.expire(now.steady))
     subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
   // Per tick, not per Read: the update copies ServerStatus (strings and all).
   update_server_time(space_, now.utc);
+}
+
+server_core make_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                             const std::string& own_namespace_uri) {
+  ua::address_space space;
+  ua::load_namespace0(space);
+  const std::string uris[] = {std::string(ua_namespace_uri), own_namespace_uri};
+  server_info info;
+  info.application_uri = config.description.application_uri;
+  info.software_version = software_version;
+  init_server_object(space, info, config.limits, uris, now);
+  return server_core(std::move(config), std::move(space), {});
 }
 
 }  // namespace uactor::actors

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/server/application_calls.hpp"
 #include "actors/server/secure_channel_state.hpp"
 #include "actors/server/services/browse.hpp"
 #include "actors/server/services/call.hpp"
@@ -21,6 +22,8 @@
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/generated/types.hpp"
+#include "uactor/nodes.hpp"
+#include "uactor/server.hpp"
 
 namespace uactor::actors {
 
@@ -66,6 +69,19 @@ public:
   template <class Step>
   void write(Step&& step) { step(space_); }
 
+  // The application's door (docs/embedding.md). Node changes in order, one status each; hooks of
+  // removed nodes go with them.
+  void apply(std::span<const node_change> changes, std::vector<ua::status_code>& statuses, const instant& now);
+  // Values from the application, each stored as a Write stores it (monitored items see it).
+  // Returns how many were dropped: their handle names no variable (removed, or never one).
+  std::size_t apply_values(std::span<const value_update> values, const instant& now);
+  // Bad_NodeIdUnknown, Bad_NodeClassInvalid (a write/read hook on a non-Variable, a call hook on a
+  // non-Method); a null hook removes the registration.
+  ua::status_code set_hook(app_call_kind kind, const ua::node_id& node, hook_ptr hook);
+  application_calls& application() noexcept { return app_; }
+  // The application answered: the request it belongs to may be complete (application().completed()).
+  void answer(app_answer&& a, const instant& now) { app_.answer(std::move(a), space_, now); }
+
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
@@ -84,6 +100,7 @@ private:
   session_manager sessions_;
   // On the heap: the address space points at it (its value_observer) and server_core moves.
   std::unique_ptr<subscription_manager> subscriptions_;
+  application_calls app_;
 
   // One response object per service, reused: their vectors keep their capacity between requests.
   ua::read_response read_;
@@ -109,5 +126,11 @@ private:
   ua::set_triggering_response set_triggering_;
   ua::delete_monitored_items_response delete_items_;
 };
+
+// A server with namespace 0 and its Server object filled in (the ApplicationUri and limits of
+// `config`, `software_version` in its BuildInfo), NamespaceArray [UA, own_namespace_uri]: what an
+// application's server starts from before it adds its own nodes.
+server_core make_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                             const std::string& own_namespace_uri);
 
 }  // namespace uactor::actors

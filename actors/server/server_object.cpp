@@ -101,4 +101,17 @@ void update_server_time(address_space& as, date_time now) {
   set(as, ids::server_server_status, extension_object(std::move(status)), now);
 }
 
+std::uint16_t register_namespace(address_space& as, std::string_view uri, date_time now) {
+  const node_index n = require(as, ids::server_namespace_array);
+  ua_array<ua_string> namespaces;
+  if (const auto* current = as.variable(n)->value.value.get_if<ua_array<ua_string>>()) namespaces = *current;
+  for (std::size_t i = 0; i < namespaces.size(); ++i)
+    if (namespaces[i] == uri) return static_cast<std::uint16_t>(i);
+  if (namespaces.empty()) namespaces.emplace_back(ua_namespace_uri);
+  namespaces.emplace_back(uri);
+  const auto index = static_cast<std::uint16_t>(namespaces.size() - 1);
+  set(as, ids::server_namespace_array, std::move(namespaces), now);
+  return index;
+}
+
 }  // namespace uactor::actors

@@ -45,4 +45,9 @@ void init_server_object(ua::address_space& as, const server_info& info, const se
 // a per-request path that does not read those nodes.
 void update_server_time(ua::address_space& as, ua::date_time now);
 
+// The index of `uri` in the NamespaceArray (i=2255), appended when it is not there yet (Part 3
+// §8.2.2: indices of registered namespaces never change while the server runs).
+// std::logic_error when namespace 0 is not loaded.
+std::uint16_t register_namespace(ua::address_space& as, std::string_view uri, ua::date_time now);
+
 }  // namespace uactor::actors

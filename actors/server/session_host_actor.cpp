@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/common/clock.hpp"
+#include "actors/server/application_messages.hpp"
 #include "actors/server/exchange.hpp"
 
 namespace uactor::actors {
@@ -44,13 +45,11 @@ push_ptr free_push(channel_entry& ch) {
   return p;
 }
 
-// Sends the responses the core produced outside the batch at hand (queued Publish requests) to
-// the connections of their channels, one message per channel; a channel without a connection
-// (closed meanwhile) loses them, as its peer is gone.
+// Sends responses produced outside the batch at hand (queued Publish requests, requests that
+// waited for the application) to the connections of their channels, one message per channel; a
+// channel without a connection (closed meanwhile) loses them, as its peer is gone.
 template <class Self>
-void push_deferred(Self* self, host_state& st) {
-  const auto deferred = st.core->deferred();
-  if (deferred.empty()) return;
+void push_responses(Self* self, host_state& st, std::span<const deferred_response> deferred) {
   for (std::size_t i = 0; i < deferred.size(); ++i) {
     const std::uint32_t channel = deferred[i].channel_id;
     bool seen = false;  // grouped already with an earlier entry of the same channel
@@ -71,7 +70,39 @@ void push_deferred(Self* self, host_state& st) {
     p->written.store(false, std::memory_order_relaxed);
     self->send(found->second.connection, std::move(p));
   }
-  st.core->clear_deferred();
+}
+
+// The questions the services put to the application go to its executors, each with a deadline
+// timer for the host (docs/embedding.md).
+template <class Self>
+void ask_application(Self* self, host_state& st) {
+  auto& outbox = st.core->application().outbox();
+  if (outbox.empty()) return;
+  auto host = caf::actor_cast<caf::actor>(st.host);
+  std::vector<application_calls::outgoing> questions;
+  questions.swap(outbox);  // a hook that answers inline sends a message: nothing re-enters here
+  for (auto& q : questions) {
+    if (host) self->delayed_send(host, q.hook->deadline, app_deadline_atom::value);
+    try {
+      q.hook->dispatch(std::move(q.call));
+    } catch (const std::exception& e) {
+      spdlog::error("application: posting a callback failed: {}", e.what());
+    }
+  }
+}
+
+template <class Self>
+void push_deferred(Self* self, host_state& st) {
+  ask_application(self, st);
+  if (const auto d = st.core->deferred(); !d.empty()) {
+    push_responses(self, st, d);
+    st.core->clear_deferred();
+  }
+  auto& app = st.core->application();
+  if (!app.completed().empty()) {
+    push_responses(self, st, app.completed());
+    app.clear_completed();
+  }
 }
 
 // The publishing clock runs while there are subscriptions (docs/decisions/0010).
@@ -120,6 +151,26 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     },
     [st](const writer_tick& t) {
       (*t.step)(st->core->space(), t.tick, utc_now());
+    },
+    // The application's door (docs/embedding.md).
+    [st](value_batch_ptr& batch) {
+      const std::size_t dropped = st->core->apply_values(batch->values, now_instant());
+      if (dropped) spdlog::warn("application: {} of {} values name no variable (removed?): dropped", dropped,
+                                batch->values.size());
+      if (auto pool = batch->pool.lock()) pool->give_back(std::move(batch));
+    },
+    [self, st](host_job& job) {
+      job.run(*st->core);
+      push_deferred(self, *st);
+      arm_tick(self, *st);
+    },
+    [self, st](app_answer& a) {
+      st->core->answer(std::move(a), now_instant());
+      push_deferred(self, *st);
+    },
+    [self, st](app_deadline_atom) {
+      st->core->application().expire(now_instant());
+      push_deferred(self, *st);
     },
     [self, st](publish_tick_atom) {
       st->tick_armed = false;

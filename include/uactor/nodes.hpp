@@ -147,7 +147,7 @@ inline object_node folder(node_id id, node_id parent, std::string_view browse_na
 }
 
 // An Argument of a method (Part 3 §8.6), scalar unless value_rank says otherwise.
-inline ua::argument argument(std::string_view name, node_id data_type, std::int32_t value_rank = -1) {
+inline ua::argument method_argument(std::string_view name, node_id data_type, std::int32_t value_rank = -1) {
   ua::argument a;
   a.name = ua::ua_string(name);
   a.data_type = std::move(data_type);

@@ -39,7 +39,7 @@ public:
   ua::expected<server*> start_server(const server_plan& plan);
 
   // A client connected in this runtime's system (see uactor/client.hpp).
-  ua::expected<std::unique_ptr<client>> connect(client_options options);
+  ua::expected<client> connect(client_options options);
 
   // Stops every server; then the system when the runtime owns it. Idempotent.
   void stop();

@@ -1,0 +1,423 @@
+#include "uactor/runtime.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include <future>
+#include <thread>
+
+#include "actors/common/clock.hpp"
+#include "actors/server/application_messages.hpp"
+#include "actors/server/server_object.hpp"
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/load_namespace.hpp"
+#include "actors/server/server_actors.hpp"
+#include "actors/server/server_core.hpp"
+#include "actors/server/server_security.hpp"
+#include "actors/server/services/discovery.hpp"
+#include "security/certificate.hpp"
+#include "security/password_hash.hpp"
+#include "security/pki_store.hpp"
+
+namespace uactor {
+
+namespace {
+
+// Nonces and authentication tokens: the kernel's CSPRNG.
+void fill_random(std::span<std::uint8_t> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const auto n = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (n > 0) done += static_cast<std::size_t>(n);
+    else if (errno != EINTR) throw std::runtime_error("getrandom failed");
+  }
+}
+
+
+// The offers, the certificate (created in the PKI folder on first start), the trust checks and
+// the users of the plan. Throws std::runtime_error on a bad configuration.
+std::shared_ptr<actors::server_security> make_security(const server_plan& plan) {
+  auto sec = std::make_shared<actors::server_security>();
+  auto offers = actors::parse_security_offers(plan.security);
+  if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
+  sec->offers = std::move(*offers);
+  sec->identities.anonymous = plan.anonymous;
+  auto users = std::make_shared<security::user_store>();
+  if (!plan.users_file.empty()) {
+    auto loaded = security::user_store::load(plan.users_file);
+    if (!loaded) throw std::runtime_error("cannot read the users file " + plan.users_file);
+    *users = std::move(*loaded);
+  }
+  for (const auto& u : plan.users) {
+    const auto colon = u.find(':');
+    if (colon == std::string::npos || colon == 0) throw std::runtime_error("--user: expected USER:PASSWORD");
+    users->add(u.substr(0, colon), u.substr(colon + 1));
+  }
+  if (users->size() > 0) sec->identities.users = std::move(users);
+  else sec->identities.user_name = false;
+
+  const bool secured = std::ranges::any_of(sec->offers, [](const auto& o) { return !o.policy->is_none(); });
+  if (!secured) return sec;
+  auto store = std::make_shared<security::pki_store>(plan.pki_dir.empty() ? default_pki_dir() : plan.pki_dir);
+  security::certificate_request request;
+  request.application_uri = plan.application_uri;
+  request.host_names = {plan.host_name};
+  if (plan.host_name != "localhost") request.host_names.push_back("localhost");
+  auto own = store->load_or_create_own(request);
+  if (!own) throw std::runtime_error("cannot load or create the server certificate in " + store->root().string() + ": " +
+                                     own.error().to_string());
+  if (own->cert.application_uri() != plan.application_uri)
+    spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
+                 "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
+  for (const auto& file : plan.trust) {
+    auto cert = security::certificate::from_file(file);
+    if (!cert) throw std::runtime_error("--trust: cannot read a certificate from " + file);
+    store->trust(*cert);
+  }
+  sec->certificate = own->cert;
+  sec->private_key = own->private_key;
+  sec->checker = std::make_shared<actors::pki_checker>(std::move(store));
+  return sec;
+}
+
+actors::server_core make_core(const server_plan& plan, std::uint16_t port,
+                              const std::shared_ptr<actors::server_security>& security) {
+  const actors::instant now = actors::now_instant();
+  actors::server_core_config c;
+  c.description.application_uri = plan.application_uri;
+  c.description.endpoint_url = "opc.tcp://" + plan.host_name + ":" + std::to_string(port);
+  c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
+      c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
+  c.sessions.max_sessions = plan.max_sessions;
+  c.sessions.max_request_message_size = plan.max_message_size;
+  c.sessions.random = fill_random;
+  c.sessions.security = security;
+  c.sessions.endpoints = services::make_endpoints(c.description, *security);
+  if (plan.demo) {
+    auto core = actors::make_demo_server_core(std::move(c), UACTOR_VERSION, now.utc, {plan.demo_namespace_uri});
+    if (plan.load_variables) actors::add_load_namespace(core.space(), plan.load_variables, now.utc);
+    return core;
+  }
+  return actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
+}
+
+}  // namespace
+
+
+// ---------------------------------------------------------------------------------------------
+// The application's door (include/uactor/server.hpp): API calls become messages to the session
+// host, which owns the address space; answers to callbacks come back the same way.
+
+namespace detail {
+struct reply_sink {
+  caf::actor host;
+  void answer(actors::app_answer&& a) const { caf::anon_send(host, std::move(a)); }
+};
+}  // namespace detail
+
+void write_reply::operator()(status_code result) const {
+  actors::app_answer a;
+  a.id = id_;
+  a.status = result;
+  sink_->answer(std::move(a));
+}
+
+void read_reply::operator()(data_value value) const {
+  actors::app_answer a;
+  a.id = id_;
+  a.has_value = true;
+  a.value = std::move(value);
+  sink_->answer(std::move(a));
+}
+
+void read_reply::operator()(status_code failure) const {
+  actors::app_answer a;
+  a.id = id_;
+  a.status = failure.is_good() ? ua::status::bad_internal_error : failure;
+  sink_->answer(std::move(a));
+}
+
+void call_reply::operator()(status_code result, std::vector<variant> outputs) const {
+  actors::app_answer a;
+  a.id = id_;
+  a.status = result;
+  a.outputs = std::move(outputs);
+  sink_->answer(std::move(a));
+}
+
+namespace {
+
+constexpr std::size_t max_batches_in_flight = 1024;
+
+class embedded_server final : public server {
+public:
+  embedded_server(server_plan plan, actors::server_handle handle)
+      : plan_(std::move(plan)),
+        handle_(std::move(handle)),
+        sink_(std::make_shared<detail::reply_sink>(detail::reply_sink{handle_.host})),
+        pool_(std::make_shared<actors::value_batch_pool>(max_batches_in_flight)) {
+    // The host's thread, so that a blocking call from an inline handler is refused, not a deadlock.
+    ua::status_code failed;
+    host_thread_ = run_on_host([](actors::server_core&) { return std::this_thread::get_id(); }, failed)
+                       .value_or(std::thread::id{});
+  }
+  ~embedded_server() override { stop(); }
+
+  std::uint16_t port() const noexcept override { return handle_.port; }
+  std::string endpoint_url() const override { return "opc.tcp://" + plan_.host_name + ":" + std::to_string(port()); }
+
+  std::uint16_t register_namespace(std::string_view uri) override {
+    ua::status_code failed;
+    return run_on_host([u = std::string(uri)](actors::server_core& core) {
+             return actors::register_namespace(core.space(), u, actors::utc_now());
+           }, failed).value_or(std::uint16_t{0});
+  }
+
+  std::vector<status_code> apply(std::vector<node_change> changes) override {
+    const std::size_t n = changes.size();
+    ua::status_code failed;
+    auto done = run_on_host([c = std::move(changes)](actors::server_core& core) {
+      std::vector<status_code> statuses;
+      statuses.reserve(c.size());
+      core.apply(c, statuses, actors::now_instant());
+      return statuses;
+    }, failed);
+    if (done) return std::move(*done);
+    return std::vector<status_code>(n, failed);
+  }
+
+  std::vector<ua::expected<value_handle>> resolve(std::span<const node_id> nodes) override {
+    const std::size_t n = nodes.size();
+    ua::status_code failed;
+    auto done = run_on_host([ids = std::vector<node_id>(nodes.begin(), nodes.end())](actors::server_core& core) {
+      std::vector<ua::expected<value_handle>> out;
+      out.reserve(ids.size());
+      for (const node_id& id : ids) {
+        const ua::node_index i = core.space().find(id);
+        if (i == ua::no_node) out.emplace_back(ua::status::bad_node_id_unknown);
+        else if (core.space().at(i).cls != ua::node_class::variable) out.emplace_back(ua::status::bad_node_class_invalid);
+        else out.emplace_back(value_handle{i});
+      }
+      return out;
+    }, failed);
+    if (done) return std::move(*done);
+    return std::vector<ua::expected<value_handle>>(n, failed);
+  }
+
+  status_code write_values(std::span<const value_update> values) override {
+    if (values.empty()) return ua::status::bad_nothing_to_do;
+    if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
+    auto batch = pool_->take();
+    if (!batch) return ua::status::bad_resource_unavailable;
+    batch->values.assign(values.begin(), values.end());
+    caf::anon_send(handle_.host, std::move(batch));
+    return ua::status::good;
+  }
+
+  status_code on_write(const node_id& variable, write_handler handler, callback_options options) override {
+    auto sink = sink_;
+    return hook(actors::app_call_kind::write, variable, std::move(options),
+                [handler = std::move(handler), sink](actors::app_call&& c) {
+                  write_reply reply(sink, c.id);
+                  try {
+                    handler(write_call{std::move(c.node), std::move(c.value), caller{std::move(c.user)}}, reply);
+                  } catch (const std::exception& e) {
+                    spdlog::error("application: a write handler threw: {}", e.what());
+                    reply(ua::status::bad_internal_error);
+                  }
+                });
+  }
+
+  status_code on_read(const node_id& variable, read_handler handler, callback_options options) override {
+    auto sink = sink_;
+    return hook(actors::app_call_kind::read, variable, std::move(options),
+                [handler = std::move(handler), sink](actors::app_call&& c) {
+                  read_reply reply(sink, c.id);
+                  try {
+                    handler(read_call{std::move(c.node), caller{std::move(c.user)}}, reply);
+                  } catch (const std::exception& e) {
+                    spdlog::error("application: a read handler threw: {}", e.what());
+                    reply(ua::status::bad_internal_error);
+                  }
+                });
+  }
+
+  status_code on_call(const node_id& method, method_handler handler, callback_options options) override {
+    auto sink = sink_;
+    return hook(actors::app_call_kind::call, method, std::move(options),
+                [handler = std::move(handler), sink](actors::app_call&& c) {
+                  call_reply reply(sink, c.id);
+                  try {
+                    handler(method_call{std::move(c.object), std::move(c.node), std::move(c.inputs),
+                                        caller{std::move(c.user)}},
+                            reply);
+                  } catch (const std::exception& e) {
+                    spdlog::error("application: a method handler threw: {}", e.what());
+                    reply(ua::status::bad_internal_error);
+                  }
+                });
+  }
+
+  void stop() override {
+    if (stopped_.exchange(true)) return;
+    actors::stop_server(handle_);
+  }
+
+private:
+  // Runs `f` on the host with the server's state and waits for its result: Bad_ServerHalted when
+  // the host is gone, Bad_InvalidState when called from the host's own thread (an inline handler).
+  template <class F>
+  auto run_on_host(F&& f, ua::status_code& failed) -> std::optional<std::invoke_result_t<F&, actors::server_core&>> {
+    using result = std::invoke_result_t<F&, actors::server_core&>;
+    const auto fail = [&](ua::status_code sc) {
+      failed = sc;
+      return std::nullopt;
+    };
+    if (stopped_.load(std::memory_order_acquire)) return fail(ua::status::bad_server_halted);
+    if (host_thread_ != std::thread::id{} && std::this_thread::get_id() == host_thread_) {
+      spdlog::error("application: a blocking server call from the server's own thread (an inline handler) is refused");
+      return fail(ua::status::bad_invalid_state);
+    }
+    auto promise = std::make_shared<std::promise<result>>();
+    auto future = promise->get_future();
+    caf::anon_send(handle_.host, actors::host_job{[promise, f = std::forward<F>(f)](actors::server_core& core) mutable {
+      try {
+        promise->set_value(f(core));
+      } catch (...) {
+        promise->set_exception(std::current_exception());
+      }
+    }});
+    try {
+      return future.get();  // a job dropped with the host breaks the promise
+    } catch (const std::future_error&) {
+      return fail(ua::status::bad_server_halted);
+    } catch (const std::exception& e) {
+      spdlog::error("application: {}", e.what());
+      return fail(ua::status::bad_internal_error);
+    }
+  }
+
+  template <class Dispatch>
+  status_code hook(actors::app_call_kind kind, const node_id& node, callback_options options, Dispatch&& dispatch) {
+    auto h = std::make_shared<actors::app_hook>();
+    h->deadline = options.deadline;
+    h->dispatch = [where = std::move(options.where), d = std::forward<Dispatch>(dispatch)](actors::app_call&& c) {
+      where([d, c = std::move(c)]() mutable { d(std::move(c)); });
+    };
+    ua::status_code failed;
+    auto done = run_on_host([kind, node, h = actors::hook_ptr(std::move(h))](actors::server_core& core) {
+      return core.set_hook(kind, node, h);
+    }, failed);
+    return done ? *done : failed;
+  }
+
+  server_plan plan_;
+  actors::server_handle handle_;
+  std::shared_ptr<detail::reply_sink> sink_;
+  std::shared_ptr<actors::value_batch_pool> pool_;
+  std::thread::id host_thread_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The runtime: the actor system and what runs in it.
+
+struct runtime::impl {
+  explicit impl(runtime_options o) : options(o), own_config(std::make_unique<caf::actor_system_config>()) {
+    configure(*own_config, o);
+    own_system = std::make_unique<caf::actor_system>(*own_config);
+    system = own_system.get();
+  }
+  explicit impl(caf::actor_system& joined) : system(&joined) {}
+
+  static void configure(caf::actor_system_config& cfg, const runtime_options& o) {
+    cfg.load<caf::io::middleman>();
+    // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were best on 2 cores.
+    cfg.set("scheduler.max-threads", o.threads);
+    actors::tune_io(cfg);  // docs/decisions/0013
+  }
+
+  runtime_options options;
+  std::unique_ptr<caf::actor_system_config> own_config;
+  std::unique_ptr<caf::actor_system> own_system;
+  caf::actor_system* system = nullptr;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<embedded_server>> servers;
+  bool stopped = false;
+};
+
+runtime::runtime(runtime_options options) : impl_(std::make_unique<impl>(options)) {}
+runtime::runtime(caf::actor_system& system) : impl_(std::make_unique<impl>(system)) {}
+runtime::~runtime() { stop(); }
+
+ua::expected<server*> runtime::start_server(const server_plan& plan) {
+  std::shared_ptr<actors::server_security> security;
+  try {
+    security = make_security(plan);
+  } catch (const std::exception& e) {
+    spdlog::error("uactor: {}", e.what());
+    return ua::status::bad_configuration_error;
+  }
+  actors::server_options o;
+  o.listen_address = plan.listen_address;
+  o.port = plan.port;
+  o.max_connections = plan.max_connections;
+  o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;
+  o.connection.channel.limits.receive_buffer_size = plan.receive_buffer_size;
+  o.connection.channel.limits.send_buffer_size = plan.send_buffer_size;
+  o.connection.channel.limits.max_message_size = plan.max_message_size;
+  o.connection.channel.limits.max_chunk_count = plan.max_chunk_count;
+  o.connection.channel.security = security;
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->stopped) return ua::status::bad_server_halted;
+  auto& sys = *impl_->system;
+  auto h = actors::spawn_server(sys, o, [&](std::uint16_t port) { return make_core(plan, port, security); });
+  if (!h) return h.error();
+  if (plan.demo) {
+    // The demo's dynamic variables (docs/demo-namespace.md); the writer finds them on its first tick.
+    actors::spawn_writer(sys, *h, plan.writer_interval,
+                         [w = std::optional<actors::demo_writer>{}](ua::address_space& as, std::uint64_t tick,
+                                                                   ua::date_time now) mutable {
+                           if (!w) w.emplace(as);
+                           w->step(as, tick, now);
+                         });
+    // The load variables: a writer of their own, so that one step writes all N at the same tick.
+    if (plan.load_variables)
+      actors::spawn_writer(sys, *h, plan.writer_interval,
+                           [w = std::optional<actors::load_writer>{}, n = plan.load_variables](
+                               ua::address_space& as, std::uint64_t tick, ua::date_time now) mutable {
+                             if (!w) w.emplace(as, n);
+                             w->step(as, tick, now);
+                           });
+  }
+  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h));
+  return s.get();
+}
+
+ua::expected<client> runtime::connect(client_options options) { return client::connect(*impl_->system, std::move(options)); }
+
+void runtime::stop() {
+  std::vector<std::unique_ptr<embedded_server>> servers;
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+    servers.swap(impl_->servers);
+  }
+  for (auto& s : servers) s->stop();
+  if (impl_->own_system) impl_->system->await_all_actors_done();
+  servers.clear();
+}
+
+}  // namespace uactor
