@@ -117,8 +117,8 @@ std::vector<uactor::node_change> plant_nodes(const plant_ids& ids, const options
     m.parent = ids.pump;
     m.browse_name = browse(ns, "StartPump");
     m.description = text("Starts the pump at Speed rpm (0..3000)");
-    m.inputs.push_back(uactor::argument("Speed", double_type));
-    m.outputs.push_back(uactor::argument("Started", boolean_type));
+    m.inputs.push_back(uactor::method_argument("Speed", double_type));
+    m.outputs.push_back(uactor::method_argument("Started", boolean_type));
     nodes.push_back(std::move(m));
   }
   nodes.push_back(variable(ids.pump_speed, ids.pump, ns, "Speed", double_type, 0.0));

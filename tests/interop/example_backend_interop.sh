@@ -68,6 +68,7 @@ set -m
 server_cmd=("$1" --host 127.0.0.1 --port 0 --pki "$tmp/pki" --paused --pushes "$pushes"
             --interval-ms "$interval_ms" --slow-ms "$slow_ms" --tags "$tags")
 echo "example_backend_interop: starting ${server_cmd[*]}"
+: >"$tmp/server.out"  # there before the loop below reads it
 "${server_cmd[@]}" >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
 set +m

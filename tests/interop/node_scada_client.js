@@ -7,7 +7,7 @@
 //
 // Steps: browse the Plant tree; read each kind of node (a tag, a setpoint and its EURange, the
 // read-through Temperature, StartPump's arguments, the device's variables); write a setpoint in and
-// out of range; call StartPump in and out of range; the read-through with 200 concurrent Reads of
+// out of range; call StartPump in and out of range; the read-through under a load of 200 Reads of
 // tags that must not wait for it; subscribe to 1,000 tags, start the device, and receive every
 // change it pushed (each tag's value is the push's sequence number: 0 before the first push, then
 // 1 .. N, each exactly once and in order, for each of the 1,000 items).
@@ -343,50 +343,76 @@ async function stepCall(session) {
     return "StartPump(1500) true and Speed 1500, StartPump(5000) and (-1) BadOutOfRange";
 }
 
-// The read-through must not hold up other requests: 200 Reads of tags go out together with the
-// slow Read of Temperature, on the same session; every one of them must be answered before the slow
-// one, each in less time than the slow device takes. A round where the machine stalled (another
-// test on the two cores) is repeated, at most 3 rounds: a server that waits for the device fails
-// every round.
+// The read-through must not hold up other requests: while Reads of Temperature are pending one
+// after the other (the slow device answers each after --slow-ms), 4 workers on the same session
+// read tags, one Read each at a time, 200 in all. Every tag Read must take less time than the slow
+// device (a server that waited for the device would hold them ~50 ms), and at least 90 % of them
+// must go out while a slow Read is pending (the rest fall between two slow Reads). A round where the machine stalled (another test on the two cores,
+// node's garbage collector) is repeated, at most 3 rounds: a server that waits for the device fails
+// every round. (200 Reads sent at once would not measure the server: node-opcua encodes them all
+// before it decodes the first answer, ~0.3 ms each here.)
 async function stepReadThrough(session, o) {
-    const burst = async (withSlow) => {
+    const WORKERS = 4;
+    const READS = 200;
+    const load = async (withSlow) => {
         const t0 = process.hrtime.bigint();
         const since = () => Number(process.hrtime.bigint() - t0) / 1e6;
-        const slow = withSlow
-            ? readValue(session, id("Plant.SlowDevice.Temperature")).then((dv) => ({ dv, ms: since() }))
-            : null;
-        const reads = [];
-        for (let i = 0; i < 200; ++i) {
-            const nodeId = id("Plant.Tag" + ((i * 37) % o.tags));
-            reads.push(readValue(session, nodeId).then((dv) => ({ dv, ms: since() })));
-        }
-        const done = await Promise.all(reads);
-        const slowDone = slow ? await slow : null;
-        const bad = done.filter((r) => !r.dv.statusCode.isGood());
+        let loadDone = false;
+        const slowReads = [];  // {start, end, status}
+        const slowLoop = withSlow ? (async () => {
+            while (!loadDone) {
+                const start = since();
+                const dv = await readValue(session, id("Plant.SlowDevice.Temperature"));
+                slowReads.push({ start, end: since(), status: dv.statusCode });
+            }
+        })() : null;
+        if (withSlow) await sleep(2);  // the slow Read is at the server first
+        const reads = [];  // {start, end, status}
+        let next = 0;
+        const worker = async () => {
+            while (next < READS) {
+                const i = next++;
+                const start = since();
+                const dv = await readValue(session, id("Plant.Tag" + ((i * 37) % o.tags)));
+                reads.push({ start, end: since(), status: dv.statusCode });
+            }
+        };
+        await Promise.all(Array.from({ length: WORKERS }, worker));
+        loadDone = true;
+        if (slowLoop) await slowLoop;
+        const latency = reads.map((r) => r.end - r.start).sort((a, b) => a - b);
+        const pending = (r) => slowReads.some((s) => s.start <= r.start && r.start < s.end);
         return {
-            max: Math.max(...done.map((r) => r.ms)),
-            bad: bad.length ? sc(bad[0].dv.statusCode) : null,
-            slowMs: slowDone ? slowDone.ms : 0,
-            slowStatus: slowDone ? slowDone.dv.statusCode : null
+            reads: reads.length,
+            bad: reads.filter((r) => !r.status.isGood()).map((r) => sc(r.status))[0] || null,
+            max: latency[latency.length - 1],
+            p50: latency[Math.floor(latency.length / 2)],
+            duringSlow: reads.filter(pending).length,
+            slow: slowReads
         };
     };
-    await burst(false);  // warm up
-    const baseline = await burst(false);
+    await load(false);  // warm up
+    const baseline = await load(false);
     const rounds = [];
     for (let round = 0; round < 3; ++round) {
-        const r = await burst(true);
+        const r = await load(true);
         rounds.push(r);
         if (r.bad) throw new CheckError("a tag Read failed: " + r.bad);
-        if (!r.slowStatus.isGood()) throw new CheckError("the slow Read: " + sc(r.slowStatus));
-        if (r.slowMs < o.slowMs - 5) throw new CheckError("the slow Read answered in " + r.slowMs.toFixed(1) + " ms, the device takes " + o.slowMs);
-        if (r.max < o.slowMs && r.max < r.slowMs) {
-            return "200 tag Reads in at most " + r.max.toFixed(1) + " ms (without the slow Read: " + baseline.max.toFixed(1) +
-                " ms) while Temperature took " + r.slowMs.toFixed(1) + " ms" + (round ? ", round " + (round + 1) : "");
+        const slowBad = r.slow.find((x) => !x.status.isGood());
+        if (slowBad) throw new CheckError("a slow Read: " + sc(slowBad.status));
+        const slowMs = r.slow.map((x) => x.end - x.start);
+        const fastest = Math.min(...slowMs);
+        if (fastest < o.slowMs - 5) throw new CheckError("a slow Read answered in " + fastest.toFixed(1) + " ms, the device takes " + o.slowMs);
+        if (r.max < o.slowMs && r.max < fastest && r.duringSlow >= 0.9 * READS) {
+            return READS + " tag Reads (4 at a time) while " + r.slow.length + " slow Reads of " + fastest.toFixed(0) + ".." +
+                Math.max(...slowMs).toFixed(0) + " ms were pending: p50 " + r.p50.toFixed(1) + " ms, max " + r.max.toFixed(1) +
+                " ms; without the slow Reads p50 " + baseline.p50.toFixed(1) + ", max " + baseline.max.toFixed(1) + " ms" +
+                (round ? "; round " + (round + 1) : "");
         }
     }
-    throw new CheckError("the tag Reads waited for the slow one: max latency " +
-        rounds.map((r) => r.max.toFixed(1) + " ms (slow " + r.slowMs.toFixed(1) + " ms)").join(", ") +
-        " in 3 rounds, without the slow Read " + baseline.max.toFixed(1) + " ms; must stay below " + o.slowMs + " ms");
+    throw new CheckError("the tag Reads waited for the slow ones: " + rounds.map((r) => "max " + r.max.toFixed(1) + " ms, " +
+        r.duringSlow + " of " + READS + " while a slow Read was pending").join("; ") + " in 3 rounds (without the slow Reads max " +
+        baseline.max.toFixed(1) + " ms); each must stay below " + o.slowMs + " ms");
 }
 
 function subscribe(session) {
@@ -529,7 +555,7 @@ async function main() {
             ["Read each kind of node", stepRead],
             ["Write setpoints in and out of range", stepWrite],
             ["Call StartPump in and out of range", stepCall],
-            ["Read-through with 200 concurrent tag Reads", stepReadThrough],
+            ["Read-through under a concurrent Read load on tags", stepReadThrough],
             ["Subscribe to 1000 tags and receive every push", (s) => stepSubscribe(s, o, totals)]
         ];
         for (const [name, fn] of steps) await step(name, () => fn(session, o));
