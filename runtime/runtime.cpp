@@ -102,11 +102,6 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   c.sessions.random = fill_random;
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
-  if (plan.demo) {
-    auto core = actors::make_demo_server_core(std::move(c), UACTOR_VERSION, now.utc, {plan.demo_namespace_uri});
-    if (plan.load_variables) actors::add_load_namespace(core.space(), plan.load_variables, now.utc);
-    return core;
-  }
   return actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
 }
 
@@ -158,13 +153,56 @@ namespace {
 
 constexpr std::size_t max_batches_in_flight = 1024;
 
+// Where value batches go in: the host and its recycled batch buffers. Shared by the server
+// object and the value writers of `uactor run`, which push through it like any application.
+struct value_door {
+  caf::actor host;
+  std::shared_ptr<actors::value_batch_pool> pool = std::make_shared<actors::value_batch_pool>(max_batches_in_flight);
+  std::atomic<bool> stopped{false};
+
+  status_code write_values(std::span<const value_update> values) {
+    if (values.empty()) return ua::status::bad_nothing_to_do;
+    if (stopped.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
+    auto batch = pool->take();
+    if (!batch) return ua::status::bad_resource_unavailable;
+    batch->values.assign(values.begin(), values.end());
+    caf::anon_send(host, std::move(batch));
+    return ua::status::good;
+  }
+};
+
+using value_source = std::function<void(std::uint64_t tick, ua::date_time now, std::vector<value_update>& out)>;
+
+// A value source on a timer (DESIGN.md "writer"): each tick's values go through the door as one
+// batch. It ends with the host it writes to.
+caf::behavior value_writer(caf::event_based_actor* self, std::shared_ptr<value_door> door,
+                           std::chrono::milliseconds interval, value_source source) {
+  self->monitor(door->host);
+  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
+  struct state {
+    std::uint64_t tick = 0;
+    std::vector<value_update> batch;
+  };
+  auto st = std::make_shared<state>();
+  self->send(self, actors::housekeeping_atom::value);
+  return {
+    [=](actors::housekeeping_atom) {
+      source(st->tick++, actors::utc_now(), st->batch);
+      if (const auto sc = door->write_values(st->batch); sc.is_bad() && sc != ua::status::bad_nothing_to_do)
+        spdlog::warn("writer: a tick's values were not taken: {}", sc.to_string());
+      self->delayed_send(self, interval, actors::housekeeping_atom::value);
+    },
+  };
+}
+
 class embedded_server final : public server {
 public:
   embedded_server(server_plan plan, actors::server_handle handle)
       : plan_(std::move(plan)),
         handle_(std::move(handle)),
         sink_(std::make_shared<detail::reply_sink>(detail::reply_sink{handle_.host})),
-        pool_(std::make_shared<actors::value_batch_pool>(max_batches_in_flight)) {
+        door_(std::make_shared<value_door>()) {
+    door_->host = handle_.host;
     // The host's thread, so that a blocking call from an inline handler is refused, not a deadlock.
     ua::status_code failed;
     host_thread_ = run_on_host([](actors::server_core&) { return std::this_thread::get_id(); }, failed)
@@ -213,15 +251,8 @@ public:
     return std::vector<ua::expected<value_handle>>(n, failed);
   }
 
-  status_code write_values(std::span<const value_update> values) override {
-    if (values.empty()) return ua::status::bad_nothing_to_do;
-    if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
-    auto batch = pool_->take();
-    if (!batch) return ua::status::bad_resource_unavailable;
-    batch->values.assign(values.begin(), values.end());
-    caf::anon_send(handle_.host, std::move(batch));
-    return ua::status::good;
-  }
+  status_code write_values(std::span<const value_update> values) override { return door_->write_values(values); }
+  const std::shared_ptr<value_door>& door() const noexcept { return door_; }
 
   status_code on_write(const node_id& variable, write_handler handler, callback_options options) override {
     auto sink = sink_;
@@ -269,6 +300,7 @@ public:
 
   void stop() override {
     if (stopped_.exchange(true)) return;
+    door_->stopped.store(true, std::memory_order_release);
     actors::stop_server(handle_);
   }
 
@@ -323,10 +355,55 @@ private:
   server_plan plan_;
   actors::server_handle handle_;
   std::shared_ptr<detail::reply_sink> sink_;
-  std::shared_ptr<actors::value_batch_pool> pool_;
+  std::shared_ptr<value_door> door_;
   std::thread::id host_thread_;
   std::atomic<bool> stopped_{false};
 };
+
+// The demo namespace of docs/demo-namespace.md and the load variables, added through the API like
+// any application's: nodes, methods (their implementations answer on the server's thread: they
+// are a few arithmetic operations), and writers that push value batches.
+status_code serve_demo(caf::actor_system& sys, server& srv, const std::shared_ptr<value_door>& door,
+                       const server_plan& plan) {
+  const auto now = actors::utc_now();
+  for (const auto& sc : srv.apply(actors::demo_nodes(now)))
+    if (sc.is_bad()) return sc;
+  for (auto& m : actors::demo_methods()) {
+    const auto sc = srv.on_call(m.method, [run = std::move(m.run)](const method_call& c, call_reply reply) {
+      std::vector<variant> outputs;
+      const status_code result = run(c.inputs, outputs);
+      reply(result, std::move(outputs));
+    });
+    if (sc.is_bad()) return sc;
+  }
+  const auto dynamic = actors::demo_writer::variables();
+  const auto handles = srv.resolve(dynamic);
+  for (const auto& h : handles)
+    if (!h) return h.error();
+  sys.spawn(value_writer, door, plan.writer_interval,
+            [w = actors::demo_writer(*handles[0], *handles[1], *handles[2])](
+                std::uint64_t tick, ua::date_time t, std::vector<value_update>& out) {
+              const auto values = w.values(tick, t);
+              out.assign(values.begin(), values.end());
+            });
+  if (plan.load_variables == 0) return ua::status::good;
+  for (const auto& sc : srv.apply(actors::load_nodes(plan.load_variables)))
+    if (sc.is_bad()) return sc;
+  std::vector<node_id> ids;
+  for (std::size_t i = 0; i < plan.load_variables; ++i)
+    ids.push_back(node_id::string(actors::demo_namespace_index, actors::load_variable_name(i)));
+  std::vector<value_handle> load;
+  for (const auto& h : srv.resolve(ids)) {
+    if (!h) return h.error();
+    load.push_back(*h);
+  }
+  // A writer of their own, so that one tick writes all N at the same tick (one batch).
+  sys.spawn(value_writer, door, plan.writer_interval,
+            [w = actors::load_writer(load)](std::uint64_t tick, ua::date_time t, std::vector<value_update>& out) {
+              w.values(tick, t, out);
+            });
+  return ua::status::good;
+}
 
 }  // namespace
 
@@ -384,24 +461,13 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   auto& sys = *impl_->system;
   auto h = actors::spawn_server(sys, o, [&](std::uint16_t port) { return make_core(plan, port, security); });
   if (!h) return h.error();
-  if (plan.demo) {
-    // The demo's dynamic variables (docs/demo-namespace.md); the writer finds them on its first tick.
-    actors::spawn_writer(sys, *h, plan.writer_interval,
-                         [w = std::optional<actors::demo_writer>{}](ua::address_space& as, std::uint64_t tick,
-                                                                   ua::date_time now) mutable {
-                           if (!w) w.emplace(as);
-                           w->step(as, tick, now);
-                         });
-    // The load variables: a writer of their own, so that one step writes all N at the same tick.
-    if (plan.load_variables)
-      actors::spawn_writer(sys, *h, plan.writer_interval,
-                           [w = std::optional<actors::load_writer>{}, n = plan.load_variables](
-                               ua::address_space& as, std::uint64_t tick, ua::date_time now) mutable {
-                             if (!w) w.emplace(as, n);
-                             w->step(as, tick, now);
-                           });
-  }
   auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h));
+  if (plan.demo) {
+    if (const auto sc = serve_demo(sys, *s, s->door(), plan); sc.is_bad()) {
+      spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());
+      return sc;
+    }
+  }
   return s.get();
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/server/node_builder.hpp"
 #include "actors/server/server_object.hpp"
 #include "protocol/generated/status_codes.hpp"
 
@@ -41,29 +42,18 @@ void require(bool ok, std::string_view what) {
   if (!ok) throw std::logic_error("demo namespace: " + std::string(what));
 }
 
-void link(address_space& as, const node_id& source, std::uint32_t type, const node_id& target) {
-  require(as.add_reference(source, node_id(0, type), target).is_good(), "reference to " + target.to_string());
-}
-
-data_value initial(variant v, date_time now) {
-  data_value dv;
-  dv.set_value(std::move(v));
-  dv.source_timestamp = dv.server_timestamp = now;
-  dv.has_source_timestamp = dv.has_server_timestamp = true;
-  return dv;
-}
+qualified_name browse(std::string_view name, std::uint16_t in_ns = ns) { return qualified_name{in_ns, ua_string(name)}; }
 
 // An Object with its type definition, referenced from its parent.
-void add_object(address_space& as, const node_id& id, std::string_view name, std::uint32_t type_definition,
-                const node_id& parent, std::uint32_t parent_reference) {
-  node_spec s;
-  s.id = id;
-  s.cls = node_class::object;
-  s.browse_ns = ns;
-  s.browse_name = name;
-  require(as.add_node(std::move(s)).has_value(), "object " + id.to_string());
-  link(as, id, has_type_definition, node_id(0, type_definition));
-  link(as, parent, parent_reference, id);
+object_node object(const node_id& id, std::string_view name, std::uint32_t type_definition, const node_id& parent,
+                   std::uint32_t parent_reference) {
+  object_node o;
+  o.id = id;
+  o.browse_name = browse(name);
+  o.type_definition = node_id(0, type_definition);
+  o.parent = parent;
+  o.reference_type = node_id(0, parent_reference);
+  return o;
 }
 
 struct variable_def {
@@ -77,21 +67,19 @@ struct variable_def {
   std::uint32_t type_definition = base_data_variable_type;
 };
 
-void add_variable(address_space& as, variable_def d, date_time now, const node_id& parent,
-                  std::uint32_t parent_reference) {
-  node_spec s;
-  s.id = d.id;
-  s.cls = node_class::variable;
-  s.browse_ns = d.browse_ns;
-  s.browse_name = d.name;
-  s.data_type = node_id(0, d.data_type);
-  s.value_rank = d.value_rank;
-  if (d.value_rank == 1) s.array_dimensions = {0};  // one dimension of any length
-  s.access_level = s.user_access_level = d.access;
-  s.value = initial(std::move(d.value), now);
-  require(as.add_node(std::move(s)).has_value(), "variable " + d.id.to_string());
-  link(as, d.id, has_type_definition, node_id(0, d.type_definition));
-  link(as, parent, parent_reference, d.id);
+variable_node variable(variable_def d, const node_id& parent, std::uint32_t parent_reference) {
+  variable_node v;
+  v.id = d.id;
+  v.browse_name = browse(d.name, d.browse_ns);
+  v.parent = parent;
+  v.reference_type = node_id(0, parent_reference);
+  v.type_definition = node_id(0, d.type_definition);
+  v.data_type = node_id(0, d.data_type);
+  v.value_rank = d.value_rank;
+  if (d.value_rank == 1) v.array_dimensions = {0};  // one dimension of any length
+  v.access_level = d.access;
+  v.value.set_value(std::move(d.value));  // stamped with the time it is added
+  return v;
 }
 
 date_time utc(std::int64_t unix_ms) { return date_time::from_unix_ms(unix_ms); }
@@ -160,32 +148,17 @@ argument arg(std::string_view name, std::uint32_t data_type) {
 
 // A Method of `parent` with its 0:InputArguments and 0:OutputArguments properties, whose NodeIds
 // are `property_base` + ".InputArguments" / ".OutputArguments".
-void add_method(address_space& as, const node_id& id, std::string_view name, const node_id& parent,
-                std::string_view property_base, std::vector<argument> inputs, std::vector<argument> outputs,
-                date_time now) {
-  node_spec s;
-  s.id = id;
-  s.cls = node_class::method;
-  s.browse_ns = ns;
-  s.browse_name = name;
-  s.executable = s.user_executable = true;
-  require(as.add_node(std::move(s)).has_value(), "method " + id.to_string());
-  link(as, parent, has_component, id);
-  const auto add_arguments = [&](std::string_view property, std::vector<argument> args) {
-    ua_array<extension_object> value;
-    for (argument& a : args) value.emplace_back(std::move(a));
-    variable_def d;
-    d.id = demo(std::string(property_base) + "." + std::string(property));
-    d.browse_ns = 0;  // Part 3 §5.7.1: clients look for 0:InputArguments and 0:OutputArguments
-    d.name = property;
-    d.data_type = argument_type;
-    d.value_rank = 1;
-    d.value = std::move(value);
-    d.type_definition = property_type;
-    add_variable(as, std::move(d), now, id, has_property);
-  };
-  add_arguments("InputArguments", std::move(inputs));
-  add_arguments("OutputArguments", std::move(outputs));
+method_node method(const node_id& id, std::string_view name, const node_id& parent, std::string_view property_base,
+                   std::vector<argument> inputs, std::vector<argument> outputs) {
+  method_node m;
+  m.id = id;
+  m.browse_name = browse(name);
+  m.parent = parent;
+  m.reference_type = node_id(0, has_component);
+  m.inputs = std::move(inputs);
+  m.outputs = std::move(outputs);
+  m.arguments_id_base = demo(property_base);
+  return m;
 }
 
 // The implementations. Call has checked the inputs' count and types, so the get_ifs hold.
@@ -208,49 +181,58 @@ status_code hello_world(std::span<const variant> in, std::vector<variant>& out) 
 
 }  // namespace
 
-void add_demo_namespace(address_space& as, services::method_table& methods, date_time now, const demo_options&) {
-  require(as.find(node_id(0, objects_folder)) != no_node, "namespace 0 is not loaded");
+std::vector<node_change> demo_nodes(date_time now) {
   const node_id objects(0, objects_folder);
-
-  add_object(as, demo("Demo"), "Demo", folder_type, objects, organizes);
-  add_object(as, demo("Demo.Static"), "Static", folder_type, demo("Demo"), organizes);
-  add_object(as, demo("Demo.Static.Scalar"), "Scalar", folder_type, demo("Demo.Static"), organizes);
-  add_object(as, demo("Demo.Static.Array"), "Array", folder_type, demo("Demo.Static"), organizes);
-  add_object(as, demo("Demo.Dynamic"), "Dynamic", folder_type, demo("Demo"), organizes);
-  add_object(as, demo("Demo.Methods"), "Methods", base_object_type, demo("Demo"), has_component);
-  add_object(as, node_id(ns, 1000), "InteropTests", base_object_type, objects, organizes);
+  std::vector<node_change> nodes;
+  nodes.push_back(object(demo("Demo"), "Demo", folder_type, objects, organizes));
+  nodes.push_back(object(demo("Demo.Static"), "Static", folder_type, demo("Demo"), organizes));
+  nodes.push_back(object(demo("Demo.Static.Scalar"), "Scalar", folder_type, demo("Demo.Static"), organizes));
+  nodes.push_back(object(demo("Demo.Static.Array"), "Array", folder_type, demo("Demo.Static"), organizes));
+  nodes.push_back(object(demo("Demo.Dynamic"), "Dynamic", folder_type, demo("Demo"), organizes));
+  nodes.push_back(object(demo("Demo.Methods"), "Methods", base_object_type, demo("Demo"), has_component));
+  nodes.push_back(object(node_id(ns, 1000), "InteropTests", base_object_type, objects, organizes));
 
   for (static_def& s : static_variables()) {
     const std::string name(s.name);
     variable_def scalar{demo("Demo.Static.Scalar." + name), ns, s.name, s.data_type, -1, read_write,
                         std::move(s.scalar), base_data_variable_type};
-    add_variable(as, std::move(scalar), now, demo("Demo.Static.Scalar"), has_component);
+    nodes.push_back(variable(std::move(scalar), demo("Demo.Static.Scalar"), has_component));
     variable_def array{demo("Demo.Static.Array." + name), ns, s.name, s.data_type, 1, read_write,
                        std::move(s.array), base_data_variable_type};
-    add_variable(as, std::move(array), now, demo("Demo.Static.Array"), has_component);
+    nodes.push_back(variable(std::move(array), demo("Demo.Static.Array"), has_component));
   }
 
   // The writer's variables at tick 0.
-  add_variable(as, {demo("Demo.Dynamic.Counter"), ns, "Counter", 7, -1, read_only, std::uint32_t{0}}, now,
-               demo("Demo.Dynamic"), has_component);
-  add_variable(as, {demo("Demo.Dynamic.Sine"), ns, "Sine", 11, -1, read_only, 0.0}, now, demo("Demo.Dynamic"),
-               has_component);
-  add_variable(as, {demo("Demo.Dynamic.Time"), ns, "Time", 13, -1, read_only, now}, now, demo("Demo.Dynamic"),
-               has_component);
+  nodes.push_back(variable({demo("Demo.Dynamic.Counter"), ns, "Counter", 7, -1, read_only, std::uint32_t{0}},
+                           demo("Demo.Dynamic"), has_component));
+  nodes.push_back(variable({demo("Demo.Dynamic.Sine"), ns, "Sine", 11, -1, read_only, 0.0}, demo("Demo.Dynamic"),
+                           has_component));
+  nodes.push_back(variable({demo("Demo.Dynamic.Time"), ns, "Time", 13, -1, read_only, now},
+                           demo("Demo.Dynamic"), has_component));
 
-  add_variable(as, {demo("the.answer"), ns, "the.answer", 6, -1, read_only, std::int32_t{43}}, now, demo("Demo"),
-               has_component);
+  nodes.push_back(variable({demo("the.answer"), ns, "the.answer", 6, -1, read_only, std::int32_t{43}}, demo("Demo"),
+                           has_component));
 
-  add_method(as, demo("Demo.Methods.Add"), "Add", demo("Demo.Methods"), "Demo.Methods.Add",
-             {arg("a", 11), arg("b", 11)}, {arg("sum", 11)}, now);
-  add_method(as, demo("Demo.Methods.Echo"), "Echo", demo("Demo.Methods"), "Demo.Methods.Echo",
-             {arg("text", 12), arg("number", 6)}, {arg("text", 12), arg("number", 6)}, now);
-  add_method(as, node_id(ns, 62541), "HelloWorld", node_id(ns, 1000), "HelloWorld", {arg("name", 12)},
-             {arg("greeting", 12)}, now);
+  nodes.push_back(method(demo("Demo.Methods.Add"), "Add", demo("Demo.Methods"), "Demo.Methods.Add",
+                         {arg("a", 11), arg("b", 11)}, {arg("sum", 11)}));
+  nodes.push_back(method(demo("Demo.Methods.Echo"), "Echo", demo("Demo.Methods"), "Demo.Methods.Echo",
+                         {arg("text", 12), arg("number", 6)}, {arg("text", 12), arg("number", 6)}));
+  nodes.push_back(method(node_id(ns, 62541), "HelloWorld", node_id(ns, 1000), "HelloWorld", {arg("name", 12)},
+                         {arg("greeting", 12)}));
+  return nodes;
+}
 
-  methods.add(demo("Demo.Methods.Add"), add);
-  methods.add(demo("Demo.Methods.Echo"), echo);
-  methods.add(node_id(ns, 62541), hello_world);
+std::vector<demo_method> demo_methods() {
+  return {{demo("Demo.Methods.Add"), add}, {demo("Demo.Methods.Echo"), echo}, {node_id(ns, 62541), hello_world}};
+}
+
+void add_demo_namespace(address_space& as, services::method_table& methods, date_time now, const demo_options&) {
+  require(as.find(node_id(0, objects_folder)) != no_node, "namespace 0 is not loaded");
+  for (const node_change& c : demo_nodes(now)) {
+    const status_code sc = apply_node_change(as, c, now);
+    require(sc.is_good(), "a node: " + sc.to_string());
+  }
+  for (auto& m : demo_methods()) methods.add(m.method, std::move(m.run));
 }
 
 demo_writer::demo_writer(const address_space& as)
@@ -260,34 +242,39 @@ demo_writer::demo_writer(const address_space& as)
   require(counter_ != no_node && sine_ != no_node && time_ != no_node, "no Demo.Dynamic variables");
 }
 
+demo_writer::demo_writer(value_handle counter, value_handle sine, value_handle time)
+    : counter_(counter.index), sine_(sine.index), time_(time.index) {}
+
+std::array<node_id, 3> demo_writer::variables() {
+  return {demo("Demo.Dynamic.Counter"), demo("Demo.Dynamic.Sine"), demo("Demo.Dynamic.Time")};
+}
+
+std::array<value_update, 3> demo_writer::values(std::uint64_t tick, date_time now) const {
+  // Scalars of these types live inside the Variant: building them allocates nothing. tick % 60
+  // keeps the sine's argument small, so the period stays exact for any tick count.
+  return {value_update{{counter_}, variant(static_cast<std::uint32_t>(tick)), {}, now},
+          value_update{{sine_}, variant(std::sin(2 * std::numbers::pi * static_cast<double>(tick % 60) / 60.0)), {}, now},
+          value_update{{time_}, variant(now), {}, now}};
+}
+
 void demo_writer::step(address_space& as, std::uint64_t tick, date_time now) const {
-  // Scalars of these types live inside the Variant: building and moving them allocates nothing.
-  const auto put = [&](node_index n, variant v) {
+  for (auto& u : values(tick, now)) {
     data_value dv;
-    dv.value = std::move(v);
+    dv.value = std::move(u.value);
     dv.has_value = true;
     dv.source_timestamp = dv.server_timestamp = now;
     dv.has_source_timestamp = dv.has_server_timestamp = true;
-    as.set_value(n, std::move(dv));
-  };
-  put(counter_, static_cast<std::uint32_t>(tick));
-  // tick % 60 keeps the argument small, so the period stays exact for any tick count.
-  put(sine_, std::sin(2 * std::numbers::pi * static_cast<double>(tick % 60) / 60.0));
-  put(time_, now);
+    as.set_value(u.node.index, std::move(dv));
+  }
 }
 
 server_core make_demo_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
                                   const demo_options& options) {
-  ua::address_space space;
-  ua::load_namespace0(space);
+  auto core = make_server_core(std::move(config), software_version, now, options.namespace_uri);
   services::method_table methods;
-  add_demo_namespace(space, methods, now, options);
-  const std::string uris[] = {"http://opcfoundation.org/UA/", options.namespace_uri};
-  server_info info;
-  info.application_uri = config.description.application_uri;
-  info.software_version = software_version;
-  init_server_object(space, info, config.limits, uris, now);
-  return server_core(std::move(config), std::move(space), std::move(methods));
+  add_demo_namespace(core.space(), methods, now, options);
+  core.set_methods(std::move(methods));
+  return core;
 }
 
 }  // namespace uactor::actors

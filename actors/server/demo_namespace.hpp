@@ -3,12 +3,16 @@
 // dynamic values. Plain functions over the address space: the store owns the nodes they add.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "actors/server/server_core.hpp"
 #include "actors/server/services/call.hpp"
 #include "protocol/address_space.hpp"
+#include "uactor/nodes.hpp"
+#include "uactor/server.hpp"
 
 namespace uactor::actors {
 
@@ -19,6 +23,17 @@ struct demo_options {
   // nodes themselves are in namespace index 1 whatever it is called.
   std::string namespace_uri = "urn:uactor:demo";
 };
+
+// The nodes of docs/demo-namespace.md as the embedding API takes them (include/uactor/nodes.hpp):
+// `uactor run` adds them through uactor::server::apply like any application.
+std::vector<node_change> demo_nodes(ua::date_time now);
+
+// The demo methods' implementations (their inputs checked by the Call service already).
+struct demo_method {
+  ua::node_id method;
+  services::method_function run;
+};
+std::vector<demo_method> demo_methods();
 
 // Adds namespace 1 of docs/demo-namespace.md to a store that already holds namespace 0
 // (ua::load_namespace0): the Demo folders, the static scalar and array variables, the dynamic
@@ -36,6 +51,11 @@ class demo_writer {
 public:
   // Throws std::logic_error when the store lacks the dynamic variables (add_demo_namespace first).
   explicit demo_writer(const ua::address_space& as);
+  // The variables as the embedding API resolved them (variables(), in that order).
+  demo_writer(value_handle counter, value_handle sine, value_handle time);
+  static std::array<ua::node_id, 3> variables();
+  // The tick's values, as a value batch for uactor::server::write_values.
+  std::array<value_update, 3> values(std::uint64_t tick, ua::date_time now) const;
   void step(ua::address_space& as, std::uint64_t tick, ua::date_time now) const;
 
 private:

@@ -59,14 +59,6 @@ using push_ptr = std::shared_ptr<pushed_responses>;
 using channel_closed_atom = caf::atom_constant<caf::atom("chanclose")>;
 using publish_tick_atom = caf::atom_constant<caf::atom("pubtick")>;
 
-// A value source that changes the address space on a timer (DESIGN.md "writer"): called by the
-// session host, which owns the address space, each time the writer actor ticks.
-using writer_step = std::function<void(ua::address_space&, std::uint64_t tick, ua::date_time now)>;
-
-struct writer_tick {
-  std::shared_ptr<const writer_step> step;
-  std::uint64_t tick = 0;
-};
 
 using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;
 
@@ -74,4 +66,3 @@ using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::push_ptr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::writer_tick)

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "actors/server/demo_namespace.hpp"
+#include "actors/server/node_builder.hpp"
 #include "protocol/generated/node_ids.hpp"
 
 namespace uactor::actors {
@@ -16,46 +17,35 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::logic_error("load namespace: " + what);
 }
 
-void link(address_space& as, node_index source, std::uint32_t type, node_index target) {
-  require(as.add_reference(source, as.find(node_id(0, type)), target).is_good(), "a reference");
-}
-
 }  // namespace
 
 std::string load_variable_name(std::size_t i) { return "Load.V" + std::to_string(i); }
 
-void add_load_namespace(address_space& as, std::size_t count, date_time now) {
-  const auto objects = as.find(node_id(0, ids::objects_folder));
-  require(objects != no_node, "namespace 0 is not loaded");
-  as.reserve(as.size() + count + 1, as.variable_count() + count);
-
-  node_spec folder;
-  folder.id = node_id::string(demo_namespace_index, "Load");
-  folder.cls = node_class::object;
-  folder.browse_ns = demo_namespace_index;
-  folder.browse_name = "Load";
-  const auto load = as.add_node(std::move(folder));
-  require(load.has_value(), "the folder ns=1;s=Load exists already");
-  link(as, *load, ids::has_type_definition, as.find(node_id(0, ids::folder_type)));
-  link(as, objects, ids::organizes, *load);
-
-  const auto type_definition = as.find(node_id(0, ids::base_data_variable_type));
+std::vector<node_change> load_nodes(std::size_t count) {
+  std::vector<node_change> nodes;
+  nodes.reserve(count + 1);
+  nodes.push_back(folder(node_id::string(demo_namespace_index, "Load"), node_id(0, ids::objects_folder), "Load"));
   for (std::size_t i = 0; i < count; ++i) {
     const auto name = load_variable_name(i);
-    node_spec s;
-    s.id = node_id::string(demo_namespace_index, name);
-    s.cls = node_class::variable;
-    s.browse_ns = demo_namespace_index;
-    s.browse_name = std::string_view(name).substr(5);  // V<i>
-    s.data_type = node_id(0, ids::u_int32);
-    s.access_level = s.user_access_level = 1;  // CurrentRead
-    s.value.set_value(std::uint32_t{0});
-    s.value.source_timestamp = s.value.server_timestamp = now;
-    s.value.has_source_timestamp = s.value.has_server_timestamp = true;
-    const auto n = as.add_node(std::move(s));
-    require(n.has_value(), "variable ns=1;s=" + name);
-    link(as, *n, ids::has_type_definition, type_definition);
-    link(as, *load, ids::has_component, *n);
+    variable_node v;
+    v.id = node_id::string(demo_namespace_index, name);
+    v.parent = node_id::string(demo_namespace_index, "Load");
+    v.reference_type = node_id(0, ids::has_component);
+    v.browse_name = qualified_name{demo_namespace_index, ua_string(std::string_view(name).substr(5))};  // V<i>
+    v.data_type = node_id(0, ids::u_int32);
+    v.access_level = access::read;
+    v.value.set_value(std::uint32_t{0});
+    nodes.push_back(std::move(v));
+  }
+  return nodes;
+}
+
+void add_load_namespace(address_space& as, std::size_t count, date_time now) {
+  require(as.find(node_id(0, ids::objects_folder)) != no_node, "namespace 0 is not loaded");
+  as.reserve(as.size() + count + 1, as.variable_count() + count);
+  for (const node_change& c : load_nodes(count)) {
+    const status_code sc = apply_node_change(as, c, now);
+    require(sc.is_good(), "a node exists already or is refused: " + sc.to_string());
   }
 }
 
@@ -66,6 +56,16 @@ load_writer::load_writer(const address_space& as, std::size_t count) {
     require(n != no_node, "no variable ns=1;s=" + load_variable_name(i));
     nodes_.push_back(n);
   }
+}
+
+load_writer::load_writer(std::span<const value_handle> handles) {
+  for (const value_handle h : handles) nodes_.push_back(h.index);
+}
+
+void load_writer::values(std::uint64_t tick, date_time now, std::vector<value_update>& out) const {
+  out.resize(nodes_.size());  // capacity kept between ticks
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    out[i] = value_update{{nodes_[i]}, variant(static_cast<std::uint32_t>(tick)), {}, now};
 }
 
 void load_writer::step(address_space& as, std::uint64_t tick, date_time now) const {

@@ -5,15 +5,22 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "protocol/address_space.hpp"
+#include "uactor/nodes.hpp"
+#include "uactor/server.hpp"
 
 namespace uactor::actors {
 
 // ns=1;s=Load.V<i>: the NodeId string of load variable i (0 <= i < N).
 std::string load_variable_name(std::size_t i);
+
+// The folder and the variables below as the embedding API takes them: `uactor run` adds them
+// through uactor::server::apply like any application.
+std::vector<node_change> load_nodes(std::size_t count);
 
 // Adds the folder ns=1;s=Load (Organizes from Objects) and `count` read-only UInt32 variables
 // ns=1;s=Load.V0 .. V<count-1> (HasComponent from Load, value 0, timestamps `now`). Throws
@@ -26,6 +33,10 @@ class load_writer {
 public:
   // Throws std::logic_error when a load variable is missing (add_load_namespace first).
   load_writer(const ua::address_space& as, std::size_t count);
+  // The variables as the embedding API resolved them, in order.
+  explicit load_writer(std::span<const value_handle> handles);
+  // The tick's values as a value batch (out keeps its capacity: nothing allocated once warm).
+  void values(std::uint64_t tick, ua::date_time now, std::vector<value_update>& out) const;
   void step(ua::address_space& as, std::uint64_t tick, ua::date_time now) const;
   std::size_t size() const noexcept { return nodes_.size(); }
 

@@ -82,8 +82,8 @@ void link_rule(address_space& as, node_index n, modelling_rule rule) {
 
 // A property (Part 3 §5.6.3) of `owner`: PropertyType, HasProperty, browse name in namespace 0.
 void add_property(address_space& as, node_index owner, std::string_view name, std::uint32_t data_type,
-                  std::int32_t value_rank, variant value, date_time now) {
-  const node_id owner_id = as.at(owner).id.to_node_id();
+                  std::int32_t value_rank, variant value, date_time now, const node_id& id_base = {}) {
+  const node_id owner_id = id_base.is_null() ? as.at(owner).id.to_node_id() : id_base;
   node_spec s;
   s.id = child_node_id(owner_id, name);
   s.cls = node_class::variable;
@@ -291,7 +291,7 @@ status_code add(address_space& as, const method_node& m, date_time now) {
     if (args.empty()) return;
     ua_array<extension_object> value;
     for (const ua::argument& a : args) value.emplace_back(ua::argument(a));
-    add_property(as, *n, name, ids::argument, 1, std::move(value), now);
+    add_property(as, *n, name, ids::argument, 1, std::move(value), now, m.arguments_id_base);
   };
   arguments("InputArguments", m.inputs);
   arguments("OutputArguments", m.outputs);

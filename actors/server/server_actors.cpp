@@ -103,20 +103,6 @@ ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, 
   return fd;
 }
 
-caf::behavior writer(caf::event_based_actor* self, caf::actor host, std::chrono::milliseconds interval,
-                     std::shared_ptr<const writer_step> step) {
-  self->monitor(host);
-  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
-  auto tick = std::make_shared<std::uint64_t>(0);
-  self->send(self, housekeeping_atom::value);
-  return {
-    [=](housekeeping_atom) {
-      self->send(host, writer_tick{step, (*tick)++});
-      self->delayed_send(self, interval, housekeeping_atom::value);
-    },
-  };
-}
-
 }  // namespace
 
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
@@ -128,11 +114,6 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   h.host = host.actor;
   h.listener = sys.middleman().spawn_broker(listener, *fd, options, std::move(host));
   return h;
-}
-
-caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
-                        writer_step step) {
-  return sys.spawn(writer, server.host, interval, std::make_shared<const writer_step>(std::move(step)));
 }
 
 void tune_io(caf::actor_system_config& cfg) {

@@ -1,7 +1,8 @@
 // The server's actors (docs/decisions/0007, 0008): a listener broker that accepts and admits
 // connections, one connection broker per TCP connection (transport and secure channel on the
 // multiplexer thread), and one session host actor on the scheduler that owns the sessions and the
-// address space (server_core) and runs the services. Writers are timer actors that tick the host.
+// address space (server_core) and runs the services. Value sources push batches through the
+// embedding API (runtime/, docs/embedding.md).
 // spawn_server hands out handles; the actors own everything else.
 #pragma once
 
@@ -44,10 +45,6 @@ using core_factory = std::function<server_core(std::uint16_t bound_port)>;
 // port cannot be bound.
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core);
-
-// A writer actor: calls `step` in the host every `interval`, with a tick count from 0.
-caf::actor spawn_writer(caf::actor_system& sys, const server_handle& server, std::chrono::milliseconds interval,
-                        writer_step step);
 
 // The CAF settings the server's I/O wants (docs/decisions/0013), applied to the configuration of
 // the actor system the server will run in, before the system is made.

@@ -65,10 +65,6 @@ public:
   // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1); the Server
   // object's CurrentTime and ServerStatus move on (so they are as fresh as the tick interval).
   void on_tick(const instant& now);
-  // A writer's step over the address space (the monitored items see its changes).
-  template <class Step>
-  void write(Step&& step) { step(space_); }
-
   // The application's door (docs/embedding.md). Node changes in order, one status each; hooks of
   // removed nodes go with them.
   void apply(std::span<const node_change> changes, std::vector<ua::status_code>& statuses, const instant& now);
@@ -79,6 +75,8 @@ public:
   // non-Method); a null hook removes the registration.
   ua::status_code set_hook(app_call_kind kind, const ua::node_id& node, hook_ptr hook);
   application_calls& application() noexcept { return app_; }
+  // Replaces the table of built-in method implementations (the demo's, tests').
+  void set_methods(services::method_table methods) { methods_ = std::move(methods); }
   // The application answered: the request it belongs to may be complete (application().completed()).
   void answer(app_answer&& a, const instant& now) { app_.answer(std::move(a), space_, now); }
 

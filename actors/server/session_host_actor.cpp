@@ -149,9 +149,6 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       push_deferred(self, *st);
       arm_tick(self, *st);
     },
-    [st](const writer_tick& t) {
-      (*t.step)(st->core->space(), t.tick, utc_now());
-    },
     // The application's door (docs/embedding.md).
     [st](value_batch_ptr& batch) {
       const std::size_t dropped = st->core->apply_values(batch->values, now_instant());

@@ -20,7 +20,8 @@ namespace uactor::actors {
 // or as a scheduler actor (the services on another core, two crossings per batch).
 enum class host_thread : std::uint8_t { multiplexer, scheduler };
 
-// Takes: batch_ptr (answered to the sender), writer_tick, housekeeping_atom (its own timer:
+// Takes: batch_ptr (answered to the sender), the application's messages (application_messages.hpp),
+// housekeeping_atom (its own timer:
 // session timeouts and the Server object's time, every `housekeeping`).
 caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
                               host_thread where = host_thread::scheduler);

@@ -116,6 +116,9 @@ struct object_type_node : node_base {
 struct method_node : node_base {
   std::vector<ua::argument> inputs;
   std::vector<ua::argument> outputs;
+  // The properties' NodeIds are <base>.InputArguments and <base>.OutputArguments, String ids in
+  // the method's namespace; a null base: the method's own id.
+  node_id arguments_id_base;
 };
 
 // A reference between two existing nodes, stored at both ends.

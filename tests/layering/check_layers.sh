@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the one-way dependencies of ../shared/DESIGN.md by the includes of each layer:
 # protocol <- security <- actors <- runtime <- scenarios, and protocol/ free of CAF, Asio,
-# Beast, OpenSSL and spdlog; security/ free of CAF, Asio and Beast.
+# Beast, OpenSSL and spdlog; security/ free of CAF, Asio and Beast; the public headers
+# (include/uactor/) free of CAF, Asio, Beast and of runtime/ and scenarios/.
 # Usage: check_layers.sh ROOT | check_layers.sh --self-test
 set -uo pipefail
 
@@ -12,8 +13,9 @@ check() {
     [security]='"(actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
     [actors]='"(runtime|scenarios)/'
     [runtime]='"scenarios/'
+    [include]='"(runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
   )
-  for layer in protocol security actors runtime; do
+  for layer in protocol security actors runtime include; do
     [[ -d "$root/$layer" ]] || continue
     local hits
     hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*(${forbidden[$layer]})" "$root/$layer" \
@@ -35,7 +37,11 @@ if [[ "${1:-}" == "--self-test" ]]; then
   check "$tmp" >/dev/null && { echo "self-test: an upward include went unnoticed"; exit 1; }
   echo '#include <caf/all.hpp>' > "$tmp/protocol/a.cpp"
   check "$tmp" >/dev/null && { echo "self-test: CAF in protocol/ went unnoticed"; exit 1; }
+  mkdir -p "$tmp/include/uactor"
+  echo '#include <caf/actor.hpp>' > "$tmp/include/uactor/c.hpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/protocol/a.cpp"
+  check "$tmp" >/dev/null && { echo "self-test: CAF in a public header went unnoticed"; exit 1; }
+  echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/actors/b.cpp"
   check "$tmp" || { echo "self-test: a clean tree was refused"; exit 1; }
   echo "self-test: violations are caught"
