@@ -90,7 +90,7 @@ bool device::push(std::uint32_t sequence) {
   for (;;) {
     const uactor::status_code sc = server_.write_values(batch);
     if (sc.is_good()) break;
-    if (sc != uactor::ua::status::bad_resource_unavailable) {
+    if (sc != uactor::status::bad_resource_unavailable) {
       std::fprintf(stderr, "device: write_values: %.*s, the device stops\n", static_cast<int>(sc.name().size()),
                    sc.name().data());
       return false;

@@ -5,11 +5,10 @@ namespace {
 
 using uactor::node_id;
 
-// Namespace 0 DataTypes the plant uses (NodeIds.csv). uactor/nodes.hpp names only the abstract
-// ones (BaseDataType ...), so the built-in ones are spelled here.
-const node_id boolean_type{0, 1};
-const node_id uint32_type{0, 7};
-const node_id double_type{0, 11};
+// Namespace 0 DataTypes the plant uses.
+const node_id& boolean_type = uactor::ns0::boolean;
+const node_id& uint32_type = uactor::ns0::uint32;
+const node_id& double_type = uactor::ns0::double_;
 
 uactor::qualified_name browse(std::uint16_t ns, const std::string& name) {
   return uactor::qualified_name{ns, uactor::ua::ua_string(std::string_view(name))};

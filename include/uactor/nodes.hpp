@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/builtin_types.hpp"
+#include "protocol/generated/status_codes.hpp"
 #include "protocol/generated/types.hpp"
 #include "protocol/variant.hpp"
 
@@ -23,8 +24,19 @@ using ua::qualified_name;
 using ua::status_code;
 using ua::variant;
 
-// Namespace 0 nodes the descriptions refer to by default (NodeIds.csv).
+// The status codes by their StatusCode.csv names: status::good, status::bad_out_of_range, ...
+namespace status = ua::status;
+
+// Namespace 0 nodes the descriptions refer to by default, and the built-in DataTypes (NodeIds.csv).
 namespace ns0 {
+inline const node_id boolean{0, 1};
+inline const node_id int32{0, 6};
+inline const node_id uint32{0, 7};
+inline const node_id int64{0, 8};
+inline const node_id float_{0, 10};
+inline const node_id double_{0, 11};
+inline const node_id string{0, 12};
+inline const node_id date_time{0, 13};
 inline const node_id base_data_type{0, 24};
 inline const node_id base_object_type{0, 58};
 inline const node_id folder_type{0, 61};
@@ -78,7 +90,7 @@ struct eu_range {
 };
 struct engineering_units {
   std::string namespace_uri = "http://www.opcfoundation.org/UA/units/un/cefact";
-  std::int32_t unit_id = -1;  // UNECE code, e.g. 4408652 ("DEG", degree Celsius)
+  std::int32_t unit_id = -1;  // UNECE code, e.g. 4408652 ("CEL", degree Celsius)
   localized_text display_name;
   localized_text description;
 };
