@@ -24,14 +24,10 @@ constexpr std::uint16_t ns = demo_namespace_index;
 // Namespace 0 (NodeIds.csv).
 constexpr std::uint32_t objects_folder = 85;
 constexpr std::uint32_t organizes = 35;
-constexpr std::uint32_t has_type_definition = 40;
-constexpr std::uint32_t has_property = 46;
 constexpr std::uint32_t has_component = 47;
 constexpr std::uint32_t base_object_type = 58;
 constexpr std::uint32_t folder_type = 61;
 constexpr std::uint32_t base_data_variable_type = 63;
-constexpr std::uint32_t property_type = 68;
-constexpr std::uint32_t argument_type = 296;
 
 constexpr std::uint8_t read_only = 1;   // CurrentRead
 constexpr std::uint8_t read_write = 3;  // CurrentRead | CurrentWrite
