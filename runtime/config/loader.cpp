@@ -205,7 +205,7 @@ public:
   // The node under `name` (marked as known), or null.
   const toml::node* get(std::string_view name) {
     const auto k = key(name);
-    if (!is_known(pattern_of(k))) throw std::logic_error("config key missing from the key table: " + pattern_of(k));
+    if (!is_known(pattern_of(k)) && !is_known(pattern_of(k) + "[]")) throw std::logic_error("config key missing from the key table: " + pattern_of(k));
     used_.insert(std::string(name));
     return t_.get(name);
   }
@@ -826,7 +826,8 @@ private:
           auto v = app::parse_value(vtype == ua::builtin_type::variant ? ua::builtin_type::string : vtype, array, text);
           if (!v) {
             c_.error(value ? *value : nt, s.key("value"),
-                     fmt::format("{} is not a value of type {}{}", value ? text : std::string("(none)"),
+                     fmt::format("{} is not a value of type {}{}",
+                                 value ? (value->is_array() ? text : value_text(*value, true)) : std::string("(none)"),
                                  app::builtin_type_name(vtype), array ? "[]" : ""));
             continue;
           }
