@@ -71,7 +71,9 @@ TEST_CASE("config: every bad file of the catalogue gets exactly its errors, with
         expected.push_back(e);
       }
       REQUIRE_FALSE(expected.empty());
-      const auto r = uactor::config::load(text, f.string(), dir.string());
+      // Ports are checked only where the file is about one (others may use 4840 on this machine).
+      const bool ports = read_text(f).find("{port}") != std::string::npos;
+      const auto r = uactor::config::load(text, f.string(), dir.string(), ports);
       std::vector<std::string> got;
       for (const auto& d : r.errors) got.push_back(d.to_string());
       CHECK(got == expected);
