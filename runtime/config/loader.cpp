@@ -530,6 +530,13 @@ private:
 
     const auto* endpoints = table_array(s, "endpoints", c_);
     if (!endpoints || endpoints->empty()) {
+      // The default endpoint, 0.0.0.0:4840: checked as a written one would be.
+      if (check_ports_ && server_.port != 0) {
+        if (auto why = port_taken(server_.listen_address, server_.port); !why.empty())
+          c_.error(s.where(), "server.endpoints",
+                   fmt::format("the default endpoint's port {} cannot be bound on {}: {}", server_.port,
+                               server_.listen_address, why));
+      }
       p_.servers.push_back(server_);
       return;
     }
@@ -905,6 +912,7 @@ private:
     for (auto& [id, e] : ids_) {
       if (e.parent.empty()) continue;
       if (e.parent.starts_with("ns=1;") && server_.demo) continue;  // the demo's nodes (docs/demo-namespace.md)
+      if (!p_.nodesets.empty()) continue;  // a NodeSet's node: the server says at start
       if (!ids_.count(e.parent)) {
         if (reported.insert(c_.where(e.parent_at) + e.parent).second)
           c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables)", e.parent));
