@@ -898,7 +898,7 @@ private:
         } else {
           variable_node v = var;
           static_cast<node_base&>(v) = base;
-          if (initial) v.value.value = *initial;
+          if (initial) v.value.set_value(*initial);
           p_.nodes.push_back(std::move(v));
         }
       }

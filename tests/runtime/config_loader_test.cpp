@@ -85,6 +85,7 @@ count = 10000
   CHECK(v.range->high == 100);
   REQUIRE(v.units);
   CHECK(v.units->unit_id == 4408652);
+  CHECK(v.value.has_value);
   CHECK(v.value.value.get_if<float>() != nullptr);
   REQUIRE(r.value.writers.size() == 1);
   const auto& w = r.value.writers[0];
@@ -142,6 +143,7 @@ value = true
   REQUIRE(r.value.nodes.size() == 3);
   const auto& a = std::get<variable_node>(r.value.nodes[0]);
   CHECK(a.value_rank == 1);
+  CHECK(a.value.has_value);
   CHECK(a.value.value.is_array());
   CHECK(std::get<variable_node>(r.value.nodes[1]).value.value.get_if<ua::ua_string>()->view() == "uactor");
   CHECK(*std::get<variable_node>(r.value.nodes[2]).value.value.get_if<bool>());
