@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "protocol/generated/attribute_ids.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/config/start.hpp"
 #include "uactor/runtime.hpp"
