@@ -1,5 +1,5 @@
 // docs/configuration.md documents every key the parser knows, and nothing else: a key row is
-// "| `key` | ...".
+// "| `key` | ..." in a table whose header is "| key | ...".
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -13,8 +13,14 @@ TEST_CASE("config: docs/configuration.md documents exactly the keys the parser k
   std::ifstream doc(std::filesystem::path(UACTOR_SOURCE_DIR) / "docs/configuration.md");
   REQUIRE(doc);
   std::set<std::string> documented;
+  bool in_key_table = false;  // a table whose header is "| key | ..."
   for (std::string line; std::getline(doc, line);) {
-    if (!line.starts_with("| `")) continue;
+    if (!line.starts_with("|")) {
+      in_key_table = false;
+      continue;
+    }
+    if (line.starts_with("| key |")) in_key_table = true;
+    if (!in_key_table || !line.starts_with("| `")) continue;
     const auto end = line.find('`', 3);
     REQUIRE(end != std::string::npos);
     documented.insert(line.substr(3, end - 3));
