@@ -14,6 +14,8 @@
 
 #include "runtime/certs_cli.hpp"
 #include "runtime/client_cli.hpp"
+#include "runtime/config/cli.hpp"
+#include "runtime/config/start.hpp"
 #include "runtime/process_stats.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -24,7 +26,7 @@ namespace {
 // and goes on serving: the load harness asks at both edges of its measurement window. The signals
 // are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
 // them and the stop is an orderly one.
-int run_server(uactor::server_plan plan) {
+int run_server(const uactor::config::plant& plant) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -32,16 +34,16 @@ int run_server(uactor::server_plan plan) {
   sigaddset(&stop_signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  std::printf("uactor %s\n%s", UACTOR_VERSION, uactor::describe(plan).c_str());
-  uactor::runtime runtime;
-  auto server = runtime.start_server(plan);
-  if (!server) {
-    std::fprintf(stderr, "uactor: cannot serve on %s:%u: %s\n", plan.listen_address.c_str(), plan.port,
-                 server.error().to_string().c_str());
+  std::printf("uactor %s\n", UACTOR_VERSION);
+  for (const auto& plan : plant.servers) std::printf("%s", uactor::describe(plan).c_str());
+  uactor::config::apply_logging(plant.logging);
+  uactor::config::plant_runner runtime;
+  if (std::string error; !runtime.start(plant, error)) {
+    std::fprintf(stderr, "uactor: %s\n", error.c_str());
     return 1;
   }
-  // Scripts wait for this line (tests/interop/server_interop.sh).
-  std::printf("listening on %s\n", (*server)->endpoint_url().c_str());
+  // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint.
+  for (const auto* server : runtime.servers()) std::printf("listening on %s\n", server->endpoint_url().c_str());
   std::fflush(stdout);
   int signal = 0;
   for (;;) {
@@ -89,7 +91,9 @@ int main(int argc, char** argv) {
   plan.demo = true;  // `uactor run` serves docs/demo-namespace.md
   std::string host;
   unsigned writer_ms = static_cast<unsigned>(plan.writer_interval.count());
-  auto* run = app.add_subcommand("run", "run the server with the embedded default configuration");
+  auto* run = app.add_subcommand("run", "run the server from a plant file (default: the embedded one, uactor config default)");
+  std::string config_file;
+  run->add_option("--config", config_file, "the plant file (TOML, docs/configuration.md); the flags below override it");
   run->add_option("--port", plan.port, "TCP port to listen on (0: any free port)");
   run->add_option("--host", host,
                   "where to serve: an IPv4 address to listen on and advertise, or a host name to advertise "
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
 
   uactor::app::add_client_commands(app);  // read, write, browse, call
   uactor::app::add_certs_commands(app);   // certs create|list|trust|reject
+  uactor::config::add_config_commands(app);  // check-config, config default, hash-password
 
   CLI11_PARSE(app, argc, argv);
 
@@ -137,7 +142,8 @@ int main(int argc, char** argv) {
     plan.anonymous = !no_anonymous;
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
-    return run_server(plan);
+    const auto plant = uactor::config::plant_for_run(config_file, plan, *run);
+    return plant ? run_server(*plant) : 2;
   }
   return 0;
 }

@@ -62,6 +62,11 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
     if (colon == std::string::npos || colon == 0) throw std::runtime_error("--user: expected USER:PASSWORD");
     users->add(u.substr(0, colon), u.substr(colon + 1));
   }
+  for (const auto& u : plan.user_hashes) {
+    const auto colon = u.find(':');
+    if (colon == std::string::npos || users->add_hashed(u.substr(0, colon), u.substr(colon + 1)).is_bad())
+      throw std::runtime_error("a user hash is not USER:HASH (uactor hash-password)");
+  }
   if (users->size() > 0) sec->identities.users = std::move(users);
   else sec->identities.user_name = false;
 
@@ -94,6 +99,7 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   const actors::instant now = actors::now_instant();
   actors::server_core_config c;
   c.description.application_uri = plan.application_uri;
+  c.description.application_name = plan.application_name;
   c.description.endpoint_url = "opc.tcp://" + plan.host_name + ":" + std::to_string(port);
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
       c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;

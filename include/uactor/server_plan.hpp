@@ -14,6 +14,7 @@ struct server_plan {
   std::string listen_address = "0.0.0.0";
   std::uint16_t port = 4840;
   std::string application_uri;    // urn:<host name>:uactor:server
+  std::string application_name = "uactor";  // the ApplicationDescription's ApplicationName
   // Namespace index 1 (the server's own: session ids live there, and the demo nodes when served).
   std::string demo_namespace_uri = "urn:uactor:demo";
   bool demo = false;              // serve the demo namespace of docs/demo-namespace.md (`uactor run` does)
@@ -41,6 +42,7 @@ struct server_plan {
   std::vector<std::string> trust;      // certificate files to trust at start (copied into trusted/certs)
   std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
   std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
+  std::vector<std::string> user_hashes;  // "user:hash" (uactor hash-password), as the config file's [[users]]
   bool anonymous = true;               // offer the anonymous identity
 
   std::string endpoint_url() const;

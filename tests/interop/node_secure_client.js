@@ -27,6 +27,7 @@
 //   --pretend-user-token-policy ID  act as if the endpoint offered a UserName token policy ID
 //                   (no encryption): to send a UserName token where the server offers none (over
 //                   None) and see the server refuse it, not node-opcua
+//   --session-only  after the session, read ServerState instead of the demo's nodes
 //   --init-only     create the PKI and the client's certificate, print its path, exit 0
 //   --batch FILE    many runs in one process (loading node-opcua takes seconds on a busy
 //                   machine): each non-empty line of FILE that does not start with # is
@@ -116,6 +117,7 @@ function parseArgs(argv, base) {
             case "--session-application-uri": o.sessionApplicationUri = value(); break;
             case "--init-only": o.initOnly = true; break;
             case "--batch": o.batch = value(); break;
+            case "--session-only": o.sessionOnly = true; break;
             default: usage("unknown argument: " + a);
         }
     }
@@ -240,6 +242,22 @@ async function runOnce(o, clientCertificateManager, say) {
         step = "session";
         session = await client.createSession(userIdentity);
         say("ok session " + what);
+
+        if (o.sessionOnly) {
+            // A server without the demo namespace (tests/interop/config_plant_interop.sh).
+            step = "read ServerState";
+            const state = await session.read({ nodeId: "ns=0;i=2259", attributeId: AttributeIds.Value });
+            if (!state.statusCode.equals(StatusCodes.Good) || state.value.value !== 0) {
+                throw new Error("ServerState: " + state.toString());
+            }
+            say("ok read ServerState Running");
+            step = "close";
+            await session.close();
+            session = null;
+            await client.disconnect();
+            say("ok close");
+            return;
+        }
 
         step = "read the.answer";
         const answer = await session.read({ nodeId: "ns=1;s=the.answer", attributeId: AttributeIds.Value });

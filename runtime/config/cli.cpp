@@ -1,0 +1,93 @@
+#include "runtime/config/cli.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "security/password_hash.hpp"
+
+namespace uactor::config {
+
+namespace {
+
+[[noreturn]] void finish(int code) { throw CLI::RuntimeError(code); }
+
+bool report(const load_result& r) {
+  for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+  if (!r.ok()) std::fprintf(stderr, "uactor: %zu error(s); nothing started\n", r.errors.size());
+  return r.ok();
+}
+
+}  // namespace
+
+void add_config_commands(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  auto* check = app.add_subcommand("check-config", "check a plant file (every error with its line and column; exit 2)");
+  check->add_option("file", *file, "the TOML file")->required();
+  check->callback([file] {
+    const auto r = load_file(*file);
+    if (!report(r)) finish(2);
+    std::size_t nodes = r.value.nodes.size();
+    std::printf("%s: ok (%zu endpoint(s), %zu namespace(s), %zu node(s), %zu writer(s))\n", file->c_str(),
+                r.value.servers.size(), r.value.namespaces.size(), nodes, r.value.writers.size());
+    finish(0);
+  });
+
+  auto* config = app.add_subcommand("config", "the embedded configuration");
+  config->require_subcommand(1);
+  auto* def = config->add_subcommand("default", "print the embedded default plant file (what `uactor run` serves)");
+  def->callback([] {
+    std::fwrite(default_toml().data(), 1, default_toml().size(), stdout);
+    finish(0);
+  });
+
+  auto user = std::make_shared<std::string>();
+  auto* hash = app.add_subcommand("hash-password",
+                                  "read a password (one line on stdin) and print its PBKDF2 hash for [[users]] or a users file");
+  hash->add_option("user", *user, "print USER:HASH (a users-file line) instead of the hash alone");
+  hash->callback([user] {
+    if (isatty(STDIN_FILENO)) std::fprintf(stderr, "password: ");
+    std::string password;
+    if (!std::getline(std::cin, password) || password.empty()) {
+      std::fprintf(stderr, "uactor: hash-password: no password on stdin\n");
+      finish(2);
+    }
+    const auto h = security::hash_password(password);
+    std::printf("%s%s%s\n", user->c_str(), user->empty() ? "" : ":", h.c_str());
+    finish(0);
+  });
+}
+
+std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run) {
+  auto given = [&](const char* name) { return run.count(name) > 0; };
+  // A --port on the command line replaces the file's: the file's port is not checked then.
+  const bool check_ports = !given("--port");
+  auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports) : load_file(file, check_ports);
+  if (!report(r)) return std::nullopt;
+  plant p = std::move(r.value);
+  for (std::size_t i = 0; i < p.servers.size(); ++i) {
+    auto& s = p.servers[i];
+    if (given("--port") && i == 0) s.port = flags.port;
+    if (given("--host")) {
+      s.host_name = flags.host_name;
+      s.listen_address = flags.listen_address;
+      s.application_uri = flags.application_uri;
+    }
+    if (given("--writer-interval")) s.writer_interval = flags.writer_interval;
+    if (given("--load-variables")) s.load_variables = flags.load_variables;
+    if (given("--session-host")) s.session_host = flags.session_host;
+    if (given("--profile")) s.profile = flags.profile;
+    if (given("--security")) s.security = flags.security;
+    if (given("--pki")) s.pki_dir = flags.pki_dir;
+    if (given("--users")) s.users_file = flags.users_file;
+    if (given("--no-anonymous")) s.anonymous = flags.anonymous;
+    s.trust.insert(s.trust.end(), flags.trust.begin(), flags.trust.end());
+    s.users.insert(s.users.end(), flags.users.begin(), flags.users.end());
+  }
+  return p;
+}
+
+}  // namespace uactor::config

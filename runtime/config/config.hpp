@@ -1,0 +1,82 @@
+// The plant file (docs/configuration.md): TOML read into the plain structures the embedding API
+// takes (server_plan per endpoint, node descriptions, writer descriptions). No CAF, no sockets
+// beyond the port check: tests use it directly. The caller owns what it returns.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uactor/nodes.hpp"
+#include "uactor/server_plan.hpp"
+
+namespace uactor::config {
+
+// One mistake in a file: `plant.toml:12:7: server.endpoints[0].port: 70000 is out of range 0..65535`.
+struct diagnostic {
+  std::string file;
+  std::uint32_t line = 0;    // 1-based; 0 when the mistake has no place (an unreadable file)
+  std::uint32_t column = 0;
+  std::string key;           // the dotted path of the key, e.g. variables[3].type
+  std::string message;
+  std::string to_string() const;
+};
+
+// A simulated signal (DESIGN.md "writer"): one actor, one batch per tick for all its targets.
+struct writer_spec {
+  std::string kind;  // counter | ramp | sine | square | random_walk | steps
+  std::chrono::milliseconds interval{1000};
+  double min = 0;
+  double max = 100;
+  double step = 1;                            // counter, ramp, random_walk: the change per tick
+  std::chrono::milliseconds period{10'000};   // sine, square
+  std::vector<double> values;                 // steps: one per tick, round and round
+  std::uint64_t seed = 1;                     // random_walk
+  std::vector<node_id> targets;
+  std::vector<ua::builtin_type> target_types; // the DataType of each target, for the conversion
+};
+
+struct logging_spec {
+  std::string level = "info";     // trace | debug | info | warn | error | critical | off
+  std::string format = "text";    // text | json (one JSON object a line)
+  std::string file;               // empty: stderr
+  std::uint64_t max_size = 10u << 20;  // rotation: bytes per file
+  std::uint32_t max_files = 5;
+};
+
+// Everything a file says. One server_plan per endpoint (each endpoint a server of the runtime with
+// the same nodes and writers).
+struct plant {
+  std::vector<server_plan> servers;
+  std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
+  std::vector<node_change> nodes;       // parents before children
+  std::vector<writer_spec> writers;
+  std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
+  logging_spec logging;
+  std::size_t threads = 2;              // [actors] threads
+};
+
+struct load_result {
+  plant value;
+  std::vector<diagnostic> errors;  // every error of the file, in file order
+  bool ok() const noexcept { return errors.empty(); }
+};
+
+// Parses and checks `text` (named `file_name` in the diagnostics; relative paths in it are taken
+// relative to `base_dir`). `check_ports`: also refuse a port some other socket holds.
+load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir = ".",
+                 bool check_ports = true);
+// Reads the file first (an unreadable file is one diagnostic without a line).
+load_result load_file(const std::string& path, bool check_ports = true);
+
+// The embedded default (runtime/config/default.toml): today's `uactor run`.
+std::string_view default_toml();
+
+// Every key the parser knows, dotted, arrays of tables as `name[]` (server.endpoints[].port):
+// docs/configuration.md documents each one (tests/runtime/config_doc_test.cpp).
+std::span<const std::string_view> known_keys();
+
+}  // namespace uactor::config

@@ -1,0 +1,1105 @@
+// The plant file's parser and checker (docs/configuration.md). Every key is read through one
+// section object that knows the key table, so that an unknown key is reported (with the closest
+// known one) and the key table is what the documentation test reads.
+#include "runtime/config/config.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "runtime/client_cli.hpp"
+#include "security/password_hash.hpp"
+#include "security/policy.hpp"
+
+namespace uactor::config {
+
+namespace {
+
+// The key table: what the parser reads and docs/configuration.md documents, one line each.
+constexpr std::string_view key_table[] = {
+    "server",
+    "server.host_name",
+    "server.application_uri",
+    "server.application_name",
+    "server.namespace_uri",
+    "server.demo",
+    "server.demo_writer_interval_ms",
+    "server.load_variables",
+    "server.profile",
+    "server.security",
+    "server.anonymous",
+    "server.users_file",
+    "server.max_connections",
+    "server.max_sessions",
+    "server.receive_buffer_size",
+    "server.send_buffer_size",
+    "server.max_message_size",
+    "server.max_chunk_count",
+    "server.max_nodes_per_operation",
+    "server.endpoints[]",
+    "server.endpoints[].port",
+    "server.endpoints[].listen_address",
+    "server.endpoints[].host_name",
+    "server.endpoints[].security",
+    "server.endpoints[].anonymous",
+    "pki",
+    "pki.dir",
+    "pki.trust",
+    "users[]",
+    "users[].name",
+    "users[].hash",
+    "namespaces[]",
+    "namespaces[].uri",
+    "nodesets[]",
+    "nodesets[].path",
+    "folders[]",
+    "folders[].id",
+    "folders[].parent",
+    "folders[].browse_name",
+    "folders[].display_name",
+    "folders[].description",
+    "folders[].count",
+    "folders[].start",
+    "objects[]",
+    "objects[].id",
+    "objects[].parent",
+    "objects[].reference_type",
+    "objects[].browse_name",
+    "objects[].display_name",
+    "objects[].description",
+    "objects[].type",
+    "objects[].count",
+    "objects[].start",
+    "variables[]",
+    "variables[].id",
+    "variables[].parent",
+    "variables[].reference_type",
+    "variables[].browse_name",
+    "variables[].display_name",
+    "variables[].description",
+    "variables[].type",
+    "variables[].value",
+    "variables[].access",
+    "variables[].minimum_sampling_interval",
+    "variables[].eu_range",
+    "variables[].units",
+    "variables[].units.id",
+    "variables[].units.name",
+    "variables[].units.description",
+    "variables[].count",
+    "variables[].start",
+    "writers[]",
+    "writers[].kind",
+    "writers[].interval_ms",
+    "writers[].targets",
+    "writers[].count",
+    "writers[].start",
+    "writers[].min",
+    "writers[].max",
+    "writers[].step",
+    "writers[].period_ms",
+    "writers[].values",
+    "writers[].seed",
+    "logging",
+    "logging.level",
+    "logging.format",
+    "logging.file",
+    "logging.max_size",
+    "logging.max_files",
+    "actors",
+    "actors.session_host",
+    "actors.threads",
+};
+
+bool is_known(std::string_view pattern) {
+  return std::find(std::begin(key_table), std::end(key_table), pattern) != std::end(key_table);
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "server.endpoints[0].port" -> "server.endpoints[].port".
+std::string pattern_of(std::string_view path) {
+  std::string out;
+  bool in_index = false;
+  for (char c : path) {
+    if (c == '[') in_index = true, out += c;
+    else if (c == ']') in_index = false, out += c;
+    else if (!in_index) out += c;
+  }
+  return out;
+}
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+std::string join(std::initializer_list<std::string_view> items) {
+  std::string s;
+  for (auto i : items) s += (s.empty() ? "" : ", ") + std::string(i);
+  return s;
+}
+
+std::string substitute(std::string_view text, std::int64_t i) {
+  std::string out(text);
+  const std::string value = std::to_string(i);
+  for (std::size_t at = out.find("{i}"); at != std::string::npos; at = out.find("{i}", at + value.size()))
+    out.replace(at, 3, value);
+  return out;
+}
+
+class checker;
+
+// One table of the file and the keys read from it.
+class section {
+public:
+  section(checker& c, const toml::table& t, std::string path) : c_(c), t_(t), path_(std::move(path)) {}
+  section(const section&) = delete;
+  ~section() noexcept(false);
+
+  const std::string& path() const { return path_; }
+  std::string key(std::string_view name) const { return path_.empty() ? std::string(name) : path_ + "." + std::string(name); }
+  const toml::table& table() const { return t_; }
+  toml::source_region where() const { return t_.source(); }
+
+  // The node under `name` (marked as known), or null.
+  const toml::node* get(std::string_view name) {
+    const auto k = key(name);
+    if (!is_known(pattern_of(k)) && !is_known(pattern_of(k) + "[]")) throw std::logic_error("config key missing from the key table: " + pattern_of(k));
+    used_.insert(std::string(name));
+    return t_.get(name);
+  }
+
+  bool string(std::string_view name, std::string& out);
+  bool boolean(std::string_view name, bool& out);
+  bool number(std::string_view name, double min, double max, double& out);
+  template <class T>
+  bool integer(std::string_view name, std::int64_t min, std::int64_t max, T& out);
+  bool choice(std::string_view name, std::initializer_list<std::string_view> choices, std::string& out);
+  bool strings(std::string_view name, std::vector<std::string>& out);
+  bool numbers(std::string_view name, std::vector<double>& out);
+
+private:
+  checker& c_;
+  const toml::table& t_;
+  std::string path_;
+  std::set<std::string, std::less<>> used_;
+};
+
+class checker {
+public:
+  checker(std::string file, std::filesystem::path base) : file_(std::move(file)), base_(std::move(base)) {}
+
+  void error(const toml::source_region& at, std::string key, std::string message) {
+    errors_.push_back({file_, at.begin.line, at.begin.column, std::move(key), std::move(message)});
+  }
+  void error(const toml::node& at, std::string key, std::string message) { error(at.source(), std::move(key), std::move(message)); }
+
+  std::filesystem::path resolve(const std::string& p) const {
+    std::filesystem::path path(p);
+    return path.is_relative() ? base_ / path : path;
+  }
+  std::string where(const toml::source_region& at) const {
+    return fmt::format("{}:{}:{}", file_, at.begin.line, at.begin.column);
+  }
+
+  std::vector<diagnostic> take() {
+    std::stable_sort(errors_.begin(), errors_.end(), [](const diagnostic& a, const diagnostic& b) {
+      return a.line != b.line ? a.line < b.line : a.column < b.column;
+    });
+    return std::move(errors_);
+  }
+
+private:
+  std::string file_;
+  std::filesystem::path base_;
+  std::vector<diagnostic> errors_;
+};
+
+// Unknown keys are reported when the section is done with (its reader has asked for every key
+// it knows by then).
+section::~section() noexcept(false) {
+  for (auto&& [k, v] : t_) {
+    if (used_.count(k.str())) continue;
+    const auto pattern = pattern_of(key(k.str()));
+    const auto prefix = pattern_of(path_).empty() ? std::string() : pattern_of(path_) + ".";
+    std::string best;
+    std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+    for (auto known : key_table) {
+      if (!known.starts_with(prefix)) continue;
+      auto leaf = known.substr(prefix.size());
+      if (leaf.find('.') != std::string_view::npos) continue;
+      if (leaf.ends_with("[]")) leaf.remove_suffix(2);
+      const auto d = edit_distance(k.str(), leaf);
+      if (d < best_distance) best_distance = d, best = std::string(leaf);
+    }
+    std::string message = "unknown key";
+    if (!best.empty() && best_distance <= std::max<std::size_t>(2, k.str().size() / 3))
+      message += " (did you mean " + key(best) + "?)";
+    c_.error(k.source(), key(k.str()), message);
+  }
+}
+
+bool section::string(std::string_view name, std::string& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_string()) {
+    c_.error(*n, key(name), "expected a string, got " + type_name(*n));
+    return false;
+  }
+  out = n->as_string()->get();
+  return true;
+}
+
+bool section::boolean(std::string_view name, bool& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_boolean()) {
+    c_.error(*n, key(name), "expected a boolean (true or false), got " + type_name(*n));
+    return false;
+  }
+  out = n->as_boolean()->get();
+  return true;
+}
+
+bool section::number(std::string_view name, double min, double max, double& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_number()) {
+    c_.error(*n, key(name), "expected a number, got " + type_name(*n));
+    return false;
+  }
+  const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+  if (!(v >= min && v <= max)) {
+    c_.error(*n, key(name), fmt::format("{} is out of range {}..{}", v, min, max));
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+template <class T>
+bool section::integer(std::string_view name, std::int64_t min, std::int64_t max, T& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_integer()) {
+    c_.error(*n, key(name), "expected an integer, got " + type_name(*n));
+    return false;
+  }
+  const auto v = n->as_integer()->get();
+  if (v < min || v > max) {
+    c_.error(*n, key(name), fmt::format("{} is out of range {}..{}", v, min, max));
+    return false;
+  }
+  out = static_cast<T>(v);
+  return true;
+}
+
+bool section::choice(std::string_view name, std::initializer_list<std::string_view> choices, std::string& out) {
+  std::string v;
+  if (!string(name, v)) return false;
+  if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+    c_.error(*t_.get(name), key(name), fmt::format("\"{}\" is not one of {}", v, join(choices)));
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool section::strings(std::string_view name, std::vector<std::string>& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_array()) {
+    c_.error(*n, key(name), "expected an array of strings, got " + type_name(*n));
+    return false;
+  }
+  std::vector<std::string> items;
+  bool ok = true;
+  const auto& a = *n->as_array();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_string()) {
+      c_.error(a[i], fmt::format("{}[{}]", key(name), i), "expected a string, got " + type_name(a[i]));
+      ok = false;
+      continue;
+    }
+    items.push_back(a[i].as_string()->get());
+  }
+  if (ok) out = std::move(items);
+  return ok;
+}
+
+bool section::numbers(std::string_view name, std::vector<double>& out) {
+  const auto* n = get(name);
+  if (!n) return false;
+  if (!n->is_array()) {
+    c_.error(*n, key(name), "expected an array of numbers, got " + type_name(*n));
+    return false;
+  }
+  std::vector<double> items;
+  bool ok = true;
+  const auto& a = *n->as_array();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_number()) {
+      c_.error(a[i], fmt::format("{}[{}]", key(name), i), "expected a number, got " + type_name(a[i]));
+      ok = false;
+      continue;
+    }
+    items.push_back(a[i].is_integer() ? static_cast<double>(a[i].as_integer()->get()) : a[i].as_floating_point()->get());
+  }
+  if (ok) out = std::move(items);
+  return ok;
+}
+
+// An array of tables ([[name]]); a key of another type is an error.
+const toml::array* table_array(section& s, std::string_view name, checker& c) {
+  const auto* n = s.get(name);
+  if (!n) return nullptr;
+  const auto* a = n->as_array();
+  if (!a || !a->is_array_of_tables()) {
+    c.error(*n, s.key(name), fmt::format("expected an array of tables ([[{}]]), got {}", s.key(name), type_name(*n)));
+    return nullptr;
+  }
+  return a;
+}
+
+const toml::table* sub_table(section& s, std::string_view name, checker& c) {
+  const auto* n = s.get(name);
+  if (!n) return nullptr;
+  if (!n->is_table()) {
+    c.error(*n, s.key(name), fmt::format("expected a table ([{}]), got {}", s.key(name), type_name(*n)));
+    return nullptr;
+  }
+  return n->as_table();
+}
+
+bool readable_file(const std::filesystem::path& p, std::string& why) {
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) return why = "no such file", false;
+  if (std::filesystem::is_directory(p, ec)) return why = "is a directory", false;
+  std::ifstream in(p);
+  if (!in) return why = std::strerror(errno), false;
+  return true;
+}
+
+bool valid_security(const std::string& item) {
+  auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  if (same(item, "all") || same(item, "none") || same(item, "secure")) return true;
+  const auto colon = item.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string_view policy = std::string_view(item).substr(0, colon);
+  const std::string_view mode = std::string_view(item).substr(colon + 1);
+  bool known = false;
+  for (const auto& p : security::all_policies())
+    if (!p.is_none() && same(p.name, policy)) known = true;
+  return known && (same(mode, "Sign") || same(mode, "SignAndEncrypt") || same(mode, "Encrypt"));
+}
+
+// A port some other socket holds: the listener would fail after the check said yes.
+std::string port_taken(const std::string& address, std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return {};
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as the listener does
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  ::inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+  std::string why;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) why = std::strerror(errno);
+  ::close(fd);
+  return why;
+}
+
+struct node_entry {
+  toml::source_region at;
+  std::string key;           // folders[3].id
+  bool variable = false;
+  ua::builtin_type type = ua::builtin_type::null;
+  std::string parent;        // node id text, empty: none to check
+  toml::source_region parent_at;
+  std::string parent_key;
+  std::size_t index = 0;     // in the plant's node list
+};
+
+class plant_reader {
+public:
+  plant_reader(checker& c, bool check_ports) : c_(c), check_ports_(check_ports) {}
+
+  plant read(const toml::table& root) {
+    section top(c_, root, "");
+    read_server(top);
+    read_pki(top);
+    read_users(top);
+    read_namespaces(top);
+    read_nodesets(top);
+    read_nodes(top, "folders");
+    read_nodes(top, "objects");
+    read_nodes(top, "variables");
+    check_parents();
+    read_writers(top);
+    read_logging(top);
+    read_actors(top);
+    finish();
+    return std::move(p_);
+  }
+
+private:
+  void read_server(section& top) {
+    server_ = default_server_plan();
+    const toml::table* t = sub_table(top, "server", c_);
+    toml::table empty;
+    section s(c_, t ? *t : empty, "server");
+    std::string host;
+    if (s.string("host_name", host) && !host.empty()) server_.host_name = host;
+    application_uri_set_ = s.string("application_uri", server_.application_uri) && !server_.application_uri.empty();
+    s.string("application_name", server_.application_name);
+    s.string("namespace_uri", server_.demo_namespace_uri);
+    s.boolean("demo", server_.demo);
+    unsigned writer_ms = 1000;
+    if (s.integer("demo_writer_interval_ms", 1, 86'400'000, writer_ms)) server_.writer_interval = std::chrono::milliseconds(writer_ms);
+    s.integer("load_variables", 0, 1'000'000, server_.load_variables);
+    s.choice("profile", {"default", "interop"}, server_.profile);
+    read_security(s, "security", server_.security);
+    s.boolean("anonymous", server_.anonymous);
+    if (s.string("users_file", server_.users_file) && !server_.users_file.empty()) {
+      const auto path = c_.resolve(server_.users_file);
+      std::string why;
+      if (!readable_file(path, why)) {
+        c_.error(*s.table().get("users_file"), s.key("users_file"), fmt::format("cannot read {}: {}", path.string(), why));
+      } else {
+        auto loaded = security::user_store::load(path);
+        if (!loaded)
+          c_.error(*s.table().get("users_file"), s.key("users_file"),
+                   fmt::format("{} is not a file of user:hash lines (uactor hash-password)", path.string()));
+        else server_.users_file = path.string();
+      }
+    }
+    constexpr std::int64_t u32 = std::numeric_limits<std::uint32_t>::max();
+    s.integer("max_connections", 1, 1'000'000, server_.max_connections);
+    s.integer("max_sessions", 1, 1'000'000, server_.max_sessions);
+    s.integer("receive_buffer_size", 8192, u32, server_.receive_buffer_size);
+    s.integer("send_buffer_size", 8192, u32, server_.send_buffer_size);
+    s.integer("max_message_size", 8192, u32, server_.max_message_size);
+    s.integer("max_chunk_count", 1, u32, server_.max_chunk_count);
+    s.integer("max_nodes_per_operation", 1, u32, server_.max_nodes_per_operation);
+    if (!application_uri_set_) server_.application_uri = "urn:" + server_.host_name + ":uactor:server";
+
+    const auto* endpoints = table_array(s, "endpoints", c_);
+    if (!endpoints || endpoints->empty()) {
+      // The default endpoint, 0.0.0.0:4840: checked as a written one would be.
+      if (check_ports_ && server_.port != 0) {
+        if (auto why = port_taken(server_.listen_address, server_.port); !why.empty())
+          c_.error(s.where(), "server.endpoints",
+                   fmt::format("the default endpoint's port {} cannot be bound on {}: {}", server_.port,
+                               server_.listen_address, why));
+      }
+      p_.servers.push_back(server_);
+      return;
+    }
+    std::map<std::uint16_t, std::string> ports;
+    for (std::size_t i = 0; i < endpoints->size(); ++i) {
+      const auto& et = *(*endpoints)[i].as_table();
+      section e(c_, et, fmt::format("server.endpoints[{}]", i));
+      server_plan plan = server_;
+      if (e.integer("port", 0, 65535, plan.port)) {
+        const auto* at = et.get("port");
+        if (plan.port != 0) {
+          if (auto [it, fresh] = ports.emplace(plan.port, c_.where(at->source())); !fresh)
+            c_.error(*at, e.key("port"), fmt::format("{} is already the port of the endpoint at {}", plan.port, it->second));
+        }
+      }
+      if (e.string("listen_address", plan.listen_address)) {
+        in_addr a{};
+        if (inet_pton(AF_INET, plan.listen_address.c_str(), &a) != 1)
+          c_.error(*et.get("listen_address"), e.key("listen_address"),
+                   fmt::format("\"{}\" is not an IPv4 address", plan.listen_address));
+      }
+      if (e.string("host_name", host) && !host.empty()) {
+        plan.host_name = host;
+        if (!application_uri_set_) plan.application_uri = "urn:" + host + ":uactor:server";
+      }
+      read_security(e, "security", plan.security);
+      e.boolean("anonymous", plan.anonymous);
+      if (check_ports_ && plan.port != 0 && et.get("port") && et.get("port")->is_integer()) {
+        if (auto why = port_taken(plan.listen_address, plan.port); !why.empty())
+          c_.error(*et.get("port"), e.key("port"),
+                   fmt::format("{} cannot be bound on {}: {}", plan.port, plan.listen_address, why));
+      }
+      port_at_.push_back(et.get("port") ? et.get("port")->source() : et.source());
+      p_.servers.push_back(std::move(plan));
+    }
+  }
+
+  void read_security(section& s, std::string_view name, std::vector<std::string>& out) {
+    std::vector<std::string> items;
+    if (!s.strings(name, items)) return;
+    const auto& a = *s.table().get(name)->as_array();
+    bool ok = !items.empty();
+    if (items.empty())
+      c_.error(a, s.key(name), "expected at least one of all, none, secure or POLICY:MODE");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (valid_security(items[i])) continue;
+      ok = false;
+      c_.error(a[i], fmt::format("{}[{}]", s.key(name), i),
+               fmt::format("\"{}\" is not all, none, secure or POLICY:MODE (POLICY Basic256Sha256, "
+                           "Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss; MODE Sign or SignAndEncrypt)",
+                           items[i]));
+    }
+    if (ok) out = std::move(items);
+  }
+
+  void read_pki(section& top) {
+    const toml::table* t = sub_table(top, "pki", c_);
+    toml::table empty;
+    section s(c_, t ? *t : empty, "pki");
+    std::string dir;
+    if (s.string("dir", dir) && !dir.empty()) {
+      const auto path = c_.resolve(dir);
+      std::error_code ec;
+      if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
+        c_.error(*s.table().get("dir"), s.key("dir"), fmt::format("{} is not a directory", path.string()));
+      else if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), R_OK | W_OK | X_OK) != 0
+                                                 : ::access(path.parent_path().empty() ? "." : path.parent_path().c_str(), W_OK) != 0)
+        c_.error(*s.table().get("dir"), s.key("dir"),
+                 fmt::format("{} cannot be used as the certificate store (read, write): {}", path.string(),
+                             std::strerror(errno)));
+      pki_dir_ = path.string();
+    }
+    std::vector<std::string> trust;
+    if (s.strings("trust", trust)) {
+      const auto& a = *s.table().get("trust")->as_array();
+      for (std::size_t i = 0; i < trust.size(); ++i) {
+        const auto path = c_.resolve(trust[i]);
+        std::string why;
+        if (!readable_file(path, why))
+          c_.error(a[i], fmt::format("pki.trust[{}]", i), fmt::format("cannot read {}: {}", path.string(), why));
+        trust_.push_back(path.string());
+      }
+    }
+  }
+
+  void read_users(section& top) {
+    const auto* users = table_array(top, "users", c_);
+    if (!users) return;
+    std::map<std::string, std::string> seen;
+    for (std::size_t i = 0; i < users->size(); ++i) {
+      const auto& ut = *(*users)[i].as_table();
+      section u(c_, ut, fmt::format("users[{}]", i));
+      std::string name, hash;
+      const bool has_name = u.string("name", name);
+      const bool has_hash = u.string("hash", hash);
+      if (!has_name && !ut.get("name")) c_.error(ut.source(), u.key("name"), "missing (a user needs a name)");
+      if (!has_hash && !ut.get("hash"))
+        c_.error(ut.source(), u.key("hash"), "missing (a PBKDF2 hash from uactor hash-password; never a password)");
+      if (has_name && (name.empty() || name.find(':') != std::string::npos)) {
+        c_.error(*ut.get("name"), u.key("name"), "a user name is not empty and has no ':'");
+        continue;
+      }
+      if (has_name) {
+        if (auto [it, fresh] = seen.emplace(name, c_.where(ut.get("name")->source())); !fresh) {
+          c_.error(*ut.get("name"), u.key("name"), fmt::format("user \"{}\" is defined twice (first at {})", name, it->second));
+          continue;
+        }
+      }
+      if (has_name && has_hash) {
+        security::user_store probe;
+        if (probe.add_hashed(name, hash).is_bad()) {
+          c_.error(*ut.get("hash"), u.key("hash"),
+                   "not a PBKDF2 hash as uactor hash-password makes (clear-text passwords are not accepted)");
+          continue;
+        }
+        user_hashes_.push_back(name + ":" + hash);
+      }
+    }
+  }
+
+  void read_namespaces(section& top) {
+    const auto* ns = table_array(top, "namespaces", c_);
+    if (!ns) return;
+    std::map<std::string, std::string> seen;
+    seen.emplace(server_.demo_namespace_uri, "server.namespace_uri");
+    for (std::size_t i = 0; i < ns->size(); ++i) {
+      const auto& nt = *(*ns)[i].as_table();
+      section n(c_, nt, fmt::format("namespaces[{}]", i));
+      std::string uri;
+      if (!n.string("uri", uri)) {
+        if (!nt.get("uri")) c_.error(nt.source(), n.key("uri"), "missing (a namespace needs its URI)");
+        p_.namespaces.emplace_back();
+        continue;
+      }
+      if (uri.empty()) c_.error(*nt.get("uri"), n.key("uri"), "a namespace URI is not empty");
+      else if (auto [it, fresh] = seen.emplace(uri, c_.where(nt.get("uri")->source())); !fresh)
+        c_.error(*nt.get("uri"), n.key("uri"), fmt::format("\"{}\" is already declared ({})", uri, it->second));
+      p_.namespaces.push_back(uri);
+    }
+  }
+
+  void read_nodesets(section& top) {
+    const auto* sets = table_array(top, "nodesets", c_);
+    if (!sets) return;
+    for (std::size_t i = 0; i < sets->size(); ++i) {
+      const auto& st = *(*sets)[i].as_table();
+      section n(c_, st, fmt::format("nodesets[{}]", i));
+      std::string path;
+      if (!n.string("path", path)) {
+        if (!st.get("path")) c_.error(st.source(), n.key("path"), "missing (the NodeSet2 XML file to load)");
+        continue;
+      }
+      const auto resolved = c_.resolve(path);
+      std::string why;
+      if (!readable_file(resolved, why))
+        c_.error(*st.get("path"), n.key("path"), fmt::format("cannot read {}: {}", resolved.string(), why));
+      p_.nodesets.push_back(resolved.string());
+    }
+  }
+
+  // A NodeId of the file: its namespace declared (0, 1 the server's, 2.. [[namespaces]]).
+  std::optional<node_id> node(const std::string& text, const toml::node& at, const std::string& key) {
+    auto id = app::parse_node_id(text);
+    if (!id) {
+      c_.error(at, key, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Plant.Tag1 or i=85)", text));
+      return std::nullopt;
+    }
+    if (id->namespace_index() > 1 + p_.namespaces.size()) {
+      c_.error(at, key,
+               fmt::format("{}: namespace {} is not declared (0, 1 = server.namespace_uri{})", text,
+                           id->namespace_index(),
+                           p_.namespaces.empty() ? std::string(", [[namespaces]] give 2, 3, ...")
+                                                 : fmt::format(", 2..{} = [[namespaces]]", 1 + p_.namespaces.size())));
+      return std::nullopt;
+    }
+    return *id;
+  }
+
+  std::optional<ua::builtin_type> data_type(const std::string& name) {
+    for (int t = 1; t <= 21; ++t)
+      if (app::builtin_type_name(static_cast<ua::builtin_type>(t)) == name) return static_cast<ua::builtin_type>(t);
+    if (name == "Variant" || name == "BaseDataType") return ua::builtin_type::variant;
+    return std::nullopt;
+  }
+
+  static std::string value_text(const toml::node& n, bool quote_strings) {
+    if (n.is_string()) {
+      if (!quote_strings) return n.as_string()->get();
+      std::string s = "\"";
+      for (char ch : n.as_string()->get()) s += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+      return s + "\"";
+    }
+    if (n.is_integer()) return std::to_string(n.as_integer()->get());
+    if (n.is_floating_point()) return fmt::format("{}", n.as_floating_point()->get());
+    if (n.is_boolean()) return n.as_boolean()->get() ? "true" : "false";
+    std::ostringstream o;
+    if (n.is_date_time()) o << *n.as_date_time();
+    return o.str();
+  }
+
+  void read_nodes(section& top, std::string_view kind) {
+    const auto* items = table_array(top, kind, c_);
+    if (!items) return;
+    const bool is_variable = kind == "variables";
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      const auto& nt = *(*items)[i].as_table();
+      section s(c_, nt, fmt::format("{}[{}]", kind, i));
+      std::int64_t count = 1, start = 0;
+      const bool templated = s.integer("count", 1, 1'000'000, count);
+      s.integer("start", 0, std::numeric_limits<std::uint32_t>::max(), start);
+      std::string id_text, parent_text = "i=85", browse, display, description, reference, type_text, access = "read";
+      const bool has_id = s.string("id", id_text);
+      if (!has_id && !nt.get("id")) c_.error(nt.source(), s.key("id"), fmt::format("missing (every node needs its NodeId)"));
+      s.string("parent", parent_text);
+      s.string("browse_name", browse);
+      s.string("display_name", display);
+      s.string("description", description);
+      if (kind != "folders") s.string("reference_type", reference);
+      if (kind == "objects") s.string("type", type_text);
+      variable_node var;
+      ua::builtin_type vtype = ua::builtin_type::double_;
+      const toml::node* value = nullptr;
+      bool bad = false;
+      if (is_variable) {
+        std::string t = "Double";
+        if (s.string("type", t)) {
+          if (auto bt = data_type(t)) vtype = *bt;
+          else {
+            c_.error(*nt.get("type"), s.key("type"),
+                     fmt::format("\"{}\" is not a built-in DataType (Boolean, SByte, Byte, Int16, UInt16, Int32, UInt32, "
+                                 "Int64, UInt64, Float, Double, String, DateTime, Guid, ByteString, ..., Variant)",
+                                 t));
+            bad = true;
+          }
+        }
+        value = s.get("value");
+        s.choice("access", {"read", "read_write", "write"}, access);
+        s.number("minimum_sampling_interval", 0, 86'400'000, var.minimum_sampling_interval);
+        std::vector<double> range;
+        if (s.numbers("eu_range", range)) {
+          if (range.size() != 2 || !(range[0] <= range[1]))
+            c_.error(*nt.get("eu_range"), s.key("eu_range"), "expected [low, high] with low <= high");
+          else var.range = eu_range{range[0], range[1]};
+        }
+        if (const auto* units = sub_table(s, "units", c_)) {
+          section u(c_, *units, s.key("units"));
+          engineering_units eu;
+          std::string name, desc;
+          u.integer("id", std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), eu.unit_id);
+          if (u.string("name", name)) eu.display_name = ua::localized_text{ua::ua_string(""), ua::ua_string(name)};
+          if (u.string("description", desc)) eu.description = ua::localized_text{ua::ua_string(""), ua::ua_string(desc)};
+          var.units = std::move(eu);
+        }
+      }
+      if (!has_id || bad) continue;
+      if (templated && id_text.find("{i}") == std::string::npos) {
+        c_.error(*nt.get("id"), s.key("id"), fmt::format("a template (count = {}) needs {{i}} in its id", count));
+        continue;
+      }
+      // Check the id, the parent, the types once with the first index; the template repeats them.
+      const auto first_id = node(substitute(id_text, start), *nt.get("id"), s.key("id"));
+      if (!first_id) continue;
+      if (first_id->type() != ua::node_id_type::string && templated) {
+        c_.error(*nt.get("id"), s.key("id"), "a template's id is a String NodeId (s=...{i}...)");
+        continue;
+      }
+      const toml::node& parent_at = nt.get("parent") ? *nt.get("parent") : static_cast<const toml::node&>(nt);
+      if (!node(substitute(parent_text, start), parent_at, s.key("parent"))) continue;
+      std::optional<node_id> ref_type, obj_type;
+      if (!reference.empty() && !(ref_type = node(reference, *nt.get("reference_type"), s.key("reference_type")))) continue;
+      if (!type_text.empty() && !(obj_type = node(type_text, *nt.get("type"), s.key("type")))) continue;
+      std::optional<ua::variant> initial;
+      if (is_variable) {
+        std::string text;
+        bool array = false;
+        if (value) {
+          if (value->is_table()) {
+            c_.error(*value, s.key("value"), "expected a value or an array of values, got a table");
+            continue;
+          }
+          if (const auto* arr = value->as_array()) {
+            array = true;
+            text = "[";
+            for (std::size_t k = 0; k < arr->size(); ++k) text += (k ? ", " : "") + value_text((*arr)[k], true);
+            text += "]";
+          } else {
+            text = value_text(*value, false);
+          }
+        } else {
+          text = vtype == ua::builtin_type::boolean ? "false" : "0";
+        }
+        if (value || (vtype >= ua::builtin_type::sbyte && vtype <= ua::builtin_type::double_) ||
+            vtype == ua::builtin_type::boolean) {
+          auto v = app::parse_value(vtype == ua::builtin_type::variant ? ua::builtin_type::string : vtype, array, text);
+          if (!v) {
+            c_.error(value ? *value : nt, s.key("value"),
+                     fmt::format("{} is not a value of type {}{}",
+                                 value ? (value->is_array() ? text : value_text(*value, true)) : std::string("(none)"),
+                                 app::builtin_type_name(vtype), array ? "[]" : ""));
+            continue;
+          }
+          initial = std::move(*v);
+        } else if (vtype == ua::builtin_type::string) {
+          initial = ua::variant(ua::ua_string(""));
+        }
+        var.value_rank = array ? 1 : -1;
+        if (array) var.array_dimensions = {0};
+        var.data_type = node_id(0, vtype == ua::builtin_type::variant ? 24u : static_cast<std::uint32_t>(vtype));
+        var.access_level = access == "read" ? access::read : access == "write" ? access::write : access::read_write;
+      }
+      for (std::int64_t k = start; k < start + count; ++k) {
+        const auto id_k = templated ? *app::parse_node_id(substitute(id_text, k)) : *first_id;
+        const auto parent_k = *app::parse_node_id(substitute(parent_text, k));
+        const auto key = templated ? fmt::format("{}[{}].id ({{i}} = {})", kind, i, k) : s.key("id");
+        const auto id_string = id_k.to_string();
+        if (auto it = ids_.find(id_string); it != ids_.end()) {
+          c_.error(*nt.get("id"), s.key("id"),
+                   fmt::format("{} is defined twice (first at {}, {})", id_string, c_.where(it->second.at), it->second.key));
+          break;  // one error per definition, not one per generated node
+        }
+        std::string name = browse.empty() ? std::string() : substitute(browse, k);
+        if (name.empty()) {
+          if (id_k.type() == ua::node_id_type::string) {
+            const std::string s_id(id_k.text());
+            name = s_id.substr(s_id.rfind('.') == std::string::npos ? 0 : s_id.rfind('.') + 1);
+          } else {
+            name = id_string;
+          }
+        }
+        node_base base;
+        base.id = id_k;
+        base.parent = parent_k;
+        if (ref_type) base.reference_type = *ref_type;
+        base.browse_name = qualified_name{id_k.namespace_index(), ua::ua_string(name)};
+        if (!display.empty()) base.display_name = ua::localized_text{ua::ua_string(""), ua::ua_string(substitute(display, k))};
+        if (!description.empty()) base.description = ua::localized_text{ua::ua_string(""), ua::ua_string(substitute(description, k))};
+        node_entry entry;
+        entry.at = nt.get("id")->source();
+        entry.key = key;
+        entry.variable = is_variable;
+        entry.type = vtype;
+        entry.index = p_.nodes.size();
+        if (parent_k.namespace_index() != 0) {
+          entry.parent = parent_k.to_string();
+          entry.parent_at = parent_at.source();
+          entry.parent_key = s.key("parent");
+        }
+        ids_.emplace(id_string, std::move(entry));
+        if (kind == "folders") {
+          object_node f = folder(id_k, parent_k, name);
+          static_cast<node_base&>(f) = base;
+          f.type_definition = ns0::folder_type;
+          p_.nodes.push_back(std::move(f));
+        } else if (kind == "objects") {
+          object_node o;
+          static_cast<node_base&>(o) = base;
+          if (obj_type) o.type_definition = *obj_type;
+          p_.nodes.push_back(std::move(o));
+        } else {
+          variable_node v = var;
+          static_cast<node_base&>(v) = base;
+          if (initial) v.value.set_value(*initial);
+          p_.nodes.push_back(std::move(v));
+        }
+      }
+    }
+  }
+
+  // Parents in the file must exist; parents come before children in the plant's list.
+  void check_parents() {
+    std::vector<std::size_t> depth(p_.nodes.size(), 0);
+    std::set<std::string> reported;
+    for (auto& [id, e] : ids_) {
+      if (e.parent.empty()) continue;
+      if (e.parent.starts_with("ns=1;") && server_.demo) continue;  // the demo's nodes (docs/demo-namespace.md)
+      if (!p_.nodesets.empty()) continue;  // a NodeSet's node: the server says at start
+      if (!ids_.count(e.parent)) {
+        if (reported.insert(c_.where(e.parent_at) + e.parent).second)
+          c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables)", e.parent));
+      }
+    }
+    // Depth by walking up (bounded: a cycle is reported once).
+    for (auto& [id, e] : ids_) {
+      std::size_t d = 0;
+      const node_entry* at = &e;
+      while (!at->parent.empty()) {
+        auto it = ids_.find(at->parent);
+        if (it == ids_.end()) break;
+        at = &it->second;
+        if (++d > ids_.size()) {
+          c_.error(e.at, e.key, fmt::format("{} is its own ancestor (the parents form a cycle)", id));
+          break;
+        }
+      }
+      depth[e.index] = d;
+    }
+    std::vector<std::size_t> order(p_.nodes.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    std::vector<node_change> sorted;
+    sorted.reserve(order.size());
+    for (auto i : order) sorted.push_back(std::move(p_.nodes[i]));
+    p_.nodes = std::move(sorted);
+  }
+
+  void read_writers(section& top) {
+    const auto* writers = table_array(top, "writers", c_);
+    if (!writers) return;
+    for (std::size_t i = 0; i < writers->size(); ++i) {
+      const auto& wt = *(*writers)[i].as_table();
+      section s(c_, wt, fmt::format("writers[{}]", i));
+      writer_spec w;
+      if (!s.choice("kind", {"counter", "ramp", "sine", "square", "random_walk", "steps"}, w.kind) && !wt.get("kind"))
+        c_.error(wt.source(), s.key("kind"), "missing (counter, ramp, sine, square, random_walk or steps)");
+      unsigned ms = 1000;
+      if (s.integer("interval_ms", 1, 86'400'000, ms)) w.interval = std::chrono::milliseconds(ms);
+      std::int64_t count = 1, start = 0;
+      const bool templated = s.integer("count", 1, 1'000'000, count);
+      s.integer("start", 0, std::numeric_limits<std::uint32_t>::max(), start);
+      constexpr double big = 1e300;
+      s.number("min", -big, big, w.min);
+      s.number("max", -big, big, w.max);
+      s.number("step", -big, big, w.step);
+      unsigned period = 10'000;
+      if (s.integer("period_ms", 1, 86'400'000, period)) w.period = std::chrono::milliseconds(period);
+      s.numbers("values", w.values);
+      s.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), w.seed);
+      if (wt.get("min") && wt.get("max") && w.min > w.max)
+        c_.error(*wt.get("max"), s.key("max"), fmt::format("{} is below min ({})", w.max, w.min));
+      if (w.kind == "steps" && w.values.empty() && !wt.get("values"))
+        c_.error(wt.source(), s.key("values"), "missing (a steps writer needs its values)");
+      std::vector<std::string> targets;
+      if (!s.strings("targets", targets)) {
+        if (!wt.get("targets")) c_.error(wt.source(), s.key("targets"), "missing (the variables the writer sets)");
+        continue;
+      }
+      const auto& arr = *wt.get("targets")->as_array();
+      if (targets.empty()) c_.error(arr, s.key("targets"), "expected at least one variable");
+      for (std::size_t t = 0; t < targets.size(); ++t) {
+        const auto key = fmt::format("writers[{}].targets[{}]", i, t);
+        const bool target_template = targets[t].find("{i}") != std::string::npos;
+        if (target_template && !templated) {
+          c_.error(arr[t], key, "{i} in a target needs count (and start) in the writer");
+          continue;
+        }
+        const std::int64_t n = target_template ? count : 1;
+        for (std::int64_t k = start; k < start + n; ++k) {
+          const auto text = target_template ? substitute(targets[t], k) : targets[t];
+          const auto id = node(text, arr[t], key);
+          if (!id) break;
+          auto it = ids_.find(id->to_string());
+          if (it == ids_.end() || !it->second.variable) {
+            c_.error(arr[t], key,
+                     fmt::format("{} is not a variable of this file{}", id->to_string(),
+                                 target_template ? fmt::format(" ({{i}} = {})", k) : std::string()));
+            break;
+          }
+          const auto type = it->second.type;
+          if (!(type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_)) {
+            c_.error(arr[t], key,
+                     fmt::format("{} is of type {}: a writer sets Boolean and numeric variables", id->to_string(),
+                                 app::builtin_type_name(type)));
+            break;
+          }
+          w.targets.push_back(*id);
+          w.target_types.push_back(type);
+        }
+      }
+      p_.writers.push_back(std::move(w));
+    }
+  }
+
+  void read_logging(section& top) {
+    const toml::table* t = sub_table(top, "logging", c_);
+    toml::table empty;
+    section s(c_, t ? *t : empty, "logging");
+    auto& l = p_.logging;
+    s.choice("level", {"trace", "debug", "info", "warn", "error", "critical", "off"}, l.level);
+    s.choice("format", {"text", "json"}, l.format);
+    if (s.string("file", l.file) && !l.file.empty() && l.file != "stderr") {
+      const auto path = c_.resolve(l.file);
+      std::error_code ec;
+      const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+      if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), W_OK) != 0 : ::access(dir.c_str(), W_OK) != 0)
+        c_.error(*s.table().get("file"), s.key("file"), fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+      l.file = path.string();
+    }
+    if (l.file == "stderr") l.file.clear();
+    s.integer("max_size", 4096, std::numeric_limits<std::int64_t>::max(), l.max_size);
+    s.integer("max_files", 1, 1000, l.max_files);
+  }
+
+  void read_actors(section& top) {
+    const toml::table* t = sub_table(top, "actors", c_);
+    toml::table empty;
+    section s(c_, t ? *t : empty, "actors");
+    std::string host = server_.session_host;
+    s.choice("session_host", {"multiplexer", "scheduler"}, host);
+    for (auto& plan : p_.servers) plan.session_host = host;
+    s.integer("threads", 1, 64, p_.threads);
+  }
+
+  void finish() {
+    for (auto& plan : p_.servers) {
+      plan.users_file = server_.users_file;
+      plan.user_hashes = user_hashes_;
+      if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
+      plan.trust = trust_;
+    }
+  }
+
+  checker& c_;
+  bool check_ports_;
+  plant p_;
+  server_plan server_;
+  bool application_uri_set_ = false;
+  std::vector<toml::source_region> port_at_;
+  std::vector<std::string> user_hashes_;
+  std::vector<std::string> trust_;
+  std::string pki_dir_;
+  std::unordered_map<std::string, node_entry> ids_;
+};
+
+}  // namespace
+
+std::string diagnostic::to_string() const {
+  if (line == 0) return fmt::format("{}: {}{}{}", file, key, key.empty() ? "" : ": ", message);
+  return fmt::format("{}:{}:{}: {}{}{}", file, line, column, key, key.empty() ? "" : ": ", message);
+}
+
+load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir, bool check_ports) {
+  load_result r;
+  checker c{std::string(file_name), std::filesystem::path(base_dir)};
+  toml::table root;
+  try {
+    root = toml::parse(text, file_name);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source();
+    r.errors.push_back({std::string(file_name), at.begin.line, at.begin.column, "", std::string(e.description())});
+    return r;
+  }
+  plant_reader reader(c, check_ports);
+  r.value = reader.read(root);
+  r.errors = c.take();
+  return r;
+}
+
+load_result load_file(const std::string& path, bool check_ports) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    load_result r;
+    r.errors.push_back({path, 0, 0, "", fmt::format("cannot read the file: {}",
+                                                    std::filesystem::is_directory(path, ec) ? "is a directory"
+                                                                                            : std::strerror(errno))});
+    return r;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const auto base = std::filesystem::path(path).parent_path();
+  return load(buffer.str(), path, base.empty() ? "." : base.string(), check_ports);
+}
+
+std::span<const std::string_view> known_keys() { return key_table; }
+
+}  // namespace uactor::config

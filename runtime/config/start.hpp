@@ -1,0 +1,37 @@
+// Starts what a checked plant file describes (docs/configuration.md): an actor system, one server
+// per endpoint with the file's namespaces and nodes, one writer actor per [[writers]] entry
+// pushing its batches through uactor::server::write_values. The runner owns all of it; stop() (or
+// the destructor) ends the writers, the servers, then the system.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/config/config.hpp"
+#include "uactor/server.hpp"
+
+namespace uactor::config {
+
+// spdlog's default logger as [logging] says: level, text or JSON lines, a rotating file or stderr.
+void apply_logging(const logging_spec& logging);
+
+class plant_runner {
+public:
+  plant_runner();
+  ~plant_runner();
+  plant_runner(const plant_runner&) = delete;
+  plant_runner& operator=(const plant_runner&) = delete;
+
+  // Starts the servers in the file's order, then the writers. False with the reason in `error`
+  // (what was started is stopped again).
+  bool start(const plant& p, std::string& error);
+  const std::vector<server*>& servers() const;
+  void stop();
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace uactor::config

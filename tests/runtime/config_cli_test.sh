@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The plant file on the command line (docs/configuration.md):
+#   bash config_cli_test.sh UACTOR_BINARY SOURCE_DIR
+# - `uactor config default` prints runtime/config/default.toml, which check-config accepts;
+# - examples/config/plant.toml checks (time and memory reported);
+# - bad files: check-config and `run --config` exit 2 with the catalogue's messages, and `run`
+#   opens no port (strace: no listen(); the port check's probe binds and closes) and prints no
+#   `listening on`;
+# - a --port flag overrides the file (a taken port in the file is then not an error);
+# - `uactor hash-password` makes a hash that [[users]] accepts.
+set -u
+uactor="${1:?usage: config_cli_test.sh UACTOR SOURCE_DIR}"
+src="${2:?usage: config_cli_test.sh UACTOR SOURCE_DIR}"
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+pass() { echo "ok   $*"; }
+
+"$uactor" config default >"$tmp/default.toml"
+if cmp -s "$tmp/default.toml" "$src/runtime/config/default.toml"; then pass "config default prints runtime/config/default.toml"
+else fail "config default differs from runtime/config/default.toml"; fi
+if "$uactor" check-config "$tmp/default.toml" >"$tmp/out" 2>&1; then pass "check-config accepts the default"
+else fail "check-config refuses the default: $(cat "$tmp/out")"; fi
+
+plant="$src/examples/config/plant.toml"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "check-config plant.toml: %e s, %M KB max RSS" "$uactor" check-config "$plant" >"$tmp/out" 2>"$tmp/time"
+    status=$?
+    cat "$tmp/time"
+else
+    "$uactor" check-config "$plant" >"$tmp/out" 2>&1
+    status=$?
+fi
+if [ "$status" -eq 0 ] && grep -q "10005 node(s), 3 writer(s)" "$tmp/out"; then pass "examples/config/plant.toml checks: $(cat "$tmp/out")"
+else fail "examples/config/plant.toml: status $status: $(cat "$tmp/out")"; fi
+
+# strace, if this machine lets us trace: the proof that nothing was bound.
+tracer=()
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then tracer=(strace -f -qq -e trace=bind,listen -o "$tmp/trace"); fi
+
+bad="$src/tests/runtime/config_bad"
+for name in 07-port-out-of-range 17-users-file-missing 24-duplicate-node-id 31-writer-dangling-target 37-many-errors; do
+    f="$bad/$name.toml"
+    expected="$(sed -n 's/^# expect: //p' "$f" | sed "s#{file}#$f#g; s#{dir}#$bad#g" | sed "s#^#$f:#")"
+    "$uactor" check-config "$f" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    got="$(grep -v '^uactor: ' "$tmp/err")"
+    if [ "$status" -eq 2 ] && [ "$got" = "$expected" ]; then pass "check-config $name: exit 2, the catalogue's errors"
+    else fail "check-config $name: exit $status, stderr: $(cat "$tmp/err") (expected: $expected)"; fi
+
+    rm -f "$tmp/trace"
+    timeout -k 2 20 "${tracer[@]}" "$uactor" run --config "$f" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    got="$(grep -v '^uactor: ' "$tmp/err")"
+    if [ "$status" -ne 2 ] || [ "$got" != "$expected" ]; then fail "run --config $name: exit $status, stderr: $(cat "$tmp/err")"
+    elif grep -q "listening on" "$tmp/out"; then fail "run --config $name: it says it listens"
+    elif [ -f "$tmp/trace" ] && grep -qE "(^|[^a-z])listen\(" "$tmp/trace"; then fail "run --config $name: a socket listened: $(grep -E 'listen' "$tmp/trace" | head -3)"
+    else pass "run --config $name: exit 2, nothing started${tracer:+ (strace: no listen; a bind only for the port check, released at once)}"; fi
+done
+
+# A port in use: held by another process; the error names it, and --port replaces it.
+python3 - "$tmp/held" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(60)
+PY
+pids+=($!)
+for _ in $(seq 50); do [ -s "$tmp/held" ] && break; sleep 0.1; done
+port="$(cat "$tmp/held")"
+sed "s/{port}/$port/" "$bad/35-port-in-use.toml" >"$tmp/taken.toml"
+"$uactor" run --config "$tmp/taken.toml" >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" -eq 2 ] && grep -q "^$tmp/taken.toml:4:8: server.endpoints\[0\].port: $port cannot be bound on 127.0.0.1: Address already in use$" "$tmp/err"
+then pass "run --config: a port in use is an error before anything starts"
+else fail "run --config with a taken port: exit $status: $(cat "$tmp/err")"; fi
+"$uactor" run --config "$tmp/taken.toml" --port 0 --security none --pki "$tmp/pki" >"$tmp/out" 2>"$tmp/err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "listening on" "$tmp/out" && break; sleep 0.1; done
+if grep -q "^listening on opc.tcp://" "$tmp/out" && ! grep -q "^listening on .*:$port\$" "$tmp/out"; then pass "--port overrides the file's port"
+else fail "--port 0 over the file: $(cat "$tmp/out" "$tmp/err")"; fi
+
+line="$(echo "s3cret" | "$uactor" hash-password operator)"
+printf '[[users]]\nname = "%s"\nhash = "%s"\n' "${line%%:*}" "${line#*:}" >"$tmp/users.toml"
+if [[ "$line" == operator:pbkdf2-sha256\$* ]] && "$uactor" check-config "$tmp/users.toml" >/dev/null 2>&1
+then pass "hash-password makes a hash that [[users]] accepts"
+else fail "hash-password: $line"; fi
+
+if [ "$failures" -ne 0 ]; then echo "config_cli_test: $failures failed"; exit 1; fi
+echo "config_cli_test: PASS"

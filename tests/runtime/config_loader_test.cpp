@@ -1,0 +1,200 @@
+// The plant file read into the embedding API's structures: the embedded default, templates,
+// writers, users, endpoints, and the signals of the writers.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "runtime/config/config.hpp"
+#include "runtime/config/signal.hpp"
+#include "security/password_hash.hpp"
+
+using namespace uactor;
+
+TEST_CASE("config: the embedded default is today's uactor run: the demo on 4840, every policy, anonymous", "[config]") {
+  const auto r = config::load(config::default_toml(), "(default)", ".", false);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.servers.size() == 1);
+  const auto& s = r.value.servers[0];
+  const auto d = default_server_plan();
+  CHECK(s.demo);
+  CHECK(s.port == 4840);
+  CHECK(s.listen_address == "0.0.0.0");
+  CHECK(s.host_name == d.host_name);
+  CHECK(s.application_uri == d.application_uri);
+  CHECK(s.demo_namespace_uri == "urn:uactor:demo");
+  CHECK(s.security == std::vector<std::string>{"all"});
+  CHECK(s.anonymous);
+  CHECK(s.max_connections == d.max_connections);
+  CHECK(s.max_sessions == d.max_sessions);
+  CHECK(s.receive_buffer_size == d.receive_buffer_size);
+  CHECK(s.send_buffer_size == d.send_buffer_size);
+  CHECK(s.max_message_size == d.max_message_size);
+  CHECK(s.max_chunk_count == d.max_chunk_count);
+  CHECK(s.max_nodes_per_operation == d.max_nodes_per_operation);
+  CHECK(s.writer_interval == d.writer_interval);
+  CHECK(s.session_host == "multiplexer");
+  CHECK(r.value.nodes.empty());
+  CHECK(r.value.writers.empty());
+}
+
+TEST_CASE("config: a template of 10,000 variables, parents first, a writer over all of them", "[config]") {
+  const auto text = R"(
+[[namespaces]]
+uri = "urn:example:plant"
+
+[[variables]]
+id = "ns=2;s=Plant.Line1.Tag{i}"
+parent = "ns=2;s=Plant.Line1"
+count = 10000
+type = "Float"
+access = "read_write"
+eu_range = [0, 100]
+units = { id = 4408652, name = "°C" }
+minimum_sampling_interval = 100
+
+[[folders]]
+id = "ns=2;s=Plant"
+
+[[objects]]
+id = "ns=2;s=Plant.Line1"
+parent = "ns=2;s=Plant"
+
+[[writers]]
+kind = "sine"
+interval_ms = 500
+targets = ["ns=2;s=Plant.Line1.Tag{i}"]
+count = 10000
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.namespaces == std::vector<std::string>{"urn:example:plant"});
+  REQUIRE(r.value.nodes.size() == 10002);
+  const auto& f = std::get<object_node>(r.value.nodes[0]);
+  CHECK(f.id == node_id::string(2, "Plant"));
+  CHECK(f.type_definition == ns0::folder_type);
+  CHECK(f.parent == ns0::objects_folder);
+  CHECK(std::get<object_node>(r.value.nodes[1]).id == node_id::string(2, "Plant.Line1"));
+  const auto& v = std::get<variable_node>(r.value.nodes[2 + 42]);
+  CHECK(v.id == node_id::string(2, "Plant.Line1.Tag42"));
+  CHECK(v.browse_name.name.view() == "Tag42");
+  CHECK(v.browse_name.namespace_index == 2);
+  CHECK(v.data_type == node_id(0, 10));
+  CHECK(v.access_level == access::read_write);
+  CHECK(v.minimum_sampling_interval == 100);
+  REQUIRE(v.range);
+  CHECK(v.range->high == 100);
+  REQUIRE(v.units);
+  CHECK(v.units->unit_id == 4408652);
+  CHECK(v.value.has_value);
+  CHECK(v.value.value.get_if<float>() != nullptr);
+  REQUIRE(r.value.writers.size() == 1);
+  const auto& w = r.value.writers[0];
+  CHECK(w.kind == "sine");
+  CHECK(w.interval == std::chrono::milliseconds(500));
+  REQUIRE(w.targets.size() == 10000);
+  CHECK(w.targets[9999] == node_id::string(2, "Plant.Line1.Tag9999"));
+  CHECK(w.target_types[0] == ua::builtin_type::float_);
+}
+
+TEST_CASE("config: two endpoints with their own security, users as hashes", "[config]") {
+  const auto hash = security::hash_password("pw", 1000);
+  const auto text = R"(
+[server]
+host_name = "plant1"
+[[server.endpoints]]
+port = 0
+security = ["none"]
+[[server.endpoints]]
+port = 0
+security = ["Basic256Sha256:SignAndEncrypt"]
+anonymous = false
+[[users]]
+name = "op"
+hash = ")" + hash + R"("
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.servers.size() == 2);
+  CHECK(r.value.servers[0].security == std::vector<std::string>{"none"});
+  CHECK(r.value.servers[0].anonymous);
+  CHECK(r.value.servers[1].security == std::vector<std::string>{"Basic256Sha256:SignAndEncrypt"});
+  CHECK_FALSE(r.value.servers[1].anonymous);
+  CHECK(r.value.servers[1].application_uri == "urn:plant1:uactor:server");
+  CHECK(r.value.servers[1].user_hashes == std::vector<std::string>{"op:" + hash});
+}
+
+TEST_CASE("config: a variable's initial value in the TOML form of its DataType", "[config]") {
+  const auto text = R"(
+[[variables]]
+id = "ns=1;s=A"
+type = "Int32"
+value = [1, -2, 3]
+[[variables]]
+id = "ns=1;s=B"
+type = "String"
+value = "uactor"
+[[variables]]
+id = "ns=1;s=C"
+type = "Boolean"
+value = true
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.nodes.size() == 3);
+  const auto& a = std::get<variable_node>(r.value.nodes[0]);
+  CHECK(a.value_rank == 1);
+  CHECK(a.value.has_value);
+  CHECK(a.value.value.is_array());
+  CHECK(std::get<variable_node>(r.value.nodes[1]).value.value.get_if<ua::ua_string>()->view() == "uactor");
+  CHECK(*std::get<variable_node>(r.value.nodes[2]).value.value.get_if<bool>());
+}
+
+TEST_CASE("config: the writers' signals", "[config]") {
+  config::writer_spec w;
+  w.interval = std::chrono::milliseconds(250);
+  w.min = 0;
+  w.max = 3;
+  w.step = 1;
+  w.kind = "counter";
+  {
+    config::signal s(w);
+    std::vector<double> got;
+    for (int i = 0; i < 6; ++i) got.push_back(s.next());
+    CHECK(got == std::vector<double>{0, 1, 2, 3, 0, 1});
+  }
+  w.kind = "square";
+  w.period = std::chrono::milliseconds(1000);
+  {
+    config::signal s(w);
+    std::vector<double> got;
+    for (int i = 0; i < 5; ++i) got.push_back(s.next());
+    CHECK(got == std::vector<double>{3, 3, 0, 0, 3});
+  }
+  w.kind = "sine";
+  {
+    config::signal s(w);
+    CHECK(s.next() == Approx(1.5));
+    CHECK(s.next() == Approx(3));
+  }
+  w.kind = "steps";
+  w.values = {5, 7};
+  {
+    config::signal s(w);
+    CHECK(s.next() == 5);
+    CHECK(s.next() == 7);
+    CHECK(s.next() == 5);
+  }
+  w.kind = "random_walk";
+  w.step = 0.5;
+  {
+    config::signal s(w);
+    double last = s.next();
+    for (int i = 0; i < 100; ++i) {
+      const double v = s.next();
+      CHECK(v >= 0);
+      CHECK(v <= 3);
+      CHECK(std::abs(v - last) <= 0.5);
+      last = v;
+    }
+  }
+}
