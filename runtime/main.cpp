@@ -24,7 +24,8 @@ namespace {
 // and goes on serving: the load harness asks at both edges of its measurement window. The signals
 // are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
 // them and the stop is an orderly one.
-int run_server(uactor::server_plan plan) {
+int run_server(uactor::server_plan plan, const std::vector<std::string>& nodesets = {},
+               uactor::nodeset_options nodeset_options = {}) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -39,6 +40,18 @@ int run_server(uactor::server_plan plan) {
     std::fprintf(stderr, "uactor: cannot serve on %s:%u: %s\n", plan.listen_address.c_str(), plan.port,
                  server.error().to_string().c_str());
     return 1;
+  }
+  // NodeSet2 files in the order given (DI before Machinery); any error refuses the start.
+  for (const std::string& file : nodesets) {
+    const auto r = (*server)->load_nodeset(file, nodeset_options);
+    for (const auto& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", e.c_str());
+    if (!r.ok()) {
+      std::fprintf(stderr, "uactor: nodeset %s refused (%zu errors)\n", file.c_str(), r.errors.size());
+      runtime.stop();
+      return 1;
+    }
+    std::printf("nodeset %s: %zu nodes, %zu references\n", file.c_str(), r.nodes, r.references);
   }
   // Scripts wait for this line (tests/interop/server_interop.sh).
   std::printf("listening on %s\n", (*server)->endpoint_url().c_str());
@@ -120,6 +133,12 @@ int main(int argc, char** argv) {
   run->add_option("--user", plan.users, "USER:PASSWORD, a UserName login (for tests; prefer --users); repeatable");
   bool no_anonymous = false;
   run->add_flag("--no-anonymous", no_anonymous, "refuse anonymous sessions");
+  std::vector<std::string> nodesets;
+  run->add_option("--nodeset", nodesets, "a NodeSet2 XML file to load at start-up; repeatable, in dependency order")
+      ->check(CLI::ExistingFile);
+  uactor::nodeset_options nodeset_options;
+  run->add_flag("--nodeset-accept-older-models", nodeset_options.accept_older_models,
+                "load a NodeSet whose RequiredModel is loaded in an older version (a warning, not an error)");
 
   uactor::app::add_client_commands(app);  // read, write, browse, call
   uactor::app::add_certs_commands(app);   // certs create|list|trust|reject
@@ -137,7 +156,7 @@ int main(int argc, char** argv) {
     plan.anonymous = !no_anonymous;
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
-    return run_server(plan);
+    return run_server(plan, nodesets, nodeset_options);
   }
   return 0;
 }
