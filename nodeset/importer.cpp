@@ -837,7 +837,8 @@ private:
   bool scalar(pugi::xml_node el, localized_text& v) {
     if (kid(el, "Locale")) v.locale = ua_string(kid(el, "Locale").child_value());
     if (kid(el, "Text")) v.text = ua_string(kid(el, "Text").child_value());
-    else if (!el.first_child() || el.first_child().type() == pugi::node_pcdata) v.text = ua_string(el.child_value());
+    // <LocalizedText/>: both parts null (Part 6 §5.3.1.14: an absent element is a null part).
+    else if (el.first_child() && el.first_child().type() == pugi::node_pcdata) v.text = ua_string(el.child_value());
     return true;
   }
   bool scalar(pugi::xml_node el, extension_object& v) { return extension(el, v); }
