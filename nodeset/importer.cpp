@@ -529,6 +529,10 @@ private:
     n.id_text = id_text;
     node_spec& s = n.spec;
     if (!resolve(id_text, el, id_text, s.id, false)) return;
+    if (s.id.is_null()) {  // the store refuses a null NodeId: refused here, before anything is added
+      err(el, id_text, "a null NodeId");
+      return;
+    }
     s.cls = cls->second;
     const char* browse = el.attribute("BrowseName").value();
     if (!*browse) err(el, id_text, "no BrowseName");
@@ -540,6 +544,7 @@ private:
     }
     s.browse_ns = ns_map_[bns];
     s.browse_name = bname;
+    if (*browse && bname.empty()) err(el, id_text, "BrowseName '" + std::string(browse) + "' has an empty name");
     s.display_name = text_of(kid(el, "DisplayName"));
     s.description = text_of(kid(el, "Description"));
     attr_int(el, "WriteMask", s.write_mask, id_text);

@@ -335,6 +335,8 @@ TEST_CASE("nodeset: each bad file is refused with its line, its NodeId and what 
       {"DataType=\"ns=1;i=4001\"", "DataType=\"ns=1;i=4999\"",
        "small.xml:129: ns=1;i=4003: DataType ns=1;i=4999 is neither in the file nor in the server"},
       {"<UANodeSet xmlns", "<NodeSet xmlns", "small.xml:2: not a UANodeSet document (the root element is <NodeSet>)"},
+      {"BrowseName=\"1:Names\"", "BrowseName=\"1:\"", "small.xml:44: ns=1;i=2000: BrowseName '1:' has an empty name"},
+      {"<UAView NodeId=\"ns=1;i=6000\"", "<UAView NodeId=\"i=0\"", "small.xml:145: i=0: a null NodeId"},
   };
   for (const bad& b : cases) {
     loaded s;

@@ -79,8 +79,15 @@ TEST_CASE("load_nodeset: Machinery types loaded through the API instantiate with
     INFO(child);
     CHECK(srv.resolve(node_id::string(first - 1, child)).has_value());
   }
-  // An optional one (Model) is not there.
+  // An optional one (Model) is not there unless asked for.
   CHECK(!srv.resolve(node_id::string(first - 1, "Press.Identification.Model")).has_value());
+  object_node with_model = id;
+  with_model.id = node_id::string(first - 1, "Press2.Identification");
+  with_model.optional = {qualified_name{di, ua::ua_string("Model")}};
+  REQUIRE(srv.apply(with_model) == ua::status::good);
+  CHECK(srv.resolve(node_id::string(first - 1, "Press2.Identification.Model")).has_value());
+  CHECK(srv.resolve(node_id::string(first - 1, "Press2.Identification.Manufacturer")).has_value());
+  CHECK(!srv.resolve(node_id::string(first - 1, "Press2.Identification.ProductCode")).has_value());
 
   // A bad file: every error with its line; nothing of it added.
   const auto bad_path = std::filesystem::temp_directory_path() / "uactor_bad_nodeset.xml";
