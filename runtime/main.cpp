@@ -14,6 +14,7 @@
 
 #include "runtime/certs_cli.hpp"
 #include "runtime/client_cli.hpp"
+#include "runtime/nodeset_loader.hpp"
 #include "runtime/process_stats.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -42,16 +43,9 @@ int run_server(uactor::server_plan plan, const std::vector<std::string>& nodeset
     return 1;
   }
   // NodeSet2 files in the order given (DI before Machinery); any error refuses the start.
-  for (const std::string& file : nodesets) {
-    const auto r = (*server)->load_nodeset(file, nodeset_options);
-    for (const auto& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", e.c_str());
-    if (!r.ok()) {
-      std::fprintf(stderr, "uactor: nodeset %s refused (%zu errors)\n", file.c_str(), r.errors.size());
-      runtime.stop();
-      return 1;
-    }
-    std::printf("nodeset %s: %zu nodes, %zu references\n", file.c_str(), r.nodes, r.references);
+  if (!uactor::app::load_nodesets(**server, nodesets, nodeset_options)) {
+    runtime.stop();
+    return 1;
   }
   // Scripts wait for this line (tests/interop/server_interop.sh).
   std::printf("listening on %s\n", (*server)->endpoint_url().c_str());
