@@ -1,6 +1,8 @@
 // server::load_nodeset through the embedding API: DI, IA and Machinery from node-opcua-nodesets
-// into a running server, an object of a Machinery type instantiated with its mandatory children,
-// and a bad file refused with its line, nothing of it added.
+// into a running server, an object of a Machinery type instantiated with its mandatory (and a
+// requested optional) children, and a bad file refused with its line, nothing of it added. Named
+// "embedded server: ..." so that .ci/run runs it with the actor-system tests, leak detection off
+// (docs/decisions/0009).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -26,7 +28,7 @@ std::uint16_t index_of(const std::vector<std::string>& uris, std::uint16_t first
 
 }  // namespace
 
-TEST_CASE("load_nodeset: Machinery types loaded through the API instantiate with their mandatory children", "[nodeset]") {
+TEST_CASE("embedded server: load_nodeset loads Machinery, whose types instantiate with their mandatory children", "[nodeset]") {
   if (!std::filesystem::exists(companion("Opc.Ua.Machinery.NodeSet2.xml"))) {
     WARN("skipped: node-opcua-nodesets not installed (scripts/setup.sh runs npm ci)");
     return;
