@@ -16,6 +16,7 @@
 #include "runtime/client_cli.hpp"
 #include "runtime/config/cli.hpp"
 #include "runtime/config/start.hpp"
+#include "runtime/nodeset_loader.hpp"
 #include "runtime/process_stats.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -26,7 +27,10 @@ namespace {
 // and goes on serving: the load harness asks at both edges of its measurement window. The signals
 // are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
 // them and the stop is an orderly one.
-int run_server(const uactor::config::plant& plant) {
+// The plant's servers, then the NodeSet2 files of --nodeset into the first one, in the order given
+// (DI before Machinery); any error refuses the start.
+int run_server(const uactor::config::plant& plant, const std::vector<std::string>& nodesets = {},
+               const uactor::nodeset_options& nodeset_options = {}) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -40,6 +44,10 @@ int run_server(const uactor::config::plant& plant) {
   uactor::config::plant_runner runtime;
   if (std::string error; !runtime.start(plant, error)) {
     std::fprintf(stderr, "uactor: %s\n", error.c_str());
+    return 1;
+  }
+  if (!nodesets.empty() && !uactor::app::load_nodesets(*runtime.servers().front(), nodesets, nodeset_options)) {
+    runtime.stop();
     return 1;
   }
   // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint.
@@ -124,6 +132,12 @@ int main(int argc, char** argv) {
   run->add_option("--user", plan.users, "USER:PASSWORD, a UserName login (for tests; prefer --users); repeatable");
   bool no_anonymous = false;
   run->add_flag("--no-anonymous", no_anonymous, "refuse anonymous sessions");
+  std::vector<std::string> nodesets;
+  run->add_option("--nodeset", nodesets, "a NodeSet2 XML file to load at start-up; repeatable, in dependency order")
+      ->check(CLI::ExistingFile);
+  uactor::nodeset_options nodeset_options;
+  run->add_flag("--nodeset-accept-older-models", nodeset_options.accept_older_models,
+                "load a NodeSet whose RequiredModel is loaded in an older version (a warning, not an error)");
 
   uactor::app::add_client_commands(app);  // read, write, browse, call
   uactor::app::add_certs_commands(app);   // certs create|list|trust|reject
@@ -143,7 +157,7 @@ int main(int argc, char** argv) {
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
     const auto plant = uactor::config::plant_for_run(config_file, plan, *run);
-    return plant ? run_server(*plant) : 2;
+    return plant ? run_server(*plant, nodesets, nodeset_options) : 2;
   }
   return 0;
 }

@@ -24,6 +24,7 @@
 #include "actors/server/server_core.hpp"
 #include "actors/server/server_security.hpp"
 #include "actors/server/services/discovery.hpp"
+#include "runtime/nodeset_loader.hpp"
 #include "security/certificate.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
@@ -253,6 +254,20 @@ public:
     return std::vector<status_code>(n, failed);
   }
 
+  // The parse here, on the caller's thread; the check and the apply in one host job.
+  nodeset_report load_nodeset(const std::string& path, const nodeset_options& options) override {
+    auto doc = std::make_shared<nodeset::document>(nodeset::document::load(path));
+    if (!doc->ok()) return app::refused_nodeset(*doc);
+    ua::status_code failed;
+    auto done = run_on_host([doc, options, models = models_](actors::server_core& core) {
+      return app::apply_nodeset(core.space(), *doc, *models, options, actors::utc_now());
+    }, failed);
+    if (done) return std::move(*done);
+    nodeset_report r;
+    r.errors.push_back(path + ": not loaded: " + failed.to_string());
+    return r;
+  }
+
   std::vector<ua::expected<value_handle>> resolve(std::span<const node_id> nodes) override {
     const std::size_t n = nodes.size();
     ua::status_code failed;
@@ -367,6 +382,9 @@ private:
   std::shared_ptr<value_door> door_;
   std::thread::id host_thread_;
   std::atomic<bool> stopped_{false};
+  // The models NodeSets loaded (namespace 0's first); touched only by host jobs.
+  std::shared_ptr<std::vector<nodeset::model>> models_ =
+      std::make_shared<std::vector<nodeset::model>>(1, nodeset::namespace0_model());
 };
 
 // The demo namespace of docs/demo-namespace.md and the load variables, added through the API like

@@ -121,7 +121,20 @@ bool has_child_named(const address_space& as, node_index n, const node& like) {
   return false;
 }
 
-void instantiate(address_space& as, node_index instance, node_index declarations_of, int depth);
+// The optional instance declarations an application asked for by browse name (object_node::optional).
+using optional_names = std::vector<qualified_name>;
+
+bool is_requested(const address_space& as, node_index declaration, const optional_names* optional) {
+  if (!optional || optional->empty()) return false;
+  if (first_target(as, declaration, ids::has_modelling_rule) != find_ns0(as, ids::modelling_rule_optional)) return false;
+  const node& d = as.at(declaration);
+  for (const qualified_name& q : *optional)
+    if (q.namespace_index == d.browse_ns && q.name.view() == d.browse_name) return true;
+  return false;
+}
+
+void instantiate(address_space& as, node_index instance, node_index declarations_of, int depth,
+                 const optional_names* optional = nullptr);
 
 // A copy of instance declaration d under `instance` (same class, names, attributes, type
 // definition; no modelling rule), then its own mandatory children. A Method is not copied: the
@@ -163,7 +176,8 @@ void copy_declaration(address_space& as, node_index instance, const reference& f
 
 // Copies into `instance` the mandatory instance declarations of `declarations_of` (a type, or an
 // instance declaration) and, for a type, of its supertypes; a browse name already present wins.
-void instantiate(address_space& as, node_index instance, node_index declarations_of, int depth) {
+void instantiate(address_space& as, node_index instance, node_index declarations_of, int depth,
+                 const optional_names* optional) {
   if (depth > max_instance_depth) return;
   const node_index has_subtype = find_ns0(as, ids::has_subtype);
   const node_index hierarchical = find_ns0(as, ids::hierarchical_references);
@@ -173,7 +187,8 @@ void instantiate(address_space& as, node_index instance, node_index declarations
     // Copy first: instantiating adds references to `instance`, not to t, but t may be instance.
     std::vector<reference> children;
     for (const reference& r : as.forward_references(t))
-      if (r.type != has_subtype && as.is_subtype_of(r.type, hierarchical) && is_mandatory(as, r.target))
+      if (r.type != has_subtype && as.is_subtype_of(r.type, hierarchical) &&
+          (is_mandatory(as, r.target) || is_requested(as, r.target, optional)))
         children.push_back(r);
     for (const reference& r : children)
       if (!has_child_named(as, instance, as.at(r.target))) copy_declaration(as, instance, r, depth);
@@ -217,7 +232,7 @@ status_code add(address_space& as, const object_node& o, date_time) {
   s.event_notifier = o.event_notifier;
   auto n = add_placed(as, std::move(s), p, type, o.rule);
   if (!n) return n.error();
-  instantiate(as, *n, type, 0);
+  instantiate(as, *n, type, 0, &o.optional);
   return status::good;
 }
 

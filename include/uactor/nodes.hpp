@@ -81,6 +81,9 @@ struct node_base {
 struct object_node : node_base {
   node_id type_definition = ns0::base_object_type;  // an ObjectType: its mandatory children are created
   std::uint8_t event_notifier = 0;
+  // Optional instance declarations of the type (and its supertypes) to create as well, by browse
+  // name, e.g. {di_ns, "Model"}; their own mandatory children come with them.
+  std::vector<qualified_name> optional;
 };
 
 // Part 8 §5.6.2: EURange and EngineeringUnits become properties of the variable.

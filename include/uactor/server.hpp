@@ -122,6 +122,24 @@ struct callback_options {
   std::chrono::milliseconds deadline{5'000};
 };
 
+// What load_nodeset was asked to relax (strict by default).
+struct nodeset_options {
+  // A RequiredModel loaded in an older version than the file asks for is a warning, not an
+  // error: for a companion file released against a newer namespace 0 than this build's. A
+  // RequiredModel not loaded at all is always refused.
+  bool accept_older_models = false;
+};
+
+// What load_nodeset did: every error (`file:line: NodeId: what`), empty when the file was applied.
+struct nodeset_report {
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  std::vector<std::string> registered_namespaces;  // appended to the NamespaceArray, in order
+  std::size_t nodes = 0;
+  std::size_t references = 0;
+  bool ok() const noexcept { return errors.empty(); }
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -142,6 +160,15 @@ public:
     one.push_back(std::move(change));
     return apply(std::move(one)).front();
   }
+
+  // Loads a NodeSet2 file (Part 6 Annex F; docs/embedding.md "NodeSets"), before or while serving.
+  // The file is read and parsed on the calling thread, then checked whole against the address
+  // space and applied on the server's thread, in one step: a file with any error adds nothing.
+  // Models (RequiredModels) load in dependency order: DI before Machinery. Waits for the answer:
+  // never call from an inline handler. Returns the errors (empty on success) and the namespaces
+  // it registered.
+  virtual nodeset_report load_nodeset(const std::string& path, const nodeset_options& options) = 0;
+  nodeset_report load_nodeset(const std::string& path) { return load_nodeset(path, nodeset_options{}); }
 
   // Handles for value batches: Bad_NodeIdUnknown, or Bad_NodeClassInvalid for a node without a Value.
   virtual std::vector<ua::expected<value_handle>> resolve(std::span<const node_id> nodes) = 0;

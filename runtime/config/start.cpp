@@ -91,23 +91,15 @@ caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, std::
   };
 }
 
-// [[nodesets]] go to uactor::server::load_nodeset, the NodeSet importer's (branch nodeset). Until
-// it is merged this build has none and says so; once it is, this calls it without an edit here.
-template <class Server>
-bool load_nodeset(Server& srv, const std::string& path, std::string& error) {
-  if constexpr (requires { srv.load_nodeset(path); }) {
-    auto r = srv.load_nodeset(path);
-    if constexpr (requires { r.is_bad(); }) {
-      if (r.is_bad()) return error = fmt::format("{}: {}", path, r.to_string()), false;
-    } else if constexpr (requires { static_cast<bool>(r); r.error(); }) {
-      if (!r) return error = fmt::format("{}: {}", path, r.error().to_string()), false;
-    }
-    return true;
-  } else {
-    error = fmt::format("[[nodesets]]: {} cannot be loaded: this build has no NodeSet importer "
-                        "(uactor::server::load_nodeset)", path);
-    return false;
-  }
+// [[nodesets]] go to uactor::server::load_nodeset, strict (docs/configuration.md): every error of
+// the file in the message, nothing of it applied.
+bool load_nodeset(server& srv, const std::string& path, std::string& error) {
+  const auto report = srv.load_nodeset(path);
+  for (const auto& w : report.warnings) spdlog::warn("{}", w);
+  if (report.ok()) return true;
+  error = fmt::format("[[nodesets]]: {} is refused:", path);
+  for (const auto& e : report.errors) error += "\n  " + e;
+  return false;
 }
 
 }  // namespace

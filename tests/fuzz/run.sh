@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors
-# and tests/fuzz/regressions (inputs that once failed; add new finds there).
+# and tests/fuzz/regressions (inputs that once failed; add new finds there), then the NodeSet2
+# importer's fuzzer for half that time, seeded with tests/fuzz/nodeset_seeds.
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 set -euo pipefail
@@ -17,3 +18,9 @@ cp "$here"/regressions/* "$work/corpus/" 2>/dev/null || true
 cd "$work"
 "$build/tests/fuzz/message_fuzz" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
   -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -n 25
+
+# The NodeSet2 importer (nodeset/importer.hpp), seeded with small valid files.
+mkdir -p "$work/nodeset_corpus"
+cp "$here"/nodeset_seeds/* "$work/nodeset_corpus/"
+"$build/tests/fuzz/nodeset_fuzz" -max_total_time="$(( (seconds + 1) / 2 ))" -max_len=16384 -rss_limit_mb=2048 \
+  -timeout=10 -print_final_stats=1 -dict="$here/nodeset.dict" nodeset_corpus 2>&1 | tail -n 25

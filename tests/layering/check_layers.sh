@@ -2,7 +2,8 @@
 # Checks the one-way dependencies of ../shared/DESIGN.md by the includes of each layer:
 # protocol <- security <- actors <- runtime <- scenarios, and protocol/ free of CAF, Asio,
 # Beast, OpenSSL and spdlog; security/ free of CAF, Asio and Beast; the public headers
-# (include/uactor/) free of CAF, Asio, Beast and of runtime/ and scenarios/.
+# (include/uactor/) free of CAF, Asio, Beast and of runtime/ and scenarios/; nodeset/ (the NodeSet2
+# importer) above protocol/ only: no security/, actors/, runtime/, scenarios/, no CAF, Asio or Beast.
 # Usage: check_layers.sh ROOT | check_layers.sh --self-test
 set -uo pipefail
 
@@ -13,9 +14,10 @@ check() {
     [security]='"(actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
     [actors]='"(runtime|scenarios)/'
     [runtime]='"scenarios/'
+    [nodeset]='"(security|actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast|openssl)/'
     [include]='"(runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
   )
-  for layer in protocol security actors runtime include; do
+  for layer in protocol nodeset security actors runtime include; do
     [[ -d "$root/$layer" ]] || continue
     local hits
     hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*(${forbidden[$layer]})" "$root/$layer" \
@@ -41,6 +43,10 @@ if [[ "${1:-}" == "--self-test" ]]; then
   echo '#include <caf/actor.hpp>' > "$tmp/include/uactor/c.hpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/protocol/a.cpp"
   check "$tmp" >/dev/null && { echo "self-test: CAF in a public header went unnoticed"; exit 1; }
+  mkdir -p "$tmp/nodeset"
+  echo '#include "actors/server/node_builder.hpp"' > "$tmp/nodeset/i.cpp"
+  check "$tmp" >/dev/null && { echo "self-test: actors/ in nodeset/ went unnoticed"; exit 1; }
+  echo '#include "protocol/address_space.hpp"' > "$tmp/nodeset/i.cpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/actors/b.cpp"
   check "$tmp" || { echo "self-test: a clean tree was refused"; exit 1; }

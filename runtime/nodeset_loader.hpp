@@ -1,0 +1,26 @@
+// server::load_nodeset's half on the server's thread: the parsed file checked against the address
+// space and applied (nodeset/importer.hpp), its namespaces registered in the NamespaceArray, its
+// models remembered for the RequiredModels of later files. The caller owns everything passed in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nodeset/importer.hpp"
+#include "protocol/address_space.hpp"
+#include "uactor/server.hpp"
+
+namespace uactor::app {
+
+// `models` holds the models loaded so far (namespace 0's first); the file's are appended on success.
+nodeset_report apply_nodeset(ua::address_space& as, const nodeset::document& doc, std::vector<nodeset::model>& models,
+                             const nodeset_options& options, ua::date_time now);
+
+// The report of a file that did not parse (or could not be read): its errors.
+nodeset_report refused_nodeset(const nodeset::document& doc);
+
+// `uactor run --nodeset FILE...`: loads the files into `srv` in the order given, printing a line
+// per file (its errors and warnings to stderr); false at the first file refused.
+bool load_nodesets(server& srv, const std::vector<std::string>& files, const nodeset_options& options);
+
+}  // namespace uactor::app

@@ -1,0 +1,479 @@
+// The NodeSet2 importer: a small file of every node class and value kind, the bad files each with
+// its message and line, truncated files, and the companion NodeSets of node-opcua-nodesets.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nodeset/importer.hpp"
+#include "protocol/generated/node_ids.hpp"
+#include "protocol/generated/types.hpp"
+
+using namespace uactor;
+using namespace uactor::ua;
+
+namespace {
+
+const std::vector<std::string> ua_only{"http://opcfoundation.org/UA/"};
+
+address_space with_ns0() {
+  address_space as;
+  load_namespace0(as);
+  return as;
+}
+
+// Namespace 0 as a server holds it, once per test run (loading it takes a while in a debug build).
+struct loaded {
+  address_space as = with_ns0();
+  std::vector<std::string> namespaces = ua_only;
+  std::vector<nodeset::model> models{nodeset::namespace0_model()};
+  bool accept_older = false;
+
+  nodeset::import_result load(std::string text, std::string name = "small.xml") {
+    const auto doc = nodeset::document::parse(std::move(name), std::move(text));
+    nodeset::server_state st{namespaces, models, date_time{date_time::unix_epoch_ticks}, accept_older};
+    auto r = nodeset::import(doc, as, st);
+    if (r.ok()) {
+      for (auto& u : r.new_namespaces) namespaces.push_back(u);
+      for (auto& m : r.models) models.push_back(m);
+    }
+    return r;
+  }
+};
+
+// Lines are counted from 1; the comment says which line each element is on.
+const char* const small_file = R"(<?xml version="1.0" encoding="utf-8"?>
+<UANodeSet xmlns="http://opcfoundation.org/UA/2011/03/UANodeSet.xsd" xmlns:uax="http://opcfoundation.org/UA/2008/02/Types.xsd">
+  <NamespaceUris>
+    <Uri>urn:test:small</Uri>
+  </NamespaceUris>
+  <Models>
+    <Model ModelUri="urn:test:small" Version="1.0.0" PublicationDate="2024-01-01T00:00:00Z">
+      <RequiredModel ModelUri="http://opcfoundation.org/UA/" Version="1.04.0" PublicationDate="2019-01-01T00:00:00Z" />
+    </Model>
+  </Models>
+  <Aliases>
+    <Alias Alias="Int32">i=6</Alias>
+    <Alias Alias="HasComponent">i=47</Alias>
+    <Alias Alias="HasProperty">i=46</Alias>
+    <Alias Alias="HasSubtype">i=45</Alias>
+    <Alias Alias="HasTypeDefinition">i=40</Alias>
+    <Alias Alias="HasModellingRule">i=37</Alias>
+    <Alias Alias="Organizes">i=35</Alias>
+    <Alias Alias="HasEncoding">i=38</Alias>
+  </Aliases>
+  <UAObjectType NodeId="ns=1;i=1000" BrowseName="1:PumpType">
+    <DisplayName>PumpType</DisplayName>
+    <References>
+      <Reference ReferenceType="HasSubtype" IsForward="false">i=58</Reference>
+      <Reference ReferenceType="HasComponent">ns=1;i=1001</Reference>
+    </References>
+  </UAObjectType>
+  <UAVariable NodeId="ns=1;i=1001" BrowseName="1:Speed" ParentNodeId="ns=1;i=1000" DataType="Int32" AccessLevel="3">
+    <DisplayName>Speed</DisplayName>
+    <References>
+      <Reference ReferenceType="HasTypeDefinition">i=63</Reference>
+      <Reference ReferenceType="HasModellingRule">i=78</Reference>
+    </References>
+    <Value><uax:Int32>42</uax:Int32></Value>
+  </UAVariable>
+  <UAObject NodeId="ns=1;s=Pump1" BrowseName="1:Pump1">
+    <DisplayName Locale="en">Pump 1</DisplayName>
+    <Description>The first pump</Description>
+    <References>
+      <Reference ReferenceType="Organizes" IsForward="false">i=85</Reference>
+      <Reference ReferenceType="HasTypeDefinition">ns=1;i=1000</Reference>
+    </References>
+  </UAObject>
+  <UAVariable NodeId="ns=1;i=2000" BrowseName="1:Names" DataType="i=12" ValueRank="1" ArrayDimensions="0">
+    <DisplayName>Names</DisplayName>
+    <References>
+      <Reference ReferenceType="HasComponent" IsForward="false">ns=1;s=Pump1</Reference>
+    </References>
+    <Value><uax:ListOfString><uax:String>a</uax:String><uax:String>b</uax:String></uax:ListOfString></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=2001" BrowseName="1:Label" DataType="i=21">
+    <DisplayName>Label</DisplayName>
+    <Value><uax:LocalizedText><uax:Locale>de</uax:Locale><uax:Text>Pumpe</uax:Text></uax:LocalizedText></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=2002" BrowseName="1:Name" DataType="i=20">
+    <DisplayName>Name</DisplayName>
+    <Value><uax:QualifiedName><uax:NamespaceIndex>1</uax:NamespaceIndex><uax:Name>X</uax:Name></uax:QualifiedName></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=2003" BrowseName="1:Ref" DataType="i=17">
+    <DisplayName>Ref</DisplayName>
+    <Value><uax:NodeId><uax:Identifier>ns=1;i=1000</uax:Identifier></uax:NodeId></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=2004" BrowseName="1:Range" DataType="i=884">
+    <DisplayName>Range</DisplayName>
+    <Value>
+      <uax:ExtensionObject>
+        <uax:TypeId><uax:Identifier>i=885</uax:Identifier></uax:TypeId>
+        <uax:Body><uax:Range><uax:Low>-1.5</uax:Low><uax:High>99</uax:High></uax:Range></uax:Body>
+      </uax:ExtensionObject>
+    </Value>
+  </UAVariable>
+  <UAMethod NodeId="ns=1;i=3000" BrowseName="1:Start">
+    <DisplayName>Start</DisplayName>
+    <References>
+      <Reference ReferenceType="HasComponent" IsForward="false">ns=1;s=Pump1</Reference>
+      <Reference ReferenceType="HasProperty">ns=1;i=3001</Reference>
+    </References>
+  </UAMethod>
+  <UAVariable NodeId="ns=1;i=3001" BrowseName="InputArguments" DataType="i=296" ValueRank="1" ArrayDimensions="1">
+    <DisplayName>InputArguments</DisplayName>
+    <References>
+      <Reference ReferenceType="HasTypeDefinition">i=68</Reference>
+    </References>
+    <Value>
+      <uax:ListOfExtensionObject>
+        <uax:ExtensionObject>
+          <uax:TypeId><uax:Identifier>i=297</uax:Identifier></uax:TypeId>
+          <uax:Body>
+            <uax:Argument>
+              <uax:Name>Rpm</uax:Name>
+              <uax:DataType><uax:Identifier>i=6</uax:Identifier></uax:DataType>
+              <uax:ValueRank>-1</uax:ValueRank>
+              <uax:ArrayDimensions />
+              <uax:Description><uax:Text>revolutions per minute</uax:Text></uax:Description>
+            </uax:Argument>
+          </uax:Body>
+        </uax:ExtensionObject>
+      </uax:ListOfExtensionObject>
+    </Value>
+  </UAVariable>
+  <UADataType NodeId="ns=1;i=4000" BrowseName="1:PumpMode">
+    <DisplayName>PumpMode</DisplayName>
+    <References>
+      <Reference ReferenceType="HasSubtype" IsForward="false">i=29</Reference>
+    </References>
+    <Definition Name="1:PumpMode">
+      <Field Name="Off" Value="0" />
+      <Field Name="On" Value="1" />
+    </Definition>
+  </UADataType>
+  <UADataType NodeId="ns=1;i=4001" BrowseName="1:PumpStatus">
+    <DisplayName>PumpStatus</DisplayName>
+    <References>
+      <Reference ReferenceType="HasSubtype" IsForward="false">i=22</Reference>
+      <Reference ReferenceType="HasEncoding">ns=1;i=4002</Reference>
+    </References>
+    <Definition Name="1:PumpStatus">
+      <Field Name="Mode" DataType="ns=1;i=4000" />
+      <Field Name="Rpm" DataType="i=11" />
+      <Field Name="Tags" DataType="i=12" ValueRank="1" />
+    </Definition>
+  </UADataType>
+  <UAObject NodeId="ns=1;i=4002" BrowseName="Default Binary" SymbolicName="DefaultBinary">
+    <DisplayName>Default Binary</DisplayName>
+    <References>
+      <Reference ReferenceType="HasTypeDefinition">i=76</Reference>
+    </References>
+  </UAObject>
+  <UAVariable NodeId="ns=1;i=4003" BrowseName="1:Status" DataType="ns=1;i=4001">
+    <DisplayName>Status</DisplayName>
+    <Value>
+      <uax:ExtensionObject>
+        <uax:TypeId><uax:Identifier>ns=1;i=4001</uax:Identifier></uax:TypeId>
+        <uax:Body><PumpStatus xmlns="urn:test:small"><Mode>On_1</Mode><Rpm>1500</Rpm><Tags><uax:String>x</uax:String></Tags></PumpStatus></uax:Body>
+      </uax:ExtensionObject>
+    </Value>
+  </UAVariable>
+  <UAReferenceType NodeId="ns=1;i=5000" BrowseName="1:Drives">
+    <DisplayName>Drives</DisplayName>
+    <InverseName>DrivenBy</InverseName>
+    <References>
+      <Reference ReferenceType="HasSubtype" IsForward="false">i=33</Reference>
+    </References>
+  </UAReferenceType>
+  <UAView NodeId="ns=1;i=6000" BrowseName="1:Pumps" ContainsNoLoops="true">
+    <DisplayName>Pumps</DisplayName>
+  </UAView>
+  <UAVariableType NodeId="ns=1;i=7000" BrowseName="1:SpeedType" DataType="Int32">
+    <DisplayName>SpeedType</DisplayName>
+    <References>
+      <Reference ReferenceType="HasSubtype" IsForward="false">i=63</Reference>
+    </References>
+  </UAVariableType>
+</UANodeSet>
+)";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+// The one error of a bad file, as text.
+std::string only_error(const nodeset::import_result& r) {
+  REQUIRE(r.errors.size() >= 1);
+  return r.errors.front().to_string();
+}
+
+bool has_reference(const address_space& as, const node_id& source, std::uint32_t type, const node_id& target,
+                   bool forward = true) {
+  const node_index s = as.find(source), t = as.find(target), rt = as.find(node_id(0, type));
+  if (s == no_node || t == no_node) return false;
+  for (const reference& r : as.references(s))
+    if (r.type == rt && r.target == t && r.is_forward == forward) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("nodeset: a small file of every node class is applied, namespaces mapped", "[nodeset]") {
+  loaded s;
+  s.namespaces.push_back("urn:other");  // the file's ns=1 becomes the server's 2
+  const std::size_t before = s.as.size();
+  const auto r = s.load(small_file);
+  INFO((r.errors.empty() ? "" : r.errors.front().to_string()));
+  REQUIRE(r.ok());
+  CHECK(r.new_namespaces == std::vector<std::string>{"urn:test:small"});
+  CHECK(r.nodes == 17);
+  CHECK(s.as.size() == before + 17);
+  REQUIRE(r.models.size() == 1);
+  CHECK(r.models[0].uri == "urn:test:small");
+
+  const node_index pump = s.as.find(node_id::string(2, "Pump1"));
+  REQUIRE(pump != no_node);
+  CHECK(s.as.at(pump).browse_ns == 2);
+  CHECK(s.as.at(pump).browse_name == "Pump1");
+  CHECK(s.as.at(pump).display_name.text == "Pump 1");
+  CHECK(s.as.at(pump).display_name.locale == "en");
+  // Inverse references given on one side only exist at both ends.
+  CHECK(has_reference(s.as, node_id(0, 85), ids::organizes, node_id::string(2, "Pump1")));
+  CHECK(has_reference(s.as, node_id::string(2, "Pump1"), ids::organizes, node_id(0, 85), false));
+  CHECK(has_reference(s.as, node_id(0, 58), ids::has_subtype, node_id(2, 1000)));
+  CHECK(s.as.is_subtype_of(node_id(2, 7000), node_id(0, 63)));
+
+  data_value v;
+  s.as.read(node_id(2, 1001), attribute_id::value, v);
+  CHECK(v.value == variant(std::int32_t{42}));
+  s.as.read(node_id(2, 1001), attribute_id::access_level, v);
+  CHECK(v.value == variant(std::uint8_t{3}));
+  s.as.read(node_id(2, 2000), attribute_id::value, v);
+  CHECK(v.value == variant(ua_array<ua_string>{ua_string("a"), ua_string("b")}));
+  s.as.read(node_id(2, 2001), attribute_id::value, v);
+  CHECK(v.value == variant(localized_text{ua_string("de"), ua_string("Pumpe")}));
+  s.as.read(node_id(2, 2002), attribute_id::value, v);
+  CHECK(v.value == variant(qualified_name{2, ua_string("X")}));
+  s.as.read(node_id(2, 2003), attribute_id::value, v);
+  CHECK(v.value == variant(node_id(2, 1000)));
+  s.as.read(node_id(2, 2004), attribute_id::value, v);
+  const auto* range_eo = v.value.get_if<extension_object>();
+  REQUIRE(range_eo);
+  REQUIRE(range_eo->get_if<range>());
+  CHECK(range_eo->get_if<range>()->low == -1.5);
+  CHECK(range_eo->get_if<range>()->high == 99);
+
+  s.as.read(node_id(2, 3001), attribute_id::value, v);
+  const auto* args = v.value.get_if<ua_array<extension_object>>();
+  REQUIRE(args);
+  REQUIRE(args->size() == 1);
+  const auto* arg = (*args)[0].get_if<argument>();
+  REQUIRE(arg);
+  CHECK(arg->name.view() == "Rpm");
+  CHECK(arg->data_type == node_id(0, 6));
+  CHECK(arg->value_rank == -1);
+  CHECK(arg->description.text.view() == "revolutions per minute");
+
+  // DataType definitions are stored: an EnumDefinition and a StructureDefinition with its encoding.
+  s.as.read(node_id(2, 4000), attribute_id::data_type_definition, v);
+  const auto* ed = v.value.get_if<extension_object>() ? v.value.get_if<extension_object>()->get_if<enum_definition>() : nullptr;
+  REQUIRE(ed);
+  REQUIRE(ed->fields.size() == 2);
+  CHECK(ed->fields[1].name.view() == "On");
+  CHECK(ed->fields[1].value == 1);
+  s.as.read(node_id(2, 4001), attribute_id::data_type_definition, v);
+  const auto* sd = v.value.get_if<extension_object>() ? v.value.get_if<extension_object>()->get_if<structure_definition>() : nullptr;
+  REQUIRE(sd);
+  CHECK(sd->default_encoding_id == node_id(2, 4002));
+  CHECK(sd->base_data_type == node_id(0, 22));
+  REQUIRE(sd->fields.size() == 3);
+  CHECK(sd->fields[2].value_rank == 1);
+
+  // A value of the file's own structure: its binary body under the DefaultBinary encoding id, as
+  // a client reads it: Mode (Int32 1), Rpm (Double 1500), Tags (["x"]).
+  s.as.read(node_id(2, 4003), attribute_id::value, v);
+  const auto* status_eo = v.value.get_if<extension_object>();
+  REQUIRE(status_eo);
+  CHECK(status_eo->type_id() == node_id(2, 4002));
+  CHECK(status_eo->body_encoding() == extension_object::encoding::byte_string);
+  CHECK(status_eo->raw_body().size() == 4 + 8 + 4 + 4 + 1);
+
+  s.as.read(node_id(2, 5000), attribute_id::inverse_name, v);
+  CHECK(v.value == variant(localized_text{ua_string(), ua_string("DrivenBy")}));
+  s.as.read(node_id(2, 6000), attribute_id::contains_no_loops, v);
+  CHECK(v.value == variant(true));
+}
+
+TEST_CASE("nodeset: each bad file is refused with its line, its NodeId and what is wrong", "[nodeset]") {
+  struct bad {
+    std::string from, to, message;
+  };
+  const std::vector<bad> cases = {
+      {"<UAView NodeId", "<UAView <NodeId", "small.xml:145: malformed XML: "},
+      {"ReferenceType=\"HasTypeDefinition\">ns=1;i=1000", "ReferenceType=\"HasTypeDef\">ns=1;i=1000",
+       "small.xml:41: ns=1;s=Pump1: unknown alias 'HasTypeDef'"},
+      {"<UAVariable NodeId=\"ns=1;i=2002\"", "<UAVariable NodeId=\"ns=4;i=2002\"",
+       "small.xml:55: ns=4;i=2002: NodeId 'ns=4;i=2002' names namespace index 4, which the file's NamespaceUris do not declare"},
+      {"<UAVariable NodeId=\"ns=1;i=2003\"", "<UAVariable NodeId=\"ns=1;i=2002\"",
+       "small.xml:59: ns=1;i=2002: duplicate NodeId: already defined at line 55"},
+      {"<Reference ReferenceType=\"HasComponent\" IsForward=\"false\">ns=1;s=Pump1</Reference>",
+       "<Reference ReferenceType=\"HasComponent\" IsForward=\"false\">ns=1;s=Pump2</Reference>",
+       "small.xml:47: ns=1;i=2000: reference to ns=1;s=Pump2, which neither the file nor the server has"},
+      {"<uax:Int32>42</uax:Int32>", "<uax:Int32>forty-two</uax:Int32>",
+       "small.xml:34: ns=1;i=1001: <uax:Int32> does not decode: 'forty-two'"},
+      {"<uax:Low>-1.5</uax:Low>", "<uax:Low>low</uax:Low>", "small.xml:68: ns=1;i=2004: <uax:Low> does not decode: 'low'"},
+      {"ReferenceType=\"HasSubtype\" IsForward=\"false\">i=58", "ReferenceType=\"i=31\" IsForward=\"false\">i=58",
+       "small.xml:24: ns=1;i=1000: reference type i=31 is not a concrete ReferenceType"},
+      {"Version=\"1.04.0\" PublicationDate=\"2019-01-01T00:00:00Z\"", "Version=\"1.06.0\" PublicationDate=\"2029-01-01T00:00:00Z\"",
+       "small.xml:8: RequiredModel http://opcfoundation.org/UA/ 1.06.0 is loaded in an older version (1.05.03): load the newer one first"},
+      {"<RequiredModel ModelUri=\"http://opcfoundation.org/UA/\"", "<RequiredModel ModelUri=\"urn:missing\"",
+       "small.xml:8: RequiredModel urn:missing 1.04.0 is not loaded: load it first"},
+      {"DataType=\"ns=1;i=4001\"", "DataType=\"ns=1;i=4999\"",
+       "small.xml:129: ns=1;i=4003: DataType ns=1;i=4999 is neither in the file nor in the server"},
+      {"<UANodeSet xmlns", "<NodeSet xmlns", "small.xml:2: not a UANodeSet document (the root element is <NodeSet>)"},
+      {"BrowseName=\"1:Names\"", "BrowseName=\"1:\"", "small.xml:44: ns=1;i=2000: BrowseName '1:' has an empty name"},
+      {"<UAView NodeId=\"ns=1;i=6000\"", "<UAView NodeId=\"i=0\"", "small.xml:145: i=0: a null NodeId"},
+  };
+  for (const bad& b : cases) {
+    loaded s;
+    const std::size_t before = s.as.size(), refs = s.as.reference_count();
+    std::string text = replace(small_file, b.from, b.to);
+    if (b.to == "<NodeSet xmlns") text = replace(text, "</UANodeSet>", "</NodeSet>");
+    const auto r = s.load(text);
+    INFO(b.to);
+    REQUIRE(!r.ok());
+    CHECK(only_error(r).substr(0, b.message.size()) == b.message);
+    // Nothing of the file is half-loaded.
+    CHECK(s.as.size() == before);
+    CHECK(s.as.reference_count() == refs);
+  }
+}
+
+TEST_CASE("nodeset: a NodeId the server has already is a duplicate; every error is reported", "[nodeset]") {
+  loaded s;
+  REQUIRE(s.load(small_file).ok());
+  const std::size_t before = s.as.size();
+  const auto again = s.load(small_file);
+  REQUIRE(!again.ok());
+  CHECK(again.errors.size() == 17);  // each node of the file
+  CHECK(again.errors[0].to_string() == "small.xml:21: ns=1;i=1000: duplicate NodeId: the server already has this node");
+  CHECK(s.as.size() == before);
+}
+
+TEST_CASE("nodeset: limits are errors that name the limit", "[nodeset]") {
+  loaded s;
+  nodeset::limits lim;
+  lim.max_nodes = 5;
+  const auto doc = nodeset::document::parse("small.xml", small_file, lim);
+  const auto r = nodeset::import(doc, s.as, {s.namespaces, s.models, {}}, lim);
+  REQUIRE(!r.ok());
+  CHECK(only_error(r) == "small.xml:55: ns=1;i=2002: more than 5 nodes");
+  lim.max_file_bytes = 100;
+  const auto big = nodeset::document::parse("small.xml", small_file, lim);
+  REQUIRE(!big.ok());
+  CHECK(big.errors().front().what.find("more than the limit of 100") != std::string::npos);
+  nodeset::limits shallow;
+  shallow.max_value_depth = 1;
+  const auto deep = nodeset::import(nodeset::document::parse("small.xml", small_file), s.as,
+                                    {s.namespaces, s.models, {}}, shallow);
+  REQUIRE(!deep.ok());
+  CHECK(only_error(deep).find("a value nested deeper than 1") != std::string::npos);
+}
+
+TEST_CASE("nodeset: a file cut at any of many offsets is refused cleanly, nothing added", "[nodeset]") {
+  const std::string text = small_file;
+  loaded s;
+  const std::size_t before = s.as.size();
+  std::size_t refused = 0;
+  for (std::size_t cut = 0; cut < text.size(); cut += 7) {
+    const auto r = s.load(text.substr(0, cut));
+    if (r.ok()) {  // only a cut after the root element's end tag can be whole
+      CHECK(cut >= text.rfind("</UANodeSet>") + 12);
+      continue;
+    }
+    ++refused;
+    for (const auto& e : r.errors) CHECK(e.file == "small.xml");
+    CHECK(s.as.size() == before);
+  }
+  CHECK(refused > 900);
+}
+
+namespace {
+
+std::filesystem::path companion_dir() {
+  return std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/interop/node_modules/node-opcua-nodesets/nodesets";
+}
+
+}  // namespace
+
+TEST_CASE("nodeset: the companion NodeSets of node-opcua-nodesets load", "[nodeset]") {
+  if (!std::filesystem::is_directory(companion_dir())) {
+    WARN("skipped: " << companion_dir() << " not installed (scripts/setup.sh runs npm ci)");
+    return;
+  }
+  loaded s;
+  const auto load = [&](const char* file) {
+    const auto doc = nodeset::document::load((companion_dir() / file).string());
+    nodeset::server_state st{s.namespaces, s.models, {}, s.accept_older};
+    auto r = nodeset::import(doc, s.as, st);
+    for (const auto& e : r.errors) UNSCOPED_INFO(e.to_string());
+    if (r.ok()) {
+      for (auto& u : r.new_namespaces) s.namespaces.push_back(u);
+      for (auto& m : r.models) s.models.push_back(m);
+    }
+    return r;
+  };
+  // DI 1.05.0 of this package requires namespace 0 1.05.04; this build's is 1.05.03.
+  const auto strict = load("Opc.Ua.Di.NodeSet2.xml");
+  REQUIRE(!strict.ok());
+  CHECK(only_error(strict).find("RequiredModel http://opcfoundation.org/UA/ 1.05.04 is loaded in an older version (1.05.03)") !=
+        std::string::npos);
+  s.accept_older = true;
+  const std::size_t ns0_nodes = s.as.size();
+  const auto di = load("Opc.Ua.Di.NodeSet2.xml");
+  REQUIRE(di.ok());
+  CHECK(di.warnings.size() == 1);
+  CHECK(di.nodes == 447);
+  CHECK(s.namespaces.size() == 2);
+  const auto ia = load("Opc.Ua.IA.NodeSet2.xml");
+  REQUIRE(ia.ok());
+  CHECK(ia.nodes == 122);
+  const auto machinery = load("Opc.Ua.Machinery.NodeSet2.xml");
+  REQUIRE(machinery.ok());
+  CHECK(machinery.nodes == 180);
+  const auto packml = load("Opc.Ua.PackML.NodeSet2.xml");
+  REQUIRE(packml.ok());
+  const auto robotics = load("Opc.Ua.Robotics.NodeSet2.xml");
+  REQUIRE(robotics.ok());
+  const auto isa95 = load("opc.ua.isa95-jobcontrol.nodeset2.xml");
+  REQUIRE(isa95.ok());
+  const auto jobs = load("Opc.Ua.Machinery.Jobs.Nodeset2.xml");
+  REQUIRE(jobs.ok());
+  const auto machine_tool = load("Opc.Ua.MachineTool.NodeSet2.xml");
+  REQUIRE(machine_tool.ok());
+  CHECK(s.as.size() == ns0_nodes + di.nodes + ia.nodes + machinery.nodes + packml.nodes + robotics.nodes +
+                           isa95.nodes + jobs.nodes + machine_tool.nodes);
+  WARN("ISA95-JOBCONTROL " << isa95.nodes << "/" << isa95.references << "; Machinery/Jobs " << jobs.nodes << "/"
+                           << jobs.references << "; MachineTool " << machine_tool.nodes << "/" << machine_tool.references);
+  WARN("DI " << di.nodes << " nodes " << di.references << " refs; IA " << ia.nodes << "/" << ia.references
+             << "; Machinery " << machinery.nodes << "/" << machinery.references << "; PackML " << packml.nodes << "/"
+             << packml.references << "; Robotics " << robotics.nodes << "/" << robotics.references);
+
+  // Known nodes: DI's DeviceSet organized from Objects, DeviceType abstract under TopologyElementType.
+  const std::uint16_t di_ns = 1;
+  CHECK(s.namespaces[di_ns] == "http://opcfoundation.org/UA/DI/");
+  CHECK(has_reference(s.as, node_id(0, 85), ids::organizes, node_id(di_ns, 5001)));
+  const node_index device_type = s.as.find(node_id(di_ns, 1002));
+  REQUIRE(device_type != no_node);
+  CHECK(s.as.at(device_type).is_abstract);
+  CHECK(s.as.is_subtype_of(node_id(di_ns, 1002), node_id(di_ns, 1001)));
+  CHECK(s.as.at(device_type).browse_name == "DeviceType");
+  // Machinery's Machines folder (i=1001) under Objects.
+  const auto machinery_ns = static_cast<std::uint16_t>(
+      std::find(s.namespaces.begin(), s.namespaces.end(), "http://opcfoundation.org/UA/Machinery/") - s.namespaces.begin());
+  CHECK(has_reference(s.as, node_id(0, 85), ids::organizes, node_id(machinery_ns, 1001)));
+}
