@@ -41,11 +41,6 @@ const hook_ptr* application_calls::hook_ptr_of(app_call_kind kind, node_index no
   return it == table.end() ? nullptr : &it->second;
 }
 
-const app_hook* application_calls::hook(app_call_kind kind, node_index node) const noexcept {
-  const hook_ptr* h = hook_ptr_of(kind, node);
-  return h ? h->get() : nullptr;
-}
-
 void application_calls::drop_removed(const address_space& as) {
   for (auto& table : hooks_) std::erase_if(table, [&](const auto& e) { return as.at(e.first).removed; });
 }
@@ -84,7 +79,8 @@ bool application_calls::write(const request_context& ctx, const write_request& r
     return n == no_node ? nullptr : hook_ptr_of(app_call_kind::write, n);
   };
   bool any = false;
-  for (const auto& wv : req.nodes_to_write) any = any || hooked(wv) != nullptr;
+  if (has_hooks(app_call_kind::write))
+    for (const auto& wv : req.nodes_to_write) any = any || hooked(wv) != nullptr;
   if (!any || req.nodes_to_write.size() > limits.max_nodes_per_write) {
     services::service_write(req, resp, as, now.utc, limits);
     return false;
@@ -129,7 +125,8 @@ bool application_calls::read(const request_context& ctx, const read_request& req
     return n == no_node ? nullptr : hook_ptr_of(app_call_kind::read, n);
   };
   bool any = false;
-  for (const auto& id : req.nodes_to_read) any = any || hooked(id) != nullptr;
+  if (has_hooks(app_call_kind::read))
+    for (const auto& id : req.nodes_to_read) any = any || hooked(id) != nullptr;
   services::service_read(req, resp, as, now.utc, limits);  // every item, the application's as stored
   if (!any || resp.response_header.service_result.is_bad()) return false;
   waiting_request& w = open(ctx, app_call_kind::read, req.request_header.request_handle);
@@ -162,7 +159,8 @@ bool application_calls::call(const request_context& ctx, const call_request& req
     return n == no_node ? nullptr : hook_ptr_of(app_call_kind::call, n);
   };
   bool any = false;
-  for (const auto& m : req.methods_to_call) any = any || hooked(m) != nullptr;
+  if (has_hooks(app_call_kind::call))
+    for (const auto& m : req.methods_to_call) any = any || hooked(m) != nullptr;
   if (!any || req.methods_to_call.size() > limits.max_nodes_per_method_call) {
     services::service_call(req, resp, as, methods, now.utc, limits);
     return false;

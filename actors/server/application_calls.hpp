@@ -62,15 +62,13 @@ struct request_context {
 class application_calls {
 public:
   void set_hook(app_call_kind kind, ua::node_index node, hook_ptr hook);
-  const app_hook* hook(app_call_kind kind, ua::node_index node) const noexcept;
-  // False while the application answers for no node of this kind: the services run as before.
-  bool has_hooks(app_call_kind kind) const noexcept { return !hooks_[static_cast<std::size_t>(kind)].empty(); }
   // Hooks of nodes removed from the store go with them.
   void drop_removed(const ua::address_space& as);
 
   // The services with the application's items in them. Each returns false when no item of the
   // request is the application's: `resp` then holds the whole answer, as the plain service gives
-  // it. True: the questions are in the outbox and the response comes out of completed() once
+  // it (at once, without a lookup, while the application answers for no node of that kind). True:
+  // the questions are in the outbox and the response comes out of completed() once
   // every question is answered or its deadline has passed.
   bool write(const request_context& ctx, const ua::write_request& req, ua::write_response& resp,
              ua::address_space& as, const instant& now, const services::service_limits& limits);
@@ -94,7 +92,6 @@ public:
   // Responses finished since the last clear_completed(), for their channels.
   std::span<const deferred_response> completed() const noexcept { return completed_; }
   void clear_completed() noexcept { completed_.clear(); }
-  std::size_t waiting() const noexcept { return requests_.size(); }
 
 private:
   struct item {
@@ -122,6 +119,7 @@ private:
   waiting_request& open(const request_context& ctx, app_call_kind kind, std::uint32_t handle);
   item& ask(waiting_request& w, const app_hook& hook, const hook_ptr& owner, std::size_t result, const instant& now);
   const hook_ptr* hook_ptr_of(app_call_kind kind, ua::node_index node) const noexcept;
+  bool has_hooks(app_call_kind kind) const noexcept { return !hooks_[static_cast<std::size_t>(kind)].empty(); }
   void settle(waiting_request& w, item& it, app_answer&& a, ua::address_space& as, const instant& now);
   void finish(std::uint64_t key, const instant& now);
 

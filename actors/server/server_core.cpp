@@ -140,13 +140,11 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
   // empty and the response comes out of application().completed().
   const request_context ctx{channel_id, request_id, &s->user_name.str()};
   if (const auto* req = request.get_if<ua::read_request>()) {
-    if (!app_.has_hooks(app_call_kind::read)) services::service_read(*req, read_, space_, now.utc, limits);
-    else if (app_.read(ctx, *req, read_, space_, now, limits)) return;
+    if (app_.read(ctx, *req, read_, space_, now, limits)) return;
     return finish(read_);
   }
   if (const auto* req = request.get_if<ua::write_request>()) {
-    if (!app_.has_hooks(app_call_kind::write)) services::service_write(*req, write_, space_, now.utc, limits);
-    else if (app_.write(ctx, *req, write_, space_, now, limits)) return;
+    if (app_.write(ctx, *req, write_, space_, now, limits)) return;
     return finish(write_);
   }
   if (const auto* req = request.get_if<ua::browse_request>()) {
@@ -162,8 +160,7 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(translate_);
   }
   if (const auto* req = request.get_if<ua::call_request>()) {
-    if (!app_.has_hooks(app_call_kind::call)) services::service_call(*req, call_, space_, methods_, now.utc, limits);
-    else if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
+    if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
     return finish(call_);
   }
   if (const auto* req = request.get_if<ua::register_nodes_request>()) {
