@@ -3,19 +3,25 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "runtime/certs_cli.hpp"
 #include "runtime/client_cli.hpp"
 #include "runtime/config/cli.hpp"
 #include "runtime/config/start.hpp"
+#include "runtime/http/http_service.hpp"
+#include "runtime/http/prometheus_text.hpp"
 #include "runtime/nodeset_loader.hpp"
 #include "runtime/process_stats.hpp"
 #include "uactor/runtime.hpp"
@@ -23,45 +29,108 @@
 
 namespace {
 
+using plant_source = std::function<std::optional<uactor::config::plant>()>;
+
+// SIGHUP (docs/configuration.md "Reload"): the plant read again, checked whole (a file with any
+// error changes nothing; its errors are logged), then each server takes what changes without a
+// restart: users and trusted certificates, and the log level.
+void reload(const uactor::config::plant_runner& runtime, const plant_source& reread) {
+  spdlog::info("SIGHUP: reading the configuration again");
+  const auto plant = reread();  // prints every error of the file
+  if (!plant) {
+    spdlog::error("reload refused: the file has errors (above); the running configuration stays");
+    return;
+  }
+  const auto& servers = runtime.servers();
+  if (plant->servers.size() != servers.size())
+    spdlog::warn("reload: the file has {} endpoint(s), {} run: endpoints change at restart only", plant->servers.size(),
+                 servers.size());
+  for (std::size_t i = 0; i < servers.size() && i < plant->servers.size(); ++i) {
+    for (const auto& e : servers[i]->reload(plant->servers[i]))
+      spdlog::error("reload refused for {}: {}; its running configuration stays", servers[i]->endpoint_url(), e);
+  }
+  spdlog::default_logger()->set_level(spdlog::level::from_str(plant->logging.level));
+}
+
+// [metrics]: /metrics and /health (runtime/http), started before the servers so that /health/live
+// answers while they start; /health/ready and the servers' samples once `ready` is set (the
+// servers' list no longer changes then, and the HTTP service stops before they do).
+std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metrics_spec& spec,
+                                                      const uactor::config::plant_runner& runtime,
+                                                      const std::atomic<bool>& ready) {
+  if (!spec.enabled) return nullptr;
+  uactor::app::http_options o;
+  o.listen_address = spec.listen_address;
+  o.port = spec.port;
+  o.max_connections = spec.max_connections;
+  uactor::app::http_sources sources;
+  sources.ready = [&ready] { return ready.load(std::memory_order_acquire); };
+  sources.metrics = [&runtime, &ready] {
+    std::vector<uactor::app::endpoint_sample> endpoints;
+    if (ready.load(std::memory_order_acquire))
+      for (const auto* s : runtime.servers()) endpoints.push_back({s->endpoint_url(), s->metrics()});
+    auto process = uactor::app::sample_process();
+    process.writer_cycles = runtime.writer_cycles();
+    return uactor::app::prometheus_text(endpoints, process);
+  };
+  auto http = uactor::app::http_service::start(std::move(o), std::move(sources));
+  if (!http) return nullptr;
+  // Scripts wait for this line as for `listening on`.
+  std::printf("metrics on http://%s:%u/metrics\n", spec.listen_address.c_str(), unsigned{(*http)->port()});
+  std::fflush(stdout);
+  return std::move(*http);
+}
+
 // Serves until SIGINT or SIGTERM; on SIGUSR1 prints `stats <fields>` (runtime/process_stats.hpp)
-// and goes on serving: the load harness asks at both edges of its measurement window. The signals
-// are blocked before any thread starts (CAF's threads inherit the mask), so only sigwait here sees
-// them and the stop is an orderly one.
+// and goes on serving: the load harness asks at both edges of its measurement window; on SIGHUP
+// reloads (above). The signals are blocked before any thread starts (CAF's threads inherit the
+// mask), so only sigwait here sees them and the stop is an orderly one.
 // The plant's servers, then the NodeSet2 files of --nodeset into the first one, in the order given
 // (DI before Machinery); any error refuses the start.
-int run_server(const uactor::config::plant& plant, const std::vector<std::string>& nodesets = {},
-               const uactor::nodeset_options& nodeset_options = {}) {
+int run_server(const uactor::config::plant& plant, const plant_source& reread, const std::vector<std::string>& nodesets,
+               const uactor::nodeset_options& nodeset_options) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGUSR1);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   std::printf("uactor %s\n", UACTOR_VERSION);
   for (const auto& plan : plant.servers) std::printf("%s", uactor::describe(plan).c_str());
   uactor::config::apply_logging(plant.logging);
   uactor::config::plant_runner runtime;
+  std::atomic<bool> ready{false};
+  auto http = start_http(plant.metrics, runtime, ready);
+  if (plant.metrics.enabled && !http) return 1;
   if (std::string error; !runtime.start(plant, error)) {
     std::fprintf(stderr, "uactor: %s\n", error.c_str());
     return 1;
   }
   if (!nodesets.empty() && !uactor::app::load_nodesets(*runtime.servers().front(), nodesets, nodeset_options)) {
+    http.reset();
     runtime.stop();
     return 1;
   }
+  ready.store(true, std::memory_order_release);
   // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint.
   for (const auto* server : runtime.servers()) std::printf("listening on %s\n", server->endpoint_url().c_str());
   std::fflush(stdout);
   int signal = 0;
   for (;;) {
     if (sigwait(&stop_signals, &signal) != 0) continue;
+    if (signal == SIGHUP) {
+      reload(runtime, reread);
+      continue;
+    }
     if (signal != SIGUSR1) break;
     const auto line = "stats " + uactor::app::to_line(uactor::app::sample_process_stats()) + "\n";
     std::fputs(line.c_str(), stdout);
     std::fflush(stdout);
   }
   std::printf("stopping (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+  http.reset();  // before the servers it samples
   runtime.stop();
   std::printf("stopped\n");
   return 0;
@@ -157,7 +226,8 @@ int main(int argc, char** argv) {
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
     const auto plant = uactor::config::plant_for_run(config_file, plan, *run);
-    return plant ? run_server(*plant, nodesets, nodeset_options) : 2;
+    const plant_source reread = [&] { return uactor::config::plant_for_run(config_file, plan, *run, true); };
+    return plant ? run_server(*plant, reread, nodesets, nodeset_options) : 2;
   }
   return 0;
 }

@@ -44,14 +44,9 @@ void fill_random(std::span<std::uint8_t> out) {
 }
 
 
-// The offers, the certificate (created in the PKI folder on first start), the trust checks and
-// the users of the plan. Throws std::runtime_error on a bad configuration.
-std::shared_ptr<actors::server_security> make_security(const server_plan& plan) {
-  auto sec = std::make_shared<actors::server_security>();
-  auto offers = actors::parse_security_offers(plan.security);
-  if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
-  sec->offers = std::move(*offers);
-  sec->identities.anonymous = plan.anonymous;
+// The UserName logins of the plan: its users file, its USER:PASSWORD items, its USER:HASH items.
+// Throws std::runtime_error naming what is wrong.
+std::shared_ptr<security::user_store> make_users(const server_plan& plan) {
   auto users = std::make_shared<security::user_store>();
   if (!plan.users_file.empty()) {
     auto loaded = security::user_store::load(plan.users_file);
@@ -68,8 +63,33 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
     if (colon == std::string::npos || users->add_hashed(u.substr(0, colon), u.substr(colon + 1)).is_bad())
       throw std::runtime_error("a user hash is not USER:HASH (uactor hash-password)");
   }
-  if (users->size() > 0) sec->identities.users = std::move(users);
-  else sec->identities.user_name = false;
+  return users;
+}
+
+// The certificates of the plan's `trust` files. Throws std::runtime_error naming a file that holds none.
+std::vector<security::certificate> read_trust(const server_plan& plan) {
+  std::vector<security::certificate> certs;
+  for (const auto& file : plan.trust) {
+    auto cert = security::certificate::from_file(file);
+    if (!cert) throw std::runtime_error("--trust: cannot read a certificate from " + file);
+    certs.push_back(std::move(*cert));
+  }
+  return certs;
+}
+
+// The offers, the certificate (created in the PKI folder on first start), the trust checks and
+// the users of the plan. Throws std::runtime_error on a bad configuration.
+std::shared_ptr<actors::server_security> make_security(const server_plan& plan) {
+  auto sec = std::make_shared<actors::server_security>();
+  auto offers = actors::parse_security_offers(plan.security);
+  if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
+  sec->offers = std::move(*offers);
+  sec->identities.anonymous = plan.anonymous;
+  auto users = make_users(plan);
+  // With a users file UserName is offered even while it is empty: a reload may fill it, and the
+  // endpoints (their token policies) are fixed at start.
+  sec->identities.user_name = users->size() > 0 || !plan.users_file.empty();
+  sec->identities.users.set(std::move(users));
 
   const bool secured = std::ranges::any_of(sec->offers, [](const auto& o) { return !o.policy->is_none(); });
   if (!secured) return sec;
@@ -84,14 +104,11 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
   if (own->cert.application_uri() != plan.application_uri)
     spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
                  "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
-  for (const auto& file : plan.trust) {
-    auto cert = security::certificate::from_file(file);
-    if (!cert) throw std::runtime_error("--trust: cannot read a certificate from " + file);
-    store->trust(*cert);
-  }
+  for (const auto& cert : read_trust(plan)) store->trust(cert);
   sec->certificate = own->cert;
   sec->private_key = own->private_key;
-  sec->checker = std::make_shared<actors::pki_checker>(std::move(store));
+  sec->checker = std::make_shared<actors::pki_checker>(store);
+  sec->store = std::move(store);
   return sec;
 }
 
@@ -101,6 +118,9 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   actors::server_core_config c;
   c.description.application_uri = plan.application_uri;
   c.description.application_name = plan.application_name;
+  c.description.product_uri = plan.product_uri;
+  c.description.product_name = plan.product_name;
+  c.description.manufacturer_name = plan.manufacturer_name;
   c.description.endpoint_url = "opc.tcp://" + plan.host_name + ":" + std::to_string(port);
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
       c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
@@ -218,9 +238,10 @@ void guarded(const char* kind, const Reply& reply, Handler&& handler) {
 
 class embedded_server final : public server {
 public:
-  embedded_server(server_plan plan, actors::server_handle handle)
+  embedded_server(server_plan plan, actors::server_handle handle, std::shared_ptr<actors::server_security> security)
       : plan_(std::move(plan)),
         handle_(std::move(handle)),
+        security_(std::move(security)),
         sink_(std::make_shared<detail::reply_sink>(detail::reply_sink{handle_.host})),
         door_(std::make_shared<value_door>()) {
     door_->host = handle_.host;
@@ -322,6 +343,30 @@ public:
                 });
   }
 
+  // Everything is read before anything changes: a bad file changes nothing.
+  std::vector<std::string> reload(const server_plan& plan) override {
+    std::shared_ptr<security::user_store> users;
+    std::vector<security::certificate> trust;
+    try {
+      users = make_users(plan);
+      trust = read_trust(plan);
+    } catch (const std::exception& e) {
+      return {e.what()};
+    }
+    if (!trust.empty() && !security_->store)
+      return {"trust: this server offers no secured endpoint, so it has no trust list"};
+    if (users->size() > 0 && !security_->identities.user_name)
+      return {"users: this server started without users, so its endpoints offer no UserName login (restart it)"};
+    for (const auto& cert : trust)
+      if (const auto sc = security_->store->trust(cert); sc.is_bad())
+        return {"trust: " + cert.subject() + " could not be written into the trust list: " + sc.to_string()};
+    spdlog::info("reload: {} user(s), {} certificate(s) trusted", users->size(), trust.size());
+    security_->identities.users.set(std::move(users));
+    return {};
+  }
+
+  server_metrics metrics() const override { return handle_.metrics ? handle_.metrics->snapshot() : server_metrics{}; }
+
   void stop() override {
     if (stopped_.exchange(true)) return;
     door_->stopped.store(true, std::memory_order_release);
@@ -378,6 +423,7 @@ private:
 
   server_plan plan_;
   actors::server_handle handle_;
+  std::shared_ptr<actors::server_security> security_;
   std::shared_ptr<detail::reply_sink> sink_;
   std::shared_ptr<value_door> door_;
   std::thread::id host_thread_;
@@ -488,7 +534,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   auto& sys = *impl_->system;
   auto h = actors::spawn_server(sys, o, [&](std::uint16_t port) { return make_core(plan, port, security); });
   if (!h) return h.error();
-  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h));
+  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h, security));
   if (plan.demo) {
     if (const auto sc = serve_demo(sys, *s, s->door(), plan); sc.is_bad()) {
       spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());

@@ -41,8 +41,12 @@ struct connection {
         fd(links.native_socket),
         max_pending(o.max_pending_requests),
         housekeeping(o.housekeeping_interval),
-        filling(std::make_shared<exchange_batch>()) {
+        filling(std::make_shared<exchange_batch>()),
+        counters(o.metrics ? o.metrics->open_connection() : nullptr) {
     filling->channel_id = channel_id;
+  }
+  ~connection() {
+    if (counters) counters->closed.store(true, std::memory_order_release);
   }
 
   static secure_channel_config with_id(secure_channel_config c, std::uint32_t id) {
@@ -68,7 +72,23 @@ struct connection {
   bool write_backlog = false;
   bool read_since_trigger = true;  // data arrived since the last trigger(): its read event is registered
   bool left_host = false;          // channel_closed sent
+  std::shared_ptr<connection_counters> counters;  // null: not counted
+  std::uint32_t counted_renewals = 0;             // the channel's counts already in `counters`
+  std::uint32_t counted_refusals = 0;
 };
+
+// What the channel did since the last call, into the connection's counters.
+void count_channel(connection& c) {
+  if (!c.counters) return;
+  if (const auto r = c.channel.renewals(); r != c.counted_renewals) {
+    c.counters->renewals.add(r - c.counted_renewals);
+    c.counted_renewals = r;
+  }
+  if (const auto r = c.channel.certificate_refusals(); r != c.counted_refusals) {
+    c.counters->certificates_rejected.add(r - c.counted_refusals);
+    c.counted_refusals = r;
+  }
+}
 
 // What one non-blocking send() took: 0 when the socket is full (EAGAIN) or failed; then the
 // scribe gets all of it, and meets the failure itself (a connection_closed_msg, as without us).
@@ -88,6 +108,7 @@ std::size_t send_now(int fd, std::span<const std::uint8_t> bytes) {
 void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
   auto& out = c.channel.output();
   if (out.empty()) return;
+  if (c.counters) c.counters->bytes_sent.add(out.size());
   std::size_t done = 0;
   if (c.fd >= 0 && c.unsent == 0) done = send_now(c.fd, out.bytes());
   if (done < out.size()) {
@@ -166,6 +187,7 @@ void send_batch(caf::io::broker* self, connection& c) {
     write_answers(c, *c.filling);
     return;
   }
+  c.filling->sent = std::chrono::steady_clock::now();
   self->send(c.host, c.filling);
   c.at_host = true;
   if (c.spare) {
@@ -200,6 +222,7 @@ void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
 
 void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
   c.read_since_trigger = true;
+  if (c.counters) c.counters->bytes_received.add(in.size());
   if (!c.carry.empty()) {
     c.carry.append(in.data(), in.size());
     in = c.carry.bytes();
@@ -209,6 +232,7 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
     on_chunk(c, chunk, now);
     return c.closing ? ua::status::bad_secure_channel_closed : ua::status::good;  // stops the reader
   });
+  count_channel(c);
   if (c.closing) return close_connection(self, hdl, c);
   if (!used) {
     // Part 6 §7.1.3: a framing error gets an ERR, then the connection closes.

@@ -14,6 +14,7 @@
 #include <caf/io/connection_handle.hpp>
 
 #include "actors/server/secure_channel_state.hpp"
+#include "actors/server/server_metrics.hpp"
 #include "actors/server/session_host_actor.hpp"
 
 namespace uactor::actors {
@@ -24,6 +25,7 @@ struct connection_options {
   // reading until the host answers (back pressure instead of unbounded memory).
   std::size_t max_pending_requests = 256;
   std::chrono::milliseconds housekeeping_interval{1000};  // Hello timeout and token expiry checks
+  std::shared_ptr<metrics_registry> metrics;  // null: the connection counts nothing
 };
 
 // The broker's behaviour, for `fork` from the listener (or `spawn_client` in tests with CAF's

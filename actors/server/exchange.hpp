@@ -34,6 +34,7 @@ struct exchange_batch {
   std::uint32_t channel_id = 0;
   std::vector<exchange> items;  // the first `size` are in use; the rest keep their storage
   std::size_t size = 0;
+  std::chrono::steady_clock::time_point sent{};  // by the connection, for the host's wait metric
 
   exchange& next() {
     if (size == items.size()) items.emplace_back();

@@ -153,7 +153,10 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
   mode_ = mode;
 
   const std::uint32_t request_handle = req->request_header.request_handle;
-  if (renew) previous_ = current_;
+  if (renew) {
+    previous_ = current_;
+    ++renewals_;
+  }
   token_ = make_token(req->requested_lifetime, now);
   // Part 4 §5.5.2.1: the server keeps securing its messages with the old token until the
   // client uses the new one (or the old one expires).
@@ -225,6 +228,7 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     o.max_key_bits = policy_->max_key_bits;
     const auto verdict = sec.checker->check(peer_certificate_, o, now.utc);
     if (!verdict.ok()) {
+      ++certificate_refusals_;
       refuse(describe_refusal(verdict, peer_certificate_));
       return ua::status::bad_security_checks_failed;
     }

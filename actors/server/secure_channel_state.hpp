@@ -126,6 +126,9 @@ public:
   // The log line of the last refusal of a security check (the peer only sees
   // Bad_SecurityChecksFailed); empty when there was none.
   std::string_view security_log() const noexcept { return security_log_; }
+  // For the server's metrics: tokens renewed, client certificates the trust checks refused.
+  std::uint32_t renewals() const noexcept { return renewals_; }
+  std::uint32_t certificate_refusals() const noexcept { return certificate_refusals_; }
 
 private:
   struct token_window {
@@ -176,6 +179,8 @@ private:
   ua::byte_buffer plain_;       // a received chunk, verified and decrypted in place
   ua::byte_buffer open_plain_;  // the OPN response before it is signed and encrypted
   std::string security_log_;
+  std::uint32_t renewals_ = 0;
+  std::uint32_t certificate_refusals_ = 0;
 
   ua::channel_security_token token_;  // current (issued or renewed last)
   ua::byte_string client_nonce_;      // of the last OPN

@@ -110,9 +110,14 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   server_handle h;
   const auto fd = bind_listener(options.listen_address, options.port, h.port);
   if (!fd) return fd.error();
-  auto host = spawn_session_host_ref(sys, make_core(h.port), options.connection.housekeeping_interval, options.session_host);
+  h.metrics = std::make_shared<metrics_registry>();
+  auto core = make_core(h.port);
+  core.set_metrics(h.metrics);
+  auto host = spawn_session_host_ref(sys, std::move(core), options.connection.housekeeping_interval, options.session_host);
   h.host = host.actor;
-  h.listener = sys.middleman().spawn_broker(listener, *fd, options, std::move(host));
+  server_options counted = options;
+  counted.connection.metrics = h.metrics;
+  h.listener = sys.middleman().spawn_broker(listener, *fd, counted, std::move(host));
   return h;
 }
 

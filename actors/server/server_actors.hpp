@@ -35,6 +35,7 @@ struct server_handle {
   caf::actor listener;
   caf::actor host;
   std::uint16_t port = 0;  // the port it listens on
+  std::shared_ptr<metrics_registry> metrics;  // what the host and the connections count
 };
 
 // Makes the server's state once the port is known (it goes into the endpoint URLs).

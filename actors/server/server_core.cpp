@@ -38,6 +38,14 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
                          const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
+  const std::size_t before = out.size();
+  route(channel_id, request_id, header, request, now, out);
+  if (metrics_)
+    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+}
+
+void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                        const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
   const auto routed = sessions_.route(channel_id, header, request, now);
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
@@ -112,7 +120,10 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
   return false;
 }
 
-void server_core::publish_tick(const instant& now) { subscriptions_->publish_tick(space_, now); }
+void server_core::publish_tick(const instant& now) {
+  subscriptions_->publish_tick(space_, now);
+  if (metrics_) metrics_->host().publish_cycles.add();
+}
 
 void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id,
                               const ua::request_header& header, const ua::extension_object& request,
@@ -212,6 +223,7 @@ std::size_t server_core::apply_values(std::span<const value_update> values, cons
     }
     space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
   }
+  if (metrics_) metrics_->host().values_applied.add(values.size() - dropped);
   return dropped;
 }
 
@@ -231,6 +243,12 @@ void server_core::on_tick(const instant& now) {
     subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
   // Per tick, not per Read: the update copies ServerStatus (strings and all).
   update_server_time(space_, now.utc);
+  if (metrics_) {
+    auto& h = metrics_->host();
+    h.sessions.set(sessions_.size());
+    h.subscriptions.set(subscriptions_->subscription_count());
+    h.monitored_items.set(subscriptions_->monitored_item_count());
+  }
 }
 
 server_core make_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
@@ -240,6 +258,9 @@ server_core make_server_core(server_core_config config, const std::string& softw
   const std::string uris[] = {std::string(ua_namespace_uri), own_namespace_uri};
   server_info info;
   info.application_uri = config.description.application_uri;
+  info.product_uri = config.description.product_uri;
+  info.product_name = config.description.product_name;
+  info.manufacturer = config.description.manufacturer_name;
   info.software_version = software_version;
   init_server_object(space, info, config.limits, uris, now);
   return server_core(std::move(config), std::move(space), {});

@@ -17,6 +17,7 @@
 #include "actors/server/services/call.hpp"
 #include "actors/server/services/discovery.hpp"
 #include "actors/server/services/service_limits.hpp"
+#include "actors/server/server_metrics.hpp"
 #include "actors/server/session_manager.hpp"
 #include "actors/server/subscriptions/subscription_manager.hpp"
 #include "protocol/address_space.hpp"
@@ -80,12 +81,19 @@ public:
   // The application answered: the request it belongs to may be complete (application().completed()).
   void answer(app_answer&& a, const instant& now) { app_.answer(std::move(a), space_, now); }
 
+  // Where this server counts (server_metrics.hpp): requests and their results, publishing cycles,
+  // application values, and the gauges refreshed by on_tick. Null: nothing is counted.
+  void set_metrics(std::shared_ptr<metrics_registry> m) noexcept { metrics_ = std::move(m); }
+  metrics_registry* metrics() const noexcept { return metrics_.get(); }
+
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
   const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
 
 private:
+  void route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+             const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   void run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
                    const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
@@ -99,6 +107,7 @@ private:
   // On the heap: the address space points at it (its value_observer) and server_core moves.
   std::unique_ptr<subscription_manager> subscriptions_;
   application_calls app_;
+  std::shared_ptr<metrics_registry> metrics_;
 
   // One response object per service, reused: their vectors keep their capacity between requests.
   ua::read_response read_;

@@ -51,14 +51,33 @@ private:
   std::shared_ptr<security::pki_store> store_;
 };
 
+// The users ActivateSession checks. Replaced whole while sessions run (a reload, SIGHUP for
+// `uactor run`); a check holds the set it started with. A mutex, not an atomic shared_ptr: one
+// lock per UserName activation, never on a service path.
+class user_directory {
+public:
+  std::shared_ptr<const security::user_store> get() const {
+    std::lock_guard lock(mutex_);
+    return users_;
+  }
+  void set(std::shared_ptr<const security::user_store> users) {
+    std::lock_guard lock(mutex_);
+    users_ = std::move(users);
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const security::user_store> users_;
+};
+
 // What ActivateSession accepts (Part 4 §7.41), for every endpoint alike, except that UserName
 // is offered only where the password travels encrypted (a channel that encrypts, or a token
 // policy that encrypts it with the server's key): never in clear text.
 struct identity_config {
   bool anonymous = true;
-  bool user_name = true;  // with the users below
+  bool user_name = true;  // with the users below (offered from the start: the endpoints do not change)
   bool x509 = true;       // user certificates checked against the trust store
-  std::shared_ptr<const security::user_store> users;
+  user_directory users;
 };
 
 // What a channel negotiated, for the session services.
@@ -96,6 +115,7 @@ struct server_security {
   security::certificate certificate;   // required when any offer is not None
   security::rsa_key private_key;
   std::shared_ptr<certificate_checker> checker;  // required when any offer is not None
+  std::shared_ptr<security::pki_store> store;    // the checker's store (null without secured offers)
   identity_config identities;
   channel_directory channels;
 

@@ -118,6 +118,13 @@ void arm_tick(Self* self, host_state& st) {
 // Every request of the batch answered into its exchange, in order.
 void answer(host_state& st, exchange_batch& batch) {
   const instant now = now_instant();
+  if (auto* m = st.core->metrics(); m && batch.sent != std::chrono::steady_clock::time_point{}) {
+    auto& h = m->host();
+    const auto waited = static_cast<std::uint64_t>(std::chrono::nanoseconds(now.steady - batch.sent).count());
+    h.wait_ns.add(waited);
+    h.waits.add();
+    if (waited > h.wait_max_ns.get()) h.wait_max_ns.set(waited);
+  }
   for (std::size_t i = 0; i < batch.size; ++i) {
     exchange& x = batch.items[i];
     x.response.clear();
@@ -181,6 +188,12 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     },
     [self, st, housekeeping](housekeeping_atom) {
       st->core->on_tick(now_instant());
+      if (auto* m = st->core->metrics()) {
+        auto& h = m->host();
+        h.mailbox_depth.set(self->mailbox().size());
+        h.wait_max_window.set(h.wait_max_ns.get());
+        h.wait_max_ns.set(0);
+      }
       push_deferred(self, *st);  // sessions that timed out answer their queued Publish requests
       self->delayed_send(self, housekeeping, housekeeping_atom::value);
     },

@@ -232,7 +232,7 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
   }
   if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
     const auto* p = policy_of(ua::user_token_type::user_name, t->policy_id);
-    if (!p || !ids || !ids->user_name || !ids->users || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
+    if (!p || !ids || !ids->user_name || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
     if (const auto sc = check_user_name(*t, channel, s); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
     s.user_name = t->user_name;
@@ -276,7 +276,8 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
     }
     password = secret->str();
   }
-  const auto verdict = sec.identities.users->check(t.user_name.view(), password);
+  const auto users = sec.identities.users.get();
+  const auto verdict = users ? users->check(t.user_name.view(), password) : ua::status::bad_user_access_denied;
   if (verdict.is_bad()) {
     spdlog::warn("ActivateSession refused: wrong user name or password for user '{}'", t.user_name.view());
     return ua::status::bad_user_access_denied;

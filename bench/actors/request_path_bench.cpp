@@ -2,6 +2,7 @@
 // host run per request (docs/decisions/0007, 0008), in memory, one piece at a time and whole.
 //   framing.staged_receive/N   chunk_reader over one 8 KB-sized receive holding N Read request chunks
 //   session.dispatch_read/N    server_core::handle: token check, Read of N values, response encoded
+//   session.dispatch_read_counted/N  the same with the server's metrics counting (server_metrics.hpp)
 //   roundtrip.read/N           client_channel_state encodes and chunks a Read of N values, the server
 //                              frames, checks, decodes, dispatches, encodes and chunks the answer, the
 //                              client frames and decodes it: both stacks' CPU per request, no kernel
@@ -140,8 +141,10 @@ void roundtrip_read(benchmark::State& st) {
   st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
 }
 
-void dispatch_read(benchmark::State& st) {
+// counted: the server's metrics on (what spawn_server sets up), for the A/B against uncounted.
+void dispatch_read_with(benchmark::State& st, bool counted) {
   loopback lb;  // for an activated session
+  if (counted) lb.core.set_metrics(std::make_shared<actors::metrics_registry>());
   auto req = read_of(st.range(0));
   req.request_header.authentication_token = lb.token;
   const ua::extension_object msg(req);
@@ -184,6 +187,10 @@ void staged_receive(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(staged_receive)->Name("framing.staged_receive")->Arg(1)->Arg(8)->Arg(50);
+void dispatch_read(benchmark::State& st) { dispatch_read_with(st, false); }
+void dispatch_read_counted(benchmark::State& st) { dispatch_read_with(st, true); }
+
 BENCHMARK(dispatch_read)->Name("session.dispatch_read")->Arg(1)->Arg(100);
+BENCHMARK(dispatch_read_counted)->Name("session.dispatch_read_counted")->Arg(1)->Arg(100);
 BENCHMARK(roundtrip_read)->Name("roundtrip.read")->Arg(1)->Arg(100);
 BENCHMARK_MAIN();

@@ -15,9 +15,12 @@
 
 #include "protocol/expected.hpp"
 #include "uactor/executor.hpp"
+#include "uactor/metrics.hpp"
 #include "uactor/nodes.hpp"
 
 namespace uactor {
+
+struct server_plan;
 
 // A variable resolved once (server::resolve, or the result of adding it), named by value batches
 // without a lookup per value. It stays valid while the node exists; a value for a removed node is
@@ -188,6 +191,18 @@ public:
   virtual status_code on_write(const node_id& variable, write_handler handler, callback_options options = {}) = 0;
   virtual status_code on_read(const node_id& variable, read_handler handler, callback_options options = {}) = 0;
   virtual status_code on_call(const node_id& method, method_handler handler, callback_options options = {}) = 0;
+
+  // What changes without a restart (`uactor run` on SIGHUP, docs/configuration.md "Reload"): the
+  // UserName logins (users_file read again, users, user_hashes replace the running set) and the
+  // certificates of `trust` (added to the trust list; trusted/ and issuers/ are read again by
+  // themselves whenever they change). Everything else of `plan` is ignored. All or nothing: the
+  // errors, and nothing changed, or none. Sessions stay (also those of a removed user: Part 4 has
+  // no recall of an activated session; they end with their channel or timeout).
+  virtual std::vector<std::string> reload(const server_plan& plan) = 0;
+
+  // What the server has counted so far (uactor/metrics.hpp), from any thread: the connections'
+  // and the session host's counters summed now; nothing is locked on their side.
+  virtual server_metrics metrics() const = 0;
 
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;

@@ -15,6 +15,10 @@ struct server_plan {
   std::uint16_t port = 4840;
   std::string application_uri;    // urn:<host name>:uactor:server
   std::string application_name = "uactor";  // the ApplicationDescription's ApplicationName
+  // The product (ApplicationDescription.ProductUri, the Server object's BuildInfo).
+  std::string product_uri = "urn:uactor";
+  std::string product_name = "uactor";
+  std::string manufacturer_name = "uactor";
   // Namespace index 1 (the server's own: session ids live there, and the demo nodes when served).
   std::string demo_namespace_uri = "urn:uactor:demo";
   bool demo = false;              // serve the demo namespace of docs/demo-namespace.md (`uactor run` does)

@@ -61,10 +61,11 @@ void add_config_commands(CLI::App& app) {
   });
 }
 
-std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run) {
+std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run,
+                                   bool reloading) {
   auto given = [&](const char* name) { return run.count(name) > 0; };
   // A --port on the command line replaces the file's: the file's port is not checked then.
-  const bool check_ports = !given("--port");
+  const bool check_ports = !given("--port") && !reloading;
   auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports) : load_file(file, check_ports);
   if (!report(r)) return std::nullopt;
   plant p = std::move(r.value);

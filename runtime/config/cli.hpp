@@ -20,7 +20,8 @@ void add_config_commands(CLI::App& app);
 
 // The file (or, empty, the embedded default) checked, each error printed to stderr; nullopt when
 // there is any (exit 2, nothing started). Then every flag `run` was given overrides the file:
-// `flags` holds their values.
-std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run);
+// `flags` holds their values. `reloading`: the running servers hold the ports, which are not checked.
+std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run,
+                                   bool reloading = false);
 
 }  // namespace uactor::config

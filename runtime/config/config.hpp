@@ -47,6 +47,14 @@ struct logging_spec {
   std::uint32_t max_files = 5;
 };
 
+// [metrics]: the HTTP listener of /metrics and /health (docs/configuration.md "Metrics").
+struct metrics_spec {
+  bool enabled = false;  // the section is present
+  std::string listen_address = "127.0.0.1";
+  std::uint16_t port = 9464;
+  std::uint32_t max_connections = 16;  // HTTP connections at once; more are closed at accept
+};
+
 // Everything a file says. One server_plan per endpoint (each endpoint a server of the runtime with
 // the same nodes and writers).
 struct plant {
@@ -56,6 +64,7 @@ struct plant {
   std::vector<writer_spec> writers;
   std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
   logging_spec logging;
+  metrics_spec metrics;
   std::size_t threads = 2;              // [actors] threads
 };
 

@@ -38,6 +38,9 @@ constexpr std::string_view key_table[] = {
     "server.host_name",
     "server.application_uri",
     "server.application_name",
+    "server.product_uri",
+    "server.product_name",
+    "server.manufacturer_name",
     "server.namespace_uri",
     "server.demo",
     "server.demo_writer_interval_ms",
@@ -123,6 +126,10 @@ constexpr std::string_view key_table[] = {
     "logging.file",
     "logging.max_size",
     "logging.max_files",
+    "metrics",
+    "metrics.listen_address",
+    "metrics.port",
+    "metrics.max_connections",
     "actors",
     "actors.session_host",
     "actors.threads",
@@ -482,6 +489,7 @@ public:
     check_parents();
     read_writers(top);
     read_logging(top);
+    read_metrics(top);
     read_actors(top);
     finish();
     return std::move(p_);
@@ -497,6 +505,9 @@ private:
     if (s.string("host_name", host) && !host.empty()) server_.host_name = host;
     application_uri_set_ = s.string("application_uri", server_.application_uri) && !server_.application_uri.empty();
     s.string("application_name", server_.application_name);
+    s.string("product_uri", server_.product_uri);
+    s.string("product_name", server_.product_name);
+    s.string("manufacturer_name", server_.manufacturer_name);
     s.string("namespace_uri", server_.demo_namespace_uri);
     s.boolean("demo", server_.demo);
     unsigned writer_ms = 1000;
@@ -1027,6 +1038,30 @@ private:
     if (l.file == "stderr") l.file.clear();
     s.integer("max_size", 4096, std::numeric_limits<std::int64_t>::max(), l.max_size);
     s.integer("max_files", 1, 1000, l.max_files);
+  }
+
+  void read_metrics(section& top) {
+    const toml::table* t = sub_table(top, "metrics", c_);
+    if (!t) return;
+    section s(c_, *t, "metrics");
+    auto& m = p_.metrics;
+    m.enabled = true;
+    if (s.string("listen_address", m.listen_address)) {
+      in_addr a{};
+      if (inet_pton(AF_INET, m.listen_address.c_str(), &a) != 1)
+        c_.error(*t->get("listen_address"), s.key("listen_address"),
+                 fmt::format("\"{}\" is not an IPv4 address", m.listen_address));
+    }
+    if (s.integer("port", 0, 65535, m.port) && m.port != 0) {
+      const auto* at = t->get("port");
+      for (const auto& plan : p_.servers)
+        if (plan.port == m.port) c_.error(*at, s.key("port"), fmt::format("{} is the port of an OPC UA endpoint", m.port));
+      if (check_ports_) {
+        if (auto why = port_taken(m.listen_address, m.port); !why.empty())
+          c_.error(*at, s.key("port"), fmt::format("{} cannot be bound on {}: {}", m.port, m.listen_address, why));
+      }
+    }
+    s.integer("max_connections", 1, 1024, m.max_connections);
   }
 
   void read_actors(section& top) {

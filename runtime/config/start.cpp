@@ -1,10 +1,12 @@
 #include "runtime/config/start.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -18,16 +20,47 @@
 
 namespace uactor::config {
 
+namespace {
+
+// %* in a pattern: the message as the inside of a JSON string (RFC 8259 §7): quotes, backslashes
+// and control characters escaped; a user name or a browse name may hold any of them.
+class json_escaped_message final : public spdlog::custom_flag_formatter {
+public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    static constexpr char hex[] = "0123456789abcdef";
+    for (const char c : std::string_view(msg.payload.data(), msg.payload.size())) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '"' || c == '\\') {
+        const char e[] = {'\\', c};
+        dest.append(e, e + 2);
+      } else if (c == '\n' || c == '\t') {
+        const char e[] = {'\\', c == '\n' ? 'n' : 't'};
+        dest.append(e, e + 2);
+      } else if (u < 0x20) {
+        const char e[] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 0xf]};
+        dest.append(e, e + 6);
+      } else {
+        dest.push_back(c);
+      }
+    }
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<json_escaped_message>(); }
+};
+
+}  // namespace
+
 void apply_logging(const logging_spec& l) {
   spdlog::sink_ptr sink;
   if (l.file.empty()) sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   else sink = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(l.file, l.max_size, l.max_files);
   auto logger = std::make_shared<spdlog::logger>("uactor", sink);
-  if (l.format == "json")
-    // One JSON object a line. The message is not escaped: uactor's messages carry no quotes by
-    // convention (names are printed as they are); a log shipper should treat a bad line as text.
-    logger->set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":"%v"})",
-                        spdlog::pattern_time_type::utc);
+  if (l.format == "json") {
+    // One JSON object a line, the message escaped.
+    auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    f->add_flag<json_escaped_message>('*').set_pattern(
+        R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":"%*"})");
+    logger->set_formatter(std::move(f));
+  }
   logger->set_level(spdlog::level::from_str(l.level));
   logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(std::move(logger));
@@ -66,7 +99,8 @@ struct writer_target {
 
 // One [[writers]] entry (DESIGN.md "writer"): each tick one batch per server, through the same
 // door as any application's values.
-caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, std::vector<writer_target> targets) {
+caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, std::vector<writer_target> targets,
+                           std::shared_ptr<std::atomic<std::uint64_t>> cycles) {
   struct state {
     writer_spec spec;
     signal sig;
@@ -77,7 +111,8 @@ caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, std::
   auto st = std::make_shared<state>(std::move(spec), std::move(targets));
   self->send(self, tick_atom::value);
   return {
-      [self, st](tick_atom) {
+      [self, st, cycles](tick_atom) {
+        cycles->fetch_add(1, std::memory_order_relaxed);  // one tick a writer interval: not a hot path
         const double v = st->sig.next();
         for (auto& t : st->targets) {
           st->batch.resize(t.handles.size());
@@ -110,7 +145,10 @@ struct plant_runner::impl {
   std::unique_ptr<runtime> rt;
   std::vector<server*> servers;
   std::vector<caf::actor> writers;
+  std::shared_ptr<std::atomic<std::uint64_t>> writer_cycles = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
+
+std::uint64_t plant_runner::writer_cycles() const noexcept { return impl_->writer_cycles->load(std::memory_order_relaxed); }
 
 plant_runner::plant_runner() : impl_(std::make_unique<impl>()) {}
 plant_runner::~plant_runner() { stop(); }
@@ -179,7 +217,7 @@ bool plant_runner::start(const plant& p, std::string& error) {
       }
       targets.push_back(std::move(t));
     }
-    m.writers.push_back(m.system->spawn(plant_writer, w, std::move(targets)));
+    m.writers.push_back(m.system->spawn(plant_writer, w, std::move(targets), m.writer_cycles));
   }
   return true;
 }

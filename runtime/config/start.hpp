@@ -4,6 +4,7 @@
 // the destructor) ends the writers, the servers, then the system.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ public:
   // (what was started is stopped again).
   bool start(const plant& p, std::string& error);
   const std::vector<server*>& servers() const;
+  // Ticks of the writers so far (any thread).
+  std::uint64_t writer_cycles() const noexcept;
   void stop();
 
 private:

@@ -28,6 +28,8 @@
 //                   (no encryption): to send a UserName token where the server offers none (over
 //                   None) and see the server refuse it, not node-opcua
 //   --session-only  after the session, read ServerState instead of the demo's nodes
+//   --hold-until F  with --session-only: keep the session, reading ServerState every 200 ms,
+//                   until the file F exists
 //   --init-only     create the PKI and the client's certificate, print its path, exit 0
 //   --batch FILE    many runs in one process (loading node-opcua takes seconds on a busy
 //                   machine): each non-empty line of FILE that does not start with # is
@@ -117,6 +119,7 @@ function parseArgs(argv, base) {
             case "--session-application-uri": o.sessionApplicationUri = value(); break;
             case "--init-only": o.initOnly = true; break;
             case "--batch": o.batch = value(); break;
+            case "--hold-until": o.holdUntil = value(); break;
             case "--session-only": o.sessionOnly = true; break;
             default: usage("unknown argument: " + a);
         }
@@ -251,6 +254,19 @@ async function runOnce(o, clientCertificateManager, say) {
                 throw new Error("ServerState: " + state.toString());
             }
             say("ok read ServerState Running");
+            if (o.holdUntil) {
+                // The session kept, read every 200 ms, until the file appears (a server reload
+                // meanwhile must not disturb it: tests/interop/config_reload_interop.sh).
+                step = "hold";
+                let reads = 0;
+                while (!fs.existsSync(o.holdUntil)) {
+                    const s = await session.read({ nodeId: "ns=0;i=2259", attributeId: AttributeIds.Value });
+                    if (!s.statusCode.equals(StatusCodes.Good)) throw new Error("held session read: " + s.statusCode.toString());
+                    reads++;
+                    await new Promise((r) => setTimeout(r, 200));
+                }
+                say("ok held the session for " + reads + " reads");
+            }
             step = "close";
             await session.close();
             session = null;

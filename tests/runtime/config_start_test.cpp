@@ -2,9 +2,16 @@
 // back over a socket by our client. Bounded in time (the writer's tick is 20 ms; 5 s at most).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "protocol/generated/attribute_ids.hpp"
+#include "protocol/generated/node_ids.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/config/start.hpp"
 #include "uactor/runtime.hpp"
@@ -17,6 +24,8 @@ namespace {
 constexpr auto plant_text = R"(
 [server]
 demo = false
+product_name = "Plant X"
+manufacturer_name = "ACME"
 [[server.endpoints]]
 listen_address = "127.0.0.1"
 port = 0
@@ -80,6 +89,12 @@ TEST_CASE("config: a started plant serves its nodes, and its writers change them
   const auto sp = read(*c, node_id::string(2, "Plant.Setpoint"));
   REQUIRE(sp.value.get_if<double>() != nullptr);
   CHECK(*sp.value.get_if<double>() == 42.5);
+  const auto product = read(*c, node_id(0, ua::ids::server_server_status_build_info_product_name));
+  REQUIRE(product.value.get_if<ua::ua_string>());
+  CHECK(product.value.get_if<ua::ua_string>()->view() == "Plant X");
+  const auto maker = read(*c, node_id(0, ua::ids::server_server_status_build_info_manufacturer_name));
+  REQUIRE(maker.value.get_if<ua::ua_string>());
+  CHECK(maker.value.get_if<ua::ua_string>()->view() == "ACME");
 
   // The counter's 100 targets move together, one a tick.
   std::uint32_t first = 0, later = 0;
@@ -111,4 +126,24 @@ TEST_CASE("config: a plant with [[nodesets]] does not start without the NodeSet 
   std::string error;
   CHECK_FALSE(runner.start(p, error));
   CHECK(error.find("Opc.Ua.Di.NodeSet2.xml") != std::string::npos);  // not loaded: no importer, or no such file
+}
+
+TEST_CASE("config: JSON log lines escape what the message holds", "[config]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("uactor-json-log-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  config::logging_spec l;
+  l.format = "json";
+  l.file = (dir / "log.jsonl").string();
+  auto previous = spdlog::default_logger();
+  config::apply_logging(l);
+  spdlog::info("user \"o'brien\\x\" said:\nhello\t\x01");
+  spdlog::default_logger()->flush();
+  spdlog::set_default_logger(previous);
+  std::ifstream in(dir / "log.jsonl");
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK_THAT(line, Catch::EndsWith(R"("message":"user \"o'brien\\x\" said:\nhello\t\u0001"})"));
+  CHECK_THAT(line, Catch::StartsWith(R"({"time":")"));
+  CHECK_FALSE(std::getline(in, line));  // one line: the newline of the message is escaped
+  std::filesystem::remove_all(dir);
 }

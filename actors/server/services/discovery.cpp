@@ -95,7 +95,7 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
     // UserName and X509 identities need a policy that encrypts the password and signs the token:
     // not offered over None.
     if (!offer.policy->is_none()) {
-      if (ids.user_name && ids.users) e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
+      if (ids.user_name) e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
       if (ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
     }
     e.transport_profile_uri = ua_string(uatcp_binary_profile);

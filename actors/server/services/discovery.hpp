@@ -15,6 +15,8 @@ struct server_description {
   std::string application_uri;       // urn:<host name>:uactor:server by default (DESIGN.md)
   std::string product_uri = "urn:uactor";
   std::string application_name = "uactor";
+  std::string product_name = "uactor";       // the Server object's BuildInfo (Part 5 §12.4)
+  std::string manufacturer_name = "uactor";
   std::string endpoint_url;          // opc.tcp://<host name>:4840
 };
 

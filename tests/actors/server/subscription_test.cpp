@@ -118,7 +118,7 @@ actors::server_core make_secured_core(actors::subscription_limits limits = {}) {
   auto users = std::make_shared<security::user_store>();
   users->add("alice", "alice-pw", 1000);
   users->add("bob", "bob-pw", 1000);
-  sec->identities.users = std::move(users);
+  sec->identities.users.set(std::move(users));
   for (const auto ch : {secured_a, secured_b})
     sec->channels.put(ch, {&basic256sha256(), ua::message_security_mode::sign_and_encrypt, keys().client.cert});
 

@@ -1,0 +1,101 @@
+// The server's counters (include/uactor/metrics.hpp). Each actor counts in a block of its own with
+// one writer: relaxed loads and stores, no lock and no read-modify-write on the service path (an
+// uncontended `lock add` still costs what a Read's bookkeeping costs, ../shared/notes). A scrape
+// (server::metrics()) sums the blocks on its own thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "protocol/builtin_types.hpp"
+#include "uactor/metrics.hpp"
+
+namespace uactor::ua {
+class extension_object;
+}
+
+namespace uactor::actors {
+
+// A counter with one writer at a time (its actor; CAF's mailbox orders successive threads), read
+// from any thread.
+class local_counter {
+public:
+  void add(std::uint64_t n = 1) noexcept { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void set(std::uint64_t n) noexcept { v_.store(n, std::memory_order_relaxed); }
+  std::uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<std::uint64_t> v_{0};
+};
+
+// One connection's block (its broker writes it).
+struct connection_counters {
+  local_counter bytes_received;
+  local_counter bytes_sent;
+  local_counter renewals;
+  local_counter certificates_rejected;
+  std::atomic<bool> closed{false};  // set last: the registry folds the block into its totals
+};
+
+// The services counted by name; the index of a request's service (service_index), `other` for
+// a request type not in the table.
+std::span<const char* const> service_names() noexcept;
+std::size_t service_index(const ua::extension_object& request) noexcept;
+inline constexpr std::size_t max_services = 40;
+
+// The session host's block.
+class host_counters {
+public:
+  // One request and, once its response is encoded, the ServiceResult in it (`response`: the
+  // message as ua::encode_message wrote it; empty when answered later).
+  void count_request(std::size_t service, std::span<const std::uint8_t> response) noexcept;
+
+  local_counter publish_cycles;
+  local_counter values_applied;
+  local_counter wait_ns;
+  local_counter waits;
+  local_counter wait_max_ns;     // since the last housekeeping tick (reset there)
+  local_counter wait_max_window;  // what the last tick saw
+  local_counter mailbox_depth;
+  local_counter sessions;
+  local_counter subscriptions;
+  local_counter monitored_items;
+
+  void add_to(server_metrics& m) const;
+
+private:
+  std::array<local_counter, max_services> requests_;
+  // Bad ServiceResults by (service, status): an open-addressing table filled by the one writer;
+  // a key is published before its count (a scrape may see a count of 0, never a wrong key).
+  static constexpr std::size_t result_slots = 128;
+  std::array<std::atomic<std::uint64_t>, result_slots> result_keys_{};  // (service << 32 | status) + 1; 0 empty
+  std::array<local_counter, result_slots> result_counts_;
+  local_counter results_not_kept_;  // the table was full
+};
+
+// The server's blocks: the host's, and one per connection (kept until the next scrape after it
+// closed, then folded into the totals of closed connections).
+class metrics_registry {
+public:
+  std::shared_ptr<connection_counters> open_connection();
+  host_counters& host() noexcept { return host_; }
+  server_metrics snapshot();
+
+private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<connection_counters>> open_;
+  std::uint64_t accepted_ = 0;
+  std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
+  host_counters host_;
+};
+
+// The ServiceResult of an encoded response message (encoding NodeId, then the ResponseHeader:
+// Timestamp, RequestHandle, ServiceResult; Part 6 §5.2.2.9, Part 4 §7.33); Good when it is too short.
+ua::status_code service_result_of(std::span<const std::uint8_t> message) noexcept;
+
+}  // namespace uactor::actors

@@ -1,0 +1,43 @@
+// What a running server has counted (server::metrics(); `uactor run` serves it as /metrics,
+// docs/configuration.md "Metrics"). Plain values summed at the moment of the call: counters only
+// grow (from the server's start), gauges are the state now.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "uactor/nodes.hpp"
+
+namespace uactor {
+
+struct service_metrics {
+  std::string service;          // "Read", "CreateSession", ... (the request type without "Request")
+  std::uint64_t requests = 0;   // requests received
+  // Responses whose ServiceResult was not Good (a ServiceFault, or a service that failed whole),
+  // by status. Results of responses answered later (Publish, application callbacks) are not seen.
+  std::vector<std::pair<status_code, std::uint64_t>> bad_results;
+};
+
+struct server_metrics {
+  // Connections (the opc.tcp listener) and their secure channels.
+  std::uint64_t connections_accepted = 0;  // counter
+  std::uint64_t connections_open = 0;      // gauge
+  std::uint64_t bytes_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t channel_renewals = 0;       // OpenSecureChannel Renew (Part 4 §5.5.2)
+  std::uint64_t certificates_rejected = 0;  // client certificates refused by the trust checks
+  // The session host (gauges as of its last housekeeping tick, every second or so).
+  std::uint64_t sessions = 0;
+  std::uint64_t subscriptions = 0;
+  std::uint64_t monitored_items = 0;
+  std::uint64_t publish_cycles = 0;      // ticks of the publishing clock (counter)
+  std::uint64_t values_applied = 0;      // values the application pushed (write_values), counter
+  std::uint64_t host_wait_ns = 0;        // summed: from a batch's send by its connection to its start at the host
+  std::uint64_t host_waits = 0;          // batches measured
+  std::uint64_t host_wait_max_ns = 0;    // the longest wait since the last housekeeping tick
+  std::uint64_t host_mailbox_depth = 0;  // gauge, sampled at the housekeeping tick
+  std::vector<service_metrics> services;  // the services asked for at least once
+};
+
+}  // namespace uactor

@@ -1,0 +1,122 @@
+#include "runtime/http/prometheus_text.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+namespace uactor::app {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+class families {
+public:
+  MetricFamily& add(std::string name, std::string help, MetricType type) {
+    return out_.emplace_back(MetricFamily{std::move(name), std::move(help), type, {}});
+  }
+  // One sample per endpoint of one field of server_metrics.
+  void per_endpoint(const std::vector<endpoint_sample>& eps, std::string name, std::string help, MetricType type,
+                    std::uint64_t server_metrics::*field) {
+    auto& f = add(std::move(name), std::move(help), type);
+    for (const auto& e : eps) f.metric.push_back(sample(type, static_cast<double>(e.metrics.*field), {{"endpoint", e.endpoint}}));
+  }
+  static ClientMetric sample(MetricType type, double v, std::vector<ClientMetric::Label> labels) {
+    ClientMetric m;
+    m.label = std::move(labels);
+    if (type == MetricType::Counter) m.counter.value = v;
+    else m.gauge.value = v;
+    return m;
+  }
+  std::vector<MetricFamily>& all() { return out_; }
+
+private:
+  std::vector<MetricFamily> out_;
+};
+
+}  // namespace
+
+process_sample sample_process() {
+  process_sample p;
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) == 0)
+    p.cpu_seconds = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                    static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long size = 0, resident = 0;
+    if (std::fscanf(f, "%lu %lu", &size, &resident) == 2)
+      p.resident_bytes = static_cast<std::uint64_t>(resident) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  return p;
+}
+
+std::string prometheus_text(const std::vector<endpoint_sample>& eps, const process_sample& process) {
+  families f;
+  using C = MetricType;
+  f.per_endpoint(eps, "uactor_connections_accepted_total", "opc.tcp connections accepted", C::Counter,
+                 &server_metrics::connections_accepted);
+  f.per_endpoint(eps, "uactor_connections_open", "opc.tcp connections open now", C::Gauge, &server_metrics::connections_open);
+  f.per_endpoint(eps, "uactor_received_bytes_total", "bytes received on opc.tcp connections", C::Counter,
+                 &server_metrics::bytes_received);
+  f.per_endpoint(eps, "uactor_sent_bytes_total", "bytes sent on opc.tcp connections", C::Counter, &server_metrics::bytes_sent);
+  f.per_endpoint(eps, "uactor_secure_channel_renewals_total", "OpenSecureChannel renewals", C::Counter,
+                 &server_metrics::channel_renewals);
+  f.per_endpoint(eps, "uactor_certificates_rejected_total", "client certificates refused by the trust checks", C::Counter,
+                 &server_metrics::certificates_rejected);
+  f.per_endpoint(eps, "uactor_sessions", "sessions (as of the last housekeeping tick)", C::Gauge, &server_metrics::sessions);
+  f.per_endpoint(eps, "uactor_subscriptions", "subscriptions (as of the last housekeeping tick)", C::Gauge,
+                 &server_metrics::subscriptions);
+  f.per_endpoint(eps, "uactor_monitored_items", "monitored items (as of the last housekeeping tick)", C::Gauge,
+                 &server_metrics::monitored_items);
+  f.per_endpoint(eps, "uactor_publish_cycles_total", "ticks of the publishing clock", C::Counter,
+                 &server_metrics::publish_cycles);
+  f.per_endpoint(eps, "uactor_application_values_total", "values applied from the application (write_values)", C::Counter,
+                 &server_metrics::values_applied);
+
+  auto& requests = f.add("uactor_requests_total", "service requests received", C::Counter);
+  auto& results = f.add("uactor_service_results_total", "responses whose ServiceResult was not Good", C::Counter);
+  for (const auto& e : eps) {
+    for (const auto& s : e.metrics.services) {
+      requests.metric.push_back(families::sample(C::Counter, static_cast<double>(s.requests),
+                                                 {{"endpoint", e.endpoint}, {"service", s.service}}));
+      for (const auto& [status, n] : s.bad_results)
+        results.metric.push_back(families::sample(
+            C::Counter, static_cast<double>(n),
+            {{"endpoint", e.endpoint}, {"service", s.service}, {"status", std::string(status.name())}}));
+    }
+  }
+
+  // Per actor path (DESIGN.md): the session host's mailbox and how long a batch of requests waited
+  // in it. With session_host = "multiplexer" the connections answer in place: no waits to count.
+  auto& depth = f.add("uactor_actor_mailbox_depth", "messages waiting in the actor's mailbox (sampled each second)", C::Gauge);
+  auto& waits = f.add("uactor_actor_message_wait_seconds", "time from a connection's send to the host's start", C::Summary);
+  auto& wait_max = f.add("uactor_actor_message_wait_max_seconds", "the longest wait of the last second", C::Gauge);
+  for (const auto& e : eps) {
+    const std::vector<ClientMetric::Label> labels{{"actor", "session_host"}, {"endpoint", e.endpoint}};
+    depth.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.host_mailbox_depth), labels));
+    ClientMetric w;
+    w.label = labels;
+    w.summary.sample_count = e.metrics.host_waits;
+    w.summary.sample_sum = static_cast<double>(e.metrics.host_wait_ns) / 1e9;
+    waits.metric.push_back(std::move(w));
+    wait_max.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.host_wait_max_ns) / 1e9, labels));
+  }
+
+  f.add("uactor_writer_cycles_total", "ticks of the plant's [[writers]]", C::Counter)
+      .metric.push_back(families::sample(C::Counter, static_cast<double>(process.writer_cycles), {}));
+  f.add("process_cpu_seconds_total", "user and system CPU time", C::Counter)
+      .metric.push_back(families::sample(C::Counter, process.cpu_seconds, {}));
+  f.add("process_resident_memory_bytes", "resident set size", C::Gauge)
+      .metric.push_back(families::sample(C::Gauge, static_cast<double>(process.resident_bytes), {}));
+  return prometheus::TextSerializer().Serialize(f.all());
+}
+
+}  // namespace uactor::app

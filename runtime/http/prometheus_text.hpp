@@ -1,0 +1,30 @@
+// The Prometheus text exposition of what `uactor run` counts (docs/configuration.md "Metrics"),
+// written by prometheus-cpp's TextSerializer from plain samples taken at the scrape: no
+// prometheus-cpp registry or counter on any service path (docs/decisions/0019).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "uactor/metrics.hpp"
+
+namespace uactor::app {
+
+struct endpoint_sample {
+  std::string endpoint;  // opc.tcp://host:port, the `endpoint` label
+  server_metrics metrics;
+};
+
+struct process_sample {
+  double cpu_seconds = 0;        // user + system
+  std::uint64_t resident_bytes = 0;
+  std::uint64_t writer_cycles = 0;  // ticks of the plant's [[writers]]
+};
+
+// This process now: CPU (getrusage) and resident set (/proc/self/statm).
+process_sample sample_process();
+
+std::string prometheus_text(const std::vector<endpoint_sample>& endpoints, const process_sample& process);
+
+}  // namespace uactor::app

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# `uactor run --config` with [metrics] and SIGHUP (issue 14, docs/configuration.md "Metrics" and
+# "Reload"), against node-opcua's client:
+# - /metrics parsed as Prometheus text moves by exactly the Reads node-opcua made; /health answers;
+# - SIGHUP with a changed users file: the new user logs in, the removed one is refused, a session
+#   opened before the reload goes on reading;
+# - SIGHUP with a broken plant file, then with a broken users file: every error logged, nothing
+#   changes (the user of the last good reload still logs in).
+#
+#   bash config_reload_interop.sh UACTOR_BINARY
+#
+# Exit 0 = all passed, 77 without node or node_modules, 1 otherwise.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if ! command -v node >/dev/null 2>&1; then echo "skipped: node not found"; exit 77; fi
+if [ ! -d "$here/node_modules" ]; then echo "skipped: $here/node_modules missing (npm ci)"; exit 77; fi
+uactor="${1:?usage: config_reload_interop.sh UACTOR_BINARY}"
+tmp="$(mktemp -d)"
+server_pid=""
+hold_pid=""
+cleanup() {
+    [ -n "$hold_pid" ] && kill "$hold_pid" 2>/dev/null
+    if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+pass() { echo "ok   $*"; }
+# Waits (bounded) until the server's log has a line matching $1 after line $2.
+wait_log() {
+    for _ in $(seq 100); do
+        tail -n "+$(($2 + 1))" "$tmp/server.err" | grep -q "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+log_lines() { wc -l <"$tmp/server.err"; }
+
+client_uri="urn:uactor:node-secure-client"
+if ! timeout -k 5 90 node "$here/security/make_certs.js" "$tmp/certs" "client=$client_uri" >"$tmp/certs.out" 2>&1; then
+    cat "$tmp/certs.out"; echo "config_reload_interop: FAIL: make_certs.js"; exit 1
+fi
+"$uactor" hash-password alice <<<'alice-pw' >"$tmp/users" || { echo "FAIL hash-password"; exit 1; }
+cat >"$tmp/plant.toml" <<'EOF'
+[server]
+demo = false
+users_file = "users"
+
+[[server.endpoints]]
+port = 0
+security = ["all"]
+
+[pki]
+dir = "pki"
+
+[metrics]
+port = 0
+EOF
+"$uactor" run --config "$tmp/plant.toml" --host 127.0.0.1 --trust "$tmp/certs/client/cert.der" \
+    >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
+server_pid=$!
+url="" metrics=""
+for _ in $(seq 600); do
+    url="$(sed -n 's#^listening on \(opc\.tcp://[^[:space:]]*\).*#\1#p' "$tmp/server.out" | head -n 1)"
+    metrics="$(sed -n 's#^metrics on \(http://[^/]*\)/metrics#\1#p' "$tmp/server.out" | head -n 1)"
+    [ -n "$url" ] && [ -n "$metrics" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$url" ] || [ -z "$metrics" ]; then
+    echo "config_reload_interop: FAIL: the server did not start"; cat "$tmp/server.out" "$tmp/server.err"; exit 1
+fi
+echo "config_reload_interop: serving $url, metrics at $metrics"
+
+timeout -k 5 70 node "$here/node_metrics_check.js" "$metrics" "$url" 25 >"$tmp/metrics.out" 2>"$tmp/metrics.err"
+status=$?
+cat "$tmp/metrics.out"
+[ "$status" -eq 0 ] || fail "node_metrics_check.js (exit $status): $(tail -n 5 "$tmp/metrics.err")"
+
+node_pki="$tmp/node-pki"
+mkdir -p "$node_pki/trusted/certs"
+cp "$tmp"/pki/own/certs/*.der "$node_pki/trusted/certs/"
+secure="--endpoint $url --policy Basic256Sha256 --mode SignAndEncrypt --cert $tmp/certs/client/cert.pem --key $tmp/certs/client/key.pem"
+# Runs the batch file $1 (one case a line) and checks each case's verdict.
+run_batch() {
+    timeout -k 5 150 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 30 --session-only --batch "$1" \
+        >"$1.out" 2>"$1.err"
+    while read -r name _; do
+        [ -z "$name" ] && continue
+        if grep -qE "^case $name: ok (all steps|failed as expected)" "$1.out"; then pass "$name"
+        else fail "$name: $(grep "^case $name" "$1.out" | tail -n 2)"; fi
+    done <"$1"
+}
+
+cat >"$tmp/before.txt" <<EOB
+before-alice-logs-in  $secure --user alice --password alice-pw
+before-bob-refused    $secure --user bob --password bob-pw --expect-fail BadUserAccessDenied --expect-step session
+EOB
+run_batch "$tmp/before.txt"
+
+# A session of alice's, opened before the reload, held through it.
+timeout -k 5 90 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 80 --session-only $secure \
+    --user alice --password alice-pw --hold-until "$tmp/release" >"$tmp/hold.out" 2>"$tmp/hold.err" &
+hold_pid=$!
+for _ in $(seq 200); do grep -q "ok read ServerState" "$tmp/hold.out" && break; sleep 0.1; done
+grep -q "ok read ServerState" "$tmp/hold.out" || fail "the held session did not start: $(tail -n 3 "$tmp/hold.out")"
+
+"$uactor" hash-password bob <<<'bob-pw' >"$tmp/users"
+mark=$(log_lines)
+kill -HUP "$server_pid"
+if wait_log "reload: 1 user(s)" "$mark"; then pass "SIGHUP reloaded the users file"
+else fail "no reload line after SIGHUP: $(tail -n 5 "$tmp/server.err")"; fi
+cat >"$tmp/after.txt" <<EOB
+after-bob-logs-in     $secure --user bob --password bob-pw
+after-alice-refused   $secure --user alice --password alice-pw --expect-fail BadUserAccessDenied --expect-step session
+EOB
+run_batch "$tmp/after.txt"
+
+touch "$tmp/release"
+wait "$hold_pid"
+hold_status=$?
+hold_pid=""
+if [ "$hold_status" -eq 0 ] && grep -q "ok held the session" "$tmp/hold.out"; then
+    pass "alice's session from before the reload went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/hold.out")"
+else
+    fail "the held session (exit $hold_status): $(tail -n 3 "$tmp/hold.out")"
+fi
+
+# A broken plant file: every error logged, nothing changes.
+cp "$tmp/plant.toml" "$tmp/plant.good"
+printf '[server]\nport = "x"\nbogus_key = 1\n' >"$tmp/plant.toml"
+mark=$(log_lines)
+kill -HUP "$server_pid"
+if wait_log "reload refused: the file has errors" "$mark" && tail -n "+$((mark + 1))" "$tmp/server.err" | grep -q "bogus_key"; then
+    pass "a broken plant file is refused with its errors"
+else
+    fail "broken plant file: $(tail -n 5 "$tmp/server.err")"
+fi
+cp "$tmp/plant.good" "$tmp/plant.toml"
+# A users file with a line that is not USER:HASH.
+echo "not a users line" >>"$tmp/users"
+mark=$(log_lines)
+kill -HUP "$server_pid"
+if wait_log "reload refused: the file has errors" "$mark" &&
+   tail -n "+$((mark + 1))" "$tmp/server.err" | grep -q "is not a file of user:hash lines"; then
+    pass "a broken users file is refused with its error"
+else
+    fail "broken users file: $(tail -n 5 "$tmp/server.err")"
+fi
+cat >"$tmp/still.txt" <<EOB
+still-bob-logs-in     $secure --user bob --password bob-pw
+EOB
+run_batch "$tmp/still.txt"
+kill -0 "$server_pid" 2>/dev/null && pass "the server still runs" || fail "the server ended"
+
+if [ "$failures" -ne 0 ]; then
+    tail -n 20 "$tmp/server.err"
+    echo "config_reload_interop: $failures failed"; exit 1
+fi
+echo "config_reload_interop: PASS"
