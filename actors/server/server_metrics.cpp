@@ -1,6 +1,7 @@
 #include "actors/server/server_metrics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string_view>
 
@@ -89,20 +90,15 @@ std::size_t service_index(const ua::extension_object& request) noexcept {
 }
 
 ua::status_code service_result_of(std::span<const std::uint8_t> m) noexcept {
-  if (m.empty()) return ua::status::good;
   // The encoding NodeId: TwoByte (2 bytes), FourByte (4), Numeric (7); a response type's id never
-  // needs another form.
-  std::size_t id = 0;
-  switch (m[0]) {
-    case 0x00: id = 2; break;
-    case 0x01: id = 4; break;
-    case 0x02: id = 7; break;
-    default: return ua::status::good;
-  }
-  const std::size_t at = id + 8 + 4;  // Timestamp, RequestHandle
+  // needs another form. Then Timestamp (8) and RequestHandle (4).
+  static constexpr std::uint8_t id_size[3] = {2, 4, 7};
+  if (m.empty() || m[0] > 2) return ua::status::good;
+  const std::size_t at = id_size[m[0]] + 8 + 4;
   if (m.size() < at + 4) return ua::status::good;
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(m[at + i]) << (8 * i);  // little endian
+  std::uint32_t v;
+  std::memcpy(&v, m.data() + at, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);  // the wire is little endian
   return ua::status_code(v);
 }
 
