@@ -158,7 +158,14 @@ void write_message(byte_buffer& out, const acknowledge& v) { write_whole(out, v)
 void write_message(byte_buffer& out, const error_message& v) { write_whole(out, v); }
 void write_message(byte_buffer& out, const reverse_hello& v) { write_whole(out, v); }
 
-status_code read_message(std::span<const std::uint8_t> in, hello& v) { return read_whole(in, v, uacp_limits()); }
+// A Hello's EndpointUrl is decoded whatever its length (the message is whole in memory, bounded by
+// the receive buffer), so that accept_hello answers one over 4096 bytes with
+// Bad_TcpEndpointUrlInvalid as §7.1.2.3 says, not with a decoding error.
+status_code read_message(std::span<const std::uint8_t> in, hello& v) {
+  auto limits = uacp_limits();
+  limits.max_string_length = in.size();
+  return read_whole(in, v, limits);
+}
 status_code read_message(std::span<const std::uint8_t> in, acknowledge& v) { return read_whole(in, v, uacp_limits()); }
 status_code read_message(std::span<const std::uint8_t> in, error_message& v) { return read_whole(in, v, uacp_limits()); }
 status_code read_message(std::span<const std::uint8_t> in, reverse_hello& v) { return read_whole(in, v, uacp_limits()); }

@@ -70,9 +70,16 @@ ua::expected<ua::byte_string> decrypt_secret(const security_policy& p, const rsa
   OPENSSL_cleanse(block.data(), block.size());
   std::uint32_t length = 0;
   if (ok && plain.size() >= 4) std::memcpy(&length, plain.data(), 4);
-  // The length covers secret and nonce, and is exactly what follows it.
-  ok = ok && plain.size() >= 4 && length == plain.size() - 4 && length >= server_nonce.size();
-  ok = ok && CRYPTO_memcmp(plain.data() + plain.size() - server_nonce.size(), server_nonce.data(), server_nonce.size()) == 0;
+  // The length covers secret and nonce. Part 4 §7.36.2.2 (1.05, the Legacy Encrypted Token Secret
+  // Format): "If a Client adds padding then all bytes shall be zero. A Server shall check for
+  // padding added by Clients and ensure that all padding bytes are zeros." (open62541 1.5 pads
+  // to the RSA block size.) So what follows length + secret + nonce must be zeros, if anything.
+  ok = ok && plain.size() >= 4 && length <= plain.size() - 4 && length >= server_nonce.size();
+  const std::size_t end = ok ? 4 + static_cast<std::size_t>(length) : 0;
+  ok = ok && CRYPTO_memcmp(plain.data() + end - server_nonce.size(), server_nonce.data(), server_nonce.size()) == 0;
+  unsigned char padding = 0;
+  for (std::size_t i = end; ok && i < plain.size(); ++i) padding |= static_cast<unsigned char>(plain[i]);
+  ok = ok && padding == 0;
   if (!ok) {
     OPENSSL_cleanse(plain.data(), plain.size());
     return ua::status::bad_identity_token_invalid;

@@ -28,9 +28,9 @@ bool verify(const security_policy&, const rsa_key& peer_public, std::span<const 
 // OpenSSL fails.
 ua::byte_string encrypt_secret(const security_policy&, const rsa_key& server_public,
                                std::span<const std::uint8_t> secret, std::span<const std::uint8_t> server_nonce);
-// Decrypts and checks the length field and that the trailing nonce is `server_nonce` (the last
-// one the server sent on this session). Bad_IdentityTokenInvalid otherwise; the secret's bytes
-// (the password) when good.
+// Decrypts and checks the length field, that the nonce after the secret is `server_nonce` (the
+// last one the server sent on this session) and that what may follow it (a client's padding) is
+// all zeros. Bad_IdentityTokenInvalid otherwise; the secret's bytes (the password) when good.
 ua::expected<ua::byte_string> decrypt_secret(const security_policy&, const rsa_key& server_private,
                                              std::span<const std::uint8_t> cipher,
                                              std::span<const std::uint8_t> server_nonce);

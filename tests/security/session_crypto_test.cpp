@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -133,4 +134,43 @@ TEST_CASE("session_crypto: decrypt_secret refuses another nonce, another key, an
   REQUIRE(rsa_encrypt_blocks(ctx.get(), 256, 256 - 42, span_of(tiny), reinterpret_cast<std::uint8_t*>(c.data()), true));
   CHECK(decrypt_secret(p, server, span_of(c), n).error() == ua::status::bad_identity_token_invalid);
   CHECK(decrypt_secret(p, server, span_of(c), {}));  // with no nonce to match, the same bytes are a 3-byte secret
+}
+
+// Part 4 §7.36.2.2 (1.05): a client may pad the legacy secret's plaintext, with zeros only (open62541
+// 1.5 pads to the RSA block). The plaintexts are built by hand from the spec's layout:
+// Length (UInt32, of secret + nonce) | secret | nonce | padding.
+TEST_CASE("session_crypto: decrypt_secret takes zero padding after the nonce and refuses any other", "[security]") {
+  const auto& p = policy("Basic256Sha256");
+  const auto& server = test_rsa_key(2048, 1);
+  const auto n = nonce(9);
+  const std::string password = "user1-password";
+  const std::size_t plain_block = rsa_plain_block_size(p, server.public_only());
+  REQUIRE(plain_block == 256 - 42);  // OAEP with SHA-1
+  const auto encrypt = [&](std::size_t padded_to, std::size_t poke) {
+    std::string raw(std::max(padded_to, 4 + password.size() + n.size()), '\0');
+    const auto l = static_cast<std::uint32_t>(password.size() + n.size());
+    std::memcpy(raw.data(), &l, 4);
+    std::memcpy(raw.data() + 4, password.data(), password.size());
+    std::memcpy(raw.data() + 4 + password.size(), n.data(), n.size());
+    if (poke < raw.size()) raw[poke] = 1;
+    const std::size_t blocks = (raw.size() + plain_block - 1) / plain_block;
+    std::string c(blocks * 256, '\0');
+    const auto ctx = make_rsa_encrypt_ctx(p, server.public_only());
+    REQUIRE(ctx);
+    REQUIRE(rsa_encrypt_blocks(ctx.get(), 256, plain_block, span_of(raw), reinterpret_cast<std::uint8_t*>(c.data()), true));
+    return c;
+  };
+  const std::size_t none = ~std::size_t{0};
+  for (const std::size_t padded_to : {std::size_t{0}, plain_block, plain_block + 1, 2 * plain_block}) {
+    INFO("padded to " << padded_to);
+    const auto back = decrypt_secret(p, server, span_of(encrypt(padded_to, none)), n);
+    REQUIRE(back.has_value());
+    CHECK(back->view() == password);
+  }
+  const std::size_t unpadded = 4 + password.size() + n.size();
+  for (const std::size_t poke : {unpadded, plain_block - 1, plain_block + 10}) {
+    INFO("a non-zero padding byte at " << poke);
+    CHECK(decrypt_secret(p, server, span_of(encrypt(2 * plain_block, poke)), n).error() ==
+          ua::status::bad_identity_token_invalid);
+  }
 }
