@@ -12,6 +12,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+
+#include <limits>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -186,6 +188,11 @@ ua::expected<certificate> certificate::from_file(const std::filesystem::path& fi
   std::ifstream in(file, std::ios::binary);
   if (!in) return ua::status::bad_not_found;
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return from_der_or_pem(bytes);
+}
+
+ua::expected<certificate> certificate::from_der_or_pem(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return ua::status::bad_certificate_invalid;
   static constexpr std::string_view pem_begin = "-----BEGIN";
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.find(pem_begin) == std::string_view::npos) return from_der(bytes);

@@ -31,6 +31,9 @@ public:
   // Part 6 §6.7.2.3: a SenderCertificate may be the leaf followed by its issuers, DER back to
   // back. The first is the leaf. Bad_CertificateInvalid when any part does not parse.
   static ua::expected<std::vector<certificate>> chain_from_der(std::span<const std::uint8_t> der);
+  // One certificate, DER or PEM (the first PEM block): what files and some clients' X509 identity
+  // tokens hold. Bad_CertificateInvalid otherwise.
+  static ua::expected<certificate> from_der_or_pem(std::span<const std::uint8_t> bytes);
   // A file holding one certificate, DER or PEM. Bad_NotFound when it cannot be read.
   static ua::expected<certificate> from_file(const std::filesystem::path& file);
 

@@ -219,11 +219,17 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
   };
   const bool secured = channel.mode == ua::message_security_mode::sign ||
                        channel.mode == ua::message_security_mode::sign_and_encrypt;
+  // Every refusal says why in the log (the client sees only the status).
+  const auto refuse = [](std::string_view token_type, std::string_view why, ua::status_code sc) {
+    spdlog::warn("ActivateSession refused: {} identity token: {} ({})", token_type, why, sc.name());
+    return sc;
+  };
   const ua::anonymous_identity_token* anonymous = token.get_if<ua::anonymous_identity_token>();
   if (anonymous || token.empty()) {
-    if (ids && !ids->anonymous) return ua::status::bad_identity_token_rejected;
+    if (ids && !ids->anonymous)
+      return refuse("anonymous", "this server does not offer anonymous sessions", ua::status::bad_identity_token_rejected);
     const auto* p = policy_of(ua::user_token_type::anonymous, anonymous ? anonymous->policy_id : ua::ua_string{});
-    if (!p) return ua::status::bad_identity_token_invalid;
+    if (!p) return refuse("anonymous", "its PolicyId names no anonymous token policy of the endpoint", ua::status::bad_identity_token_invalid);
     s.user_token_policy_id = p->policy_id;
     s.user_name = {};
     // Part 4 §5.13.7: anonymous sessions are told apart by the client's ApplicationUri.
@@ -232,7 +238,11 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
   }
   if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
     const auto* p = policy_of(ua::user_token_type::user_name, t->policy_id);
-    if (!p || !ids || !ids->user_name || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
+    if (!p || !ids || !ids->user_name || channel.policy->is_none())
+      return refuse("UserName", channel.policy->is_none() ? "not accepted over SecurityPolicy None"
+                                : !p ? "its PolicyId names no UserName token policy of the endpoint"
+                                     : "this server has no users",
+                    ua::status::bad_identity_token_rejected);
     if (const auto sc = check_user_name(*t, channel, s); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
     s.user_name = t->user_name;
@@ -241,7 +251,11 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
   }
   if (const auto* t = token.get_if<ua::x509_identity_token>()) {
     const auto* p = policy_of(ua::user_token_type::certificate, t->policy_id);
-    if (!p || !ids || !ids->x509 || channel.policy->is_none()) return ua::status::bad_identity_token_rejected;
+    if (!p || !ids || !ids->x509 || channel.policy->is_none())
+      return refuse("X509", channel.policy->is_none() ? "not accepted over SecurityPolicy None"
+                            : !p ? "its PolicyId names no certificate token policy of the endpoint"
+                                 : "this server does not take user certificates",
+                    ua::status::bad_identity_token_rejected);
     std::string thumbprint;
     if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
@@ -249,8 +263,9 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     s.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
     return ua::status::good;
   }
-  if (token.get_if<ua::issued_identity_token>()) return ua::status::bad_identity_token_rejected;
-  return ua::status::bad_identity_token_invalid;
+  if (token.get_if<ua::issued_identity_token>())
+    return refuse("IssuedIdentity", "issued tokens are not supported", ua::status::bad_identity_token_rejected);
+  return refuse("unknown", "the token is not one of Part 4 §7.41's types", ua::status::bad_identity_token_invalid);
 }
 
 ua::status_code session_manager::check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
@@ -259,7 +274,11 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
   std::string password;
   if (t.encryption_algorithm.empty()) {
     // Part 4 §7.41.2.2: a password in clear only inside an encrypted channel.
-    if (channel.mode != ua::message_security_mode::sign_and_encrypt) return ua::status::bad_identity_token_invalid;
+    if (channel.mode != ua::message_security_mode::sign_and_encrypt) {
+      spdlog::warn("ActivateSession refused: user '{}' sent the password unencrypted over a channel that does not "
+                   "encrypt", t.user_name.view());
+      return ua::status::bad_identity_token_invalid;
+    }
     password = t.password.str();
   } else {
     if (t.encryption_algorithm.view() != channel.policy->encryption_algorithm_uri) {
@@ -289,8 +308,14 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
                                             const channel_peer& channel, const session& s, const instant& now,
                                             std::string& thumbprint) const {
   auto& sec = *config_.security;
-  auto cert = security::certificate::from_der(bytes_of(t.certificate_data));
-  if (!cert) return ua::status::bad_identity_token_invalid;
+  // DER as Part 4 §7.41.2.4 says; PEM too, which some clients send (README "Security"). Either way
+  // the trust checks and the token signature below decide.
+  auto cert = security::certificate::from_der_or_pem(bytes_of(t.certificate_data));
+  if (!cert) {
+    spdlog::warn("ActivateSession refused: X509 identity token: its certificateData is neither a DER nor a PEM "
+                 "certificate ({} bytes)", t.certificate_data.size());
+    return ua::status::bad_identity_token_invalid;
+  }
   security::validation_options o;
   o.min_key_bits = channel.policy->min_key_bits;
   o.max_key_bits = channel.policy->max_key_bits;

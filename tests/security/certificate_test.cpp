@@ -233,3 +233,29 @@ console.log('bits=' + crypto.exploreCertificateInfo(der).publicKeyLength * 8);
   CHECK(contains(out, "signature=true"));
   CHECK(contains(out, "bits=2048"));
 }
+
+// Some clients send an X509IdentityToken's certificateData as PEM (issue 20): the session check reads
+// it with from_der_or_pem; the certificate is the same, and garbage is still refused.
+TEST_CASE("certificate: from_der_or_pem reads DER and PEM alike and refuses anything else", "[security]") {
+  const auto& cert = shared_identity().cert;
+  const auto der = cert.der();
+  BIO* bio = BIO_new(BIO_s_mem());
+  REQUIRE(PEM_write_bio_X509(bio, cert.native()) == 1);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  const std::string pem(data, static_cast<std::size_t>(n));
+  BIO_free(bio);
+  const auto bytes = [](std::string_view s) { return std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); };
+
+  const auto from_der = certificate::from_der_or_pem(der);
+  const auto from_pem = certificate::from_der_or_pem(bytes(pem));
+  REQUIRE(from_der.has_value());
+  REQUIRE(from_pem.has_value());
+  CHECK(from_pem->thumbprint_hex() == cert.thumbprint_hex());
+  CHECK(from_der->thumbprint_hex() == cert.thumbprint_hex());
+  CHECK(certificate::from_der_or_pem(bytes("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")).error() ==
+        ua::status::bad_certificate_invalid);
+  CHECK(certificate::from_der_or_pem(bytes(pem.substr(0, pem.size() / 2))).error() == ua::status::bad_certificate_invalid);
+  CHECK(certificate::from_der_or_pem(der.first(der.size() - 1)).error() == ua::status::bad_certificate_invalid);
+  CHECK(certificate::from_der_or_pem({}).error() == ua::status::bad_certificate_invalid);
+}
