@@ -56,10 +56,8 @@ std::string expanded_text(const ua::expanded_node_id& x) {
 
 // The fields of the structures a person meets most (a Variable's EURange and EngineeringUnits,
 // a method's Arguments, the Server's status and build info, enumerations' EnumValues), by their
-// Part 5 names. Other structures have no field list in the client: they print by TypeId.
-using field_list = std::vector<std::pair<std::string_view, ua::variant>>;
-
-std::optional<std::pair<std::string_view, field_list>> structure_fields(const ua::extension_object& x) {
+// Part 5 names; the others through the style's resolver, or by TypeId.
+std::optional<structure_view> known_fields(const ua::extension_object& x) {
   if (const auto* r = x.get_if<ua::range>()) return {{"Range", {{"Low", r->low}, {"High", r->high}}}};
   if (const auto* e = x.get_if<ua::eu_information>())
     return {{"EUInformation",
@@ -82,6 +80,12 @@ std::optional<std::pair<std::string_view, field_list>> structure_fields(const ua
     return {{"EnumValueType", {{"Value", v->value}, {"DisplayName", v->display_name}, {"Description", v->description}}}};
   if (const auto* t = x.get_if<ua::time_zone_data_type>())
     return {{"TimeZoneDataType", {{"Offset", t->offset}, {"DaylightSavingInOffset", t->daylight_saving_in_offset}}}};
+  return std::nullopt;
+}
+
+std::optional<structure_view> structure_fields(const ua::extension_object& x, const output_style& style) {
+  if (auto known = known_fields(x)) return known;
+  if (style.structures && !x.empty()) return style.structures->fields(x);
   return std::nullopt;
 }
 
@@ -116,10 +120,10 @@ std::string text_one(const T& x, const output_style& style) {
     if (!x.locale.is_null() && !x.locale.empty()) s += std::string(x.locale.view()) + " ";
     return s + "\"" + std::string(x.text.view()) + "\"";
   } else if constexpr (std::is_same_v<T, ua::extension_object>) {
-    if (auto fields = structure_fields(x)) {
-      std::string s = std::string(fields->first) + " {";
+    if (auto fields = structure_fields(x, style)) {
+      std::string s = std::string(fields->name) + " {";
       bool first = true;
-      for (const auto& [name, value] : fields->second) {
+      for (const auto& [name, value] : fields->fields) {
         s += (first ? "" : ", ") + std::string(name) + ": " + text_untyped(value, style);
         first = false;
       }
@@ -199,10 +203,10 @@ std::string json_one(const T& x, const output_style& style) {
     if (x.empty()) return "null";
     json_object o;
     o.text("typeId", x.type_id().to_string());
-    if (auto fields = structure_fields(x)) {
+    if (auto fields = structure_fields(x, style)) {
       json_object f;
-      for (const auto& [name, value] : fields->second) f.raw(name, json_untyped(value, style));
-      return o.text("dataType", fields->first).raw("fields", f.str()).str();
+      for (const auto& [name, value] : fields->fields) f.raw(name, json_untyped(value, style));
+      return o.text("dataType", fields->name).raw("fields", f.str()).str();
     }
     if (x.body()) return o.text("dataType", x.body()->type().name).str();
     return o.text("body", base64(x.raw_body().view())).str();

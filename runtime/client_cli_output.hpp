@@ -5,12 +5,31 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "protocol/generated/types.hpp"
 
 namespace uactor::app {
+
+// A structure's fields by name, in their order (the names outlive the list: literals, or owned by
+// the resolver that made it).
+using field_list = std::vector<std::pair<std::string_view, ua::variant>>;
+struct structure_view {
+  std::string_view name;  // "Range", the DataType's BrowseName
+  field_list fields;
+};
+
+// Decodes structures the client has no generated type for, by their DataTypeDefinition
+// (client_cli_structures.cpp asks the server). nullopt: print it by TypeId.
+class structure_resolver {
+public:
+  virtual ~structure_resolver() = default;
+  virtual std::optional<structure_view> fields(const ua::extension_object& x) = 0;
+};
 
 struct output_style {
   bool json = false;        // --json: one JSON object per line on stdout
@@ -18,6 +37,7 @@ struct output_style {
   // Text only: an array longer than this prints its first elements and a count (0: all of it).
   // The commands set it when stdout is a terminal.
   std::size_t max_elements = 0;
+  structure_resolver* structures = nullptr;  // structures beyond the known ones; null: by TypeId
 };
 
 // ISO 8601: 2026-12-01T12:23:14.5Z (UTC, fraction to 100 ns with trailing zeros dropped), or with

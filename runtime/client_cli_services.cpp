@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/client_cli_internal.hpp"
+#include "runtime/client_cli_structures.hpp"
 #include "uactor/client.hpp"
 
 namespace uactor::app::client_cli {
@@ -97,8 +98,10 @@ int run_read(const common_args& a, const std::vector<std::string>& nodes) {
     id.attribute_id = attr_value;
     req.nodes_to_read.push_back(std::move(id));
   }
-  const auto style = a.style();
+  auto style = a.style();
   auto c = connect_or_exit(a);
+  server_structures structures(c);
+  style.structures = &structures;
   auto r = c.read_sync(req);
   if (!r) service_failed(c, "Read", r.error());
   int code = exit_good;
@@ -387,7 +390,9 @@ int run_call(const common_args& a, const std::string& object, const std::string&
   if (!r) service_failed(c, "Call", r.error());
   if (r->results.empty()) service_failed(c, "Call", ua::status::bad_unknown_response);
   const auto& result = r->results[0];
-  const auto style = a.style();
+  auto style = a.style();
+  server_structures structures(c);
+  style.structures = &structures;
   if (style.json) {
     std::string outputs = "[", inputs = "[";
     for (const auto& out : result.output_arguments) outputs += (outputs.size() > 1 ? "," : "") + json_value(out, style);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/client_cli_internal.hpp"
+#include "runtime/client_cli_structures.hpp"
 #include "uactor/client.hpp"
 
 namespace uactor::app::client_cli {
@@ -27,7 +28,7 @@ int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vec
   if (nodes.empty()) usage("subscribe: give at least one NodeId");
   std::vector<ua::node_id> ids;
   for (const auto& n : nodes) ids.push_back(node_or_exit(n));
-  const auto style = a.style();
+  auto style = a.style();
   std::uint32_t deadband_type = 0;  // Part 4 §7.22.2 DeadbandType: 1 absolute, 2 percent
   if (!sa.deadband_type.empty()) deadband_type = sa.deadband_type == "absolute" ? 1 : 2;
   if (sa.deadband != 0 && deadband_type == 0) usage("subscribe: --deadband needs --deadband-type absolute|percent");
@@ -36,6 +37,23 @@ int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vec
                        : sa.trigger == "status-value-timestamp" ? ua::data_change_trigger::status_value_timestamp
                                                                 : ua::data_change_trigger::status_value;
   auto c = connect_or_exit(a);
+  // The values are printed on a client thread, which must not wait for the server: the
+  // structures the nodes' DataTypes need are asked for now.
+  server_structures structures(c);
+  {
+    ua::read_request rr;
+    for (const auto& id : ids) {
+      ua::read_value_id rv;
+      rv.node_id = id;
+      rv.attribute_id = 14;  // DataType
+      rr.nodes_to_read.push_back(std::move(rv));
+    }
+    if (auto types = c.read_sync(std::move(rr)))
+      for (const auto& dv : types->results)
+        if (const auto* t = dv.value.get_if<ua::node_id>()) structures.prefetch(*t);
+  }
+  structures.go_offline();
+  style.structures = &structures;
 
   struct shared {
     std::mutex mutex;

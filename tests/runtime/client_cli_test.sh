@@ -15,6 +15,7 @@
 # command has a timeout; the server is stopped at exit.
 set -u
 uactor="${1:?usage: client_cli_test.sh UACTOR}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if ! command -v python3 >/dev/null 2>&1; then echo "skipped: python3 missing"; exit 77; fi
 
 tmp="$(mktemp -d)"
@@ -78,6 +79,7 @@ mkdir -p "$tmp/once" && cp -r "$client_pki/own" "$tmp/once/own"
 "$uactor" run --host 127.0.0.1 --port 0 --pki "$tmp/server" --writer-interval 50 \
     --security Basic256Sha256:SignAndEncrypt,Aes256_Sha256_RsaPss:Sign \
     --trust "$client_pki/own/certs/uactor-client.der" --trust "$user_cert" --user operator:s3cret \
+    --nodeset "$here/../fuzz/nodeset_seeds/small.NodeSet2.xml" \
     >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
 url=""
@@ -92,7 +94,7 @@ echo "client_cli: uactor run at $url"
 server_der="$(ls "$tmp/server/own/certs/"*.der | head -n 1)"
 thumbprint="$(sha1sum "$server_der" | cut -d' ' -f1 | tr a-f A-F)"
 
-# ---- the untrusted server certificate
+# ---- the untrusted server certificate (its first contact also shows the refusal's exact words)
 sec=(--security encrypt --pki "$client_pki")
 if run "untrusted server certificate: exit 3" 3 "$uactor" read "$url" "ns=1;s=the.answer" "${sec[@]}"; then
     if grep -qF "is not trusted" "$tmp/err" && grep -qF "thumbprint  $thumbprint" "$tmp/err"; then
@@ -160,6 +162,15 @@ assert a['status'] == 'Good' and a['statusCode'] == 0, a
 assert a['serverTimestamp'].endswith('Z') and a['serverTimestamp'][4] == '-' and a['serverTimestamp'][10] == 'T', a
 assert b['status'] == 'BadNodeIdUnknown' and b['value'] is None, b
 "
+run "read --json a structure of a loaded NodeSet" 0 "$uactor" read "$url" "ns=2;i=4003" "ns=2;i=2004" "${u[@]}" --json &&
+    json "read --json: structures by field, from the server's DataTypeDefinition and known ones" "
+pump, rng = lines
+v = pump['value']['value']
+assert v['dataType'] == 'PumpStatus' and v['fields'] == {'Mode': 1, 'Rpm': 1500, 'Tags': ['x']}, pump
+assert rng['value']['value']['fields'] == {'Low': -1.5, 'High': 99}, rng
+"
+expect "read a structure (text)" 0 'ExtensionObject PumpStatus {Mode: 1, Rpm: 1500, Tags: ["x"]}' "$uactor" read "$url" "ns=2;i=4003" "${u[@]}"
+expect "subscribe prints a structure by field" 0 'PumpStatus {Mode: 1' "$uactor" subscribe "$url" "ns=2;i=4003" --count 1 "${u[@]}"
 expect "write, typed by the node's DataType" 0 "UInt16 4242	Good" "$uactor" write "$url" "ns=1;s=Demo.Static.Scalar.UInt16" 4242 "${u[@]}"
 expect "write --type Double to a Double" 0 "Double 2.5	Good" "$uactor" write "$url" "ns=1;s=Demo.Static.Scalar.Double" 2.5 "${u[@]}" --type Double
 expect "write --type Int32 to a Double: the server says BadTypeMismatch, exit 1" 1 "BadTypeMismatch" \
