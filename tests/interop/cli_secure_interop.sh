@@ -137,7 +137,7 @@ assert f['CurrentTime'].endswith('Z') and 'ProductName' in f['BuildInfo']['field
 expect "write" 0 "Good" "$uactor" write "$url" "ns=1;s=Demo.Static.Scalar.UInt16" 4242 "${u[@]}"
 run "read it back --json" 0 "$uactor" read "$url" "ns=1;s=Demo.Static.Scalar.UInt16" "${u[@]}" --json &&
     json "the written value" "assert lines[0]['value'] == {'type': 'UInt16', 'value': 4242}, lines"
-expect "browse --depth 2" 0 "  1:Static	ns=1;s=Demo.Static	Object" "$uactor" browse "$url" "ns=1;s=Demo" --depth 2 "${u[@]}"
+expect "browse --depth 2" 0 "  1:Scalar	ns=1;s=Demo.Static.Scalar	Object" "$uactor" browse "$url" "ns=1;s=Demo" --depth 2 "${u[@]}"
 run "call --json" 0 "$uactor" call "$url" "ns=1;s=Demo.Methods" "ns=1;s=Demo.Methods.Add" 1.5 2.25 "${u[@]}" --json &&
     json "call --json" "assert lines[0]['outputs'] == [{'type': 'Double', 'value': 3.75}], lines"
 run "subscribe --json --count 3" 0 "$uactor" subscribe "$url" "ns=1;s=Demo.Dynamic.Counter" --count 3 --interval 50 --sampling 0 "${u[@]}" --json &&
