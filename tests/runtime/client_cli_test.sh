@@ -141,6 +141,28 @@ expect "--policy names what the server does not offer for the mode: exit 3" 3 "o
 expect "--policy alone means SignAndEncrypt" 0 "Int32 43" "$uactor" read "$url" "ns=1;s=the.answer" \
     --policy Basic256Sha256 --pki "$client_pki"
 
+# ---- at a terminal (script(1) gives the command one): the password asked with echo off, and a
+# long array cut with its count
+if command -v script >/dev/null 2>&1; then
+    tty_cmd="$(printf '%q ' "$uactor" read "$url" "ns=1;s=the.answer" --security encrypt --pki "$client_pki" --user operator)"
+    (sleep 2; printf 's3cret\n') | timeout -k 5 30 script -qec "$tty_cmd" /dev/null >"$tmp/tty.out" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ] && grep -qF "Password for operator:" "$tmp/tty.out" && grep -qF "Int32 43" "$tmp/tty.out"; then
+        pass "the password asked on the terminal"
+    else fail "the password prompt: exit $rc: $(cat "$tmp/tty.out")"; fi
+    long="[$(seq -s, 1 30)]"
+    "$uactor" write "$url" "ns=1;s=Demo.Static.Array.Int32" "$long" --security encrypt --pki "$client_pki" >/dev/null 2>&1
+    tty_cmd="$(printf '%q ' "$uactor" read "$url" "ns=1;s=Demo.Static.Array.Int32" --security encrypt --pki "$client_pki")"
+    timeout -k 5 30 script -qec "$tty_cmd" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+    if grep -qF "Int32[] [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, ... 10 more (30)]" "$tmp/tty.out"; then
+        pass "a long array on a terminal: the first 20 and the count"
+    else fail "a long array on a terminal: $(cat "$tmp/tty.out")"; fi
+    expect "the same array into a pipe: every element" 0 "28, 29, 30]" "$uactor" read "$url" "ns=1;s=Demo.Static.Array.Int32" \
+        --security encrypt --pki "$client_pki"
+else
+    echo "skip the terminal cases: no script(1)"
+fi
+
 # ---- every command, logged in over SignAndEncrypt, with --json parsed
 u=(--security encrypt --pki "$client_pki" --user operator --password-file "$tmp/password")
 run "endpoints --json" 0 "$uactor" endpoints "$url" --json &&
