@@ -32,7 +32,7 @@ ua::node_id node_or_exit(const std::string& text) {
 namespace {
 
 constexpr const char* exit_codes_footer =
-    "Exit status: 0 every operation Good, 1 an item or the call Bad, 2 usage error, 3 no connection\n"
+    "Exit status: 0 every operation Good, 1 an item or the call not Good, 2 usage error, 3 no connection\n"
     "(refused, untrusted server certificate, lost, timed out). docs/cli.md has the details.";
 
 void add_common(CLI::App* cmd, common_args& a) {

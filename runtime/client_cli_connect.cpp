@@ -275,6 +275,8 @@ client connect_or_exit(const common_args& a) {
     if (sc == ua::status::bad_user_access_denied) why += " (the user name or password is wrong, or the user may not log in)";
     if (sc == ua::status::bad_identity_token_rejected || sc == ua::status::bad_identity_token_invalid)
       why += " (the endpoint does not take this identity; uactor endpoints shows the token types it offers)";
+    if ((sc == ua::status::bad_security_policy_rejected || sc == ua::status::bad_security_mode_rejected) && mode_word == "none")
+      why += " (the server offers no session without security: try --security encrypt; uactor endpoints shows what it offers)";
     if (sc == ua::status::bad_security_checks_failed)
       why += " (the server may not trust our certificate: " + pki_dir_of(a) + "/own/certs/uactor-client.der)";
     cannot_connect(a, why);

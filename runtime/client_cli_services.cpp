@@ -257,7 +257,7 @@ struct browse_walk {
                (seen ? "\t(above)" : ""));
   }
 
-  // The references of `node` (BrowseNext until done); false when the service failed as a whole.
+  // The references of `node`, BrowseNext until done (a failed service ends the command).
   std::vector<ua::reference_description> references_of(const ua::node_id& node) {
     ua::browse_request req;
     ua::browse_description d;

@@ -54,7 +54,7 @@ TEST_CASE("client_cli: times print as ISO 8601, UTC or local with the zone's off
   }
 }
 
-TEST_CASE("client_cli: values print with their type; structures by field; LocalizedText with its locale",
+TEST_CASE("client_cli: values print with their type, structures by field, LocalizedText with its locale",
           "[runtime][cli]") {
   const output_style plain;
   CHECK(app::format_value(ua::variant(std::int32_t{43}), plain) == "Int32 43");
