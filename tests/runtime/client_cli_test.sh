@@ -193,6 +193,7 @@ assert rng['value']['value']['fields'] == {'Low': -1.5, 'High': 99}, rng
 "
 expect "read a structure (text)" 0 'ExtensionObject PumpStatus {Mode: 1, Rpm: 1500, Tags: ["x"]}' "$uactor" read "$url" "ns=2;i=4003" "${u[@]}"
 expect "subscribe prints a structure by field" 0 'PumpStatus {Mode: 1' "$uactor" subscribe "$url" "ns=2;i=4003" --count 1 "${u[@]}"
+expect "--local-time: the zone's offset" 0 "+01:00" env TZ=CET-1 "$uactor" read "$url" "ns=1;s=the.answer" "${u[@]}" --local-time
 expect "write, typed by the node's DataType" 0 "UInt16 4242	Good" "$uactor" write "$url" "ns=1;s=Demo.Static.Scalar.UInt16" 4242 "${u[@]}"
 expect "write --type Double to a Double" 0 "Double 2.5	Good" "$uactor" write "$url" "ns=1;s=Demo.Static.Scalar.Double" 2.5 "${u[@]}" --type Double
 expect "write --type Int32 to a Double: the server says BadTypeMismatch, exit 1" 1 "BadTypeMismatch" \
