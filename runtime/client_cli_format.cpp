@@ -89,6 +89,31 @@ std::optional<structure_view> structure_fields(const ua::extension_object& x, co
   return std::nullopt;
 }
 
+// A string for a line of text: quoted, with the characters that would break the line (or the
+// tab-separated columns) escaped as C does.
+std::string quoted_text(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
 template <class T>
 constexpr bool is_array_type = requires(const T& x) {
   typename T::value_type;
@@ -107,7 +132,7 @@ std::string text_one(const T& x, const output_style& style) {
   else if constexpr (std::is_integral_v<T>) return std::to_string(x);
   else if constexpr (std::is_floating_point_v<T>) return format_double(x);
   else if constexpr (std::is_same_v<T, ua::ua_string> || std::is_same_v<T, ua::xml_element>)
-    return x.is_null() ? "null" : "\"" + std::string(x.view()) + "\"";
+    return x.is_null() ? "null" : quoted_text(x.view());
   else if constexpr (std::is_same_v<T, ua::date_time>) return format_time(x, style.local_time);
   else if constexpr (std::is_same_v<T, ua::guid>) return x.to_string();
   else if constexpr (std::is_same_v<T, ua::byte_string>) return x.is_null() ? "null" : hex_bytes(x.view());
@@ -118,7 +143,7 @@ std::string text_one(const T& x, const output_style& style) {
   else if constexpr (std::is_same_v<T, ua::localized_text>) {
     std::string s;
     if (!x.locale.is_null() && !x.locale.empty()) s += std::string(x.locale.view()) + " ";
-    return s + "\"" + std::string(x.text.view()) + "\"";
+    return s + quoted_text(x.text.view());
   } else if constexpr (std::is_same_v<T, ua::extension_object>) {
     if (auto fields = structure_fields(x, style)) {
       std::string s = std::string(fields->name) + " {";

@@ -61,6 +61,9 @@ TEST_CASE("client_cli: values print with their type, structures by field, Locali
   CHECK(app::format_value(ua::variant(ua::localized_text{ua::ua_string("de"), ua::ua_string("Druck")}), plain) ==
         "LocalizedText de \"Druck\"");
   CHECK(app::format_value(ua::variant(sample_time), plain) == "DateTime 2026-12-01T12:23:14.5Z");
+  // A line per item: what would break the line or its tab-separated columns is escaped.
+  CHECK(app::format_value(ua::variant(ua::ua_string("a\tb\nc \"q\" \\ \x01")), plain) ==
+        "String \"a\\tb\\nc \\\"q\\\" \\\\ \\x01\"");
   CHECK(app::format_value(ua::variant(ua::extension_object(ua::range{0, 100.5})), plain) ==
         "ExtensionObject Range {Low: 0, High: 100.5}");
   ua::eu_information eu;
