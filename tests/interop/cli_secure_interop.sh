@@ -4,8 +4,8 @@
 # SignAndEncrypt with anonymous, UserName user1/password and X509 users):
 # - its untrusted certificate refused (exit 3) with the thumbprint and the trust command, which
 #   then trusts it;
-# - sign and encrypt, each with anonymous, UserName (password file) and X509 identities; each
-#   policy by --policy; a wrong password (exit 3);
+# - none (anonymous; a user refused), sign and encrypt, each with anonymous, UserName (password
+#   file) and X509 identities; each policy by --policy; a wrong password (exit 3);
 # - endpoints, read, write, browse, call and subscribe with --json, parsed (python3).
 #
 #   cli_secure_interop.sh UACTOR
@@ -109,6 +109,9 @@ for mode in sign encrypt; do
     expect "$mode, X509 user" 0 "Int32 43	Good" "$uactor" read "$url" "ns=1;s=the.answer" "${m[@]}" \
         --cert "$tmp/certs/user/cert.pem" --key "$tmp/certs/user/key.pem"
 done
+expect "none, anonymous (its None endpoint)" 0 "Int32 43	Good" "$uactor" read "$url" "ns=1;s=the.answer" --pki "$pki"
+expect "none, user1: no UserName over None, exit 3" 3 "BadIdentityToken" "$uactor" read "$url" "ns=1;s=the.answer" --pki "$pki" \
+    --user user1 --password-file "$tmp/password"
 for policy in Basic256Sha256 Aes128_Sha256_RsaOaep Aes256_Sha256_RsaPss; do
     expect "--policy $policy --security sign" 0 "Int32 43" "$uactor" read "$url" "ns=1;s=the.answer" --policy "$policy" --security sign --pki "$pki"
 done
