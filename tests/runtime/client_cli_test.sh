@@ -229,6 +229,10 @@ if grep -qE $'^ns=1;s=Demo.Dynamic.Counter\tUInt32 [0-9]+\tGood[^\t]*\t20[0-9]{2
 else fail "subscribe (text): $(cat "$tmp/out")"; fi
 expect "subscribe --deadband-type absolute" 0 "UInt32" "$uactor" subscribe "$url" "ns=1;s=Demo.Dynamic.Counter" --count 1 \
     --deadband-type absolute --deadband 0.5 "${u[@]}"
+expect "subscribe --queue 2 --discard-newest --trigger status-value-timestamp" 0 "UInt32" "$uactor" subscribe "$url" \
+    "ns=1;s=Demo.Dynamic.Counter" --count 2 --interval 200 --sampling 50 --queue 2 --discard-newest --trigger status-value-timestamp "${u[@]}"
+expect "subscribe --deadband without its type: exit 2" 2 "--deadband-type" "$uactor" subscribe "$url" "ns=1;s=Demo.Dynamic.Counter" \
+    --deadband 1 "${u[@]}"
 expect "subscribe to an unknown node: exit 1" 1 "BadNodeIdUnknown" "$uactor" subscribe "$url" "ns=1;s=no.such" --count 1 "${u[@]}"
 
 # ---- usage (2) and connection (3) errors
