@@ -221,7 +221,6 @@ client connect_or_exit(const common_args& a) {
   o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.session_name = "uactor cli";
   o.security.pki_dir = a.pki;
-  o.security.identity = identity_for(a);
   o.security.accept_untrusted_server_certificate = a.accept_server_certificate;
 
   const std::string& sec = a.security;
@@ -236,6 +235,7 @@ client connect_or_exit(const common_args& a) {
   // --policy alone means SignAndEncrypt; --security none with a policy is a contradiction.
   const std::string mode_word = !sec.empty() ? sec : policy ? "encrypt" : "none";
   if (mode_word == "none" && policy) usage("--security none takes no --policy");
+  o.security.identity = identity_for(a);  // after the flags are known good: it may ask for a password
 
   std::optional<security::certificate> server_cert;
   if (mode_word != "none") {
