@@ -108,19 +108,6 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
-
 // 2026-01-01T00:00:00Z, with optional fractional seconds.
 std::optional<ua::date_time> parse_date_time(std::string_view s) {
   s = unquote(s);
@@ -137,30 +124,6 @@ std::optional<ua::date_time> parse_date_time(std::string_view s) {
   return ua::date_time{ticks};
 }
 
-std::string format_date_time(ua::date_time t) {
-  const std::int64_t ticks = t.ticks - ua::date_time::unix_epoch_ticks;
-  std::int64_t secs = ticks / ua::date_time::ticks_per_second;
-  std::int64_t frac = ticks % ua::date_time::ticks_per_second;
-  if (frac < 0) { frac += ua::date_time::ticks_per_second; --secs; }
-  std::int64_t days = secs / 86400;
-  std::int64_t rem = secs % 86400;
-  if (rem < 0) { rem += 86400; --days; }
-  std::int64_t y;
-  unsigned m, d;
-  civil_from_days(days, y, m, d);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
-                static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
-  std::string out = buf;
-  if (frac) {  // 100 ns ticks, trailing zeros dropped: .5, .123
-    std::snprintf(buf, sizeof buf, ".%07lld", static_cast<long long>(frac));
-    std::string f = buf;
-    while (f.back() == '0') f.pop_back();
-    out += f;
-  }
-  return out + "Z";
-}
-
 std::optional<std::string> parse_hex_bytes(std::string_view s) {
   s = trim(s);
   if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
@@ -174,52 +137,6 @@ std::optional<std::string> parse_hex_bytes(std::string_view s) {
   return out;
 }
 
-std::string format_double(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-template <class T>
-std::string format_one(const T& x) {
-  if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-  else if constexpr (std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>) return std::to_string(static_cast<int>(x));
-  else if constexpr (std::is_integral_v<T>) return std::to_string(x);
-  else if constexpr (std::is_floating_point_v<T>) return format_double(x);
-  else if constexpr (std::is_same_v<T, ua::ua_string>) return x.is_null() ? "null" : quoted(x.view());
-  else if constexpr (std::is_same_v<T, ua::xml_element>) return x.is_null() ? "null" : quoted(x.view());
-  else if constexpr (std::is_same_v<T, ua::date_time>) return format_date_time(x);
-  else if constexpr (std::is_same_v<T, ua::guid>) return x.to_string();
-  else if constexpr (std::is_same_v<T, ua::byte_string>) {
-    if (x.is_null()) return "null";
-    static constexpr char digits[] = "0123456789ABCDEF";
-    std::string s = "0x";
-    for (unsigned char c : x.view()) { s += digits[c >> 4]; s += digits[c & 15]; }
-    return s;
-  } else if constexpr (std::is_same_v<T, ua::node_id>) return x.to_string();
-  else if constexpr (std::is_same_v<T, ua::expanded_node_id>) {
-    std::string s;
-    if (x.server_index) s += "svr=" + std::to_string(x.server_index) + ";";
-    if (!x.namespace_uri.is_null()) s += "nsu=" + std::string(x.namespace_uri.view()) + ";";
-    return s + x.id.to_string();
-  } else if constexpr (std::is_same_v<T, ua::status_code>) return x.to_string();
-  else if constexpr (std::is_same_v<T, ua::qualified_name>) return std::to_string(x.namespace_index) + ":" + std::string(x.name.view());
-  else if constexpr (std::is_same_v<T, ua::localized_text>) {
-    std::string s;
-    if (!x.locale.is_null() && !x.locale.empty()) s += std::string(x.locale.view()) + " ";
-    return s + quoted(x.text.view());
-  } else if constexpr (std::is_same_v<T, ua::extension_object>) {
-    if (const auto* a = x.template get_if<ua::argument>())
-      return std::string(a->name.view()) + ": " + a->data_type.to_string() + (a->value_rank >= 1 ? "[]" : "");
-    if (x.body()) return std::string(x.body()->type().name) + " {...}";
-    return "ExtensionObject " + x.type_id().to_string();
-  } else if constexpr (std::is_same_v<T, ua::boxed<ua::variant>>) return format_value(*x);
-  else if constexpr (std::is_same_v<T, ua::variant>) return format_value(x);
-  else return "...";
-}
-
 }  // namespace
 
 std::string_view builtin_type_name(ua::builtin_type t) noexcept {
@@ -229,34 +146,6 @@ std::string_view builtin_type_name(ua::builtin_type t) noexcept {
       "QualifiedName", "LocalizedText", "ExtensionObject", "DataValue", "Variant", "DiagnosticInfo"};
   const auto i = static_cast<std::size_t>(t);
   return i < std::size(names) ? names[i] : "?";
-}
-
-std::string format_value(const ua::variant& v) {
-  if (v.empty()) return "Null";
-  std::string out(builtin_type_name(v.type()));
-  if (v.is_array()) out += "[]";
-  out += ' ';
-  out += std::visit(
-      [&](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) return "";
-        else if constexpr (requires { typename T::value_type; x.is_null(); x.size(); x.begin(); } &&
-                           !std::is_same_v<T, ua::ua_string> && !std::is_same_v<T, ua::byte_string> &&
-                           !std::is_same_v<T, ua::xml_element>) {
-          std::string s = "[";
-          bool first = true;
-          for (const auto& e : x) {
-            if (!first) s += ", ";
-            first = false;
-            s += format_one(static_cast<const typename T::value_type&>(e));
-          }
-          return s + "]";
-        } else {
-          return format_one(x);
-        }
-      },
-      v.value());
-  return out;
 }
 
 ua::expected<ua::node_id> parse_node_id(std::string_view text) {

@@ -208,11 +208,19 @@ int main(int argc, char** argv) {
   run->add_flag("--nodeset-accept-older-models", nodeset_options.accept_older_models,
                 "load a NodeSet whose RequiredModel is loaded in an older version (a warning, not an error)");
 
-  uactor::app::add_client_commands(app);  // read, write, browse, call
+  uactor::app::add_client_commands(app);  // endpoints, read, write, browse, call, subscribe
   uactor::app::add_certs_commands(app);   // certs create|list|trust|reject
   uactor::config::add_config_commands(app);  // check-config, config default, hash-password
 
-  CLI11_PARSE(app, argc, argv);
+  // Our commands end with CLI::RuntimeError(their exit code); CLI11's own parse errors (an unknown
+  // option, a value out of range) are usage errors: 2, as every command documents.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   if (run->parsed()) {
     if (!host.empty()) {

@@ -62,8 +62,23 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   check.expected_application_uri = chosen->server.application_uri.str();
   check.min_key_bits = policy->min_key_bits;
   check.max_key_bits = policy->max_key_bits;
-  const auto verdict = store.validate(server->front(), *server, check, security::system_now());
-  if (!verdict.ok()) {
+  const auto now = security::system_now();
+  const auto verdict = store.validate(server->front(), *server, check, now);
+  // Accepted once: the checks pki_store runs after the trust list's (validity, ApplicationUri) here.
+  const auto& leaf = server->front();
+  if (!verdict.ok() && verdict.status == ua::status::bad_certificate_untrusted && options.accept_untrusted_server_certificate) {
+    if (now < leaf.valid_from() || leaf.valid_to() < now) {
+      spdlog::error("the server certificate of {} is outside its validity period [{}]", endpoint_url, leaf.describe());
+      return ua::status::bad_certificate_time_invalid;
+    }
+    if (leaf.application_uri() != check.expected_application_uri) {
+      spdlog::error("the server certificate of {} carries the application uri \"{}\", the endpoint says \"{}\"",
+                    endpoint_url, leaf.application_uri(), check.expected_application_uri);
+      return ua::status::bad_certificate_uri_invalid;
+    }
+    spdlog::warn("accepting the untrusted server certificate of {} for this connection only: {}", endpoint_url,
+                 leaf.describe());
+  } else if (!verdict.ok()) {
     spdlog::error("the server certificate of {} failed the {} check ({}): {} [{}]", endpoint_url, verdict.check,
                   verdict.status.name(), verdict.detail, server->front().describe());
     return verdict.status;

@@ -28,6 +28,10 @@ struct client_security_options {
   std::string pki_dir;             // own/ (created on first use), trusted/ (the server's certificate); default ./pki
   std::string application_uri;     // in our certificate and CreateSession; default urn:<host>:uactor:client
   client_identity identity;
+  // Tools and tests: a server certificate that is not in trusted/ but passes the other checks
+  // (validity period, ApplicationUri) is accepted for this connection, with a warning; it still
+  // lands in rejected/ for an operator to trust.
+  bool accept_untrusted_server_certificate = false;
 };
 
 }  // namespace uactor::actors
