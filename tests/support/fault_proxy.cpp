@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <list>
 #include <mutex>
 #include <stdexcept>
@@ -424,12 +425,23 @@ server_process::~server_process() {
 
 std::string server_process::url() const { return "opc.tcp://127.0.0.1:" + std::to_string(port_); }
 
+bool server_process::output_ready() const {
+  if (ready_text_.empty()) return true;
+  std::ifstream in(log_);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find(ready_text_) != std::string::npos) return true;
+  return false;
+}
+
 bool server_process::start(std::chrono::milliseconds timeout) {
   if (pid_ > 0) return true;
   std::vector<char*> argv;
   argv.push_back(program_.data());
   for (auto& a : args_) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // A restart waits for its own ready line, not the last run's.
+  if (const int log = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); log >= 0) ::close(log);
   const pid_t pid = ::fork();
   if (pid < 0) return false;
   if (pid == 0) {
@@ -449,7 +461,7 @@ bool server_process::start(std::chrono::milliseconds timeout) {
       pid_ = -1;
       return false;
     }
-    if (port_accepts(port_, std::chrono::milliseconds(0))) return true;
+    if (port_accepts(port_, std::chrono::milliseconds(0)) && output_ready()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill9();

@@ -64,9 +64,12 @@ public:
   server_process(const server_process&) = delete;
   server_process& operator=(const server_process&) = delete;
 
-  // Starts the child and waits until 127.0.0.1:port accepts a connection: false when it does not
-  // within `timeout` (the child is then killed) or the program cannot be run.
+  // Starts the child and waits until 127.0.0.1:port accepts a connection (and, when set, until its
+  // output holds ready_text): false when it does not within `timeout` (the child is then killed)
+  // or the program cannot be run.
   bool start(std::chrono::milliseconds timeout = std::chrono::milliseconds(15'000));
+  // What the program prints once it serves everything (`uactor run` and node_server.js: "listening on").
+  void wait_for_output(std::string ready_text) { ready_text_ = std::move(ready_text); }
   // SIGKILL and reap: the server gets no chance to close anything.
   void kill9();
   bool running() const noexcept { return pid_ > 0; }
@@ -75,10 +78,12 @@ public:
   const std::string& log_file() const noexcept { return log_; }
 
 private:
+  bool output_ready() const;
   std::string program_;
   std::vector<std::string> args_;
   std::uint16_t port_;
   std::string log_;
+  std::string ready_text_;
   int pid_ = -1;
 };
 
