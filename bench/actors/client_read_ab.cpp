@@ -1,11 +1,13 @@
 // A/B in one run (issue 15 goal): does supervision (client_options::reconnect) cost the healthy
 // path anything? Two clients of this process read one value of the same server (`uactor run` as
 // a child process, so that only the clients' costs are counted): A classic, B supervised. Phases
-// alternate A, B, `--rounds` times, each `--requests` Reads with one in flight (the next Read is
-// issued from the previous one's callback).
+// alternate A B, B A, ... `--rounds` times, each `--requests` Reads with one in flight (the next
+// Read is issued from the previous one's callback).
 // Unit: per Read, this process's CPU (user + system, getrusage) and heap allocations / bytes (the
 // process-wide counter of runtime/alloc_hook.cpp); medians over the rounds and the B/A ratios.
 // Run: build/bench/actors/client_read_ab build/runtime/uactor [--rounds 5] [--requests 20000]
+// Instructions: valgrind --tool=callgrind build/bench/actors/client_read_ab build/runtime/uactor
+//   --rounds 1 --requests 2000 --only a (then --only b): total Ir of the two runs, per Read.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -79,9 +81,11 @@ int main(int argc, char** argv) {
   }
   int rounds = 5;
   std::uint64_t requests = 20'000;
+  int only = -1;  // --only a|b: one client's phases (both connect): for instruction counts under callgrind
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--requests")) requests = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1][0] == 'b' ? 1 : 0;
   }
   test::server_process server(argv[1], {"run", "--host", "127.0.0.1", "--port", "{port}"});
   if (!server.start()) {
@@ -98,12 +102,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot connect\n");
     return 1;
   }
-  run_phase(*a, requests / 4);  // warm-up, both
-  run_phase(*b, requests / 4);
+  if (only != 1) run_phase(*a, requests / 4);  // warm-up
+  if (only != 0) run_phase(*b, requests / 4);
   std::vector<double> cpu[2], allocs[2], bytes[2], wall[2];
   std::printf("phase  round  cpu_us/req  allocs/req  bytes/req  wall_us/req\n");
   for (int r = 0; r < rounds; ++r) {
-    for (int k = 0; k < 2; ++k) {
+    for (int j = 0; j < 2; ++j) {
+      const int k = r % 2 == 0 ? j : 1 - j;  // A B, then B A: neither always runs second
+      if (only >= 0 && k != only) continue;
       const auto p = run_phase(k == 0 ? *a : *b, requests);
       cpu[k].push_back(p.cpu_us);
       allocs[k].push_back(p.allocs);
