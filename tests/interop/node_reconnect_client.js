@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// node-opcua's client, which reconnects by itself, subscribed to Demo.Dynamic.Counter (sampling
-// 0, queue 1000) of a server reached through the fault proxy of tests/support (the test cuts the
+// node-opcua's client, which reconnects by itself, subscribed to one UInt32 that counts up (--node,
+// default ns=1;s=Demo.Dynamic.Counter; sampling 0, queue 1000) of a server reached through the fault proxy of tests/support (the test cuts the
 // link meanwhile). Prints one line per connection event (`lost`, `reconnected`), then, after
 // --seconds, a summary: `summary values=N gaps=G repeats=R reconnections=C republished=P`, where
 // a gap is a step of more than +1 between consecutive values and a repeat a step of 0 or less.
 //
-//   node node_reconnect_client.js opc.tcp://127.0.0.1:PORT --seconds S
+//   node node_reconnect_client.js opc.tcp://127.0.0.1:PORT --seconds S [--node NODEID]
 //
 // Exits 0 when it connected and subscribed (the caller judges the summary), 1 otherwise.
 "use strict";
@@ -21,6 +21,8 @@ const endpoint = process.argv[2];
 let seconds = 15;
 const s = process.argv.indexOf("--seconds");
 if (s >= 0) seconds = Number(process.argv[s + 1]);
+const n = process.argv.indexOf("--node");
+const nodeId = n >= 0 ? process.argv[n + 1] : "ns=1;s=Demo.Dynamic.Counter";
 setTimeout(() => {
     process.stdout.write("FAIL timeout\n");
     process.exit(1);
@@ -38,9 +40,11 @@ async function main() {
     let reconnections = 0;
     let republished = 0;
     client.on("connection_lost", () => process.stdout.write("lost\n"));
+    let values = [];
     client.on("connection_reestablished", () => {
         reconnections += 1;
         process.stdout.write("reconnected\n");
+        process.stdout.write("values " + values.length + "\n");
     });
     await client.connect(endpoint);
     const session = await client.createSession();
@@ -57,8 +61,7 @@ async function main() {
         sub.on("started", resolve);
         sub.on("internal_error", reject);
     });
-    const values = [];
-    const item = ClientMonitoredItem.create(sub, { nodeId: "ns=1;s=Demo.Dynamic.Counter", attributeId: AttributeIds.Value },
+    const item = ClientMonitoredItem.create(sub, { nodeId, attributeId: AttributeIds.Value },
                                             { samplingInterval: 0, queueSize: 1000, discardOldest: true },
                                             TimestampsToReturn.Both);
     item.on("changed", (dv) => values.push(Number(dv.value.value)));
@@ -71,7 +74,10 @@ async function main() {
         republished += 1;
         return republish(...a);
     };
-    await sleep(seconds * 1000);
+    for (let t = 0; t < seconds; t++) {
+        await sleep(1000);
+        process.stdout.write("values " + values.length + "\n");
+    }
     let gaps = 0;
     let repeats = 0;
     for (let i = 1; i < values.length; i++) {

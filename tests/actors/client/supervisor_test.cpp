@@ -493,7 +493,10 @@ TEST_CASE("supervisor: node-opcua's client reconnects to our server through cuts
   server.wait_for_output("listening on");
   REQUIRE(server.start());
   fault_proxy proxy(server.port());
-  const std::string cmd = std::string("node '") + script + "' " + proxy.url() + " --seconds 12 2>/dev/null";
+  // UACTOR_NODE_CLIENT_LOG: where node-opcua's own log goes (default: nowhere).
+  const char* log = std::getenv("UACTOR_NODE_CLIENT_LOG");
+  const std::string cmd = std::string("node '") + script + "' " + proxy.url() + " --seconds 12 --node 'ns=1;s=Load.V0' 2>" +
+                          (log ? log : "/dev/null");
   FILE* out = ::popen(cmd.c_str(), "r");
   REQUIRE(out != nullptr);
   std::mutex m;
@@ -540,4 +543,10 @@ TEST_CASE("supervisor: node-opcua's client reconnects to our server through cuts
   CHECK(summary.find("gaps=0 ") != std::string::npos);
   CHECK(summary.find("repeats=0 ") != std::string::npos);
   CHECK(summary.find("reconnections=3 ") != std::string::npos);
+  // And the values keep coming after the reconnections: 12 s at ~100 changes/s. (Fails today:
+  // node-opcua 2.163 restores its session on our server, "session_restored", and receives nothing
+  // more; see tests/CMakeLists.txt.)
+  const auto at = summary.find("values=");
+  const long received = at == std::string::npos ? 0 : std::strtol(summary.c_str() + at + 7, nullptr, 10);
+  CHECK(received >= 600);
 }
