@@ -77,6 +77,7 @@ struct client::impl {
     call->before_send = std::move(h.before_send);
     call->on_answer = std::move(h.on_answer);
     call->session_token = std::move(h.session_token);
+    call->from_application = true;
     if (closed || !actor) {
       call->finish(ua::status::bad_connection_closed);
       return;
@@ -156,6 +157,9 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   config.request_timeout = options.request_timeout;
   config.subscriptions.max_publish_requests = options.max_publish_requests;
   config.subscriptions.acknowledge = options.acknowledge_notifications;
+  config.reconnect = options.reconnect;
+  // Supervised: every message once and in order, also across the gaps a reconnect leaves.
+  config.subscriptions.in_order = options.reconnect.enabled;
 
   auto connected = std::make_shared<std::promise<ua::status_code>>();
   auto future = connected->get_future();

@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <optional>
+#include <random>
 #include <unordered_map>
 #include <vector>
+
+#include <caf/io/network/default_multiplexer.hpp>
+#include <caf/io/network/native_socket.hpp>
 
 #include <spdlog/spdlog.h>
 
 #include "actors/client/channel_state.hpp"
+#include "actors/client/recovery.hpp"
 #include "actors/common/clock.hpp"
 #include "protocol/chunk_reader.hpp"
 
@@ -78,9 +84,37 @@ namespace {
 using client_timeout_atom = caf::atom_constant<caf::atom("uatimeout")>;
 using client_renew_atom = caf::atom_constant<caf::atom("uarenew")>;
 using client_deadline_atom = caf::atom_constant<caf::atom("uadeadline")>;
+using client_reconnect_atom = caf::atom_constant<caf::atom("uarecon")>;
+using client_socket_atom = caf::atom_constant<caf::atom("uasocket")>;
+
+// A connected socket on its way from the connector to the broker; closed if nobody takes it.
+struct socket_handoff {
+  caf::io::network::native_socket fd = caf::io::network::invalid_native_socket;
+  socket_handoff() = default;
+  socket_handoff(const socket_handoff&) = delete;
+  socket_handoff& operator=(const socket_handoff&) = delete;
+  ~socket_handoff() {
+    if (fd != caf::io::network::invalid_native_socket) caf::io::network::close_socket(fd);
+  }
+  caf::io::network::native_socket release() noexcept {
+    auto f = fd;
+    fd = caf::io::network::invalid_native_socket;
+    return f;
+  }
+};
+
+}  // namespace
+}  // namespace uactor::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::socket_handoff>)
+
+namespace uactor::actors {
+namespace {
 
 struct client_broker_state {
   client_actor_config config;
+  caf::io::connection_handle hdl;  // the current connection: a new one after each reconnect
+  bool link_up = false;
   std::optional<client_channel_state> channel;
   std::optional<ua::chunk_reader> reader;
   std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
@@ -116,6 +150,39 @@ struct client_broker_state {
   std::vector<std::shared_ptr<client_close>> closers;
   std::vector<std::shared_ptr<client_open_session>> openers;  // CreateSession/ActivateSession under way
 
+  // ---- supervision (docs/decisions/0017): idle unless config.reconnect.enabled
+  bool supervised = false;
+  bool ever_ready = false;
+  bool recovering = false;      // the link is down, or the session is being recovered on a new one
+  std::uint32_t generation = 0;  // bumped at each loss: answers that belong to an older link are ignored
+  std::uint32_t attempt = 0;     // connection attempts in this outage
+  recovery_kind how = recovery_kind::reactivated;
+  ua::status_code lost_status;
+  std::chrono::steady_clock::time_point last_received{};
+  bool keep_alive_out = false;
+  bool renew_out = false;
+  std::chrono::steady_clock::time_point renew_sent{};
+  // The last CreateSession answer, its ServerNonce updated by each ActivateSession: what the
+  // signatures of a reactivation are made over (Part 4 §5.6.3).
+  std::optional<ua::create_session_response> session;
+  subscription_book book;  // what to create again when the server lost it
+  struct held_call {
+    std::shared_ptr<client_call> call;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::deque<held_call> held;  // made while recovering: sent once the session works again
+  // The steps of a recovery after the session is back: Republish (in order), then recreate.
+  struct republish_job {
+    std::uint32_t subscription_id = 0;
+    bool loop = false;                // reactivated: from next_expected until Bad_MessageNotAvailable
+    std::uint32_t next = 0;           // loop: the next number to ask for
+    std::vector<std::uint32_t> list;  // transferred: the AvailableSequenceNumbers still wanted
+    std::size_t at = 0;
+  };
+  std::deque<republish_job> republish_jobs;
+  std::vector<std::uint32_t> to_recreate;
+  std::minstd_rand rng;
+
   static inline const char* name = "uactor_client";
 
   client_broker_state() = default;
@@ -128,6 +195,8 @@ struct client_broker_state {
     finished = true;
     auto calls = std::move(pending);
     calls.clear();
+    auto h = std::move(held);
+    h.clear();
     auto c = std::move(closers);
     c.clear();
     auto o = std::move(openers);
@@ -143,13 +212,32 @@ struct client_broker_state {
 
 using client_broker = caf::io::stateful_broker<client_broker_state>;
 
+// What the server says of a session it no longer has (Part 4 §7.34 / Table 177): on a Publish of
+// a supervised client, a reason to recover the session rather than to close the subscriptions.
+bool session_gone(ua::status_code s) noexcept {
+  return s == ua::status::bad_session_id_invalid || s == ua::status::bad_session_closed ||
+         s == ua::status::bad_session_not_activated || s == ua::status::bad_secure_channel_id_invalid ||
+         s == ua::status::bad_secure_channel_closed;
+}
+
 class client_session {
 public:
-  client_session(client_broker* self, caf::io::connection_handle hdl) : self_(self), hdl_(hdl) {}
+  explicit client_session(client_broker* self) : self_(self) {}
 
   client_broker_state& st() { return self_->state; }
+  caf::io::connection_handle hdl() { return self_->state.hdl; }
 
   void start() {
+    auto& s = st();
+    s.supervised = s.config.reconnect.enabled && s.config.create_session;
+    if (s.supervised) s.rng.seed(std::random_device{}());
+    s.subscriptions = subscription_engine(s.config.subscriptions);
+    s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
+    open_link();
+  }
+
+  // A new connection (the first, or one after a loss): Hello, with the connect deadline running.
+  void open_link() {
     auto& s = st();
     client_channel_config cc;
     cc.endpoint_url = s.config.endpoint_url;
@@ -158,41 +246,47 @@ public:
     cc.security = s.config.security.channel;
     s.channel.emplace(std::move(cc));
     s.reader.emplace(s.config.limits);
-    s.subscriptions = subscription_engine(s.config.subscriptions);
-    s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
+    s.staged.clear();
+    s.link_up = true;
+    s.last_received = std::chrono::steady_clock::now();
     // Staged receive (DESIGN.md): at most 8 KB per read, framed by chunk_reader.
-    self_->configure_read(hdl_, caf::io::receive_policy::at_most(8192));
+    self_->configure_read(hdl(), caf::io::receive_policy::at_most(8192));
     s.channel->write_hello();
     flush();
-    self_->delayed_send(self_, s.config.connect_timeout, client_deadline_atom::value);
+    self_->delayed_send(self_, s.config.connect_timeout, client_deadline_atom::value, s.generation);
   }
 
   void flush() {
     auto& out = st().channel->output();
-    if (out.empty() || st().finished) {
+    if (out.empty() || st().finished || !st().link_up) {
       out.clear();
       return;
     }
-    auto& buf = self_->wr_buf(hdl_);
+    auto& buf = self_->wr_buf(hdl());
     const auto* p = reinterpret_cast<const char*>(out.data());
     buf.insert(buf.end(), p, p + out.size());
     st().channel->clear_output();
-    self_->flush(hdl_);
+    self_->flush(hdl());
   }
 
-  void on_data(const std::vector<char>& data) {
+  void on_data(const caf::io::new_data_msg& msg) {
     auto& s = st();
-    if (s.finished) return;
+    if (s.finished || !s.link_up || msg.handle != s.hdl) return;  // a late receive of a link given up
+    const auto& data = msg.buf;
     std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
     if (!s.staged.empty()) {
       s.staged.insert(s.staged.end(), in.begin(), in.end());
       in = s.staged;
     }
     const auto now = now_instant();
-    auto used = s.reader->put(in, [&](const ua::chunk_view& v) { on_chunk(v, now); });
-    if (s.finished) return;
+    s.last_received = now.steady;
+    const auto gen = s.generation;
+    auto used = s.reader->put(in, [&](const ua::chunk_view& v) {
+      if (gen == s.generation) on_chunk(v, now);
+    });
+    if (s.finished || gen != s.generation) return;
     if (!used) {
-      shutdown(used.error(), "framing");
+      lose(used.error(), "framing");
       return;
     }
     // The unframed rest stays for the next receive; the buffer keeps its capacity (no allocation
@@ -212,14 +306,16 @@ public:
         return;
       case client_channel_state::event::acknowledged:
         s.reader->set_receive_buffer_size(s.channel->limits().receive_buffer_size);
-        if (const auto sc = s.channel->write_open(now); sc.is_bad()) shutdown(sc, "OpenSecureChannel");
+        if (const auto sc = s.channel->write_open(now); sc.is_bad()) fail(sc, "OpenSecureChannel");
         return;
       case client_channel_state::event::opened:
         schedule_renewal(now);
-        if (s.config.create_session) create_session(now);
-        else became_ready();
+        if (!s.config.create_session) became_ready();
+        else if (s.recovering && s.session) reactivate(now);
+        else create_session(now);
         return;
       case client_channel_state::event::renewed:
+        s.renew_out = false;
         schedule_renewal(now);
         return;
       case client_channel_state::event::response:
@@ -228,7 +324,7 @@ public:
       case client_channel_state::event::closed:
         spdlog::info("uactor client: {} closed the channel: {} {}", s.config.endpoint_url,
                      s.channel->close_status().to_string(), s.channel->close_reason());
-        shutdown(s.channel->close_status(), "channel closed");
+        lose(s.channel->close_status(), "channel closed");
         return;
     }
   }
@@ -246,6 +342,7 @@ public:
       spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
                    r.request_id, r.request_handle, call->header().request_handle);
     if (r.status.is_bad() || !r.message) return call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
+    if (s.supervised && call->from_application) s.book.record(call->request(), *r.message);
     if (call->on_answer) {
       call->on_answer(s.subscriptions, *r.message);
       pump_publish(now_instant());  // a new subscription wants its Publish requests
@@ -268,16 +365,26 @@ public:
     if (!s.closers.empty()) return true;
     const auto now = std::chrono::steady_clock::now();
     auto& e = s.subscriptions;
+    ua::status_code failed = ua::status::good;
+    const ua::publish_response* p = nullptr;
     if (r.status.is_bad() || !r.message) {
-      e.on_publish_failed(r.status.is_bad() ? r.status : ua::status::bad_unknown_response, now);
-    } else if (const auto* p = r.message->get_if<ua::publish_response>()) {
-      if (p->response_header.service_result.is_bad()) e.on_publish_failed(p->response_header.service_result, now);
-      else e.on_publish_response(*p, now);
+      failed = r.status.is_bad() ? r.status : ua::status::bad_unknown_response;
+    } else if ((p = r.message->get_if<ua::publish_response>())) {
+      failed = p->response_header.service_result;
     } else {
       const auto* f = r.message->get_if<ua::service_fault>();
-      e.on_publish_failed(f && f->response_header.service_result.is_bad() ? f->response_header.service_result
-                                                                          : ua::status::bad_unknown_response,
-                          now);
+      failed = f && f->response_header.service_result.is_bad() ? f->response_header.service_result
+                                                               : ua::status::bad_unknown_response;
+    }
+    if (failed.is_bad()) {
+      // Supervised: a session the server no longer has is recovered, not its subscriptions closed.
+      if (s.supervised && session_gone(failed)) {
+        lose(failed, "Publish");
+        return true;
+      }
+      e.on_publish_failed(failed, now);
+    } else {
+      e.on_publish_response(*p, now);
     }
     if (!s.finished) pump_publish(now_instant());
     return true;
@@ -307,7 +414,7 @@ public:
     }
     std::uint32_t sub = 0;
     std::uint32_t seq = 0;
-    while (!s.finished && e.next_republish(sub, seq)) send_republish(sub, seq, now);
+    while (!s.finished && s.ready && e.next_republish(sub, seq)) send_republish(sub, seq, now);
     schedule_sweep();
   }
 
@@ -317,13 +424,15 @@ public:
     req.subscription_id = sub;
     req.retransmit_sequence_number = seq;
     auto self = self_;
-    auto hdl = hdl_;
+    const auto gen = st().generation;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl, sub, seq](ua::expected<ua::extension_object> answer) {
-          client_session cs(self, hdl);
+        [self, sub, seq, gen](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
           auto& e = cs.st().subscriptions;
           if (cs.st().finished) return;
+          // The link failed under it: the recovery asks again from the next expected number.
+          if (gen != cs.st().generation) return;
           if (const auto sc = result_of(answer); sc.is_bad()) return e.on_republish_failed(sub, seq, sc);
           const auto* r = answer->get_if<ua::republish_response>();
           if (!r) return e.on_republish_failed(sub, seq, ua::status::bad_unknown_response);
@@ -339,21 +448,23 @@ public:
     const auto due = st().channel->renewal_due();
     const auto wait = due > now.steady ? due - now.steady : std::chrono::steady_clock::duration::zero();
     self_->delayed_send(self_, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1),
-                        client_renew_atom::value);
+                        client_renew_atom::value, st().generation);
   }
 
-  void on_renew() {
+  void on_renew(std::uint32_t gen) {
     auto& s = st();
-    if (s.finished) return;
+    if (s.finished || gen != s.generation || !s.channel) return;
     const auto now = now_instant();
     if (!s.channel->needs_renewal(now.steady)) {
       if (s.channel->is_open()) schedule_renewal(now);
       return;
     }
     if (const auto sc = s.channel->write_open(now); sc.is_bad()) {
-      shutdown(sc, "Renew");
+      lose(sc, "Renew");
       return;
     }
+    s.renew_out = true;
+    s.renew_sent = now.steady;
     flush();
   }
 
@@ -381,7 +492,9 @@ public:
 
   void schedule_sweep() {
     auto& s = st();
-    if (s.sweep_scheduled || s.finished || (s.pending.empty() && s.publishes.empty() && s.subscriptions.empty())) return;
+    if (s.sweep_scheduled || s.finished) return;
+    // Supervised: always (the keep-alive, the held requests' timeouts, the renewal watch).
+    if (!s.supervised && s.pending.empty() && s.publishes.empty() && s.subscriptions.empty()) return;
     s.sweep_scheduled = true;
     self_->delayed_send(self_, sweep_interval, client_timeout_atom::value);
   }
@@ -390,10 +503,403 @@ public:
     auto& s = st();
     if (s.finished) return call->finish(s.end_status);
     if (!s.closers.empty()) return call->finish(ua::status::bad_connection_closed);
+    if (s.recovering) return hold(call);
     if (!s.ready) return call->finish(ua::status::bad_invalid_state);
+    send_application_call(call, now_instant());
+    flush();
+  }
+
+  void send_application_call(const std::shared_ptr<client_call>& call, const instant& now) {
+    auto& s = st();
+    if (s.supervised)
+      if (const auto* d = call->request().get_if<ua::delete_subscriptions_request>()) s.book.forget(d->subscription_ids);
     if (call->before_send) call->before_send(s.subscriptions);
+    send(call, now);
+  }
+
+  // ---- supervision: loss, reconnect, recovery (docs/decisions/0017, Part 4 §6.7)
+
+  void emit(connection_event_kind what, ua::status_code status) {
+    auto& s = st();
+    if (!s.config.reconnect.on_event) return;
+    connection_event ev;
+    ev.what = what;
+    ev.status = status;
+    ev.how = s.how;
+    ev.attempt = s.attempt;
+    s.config.reconnect.on_event(ev);
+  }
+
+  // A request made while the connection is down: held with its timeout running, or failed now.
+  void hold(const std::shared_ptr<client_call>& call) {
+    auto& s = st();
+    const auto& o = s.config.reconnect;
+    if (!o.hold_requests) return call->finish(ua::status::bad_server_not_connected);
+    if (s.held.size() >= o.max_held_requests) return call->finish(ua::status::bad_resource_unavailable);
+    s.held.push_back({call, std::chrono::steady_clock::now() + call->timeout()});
+    schedule_sweep();
+  }
+
+  // Not connecting, not closing: a failure of the connection or the session. Supervised (and the
+  // session worked once), the link is given up and another one is tried; otherwise the end.
+  void lose(ua::status_code why, std::string_view what) {
+    auto& s = st();
+    if (s.finished) return;
+    if (!s.supervised || !s.ever_ready || !s.closers.empty()) return shutdown(why, what);
+    const bool first = !s.recovering;
+    const auto status = why.is_bad() ? why : ua::status::bad_connection_closed;
+    spdlog::info("uactor client: {}: {} ({}); reconnecting", s.config.endpoint_url, what, status.to_string());
+    ++s.generation;  // every answer of the old link is ignored from now on
+    if (s.link_up) {
+      s.link_up = false;
+      self_->close(s.hdl);
+    }
+    s.ready = false;
+    s.recovering = true;
+    s.keep_alive_out = false;
+    s.renew_out = false;
+    s.republish_jobs.clear();
+    s.to_recreate.clear();
+    s.publishes.clear();
+    s.subscriptions.on_link_lost();
+    // Requests in flight went with the link: each is answered now (the server may or may not
+    // have carried it out). Internal ones see the new generation and stand down.
+    auto pending = std::move(s.pending);
+    s.pending.clear();
+    for (auto& [id, w] : pending) w.call->finish(ua::status::bad_connection_closed);
+    if (s.finished) return;
+    if (first) {
+      s.attempt = 0;
+      s.lost_status = status;
+      emit(connection_event_kind::lost, status);
+    }
+    schedule_attempt(status);
+  }
+
+  // A failure while connecting or recovering: another attempt when supervised, else the end.
+  void fail(ua::status_code why, std::string_view what) {
+    if (st().recovering) return lose(why, what);
+    shutdown(why, what);
+  }
+
+  void schedule_attempt(ua::status_code last) {
+    auto& s = st();
+    const auto& o = s.config.reconnect;
+    if (o.max_attempts != 0 && s.attempt >= o.max_attempts) {
+      emit(connection_event_kind::gave_up, last);
+      return shutdown(last, "reconnect attempts exhausted");
+    }
+    const backoff_policy policy{o.initial_delay, o.max_delay, o.jitter};
+    const double r = std::uniform_real_distribution<double>(0.0, 1.0)(s.rng);
+    const auto delay = backoff_delay(policy, s.attempt, r);
+    self_->delayed_send(self_, delay, client_reconnect_atom::value, s.generation);
+  }
+
+  // Connects off the multiplexer thread (a TCP connect may take long to fail): a short-lived
+  // detached actor hands the socket back, tagged with the generation it was made for.
+  void on_reconnect_timer(std::uint32_t gen) {
+    auto& s = st();
+    if (s.finished || gen != s.generation || !s.recovering) return;
+    ++s.attempt;
+    emit(connection_event_kind::reconnecting, s.lost_status);
+    auto target = caf::actor_cast<caf::actor>(self_);
+    self_->system().spawn<caf::detached>(
+        [](caf::event_based_actor* me, caf::actor target, std::string host, std::uint16_t port, std::uint32_t gen) -> caf::behavior {
+          auto h = std::make_shared<socket_handoff>();
+          if (auto fd = caf::io::network::new_tcp_connection(host, port)) h->fd = *fd;
+          me->send(target, client_socket_atom::value, gen, std::move(h));
+          me->quit();
+          return {};
+        },
+        std::move(target), s.config.host, s.config.port, gen);
+  }
+
+  void on_socket(std::uint32_t gen, const std::shared_ptr<socket_handoff>& h) {
+    auto& s = st();
+    if (s.finished || gen != s.generation || !s.recovering) return;  // the handoff closes the socket
+    if (h->fd == caf::io::network::invalid_native_socket) return schedule_attempt(ua::status::bad_connection_rejected);
+    s.hdl = self_->add_scribe(h->release());
+    open_link();
+  }
+
+  // Part 4 §5.6.3: the old session on the new channel, with the same identity.
+  void reactivate(const instant& now) {
+    auto& s = st();
+    ua::activate_session_request req;
+    if (const auto sc = prepare_activate_session(s.config.security, *s.session, req); sc.is_bad())
+      return lose(sc, "ActivateSession: no identity token");
+    send_internal(std::move(req), &client_session::on_reactivated, now);
+  }
+
+  void on_reactivated(ua::expected<ua::extension_object> answer) {
+    auto& s = st();
+    auto sc = result_of(answer);
+    const ua::activate_session_response* resp = nullptr;
+    if (sc.is_good()) {
+      resp = answer->get_if<ua::activate_session_response>();
+      sc = !resp ? ua::status::bad_unknown_response : resp->response_header.service_result;
+    }
+    switch (after_reactivate(sc)) {
+      case reactivate_outcome::resume: {
+        s.session->server_nonce = resp->server_nonce;
+        s.how = recovery_kind::reactivated;
+        // Part 4 §6.7: Republish from the next expected number until Bad_MessageNotAvailable.
+        for (const auto id : s.subscriptions.ids()) {
+          client_broker_state::republish_job j;
+          j.subscription_id = id;
+          j.loop = true;
+          j.next = s.subscriptions.next_expected(id);
+          if (j.next != 0) s.republish_jobs.push_back(std::move(j));
+        }
+        return next_recovery_step();
+      }
+      case reactivate_outcome::new_session:
+        spdlog::info("uactor client: {}: the session is gone ({}); a new one", s.config.endpoint_url, sc.to_string());
+        s.session.reset();
+        s.authentication_token = ua::node_id();
+        return create_session(now_instant());
+      case reactivate_outcome::reconnect:
+        return lose(sc, "ActivateSession");
+    }
+  }
+
+  // A new session works (during a recovery): move the subscriptions into it, or create them again.
+  void recover_subscriptions() {
+    auto& s = st();
+    const auto ids = s.subscriptions.ids();
+    s.how = recovery_kind::transferred;
+    if (ids.empty()) {
+      s.how = recovery_kind::recreated;
+      return next_recovery_step();
+    }
+    ua::transfer_subscriptions_request req;
+    req.subscription_ids = ua::ua_array<std::uint32_t>(std::vector<std::uint32_t>(ids.begin(), ids.end()));
+    req.send_initial_values = s.config.reconnect.transfer_initial_values;
+    send_internal(std::move(req), &client_session::on_transferred, now_instant());
+  }
+
+  void on_transferred(ua::expected<ua::extension_object> answer) {
+    auto& s = st();
+    auto sc = result_of(answer);
+    const ua::transfer_subscriptions_response* resp = nullptr;
+    if (sc.is_good()) {
+      resp = answer->get_if<ua::transfer_subscriptions_response>();
+      sc = !resp ? ua::status::bad_unknown_response : resp->response_header.service_result;
+    }
+    const auto ids = s.subscriptions.ids();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const auto item = resp && i < resp->results.size() ? resp->results[i].status_code : ua::status::bad_unknown_response;
+      switch (after_transfer(sc, item)) {
+        case transfer_outcome::reconnect:
+          return lose(sc, "TransferSubscriptions");
+        case transfer_outcome::republish: {
+          s.subscriptions.notify(ids[i], subscription_event::transferred, ua::status::good);
+          client_broker_state::republish_job j;
+          j.subscription_id = ids[i];
+          j.list = to_republish(s.subscriptions.next_expected(ids[i]), resp->results[i].available_sequence_numbers);
+          if (!j.list.empty()) s.republish_jobs.push_back(std::move(j));
+          break;
+        }
+        case transfer_outcome::recreate:
+          s.to_recreate.push_back(ids[i]);
+          s.how = recovery_kind::recreated;
+          break;
+      }
+    }
+    next_recovery_step();
+  }
+
+  // Republish jobs first (in order, one request at a time), then the subscriptions to create
+  // again, then the session is ready.
+  void next_recovery_step() {
+    auto& s = st();
+    while (!s.republish_jobs.empty()) {
+      auto& j = s.republish_jobs.front();
+      if (!j.loop && j.at >= j.list.size()) {
+        s.republish_jobs.pop_front();
+        continue;
+      }
+      const auto seq = j.loop ? j.next : j.list[j.at];
+      return send_recovery_republish(j.subscription_id, seq);
+    }
+    if (!s.to_recreate.empty()) return recreate(s.to_recreate.front());
+    finish_recovery();
+  }
+
+  void send_recovery_republish(std::uint32_t sub, std::uint32_t seq) {
+    ua::republish_request req;
+    req.subscription_id = sub;
+    req.retransmit_sequence_number = seq;
+    auto self = self_;
+    const auto gen = st().generation;
+    auto call = client_call::make(
+        std::move(req),
+        [self, gen, sub, seq](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
+          auto& s = cs.st();
+          if (s.finished || gen != s.generation || s.republish_jobs.empty()) return;
+          auto sc = result_of(answer);
+          const ua::republish_response* r = nullptr;
+          if (sc.is_good()) {
+            r = answer->get_if<ua::republish_response>();
+            sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
+          }
+          auto& j = s.republish_jobs.front();
+          if (sc.is_good()) {
+            s.subscriptions.on_recovered(sub, r->notification_message, std::chrono::steady_clock::now());
+            // Delivered, with what was held behind it: on from the next number still expected.
+            if (j.loop) j.next = s.subscriptions.next_expected(sub);
+            else ++j.at;
+          } else if (is_link_failure(sc)) {
+            return cs.lose(sc, "Republish");
+          } else if (sc == ua::status::bad_subscription_id_invalid) {
+            s.republish_jobs.pop_front();
+            s.to_recreate.push_back(sub);
+            s.how = recovery_kind::recreated;
+          } else if (j.loop) {
+            s.republish_jobs.pop_front();  // Bad_MessageNotAvailable: nothing more was sent
+          } else {
+            // Announced as available, gone now: lost.
+            s.subscriptions.on_republish_failed(sub, seq, sc);
+            ++j.at;
+          }
+          cs.next_recovery_step();
+          cs.flush();
+        },
+        st().config.request_timeout);
     send(call, now_instant());
     flush();
+  }
+
+  // The server lost the subscription: create it again as the application made it (the book),
+  // with its items under the same client handles, so that the handlers keep working.
+  void recreate(std::uint32_t old_id) {
+    auto& s = st();
+    const auto* rec = s.book.find(old_id);
+    if (!rec) {
+      // Not ours to recreate (taken over with transfer_subscriptions): it ends here.
+      s.to_recreate.erase(s.to_recreate.begin());
+      s.subscriptions.notify(old_id, subscription_event::data_lost, ua::status::bad_subscription_id_invalid,
+                             s.subscriptions.next_expected(old_id));
+      close_subscription(old_id, ua::status::bad_subscription_id_invalid);
+      return next_recovery_step();
+    }
+    auto req = rec->request;
+    auto self = self_;
+    const auto gen = s.generation;
+    auto call = client_call::make(
+        std::move(req),
+        [self, gen, old_id](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
+          if (cs.st().finished || gen != cs.st().generation) return;
+          cs.on_recreated(old_id, std::move(answer));
+        },
+        s.config.request_timeout);
+    send(call, now_instant());
+    flush();
+  }
+
+  void close_subscription(std::uint32_t id, ua::status_code why) {
+    auto& s = st();
+    s.subscriptions.notify(id, subscription_event::closed, why);
+    s.subscriptions.remove(id);
+    s.book.forget(ua::ua_array<std::uint32_t>(std::vector<std::uint32_t>{id}));
+  }
+
+  void on_recreated(std::uint32_t old_id, ua::expected<ua::extension_object> answer) {
+    auto& s = st();
+    auto sc = result_of(answer);
+    const ua::create_subscription_response* r = nullptr;
+    if (sc.is_good()) {
+      r = answer->get_if<ua::create_subscription_response>();
+      sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
+    }
+    if (is_link_failure(sc)) return lose(sc, "CreateSubscription (recreate)");
+    s.to_recreate.erase(s.to_recreate.begin());
+    // What the server had queued for it is gone with it: the only loss a recovery reports.
+    s.subscriptions.notify(old_id, subscription_event::data_lost, ua::status::bad_subscription_id_invalid,
+                           s.subscriptions.next_expected(old_id));
+    if (sc.is_bad()) {
+      close_subscription(old_id, sc);
+      return next_recovery_step();
+    }
+    const auto new_id = r->subscription_id;
+    s.subscriptions.rekey(old_id, new_id, r->revised_publishing_interval, r->revised_max_keep_alive_count,
+                          std::chrono::steady_clock::now());
+    s.book.rekey(old_id, new_id);
+    const auto* rec = s.book.find(new_id);
+    if (!rec || rec->items.empty()) {
+      s.subscriptions.notify(new_id, subscription_event::recreated, ua::status::good, 0, old_id);
+      return next_recovery_step();
+    }
+    ua::create_monitored_items_request items;
+    items.subscription_id = new_id;
+    items.timestamps_to_return = ua::timestamps_to_return::both;
+    for (const auto& i : rec->items) items.items_to_create.push_back(i.request);
+    auto self = self_;
+    const auto gen = s.generation;
+    auto call = client_call::make(
+        std::move(items),
+        [self, gen, old_id, new_id](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
+          auto& s = cs.st();
+          if (s.finished || gen != s.generation) return;
+          auto sc = result_of(answer);
+          const ua::create_monitored_items_response* r = nullptr;
+          if (sc.is_good()) {
+            r = answer->get_if<ua::create_monitored_items_response>();
+            sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
+          }
+          if (is_link_failure(sc)) return cs.lose(sc, "CreateMonitoredItems (recreate)");
+          // An item the server refuses now (its node gone, ...) is dropped, as at creation; the
+          // event carries the first refusal.
+          const auto* rec = s.book.find(new_id);
+          std::vector<std::uint32_t> refused;
+          if (rec) {
+            for (std::size_t i = 0; i < rec->items.size(); ++i) {
+              const auto handle = rec->items[i].request.requested_parameters.client_handle;
+              const auto item = sc.is_bad() ? sc : i < r->results.size() ? r->results[i].status_code : ua::status::bad_unknown_response;
+              if (item.is_bad()) {
+                if (sc.is_good()) sc = item;
+                refused.push_back(handle);
+                continue;
+              }
+              s.subscriptions.bind_item(new_id, handle, r->results[i].monitored_item_id);
+              s.book.bind_item(new_id, handle, r->results[i].monitored_item_id);
+            }
+          }
+          for (const auto h : refused) {
+            s.subscriptions.remove_item_handler(new_id, h);
+            s.book.drop_item(new_id, h);
+          }
+          s.subscriptions.notify(new_id, subscription_event::recreated, sc, 0, old_id);
+          cs.next_recovery_step();
+          cs.flush();
+        },
+        s.config.request_timeout);
+    send(call, now_instant());
+    flush();
+  }
+
+  void finish_recovery() {
+    auto& s = st();
+    const auto now = now_instant();
+    s.recovering = false;
+    s.ready = true;
+    s.subscriptions.heard_all(now.steady);
+    spdlog::info("uactor client: {}: reconnected ({}) after {} attempt(s)", s.config.endpoint_url,
+                 s.how == recovery_kind::reactivated ? "reactivated"
+                 : s.how == recovery_kind::transferred ? "transferred"
+                                                        : "recreated",
+                 s.attempt);
+    emit(connection_event_kind::reconnected, ua::status::good);
+    if (s.finished) return;
+    auto held = std::move(s.held);
+    s.held.clear();
+    for (auto& h : held) send_application_call(h.call, now);
+    pump_publish(now);
+    flush();
+    schedule_sweep();
   }
 
   void on_sweep() {
@@ -409,6 +915,10 @@ public:
         ++it;
       }
     }
+    while (!s.held.empty() && s.held.front().deadline <= now) {  // FIFO with one timeout: in order
+      expired.push_back(std::move(s.held.front().call));
+      s.held.pop_front();
+    }
     for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the map is consistent
     if (s.finished) return;
     // A Publish the server has not answered in its TimeoutHint and more: not an error, another goes.
@@ -422,9 +932,52 @@ public:
     }
     s.subscriptions.check(now);
     if (s.finished) return;
+    if (s.supervised && s.ready && !watch(now)) return;
     pump_publish(now_instant());
     flush();
     schedule_sweep();
+  }
+
+  // Loss detection beyond socket errors (Part 4 §6.7): publish silence, an unanswered renewal, and
+  // a keep-alive Read when nothing came for a while. False when the link was given up.
+  bool watch(std::chrono::steady_clock::time_point now) {
+    auto& s = st();
+    if (s.subscriptions.any_silent()) {
+      lose(ua::status::bad_timeout, "publish silence");
+      return false;
+    }
+    if (s.renew_out && now - s.renew_sent > s.config.request_timeout) {
+      lose(ua::status::bad_timeout, "token renewal unanswered");
+      return false;
+    }
+    const auto& o = s.config.reconnect;
+    if (o.keep_alive_interval.count() > 0 && !s.keep_alive_out && now - s.last_received >= o.keep_alive_interval)
+      send_keep_alive();
+    return true;
+  }
+
+  void send_keep_alive() {
+    auto& s = st();
+    ua::read_request req;
+    ua::read_value_id id;
+    id.node_id = ua::node_id(0, 2259);  // Server_ServerStatus_State
+    id.attribute_id = 13;               // Value
+    req.nodes_to_read.push_back(std::move(id));
+    s.keep_alive_out = true;
+    auto self = self_;
+    const auto gen = s.generation;
+    auto call = client_call::make(
+        std::move(req),
+        [self, gen](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
+          auto& s = cs.st();
+          if (s.finished || gen != s.generation) return;
+          s.keep_alive_out = false;
+          if (const auto sc = result_of(answer); is_link_failure(sc) || session_gone(sc)) cs.lose(sc, "keep-alive Read");
+        },
+        s.config.reconnect.keep_alive_timeout);
+    send(call, now_instant());
+    flush();
   }
 
   void create_session(const instant& now) {
@@ -442,16 +995,17 @@ public:
     send_internal(std::move(req), &client_session::on_session_created, now);
   }
 
-  // A request of the client's own (CreateSession, ActivateSession): its answer goes to `next`.
+  // A request of the client's own (CreateSession, ActivateSession): its answer goes to `next`,
+  // unless the link it went out on was given up meanwhile.
   template <class Request>
   void send_internal(Request req, void (client_session::*next)(ua::expected<ua::extension_object>), const instant& now) {
     auto self = self_;
-    auto hdl = hdl_;
+    const auto gen = st().generation;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl, next](ua::expected<ua::extension_object> answer) {
-          client_session cs(self, hdl);
-          if (!cs.st().finished) (cs.*next)(std::move(answer));
+        [self, next, gen](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
+          if (!cs.st().finished && gen == cs.st().generation) (cs.*next)(std::move(answer));
         },
         st().config.connect_timeout);
     send(call, now);
@@ -467,16 +1021,17 @@ public:
 
   void on_session_created(ua::expected<ua::extension_object> answer) {
     auto& s = st();
-    if (const auto sc = result_of(answer); sc.is_bad()) return shutdown(sc, "CreateSession");
+    if (const auto sc = result_of(answer); sc.is_bad()) return fail(sc, "CreateSession");
     const auto* resp = answer->get_if<ua::create_session_response>();
-    if (!resp) return shutdown(ua::status::bad_unknown_response, "CreateSession answered with another response");
-    if (resp->response_header.service_result.is_bad()) return shutdown(resp->response_header.service_result, "CreateSession");
+    if (!resp) return fail(ua::status::bad_unknown_response, "CreateSession answered with another response");
+    if (resp->response_header.service_result.is_bad()) return fail(resp->response_header.service_result, "CreateSession");
     s.authentication_token = resp->authentication_token;
     if (const auto sc = check_create_session(s.config.security, s.client_nonce, *resp); sc.is_bad())
-      return shutdown(sc, "CreateSession: the server's certificate or signature");
+      return fail(sc, "CreateSession: the server's certificate or signature");
     ua::activate_session_request req;
     if (const auto sc = prepare_activate_session(s.config.security, *resp, req); sc.is_bad())
-      return shutdown(sc, "ActivateSession: no identity token the endpoint accepts");
+      return fail(sc, "ActivateSession: no identity token the endpoint accepts");
+    if (s.supervised) s.session = *resp;
     send_internal(std::move(req), &client_session::on_session_activated, now_instant());
     flush();
   }
@@ -487,6 +1042,7 @@ public:
     auto& s = st();
     if (s.finished) return opener->finish(s.end_status);
     if (!s.closers.empty()) return opener->finish(ua::status::bad_connection_closed);
+    if (s.recovering) return opener->finish(ua::status::bad_server_not_connected);
     if (!s.ready || !s.config.create_session) return opener->finish(ua::status::bad_invalid_state);
     ua::create_session_request req;
     prepare_create_session(s.config.security, req);
@@ -499,11 +1055,10 @@ public:
     auto nonce = req.client_nonce;
     s.openers.push_back(opener);
     auto self = self_;
-    auto hdl = hdl_;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl, opener, nonce = std::move(nonce)](ua::expected<ua::extension_object> answer) {
-          client_session cs(self, hdl);
+        [self, opener, nonce = std::move(nonce)](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
           cs.on_more_created(opener, nonce, std::move(answer));
         },
         s.config.connect_timeout);
@@ -531,11 +1086,10 @@ public:
     if (const auto sc = prepare_activate_session(s.config.security, *resp, req); sc.is_bad()) return opener_done(opener, sc);
     auto token = std::make_shared<const ua::node_id>(resp->authentication_token);
     auto self = self_;
-    auto hdl = hdl_;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl, opener, token](ua::expected<ua::extension_object> answer) {
-          client_session cs(self, hdl);
+        [self, opener, token](ua::expected<ua::extension_object> answer) {
+          client_session cs(self);
           auto& st = cs.st();
           if (st.finished) return cs.opener_done(opener, st.end_status);
           auto sc = result_of(answer);
@@ -554,25 +1108,33 @@ public:
   }
 
   void on_session_activated(ua::expected<ua::extension_object> answer) {
-    if (const auto sc = result_of(answer); sc.is_bad()) return shutdown(sc, "ActivateSession");
+    auto& s = st();
+    if (const auto sc = result_of(answer); sc.is_bad()) return fail(sc, "ActivateSession");
     const auto* resp = answer->get_if<ua::activate_session_response>();
-    if (!resp) return shutdown(ua::status::bad_unknown_response, "ActivateSession answered with another response");
-    if (resp->response_header.service_result.is_bad()) return shutdown(resp->response_header.service_result, "ActivateSession");
+    if (!resp) return fail(ua::status::bad_unknown_response, "ActivateSession answered with another response");
+    if (resp->response_header.service_result.is_bad()) return fail(resp->response_header.service_result, "ActivateSession");
+    if (s.session) s.session->server_nonce = resp->server_nonce;
+    if (s.recovering) return recover_subscriptions();
     became_ready();
   }
 
   void became_ready() {
     auto& s = st();
     s.ready = true;
+    s.ever_ready = true;
     if (s.connected) {
       auto c = std::move(s.connected);
       s.connected = nullptr;
       c(ua::status::good);
     }
+    schedule_sweep();
   }
 
-  void on_deadline() {
-    if (!st().ready && !st().finished) shutdown(ua::status::bad_timeout, "connect timeout");
+  void on_deadline(std::uint32_t gen) {
+    auto& s = st();
+    if (s.finished || gen != s.generation) return;
+    if (s.recovering) return lose(ua::status::bad_timeout, "reconnect timeout");
+    if (!s.ready) shutdown(ua::status::bad_timeout, "connect timeout");
   }
 
   void on_close(const std::shared_ptr<client_close>& closer) {
@@ -596,18 +1158,17 @@ public:
       flush();
       return;
     }
-    shutdown(ua::status::good, "closed");
+    shutdown(ua::status::good, "closed");  // also while reconnecting: nothing to close at a server
   }
 
   void send_close_session(std::shared_ptr<const ua::node_id> token, const instant& now) {
     ua::close_session_request req;
     req.delete_subscriptions = true;
     auto self = self_;
-    auto hdl = hdl_;
     auto call = client_call::make(
         std::move(req),
-        [self, hdl](ua::expected<ua::extension_object>) {
-          client_session cs(self, hdl);
+        [self](ua::expected<ua::extension_object>) {
+          client_session cs(self);
           auto& st = cs.st();
           if (st.finished) return;
           if (st.closes_left > 0) --st.closes_left;
@@ -625,7 +1186,7 @@ public:
     auto& s = st();
     if (s.finished) return;
     const auto now = now_instant();
-    if (s.channel && s.channel->is_open()) {
+    if (s.link_up && s.channel && s.channel->is_open()) {
       s.channel->write_close(now);  // Part 6 §7.1.4
       flush();
     }
@@ -636,6 +1197,9 @@ public:
     auto pending = std::move(s.pending);
     s.pending.clear();
     for (auto& [id, w] : pending) w.call->finish(failure);
+    auto held = std::move(s.held);
+    s.held.clear();
+    for (auto& h : held) h.call->finish(failure);
     s.publishes.clear();
     s.subscriptions.close_all(why);  // Good: the application closed the client
     if (s.connected) {
@@ -649,23 +1213,26 @@ public:
     auto closers = std::move(s.closers);
     s.closers.clear();
     for (auto& c : closers) c->finish(why);
-    self_->close(hdl_);
+    if (s.link_up) {
+      s.link_up = false;
+      self_->close(s.hdl);
+    }
     // A connection lost under a working client leaves the actor alive, answering every later
     // call with end_status, until the client closes it: a message to a gone actor would sit
     // unanswered. A failed connect or a close ends it now.
-    if (!s.ready || !closers.empty()) self_->quit();
+    if (!s.ever_ready || !closers.empty()) self_->quit();
   }
 
 private:
   client_broker* self_;
-  caf::io::connection_handle hdl_;
 };
 
 caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle hdl, client_actor_config config,
                                 connected_handler connected) {
   self->state.config = std::move(config);
   self->state.connected = std::move(connected);
-  self->set_exception_handler([self, hdl](std::exception_ptr& e) -> caf::error {
+  self->state.hdl = hdl;
+  self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
     try {
       std::rethrow_exception(e);
     } catch (const std::exception& x) {
@@ -673,27 +1240,33 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
     } catch (...) {
       spdlog::error("uactor client: unknown exception in a handler");
     }
-    client_session(self, hdl).shutdown(ua::status::bad_internal_error, "exception");
+    client_session(self).shutdown(ua::status::bad_internal_error, "exception");
     return caf::exit_reason::unhandled_exception;
   });
-  client_session(self, hdl).start();
+  client_session(self).start();
   return {
-      [self, hdl](const caf::io::new_data_msg& msg) { client_session(self, hdl).on_data(msg.buf); },
-      [self, hdl](const caf::io::connection_closed_msg&) {
-        client_session cs(self, hdl);
-        const auto& ch = cs.st().channel;
-        cs.shutdown(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status()
-                                                                     : ua::status::bad_connection_closed,
-                    "connection lost");
+      [self](const caf::io::new_data_msg& msg) { client_session(self).on_data(msg); },
+      [self](const caf::io::connection_closed_msg& msg) {
+        client_session cs(self);
+        auto& s = cs.st();
+        if (!s.link_up || msg.handle != s.hdl) return;  // a link given up already
+        s.link_up = false;
+        const auto& ch = s.channel;
+        cs.lose(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status() : ua::status::bad_connection_closed,
+                "connection lost");
       },
-      [self, hdl](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self, hdl).on_call(call); },
-      [self, hdl](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self, hdl).on_close(c); },
-      [self, hdl](client_open_session_atom, const std::shared_ptr<client_open_session>& o) {
-        client_session(self, hdl).on_open_session(o);
+      [self](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self).on_call(call); },
+      [self](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self).on_close(c); },
+      [self](client_open_session_atom, const std::shared_ptr<client_open_session>& o) {
+        client_session(self).on_open_session(o);
       },
-      [self, hdl](client_timeout_atom) { client_session(self, hdl).on_sweep(); },
-      [self, hdl](client_renew_atom) { client_session(self, hdl).on_renew(); },
-      [self, hdl](client_deadline_atom) { client_session(self, hdl).on_deadline(); },
+      [self](client_timeout_atom) { client_session(self).on_sweep(); },
+      [self](client_renew_atom, std::uint32_t gen) { client_session(self).on_renew(gen); },
+      [self](client_deadline_atom, std::uint32_t gen) { client_session(self).on_deadline(gen); },
+      [self](client_reconnect_atom, std::uint32_t gen) { client_session(self).on_reconnect_timer(gen); },
+      [self](client_socket_atom, std::uint32_t gen, const std::shared_ptr<socket_handoff>& h) {
+        client_session(self).on_socket(gen, h);
+      },
   };
 }
 
@@ -701,6 +1274,8 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
 
 ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std::string& host, std::uint16_t port,
                                             client_actor_config config, connected_handler connected) {
+  config.host = host;
+  config.port = port;
   auto a = system.middleman().spawn_client(client_broker_fun, host, port, std::move(config), std::move(connected));
   if (!a) {
     spdlog::debug("uactor client: cannot connect to {}:{}: {}", host, port, system.render(a.error()));

@@ -15,6 +15,7 @@
 
 #include "actors/client/security.hpp"
 #include "actors/client/subscription.hpp"
+#include "actors/client/supervision_options.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 #include "protocol/uatcp.hpp"
@@ -61,6 +62,9 @@ public:
   // Another session of this connection (client::open_session): its AuthenticationToken goes into
   // the RequestHeader instead of the connection's own. Shared, so a call copies no token.
   std::shared_ptr<const ua::node_id> session_token;
+  // Made by the application (not by the client itself): what the supervised client's book of
+  // subscriptions learns from (docs/decisions/0017).
+  bool from_application = false;
 
 private:
   client_call(response_handler done, std::chrono::milliseconds timeout) : done_(std::move(done)), timeout_(timeout) {}
@@ -120,6 +124,11 @@ struct client_actor_config {
   client_session_security security;          // policy None and anonymous unless resolved otherwise
   std::chrono::milliseconds request_timeout{10'000};  // the least TimeoutHint of a Publish
   subscription_engine_config subscriptions;
+  // Supervision (docs/decisions/0017): with reconnect.enabled, a loss after the session first
+  // worked is recovered in place (new connection to host:port, same actor, same pending state).
+  reconnect_options reconnect;
+  std::string host;
+  std::uint16_t port = 0;
 };
 
 // Messages the actor takes (besides the broker's own):

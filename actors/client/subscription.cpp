@@ -85,6 +85,9 @@ void subscription_engine::add(std::uint32_t id, double revised_interval_ms, std:
   s->last_heard = now;
   s->silent = false;
   s->next_sequence = 0;
+  s->horizon = 0;
+  s->held.clear();
+  s->lost.clear();
   set_timing(*s, revised_interval_ms, revised_keep_alive_count);
 }
 
@@ -142,7 +145,7 @@ void subscription_engine::queue_ack(std::uint32_t subscription_id, std::uint32_t
 }
 
 void subscription_engine::report(subscription& s, subscription_event what, ua::status_code status, std::uint32_t seq) {
-  if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, what, status, seq});
+  if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, what, status, seq, 0});
 }
 
 void subscription_engine::gap(subscription& s, std::uint32_t from, std::uint32_t to) {
@@ -154,7 +157,82 @@ void subscription_engine::gap(subscription& s, std::uint32_t from, std::uint32_t
     } else {
       ++stats_.lost;
       report(s, subscription_event::data_lost, ua::status::bad_message_not_available, q);
+      if (config_.in_order) mark_lost(s, q);
     }
+  }
+}
+
+void subscription_engine::mark_lost(subscription& s, std::uint32_t seq) {
+  if (s.next_sequence != 0 && seq_ahead(s.next_sequence, seq) &&
+      std::find(s.lost.begin(), s.lost.end(), seq) == s.lost.end())
+    s.lost.push_back(seq);
+}
+
+void subscription_engine::announce(subscription& s, std::uint32_t next) {
+  if (s.next_sequence == 0) {
+    s.next_sequence = s.horizon = next;
+    return;
+  }
+  // Everything before `next` not yet received or asked for was missed: asked for now; the
+  // sequence moves on as the answers (or their failures) come.
+  if (s.horizon == 0 || !seq_ahead(s.next_sequence, s.horizon)) s.horizon = s.next_sequence;
+  if (next != s.horizon && seq_ahead(s.horizon, next)) {
+    gap(s, s.horizon, next);
+    s.horizon = next;
+  }
+}
+
+void subscription_engine::accept(std::uint32_t id, const ua::notification_message& m) {
+  auto* s = find(id);
+  if (!s) return;
+  const std::uint32_t seq = m.sequence_number;
+  if (s->next_sequence == 0) s->next_sequence = seq;  // the first one: the sequence starts here
+  if (s->horizon == 0 || !seq_ahead(s->next_sequence, s->horizon)) s->horizon = s->next_sequence;
+  if (seq == s->next_sequence) {
+    s->next_sequence = next_seq(seq);
+    if (seq_ahead(s->horizon, s->next_sequence)) s->horizon = s->next_sequence;
+    dispatch(*s, m);
+    return drain(id);
+  }
+  if (!seq_ahead(s->next_sequence, seq)) return;  // delivered or given up already: a repeat
+  // Ahead of a gap: held until the gap is filled; what lies between is asked for once.
+  if (seq_ahead(s->horizon, seq)) {
+    if (seq != s->horizon) gap(*s, s->horizon, seq);
+    s->horizon = next_seq(seq);
+  }
+  if (std::any_of(s->held.begin(), s->held.end(), [&](const ua::notification_message& h) { return h.sequence_number == seq; }))
+    return;  // held already
+  // Ascending by distance from next_sequence.
+  const auto at = std::find_if(s->held.begin(), s->held.end(), [&](const ua::notification_message& h) {
+    return seq_distance(s->next_sequence, h.sequence_number) > seq_distance(s->next_sequence, seq);
+  });
+  s->held.insert(at, m);
+  if (s->held.size() > config_.max_held_messages) {
+    // The gap is not coming back: give it up, deliver what is held.
+    for (std::uint32_t q = s->next_sequence; q != s->held.front().sequence_number; q = next_seq(q)) {
+      ++stats_.lost;
+      report(*s, subscription_event::data_lost, ua::status::bad_message_not_available, q);
+      mark_lost(*s, q);
+    }
+    drain(id);
+  }
+}
+
+void subscription_engine::drain(std::uint32_t id) {
+  for (;;) {
+    auto* s = find(id);  // a dispatched message may close the subscription
+    if (!s) return;
+    if (!s->held.empty() && s->held.front().sequence_number == s->next_sequence) {
+      auto m = std::move(s->held.front());
+      s->held.erase(s->held.begin());
+      s->next_sequence = next_seq(m.sequence_number);
+      dispatch(*s, m);
+      continue;
+    }
+    const auto l = std::find(s->lost.begin(), s->lost.end(), s->next_sequence);
+    if (l == s->lost.end()) return;
+    s->lost.erase(l);
+    s->next_sequence = next_seq(s->next_sequence);
   }
 }
 
@@ -205,12 +283,14 @@ void subscription_engine::on_publish_response(const ua::publish_response& r, tim
     // anything between the last one seen and it was missed.
     ++stats_.keep_alives;
     if (seq == 0) return;
+    if (config_.in_order) return announce(*s, seq);
     if (s->next_sequence != 0 && seq != s->next_sequence && seq_ahead(s->next_sequence, seq)) gap(*s, s->next_sequence, seq);
     if (s->next_sequence == 0 || seq_ahead(s->next_sequence, seq)) s->next_sequence = seq;
     return;
   }
   ++stats_.messages;
   queue_ack(s->id, seq);
+  if (config_.in_order) return accept(s->id, m);
   if (s->next_sequence != 0 && seq != s->next_sequence && seq_ahead(s->next_sequence, seq)) gap(*s, s->next_sequence, seq);
   if (s->next_sequence == 0 || seq_ahead(s->next_sequence, seq)) s->next_sequence = next_seq(seq);
   dispatch(*s, m);
@@ -250,6 +330,7 @@ void subscription_engine::on_republished(std::uint32_t subscription_id, const ua
   ++stats_.messages;
   // Still in the server's retransmission queue: acknowledge it (Part 4 §5.14.6).
   queue_ack(subscription_id, message.sequence_number);
+  if (config_.in_order) return accept(subscription_id, message);
   dispatch(*s, message);
 }
 
@@ -257,9 +338,16 @@ void subscription_engine::on_republish_failed(std::uint32_t subscription_id, std
                                               ua::status_code status) {
   auto* s = find(subscription_id);
   if (!s) return;
+  // in_order: delivered meanwhile (the recovery after a reconnect asked for it too): not lost.
+  if (config_.in_order && s->next_sequence != 0 && !seq_ahead(s->next_sequence, sequence_number)) return;
   ++stats_.lost;
   report(*s, subscription_event::data_lost, status.is_bad() ? status : ua::status::bad_message_not_available,
          sequence_number);
+  if (!config_.in_order) return;
+  if (auto* again = find(subscription_id)) {
+    mark_lost(*again, sequence_number);
+    drain(subscription_id);
+  }
 }
 
 void subscription_engine::check(time_point now) {
@@ -273,12 +361,85 @@ void subscription_engine::check(time_point now) {
   }
 }
 
+bool subscription_engine::any_silent() const noexcept {
+  return std::any_of(subs_.begin(), subs_.end(), [](const subscription& s) { return s.silent; });
+}
+
+void subscription_engine::on_link_lost() noexcept {
+  outstanding_ = 0;
+  paused_ = false;
+  // The recovery republishes from each next expected number (Part 4 §6.7); what was asked for on
+  // the old link is asked for again when it turns out missing.
+  republish_.clear();
+  for (auto& s : subs_) s.horizon = s.next_sequence;
+}
+
+std::vector<std::uint32_t> subscription_engine::ids() const {
+  std::vector<std::uint32_t> out;
+  out.reserve(subs_.size());
+  for (const auto& s : subs_) out.push_back(s.id);
+  return out;
+}
+
+std::uint32_t subscription_engine::next_expected(std::uint32_t id) const noexcept {
+  for (const auto& s : subs_)
+    if (s.id == id) return s.next_sequence;
+  return 0;
+}
+
+void subscription_engine::on_recovered(std::uint32_t id, const ua::notification_message& m, time_point now) {
+  auto* s = find(id);
+  if (!s) return;
+  s->last_heard = now;
+  ++stats_.republished;
+  ++stats_.messages;
+  queue_ack(id, m.sequence_number);
+  if (config_.in_order) return accept(id, m);
+  if (s->next_sequence == 0 || seq_ahead(s->next_sequence, m.sequence_number)) s->next_sequence = next_seq(m.sequence_number);
+  dispatch(*s, m);
+}
+
+void subscription_engine::rekey(std::uint32_t old_id, std::uint32_t new_id, double interval_ms, std::uint32_t keep_alive_count,
+                                time_point now) {
+  auto* s = find(old_id);
+  if (!s) return;
+  std::erase_if(republish_, [old_id](const missing& m) { return m.subscription_id == old_id; });
+  std::erase_if(acks_, [old_id](const ua::subscription_acknowledgement& a) { return a.subscription_id == old_id; });
+  s->id = new_id;
+  s->next_sequence = 0;
+  s->horizon = 0;
+  s->held.clear();
+  s->lost.clear();
+  s->last_heard = now;
+  s->silent = false;
+  for (auto& [handle, item] : s->items) item.monitored_item_id = 0;
+  set_timing(*s, interval_ms, keep_alive_count);
+}
+
+void subscription_engine::heard_all(time_point now) {
+  for (std::size_t i = 0; i < subs_.size(); ++i) {
+    auto& s = subs_[i];
+    s.last_heard = now;
+    if (s.silent) {
+      s.silent = false;
+      report(s, subscription_event::recovered, ua::status::good);
+    }
+  }
+}
+
+void subscription_engine::notify(std::uint32_t id, subscription_event what, ua::status_code status, std::uint32_t seq,
+                                 std::uint32_t previous_id) {
+  auto* s = find(id);
+  if (!s || !s->handlers.on_status) return;
+  s->handlers.on_status(subscription_status{id, what, status, seq, previous_id});
+}
+
 void subscription_engine::close(std::uint32_t id, ua::status_code status) {
   auto* s = find(id);
   if (!s) return;
   auto handlers = std::move(s->handlers);
   remove(id);
-  if (handlers.on_status) handlers.on_status(subscription_status{id, subscription_event::closed, status, 0});
+  if (handlers.on_status) handlers.on_status(subscription_status{id, subscription_event::closed, status, 0, 0});
 }
 
 void subscription_engine::close_all(ua::status_code status) {
@@ -287,7 +448,7 @@ void subscription_engine::close_all(ua::status_code status) {
   republish_.clear();
   acks_.clear();
   for (auto& s : subs)
-    if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, subscription_event::closed, status, 0});
+    if (s.handlers.on_status) s.handlers.on_status(subscription_status{s.id, subscription_event::closed, status, 0, 0});
 }
 
 }  // namespace uactor::actors

@@ -34,6 +34,11 @@ enum class subscription_event : std::uint8_t {
   closed,         // the subscription is gone: lifetime expired (Bad_Timeout), Bad_NoSubscription,
                   // the connection or session ended (`status` says which; Good: the application
                   // closed the client). No callback follows.
+  // The supervised client (client_options::reconnect, docs/decisions/0017):
+  transferred,    // moved into the new session after a reconnect (Part 4 §5.14.7); same id
+  recreated,      // the server had lost it: created again with its items (same client handles);
+                  // `subscription_id` is the new id, `previous_id` the old; a data_lost comes first.
+                  // `status`: Good, or the first item the server refused now (that item is dropped)
 };
 
 struct subscription_status {
@@ -41,6 +46,7 @@ struct subscription_status {
   subscription_event what = subscription_event::status_change;
   ua::status_code status;
   std::uint32_t sequence_number = 0;  // data_lost only
+  std::uint32_t previous_id = 0;      // recreated only
 };
 
 // Fast: one call per NotificationMessage with all of its data changes, a view into the decoded
@@ -96,6 +102,11 @@ struct subscription_engine_config {
   // retransmission queue for an explicit Republish (diagnostics and tests; the server's queue
   // fills and it drops the oldest, Part 4 §5.14.1.1).
   bool acknowledge = true;
+  // true (the supervised client, docs/decisions/0017): messages that arrive after a gap are held
+  // (copied) until the gap is republished or reported lost, so that the handlers see every
+  // message once and in sequence order. false: delivered at once, the republished ones late (0011).
+  bool in_order = false;
+  std::size_t max_held_messages = 1024;  // per subscription; beyond, the gap is given up (data_lost)
 };
 
 // All subscriptions of one session. The owner sends Publish requests while publish_wanted() > 0
@@ -153,6 +164,28 @@ public:
   // --- supervision
   // Reports `silent` for each subscription not heard from in time (once, until it recovers).
   void check(time_point now);
+  bool any_silent() const noexcept;
+
+  // --- recovery after a reconnect (the supervised client, docs/decisions/0017)
+  // The link is gone, and the Publish requests at the server with it. Acknowledgements not sent
+  // yet stay for the next Publish; Republish requests not sent are dropped (the recovery asks
+  // from the next expected number on, and a gap found later is asked for again).
+  void on_link_lost() noexcept;
+  std::vector<std::uint32_t> ids() const;
+  // The sequence number expected next (0: none seen yet).
+  std::uint32_t next_expected(std::uint32_t id) const noexcept;
+  // A message the Republish loop after a reconnect recovered, in order (Part 4 §6.7): delivered
+  // and acknowledged as if a PublishResponse had brought it.
+  void on_recovered(std::uint32_t id, const ua::notification_message& message, time_point now);
+  // Created again under a new id: the handlers (and per-item handlers, by client handle) stay;
+  // sequence numbers start over.
+  void rekey(std::uint32_t old_id, std::uint32_t new_id, double revised_interval_ms,
+             std::uint32_t revised_keep_alive_count, time_point now);
+  // Silence is measured from now (a recovered session publishes again from now on); a silent
+  // subscription is reported `recovered`.
+  void heard_all(time_point now);
+  void notify(std::uint32_t id, subscription_event what, ua::status_code status, std::uint32_t seq = 0,
+              std::uint32_t previous_id = 0);
   // The session or connection ended: every subscription is closed with `status`, the engine empties.
   void close_all(ua::status_code status);
 
@@ -180,6 +213,11 @@ private:
     std::uint32_t next_sequence = 0;  // expected next; 0 until the first message or keep-alive
     bool silent = false;
     std::unordered_map<std::uint32_t, item> items;  // by client handle (per-item mode)
+    // in_order only: messages after a gap (ascending), numbers given up (data_lost) while holding,
+    // and the first number neither received nor asked for.
+    std::vector<ua::notification_message> held;
+    std::vector<std::uint32_t> lost;
+    std::uint32_t horizon = 0;
   };
   struct missing {
     std::uint32_t subscription_id;
@@ -193,6 +231,12 @@ private:
   void close(std::uint32_t id, ua::status_code status);
   void queue_ack(std::uint32_t subscription_id, std::uint32_t seq);
   void gap(subscription& s, std::uint32_t from, std::uint32_t to);
+  // in_order: one data message (from a Publish or a Republish) into the sequence.
+  void accept(std::uint32_t id, const ua::notification_message& message);
+  // in_order: a keep-alive announcing `next` as the number of the next message.
+  void announce(subscription& s, std::uint32_t next);
+  void drain(std::uint32_t id);
+  void mark_lost(subscription& s, std::uint32_t seq);
 
   subscription_engine_config config_;
   std::vector<subscription> subs_;  // a handful per session: a linear search beats a map

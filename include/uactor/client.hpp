@@ -32,6 +32,7 @@
 
 #include "actors/client/subscription.hpp"
 #include "actors/client/security_options.hpp"
+#include "actors/client/supervision_options.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 
@@ -61,6 +62,12 @@ struct client_options {
   // certificate against security.pki_dir/trusted (Bad_CertificateUntrusted otherwise, the
   // certificate then in rejected/ for an operator to trust).
   actors::client_security_options security;
+  // ---- Supervision (docs/decisions/0017): reconnect.enabled makes the client survive cut links
+  // and server restarts once connected: the session is reactivated, moved or created again with
+  // its subscriptions (Part 4 §6.7); requests made meanwhile are held or failed; what happened goes
+  // to reconnect.on_event and to the subscriptions' status handlers. connect() itself still fails
+  // when the first connection cannot be made.
+  reconnect_options reconnect;
 };
 
 template <class Response>

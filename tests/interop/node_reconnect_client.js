@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// node-opcua's client, which reconnects by itself, subscribed to one UInt32 that counts up (--node,
+// default ns=1;s=Demo.Dynamic.Counter; sampling 0, queue 1000) of a server reached through the fault proxy of tests/support (the test cuts the
+// link meanwhile). Prints one line per connection event (`lost`, `reconnected`), then, after
+// --seconds, a summary: `summary values=N gaps=G repeats=R reconnections=C republished=P`, where
+// a gap is a step of more than +1 between consecutive values and a repeat a step of 0 or less.
+//
+//   node node_reconnect_client.js opc.tcp://127.0.0.1:PORT --seconds S [--node NODEID]
+//
+// Exits 0 when it connected and subscribed (the caller judges the summary), 1 otherwise.
+"use strict";
+
+const util = require("util");
+console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
+console.info = console.log;
+console.warn = console.log;
+
+const { OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn } = require("node-opcua");
+
+const endpoint = process.argv[2];
+let seconds = 15;
+const s = process.argv.indexOf("--seconds");
+if (s >= 0) seconds = Number(process.argv[s + 1]);
+const n = process.argv.indexOf("--node");
+const nodeId = n >= 0 ? process.argv[n + 1] : "ns=1;s=Demo.Dynamic.Counter";
+setTimeout(() => {
+    process.stdout.write("FAIL timeout\n");
+    process.exit(1);
+}, (seconds + 30) * 1000).unref();
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+    const client = OPCUAClient.create({
+        endpointMustExist: false,
+        connectionStrategy: { initialDelay: 50, maxDelay: 500, maxRetry: 1000 },
+        keepSessionAlive: true,
+        requestedSessionTimeout: 60000
+    });
+    let reconnections = 0;
+    let republished = 0;
+    client.on("connection_lost", () => process.stdout.write("lost\n"));
+    let values = [];
+    client.on("connection_reestablished", () => {
+        reconnections += 1;
+        process.stdout.write("reconnected\n");
+        process.stdout.write("values " + values.length + "\n");
+    });
+    await client.connect(endpoint);
+    const session = await client.createSession();
+    session.on("session_restored", () => process.stdout.write("session_restored\n"));
+    const sub = ClientSubscription.create(session, {
+        requestedPublishingInterval: 50,
+        requestedLifetimeCount: 1000,
+        requestedMaxKeepAliveCount: 10,
+        maxNotificationsPerPublish: 0,
+        publishingEnabled: true,
+        priority: 1
+    });
+    await new Promise((resolve, reject) => {
+        sub.on("started", resolve);
+        sub.on("internal_error", reject);
+    });
+    const item = ClientMonitoredItem.create(sub, { nodeId, attributeId: AttributeIds.Value },
+                                            { samplingInterval: 0, queueSize: 1000, discardOldest: true },
+                                            TimestampsToReturn.Both);
+    item.on("changed", (dv) => values.push(Number(dv.value.value)));
+    await new Promise((resolve) => item.on("initialized", resolve));
+    process.stdout.write("subscribed\n");
+    // node-opcua counts what it recovered through Republish in the subscription's "received" path;
+    // the server's answer shows in the log only, so count its Republish requests here.
+    const republish = session.republish.bind(session);
+    session.republish = (...a) => {
+        republished += 1;
+        return republish(...a);
+    };
+    for (let t = 0; t < seconds; t++) {
+        await sleep(1000);
+        process.stdout.write("values " + values.length + "\n");
+    }
+    let gaps = 0;
+    let repeats = 0;
+    for (let i = 1; i < values.length; i++) {
+        const d = values[i] - values[i - 1];
+        if (d > 1) gaps += 1;
+        else if (d < 1) repeats += 1;
+    }
+    process.stdout.write(`summary values=${values.length} gaps=${gaps} repeats=${repeats} ` +
+                         `reconnections=${reconnections} republished=${republished}\n`);
+    await sub.terminate().catch(() => {});
+    await session.close().catch(() => {});
+    await client.disconnect();
+    process.exit(0);
+}
+
+main().catch((e) => {
+    process.stdout.write("FAIL " + (e && e.message ? e.message : String(e)) + "\n");
+    process.exit(1);
+});
