@@ -158,6 +158,9 @@ void add_client_commands(CLI::App& app) {
   subscribe->add_option("--trigger", sub->trigger,
                         "what counts as a change: status, status-value (default) or status-value-timestamp")
       ->check(CLI::IsMember({"status", "status-value", "status-value-timestamp"}));
+  subscribe->add_flag("--reconnect", sub->reconnect,
+                      "survive cut links and server restarts (the supervised client, docs/client-reconnect.md): "
+                      "a line per connection event; exit 1 if data was lost");
   subscribe->callback([a, sub] {
     need_endpoint(a->common, "subscribe");
     finish(run_subscribe(a->common, *sub, a->nodes));

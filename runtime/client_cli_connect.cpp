@@ -213,9 +213,10 @@ void set_up_log(const common_args& a) {
 
 }  // namespace
 
-client connect_or_exit(const common_args& a) {
+client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   set_up_log(a);
   client_options o;
+  o.reconnect = std::move(reconnect);
   o.endpoint_url = a.endpoint;
   o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/client/supervision_options.hpp"
 #include "runtime/client_cli.hpp"
 #include "runtime/client_cli_output.hpp"
 
@@ -48,7 +49,8 @@ struct common_args {
 
 // Connects for a command, or ends it: exit_usage for bad flags, exit_connection when the server
 // cannot be reached, refuses, or its certificate is not trusted (the message says how to trust it).
-client connect_or_exit(const common_args& a);
+// `reconnect`: the supervised client's options (docs/client-reconnect.md), off by default.
+client connect_or_exit(const common_args& a, reconnect_options reconnect = {});
 // The NodeId written in `text`, or the end of the command with a usage message.
 ua::node_id node_or_exit(const std::string& text);
 // A service the command needs failed as a whole: closes `c` and ends with exit_bad
@@ -90,6 +92,7 @@ struct subscribe_args {
   double deadband = 0;           // with deadband_type
   std::string deadband_type;     // "", absolute, percent (Part 8 §6.2: of the EURange)
   std::string trigger = "status-value";  // status, status-value, status-value-timestamp
+  bool reconnect = false;        // the supervised client: survive cut links and server restarts
 };
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes);

@@ -36,7 +36,32 @@ int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vec
   const auto trigger = sa.trigger == "status"                   ? ua::data_change_trigger::status
                        : sa.trigger == "status-value-timestamp" ? ua::data_change_trigger::status_value_timestamp
                                                                 : ua::data_change_trigger::status_value;
-  auto c = connect_or_exit(a);
+  // --reconnect: one line per connection event, beside the subscription's own (below).
+  reconnect_options reconnect;
+  reconnect.enabled = sa.reconnect;
+  if (sa.reconnect) {
+    reconnect.on_event = [json = style.json](const connection_event& e) {
+      const char* what = e.what == connection_event_kind::lost           ? "connection lost"
+                         : e.what == connection_event_kind::reconnecting ? "reconnecting"
+                         : e.what == connection_event_kind::reconnected  ? "reconnected"
+                                                                         : "gave up";
+      const char* how = e.how == recovery_kind::reactivated   ? "session reactivated"
+                        : e.how == recovery_kind::transferred ? "subscriptions transferred"
+                                                              : "subscriptions recreated";
+      const bool done = e.what == connection_event_kind::reconnected;
+      if (json) {
+        json_object o;
+        o.text("event", what).number("attempt", e.attempt).status(e.status);
+        if (done) o.text("how", how);
+        std::printf("%s\n", o.str().c_str());
+        std::fflush(stdout);
+      } else {
+        std::fprintf(stderr, "uactor: %s%s%s (attempt %u): %s\n", what, done ? ", " : "", done ? how : "", e.attempt,
+                     e.status.to_string().c_str());
+      }
+    };
+  }
+  auto c = connect_or_exit(a, std::move(reconnect));
   // The values are printed on a client thread, which must not wait for the server: the
   // structures the nodes' DataTypes need are asked for now.
   server_structures structures(c);
@@ -100,7 +125,9 @@ int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vec
                        : st.what == subscription_event::recovered ? "recovered"
                        : st.what == subscription_event::data_lost ? "data lost"
                        : st.what == subscription_event::closed    ? "closed"
-                                                                  : "status change";
+                       : st.what == subscription_event::transferred ? "transferred"
+                       : st.what == subscription_event::recreated   ? "recreated"
+                                                                    : "status change";
     // A person reads these beside the values on stderr; a script gets them in the stream it parses.
     if (style.json) {
       std::printf("%s\n", json_object()
