@@ -287,6 +287,15 @@ public:
   }
 
   status_code write_values(std::span<const value_update> values) override { return door_->write_values(values); }
+
+  status_code raise_events(std::span<const event> events) override {
+    if (events.empty()) return ua::status::bad_nothing_to_do;
+    if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
+    auto batch = std::make_shared<actors::event_batch>();
+    batch->events.assign(events.begin(), events.end());
+    caf::anon_send(handle_.host, actors::event_batch_ptr(std::move(batch)));
+    return ua::status::good;
+  }
   const std::shared_ptr<value_door>& door() const noexcept { return door_; }
 
   status_code on_write(const node_id& variable, write_handler handler, callback_options options) override {

@@ -1,5 +1,7 @@
 #include "actors/server/server_core.hpp"
 
+#include <algorithm>
+#include <random>
 #include <utility>
 
 #include "actors/server/node_builder.hpp"
@@ -34,6 +36,57 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       sessions_(with_endpoints(config_.sessions, config_.description)),
       subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)) {
   space_.set_observer(subscriptions_.get());
+  std::random_device rd;
+  event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
+}
+
+void server_core::next_event_id(ua::byte_string& out) {
+  char raw[16];
+  const std::uint64_t n = ++event_counter_;
+  for (int b = 0; b < 8; ++b) {
+    raw[b] = static_cast<char>(event_prefix_ >> (8 * b));
+    raw[8 + b] = static_cast<char>(n >> (8 * (7 - b)));
+  }
+  out.assign(raw, sizeof raw);
+}
+
+ua::status_code server_core::raise_event(const event& e, const instant& now) {
+  const ua::node_index base = space_.find(ua::node_id(0, 2041));
+  const ua::node_index type = space_.find(e.type);
+  if (type == ua::no_node || space_.at(type).cls != ua::node_class::object_type || !space_.is_subtype_of(type, base))
+    return ua::status::bad_type_definition_invalid;
+  const ua::node_index server = space_.find(ua::node_id(0, 2253));
+  const ua::node_index source = e.source.is_null() ? server : space_.find(e.source);
+  if (source == ua::no_node) return ua::status::bad_node_id_unknown;
+  event_.type = type;
+  event_.source = source;
+  // The BaseEventType fields first, in key order; the extra ones of the last event go.
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = e.type;
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = e.source.is_null() ? ua::node_id(0, 2253) : e.source;
+  auto& name = event_.fields[field::source_name].value.emplace<ua::ua_string>();
+  if (!e.source_name.empty()) name.assign(e.source_name);
+  else name.assign(space_.at(source).browse_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = e.time.ticks == 0 ? now.utc : e.time;
+  event_.fields[field::message].value.emplace<ua::localized_text>() = e.message;
+  event_.fields[field::severity].value.emplace<std::uint16_t>() =
+      static_cast<std::uint16_t>(std::clamp<unsigned>(e.severity, 1, 1000));
+  for (const event_field_value& f : e.fields) {
+    const field_key k = subscriptions_->fields().intern(f.path);
+    if (k == field::none || k <= field::severity) continue;  // the base fields are set above
+    event_.set(k) = f.value;
+  }
+  if (!subscriptions_->has_event_items()) return ua::status::good;  // nobody listens: nothing to fill
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  raise_event(event_, now);
+  return ua::status::good;
+}
+
+void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription) {
+  if (!subscriptions_->has_event_items()) return;
+  e.set(field::receive_time).emplace<ua::date_time>() = now.utc;
+  subscriptions_->raise_event(e, space_, only_subscription);
 }
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,

@@ -80,6 +80,18 @@ public:
   // The application answered: the request it belongs to may be complete (application().completed()).
   void answer(app_answer&& a, const instant& now) { app_.answer(std::move(a), space_, now); }
 
+  // An event from the application or the server itself (docs/decisions/0018): its BaseEventType
+  // fields filled (EventId, ReceiveTime, Time and SourceName when not given) and delivered to the
+  // event items that see it. Bad_TypeDefinitionInvalid (not a subtype of BaseEventType),
+  // Bad_NodeIdUnknown (an unknown source). Allocates nothing for an event without extra fields
+  // once warm.
+  ua::status_code raise_event(const event& e, const instant& now);
+  // The same for an event already in the subscriptions' form (fields keyed, its EventId set by
+  // the caller); ReceiveTime is set here. `only_subscription`: for ConditionRefresh.
+  void raise_event(event_record& e, const instant& now, std::uint32_t only_subscription = 0);
+  // A fresh EventId (16 bytes: a per-server random prefix and a counter).
+  void next_event_id(ua::byte_string& out);
+
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
@@ -99,6 +111,9 @@ private:
   // On the heap: the address space points at it (its value_observer) and server_core moves.
   std::unique_ptr<subscription_manager> subscriptions_;
   application_calls app_;
+  event_record event_;  // reused by raise_event
+  std::uint64_t event_prefix_ = 0;
+  std::uint64_t event_counter_ = 0;
 
   // One response object per service, reused: their vectors keep their capacity between requests.
   ua::read_response read_;

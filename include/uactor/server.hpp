@@ -140,6 +140,29 @@ struct nodeset_report {
   bool ok() const noexcept { return errors.empty(); }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Events and alarms (Part 3 §6.4, Part 9; docs/events.md). Clients subscribe to the Server object
+// (every event) or to an object marked as an event notifier (object_node::event_notifier = 1) with
+// an EventFilter.
+
+// One field of an event past the BaseEventType ones, named by its browse path from the event type:
+// {{0, "ActiveState"}, {0, "Id"}} is ActiveState/Id.
+struct event_field_value {
+  std::vector<qualified_name> path;
+  variant value;
+};
+
+// An event the application raises. EventId and ReceiveTime are the server's.
+struct event {
+  node_id type{0, 2041};          // BaseEventType or a subtype of it
+  node_id source;                 // SourceNode; null: the Server object (i=2253)
+  std::string source_name;        // empty: the source's BrowseName
+  localized_text message;
+  std::uint16_t severity = 500;   // 1 (lowest) .. 1000 (highest), Part 5 §6.4.2; clamped
+  date_time time;                 // when it happened; zero: when the server takes it
+  std::vector<event_field_value> fields;
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -188,6 +211,13 @@ public:
   virtual status_code on_write(const node_id& variable, write_handler handler, callback_options options = {}) = 0;
   virtual status_code on_read(const node_id& variable, read_handler handler, callback_options options = {}) = 0;
   virtual status_code on_call(const node_id& method, method_handler handler, callback_options options = {}) = 0;
+
+  // Events (docs/events.md): copied into one message, delivered in order to every event item that
+  // sees the source and whose where clause they pass. Returns at once: Good (queued),
+  // Bad_NothingToDo (empty), Bad_ServerHalted (stopped). An event of an unknown type or source is
+  // dropped on the server's thread and logged (Bad_TypeDefinitionInvalid, Bad_NodeIdUnknown).
+  virtual status_code raise_events(std::span<const event> events) = 0;
+  status_code raise_event(const event& e) { return raise_events(std::span(&e, 1)); }
 
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;

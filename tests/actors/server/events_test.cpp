@@ -1,0 +1,426 @@
+// Events through server_core (Part 4 §5.12 event items, §7.22.3 EventFilter, Part 3 §6.4 notifiers)
+// with a passed-in clock: an item on the Server object's EventNotifier, events raised, their
+// selected fields in a PublishResponse; the where clause, notifier hierarchies, the event queue's
+// overflow event and the codes for items that cannot be served.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/server_core.hpp"
+#include "protocol/message.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+using namespace uactor;
+namespace status = ua::status;
+using op = ua::filter_operator;
+
+namespace {
+
+constexpr std::uint32_t channel = 3;
+constexpr std::uint32_t server_object = 2253;
+constexpr std::uint32_t event_notifier_attribute = 12;
+
+actors::instant at(std::int64_t ms) {
+  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
+          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
+}
+
+actors::server_core make_core(actors::subscription_limits limits = {}) {
+  actors::server_core_config c;
+  c.description.application_uri = "urn:test:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  c.subscriptions = limits;
+  return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
+}
+
+// One anonymous session over None.
+struct client {
+  actors::server_core& core;
+  ua::node_id token;
+  std::uint32_t handle = 0;
+  std::uint32_t request_id = 100;
+  ua::byte_buffer out;
+  ua::extension_object response;
+
+  explicit client(actors::server_core& c) : core(c) {
+    ua::create_session_request create;
+    create.requested_session_timeout = 600'000;
+    create.client_description.application_uri = ua::ua_string("urn:test:client");
+    const auto& created = call_as<ua::create_session_response>(create);
+    REQUIRE(created.response_header.service_result == status::good);
+    token = created.authentication_token;
+    ua::activate_session_request activate;
+    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+    REQUIRE(call(activate).get_if<ua::activate_session_response>());
+  }
+
+  template <class T>
+  ua::extension_object& call(T req, std::int64_t ms = 0) {
+    req.request_header.request_handle = ++handle;
+    req.request_header.authentication_token = token;
+    const ua::extension_object msg(req);
+    out.clear();
+    core.handle(channel, ++request_id, req.request_header, msg, at(ms), out);
+    REQUIRE(!out.empty());
+    REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+    return response;
+  }
+  template <class Response, class T>
+  Response& call_as(T req, std::int64_t ms = 0) {
+    auto* r = call(std::move(req), ms).template get_if<Response>();
+    REQUIRE(r);
+    return *r;
+  }
+
+  bool publish(std::int64_t ms, std::vector<ua::subscription_acknowledgement> acks = {}) {
+    ua::publish_request req;
+    req.request_header.request_handle = ++handle;
+    req.request_header.authentication_token = token;
+    req.subscription_acknowledgements = {acks.begin(), acks.end()};
+    const ua::extension_object msg(req);
+    out.clear();
+    core.handle(channel, ++request_id, req.request_header, msg, at(ms), out);
+    if (out.empty()) return false;
+    REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+    return true;
+  }
+
+  std::uint32_t subscribe(double interval = 100) {
+    ua::create_subscription_request req;
+    req.requested_publishing_interval = interval;
+    req.requested_max_keep_alive_count = 10;
+    req.requested_lifetime_count = 100;
+    req.publishing_enabled = true;
+    const auto& r = call_as<ua::create_subscription_response>(req);
+    REQUIRE(r.response_header.service_result == status::good);
+    return r.subscription_id;
+  }
+
+  ua::monitored_item_create_result monitor_events(std::uint32_t sub, const ua::node_id& notifier,
+                                                  ua::extension_object filter, std::uint32_t queue = 0,
+                                                  bool discard_oldest = true, std::uint32_t client_handle = 1) {
+    ua::create_monitored_items_request req;
+    req.subscription_id = sub;
+    req.timestamps_to_return = ua::timestamps_to_return::both;
+    ua::monitored_item_create_request c;
+    c.item_to_monitor.node_id = notifier;
+    c.item_to_monitor.attribute_id = event_notifier_attribute;
+    c.monitoring_mode = ua::monitoring_mode::reporting;
+    c.requested_parameters.client_handle = client_handle;
+    c.requested_parameters.queue_size = queue;
+    c.requested_parameters.discard_oldest = discard_oldest;
+    c.requested_parameters.filter = std::move(filter);
+    req.items_to_create.push_back(std::move(c));
+    auto& r = call_as<ua::create_monitored_items_response>(req);
+    REQUIRE(r.results.size() == 1);
+    return r.results[0];
+  }
+};
+
+ua::simple_attribute_operand field(const char* name) {
+  ua::simple_attribute_operand o;
+  o.type_definition_id = ua::node_id(0, 2041);
+  o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(name)});
+  o.attribute_id = 13;
+  return o;
+}
+
+// Select EventType, Severity, Message, SourceName; where Severity >= min (0: no where clause).
+ua::extension_object event_filter(std::int32_t min_severity = 0) {
+  ua::event_filter f;
+  for (const char* n : {"EventType", "Severity", "Message", "SourceName"}) f.select_clauses.push_back(field(n));
+  if (min_severity > 0) {
+    ua::content_filter_element e;
+    e.filter_operator = op::greater_than_or_equal;
+    e.filter_operands.push_back(ua::extension_object(field("Severity")));
+    ua::literal_operand l;
+    l.value = min_severity;
+    e.filter_operands.push_back(ua::extension_object(l));
+    f.where_clause.elements.push_back(std::move(e));
+  }
+  return ua::extension_object(std::move(f));
+}
+
+event make_event(std::uint16_t severity, const char* message, ua::node_id source = {}) {
+  event e;
+  e.severity = severity;
+  e.message = ua::localized_text{ua::ua_string("en"), ua::ua_string(message)};
+  e.source = std::move(source);
+  return e;
+}
+
+std::vector<std::pair<std::uint32_t, ua::extension_object>> tick(actors::server_core& core, std::int64_t ms) {
+  core.publish_tick(at(ms));
+  std::vector<std::pair<std::uint32_t, ua::extension_object>> r;
+  for (const auto& d : core.deferred()) {
+    ua::extension_object o;
+    REQUIRE(ua::decode_message(d.message.bytes(), o) == status::good);
+    r.emplace_back(d.request_id, std::move(o));
+  }
+  core.clear_deferred();
+  return r;
+}
+
+// The events of a PublishResponse: the fields of each, in order.
+std::vector<ua::event_field_list> events_of(const ua::extension_object& o) {
+  const auto* p = o.get_if<ua::publish_response>();
+  REQUIRE(p);
+  std::vector<ua::event_field_list> r;
+  for (const auto& eo : p->notification_message.notification_data)
+    if (const auto* l = eo.get_if<ua::event_notification_list>())
+      for (const auto& e : l->events) r.push_back(e);
+  return r;
+}
+
+std::string message_of(const ua::event_field_list& e) {
+  REQUIRE(e.event_fields.size() == 4);
+  const auto* t = e.event_fields[2].get_if<ua::localized_text>();
+  REQUIRE(t);
+  return std::string(t->text.view());
+}
+
+// Objects Area1 (an event notifier under the Server: HasNotifier) with Pump1 (HasEventSource), and
+// Area2 (a notifier of its own).
+void add_areas(actors::server_core& core) {
+  auto& as = core.space();
+  for (const char* name : {"Area1", "Area2", "Pump1"}) {
+    ua::node_spec s;
+    s.id = ua::node_id::string(1, name);
+    s.cls = ua::node_class::object;
+    s.browse_ns = 1;
+    s.browse_name = name;
+    s.event_notifier = std::string_view(name).starts_with("Area") ? 1 : 0;
+    REQUIRE(as.add_node(std::move(s)));
+    REQUIRE(as.add_reference(ua::node_id(0, 85), ua::node_id(0, 35), ua::node_id::string(1, name)) == status::good);
+  }
+  REQUIRE(as.add_reference(ua::node_id(0, server_object), ua::node_id(0, 48), ua::node_id::string(1, "Area1")) == status::good);
+  REQUIRE(as.add_reference(ua::node_id(0, server_object), ua::node_id(0, 48), ua::node_id::string(1, "Area2")) == status::good);
+  REQUIRE(as.add_reference(ua::node_id::string(1, "Area1"), ua::node_id(0, 36), ua::node_id::string(1, "Pump1")) == status::good);
+}
+
+}  // namespace
+
+TEST_CASE("events: an item on the Server object gets the selected fields of each raised event", "[events]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const auto r = c.monitor_events(sub, ua::node_id(0, server_object), event_filter());
+  REQUIRE(r.status_code == status::good);
+  CHECK(r.revised_sampling_interval == 0);
+  CHECK(r.revised_queue_size == 1000);  // 0: the server's default
+  const auto* fr = r.filter_result.get_if<ua::event_filter_result>();
+  REQUIRE(fr);
+  CHECK(fr->select_clause_results.size() == 4);
+
+  CHECK_FALSE(c.publish(10));
+  REQUIRE(core.raise_event(make_event(300, "first"), at(20)) == status::good);
+  REQUIRE(core.raise_event(make_event(700, "second"), at(30)) == status::good);
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].client_handle == 1);
+  CHECK(events[0].event_fields[0] == ua::variant(ua::node_id(0, 2041)));
+  CHECK(events[0].event_fields[1] == ua::variant(std::uint16_t{300}));
+  CHECK(message_of(events[0]) == "first");
+  CHECK(events[0].event_fields[3] == ua::variant(ua::ua_string("Server")));  // the source's BrowseName
+  CHECK(message_of(events[1]) == "second");
+}
+
+TEST_CASE("events: the where clause keeps the events that pass it", "[events]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), event_filter(500)).status_code == status::good);
+  CHECK_FALSE(c.publish(10));
+  for (std::uint16_t sev : {100, 500, 499, 900}) core.raise_event(make_event(sev, std::to_string(sev).c_str()), at(20));
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 2);
+  CHECK(message_of(events[0]) == "500");
+  CHECK(message_of(events[1]) == "900");
+}
+
+TEST_CASE("events: items that cannot be served get their codes", "[events]") {
+  auto core = make_core();
+  add_areas(core);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  // Pump1 is an object without SubscribeToEvents.
+  CHECK(c.monitor_events(sub, ua::node_id::string(1, "Pump1"), event_filter()).status_code == status::bad_not_supported);
+  // A Variable has no EventNotifier attribute.
+  CHECK(c.monitor_events(sub, ua::node_id(0, 2256), event_filter()).status_code == status::bad_attribute_id_invalid);
+  // No filter, a DataChangeFilter, an EventFilter without select clauses.
+  CHECK(c.monitor_events(sub, ua::node_id(0, server_object), {}).status_code == status::bad_event_filter_invalid);
+  CHECK(c.monitor_events(sub, ua::node_id(0, server_object), ua::extension_object(ua::data_change_filter{})).status_code ==
+        status::bad_filter_not_allowed);
+  CHECK(c.monitor_events(sub, ua::node_id(0, server_object), ua::extension_object(ua::event_filter{})).status_code ==
+        status::bad_event_filter_invalid);
+  // A where clause in error: the item fails, with the element's result.
+  ua::event_filter f;
+  f.select_clauses.push_back(field("Severity"));
+  ua::content_filter_element self;
+  self.filter_operator = op::not_;
+  ua::element_operand me;
+  me.index = 0;
+  self.filter_operands.push_back(ua::extension_object(me));
+  f.where_clause.elements.push_back(self);
+  const auto bad = c.monitor_events(sub, ua::node_id(0, server_object), ua::extension_object(f));
+  CHECK(bad.status_code == status::bad_event_filter_invalid);
+  CHECK(bad.monitored_item_id == 0);
+  const auto* fr = bad.filter_result.get_if<ua::event_filter_result>();
+  REQUIRE(fr);
+  REQUIRE(fr->where_clause_result.element_results.size() == 1);
+  CHECK(fr->where_clause_result.element_results[0].status_code == status::bad_filter_operand_invalid);
+  // An EventFilter on a Value is not allowed.
+  ua::create_monitored_items_request req;
+  req.subscription_id = sub;
+  ua::monitored_item_create_request v;
+  v.item_to_monitor.node_id = ua::node_id(0, 2258);
+  v.item_to_monitor.attribute_id = 13;
+  v.requested_parameters.filter = event_filter();
+  req.items_to_create.push_back(v);
+  const auto& vr = c.call_as<ua::create_monitored_items_response>(req);
+  CHECK(vr.results[0].status_code == status::bad_filter_not_allowed);
+  // An event of an unknown type or from an unknown source is refused.
+  auto e = make_event(100, "x");
+  e.type = ua::node_id(0, 58);
+  CHECK(core.raise_event(e, at(0)) == status::bad_type_definition_invalid);
+  CHECK(core.raise_event(make_event(100, "x", ua::node_id::string(1, "nowhere")), at(0)) == status::bad_node_id_unknown);
+}
+
+TEST_CASE("events: an event reaches the notifiers above its source, not the others", "[events]") {
+  auto core = make_core();
+  add_areas(core);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), event_filter(), 0, true, 1).status_code == status::good);
+  REQUIRE(c.monitor_events(sub, ua::node_id::string(1, "Area1"), event_filter(), 0, true, 2).status_code == status::good);
+  REQUIRE(c.monitor_events(sub, ua::node_id::string(1, "Area2"), event_filter(), 0, true, 3).status_code == status::good);
+  CHECK_FALSE(c.publish(10));
+  core.raise_event(make_event(100, "pump", ua::node_id::string(1, "Pump1")), at(20));
+  core.raise_event(make_event(100, "area2", ua::node_id::string(1, "Area2")), at(20));
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  std::vector<std::pair<std::uint32_t, std::string>> got;
+  for (const auto& e : events_of(answers[0].second)) got.emplace_back(e.client_handle, message_of(e));
+  std::sort(got.begin(), got.end());
+  const std::vector<std::pair<std::uint32_t, std::string>> want{{1, "area2"}, {1, "pump"}, {2, "pump"}, {3, "area2"}};
+  CHECK(got == want);
+}
+
+TEST_CASE("events: a full queue yields the EventQueueOverflow event, first when the oldest go, last otherwise",
+          "[events]") {
+  for (const bool discard_oldest : {true, false}) {
+    CAPTURE(discard_oldest);
+    auto core = make_core();
+    client c(core);
+    const auto sub = c.subscribe(100);
+    REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), event_filter(), 3, discard_oldest).status_code ==
+            status::good);
+    CHECK_FALSE(c.publish(10));
+    for (int i = 1; i <= 5; ++i) core.raise_event(make_event(100, std::to_string(i).c_str()), at(20));
+    const auto answers = tick(core, 100);
+    REQUIRE(answers.size() == 1);
+    const auto events = events_of(answers[0].second);
+    REQUIRE(events.size() == 4);
+    std::vector<std::string> messages;
+    for (const auto& e : events) messages.push_back(message_of(e));
+    const auto overflow = discard_oldest ? events.front() : events.back();
+    CHECK(overflow.event_fields[0] == ua::variant(ua::node_id(0, 3035)));  // EventQueueOverflowEventType
+    if (discard_oldest) CHECK(messages == std::vector<std::string>{"Event queue overflow", "3", "4", "5"});
+    else CHECK(messages == std::vector<std::string>{"1", "2", "3", "Event queue overflow"});
+    // One overflow event per overflow: the next cycle starts clean.
+    CHECK_FALSE(c.publish(110));
+    core.raise_event(make_event(100, "6"), at(120));
+    const auto next = tick(core, 200);
+    REQUIRE(next.size() == 1);
+    const auto later = events_of(next[0].second);
+    REQUIRE(later.size() == 1);
+    CHECK(message_of(later[0]) == "6");
+  }
+}
+
+TEST_CASE("events: a disabled item drops events; Modify replaces the where clause; Delete stops them", "[events]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const auto r = c.monitor_events(sub, ua::node_id(0, server_object), event_filter());
+  REQUIRE(r.status_code == status::good);
+
+  ua::set_monitoring_mode_request mode;
+  mode.subscription_id = sub;
+  mode.monitoring_mode = ua::monitoring_mode::disabled;
+  mode.monitored_item_ids.push_back(r.monitored_item_id);
+  REQUIRE(c.call_as<ua::set_monitoring_mode_response>(mode).results[0] == status::good);
+  core.raise_event(make_event(100, "dropped"), at(20));
+  mode.monitoring_mode = ua::monitoring_mode::reporting;
+  REQUIRE(c.call_as<ua::set_monitoring_mode_response>(mode).results[0] == status::good);
+
+  ua::modify_monitored_items_request modify;
+  modify.subscription_id = sub;
+  ua::monitored_item_modify_request m;
+  m.monitored_item_id = r.monitored_item_id;
+  m.requested_parameters.client_handle = 9;
+  m.requested_parameters.queue_size = 10;
+  m.requested_parameters.filter = event_filter(800);
+  modify.items_to_modify.push_back(m);
+  const auto& mr = c.call_as<ua::modify_monitored_items_response>(modify);
+  REQUIRE(mr.results[0].status_code == status::good);
+  CHECK(mr.results[0].revised_queue_size == 10);
+  CHECK(mr.results[0].filter_result.get_if<ua::event_filter_result>());
+
+  CHECK_FALSE(c.publish(30));
+  core.raise_event(make_event(100, "low"), at(40));
+  core.raise_event(make_event(900, "high"), at(40));
+  auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].client_handle == 9);
+  CHECK(message_of(events[0]) == "high");
+
+  ua::delete_monitored_items_request del;
+  del.subscription_id = sub;
+  del.monitored_item_ids.push_back(r.monitored_item_id);
+  REQUIRE(c.call_as<ua::delete_monitored_items_response>(del).results[0] == status::good);
+  CHECK(core.raise_event(make_event(900, "gone"), at(150)) == status::good);
+}
+
+TEST_CASE("events: raised, filtered, fanned out to 20 items and published allocates nothing in steady state",
+          "[events]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  for (std::uint32_t i = 0; i < 20; ++i)
+    REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), event_filter(300), 100, true, i).status_code ==
+            status::good);
+  std::int64_t t = 0;
+  std::uint32_t acked = 0;
+  const auto low = make_event(100, "pump tripped");
+  const auto high = make_event(700, "pump tripped");
+  std::uint64_t used = 0;  // in raise_event and the publishing cycle (not in building the requests)
+  const auto cycle = [&] {
+    std::vector<ua::subscription_acknowledgement> acks;
+    if (acked) acks.push_back({sub, acked});
+    CHECK_FALSE(c.publish(t + 1, acks));
+    const auto before = test::thread_alloc_counts().allocations;
+    for (int i = 0; i < 10; ++i) core.raise_event(i % 2 ? high : low, at(t + 2));
+    t += 100;
+    core.publish_tick(at(t));
+    used += test::thread_alloc_counts().allocations - before;
+    REQUIRE(core.deferred().size() == 1);
+    core.clear_deferred();
+    acked = static_cast<std::uint32_t>(t / 100);
+  };
+  for (int i = 0; i < 30; ++i) cycle();  // warm: queues, messages, the retransmission queue
+  used = 0;
+  for (int i = 0; i < 20; ++i) cycle();
+  if (test::counts_allocations) CHECK(used == 0);
+}
