@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// node-opcua's client subscribing to the events of the Server object (i=2253) of a uactor server
+// that events_interop_test.cpp drives (issue 17).
+//
+//   node node_events.js opc.tcp://127.0.0.1:PORT --expect N [--timeout S]
+//
+// Two event items on the Server object, each with the select clauses EventId, EventType,
+// SourceName, Message, Severity:
+//   "filtered": where Severity >= 500 And Message Like '%pump%'
+//   "invalid":  where InView(...) (not for events): its creation must fail with BadEventFilterInvalid
+// Prints `ready` once the items are created (the test then raises its events), one line
+//   `event <severity> <message> <sourceName> <eventType> <eventIdBytes>`
+// per event of the filtered item, `done` after N of them and exits 0; `FAIL <why>` and 1 on any
+// failure, 2 on bad usage. node-opcua's log goes to stderr.
+"use strict";
+
+const util = require("util");
+console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
+console.info = console.log;
+console.warn = console.log;
+
+const {
+    OPCUAClient,
+    ClientSubscription,
+    ClientMonitoredItem,
+    AttributeIds,
+    TimestampsToReturn,
+    DataType,
+    Variant,
+    StatusCodes,
+    MessageSecurityMode,
+    SecurityPolicy,
+    constructEventFilter,
+    ContentFilter,
+    ContentFilterElement,
+    FilterOperator,
+    SimpleAttributeOperand,
+    LiteralOperand,
+    ElementOperand,
+    resolveNodeId
+} = require("node-opcua");
+
+const args = process.argv.slice(2);
+if (args.length < 1 || !args[0].startsWith("opc.tcp://")) {
+    process.stderr.write("usage: node node_events.js opc.tcp://HOST:PORT --expect N [--timeout S]\n");
+    process.exit(2);
+}
+const endpoint = args[0];
+const opt = (name, dflt) => {
+    const i = args.indexOf(name);
+    return i >= 0 && args[i + 1] ? Number(args[i + 1]) : dflt;
+};
+const expect = opt("--expect", 1);
+const timeoutS = opt("--timeout", 60);
+function fail(why) {
+    process.stdout.write("FAIL " + why + "\n");
+    process.exit(1);
+}
+setTimeout(() => fail("timeout: not done after " + timeoutS + " s"), timeoutS * 1000).unref();
+
+const fields = ["EventId", "EventType", "SourceName", "Message", "Severity"];
+const field = (name) =>
+    new SimpleAttributeOperand({
+        typeDefinitionId: "i=2041",
+        browsePath: [{ namespaceIndex: 0, name }],
+        attributeId: AttributeIds.Value
+    });
+
+function filteredWhere() {
+    return new ContentFilter({
+        elements: [
+            new ContentFilterElement({
+                filterOperator: FilterOperator.And,
+                filterOperands: [new ElementOperand({ index: 1 }), new ElementOperand({ index: 2 })]
+            }),
+            new ContentFilterElement({
+                filterOperator: FilterOperator.GreaterThanOrEqual,
+                filterOperands: [field("Severity"), new LiteralOperand({ value: new Variant({ dataType: DataType.UInt16, value: 500 }) })]
+            }),
+            new ContentFilterElement({
+                filterOperator: FilterOperator.Like,
+                filterOperands: [field("Message"), new LiteralOperand({ value: new Variant({ dataType: DataType.String, value: "%pump%" }) })]
+            })
+        ]
+    });
+}
+
+function invalidWhere() {
+    return new ContentFilter({
+        elements: [
+            new ContentFilterElement({
+                filterOperator: FilterOperator.InView,
+                filterOperands: [new LiteralOperand({ value: new Variant({ dataType: DataType.NodeId, value: resolveNodeId("i=85") }) })]
+            })
+        ]
+    });
+}
+
+async function main() {
+    const client = OPCUAClient.create({
+        endpointMustExist: false,
+        securityMode: MessageSecurityMode.None,
+        securityPolicy: SecurityPolicy.None,
+        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 }
+    });
+    await client.connect(endpoint);
+    const session = await client.createSession();
+    const subscription = ClientSubscription.create(session, {
+        requestedPublishingInterval: 50,
+        requestedLifetimeCount: 1000,
+        requestedMaxKeepAliveCount: 20,
+        maxNotificationsPerPublish: 0,
+        publishingEnabled: true,
+        priority: 1
+    });
+    await new Promise((resolve, reject) => {
+        subscription.once("started", resolve);
+        subscription.once("internal_error", reject);
+    });
+
+    // The low-level call for the invalid filter: its status and EventFilterResult.
+    const bad = await session.createMonitoredItems({
+        subscriptionId: subscription.subscriptionId,
+        timestampsToReturn: TimestampsToReturn.Both,
+        itemsToCreate: [
+            {
+                itemToMonitor: { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
+                monitoringMode: 2,
+                requestedParameters: {
+                    clientHandle: 77,
+                    samplingInterval: 0,
+                    queueSize: 10,
+                    discardOldest: true,
+                    filter: constructEventFilter(fields, invalidWhere())
+                }
+            }
+        ]
+    });
+    const badResult = bad.results[0];
+    if (badResult.statusCode !== StatusCodes.BadEventFilterInvalid)
+        fail("the InView where clause got " + badResult.statusCode.toString() + ", expected BadEventFilterInvalid");
+    const elementResults = badResult.filterResult && badResult.filterResult.whereClauseResult
+        ? badResult.filterResult.whereClauseResult.elementResults : [];
+    if (!elementResults || elementResults.length !== 1 ||
+        elementResults[0].statusCode !== StatusCodes.BadFilterOperatorUnsupported)
+        fail("the InView element's result is not BadFilterOperatorUnsupported: " + JSON.stringify(badResult.filterResult));
+    process.stderr.write("ok the InView where clause: BadEventFilterInvalid, element BadFilterOperatorUnsupported\n");
+
+    const item = ClientMonitoredItem.create(
+        subscription,
+        { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
+        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(fields, filteredWhere()) },
+        TimestampsToReturn.Both
+    );
+    await new Promise((resolve, reject) => {
+        item.once("initialized", resolve);
+        item.once("err", (e) => reject(new Error("the event item failed: " + e)));
+    });
+    let received = 0;
+    item.on("changed", (values) => {
+        const [eventId, eventType, sourceName, message, severity] = values;
+        const idLength = eventId && eventId.value ? eventId.value.length : 0;
+        process.stdout.write(
+            `event ${severity.value} ${message.value.text} ${sourceName.value} ${eventType.value.toString()} ${idLength}\n`
+        );
+        received += 1;
+        if (received === expect) {
+            process.stdout.write("done\n");
+            subscription
+                .terminate()
+                .then(() => session.close())
+                .then(() => client.disconnect())
+                .then(() => process.exit(0), () => process.exit(0));
+        }
+    });
+    process.stdout.write("ready\n");
+}
+
+main().catch((e) => fail(e.message));
