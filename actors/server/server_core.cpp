@@ -34,8 +34,12 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       space_(std::move(space)),
       methods_(std::move(methods)),
       sessions_(with_endpoints(config_.sessions, config_.description)),
-      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)) {
-  space_.set_observer(subscriptions_.get());
+      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)),
+      conditions_(std::make_unique<condition_manager>(subscriptions_->fields())),
+      fanout_(std::make_unique<change_fanout>()) {
+  fanout_->subscriptions = subscriptions_.get();
+  fanout_->conditions = conditions_.get();
+  space_.set_observer(fanout_.get());
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
 }
@@ -83,10 +87,15 @@ ua::status_code server_core::raise_event(const event& e, const instant& now) {
   return ua::status::good;
 }
 
-void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription) {
+void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription,
+                              std::uint32_t only_item, bool unfiltered) {
   if (!subscriptions_->has_event_items()) return;
   e.set(field::receive_time).emplace<ua::date_time>() = now.utc;
-  subscriptions_->raise_event(e, space_, only_subscription);
+  subscriptions_->raise_event(e, space_, only_subscription, only_item, unfiltered);
+}
+
+ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
 }
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
@@ -101,6 +110,8 @@ void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, con
     return;
   }
   run_service(routed.target, channel_id, request_id, header, request, now, out);
+  // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
+  if (conditions_->has_pending()) conditions_->process(*this, now);
 }
 
 bool server_core::run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
@@ -213,6 +224,22 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(translate_);
   }
   if (const auto* req = request.get_if<ua::call_request>()) {
+    // Part 9 methods (Acknowledge, Confirm, ..., ConditionRefresh) are the conditions'; the other
+    // items of such a request run the built-in table (application hooks are not asked then).
+    if (condition_manager::is_condition_call(*req)) {
+      call_.results.clear();
+      call_.diagnostic_infos.clear();
+      call_.response_header.service_result = ua::status::good;
+      if (req->methods_to_call.size() > limits.max_nodes_per_method_call) {
+        call_.response_header.service_result = ua::status::bad_too_many_operations;
+        return finish(call_);
+      }
+      conditions_->call(s->session_id.numeric(), *req, call_, space_, *this, now,
+                        [&](const ua::call_method_request& m, ua::call_method_result& r) {
+                          services::call_operation(m, space_, methods_, r);
+                        });
+      return finish(call_);
+    }
     if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
     return finish(call_);
   }
@@ -265,6 +292,7 @@ std::size_t server_core::apply_values(std::span<const value_update> values, cons
     }
     space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
   }
+  if (conditions_->has_pending()) conditions_->process(*this, now);
   return dropped;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -163,6 +164,28 @@ struct event {
   std::vector<event_field_value> fields;
 };
 
+// A limit alarm on a numeric variable (Part 9 §5.8.18 ExclusiveLimitAlarmType): the condition is a
+// new Object `id` (HasCondition from `input`); its state goes to clients as events of type
+// ExclusiveLimitAlarmType, its ConditionId `id`, SourceNode `input`. A limit state starts when the
+// value passes its limit and ends when it is back by more than the deadband. Operators acknowledge
+// and confirm through the Part 9 methods (Acknowledge, Confirm, AddComment, Enable, Disable);
+// ConditionRefresh re-sends the retained ones.
+struct limit_alarm {
+  node_id id;                       // the condition's NodeId (a new Object)
+  node_id input;                    // the Variable whose Value is watched
+  std::string name;                 // ConditionName and the BrowseName (the id's namespace)
+  std::optional<double> high_high;  // at least one limit; high_high >= high > low >= low_low
+  std::optional<double> high;
+  std::optional<double> low;
+  std::optional<double> low_low;
+  double deadband = 0;              // in the variable's units, >= 0
+  std::uint16_t severity_high_high = 900;
+  std::uint16_t severity_high = 700;
+  std::uint16_t severity_low = 700;
+  std::uint16_t severity_low_low = 900;
+  bool enabled = true;
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -218,6 +241,11 @@ public:
   // dropped on the server's thread and logged (Bad_TypeDefinitionInvalid, Bad_NodeIdUnknown).
   virtual status_code raise_events(std::span<const event> events) = 0;
   status_code raise_event(const event& e) { return raise_events(std::span(&e, 1)); }
+
+  // Defines a limit alarm (docs/events.md) and evaluates the input's current value. Waits for the
+  // answer: never call from an inline handler. Bad_NodeIdExists, Bad_NodeIdUnknown (the input),
+  // Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (limits).
+  virtual status_code add_limit_alarm(const limit_alarm& alarm) = 0;
 
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;

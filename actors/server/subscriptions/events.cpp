@@ -33,7 +33,16 @@ std::vector<std::uint32_t> subscription_manager::subscriptions_of(std::uint32_t 
   return out;
 }
 
-void subscription_manager::raise_event(const event_record& e, const address_space& as, std::uint32_t only) {
+bool subscription_manager::owns_item(std::uint32_t session, std::uint32_t subscription_id, std::uint32_t item_id) noexcept {
+  subscription* s = find_subscription(session, subscription_id);
+  if (!s) return false;
+  if (item_id == 0) return true;
+  const auto it = items_.find(item_id);
+  return it != items_.end() && it->second->sub == s && it->second->events;
+}
+
+void subscription_manager::raise_event(const event_record& e, const address_space& as, std::uint32_t only,
+                                       std::uint32_t only_item, bool unfiltered) {
   if (event_item_count_ == 0) return;
   notifiers_.clear();
   const node_index server = as.find(node_id(0, server_object));
@@ -56,7 +65,8 @@ void subscription_manager::raise_event(const event_record& e, const address_spac
     for (item* it : event_watchers_[n]) {
       if (it->mode == monitoring_mode::disabled) continue;
       if (only != 0 && it->sub->id != only) continue;
-      if (!it->filter->matches(e, as)) continue;
+      if (only_item != 0 && it->id != only_item) continue;
+      if (!unfiltered && !it->filter->matches(e, as)) continue;
       enqueue_event(*it, e);
     }
   }

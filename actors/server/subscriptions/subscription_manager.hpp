@@ -127,10 +127,14 @@ public:
 
   // An event occurred (docs/decisions/0018): every event item on a notifier that sees it (the
   // Server object, the source, the notifiers above the source over inverse HasEventSource /
-  // HasNotifier) whose where clause it passes queues its selected fields. `only`: the items of
-  // that subscription alone (ConditionRefresh, Part 9 §5.5.7). Allocates nothing once the queues
+  // HasNotifier) whose where clause it passes queues its selected fields. `only_subscription`,
+  // `only_item`: that subscription's items, that item alone (ConditionRefresh(2), Part 9 §5.5.7);
+  // `unfiltered`: past the where clauses (RefreshStart/End). Allocates nothing once the queues
   // and messages are warm.
-  void raise_event(const event_record& e, const ua::address_space& as, std::uint32_t only_subscription = 0);
+  void raise_event(const event_record& e, const ua::address_space& as, std::uint32_t only_subscription = 0,
+                   std::uint32_t only_item = 0, bool unfiltered = false);
+  // Whether the session has that subscription and (item != 0) that item in it.
+  bool owns_item(std::uint32_t session, std::uint32_t subscription_id, std::uint32_t item_id) noexcept;
   // Whether any event item exists (raising an event then costs nothing).
   bool has_event_items() const noexcept { return event_item_count_ > 0; }
   // The browse paths of event fields, interned (shared with whoever builds event_records).

@@ -424,3 +424,302 @@ TEST_CASE("events: raised, filtered, fanned out to 20 items and published alloca
   for (int i = 0; i < 20; ++i) cycle();
   if (test::counts_allocations) CHECK(used == 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Alarms and conditions (Part 9)
+
+namespace {
+
+const ua::node_id alarm_id = ua::node_id::string(1, "Alarm.Double");
+const ua::node_id alarm_input = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+
+limit_alarm tank_alarm() {
+  limit_alarm a;
+  a.id = alarm_id;
+  a.input = alarm_input;
+  a.name = "TankLevel";
+  a.high_high = 90;
+  a.high = 70;
+  a.low = 20;
+  a.low_low = 10;
+  a.deadband = 2;
+  return a;
+}
+
+void set_value(actors::server_core& core, double v, std::int64_t ms) {
+  value_update u;
+  u.node.index = core.space().find(alarm_input);
+  u.value = v;
+  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
+}
+
+ua::simple_attribute_operand typed_field(std::uint32_t type, std::vector<const char*> names, std::uint32_t attr = 13) {
+  ua::simple_attribute_operand o;
+  o.type_definition_id = ua::node_id(0, type);
+  for (const char* n : names) o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(n)});
+  o.attribute_id = attr;
+  return o;
+}
+
+// EventId, EventType, ConditionId, Severity, ActiveState/Id, AckedState/Id, ConfirmedState/Id,
+// Retain, LimitState/CurrentState, Message; where OfType(AlarmConditionType) when `alarms_only`.
+ua::extension_object alarm_filter(bool alarms_only = false) {
+  ua::event_filter f;
+  f.select_clauses.push_back(field("EventId"));
+  f.select_clauses.push_back(field("EventType"));
+  f.select_clauses.push_back(typed_field(2782, {}, 1));  // ConditionId
+  f.select_clauses.push_back(field("Severity"));
+  f.select_clauses.push_back(typed_field(2915, {"ActiveState", "Id"}));
+  f.select_clauses.push_back(typed_field(2881, {"AckedState", "Id"}));
+  f.select_clauses.push_back(typed_field(2881, {"ConfirmedState", "Id"}));
+  f.select_clauses.push_back(typed_field(2782, {"Retain"}));
+  f.select_clauses.push_back(typed_field(9341, {"LimitState", "CurrentState"}));
+  f.select_clauses.push_back(field("Message"));
+  if (alarms_only) {
+    ua::content_filter_element e;
+    e.filter_operator = op::of_type;
+    ua::literal_operand l;
+    l.value = ua::node_id(0, 2915);
+    e.filter_operands.push_back(ua::extension_object(l));
+    f.where_clause.elements.push_back(std::move(e));
+  }
+  return ua::extension_object(std::move(f));
+}
+
+struct alarm_event {
+  ua::byte_string event_id;
+  ua::node_id type;
+  ua::node_id condition;
+  std::uint16_t severity = 0;
+  bool active = false, acked = false, confirmed = false, retain = false;
+  std::string limit;
+};
+
+alarm_event as_alarm(const ua::event_field_list& e) {
+  REQUIRE(e.event_fields.size() == 10);
+  alarm_event a;
+  if (const auto* b = e.event_fields[0].get_if<ua::byte_string>()) a.event_id = *b;
+  if (const auto* t = e.event_fields[1].get_if<ua::node_id>()) a.type = *t;
+  if (const auto* c = e.event_fields[2].get_if<ua::node_id>()) a.condition = *c;
+  if (const auto* s = e.event_fields[3].get_if<std::uint16_t>()) a.severity = *s;
+  const auto flag = [&](std::size_t i) {
+    const bool* b = e.event_fields[i].get_if<bool>();
+    return b && *b;
+  };
+  a.active = flag(4);
+  a.acked = flag(5);
+  a.confirmed = flag(6);
+  a.retain = flag(7);
+  if (const auto* l = e.event_fields[8].get_if<ua::localized_text>()) a.limit = std::string(l->text.view());
+  return a;
+}
+
+std::vector<alarm_event> alarm_events(client& c, actors::server_core& core, std::int64_t& t) {
+  CHECK_FALSE(c.publish(t + 1));
+  t += 100;
+  const auto answers = tick(core, t);
+  std::vector<alarm_event> r;
+  if (answers.empty()) return r;
+  REQUIRE(answers.size() == 1);
+  for (const auto& e : events_of(answers[0].second)) r.push_back(as_alarm(e));
+  return r;
+}
+
+ua::call_method_result call_method(client& c, const ua::node_id& object, std::uint32_t method,
+                                   std::vector<ua::variant> inputs) {
+  ua::call_request req;
+  ua::call_method_request m;
+  m.object_id = object;
+  m.method_id = ua::node_id(0, method);
+  m.input_arguments = {inputs.begin(), inputs.end()};
+  req.methods_to_call.push_back(std::move(m));
+  auto& r = c.call_as<ua::call_response>(req);
+  REQUIRE(r.results.size() == 1);
+  return r.results[0];
+}
+
+constexpr std::uint32_t acknowledge = 9111, confirm = 9113, enable = 9027, disable = 9028, add_comment = 9029,
+                        condition_refresh = 3875;
+
+ua::localized_text comment(const char* s) { return {ua::ua_string("en"), ua::ua_string(s)}; }
+
+}  // namespace
+
+TEST_CASE("alarms: a limit alarm goes through High, HighHigh and back with its deadband, each transition an event",
+          "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  set_value(core, 50, 0);
+  REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
+  std::int64_t t = 0;
+  auto first = alarm_events(c, core, t);
+  REQUIRE(first.size() == 1);  // its first state: normal
+  CHECK_FALSE(first[0].active);
+  CHECK(first[0].type == ua::node_id(0, 9341));
+  CHECK_FALSE(first[0].retain);
+
+  const std::vector<std::pair<double, const char*>> steps{{75, "High"},     {95, "HighHigh"}, {89, "HighHigh"},
+                                                          {87, "High"},     {69, "High"},     {60, ""},
+                                                          {15, "Low"},      {5, "LowLow"},    {11, "LowLow"},
+                                                          {13, "Low"},      {25, ""}};
+  std::vector<std::string> seen;
+  for (const auto& [v, want] : steps) {
+    set_value(core, v, t + 2);
+    for (const auto& e : alarm_events(c, core, t)) seen.push_back(e.limit + (e.active ? "+" : "-"));
+  }
+  const std::vector<std::string> want{"High+", "HighHigh+", "High+", "-", "Low+", "LowLow+", "Low+", "-"};
+  CHECK(seen == want);
+}
+
+TEST_CASE("alarms: Acknowledge and Confirm with the EventId and a comment, with their Bad_ codes", "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
+  set_value(core, 50, 0);
+  REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
+  std::int64_t t = 0;
+  alarm_events(c, core, t);
+  set_value(core, 80, t + 2);
+  auto events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  const auto high = events[0];
+  CHECK(high.active);
+  CHECK_FALSE(high.acked);
+  CHECK(high.retain);
+  CHECK(high.severity == 700);
+  CHECK(high.condition == alarm_id);
+
+  // Confirm before Acknowledge: nothing to confirm yet.
+  CHECK(call_method(c, alarm_id, confirm, {high.event_id, comment("early")}).status_code ==
+        status::bad_condition_branch_already_confirmed);
+  CHECK(call_method(c, alarm_id, acknowledge, {ua::byte_string("not an event"), comment("x")}).status_code ==
+        status::bad_event_id_unknown);
+  CHECK(call_method(c, alarm_id, acknowledge, {high.event_id}).status_code == status::bad_arguments_missing);
+  const auto typed = call_method(c, alarm_id, acknowledge, {ua::ua_string("text"), comment("x")});
+  CHECK(typed.status_code == status::bad_invalid_argument);
+  REQUIRE(typed.input_argument_results.size() == 2);
+  CHECK(typed.input_argument_results[0] == status::bad_type_mismatch);
+  CHECK(typed.input_argument_results[1] == status::good);
+  CHECK(call_method(c, ua::node_id::string(1, "no.such.alarm"), acknowledge, {high.event_id, comment("x")}).status_code ==
+        status::bad_node_id_unknown);
+  CHECK(call_method(c, alarm_input, acknowledge, {high.event_id, comment("x")}).status_code == status::bad_method_invalid);
+
+  CHECK(call_method(c, alarm_id, acknowledge, {high.event_id, comment("seen it")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].acked);
+  CHECK_FALSE(events[0].confirmed);
+  CHECK(events[0].retain);
+  CHECK_FALSE(events[0].event_id == high.event_id);  // a new state, a new EventId
+  // The old EventId no longer names the latest state.
+  CHECK(call_method(c, alarm_id, acknowledge, {high.event_id, comment("again")}).status_code == status::bad_event_id_unknown);
+  CHECK(call_method(c, alarm_id, acknowledge, {events[0].event_id, comment("again")}).status_code ==
+        status::bad_condition_branch_already_acked);
+  CHECK(call_method(c, alarm_id, confirm, {events[0].event_id, comment("fixed")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].confirmed);
+  CHECK(events[0].retain);  // still active
+  CHECK(call_method(c, alarm_id, confirm, {events[0].event_id, comment("again")}).status_code ==
+        status::bad_condition_branch_already_confirmed);
+  CHECK(call_method(c, alarm_id, add_comment, {events[0].event_id, comment("note")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  set_value(core, 50, t + 2);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK_FALSE(events[0].active);
+  CHECK_FALSE(events[0].retain);  // inactive, acknowledged, confirmed: nothing left to do
+}
+
+TEST_CASE("alarms: Disable and Enable, and what a disabled alarm refuses", "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
+  set_value(core, 80, 0);
+  REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
+  std::int64_t t = 0;
+  auto events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 2);  // normal at definition, then High from the current value
+  CHECK(call_method(c, alarm_id, enable, {}).status_code == status::bad_condition_already_enabled);
+  CHECK(call_method(c, alarm_id, disable, {}).status_code == status::good);
+  CHECK(call_method(c, alarm_id, disable, {}).status_code == status::bad_condition_already_disabled);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK_FALSE(events[0].retain);  // §5.5.2: a disabled condition is not retained
+  CHECK(call_method(c, alarm_id, acknowledge, {events[0].event_id, comment("x")}).status_code ==
+        status::bad_condition_disabled);
+  set_value(core, 95, t + 2);  // tracked, not reported while disabled
+  CHECK(alarm_events(c, core, t).empty());
+  CHECK(call_method(c, alarm_id, enable, {}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].limit == "HighHigh");
+  CHECK(events[0].retain);
+}
+
+TEST_CASE("alarms: ConditionRefresh sends RefreshStart, the retained conditions and RefreshEnd to that subscription",
+          "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  client other(core);
+  const auto sub = c.subscribe(100);
+  const auto other_sub = other.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  REQUIRE(other.monitor_events(other_sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
+  set_value(core, 50, 0);
+  REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
+  auto second = tank_alarm();
+  second.id = ua::node_id::string(1, "Alarm.Quiet");
+  second.name = "Quiet";
+  REQUIRE(core.add_limit_alarm(second, at(0)) == status::good);
+  set_value(core, 80, 2);  // both alarms watch the same input: both go High
+  std::int64_t t = 0;
+  REQUIRE(alarm_events(c, core, t).size() == 4);
+  CHECK(call_method(c, ua::node_id(0, 2782), condition_refresh, {other_sub}).status_code ==
+        status::bad_subscription_id_invalid);
+  CHECK(call_method(c, ua::node_id(0, 2782), condition_refresh, {std::int32_t{1}}).status_code == status::bad_invalid_argument);
+  CHECK(call_method(c, ua::node_id(0, 2782), condition_refresh, {sub}).status_code == status::good);
+  CHECK_FALSE(c.publish(t + 1));
+  t += 100;
+  const auto answers = tick(core, t);
+  REQUIRE(answers.size() == 1);  // nothing for the other session
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 4);
+  // RefreshStart and RefreshEnd pass the OfType(AlarmConditionType) where clause (Part 9 §5.5.7).
+  CHECK(events[0].event_fields[1] == ua::variant(ua::node_id(0, 2787)));
+  CHECK(as_alarm(events[1]).limit == "High");
+  CHECK(as_alarm(events[2]).limit == "High");
+  CHECK(events[3].event_fields[1] == ua::variant(ua::node_id(0, 2788)));
+  // The other session got the transitions, not the refresh.
+  // Its subscription is late (no Publish so far): answered at once.
+  REQUIRE(other.publish(t + 1));
+  const auto theirs = events_of(other.response);
+  CHECK(theirs.size() == 4);
+  for (const auto& e : theirs) CHECK(e.event_fields[1] == ua::variant(ua::node_id(0, 9341)));
+}
+
+TEST_CASE("alarms: definitions the server refuses", "[events][alarms]") {
+  auto core = make_core();
+  CHECK(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
+  CHECK(core.add_limit_alarm(tank_alarm(), at(0)) == status::bad_node_id_exists);
+  auto a = tank_alarm();
+  a.id = ua::node_id::string(1, "Alarm.B");
+  a.input = ua::node_id::string(1, "nowhere");
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_node_id_unknown);
+  a.input = ua::node_id(0, server_object);
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_node_class_invalid);
+  a.input = alarm_input;
+  a.high = 95;  // above HighHigh
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.high = 70;
+  a.deadband = -1;
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.deadband = 0;
+  a.high_high = a.high = a.low = a.low_low = std::nullopt;
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+}
