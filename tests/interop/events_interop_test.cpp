@@ -67,3 +67,69 @@ TEST_CASE("events interop: node-opcua receives the events that pass its where cl
                                       "event 950 pump 2 tripped Server ns=0;i=2041 16", "done"};
   CHECK(lines == want);
 }
+
+TEST_CASE("events interop: node-opcua acknowledges and confirms a limit alarm, then ConditionRefresh",
+          "[.][interop-events]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto started = rt.start_server(plan);
+  REQUIRE(started.has_value());
+  server& srv = **started;
+  const std::uint16_t ns = srv.register_namespace("urn:test:alarms");
+  variable_node level;
+  level.id = node_id::string(ns, "Tank.Level");
+  level.parent = ns0::objects_folder;
+  level.browse_name = qualified_name{ns, ua::ua_string("TankLevel")};
+  level.data_type = ns0::double_;
+  level.value.set_value(50.0);
+  REQUIRE(srv.apply(level) == status::good);
+  limit_alarm alarm;
+  alarm.id = node_id::string(ns, "Tank.Level.Alarm");
+  alarm.input = level.id;
+  alarm.name = "TankLevelAlarm";
+  alarm.high_high = 90;
+  alarm.high = 70;
+  alarm.deadband = 1;
+  REQUIRE(srv.add_limit_alarm(alarm) == status::good);
+  auto handle = srv.resolve(level.id);
+  REQUIRE(handle.has_value());
+
+  const std::string cmd = "node " UACTOR_SOURCE_DIR "/tests/interop/node_events.js opc.tcp://127.0.0.1:" +
+                          std::to_string(srv.port()) + " --alarms --timeout 30";
+  FILE* node = popen(cmd.c_str(), "r");
+  REQUIRE(node);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, node)) {  // bounded by the script's own timeout
+    lines.push_back(trim(buf));
+    if (lines.back() == "ready") {
+      value_update u;
+      u.node = *handle;
+      u.value = 80.0;
+      REQUIRE(srv.write_values(std::span(&u, 1)) == status::good);
+    }
+  }
+  const int rc = pclose(node);
+  INFO("node_events.js said:\n" << [&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }());
+  CHECK(rc == 0);
+  const std::vector<std::string> want{"ready",
+                                      "active 700 TankLevelAlarm High",
+                                      "ack Good",
+                                      "ack-old-event BadEventIdUnknown",
+                                      "acked",
+                                      "confirm Good",
+                                      "confirmed retain=true",
+                                      "refresh Good",
+                                      "refresh-start",
+                                      "refreshed TankLevelAlarm active=true acked=true",
+                                      "refresh-end",
+                                      "done"};
+  CHECK(lines == want);
+}

@@ -3,6 +3,7 @@
 // that events_interop_test.cpp drives (issue 17).
 //
 //   node node_events.js opc.tcp://127.0.0.1:PORT --expect N [--timeout S]
+//   node node_events.js opc.tcp://127.0.0.1:PORT --alarms [--timeout S]
 //
 // Two event items on the Server object, each with the select clauses EventId, EventType,
 // SourceName, Message, Severity:
@@ -12,6 +13,14 @@
 //   `event <severity> <message> <sourceName> <eventType> <eventIdBytes>`
 // per event of the filtered item, `done` after N of them and exits 0; `FAIL <why>` and 1 on any
 // failure, 2 on bad usage. node-opcua's log goes to stderr.
+//
+// --alarms: one event item on the Server object with the condition fields (ConditionId,
+// ActiveState.Id, AckedState.Id, ConfirmedState.Id, Retain, ...). Prints `ready`, then as the
+// test drives a limit alarm: `active <severity> <message>` for the first active unacknowledged
+// state, acknowledges it (`ack <status>`, then `ack-old-event <status>` with the same EventId, now
+// stale), `acked` for the acknowledged state, confirms (`confirm <status>`), `confirmed retain=<r>`,
+// then calls ConditionRefresh (`refresh <status>`) and prints `refresh-start`, `refreshed <name>
+// active=<a> acked=<k>` per retained condition and `refresh-end`, then `done`.
 "use strict";
 
 const util = require("util");
@@ -37,7 +46,8 @@ const {
     SimpleAttributeOperand,
     LiteralOperand,
     ElementOperand,
-    resolveNodeId
+    resolveNodeId,
+    callConditionRefresh
 } = require("node-opcua");
 
 const args = process.argv.slice(2);
@@ -176,4 +186,90 @@ async function main() {
     process.stdout.write("ready\n");
 }
 
-main().catch((e) => fail(e.message));
+async function alarms() {
+    const client = OPCUAClient.create({
+        endpointMustExist: false,
+        securityMode: MessageSecurityMode.None,
+        securityPolicy: SecurityPolicy.None,
+        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 }
+    });
+    await client.connect(endpoint);
+    const session = await client.createSession();
+    const subscription = ClientSubscription.create(session, {
+        requestedPublishingInterval: 50,
+        requestedLifetimeCount: 1000,
+        requestedMaxKeepAliveCount: 20,
+        publishingEnabled: true
+    });
+    await new Promise((resolve, reject) => {
+        subscription.once("started", resolve);
+        subscription.once("internal_error", reject);
+    });
+    const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
+                   "AckedState.Id", "ConfirmedState.Id", "Retain"];
+    const item = ClientMonitoredItem.create(
+        subscription,
+        { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
+        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(names) },
+        TimestampsToReturn.Both
+    );
+    await new Promise((resolve, reject) => {
+        item.once("initialized", resolve);
+        item.once("err", (e) => reject(new Error("the event item failed: " + e)));
+    });
+    // Events are handled one after the other, each step's calls awaited before the next event.
+    const queue = [];
+    let busy = false;
+    let phase = "active";
+    const out = (line) => process.stdout.write(line + "\n");
+    async function handle(v) {
+        const ev = {};
+        names.forEach((n, i) => (ev[n] = v[i] ? v[i].value : null));
+        const type = ev.EventType ? ev.EventType.toString() : "";
+        const active = ev["ActiveState.Id"] === true;
+        const acked = ev["AckedState.Id"] === true;
+        const confirmed = ev["ConfirmedState.Id"] === true;
+        if (phase === "active" && active && !acked) {
+            out(`active ${ev.Severity} ${ev.Message.text}`);
+            const st = await session.acknowledgeCondition(ev.ConditionId, ev.EventId, "seen by node-opcua");
+            out(`ack ${st.name}`);
+            const again = await session.acknowledgeCondition(ev.ConditionId, ev.EventId, "again");
+            out(`ack-old-event ${again.name}`);
+            phase = "acked";
+        } else if (phase === "acked" && acked && !confirmed) {
+            out("acked");
+            const st = await session.confirmCondition(ev.ConditionId, ev.EventId, "fixed");
+            out(`confirm ${st.name}`);
+            phase = "confirmed";
+        } else if (phase === "confirmed" && confirmed) {
+            out(`confirmed retain=${ev.Retain}`);
+            phase = "refresh";
+            const st = await callConditionRefresh(session, subscription.subscriptionId);
+            out(`refresh ${st.name}`);
+        } else if (phase === "refresh" && type === "ns=0;i=2787") {
+            out("refresh-start");
+            phase = "refreshing";
+        } else if (phase === "refreshing" && type === "ns=0;i=2788") {
+            out("refresh-end");
+            out("done");
+            await subscription.terminate();
+            await session.close();
+            await client.disconnect();
+            process.exit(0);
+        } else if (phase === "refreshing") {
+            out(`refreshed ${ev.ConditionName} active=${active} acked=${acked}`);
+        }
+    }
+    item.on("changed", (values) => {
+        queue.push(values);
+        if (busy) return;
+        busy = true;
+        (async () => {
+            while (queue.length) await handle(queue.shift());
+            busy = false;
+        })().catch((e) => fail(e.message));
+    });
+    out("ready");
+}
+
+(args.includes("--alarms") ? alarms() : main()).catch((e) => fail(e.message));
