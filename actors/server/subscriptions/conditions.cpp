@@ -259,7 +259,9 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, event_
       a.acked = false;
       a.confirmed = true;
     }
-    a.message = a.name + (next == limit::none ? std::string(" normal") : std::string(" ") + limit_name(next));
+    a.message.assign(a.name);  // in place: the string keeps its storage
+    a.message += ' ';
+    a.message += next == limit::none ? "normal" : limit_name(next);
   }
   a.time = now.utc;
   if (a.enabled) emit(a, sink, now);
