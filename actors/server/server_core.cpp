@@ -176,7 +176,10 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
   return false;
 }
 
-void server_core::publish_tick(const instant& now) { subscriptions_->publish_tick(space_, now); }
+void server_core::publish_tick(const instant& now) {
+  if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
+  subscriptions_->publish_tick(space_, now);
+}
 
 void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id,
                               const ua::request_header& header, const ua::extension_object& request,

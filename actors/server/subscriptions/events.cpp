@@ -85,9 +85,9 @@ void subscription_manager::enqueue_event(item& it, const event_record& e) {
   } else {
     if (!it.overflow) {
       it.overflow = true;
-      it.overflow_time = e.find(field::receive_time) && e.find(field::receive_time)->get_if<date_time>()
-                             ? *e.find(field::receive_time)->get_if<date_time>()
-                             : date_time{};
+      const variant* t = e.find(field::receive_time);
+      const date_time* when = t ? t->get_if<date_time>() : nullptr;
+      it.overflow_time = when ? *when : date_time{};  // the time of the first event it stands for
     }
     if (it.discard_oldest) {
       it.head = (it.head + 1) % cap;
