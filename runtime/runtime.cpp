@@ -109,6 +109,7 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   c.sessions.random = fill_random;
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
+  c.audit_events = plan.audit_events;
   return actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
 }
 

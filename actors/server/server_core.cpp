@@ -42,6 +42,73 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   space_.set_observer(fanout_.get());
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
+  auto& f = subscriptions_->fields();
+  audit_ = {f.intern("ActionTimeStamp"), f.intern("Status"),          f.intern("ServerId"),
+            f.intern("ClientAuditEntryId"), f.intern("ClientUserId"), f.intern("StatusCodeId"),
+            f.intern("SessionId"),        f.intern("SecureChannelId"), f.intern("AttributeId"),
+            f.intern("IndexRange"),       f.intern("OldValue"),        f.intern("NewValue")};
+}
+
+// The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
+void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+                             ua::status_code result, std::string_view source_name, std::string_view user,
+                             const instant& now) {
+  event_.type = space_.find(ua::node_id(0, type));
+  event_.source = space_.find(ua::node_id(0, 2253));
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = ua::node_id(0, type);
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = ua::node_id(0, 2253);
+  event_.fields[field::source_name].value.emplace<ua::ua_string>().assign(source_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = now.utc;
+  auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+  msg.locale.assign("en");
+  msg.text.assign(std::string(source_name) + (ok ? ": Good" : ": " + result.to_string()));
+  event_.fields[field::severity].value.emplace<std::uint16_t>() = severity;
+  event_.set(audit_.action_time_stamp) = now.utc;
+  event_.set(audit_.status) = ok;
+  event_.set(audit_.server_id).emplace<ua::ua_string>().assign(config_.description.application_uri);
+  event_.set(audit_.client_audit_entry_id) = header.audit_entry_id;
+  event_.set(audit_.client_user_id).emplace<ua::ua_string>().assign(user);
+  event_.set(audit_.status_code_id) = result;
+}
+
+// Part 5 §6.4.7 AuditActivateSessionEventType (i=2075): every ActivateSession, refused ones (a
+// wrong password, a rejected token) with Status false and the status the client got.
+void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req,
+                                 const session* activated, ua::status_code result, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  std::string user;
+  if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
+  else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
+  const bool ok = activated != nullptr && result.is_good();
+  audit_base(2075, ok ? 100 : 700, req.request_header, ok, result, "Session/ActivateSession", user, now);
+  event_.set(audit_.session_id) = activated ? activated->session_id : ua::node_id();
+  event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(std::to_string(channel_id));
+  raise_event(event_, now);
+}
+
+// Part 5 §6.4.23 AuditWriteUpdateEventType (i=2100): one per item written, with its result; the
+// SourceNode is the node written. OldValue is not kept (null).
+void server_core::audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                               const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  for (std::size_t i = 0; i < req.nodes_to_write.size() && i < resp.results.size(); ++i) {
+    const auto& w = req.nodes_to_write[i];
+    const ua::status_code r = resp.results[i];
+    audit_base(2100, r.is_good() ? 100 : 500, req.request_header, r.is_good(), r, "Attribute/Write", user, now);
+    const ua::node_index n = space_.find(w.node_id);
+    if (n != ua::no_node) {
+      event_.source = n;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = w.node_id;
+    }
+    event_.set(audit_.attribute_id) = w.attribute_id;
+    event_.set(audit_.index_range) = w.index_range;
+    event_.set(audit_.old_value).clear();
+    event_.set(audit_.new_value) = w.value.value;
+    raise_event(event_, now);
+  }
 }
 
 void server_core::next_event_id(ua::byte_string& out) {
@@ -107,6 +174,16 @@ void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, con
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);
+    if (const auto* act = request.get_if<ua::activate_session_request>()) {
+      ua::status_code result = ua::status::good;
+      if (&routed.response->type() == &ua::service_fault::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::service_fault>*>(routed.response)
+                     ->value.response_header.service_result;
+      else if (&routed.response->type() == &ua::activate_session_response::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::activate_session_response>*>(routed.response)
+                     ->value.response_header.service_result;
+      audit_activate(channel_id, *act, routed.activated, result, now);
+    }
     return;
   }
   run_service(routed.target, channel_id, request_id, header, request, now, out);
@@ -211,7 +288,8 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(read_);
   }
   if (const auto* req = request.get_if<ua::write_request>()) {
-    if (app_.write(ctx, *req, write_, space_, now, limits)) return;
+    if (app_.write(ctx, *req, write_, space_, now, limits)) return;  // the application's: not audited yet
+    audit_writes(*req, write_, s->user_name.str(), now);
     return finish(write_);
   }
   if (const auto* req = request.get_if<ua::browse_request>()) {

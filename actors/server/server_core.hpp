@@ -33,9 +33,12 @@ struct server_core_config {
   services::service_limits limits;
   session_config sessions;  // its endpoints are filled from `description` when empty
   subscription_limits subscriptions;
+  // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
+  // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
+  bool audit_events = false;
 };
 
-class server_core : private event_sink {
+class server_core final : private event_sink {
 public:
   server_core(server_core_config config, ua::address_space space, services::method_table methods);
 
@@ -112,6 +115,18 @@ private:
   bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
                                 const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+  // Audit events (Part 5 §6.4.3+, issue 17 item 3), raised only when an event item exists.
+  void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,
+                      ua::status_code result, const instant& now);
+  void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                    const instant& now);
+  void audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+                  ua::status_code result, std::string_view source_name, std::string_view user, const instant& now);
+  struct audit_keys {
+    field_key action_time_stamp, status, server_id, client_audit_entry_id, client_user_id, status_code_id, session_id,
+        secure_channel_id, attribute_id, index_range, old_value, new_value;
+  };
+  audit_keys audit_{};
   // event_sink, for the conditions.
   void raise(event_record& e, const instant& now, std::uint32_t only_subscription, std::uint32_t only_item,
              bool unfiltered) override {

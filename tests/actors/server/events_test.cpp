@@ -27,7 +27,7 @@ actors::instant at(std::int64_t ms) {
           ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
 }
 
-actors::server_core make_core(actors::subscription_limits limits = {}) {
+actors::server_core make_core(actors::subscription_limits limits = {}, bool audit = false) {
   actors::server_core_config c;
   c.description.application_uri = "urn:test:uactor:server";
   c.description.endpoint_url = "opc.tcp://localhost:4840";
@@ -35,6 +35,7 @@ actors::server_core make_core(actors::subscription_limits limits = {}) {
     for (auto& b : out) b = ++n;
   };
   c.subscriptions = limits;
+  c.audit_events = audit;
   return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
 }
 
@@ -722,4 +723,88 @@ TEST_CASE("alarms: definitions the server refuses", "[events][alarms]") {
   a.deadband = 0;
   a.high_high = a.high = a.low = a.low_low = std::nullopt;
   CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Audit events (Part 5 §6.4.3+)
+
+namespace {
+
+// EventType, Status, ClientUserId, StatusCodeId, NewValue; where OfType(AuditEventType).
+ua::extension_object audit_filter() {
+  ua::event_filter f;
+  for (const char* n : {"EventType", "Status", "ClientUserId", "StatusCodeId", "NewValue"}) f.select_clauses.push_back(field(n));
+  ua::content_filter_element e;
+  e.filter_operator = op::of_type;
+  ua::literal_operand l;
+  l.value = ua::node_id(0, 2052);
+  e.filter_operands.push_back(ua::extension_object(l));
+  f.where_clause.elements.push_back(std::move(e));
+  return ua::extension_object(std::move(f));
+}
+
+// A session whose ActivateSession with a UserName token is refused (no users on this server).
+ua::status_code refused_login(actors::server_core& core) {
+  ua::create_session_request create;
+  create.requested_session_timeout = 600'000;
+  ua::byte_buffer out;
+  ua::extension_object resp;
+  core.handle(channel, 900, create.request_header, ua::extension_object(create), at(5), out);
+  REQUIRE(ua::decode_message(out.bytes(), resp) == status::good);
+  const auto* created = resp.get_if<ua::create_session_response>();
+  REQUIRE(created);
+  ua::activate_session_request act;
+  act.request_header.authentication_token = created->authentication_token;
+  ua::user_name_identity_token t;
+  t.user_name = ua::ua_string("mallory");
+  t.password = ua::byte_string("guess");
+  act.user_identity_token = ua::extension_object(std::move(t));
+  out.clear();
+  core.handle(channel, 901, act.request_header, ua::extension_object(act), at(6), out);
+  REQUIRE(ua::decode_message(out.bytes(), resp) == status::good);
+  const auto* fault = resp.get_if<ua::service_fault>();
+  REQUIRE(fault);
+  return fault->response_header.service_result;
+}
+
+}  // namespace
+
+TEST_CASE("audit: a refused ActivateSession and a Write are audit events, when the server is told to", "[events][audit]") {
+  auto core = make_core({}, true);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), audit_filter()).status_code == status::good);
+  const auto refused = refused_login(core);
+  CHECK(refused.is_bad());
+  ua::write_request w;
+  ua::write_value v;
+  v.node_id = alarm_input;
+  v.attribute_id = 13;
+  v.value.set_value(42.0);
+  w.nodes_to_write.push_back(v);
+  REQUIRE(c.call_as<ua::write_response>(w).results[0] == status::good);
+  CHECK_FALSE(c.publish(10));
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].event_fields[0] == ua::variant(ua::node_id(0, 2075)));  // AuditActivateSessionEventType
+  CHECK(events[0].event_fields[1] == ua::variant(false));
+  CHECK(events[0].event_fields[2] == ua::variant(ua::ua_string("mallory")));
+  CHECK(events[0].event_fields[3] == ua::variant(refused));
+  CHECK(events[1].event_fields[0] == ua::variant(ua::node_id(0, 2100)));  // AuditWriteUpdateEventType
+  CHECK(events[1].event_fields[1] == ua::variant(true));
+  CHECK(events[1].event_fields[4] == ua::variant(42.0));
+}
+
+TEST_CASE("audit: off by default", "[events][audit]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), audit_filter()).status_code == status::good);
+  refused_login(core);
+  CHECK_FALSE(c.publish(10));
+  const auto answers = tick(core, 100);  // the first cycle's keep-alive, without events
+  REQUIRE(answers.size() == 1);
+  CHECK(events_of(answers[0].second).empty());
 }
