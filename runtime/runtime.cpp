@@ -129,6 +129,7 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   c.sessions.random = fill_random;
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
+  c.audit_events = plan.audit_events;
   return actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
 }
 
@@ -308,6 +309,22 @@ public:
   }
 
   status_code write_values(std::span<const value_update> values) override { return door_->write_values(values); }
+
+  status_code add_limit_alarm(const limit_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host([a = alarm](actors::server_core& core) { return core.add_limit_alarm(a, actors::now_instant()); },
+                       failed)
+        .value_or(failed);
+  }
+
+  status_code raise_events(std::span<const event> events) override {
+    if (events.empty()) return ua::status::bad_nothing_to_do;
+    if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
+    auto batch = std::make_shared<actors::event_batch>();
+    batch->events.assign(events.begin(), events.end());
+    caf::anon_send(handle_.host, actors::event_batch_ptr(std::move(batch)));
+    return ua::status::good;
+  }
   const std::shared_ptr<value_door>& door() const noexcept { return door_; }
 
   status_code on_write(const node_id& variable, write_handler handler, callback_options options) override {

@@ -61,6 +61,12 @@ private:
   const std::size_t max_in_flight_;
 };
 
+// Events from the application (server::raise_events): one message per call.
+struct event_batch {
+  std::vector<event> events;
+};
+using event_batch_ptr = std::shared_ptr<const event_batch>;
+
 // Work for the host on the address space, from the runtime's API calls (they wait for its result
 // through what the function captures).
 struct host_job {
@@ -72,5 +78,6 @@ using app_deadline_atom = caf::atom_constant<caf::atom("appdue")>;
 }  // namespace uactor::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::value_batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::event_batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::host_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::app_answer)

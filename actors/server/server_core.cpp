@@ -1,5 +1,7 @@
 #include "actors/server/server_core.hpp"
 
+#include <algorithm>
+#include <random>
 #include <utility>
 
 #include "actors/server/node_builder.hpp"
@@ -32,8 +34,135 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       space_(std::move(space)),
       methods_(std::move(methods)),
       sessions_(with_endpoints(config_.sessions, config_.description)),
-      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)) {
-  space_.set_observer(subscriptions_.get());
+      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)),
+      conditions_(std::make_unique<condition_manager>(subscriptions_->fields())),
+      fanout_(std::make_unique<change_fanout>()) {
+  fanout_->subscriptions = subscriptions_.get();
+  fanout_->conditions = conditions_.get();
+  space_.set_observer(fanout_.get());
+  std::random_device rd;
+  event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
+  auto& f = subscriptions_->fields();
+  audit_ = {f.intern("ActionTimeStamp"), f.intern("Status"),          f.intern("ServerId"),
+            f.intern("ClientAuditEntryId"), f.intern("ClientUserId"), f.intern("StatusCodeId"),
+            f.intern("SessionId"),        f.intern("SecureChannelId"), f.intern("AttributeId"),
+            f.intern("IndexRange"),       f.intern("OldValue"),        f.intern("NewValue")};
+}
+
+// The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
+void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+                             ua::status_code result, std::string_view source_name, std::string_view user,
+                             const instant& now) {
+  event_.type = space_.find(ua::node_id(0, type));
+  event_.source = space_.find(ua::node_id(0, 2253));
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = ua::node_id(0, type);
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = ua::node_id(0, 2253);
+  event_.fields[field::source_name].value.emplace<ua::ua_string>().assign(source_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = now.utc;
+  auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+  msg.locale.assign("en");
+  msg.text.assign(std::string(source_name) + (ok ? ": Good" : ": " + result.to_string()));
+  event_.fields[field::severity].value.emplace<std::uint16_t>() = severity;
+  event_.set(audit_.action_time_stamp) = now.utc;
+  event_.set(audit_.status) = ok;
+  event_.set(audit_.server_id).emplace<ua::ua_string>().assign(config_.description.application_uri);
+  event_.set(audit_.client_audit_entry_id) = header.audit_entry_id;
+  event_.set(audit_.client_user_id).emplace<ua::ua_string>().assign(user);
+  event_.set(audit_.status_code_id) = result;
+}
+
+// Part 5 §6.4.7 AuditActivateSessionEventType (i=2075): every ActivateSession, refused ones (a
+// wrong password, a rejected token) with Status false and the status the client got.
+void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req,
+                                 const session* activated, ua::status_code result, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  std::string user;
+  if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
+  else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
+  const bool ok = activated != nullptr && result.is_good();
+  audit_base(2075, ok ? 100 : 700, req.request_header, ok, result, "Session/ActivateSession", user, now);
+  event_.set(audit_.session_id) = activated ? activated->session_id : ua::node_id();
+  event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(std::to_string(channel_id));
+  raise_event(event_, now);
+}
+
+// Part 5 §6.4.23 AuditWriteUpdateEventType (i=2100): one per item written, with its result; the
+// SourceNode is the node written. OldValue is not kept (null).
+void server_core::audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                               const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  for (std::size_t i = 0; i < req.nodes_to_write.size() && i < resp.results.size(); ++i) {
+    const auto& w = req.nodes_to_write[i];
+    const ua::status_code r = resp.results[i];
+    audit_base(2100, r.is_good() ? 100 : 500, req.request_header, r.is_good(), r, "Attribute/Write", user, now);
+    const ua::node_index n = space_.find(w.node_id);
+    if (n != ua::no_node) {
+      event_.source = n;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = w.node_id;
+    }
+    event_.set(audit_.attribute_id) = w.attribute_id;
+    event_.set(audit_.index_range) = w.index_range;
+    event_.set(audit_.old_value).clear();
+    event_.set(audit_.new_value) = w.value.value;
+    raise_event(event_, now);
+  }
+}
+
+void server_core::next_event_id(ua::byte_string& out) {
+  char raw[16];
+  const std::uint64_t n = ++event_counter_;
+  for (int b = 0; b < 8; ++b) {
+    raw[b] = static_cast<char>(event_prefix_ >> (8 * b));
+    raw[8 + b] = static_cast<char>(n >> (8 * (7 - b)));
+  }
+  out.assign(raw, sizeof raw);
+}
+
+ua::status_code server_core::raise_event(const event& e, const instant& now) {
+  const ua::node_index base = space_.find(ua::node_id(0, 2041));
+  const ua::node_index type = space_.find(e.type);
+  if (type == ua::no_node || space_.at(type).cls != ua::node_class::object_type || !space_.is_subtype_of(type, base))
+    return ua::status::bad_type_definition_invalid;
+  const ua::node_index server = space_.find(ua::node_id(0, 2253));
+  const ua::node_index source = e.source.is_null() ? server : space_.find(e.source);
+  if (source == ua::no_node) return ua::status::bad_node_id_unknown;
+  event_.type = type;
+  event_.source = source;
+  // The BaseEventType fields first, in key order; the extra ones of the last event go.
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = e.type;
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = e.source.is_null() ? ua::node_id(0, 2253) : e.source;
+  auto& name = event_.fields[field::source_name].value.emplace<ua::ua_string>();
+  if (!e.source_name.empty()) name.assign(e.source_name);
+  else name.assign(space_.at(source).browse_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = e.time.ticks == 0 ? now.utc : e.time;
+  event_.fields[field::message].value.emplace<ua::localized_text>() = e.message;
+  event_.fields[field::severity].value.emplace<std::uint16_t>() =
+      static_cast<std::uint16_t>(std::clamp<unsigned>(e.severity, 1, 1000));
+  for (const event_field_value& f : e.fields) {
+    const field_key k = subscriptions_->fields().intern(f.path);
+    if (k == field::none || k <= field::severity) continue;  // the base fields are set above
+    event_.set(k) = f.value;
+  }
+  if (!subscriptions_->has_event_items()) return ua::status::good;  // nobody listens: nothing to fill
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  raise_event(event_, now);
+  return ua::status::good;
+}
+
+void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription,
+                              std::uint32_t only_item, bool unfiltered) {
+  if (!subscriptions_->has_event_items()) return;
+  e.set(field::receive_time).emplace<ua::date_time>() = now.utc;
+  subscriptions_->raise_event(e, space_, only_subscription, only_item, unfiltered);
+}
+
+ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
 }
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
@@ -53,9 +182,21 @@ void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, cons
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);
+    if (const auto* act = request.get_if<ua::activate_session_request>()) {
+      ua::status_code result = ua::status::good;
+      if (&routed.response->type() == &ua::service_fault::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::service_fault>*>(routed.response)
+                     ->value.response_header.service_result;
+      else if (&routed.response->type() == &ua::activate_session_response::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::activate_session_response>*>(routed.response)
+                     ->value.response_header.service_result;
+      audit_activate(channel_id, *act, routed.activated, result, now);
+    }
     return;
   }
   run_service(routed.target, channel_id, request_id, header, request, now, out);
+  // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
+  if (conditions_->has_pending()) conditions_->process(*this, now);
 }
 
 bool server_core::run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
@@ -121,6 +262,7 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
 }
 
 void server_core::publish_tick(const instant& now) {
+  if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
   subscriptions_->publish_tick(space_, now);
   if (metrics_) metrics_->host().publish_cycles.add();
 }
@@ -155,7 +297,8 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(read_);
   }
   if (const auto* req = request.get_if<ua::write_request>()) {
-    if (app_.write(ctx, *req, write_, space_, now, limits)) return;
+    if (app_.write(ctx, *req, write_, space_, now, limits)) return;  // the application's: not audited yet
+    audit_writes(*req, write_, s->user_name.str(), now);
     return finish(write_);
   }
   if (const auto* req = request.get_if<ua::browse_request>()) {
@@ -171,6 +314,22 @@ void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_
     return finish(translate_);
   }
   if (const auto* req = request.get_if<ua::call_request>()) {
+    // Part 9 methods (Acknowledge, Confirm, ..., ConditionRefresh) are the conditions'; the other
+    // items of such a request run the built-in table (application hooks are not asked then).
+    if (condition_manager::is_condition_call(*req)) {
+      call_.results.clear();
+      call_.diagnostic_infos.clear();
+      call_.response_header.service_result = ua::status::good;
+      if (req->methods_to_call.size() > limits.max_nodes_per_method_call) {
+        call_.response_header.service_result = ua::status::bad_too_many_operations;
+        return finish(call_);
+      }
+      conditions_->call(s->session_id.numeric(), *req, call_, space_, *this, now,
+                        [&](const ua::call_method_request& m, ua::call_method_result& r) {
+                          services::call_operation(m, space_, methods_, r);
+                        });
+      return finish(call_);
+    }
     if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
     return finish(call_);
   }
@@ -224,6 +383,7 @@ std::size_t server_core::apply_values(std::span<const value_update> values, cons
     space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
   }
   if (metrics_) metrics_->host().values_applied.add(values.size() - dropped);
+  if (conditions_->has_pending()) conditions_->process(*this, now);
   return dropped;
 }
 

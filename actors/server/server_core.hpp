@@ -19,6 +19,7 @@
 #include "actors/server/services/service_limits.hpp"
 #include "actors/server/server_metrics.hpp"
 #include "actors/server/session_manager.hpp"
+#include "actors/server/subscriptions/conditions.hpp"
 #include "actors/server/subscriptions/subscription_manager.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
@@ -33,9 +34,12 @@ struct server_core_config {
   services::service_limits limits;
   session_config sessions;  // its endpoints are filled from `description` when empty
   subscription_limits subscriptions;
+  // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
+  // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
+  bool audit_events = false;
 };
 
-class server_core {
+class server_core final : private event_sink {
 public:
   server_core(server_core_config config, ua::address_space space, services::method_table methods);
 
@@ -79,7 +83,27 @@ public:
   // Replaces the table of built-in method implementations (the demo's, tests').
   void set_methods(services::method_table methods) { methods_ = std::move(methods); }
   // The application answered: the request it belongs to may be complete (application().completed()).
-  void answer(app_answer&& a, const instant& now) { app_.answer(std::move(a), space_, now); }
+  void answer(app_answer&& a, const instant& now) {
+    app_.answer(std::move(a), space_, now);
+    if (conditions_->has_pending()) conditions_->process(*this, now);  // a Write the application took
+  }
+
+  // An event from the application or the server itself (docs/decisions/0018): its BaseEventType
+  // fields filled (EventId, ReceiveTime, Time and SourceName when not given) and delivered to the
+  // event items that see it. Bad_TypeDefinitionInvalid (not a subtype of BaseEventType),
+  // Bad_NodeIdUnknown (an unknown source). Allocates nothing for an event without extra fields
+  // once warm.
+  ua::status_code raise_event(const event& e, const instant& now);
+  // The same for an event already in the subscriptions' form (fields keyed, its EventId set by
+  // the caller); ReceiveTime is set here. For ConditionRefresh: one subscription or item, and
+  // past the where clauses.
+  void raise_event(event_record& e, const instant& now, std::uint32_t only_subscription = 0,
+                   std::uint32_t only_item = 0, bool unfiltered = false);
+  // A fresh EventId (16 bytes: a per-server random prefix and a counter).
+  void next_event_id(ua::byte_string& out) override;
+  // A limit alarm of the application (Part 9; condition_manager::add).
+  ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
+  const condition_manager& conditions() const noexcept { return *conditions_; }
 
   // Where this server counts (server_metrics.hpp): requests and their results, publishing cycles,
   // application values, and the gauges refreshed by on_tick. Null: nothing is counted.
@@ -99,6 +123,36 @@ private:
   bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
                                 const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+  // Audit events (Part 5 §6.4.3+, issue 17 item 3), raised only when an event item exists.
+  void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,
+                      ua::status_code result, const instant& now);
+  void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                    const instant& now);
+  void audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+                  ua::status_code result, std::string_view source_name, std::string_view user, const instant& now);
+  struct audit_keys {
+    field_key action_time_stamp, status, server_id, client_audit_entry_id, client_user_id, status_code_id, session_id,
+        secure_channel_id, attribute_id, index_range, old_value, new_value;
+  };
+  audit_keys audit_{};
+  // event_sink, for the conditions.
+  void raise(event_record& e, const instant& now, std::uint32_t only_subscription, std::uint32_t only_item,
+             bool unfiltered) override {
+    raise_event(e, now, only_subscription, only_item, unfiltered);
+  }
+  bool owns(std::uint32_t session, std::uint32_t subscription, std::uint32_t item) override {
+    return subscriptions_->owns_item(session, subscription, item);
+  }
+  // Value changes go to the subscriptions and to the conditions (both on the heap: the store keeps
+  // a pointer to this, and server_core moves).
+  struct change_fanout final : ua::value_observer {
+    subscription_manager* subscriptions = nullptr;
+    condition_manager* conditions = nullptr;
+    void value_changed(ua::node_index n, const ua::data_value& v) override {
+      subscriptions->value_changed(n, v);
+      conditions->value_changed(n, v);
+    }
+  };
 
   server_core_config config_;
   ua::address_space space_;
@@ -106,8 +160,13 @@ private:
   session_manager sessions_;
   // On the heap: the address space points at it (its value_observer) and server_core moves.
   std::unique_ptr<subscription_manager> subscriptions_;
+  std::unique_ptr<condition_manager> conditions_;
+  std::unique_ptr<change_fanout> fanout_;
   application_calls app_;
   std::shared_ptr<metrics_registry> metrics_;
+  event_record event_;  // reused by raise_event
+  std::uint64_t event_prefix_ = 0;
+  std::uint64_t event_counter_ = 0;
 
   // One response object per service, reused: their vectors keep their capacity between requests.
   ua::read_response read_;

@@ -163,6 +163,13 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
                                 batch->values.size());
       if (auto pool = batch->pool.lock()) pool->give_back(std::move(batch));
     },
+    [st](const event_batch_ptr& batch) {
+      const instant now = now_instant();
+      for (const event& e : batch->events)
+        if (const auto sc = st->core->raise_event(e, now); sc.is_bad())
+          spdlog::warn("application: an event of type {} from {} was dropped: {}", e.type.to_string(),
+                       e.source.to_string(), sc.to_string());
+    },
     [self, st](host_job& job) {
       job.run(*st->core);
       push_deferred(self, *st);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -143,6 +144,51 @@ struct nodeset_report {
   bool ok() const noexcept { return errors.empty(); }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Events and alarms (Part 3 §6.4, Part 9; docs/events.md). Clients subscribe to the Server object
+// (every event) or to an object marked as an event notifier (object_node::event_notifier = 1) with
+// an EventFilter.
+
+// One field of an event past the BaseEventType ones, named by its browse path from the event type:
+// {{0, "ActiveState"}, {0, "Id"}} is ActiveState/Id.
+struct event_field_value {
+  std::vector<qualified_name> path;
+  variant value;
+};
+
+// An event the application raises. EventId and ReceiveTime are the server's.
+struct event {
+  node_id type{0, 2041};          // BaseEventType or a subtype of it
+  node_id source;                 // SourceNode; null: the Server object (i=2253)
+  std::string source_name;        // empty: the source's BrowseName
+  localized_text message;
+  std::uint16_t severity = 500;   // 1 (lowest) .. 1000 (highest), Part 5 §6.4.2; clamped
+  date_time time;                 // when it happened; zero: when the server takes it
+  std::vector<event_field_value> fields;
+};
+
+// A limit alarm on a numeric variable (Part 9 §5.8.18 ExclusiveLimitAlarmType): the condition is a
+// new Object `id` (HasCondition from `input`); its state goes to clients as events of type
+// ExclusiveLimitAlarmType, its ConditionId `id`, SourceNode `input`. A limit state starts when the
+// value passes its limit and ends when it is back by more than the deadband. Operators acknowledge
+// and confirm through the Part 9 methods (Acknowledge, Confirm, AddComment, Enable, Disable);
+// ConditionRefresh re-sends the retained ones.
+struct limit_alarm {
+  node_id id;                       // the condition's NodeId (a new Object)
+  node_id input;                    // the Variable whose Value is watched
+  std::string name;                 // ConditionName and the BrowseName (the id's namespace)
+  std::optional<double> high_high;  // at least one limit; high_high >= high > low >= low_low
+  std::optional<double> high;
+  std::optional<double> low;
+  std::optional<double> low_low;
+  double deadband = 0;              // in the variable's units, >= 0
+  std::uint16_t severity_high_high = 900;
+  std::uint16_t severity_high = 700;
+  std::uint16_t severity_low = 700;
+  std::uint16_t severity_low_low = 900;
+  bool enabled = true;
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -203,6 +249,18 @@ public:
   // What the server has counted so far (uactor/metrics.hpp), from any thread: the connections'
   // and the session host's counters summed now; nothing is locked on their side.
   virtual server_metrics metrics() const = 0;
+
+  // Events (docs/events.md): copied into one message, delivered in order to every event item that
+  // sees the source and whose where clause they pass. Returns at once: Good (queued),
+  // Bad_NothingToDo (empty), Bad_ServerHalted (stopped). An event of an unknown type or source is
+  // dropped on the server's thread and logged (Bad_TypeDefinitionInvalid, Bad_NodeIdUnknown).
+  virtual status_code raise_events(std::span<const event> events) = 0;
+  status_code raise_event(const event& e) { return raise_events(std::span(&e, 1)); }
+
+  // Defines a limit alarm (docs/events.md) and evaluates the input's current value. Waits for the
+  // answer: never call from an inline handler. Bad_NodeIdExists, Bad_NodeIdUnknown (the input),
+  // Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (limits).
+  virtual status_code add_limit_alarm(const limit_alarm& alarm) = 0;
 
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;

@@ -48,6 +48,9 @@ struct server_plan {
   std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
   std::vector<std::string> user_hashes;  // "user:hash" (uactor hash-password), as the config file's [[users]]
   bool anonymous = true;               // offer the anonymous identity
+  // Audit events (ActivateSession, Write) to every event subscriber of the Server object. Off by
+  // default: without roles any client could read them, user names of refused logins included.
+  bool audit_events = false;
 
   std::string endpoint_url() const;
 };

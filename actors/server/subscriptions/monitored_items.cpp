@@ -171,6 +171,40 @@ status_code parse_filter(const extension_object& filter, const address_space& as
 
 }  // namespace
 
+// §7.22.3: an item on the EventNotifier attribute takes an EventFilter, compiled into `out`; its
+// EventFilterResult goes back in `filter_result` (when the filter got that far).
+status_code subscription_manager::compile_event_filter(const extension_object& filter, const address_space& as,
+                                                       node_index n, std::unique_ptr<event_filter_program>& out,
+                                                       extension_object& filter_result) {
+  // Part 3 §5.5.1: bit 0 of EventNotifier is SubscribeToEvents.
+  if ((as.at(n).event_notifier & 1) == 0) return status::bad_not_supported;
+  if (filter.empty()) return status::bad_event_filter_invalid;
+  const auto* f = filter.get_if<event_filter>();
+  if (!f) {
+    if (filter.get_if<data_change_filter>() || filter.get_if<aggregate_filter>()) return status::bad_filter_not_allowed;
+    return status::bad_monitored_item_filter_invalid;
+  }
+  out = std::make_unique<event_filter_program>();
+  auto& result = filter_result.emplace<event_filter_result>();
+  return out->compile(*f, as, catalogue_, limits_.event_filters, result);
+}
+
+// §5.12.3 for an event queue: the newest `size` stay (discard oldest) or the oldest; the overflow
+// event stands for what went. Not a hot path.
+void subscription_manager::resize_event_queue(item& it, std::uint32_t size) {
+  std::vector<event_field_list> q;
+  const std::size_t n = it.count;
+  const std::size_t keep = std::min<std::size_t>(n, size);
+  const std::size_t first = it.discard_oldest ? n - keep : 0;
+  q.reserve(keep);
+  for (std::size_t k = first; k < first + keep; ++k) q.push_back(std::move(it.event_queue[(it.head + k) % it.queue_size]));
+  if (keep < n) it.overflow = true;
+  it.event_queue = std::move(q);
+  it.head = 0;
+  it.count = keep;
+  it.queue_size = size;
+}
+
 void subscription_manager::create_monitored_items(std::uint32_t session, const create_monitored_items_request& req,
                                                   create_monitored_items_response& resp, address_space& as,
                                                   const instant& now) {
@@ -211,7 +245,15 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     }
     if (static_cast<std::uint32_t>(c.monitoring_mode) > 2) { r.status_code = status::bad_monitoring_mode_invalid; continue; }
     filter_settings filter;
-    if (const status_code sc = parse_filter(c.requested_parameters.filter, as, n, attr, filter); sc.is_bad()) {
+    std::unique_ptr<event_filter_program> program;
+    const bool events = attr == event_notifier_attribute;
+    if (events) {
+      if (const status_code sc = compile_event_filter(c.requested_parameters.filter, as, n, program, r.filter_result);
+          sc.is_bad()) {
+        r.status_code = sc;
+        continue;
+      }
+    } else if (const status_code sc = parse_filter(c.requested_parameters.filter, as, n, attr, filter); sc.is_bad()) {
       r.status_code = sc;
       continue;
     }
@@ -242,12 +284,22 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     if (const variable_data* var = as.variable(n); var && attr == value_attribute &&
                                                    var->minimum_sampling_interval > sampling)
       sampling = std::min(var->minimum_sampling_interval, limits_.max_sampling_interval_ms);
-    it.sampling_ms = sampling;
+    it.sampling_ms = events ? 0 : sampling;  // events are not sampled: each one is reported
     it.next_sample = after_ms(now.steady, sampling);
     it.queue_size = std::clamp<std::uint32_t>(c.requested_parameters.queue_size, 1, limits_.max_queue_size);
+    // Part 4 §5.12.1.5: an event queue of 0 is the server's default (its largest).
+    if (events && c.requested_parameters.queue_size == 0) it.queue_size = limits_.max_queue_size;
     it.sub_pos = s->items.size();
     s->items.push_back(&it);
-    if (attr == value_attribute) {
+    if (events) {
+      it.events = true;
+      it.filter = std::move(program);
+      if (event_watchers_.size() < as.size()) event_watchers_.resize(as.size());
+      auto& w = event_watchers_[n];
+      it.event_watch_pos = w.size();
+      w.push_back(&it);
+      ++event_item_count_;
+    } else if (attr == value_attribute) {
       as.set_monitored(n, true);
       auto& w = watchers_[n];
       it.watch_pos = w.size();
@@ -260,8 +312,8 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     r.monitored_item_id = it.id;
     r.revised_sampling_interval = it.sampling_ms;
     r.revised_queue_size = it.queue_size;
-    // §5.12.1.2: the first sample is the current value.
-    if (it.mode != monitoring_mode::disabled)
+    // §5.12.1.2: the first sample is the current value (an event item has none).
+    if (it.mode != monitoring_mode::disabled && !events)
       sample(it, attr == value_attribute ? as.variable(n)->value : attribute_);
   }
 }
@@ -293,7 +345,17 @@ void subscription_manager::modify_monitored_items(std::uint32_t session, const m
     if (found == items_.end() || found->second->sub != s) { r.status_code = status::bad_monitored_item_id_invalid; continue; }
     item& it = *found->second;
     filter_settings filter;
-    if (const status_code sc = parse_filter(m.requested_parameters.filter, as, it.node, it.attribute, filter); sc.is_bad()) {
+    if (it.events) {
+      // A filter that does not compile leaves the item as it was.
+      std::unique_ptr<event_filter_program> program;
+      if (const status_code sc = compile_event_filter(m.requested_parameters.filter, as, it.node, program, r.filter_result);
+          sc.is_bad()) {
+        r.status_code = sc;
+        continue;
+      }
+      it.filter = std::move(program);
+    } else if (const status_code sc = parse_filter(m.requested_parameters.filter, as, it.node, it.attribute, filter);
+               sc.is_bad()) {
       r.status_code = sc;
       continue;
     }
@@ -309,10 +371,14 @@ void subscription_manager::modify_monitored_items(std::uint32_t session, const m
     if (const variable_data* var = as.variable(it.node); var && it.attribute == value_attribute &&
                                                        var->minimum_sampling_interval > sampling)
       sampling = std::min(var->minimum_sampling_interval, limits_.max_sampling_interval_ms);
-    it.sampling_ms = sampling;
+    it.sampling_ms = it.events ? 0 : sampling;
     it.next_sample = after_ms(now.steady, sampling);
-    const std::uint32_t size = std::clamp<std::uint32_t>(m.requested_parameters.queue_size, 1, limits_.max_queue_size);
-    if (size != it.queue_size) resize_queue(it, size);
+    std::uint32_t size = std::clamp<std::uint32_t>(m.requested_parameters.queue_size, 1, limits_.max_queue_size);
+    if (it.events && m.requested_parameters.queue_size == 0) size = limits_.max_queue_size;
+    if (size != it.queue_size) {
+      if (it.events) resize_event_queue(it, size);
+      else resize_queue(it, size);
+    }
     r.status_code = status::good;
     r.revised_sampling_interval = it.sampling_ms;
     r.revised_queue_size = it.queue_size;
@@ -350,18 +416,21 @@ void subscription_manager::set_monitoring_mode(std::uint32_t session, const set_
     if (it.mode == monitoring_mode::disabled) {
       // §5.12.1.3: disabled means no sampling and no queue.
       it.head = it.count = 0;
+      it.overflow = false;
       it.has_last = false;
       if (it.in_ready) { std::erase(s->ready, &it); it.in_ready = it.triggered = false; }
       if (it.pending) { std::erase(s->pending, &it); it.pending = false; }
     } else if (old == monitoring_mode::disabled) {
       it.next_sample = after_ms(now.steady, it.sampling_ms);
-      if (it.attribute == value_attribute) {
+      if (it.events) {
+        // Events are not sampled: the item sees the next one.
+      } else if (it.attribute == value_attribute) {
         sample(it, as.variable(it.node)->value);
       } else if (as.read(it.node, static_cast<attribute_id>(it.attribute), attribute_).is_good()) {
         sample(it, attribute_);
       }
     } else if (it.mode == monitoring_mode::reporting) {
-      if (it.count > 0) mark_ready(it, false);
+      if (it.waiting() > 0) mark_ready(it, false);
     } else if (it.in_ready && !it.triggered) {  // reporting -> sampling
       std::erase(s->ready, &it);
       it.in_ready = false;
@@ -455,6 +524,13 @@ void subscription_manager::delete_item(item& it) {
     w[it.watch_pos] = w.back();
     w[it.watch_pos]->watch_pos = it.watch_pos;
     w.pop_back();
+  }
+  if (it.events) {
+    auto& w = event_watchers_[it.node];
+    w[it.event_watch_pos] = w.back();
+    w[it.event_watch_pos]->event_watch_pos = it.event_watch_pos;
+    w.pop_back();
+    --event_item_count_;
   }
   s.items[it.sub_pos] = s.items.back();
   s.items[it.sub_pos]->sub_pos = it.sub_pos;

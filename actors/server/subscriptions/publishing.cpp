@@ -130,8 +130,8 @@ void subscription_manager::encode_publish(std::uint32_t channel_id, std::uint32_
   encode_to(publish_, next_deferred(channel_id, request_id));
 }
 
-// A NotificationMessage of data changes (§7.25), at most max_notifications of them; the rest
-// stay queued (moreNotifications). It goes into the retransmission queue until acknowledged.
+// A NotificationMessage (§7.25) of data changes and events, at most max_notifications of them;
+// the rest stay queued (moreNotifications). It goes into the retransmission queue until acknowledged.
 void subscription_manager::send_data(subscription& s, session_state& ss, const instant& now) {
   retained_message m;
   if (!s.spare.empty()) {
@@ -142,25 +142,44 @@ void subscription_manager::send_data(subscription& s, session_state& ss, const i
   s.next_sequence = next_sequence(s.next_sequence);
   m.message.sequence_number = m.sequence;
   m.message.publish_time = now.utc;
-  m.message.notification_data.resize(1);
-  auto& dcn = m.message.notification_data[0].emplace<data_change_notification>();
-  dcn.diagnostic_infos.clear();
-  std::size_t total = 0;
-  for (const item* it : s.ready) total += it->count;
-  total = std::min<std::size_t>(total, s.max_notifications);
-  dcn.monitored_items.resize(total);
-  std::size_t n = 0;
-  std::size_t kept = 0;  // items still with values after this message
+  std::size_t data_total = 0, event_total = 0;
+  std::size_t budget = s.max_notifications;
+  for (const item* it : s.ready) {
+    const std::size_t n = std::min(it->waiting(), budget);
+    budget -= n;
+    (it->events ? event_total : data_total) += n;
+  }
+  // One NotificationData per kind; a slot keeps its body (and its storage) when the kind stays.
+  m.message.notification_data.resize((data_total > 0 ? 1 : 0) + (event_total > 0 ? 1 : 0));
+  std::size_t slot = 0;
+  data_change_notification* dcn = nullptr;
+  event_notification_list* enl = nullptr;
+  if (data_total > 0) {
+    dcn = &m.message.notification_data[slot++].emplace<data_change_notification>();
+    dcn->diagnostic_infos.clear();
+    dcn->monitored_items.resize(data_total);
+  }
+  if (event_total > 0) {
+    enl = &m.message.notification_data[slot++].emplace<event_notification_list>();
+    enl->events.resize(event_total);
+  }
+  std::size_t n = 0;   // data changes written
+  std::size_t ne = 0;  // events written
+  std::size_t kept = 0;  // items still with notifications after this message
   for (item* it : s.ready) {
-    while (it->count > 0 && n < total) {
-      auto& note = dcn.monitored_items[n++];
-      note.client_handle = it->client_handle;
-      std::swap(note.value, it->queue[it->head]);  // the queue slot is overwritten when reused
-      apply_timestamps(note.value, it->timestamps);
-      it->head = (it->head + 1) % it->queue_size;
-      --it->count;
+    if (it->events) {
+      while (it->waiting() > 0 && ne < event_total) take_event(*it, enl->events[ne++]);
+    } else {
+      while (it->count > 0 && n < data_total) {
+        auto& note = dcn->monitored_items[n++];
+        note.client_handle = it->client_handle;
+        std::swap(note.value, it->queue[it->head]);  // the queue slot is overwritten when reused
+        apply_timestamps(note.value, it->timestamps);
+        it->head = (it->head + 1) % it->queue_size;
+        --it->count;
+      }
     }
-    if (it->count == 0) {
+    if (it->waiting() == 0) {
       it->head = 0;
       it->in_ready = false;
       it->triggered = false;

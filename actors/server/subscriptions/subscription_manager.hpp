@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "actors/server/secure_channel_state.hpp"
+#include "actors/server/subscriptions/event_filter.hpp"
+#include "actors/server/subscriptions/event_model.hpp"
 #include "actors/server/subscriptions/session_identity.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
@@ -40,6 +42,7 @@ struct subscription_limits {
   // TransferSubscriptions between ANONYMOUS sessions of the same ApplicationUri when a channel is
   // not secured: Part 4 §5.13.7 requires Sign or SignAndEncrypt; true waives that (0010).
   bool allow_unsecured_anonymous_transfer = true;
+  event_filter_limits event_filters;  // the sizes an EventFilter may have (docs/decisions/0018)
 };
 
 // A response produced outside the request that it answers (a queued Publish): the session host
@@ -122,6 +125,27 @@ public:
   // ua::value_observer: a monitored node's Value changed (through Write or a writer).
   void value_changed(ua::node_index n, const ua::data_value& value) override;
 
+  // An event occurred (docs/decisions/0018): every event item on a notifier that sees it (the
+  // Server object, the source, the notifiers above the source over inverse HasEventSource /
+  // HasNotifier) whose where clause it passes queues its selected fields. `only_subscription`,
+  // `only_item`: that subscription's items, that item alone (ConditionRefresh(2), Part 9 §5.5.7);
+  // `unfiltered`: past the where clauses (RefreshStart/End). Allocates nothing once the queues
+  // and messages are warm.
+  void raise_event(const event_record& e, const ua::address_space& as, std::uint32_t only_subscription = 0,
+                   std::uint32_t only_item = 0, bool unfiltered = false);
+  // Whether the session has that subscription and (item != 0) that item in it.
+  bool owns_item(std::uint32_t session, std::uint32_t subscription_id, std::uint32_t item_id) noexcept;
+  // Whether any event item exists (raising an event then costs nothing).
+  bool has_event_items() const noexcept { return event_item_count_ > 0; }
+  // The browse paths of event fields, interned (shared with whoever builds event_records).
+  field_catalogue& fields() noexcept { return catalogue_; }
+  // The subscriptions of a session (ConditionRefresh checks the caller owns the one it names).
+  bool owns_subscription(std::uint32_t session, std::uint32_t subscription_id) noexcept {
+    return find_subscription(session, subscription_id) != nullptr;
+  }
+  // The subscriptions a session has (ConditionRefresh2 and tests).
+  std::vector<std::uint32_t> subscriptions_of(std::uint32_t session) const;
+
   struct item;
   struct subscription;
   struct session_state;
@@ -138,6 +162,11 @@ private:
   void delete_item(item& it);
   void sample(item& it, const ua::data_value& value);
   void enqueue(item& it, const ua::data_value& value);
+  void enqueue_event(item& it, const event_record& e);
+  ua::status_code compile_event_filter(const ua::extension_object& filter, const ua::address_space& as, ua::node_index n,
+                                       std::unique_ptr<event_filter_program>& out, ua::extension_object& filter_result);
+  void resize_event_queue(item& it, std::uint32_t size);
+  void take_event(item& it, ua::event_field_list& out);
   void mark_ready(item& it, bool triggered);
   void cycle(subscription& s, const instant& now);
   bool answer_one(session_state& ss, const instant& now);
@@ -156,6 +185,11 @@ private:
   std::unordered_map<std::uint32_t, std::unique_ptr<item>> items_;                  // by MonitoredItemId
   std::unordered_map<std::uint32_t, std::unique_ptr<session_state>> sessions_;      // by SessionId
   std::vector<std::vector<item*>> watchers_;  // by node index: the Value items sampling every change
+  std::vector<std::vector<item*>> event_watchers_;  // by node index: the event items of a notifier
+  std::size_t event_item_count_ = 0;
+  field_catalogue catalogue_;
+  event_record overflow_event_;           // EventQueueOverflowEventType, its Time set per use
+  std::vector<ua::node_index> notifiers_;  // reused by raise_event
   std::size_t item_count_ = 0;
   std::uint32_t next_subscription_id_ = 1;
   std::uint32_t next_item_id_ = 1;

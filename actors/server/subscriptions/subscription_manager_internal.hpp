@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/server/services/index_range.hpp"
+#include "actors/server/subscriptions/event_filter.hpp"
 #include "actors/server/subscriptions/subscription_manager.hpp"
 
 namespace uactor::actors {
@@ -17,6 +18,7 @@ namespace uactor::actors {
 using steady_time = std::chrono::steady_clock::time_point;
 
 constexpr std::uint32_t value_attribute = static_cast<std::uint32_t>(ua::attribute_id::value);
+constexpr std::uint32_t event_notifier_attribute = static_cast<std::uint32_t>(ua::attribute_id::event_notifier);
 
 inline steady_time after_ms(steady_time t, double ms) {
   return t + std::chrono::duration_cast<steady_time::duration>(std::chrono::duration<double, std::milli>(ms));
@@ -57,6 +59,18 @@ struct subscription_manager::item {
   std::size_t watch_pos = 0;         // in watchers_[node]
   bool watching = false;
   std::size_t sub_pos = 0;           // in sub->items
+  // An event item (the EventNotifier attribute, docs/decisions/0018): its compiled filter and a
+  // ring of event field lists (head, count and queue_size as above). `overflow`: an
+  // EventQueueOverflowEventType event waits in the queue, first (discard oldest) or last.
+  bool events = false;
+  std::unique_ptr<event_filter_program> filter;
+  std::vector<ua::event_field_list> event_queue;
+  bool overflow = false;
+  ua::date_time overflow_time;
+  std::size_t event_watch_pos = 0;   // in event_watchers_[node]
+
+  // Notifications waiting in the queue.
+  std::size_t waiting() const noexcept { return count + (overflow ? 1 : 0); }
 };
 
 struct retained_message {

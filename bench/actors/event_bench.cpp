@@ -1,0 +1,264 @@
+// The event and alarm paths of the session host (docs/decisions/0018), in memory, with a passed-in
+// clock:
+//   events.fanout/N       one raise_event (BaseEventType fields) reaching N subscribers, each an
+//                         event item on the Server object with 5 select clauses and the where clause
+//                         Severity >= 500 And Message Like '%trip%'; a publishing tick every 100
+//                         events answers one queued Publish per subscriber (acknowledging the
+//                         previous message), encoded. Half the events pass the where clause.
+//                         Unit: ns and allocs per raised event, and per delivered event.
+//   alarms.pass/N         one batch of N values through apply_values, each the input of a limit
+//                         alarm (HH/H/L/LL with a deadband), half of them crossing High each pass
+//                         (a transition and its event, with one event subscriber), a Publish and
+//                         a tick every 10 passes. Unit: ns per pass, p50/p99 of apply_values,
+//                         allocs per pass (all) and per evaluation (inside apply_values).
+// Run: build/bench/actors/event_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/server_core.hpp"
+#include "protocol/message.hpp"
+#include "tests/support/alloc_counter.hpp"
+
+using namespace uactor;
+
+namespace {
+
+actors::instant at(std::int64_t ms) {
+  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
+          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
+}
+
+actors::server_core make_core(std::size_t variables) {
+  actors::server_core_config c;
+  c.description.application_uri = "urn:bench:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [g = std::mt19937_64{42}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = static_cast<std::uint8_t>(g());
+  };
+  auto core = actors::make_demo_server_core(std::move(c), "bench", at(0).utc);
+  for (std::size_t i = 0; i < variables; ++i) {
+    ua::node_spec v;
+    v.id = ua::node_id(1, static_cast<std::uint32_t>(100'000 + i));
+    v.cls = ua::node_class::variable;
+    v.browse_ns = 1;
+    v.browse_name = "V";
+    v.data_type = ua::node_id(0, 11);
+    v.value.set_value(50.0);
+    if (!core.space().add_node(std::move(v))) throw std::runtime_error("add_node");
+  }
+  return core;
+}
+
+ua::simple_attribute_operand field(const char* name) {
+  ua::simple_attribute_operand o;
+  o.type_definition_id = ua::node_id(0, 2041);
+  o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(name)});
+  o.attribute_id = 13;
+  return o;
+}
+
+ua::event_filter where_filter() {
+  ua::event_filter f;
+  for (const char* n : {"EventId", "EventType", "SourceName", "Message", "Severity"}) f.select_clauses.push_back(field(n));
+  ua::content_filter_element conj;
+  conj.filter_operator = ua::filter_operator::and_;
+  conj.filter_operands.push_back(ua::extension_object(ua::element_operand{1}));
+  conj.filter_operands.push_back(ua::extension_object(ua::element_operand{2}));
+  ua::content_filter_element gte;
+  gte.filter_operator = ua::filter_operator::greater_than_or_equal;
+  gte.filter_operands.push_back(ua::extension_object(field("Severity")));
+  ua::literal_operand l;
+  l.value = std::int32_t{500};
+  gte.filter_operands.push_back(ua::extension_object(l));
+  ua::content_filter_element like;
+  like.filter_operator = ua::filter_operator::like;
+  like.filter_operands.push_back(ua::extension_object(field("Message")));
+  ua::literal_operand p;
+  p.value = ua::ua_string("%trip%");
+  like.filter_operands.push_back(ua::extension_object(p));
+  f.where_clause.elements.push_back(conj);
+  f.where_clause.elements.push_back(gte);
+  f.where_clause.elements.push_back(like);
+  return f;
+}
+
+struct session {
+  actors::server_core& core;
+  std::uint32_t chan;
+  ua::node_id token;
+  ua::byte_buffer out;
+  ua::extension_object response;
+  std::uint32_t request_id = 1;
+  std::uint32_t sub = 0;
+
+  session(actors::server_core& c, std::uint32_t ch) : core(c), chan(ch) {
+    ua::create_session_request create;
+    create.requested_session_timeout = 3'600'000;
+    token = call(create).get_if<ua::create_session_response>()->authentication_token;
+    ua::activate_session_request activate;
+    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+    call(activate);
+    ua::create_subscription_request s;
+    s.requested_publishing_interval = 100;
+    s.requested_max_keep_alive_count = 10;
+    s.requested_lifetime_count = 100'000;
+    s.publishing_enabled = true;
+    sub = call(s).get_if<ua::create_subscription_response>()->subscription_id;
+    ua::create_monitored_items_request req;
+    req.subscription_id = sub;
+    ua::monitored_item_create_request m;
+    m.item_to_monitor.node_id = ua::node_id(0, 2253);
+    m.item_to_monitor.attribute_id = 12;
+    m.monitoring_mode = ua::monitoring_mode::reporting;
+    m.requested_parameters.queue_size = 1000;
+    m.requested_parameters.filter = ua::extension_object(where_filter());
+    req.items_to_create.push_back(m);
+    const auto* r = call(req).get_if<ua::create_monitored_items_response>();
+    if (!r || r->results.size() != 1 || r->results[0].status_code.is_bad()) throw std::runtime_error("monitor");
+  }
+
+  template <class T>
+  ua::extension_object& call(T req) {
+    req.request_header.authentication_token = token;
+    const ua::extension_object msg(req);
+    out.clear();
+    core.handle(chan, request_id++, req.request_header, msg, at(0), out);
+    if (ua::decode_message(out.bytes(), response) != ua::status::good) throw std::runtime_error("decode");
+    return response;
+  }
+};
+
+struct publisher {
+  ua::extension_object msg;
+  ua::publish_request* req;
+  explicit publisher(const session& s) : msg(ua::publish_request{}) {
+    req = msg.get_if<ua::publish_request>();
+    req->request_header.authentication_token = s.token;
+    req->subscription_acknowledgements.resize(1);
+    req->subscription_acknowledgements[0].subscription_id = s.sub;
+  }
+};
+
+void events_fanout(benchmark::State& st) {
+  const auto subscribers = static_cast<std::size_t>(st.range(0));
+  auto core = make_core(0);
+  std::vector<std::unique_ptr<session>> ss;
+  std::vector<std::unique_ptr<publisher>> pubs;
+  for (std::size_t i = 0; i < subscribers; ++i) {
+    ss.push_back(std::make_unique<session>(core, static_cast<std::uint32_t>(i + 1)));
+    pubs.push_back(std::make_unique<publisher>(*ss.back()));
+  }
+  event pass;
+  pass.severity = 700;
+  pass.message = ua::localized_text{ua::ua_string("en"), ua::ua_string("pump 1 tripped")};
+  pass.source_name = "Pump1";
+  event drop = pass;
+  drop.severity = 300;
+  ua::byte_buffer out;
+  std::int64_t ms = 0;
+  std::uint32_t seq = 0;
+  std::size_t raised = 0;
+  std::size_t published = 0;
+  auto refill = [&] {
+    for (std::size_t i = 0; i < subscribers; ++i) {
+      pubs[i]->req->subscription_acknowledgements[0].sequence_number = seq;
+      out.clear();
+      core.handle(ss[i]->chan, ss[i]->request_id++, pubs[i]->req->request_header, pubs[i]->msg, at(ms), out);
+    }
+    ++seq;
+  };
+  auto one = [&] {
+    core.raise_event(raised % 2 ? pass : drop, at(ms));
+    if (++raised % 100 == 0) {
+      ms += 100;
+      core.publish_tick(at(ms));
+      published += core.deferred().size();
+      core.clear_deferred();
+      refill();
+    }
+  };
+  refill();
+  for (int i = 0; i < 20'000; ++i) one();
+  if (published == 0) throw std::runtime_error("nothing published");
+  const test::alloc_scope allocs;
+  const std::size_t before = raised;
+  for (auto _ : st) one();
+  const auto counted = static_cast<double>(allocs.counted().allocations);  // once: the counters map allocates
+  const double events = static_cast<double>(raised - before);
+  const double delivered = events / 2 * static_cast<double>(subscribers);
+  st.counters["allocs/event"] = counted / events;
+  st.counters["allocs/delivered"] = counted / delivered;
+  st.counters["delivered/s"] = benchmark::Counter(delivered, benchmark::Counter::kIsRate);
+}
+
+void alarms_pass(benchmark::State& st) {
+  const auto count = static_cast<std::size_t>(st.range(0));
+  auto core = make_core(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    limit_alarm a;
+    a.id = ua::node_id(1, static_cast<std::uint32_t>(200'000 + i));
+    a.input = ua::node_id(1, static_cast<std::uint32_t>(100'000 + i));
+    a.name = "A";
+    a.high_high = 90;
+    a.high = 70;
+    a.low = 20;
+    a.low_low = 10;
+    a.deadband = 1;
+    if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
+  }
+  session s(core, 1);  // one event subscriber (its where clause drops the alarms: Message has no "trip")
+  publisher p(s);
+  std::vector<value_update> batch(count);
+  for (std::size_t i = 0; i < count; ++i) batch[i].node.index = core.space().find(ua::node_id(1, static_cast<std::uint32_t>(100'000 + i)));
+  std::int64_t ms = 0;
+  std::uint64_t pass = 0;
+  ua::byte_buffer out;
+  std::vector<double> us;
+  us.reserve(1'000'000);
+  std::uint64_t in_pass = 0;  // allocations inside apply_values (the evaluation and its events)
+  auto one = [&] {
+    ++pass;
+    // Even alarms alternate between 50 (normal) and 80 (High); odd ones move within normal.
+    for (std::size_t i = 0; i < count; ++i)
+      batch[i].value = (i % 2 == 0) ? (pass % 2 ? 80.0 : 50.0) : 40.0 + static_cast<double>(pass % 7);
+    const auto a0 = test::thread_alloc_counts().allocations;
+    const auto t0 = std::chrono::steady_clock::now();
+    core.apply_values(batch, at(ms));
+    const auto t1 = std::chrono::steady_clock::now();
+    in_pass += test::thread_alloc_counts().allocations - a0;
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    if (pass % 10 == 0) {
+      ms += 100;
+      out.clear();
+      core.handle(s.chan, s.request_id++, p.req->request_header, p.msg, at(ms), out);
+      core.publish_tick(at(ms));
+      core.clear_deferred();
+    }
+  };
+  for (int i = 0; i < 200; ++i) one();
+  us.clear();
+  in_pass = 0;
+  const test::alloc_scope allocs;
+  for (auto _ : st) one();
+  const auto counted = static_cast<double>(allocs.counted().allocations);
+  st.counters["allocs/pass"] = counted / static_cast<double>(st.iterations());
+  st.counters["allocs/evaluation"] = static_cast<double>(in_pass) / static_cast<double>(st.iterations());
+  std::sort(us.begin(), us.end());
+  if (!us.empty()) {
+    st.counters["p50_us"] = us[us.size() / 2];
+    st.counters["p99_us"] = us[std::min(us.size() - 1, us.size() * 99 / 100)];
+  }
+}
+
+}  // namespace
+
+BENCHMARK(events_fanout)->Name("events.fanout")->Arg(1)->Arg(20);
+BENCHMARK(alarms_pass)->Name("alarms.pass")->Arg(1000);
+BENCHMARK_MAIN();

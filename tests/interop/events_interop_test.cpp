@@ -1,0 +1,135 @@
+// node-opcua's client against events raised through the embedding API (issue 17): a runtime with a
+// server on port 0, tests/interop/node_events.js subscribing to the Server object's events with
+// select clauses and a where clause, events raised with server::raise_events once it is ready.
+// Hidden ([.]): events_interop.sh runs it when node and node_modules are there.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "uactor/runtime.hpp"
+
+using namespace uactor;
+
+namespace {
+
+event make_event(std::uint16_t severity, const char* message) {
+  event e;
+  e.severity = severity;
+  e.message = ua::localized_text{ua::ua_string("en"), ua::ua_string(message)};
+  return e;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("events interop: node-opcua receives the events that pass its where clause, with its select clauses",
+          "[.][interop-events]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto started = rt.start_server(plan);
+  REQUIRE(started.has_value());
+  server& srv = **started;
+
+  const std::string cmd = "node " UACTOR_SOURCE_DIR "/tests/interop/node_events.js opc.tcp://127.0.0.1:" +
+                          std::to_string(srv.port()) + " --expect 2 --timeout 30";
+  FILE* node = popen(cmd.c_str(), "r");
+  REQUIRE(node);
+  std::vector<std::string> lines;
+  char buf[512];
+  bool raised = false;
+  // Bounded: node_events.js exits by itself within 30 s, which ends this loop.
+  while (std::fgets(buf, sizeof buf, node)) {
+    lines.push_back(trim(buf));
+    if (lines.back() == "ready" && !raised) {
+      raised = true;
+      const std::vector<event> events{make_event(600, "pump 1 tripped"), make_event(100, "pump 1 low flow"),
+                                      make_event(900, "valve 3 stuck"), make_event(950, "pump 2 tripped")};
+      REQUIRE(srv.raise_events(events) == status::good);
+    }
+  }
+  const int rc = pclose(node);
+  INFO("node_events.js said:\n" << [&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }());
+  CHECK(rc == 0);
+  const std::vector<std::string> want{"ready", "event 600 pump 1 tripped Server ns=0;i=2041 16",
+                                      "event 950 pump 2 tripped Server ns=0;i=2041 16", "done"};
+  CHECK(lines == want);
+}
+
+TEST_CASE("events interop: node-opcua acknowledges and confirms a limit alarm, then ConditionRefresh",
+          "[.][interop-events]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto started = rt.start_server(plan);
+  REQUIRE(started.has_value());
+  server& srv = **started;
+  const std::uint16_t ns = srv.register_namespace("urn:test:alarms");
+  variable_node level;
+  level.id = node_id::string(ns, "Tank.Level");
+  level.parent = ns0::objects_folder;
+  level.browse_name = qualified_name{ns, ua::ua_string("TankLevel")};
+  level.data_type = ns0::double_;
+  level.value.set_value(50.0);
+  REQUIRE(srv.apply(level) == status::good);
+  limit_alarm alarm;
+  alarm.id = node_id::string(ns, "Tank.Level.Alarm");
+  alarm.input = level.id;
+  alarm.name = "TankLevelAlarm";
+  alarm.high_high = 90;
+  alarm.high = 70;
+  alarm.deadband = 1;
+  REQUIRE(srv.add_limit_alarm(alarm) == status::good);
+  auto handle = srv.resolve(level.id);
+  REQUIRE(handle.has_value());
+
+  const std::string cmd = "node " UACTOR_SOURCE_DIR "/tests/interop/node_events.js opc.tcp://127.0.0.1:" +
+                          std::to_string(srv.port()) + " --alarms --timeout 30";
+  FILE* node = popen(cmd.c_str(), "r");
+  REQUIRE(node);
+  std::vector<std::string> lines;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, node)) {  // bounded by the script's own timeout
+    lines.push_back(trim(buf));
+    if (lines.back() == "ready") {
+      value_update u;
+      u.node = *handle;
+      u.value = 80.0;
+      REQUIRE(srv.write_values(std::span(&u, 1)) == status::good);
+    }
+  }
+  const int rc = pclose(node);
+  INFO("node_events.js said:\n" << [&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }());
+  CHECK(rc == 0);
+  const std::vector<std::string> want{"ready",
+                                      "active 700 TankLevelAlarm High",
+                                      "ack Good",
+                                      "ack-old-event BadEventIdUnknown",
+                                      "acked",
+                                      "confirm Good",
+                                      "confirmed retain=true",
+                                      "refresh Good",
+                                      "refresh-start",
+                                      "refreshed TankLevelAlarm active=true acked=true",
+                                      "refresh-end",
+                                      "done"};
+  CHECK(lines == want);
+}
