@@ -15,6 +15,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/server/server_actors.hpp"
+#include "runtime/client_cli_output.hpp"
 #include "runtime/config/signal.hpp"
 #include "uactor/runtime.hpp"
 
@@ -22,27 +23,14 @@ namespace uactor::config {
 
 namespace {
 
-// %* in a pattern: the message as the inside of a JSON string (RFC 8259 §7): quotes, backslashes
-// and control characters escaped; a user name or a browse name may hold any of them.
+// %* in a pattern: the message as the inside of a JSON string (RFC 8259 §7), escaped as the CLI's
+// --json escapes (quotes, backslashes, control characters, invalid UTF-8): a user name or a
+// browse name may hold any of them.
 class json_escaped_message final : public spdlog::custom_flag_formatter {
 public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    static constexpr char hex[] = "0123456789abcdef";
-    for (const char c : std::string_view(msg.payload.data(), msg.payload.size())) {
-      const auto u = static_cast<unsigned char>(c);
-      if (c == '"' || c == '\\') {
-        const char e[] = {'\\', c};
-        dest.append(e, e + 2);
-      } else if (c == '\n' || c == '\t') {
-        const char e[] = {'\\', c == '\n' ? 'n' : 't'};
-        dest.append(e, e + 2);
-      } else if (u < 0x20) {
-        const char e[] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 0xf]};
-        dest.append(e, e + 6);
-      } else {
-        dest.push_back(c);
-      }
-    }
+    const std::string quoted = app::json_string(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(quoted.data() + 1, quoted.data() + quoted.size() - 1);  // without its quotes
   }
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<json_escaped_message>(); }
 };
