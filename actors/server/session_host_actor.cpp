@@ -197,7 +197,10 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       st->core->on_tick(now_instant());
       if (auto* m = st->core->metrics()) {
         auto& h = m->host();
-        h.mailbox_depth.set(self->mailbox().size());
+        // The messages taken into the queue and not yet handled. Not mailbox().size(): its fetch_more()
+        // downcasts the queue's sentinel node (CAF 0.17, task_queue::back on an empty queue), which
+        // UBSan reports as an invalid downcast and stops the server.
+        h.mailbox_depth.set(self->mailbox().queue().total_task_size());
         h.wait_max_window.set(h.wait_max_ns.get());
         h.wait_max_ns.set(0);
       }

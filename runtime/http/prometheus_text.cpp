@@ -96,7 +96,7 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
 
   // Per actor path (DESIGN.md): the session host's mailbox and how long a batch of requests waited
   // in it. With session_host = "multiplexer" the connections answer in place: no waits to count.
-  auto& depth = f.add("uactor_actor_mailbox_depth", "messages waiting in the actor's mailbox (sampled each second)", C::Gauge);
+  auto& depth = f.add("uactor_actor_mailbox_depth", "messages taken into the actor's queue and not yet handled (sampled each second)", C::Gauge);
   auto& waits = f.add("uactor_actor_message_wait_seconds", "time from a connection's send to the host's start", C::Summary);
   auto& wait_max = f.add("uactor_actor_message_wait_max_seconds", "the longest wait of the last second", C::Gauge);
   for (const auto& e : eps) {
