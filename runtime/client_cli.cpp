@@ -54,6 +54,9 @@ void add_common(CLI::App* cmd, common_args& a) {
   cmd->add_flag("--accept-server-certificate", a.accept_server_certificate,
                 "accept an untrusted server certificate for this run only, with a warning (tools and tests; "
                 "uactor certs trust trusts it for good)");
+  cmd->add_flag("--skip-host-name-check", a.skip_host_name_check,
+                "do not require the endpoint URL's host among the server certificate's names (Part 4 "
+                "§6.1.3; for a server reached through a tunnel or a NAT address)");
   cmd->add_flag("--json", a.json, "one JSON object per line on stdout");
   cmd->add_flag("--local-time", a.local_time, "times in the local time zone (default UTC)");
   cmd->add_flag("-v,--verbose", a.verbose, "the client's log (channel, session, subscriptions) on stderr");

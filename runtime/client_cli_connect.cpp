@@ -223,6 +223,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   o.session_name = "uactor cli";
   o.security.pki_dir = a.pki;
   o.security.accept_untrusted_server_certificate = a.accept_server_certificate;
+  o.security.check_server_host_name = !a.skip_host_name_check;
 
   const std::string& sec = a.security;
   if (sec != "none" && sec != "sign" && sec != "encrypt" && !sec.empty())
@@ -278,6 +279,12 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
       why += " (the endpoint does not take this identity; uactor endpoints shows the token types it offers)";
     if ((sc == ua::status::bad_security_policy_rejected || sc == ua::status::bad_security_mode_rejected) && mode_word == "none")
       why += " (the server offers no session without security: try --security encrypt; uactor endpoints shows what it offers)";
+    if (sc == ua::status::bad_certificate_host_name_invalid && server_cert) {
+      std::string names;
+      for (const auto& n : server_cert->host_names()) names += (names.empty() ? "" : ", ") + n;
+      why += " (the server certificate names the hosts [" + names + "]: connect by one of them, or "
+             "--skip-host-name-check)";
+    }
     if (sc == ua::status::bad_security_checks_failed)
       why += " (the server may not trust our certificate: " + pki_dir_of(a) + "/own/certs/uactor-client.der)";
     cannot_connect(a, why);

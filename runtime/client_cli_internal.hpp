@@ -40,6 +40,7 @@ struct common_args {
   std::string cert, key;      // X509 user identity (certificate DER or PEM, key PEM)
   std::string pki;            // the client's certificate store (default $UACTOR_PKI, else ./pki)
   bool accept_server_certificate = false;
+  bool skip_host_name_check = false;
   bool json = false;
   bool local_time = false;
   bool verbose = false;       // the client library's log on stderr

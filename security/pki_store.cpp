@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -129,6 +130,14 @@ std::string issuer_line(X509* x) {
   return len > 0 ? std::string(data, static_cast<std::size_t>(len)) : std::string();
 }
 
+// An ASN.1 time as ISO 8601 UTC, for log lines.
+std::string asn1_time_text(const ASN1_TIME* t) {
+  std::tm tm{};
+  if (!t || ASN1_TIME_to_tm(t, &tm) != 1) return "?";
+  char text[32];
+  return std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm) ? text : "?";
+}
+
 validation_result fail(ua::status_code status, std::string check, std::string detail) {
   return {status, std::move(check), std::move(detail)};
 }
@@ -154,6 +163,19 @@ struct folder_stamp {
 };
 
 }  // namespace
+
+validation_result check_host_name(const certificate& server, const std::string& host) {
+  const int ip = X509_check_ip_asc(server.native(), host.c_str(), 0);
+  const int r = ip >= 0 ? ip
+                        : X509_check_host(server.native(), host.data(), host.size(),
+                                          X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr);
+  ERR_clear_error();
+  if (r == 1) return {ua::status::good, {}, {}};
+  std::string names;
+  for (const auto& n : server.host_names()) names += (names.empty() ? "" : ", ") + n;
+  return fail(ua::status::bad_certificate_host_name_invalid, "host name",
+              server.describe() + " names the hosts [" + names + "], not \"" + host + "\" of the endpoint URL");
+}
 
 struct pki_store::state {
   fs::path root;
@@ -309,18 +331,8 @@ validation_result pki_store::state::check(const certificate& peer, std::span<con
   }
 
   // Host name (the client's check of a server certificate; Part 4 §6.1.3).
-  if (!o.expected_host_name.empty()) {
-    const auto& h = o.expected_host_name;
-    const int ip = X509_check_ip_asc(peer.native(), h.c_str(), 0);
-    const int r = ip >= 0 ? ip : X509_check_host(peer.native(), h.data(), h.size(), X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr);
-    ERR_clear_error();
-    if (r != 1) {
-      std::string names;
-      for (const auto& n : peer.host_names()) names += (names.empty() ? "" : ", ") + n;
-      return fail(ua::status::bad_certificate_host_name_invalid, "host name",
-                  peer.describe() + " names the hosts [" + names + "], not \"" + h + "\" of the endpoint URL");
-    }
-  }
+  if (!o.expected_host_name.empty())
+    if (auto host = check_host_name(peer, o.expected_host_name); !host.ok()) return host;
 
   // Application URI (the session's check; Part 4 §5.6.2).
   if (!o.expected_application_uri.empty() && peer.application_uri() != o.expected_application_uri)
@@ -357,20 +369,31 @@ validation_result pki_store::state::check(const certificate& peer, std::span<con
   if (o.check_revocation) {
     for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
       const certificate& issuer = *chain[i + 1];
+      // A CRL past its nextUpdate says nothing about the present (RFC 5280 §5.1.2.5): one that is
+      // current is preferred, and with only outdated ones the revocation state is unknown.
       X509_CRL* found = nullptr;
+      X509_CRL* outdated = nullptr;
       auto consider = [&](const x509_crl_ptr& crl) {
         if (found || X509_NAME_cmp(X509_CRL_get_issuer(crl.get()), X509_get_subject_name(issuer.native())) != 0)
           return;
         EVP_PKEY* key = X509_get0_pubkey(issuer.native());
-        if (key && X509_CRL_verify(crl.get(), key) == 1) found = crl.get();
+        if (key && X509_CRL_verify(crl.get(), key) == 1) {
+          const ASN1_TIME* next = X509_CRL_get0_nextUpdate(crl.get());
+          (next && X509_cmp_time(next, &t) < 0 ? outdated : found) = crl.get();
+        }
         ERR_clear_error();
       };
       for (const auto& c : trusted_crls) consider(c);
       for (const auto& c : issuer_crls) consider(c);
+      const auto unknown =
+          i == 0 ? ua::status::bad_certificate_revocation_unknown : ua::status::bad_certificate_issuer_revocation_unknown;
+      if (!found && outdated)
+        return fail(unknown, "revocation list",
+                    "the CRL of " + issuer.describe() + " for " + chain[i]->describe() + " is out of date (nextUpdate " +
+                        asn1_time_text(X509_CRL_get0_nextUpdate(outdated)) + ", now " + format_date_time(now) +
+                        "); publish the CA's current CRL into trusted/crl or issuers/crl");
       if (!found)
-        return fail(i == 0 ? ua::status::bad_certificate_revocation_unknown
-                           : ua::status::bad_certificate_issuer_revocation_unknown,
-                    "revocation list",
+        return fail(unknown, "revocation list",
                     "no CRL of " + issuer.describe() + " in trusted/crl or issuers/crl for " + chain[i]->describe() +
                         "; add the CA's CRL (an empty one when nothing is revoked)");
       X509_REVOKED* entry = nullptr;

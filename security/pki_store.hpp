@@ -36,6 +36,10 @@ struct validation_options {
   bool check_revocation = true;  // CRLs of the issuer must be present for CA-issued certificates
 };
 
+// Part 4 §6.1.3's host name check on its own: `host` (a DNS name or an IP address) is one of the
+// certificate's subjectAltName entries; Bad_CertificateHostNameInvalid naming both otherwise.
+validation_result check_host_name(const certificate& server, const std::string& host);
+
 //   <root>/own/certs/<name>.der, <root>/own/private/<name>.pem (mode 0600)
 //   <root>/trusted/certs, <root>/trusted/crl, <root>/issuers/certs, <root>/issuers/crl
 //   <root>/rejected/certs  (<CN>[<thumbprint hex>].der)

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "actors/client/connection_actor.hpp"
 #include "actors/common/channel_crypto.hpp"
 #include "uactor/client.hpp"
 #include "security/pki_store.hpp"
@@ -60,6 +61,11 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   security::pki_store store(options.pki_dir.empty() ? security::default_pki_dir() : options.pki_dir);
   security::validation_options check;
   check.expected_application_uri = chosen->server.application_uri.str();
+  if (options.check_server_host_name) {
+    auto address = parse_endpoint_url(endpoint_url);
+    if (!address) return address.error();
+    check.expected_host_name = address->host;
+  }
   check.min_key_bits = policy->min_key_bits;
   check.max_key_bits = policy->max_key_bits;
   const auto now = security::system_now();
@@ -70,6 +76,12 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
     if (now < leaf.valid_from() || leaf.valid_to() < now) {
       spdlog::error("the server certificate of {} is outside its validity period [{}]", endpoint_url, leaf.describe());
       return ua::status::bad_certificate_time_invalid;
+    }
+    if (!check.expected_host_name.empty()) {
+      if (auto host = security::check_host_name(leaf, check.expected_host_name); !host.ok()) {
+        spdlog::error("the server certificate of {} failed the host name check: {}", endpoint_url, host.detail);
+        return host.status;
+      }
     }
     if (leaf.application_uri() != check.expected_application_uri) {
       spdlog::error("the server certificate of {} carries the application uri \"{}\", the endpoint says \"{}\"",

@@ -32,6 +32,11 @@ struct client_security_options {
   // (validity period, ApplicationUri) is accepted for this connection, with a warning; it still
   // lands in rejected/ for an operator to trust.
   bool accept_untrusted_server_certificate = false;
+  // Part 4 §6.1.3: the host of the endpoint URL must be one of the server certificate's
+  // subjectAltName DNS names or IP addresses (Bad_CertificateHostNameInvalid). The check is
+  // suppressible there: off for a server reached under a name its certificate does not carry
+  // (a tunnel, a NAT address), never for a secure deployment by default.
+  bool check_server_host_name = true;
 };
 
 }  // namespace uactor::actors

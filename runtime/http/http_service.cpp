@@ -49,6 +49,50 @@ http_answer route_http(std::string_view method, std::string_view target, const h
 
 namespace {
 
+using request_parser = http::request_parser<http::empty_body>;
+
+// The service's limits on one request (no body: Beast refuses one with unexpected_body).
+void apply_limits(request_parser& p, const http_options& options) {
+  p.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+}
+
+// What the service answers when reading one request ended with `ec` (no error: the route's
+// answer). Empty: nothing to answer, the peer left or was too slow.
+std::optional<http_answer> answer_for(beast::error_code ec, const request_parser& parser, const http_sources& sources) {
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == beast::error::timeout ||
+      ec == asio::error::operation_aborted || ec == asio::error::connection_reset || ec == asio::error::eof)
+    return std::nullopt;  // the peer left, or was too slow (slowloris): nothing to answer
+  if (ec == http::error::header_limit || ec == http::error::buffer_overflow)
+    return text(431, "request header too large\n");
+  if (ec == http::error::unexpected_body || ec == http::error::body_limit)
+    return text(413, "no request body is accepted\n");
+  if (ec) return text(400, "bad request: " + ec.message() + "\n");
+  const auto& req = parser.get();
+  return route_http(std::string_view(req.method_string().data(), req.method_string().size()),
+                    std::string_view(req.target().data(), req.target().size()), sources);
+}
+
+}  // namespace
+
+std::optional<http_answer> answer_request_bytes(std::string_view bytes, const http_options& options,
+                                                const http_sources& sources) {
+  request_parser parser;
+  apply_limits(parser, options);
+  beast::error_code ec;
+  while (!ec && !parser.is_done() && !bytes.empty()) {
+    const auto used = parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
+    if (ec == http::error::need_more) ec = {};
+    if (used == 0 && !ec) break;  // Beast needs more than is there
+    bytes.remove_prefix(used);
+  }
+  if (!parser.got_some()) return std::nullopt;       // connected and left
+  if (!ec && !parser.is_done()) parser.put_eof(ec);  // the peer closed here
+  if (!ec && !parser.is_done()) ec = http::error::partial_message;
+  return answer_for(ec, parser, sources);
+}
+
+namespace {
+
 struct shared_settings {
   http_options options;
   http_sources sources;
@@ -64,8 +108,7 @@ public:
   ~session() { settings_.active.fetch_sub(1, std::memory_order_relaxed); }
 
   void read() {
-    parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(settings_.options.max_header_bytes));
+    apply_limits(parser_.emplace(), settings_.options);
     stream_.expires_after(settings_.options.request_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -73,20 +116,13 @@ public:
 
 private:
   void on_read(beast::error_code ec) {
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-        ec == asio::error::connection_reset || ec == asio::error::eof)
-      return close();  // the peer left, or was too slow (slowloris): nothing to answer
-    if (ec == http::error::header_limit || ec == http::error::buffer_overflow)
-      return answer(text(431, "request header too large\n"), false, false);
-    if (ec == http::error::unexpected_body || ec == http::error::body_limit)
-      return answer(text(413, "no request body is accepted\n"), false, false);
-    if (ec) return answer(text(400, "bad request: " + ec.message() + "\n"), false, false);
+    auto a = answer_for(ec, *parser_, settings_.sources);
+    if (!a) return close();
+    if (ec) return answer(std::move(*a), false, false);
     const auto& req = parser_->get();
     const bool head = req.method() == http::verb::head;
     const bool keep = req.keep_alive() && ++served_ < settings_.options.max_requests_per_connection;
-    answer(route_http(std::string_view(req.method_string().data(), req.method_string().size()),
-                      std::string_view(req.target().data(), req.target().size()), settings_.sources),
-           keep, head);
+    answer(std::move(*a), keep, head);
   }
 
   void answer(http_answer a, bool keep, bool head) {
@@ -116,7 +152,7 @@ private:
   beast::tcp_stream stream_;
   shared_settings& settings_;
   beast::flat_buffer buffer_;  // bounded: header limit and a little more
-  std::optional<http::request_parser<http::empty_body>> parser_;
+  std::optional<request_parser> parser_;
   http::response<http::string_body> response_;
   std::size_t served_ = 0;
 };

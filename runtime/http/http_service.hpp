@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,12 @@ struct http_answer {
 // The routing, without sockets (tests call it directly): GET or HEAD of /metrics, /health/live,
 // /health/ready (a query string is ignored); 404 for another path, 405 for another method.
 http_answer route_http(std::string_view method, std::string_view target, const http_sources& sources);
+
+// One request as the service answers it when a peer sends `bytes` and closes: the same parser
+// and limits as the socket path. Empty when there is nothing to answer (an incomplete request).
+// For tests and the fuzzer (tests/fuzz/http_fuzz.cpp).
+std::optional<http_answer> answer_request_bytes(std::string_view bytes, const http_options& options,
+                                                const http_sources& sources);
 
 class http_service {
 public:

@@ -6,7 +6,8 @@
 //                              [--max-seconds S]
 //
 //   --pki DIR          DIR/PKI: the server's OPCUACertificateManager (own certificate created on
-//                      first start in DIR/PKI/own/certs/certificate.pem; trusted/, rejected/ ...);
+//                      first start in DIR/PKI/own/certs/certificate.pem, naming localhost,
+//                      127.0.0.1 and the host name; trusted/, rejected/ ...);
 //                      DIR/UserPKI: the one for X509 user tokens. Neither accepts unknown
 //                      certificates (automaticallyAcceptUnknownCertificate false).
 //   --trust FILE       a client application certificate (DER or PEM) copied into
@@ -134,6 +135,22 @@ async function main() {
     const userCertificateManager = new OPCUACertificateManager({
         rootFolder: userPki, automaticallyAcceptUnknownCertificate: false
     });
+    // The certificate names the hosts clients reach it by (Part 4 §6.1.3: our client checks the
+    // endpoint URL's host against them). node-opcua's own default names only os.hostname().
+    const applicationUri = "urn:" + os.hostname() + ":uactor:node-secure-server";
+    const certificateFile = path.join(appPki, "own/certs/certificate.pem");
+    if (!fs.existsSync(certificateFile)) {
+        await serverCertificateManager.initialize();
+        await serverCertificateManager.createSelfSignedCertificate({
+            applicationUri,
+            dns: [os.hostname(), "localhost"],
+            ip: ["127.0.0.1"],
+            outputFile: certificateFile,
+            subject: "/CN=uactor interop node-opcua secure server",
+            startDate: new Date(),
+            validity: 365
+        });
+    }
 
     const server = new OPCUAServer({
         port: port,
@@ -155,7 +172,7 @@ async function main() {
         serverCertificateManager: serverCertificateManager,
         userCertificateManager: userCertificateManager,
         serverInfo: {
-            applicationUri: "urn:" + os.hostname() + ":uactor:node-secure-server",
+            applicationUri,
             productUri: "urn:uactor:node-secure-server",
             applicationName: { text: "uactor interop node-opcua secure server", locale: "en" }
         },

@@ -79,6 +79,10 @@ client_pki="$tmp/client"
 user_cert="$tmp/user/own/certs/user1.der"
 user_key="$tmp/user/own/private/user1.pem"
 mkdir -p "$tmp/once" && cp -r "$client_pki/own" "$tmp/once/own"
+# The server's certificate names 127.0.0.1 only (not localhost, which `uactor run` would add), for
+# the client's host name check (Part 4 §6.1.3).
+"$uactor" certs create --pki "$tmp/server" --name uactor --uri urn:127.0.0.1:uactor:server --host 127.0.0.1 \
+    >"$tmp/create.out" 2>&1 || { cat "$tmp/create.out"; echo "FAIL certs create (server)"; exit 1; }
 
 "$uactor" run --host 127.0.0.1 --port 0 --pki "$tmp/server" --writer-interval 50 \
     --security Basic256Sha256:SignAndEncrypt,Aes256_Sha256_RsaPss:Sign \
@@ -113,6 +117,14 @@ else fail "the trust command in the message: '$trust_line'"; fi
 read -r -a trust_args <<<"${trust_line#  uactor }"
 expect "the printed command trusts it" 0 "trusted" "$uactor" "${trust_args[@]}"
 expect "then read over SignAndEncrypt works" 0 "ns=1;s=the.answer	Int32 43	Good" "$uactor" read "$url" "ns=1;s=the.answer" "${sec[@]}"
+
+# ---- the host name check: the endpoint URL's host must be one the certificate names
+by_name="${url/127.0.0.1/localhost}"
+expect "host name not in the server certificate: exit 3, naming the hosts it has" 3 \
+    "BadCertificateHostNameInvalid (0x80160000) (the server certificate names the hosts [127.0.0.1]" \
+    "$uactor" read "$by_name" "ns=1;s=the.answer" "${sec[@]}"
+expect "--skip-host-name-check: the same URL works" 0 "Int32 43" \
+    "$uactor" read "$by_name" "ns=1;s=the.answer" "${sec[@]}" --skip-host-name-check
 
 once=(--security encrypt --pki "$tmp/once")
 expect "--accept-server-certificate: exit 0" 0 "Int32 43" "$uactor" read "$url" "ns=1;s=the.answer" "${once[@]}" --accept-server-certificate

@@ -207,6 +207,24 @@ TEST_CASE("http: the routes and their status codes", "[http]") {
   CHECK(post.allow_header);
 }
 
+TEST_CASE("http: bytes a peer sends, answered with the service's parser and limits", "[http]") {
+  app::http_sources s;
+  s.metrics = [] { return std::string("m 1\n"); };
+  const app::http_options o;
+  auto status_of = [&](const std::string& bytes) {
+    const auto a = app::answer_request_bytes(bytes, o, s);
+    return a ? static_cast<int>(a->status) : 0;  // 0: nothing answered
+  };
+  CHECK(status_of("GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n") == 200);
+  CHECK(status_of("GET /metrics HTTP/1.1\r\nHost: a\r\nX: " + std::string(o.max_header_bytes, 'x') + "\r\n\r\n") ==
+        431);
+  CHECK(status_of("POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc") == 413);
+  CHECK(status_of("GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n") == 413);
+  CHECK(status_of("\x01\x02 nonsense\r\n\r\n") == 400);
+  CHECK(status_of("GET /metrics HTTP/1.1\r\nHost: a\r\n") == 0);  // the peer closed mid-header
+  CHECK(status_of("") == 0);
+}
+
 TEST_CASE("http: requests over a socket, and what is refused", "[http]") {
   app::http_options o;
   o.request_timeout = 400ms;

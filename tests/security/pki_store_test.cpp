@@ -325,6 +325,18 @@ TEST_CASE("pki_store: a CA-issued leaf: trusted CA with CRL Good, revoked, no CR
     const auto r = store.validate(leaf.cert, opts(), t0);
     CHECK(r.status == ua::status::bad_certificate_revoked);
   }
+  SECTION("a CRL past its nextUpdate: Bad_CertificateRevocationUnknown naming the date; a current one beside it: Good") {
+    REQUIRE(store.trust(ca.cert).is_good());
+    write_file(dir.path() / "trusted/crl/old.crl", make_crl(ca, {}, t0));  // valid for 30 days from t0
+    const auto later = ua::date_time::from_unix_ms(t0.to_unix_ms() + 31 * day_ms);
+    const auto r = store.validate(leaf.cert, opts(), later);
+    CHECK(r.status == ua::status::bad_certificate_revocation_unknown);
+    CHECK(r.detail.find("out of date (nextUpdate ") != std::string::npos);
+    write_file(dir.path() / "issuers/crl/new.crl", make_crl(ca, {}, later));
+    const auto current = store.validate(leaf.cert, opts(), later);
+    INFO(current.detail);
+    CHECK(current.ok());
+  }
   SECTION("a CRL signed by another key than the CA's counts as no CRL") {
     REQUIRE(store.trust(ca.cert).is_good());
     auto impostor = make_cert(ca_spec("Test CA", 3));

@@ -192,27 +192,30 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const s
     const auto found = subscriptions_.find(req.subscription_ids[i]);
     if (found == subscriptions_.end()) { r.status_code = status::bad_subscription_id_invalid; continue; }
     subscription& s = *found->second;
-    if (s.session != session) {
-      // Checked first: another user learns nothing more about the subscription than that it exists.
-      if (const auto sc = check_transfer(s.owner, identity, limits_.allow_unsecured_anonymous_transfer); sc.is_bad()) {
-        r.status_code = sc;
-        continue;
-      }
-      if (target.subs.size() >= limits_.max_subscriptions_per_session) {
-        r.status_code = status::bad_too_many_subscriptions;
-        continue;
-      }
-      if (session_state* old = find_session(s.session)) {
-        std::erase(old->subs, &s);
-        old->status_changes.push_back({s.id, status::good_subscription_transferred, s.next_sequence});
-        s.next_sequence = next_sequence(s.next_sequence);
-        while (answer_one(*old, now)) {}
-        if (old->subs.empty()) no_subscription_left(*old, now);
-      }
-      s.session = session;
-      s.owner = identity;
-      target.subs.push_back(&s);
+    // Checked first: another user learns nothing more about the subscription than that it exists.
+    if (const auto sc = check_transfer(s.owner, identity, limits_.allow_unsecured_anonymous_transfer); sc.is_bad()) {
+      r.status_code = sc;
+      continue;
     }
+    // 1.05 Part 4 §5.14.7.4 (Table 96): the session already owns it.
+    if (s.session == session) {
+      r.status_code = status::bad_nothing_to_do;
+      continue;
+    }
+    if (target.subs.size() >= limits_.max_subscriptions_per_session) {
+      r.status_code = status::bad_too_many_subscriptions;
+      continue;
+    }
+    if (session_state* old = find_session(s.session)) {
+      std::erase(old->subs, &s);
+      old->status_changes.push_back({s.id, status::good_subscription_transferred, s.next_sequence});
+      s.next_sequence = next_sequence(s.next_sequence);
+      while (answer_one(*old, now)) {}
+      if (old->subs.empty()) no_subscription_left(*old, now);
+    }
+    s.session = session;
+    s.owner = identity;
+    target.subs.push_back(&s);
     s.lifetime_counter = 0;
     // sendInitialValues: a Reporting item with a value queued sends that one next; one without
     // sends the last value sent again, as it was sent (its IndexRange applied once, past the filter).

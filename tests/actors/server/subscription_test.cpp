@@ -744,6 +744,13 @@ TEST_CASE("subscription: TransferSubscriptions moves a subscription; the old ses
   ua::transfer_subscriptions_request t;
   t.subscription_ids = {sub, 4242};
   t.send_initial_values = true;
+  {  // 1.05 Part 4 §5.14.7.4: to the session that owns it, Bad_NothingToDo, and nothing happens.
+    const auto& own = a.call_as<ua::transfer_subscriptions_response>(t, 115);
+    REQUIRE(own.results.size() == 2);
+    CHECK(own.results[0].status_code == status::bad_nothing_to_do);
+    CHECK(own.results[0].available_sequence_numbers.empty());
+    CHECK(take_deferred(core).empty());
+  }
   auto answered = [&] {
     auto& r = b.call_as<ua::transfer_subscriptions_response>(t, 120);
     REQUIRE(r.results.size() == 2);
