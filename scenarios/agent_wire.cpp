@@ -113,7 +113,8 @@ bool one_of(const std::string& v, std::initializer_list<std::string_view> set) {
   return false;
 }
 
-// A path inside the PKI folder: relative, no "..", no empty or odd component.
+// A path inside the PKI folder: relative, no "." or ".." component, no empty one, printable ASCII
+// without a backslash (the store's names are like "uactor [thumbprint].der", Part 12 §7.3).
 bool safe_relative_path(std::string_view p) {
   if (p.empty() || p.front() == '/' || p.back() == '/') return false;
   std::size_t start = 0;
@@ -122,7 +123,7 @@ bool safe_relative_path(std::string_view p) {
     const auto part = p.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part.empty() || part == "." || part == "..") return false;
     for (char c : part)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) return false;
+      if (c < 0x20 || c > 0x7e || c == '\\') return false;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }

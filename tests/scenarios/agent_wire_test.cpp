@@ -33,7 +33,7 @@ agent_job sample_job() {
   j.security_mode = 2;
   j.policy = "Basic256Sha256";
   j.application_uri = "urn:host:uactor:client";
-  j.pki = {{"own/cert.der", std::string("\x30\x82\x01\x00", 4)}, {"trusted/server.der", "abc"}};
+  j.pki = {{"own/cert.der", std::string("\x30\x82\x01\x00", 4)}, {"trusted/certs/uactor [AB12].der", "abc"}};
   j.warmup_ns = 1'000'000'000;
   j.duration_ns = 2'000'000'000;
   return j;
@@ -172,7 +172,8 @@ TEST_CASE("agent_wire: hostile or malformed blobs are refused with the reason", 
     REQUIRE(error.find("sessions") != std::string::npos);
     j.sessions = 10001;
     REQUIRE_FALSE(decode_job(encode(j), error));
-    for (const char* path : {"../etc/passwd", "/etc/passwd", "own/../../x", "own//x", "own/", ""}) {
+    for (const char* path : {"../etc/passwd", "/etc/passwd", "own/../../x", "own//x", "own/", "", "own/./x", "a\\..\\b",
+                             "own/\x01x"}) {
       j = sample_job();
       j.pki[0].path = path;
       INFO(path);

@@ -10,6 +10,8 @@
 #       coordinator_killed  the agents stop the load by themselves within a bound
 #       refusals        another version, an unreachable agent, a missing or wrong secret: a clear
 #                       error before any load; the right secret runs
+#       tls             agent and coordinator with certificates of one CA run; no TLS, or another
+#                       CA's certificate, is refused
 set -u
 # CAF 0.17's broker teardown leaks at exit (docs/decisions/0009): not this test's subject.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
@@ -176,6 +178,29 @@ refusals)
     [ $? -eq 1 ] && grep -q "does not know the shared secret" "$tmp/s2.err" || fail "a wrong secret: not refused clearly"
     "$uactor" load --agents "$guarded_addr" --agent-secret-file "$tmp/secret" --scenario read --sessions 1 --nodes 1 \
         --warmup 0.2 --duration 0.5 >"$tmp/s3.out" 2>"$tmp/s3.err" || fail "the right secret did not run"
+    ;;
+tls)
+    # A CA of this test, an agent's and a coordinator's certificate from it, and a stranger's from another.
+    mkcert() {  # mkcert NAME CA
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/$1.key" -out "$tmp/$1.csr" -subj "/CN=$1" 2>/dev/null &&
+            openssl x509 -req -in "$tmp/$1.csr" -CA "$tmp/$2.pem" -CAkey "$tmp/$2.key" -CAcreateserial \
+                -out "$tmp/$1.pem" -days 1 2>/dev/null
+    }
+    for ca in ca other_ca; do
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/$ca.key" -out "$tmp/$ca.pem" -days 1 \
+            -subj "/CN=uactor test $ca" 2>/dev/null || fail "openssl could not make the CA"
+    done
+    mkcert agent ca && mkcert coordinator ca && mkcert stranger other_ca || fail "openssl could not make the certificates"
+    start_agent tls --cert "$tmp/agent.pem" --key "$tmp/agent.key" --cafile "$tmp/ca.pem"
+    grep -q "(.*, TLS," "$tmp/tls.out" || fail "the agent does not say TLS"
+    "$uactor" load --agents "$tls_addr" --agent-cert "$tmp/coordinator.pem" --agent-key "$tmp/coordinator.key" \
+        --agent-cafile "$tmp/ca.pem" --scenario read --sessions 2 --nodes 1 --warmup 0.2 --duration 0.5 \
+        >"$tmp/t1.out" 2>"$tmp/t1.err" || fail "the TLS run with the CA's certificates failed"
+    timeout 20 "$uactor" load --agents "$tls_addr" --scenario read --sessions 1 --duration 0.5 >"$tmp/t2.out" 2>"$tmp/t2.err"
+    [ $? -eq 1 ] && grep -q "agent $tls_addr is unreachable" "$tmp/t2.err" || fail "a coordinator without TLS was not refused"
+    timeout 20 "$uactor" load --agents "$tls_addr" --agent-cert "$tmp/stranger.pem" --agent-key "$tmp/stranger.key" \
+        --agent-cafile "$tmp/other_ca.pem" --scenario read --sessions 1 --duration 0.5 >"$tmp/t3.out" 2>"$tmp/t3.err"
+    [ $? -eq 1 ] && grep -q "agent $tls_addr is unreachable" "$tmp/t3.err" || fail "a certificate of another CA was not refused"
     ;;
 *)
     fail "unknown case $case_name"
