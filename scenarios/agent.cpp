@@ -111,9 +111,12 @@ public:
     why_ = why;
     changed_.notify_all();
   }
-  bool started() const {
+  // Between the start time and the window's end: the coordinator's silence counts only then
+  // (before, the gate is bounded; after, the run ends by itself, and the sub scenario's check of
+  // the last changes may take longer than the silence limit).
+  bool loading() const {
     std::lock_guard lock(mutex_);
-    return start_at_.has_value();
+    return start_at_.has_value() && !window_over_;
   }
   std::uint64_t progress() const { return rec_.all(); }
 
@@ -181,6 +184,10 @@ private:
       const auto client_start = app::sample_process_stats();
       wait_until(start_ + std::chrono::nanoseconds(job_.warmup_ns + job_.duration_ns));
       rec_.set_measuring(false);
+      {
+        std::lock_guard lock(mutex_);
+        window_over_ = true;
+      }
       report.window_close_ns = system_now_ns();
       report.client = app::sample_process_stats() - client_start;
       if (sub && job_.variables) {
@@ -240,6 +247,7 @@ private:
   std::condition_variable changed_;
   std::optional<std::int64_t> start_at_;
   bool aborted_ = false;
+  bool window_over_ = false;
   std::string why_;
   std::thread thread_;
 };
@@ -396,7 +404,7 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
         auto& st = self->state;
         // Silence counts only while the load runs: before the start the run's gate is bounded,
         // after the window the run ends by itself.
-        if (st.coordinator && st.run && st.run->started() && !st.reported &&
+        if (st.coordinator && st.run && st.run->loading() && !st.reported &&
             load_clock::now() - st.last_contact > st.settings.silence_limit)
           drop_coordinator(self, "no word from the coordinator for " +
                                      std::to_string(st.settings.silence_limit.count()) + " ms");
