@@ -349,9 +349,9 @@ int coordinator::run(const agent_job& whole, load_result result,
   std::optional<app::process_stats> server_start, server_end;
   bool sampled_start = !server_stats;
   auto next_poll = load_clock::now() + progress_every;
-  std::uint64_t first_progress = 0;
-  load_clock::time_point phase_start = m.start;
-  bool phase_counted = false;
+  // The progress line's rate: completions between two polls (each agent's count since its start).
+  std::uint64_t last_total = 0;
+  load_clock::time_point last_poll = load_clock::now();
   while (!any_lost() && !early()) {
     const auto now = load_clock::now();
     if (now >= closes) break;
@@ -365,15 +365,13 @@ int coordinator::run(const agent_job& whole, load_result result,
       m.ask_all<std::uint64_t>(m.all(), caf::duration(progress_limit), [&](agent_link& l, std::uint64_t p) { l.progress = p; },
                 "no answer to a progress poll", ag_prog_atom::value);
       for (const auto& l : m.links) total += l.progress;
-      const bool window = load_clock::now() >= opens;
-      if (window && !phase_counted) {  // the rate of each phase on its own
-        phase_counted = true;
-        phase_start = load_clock::now();
-        first_progress = total;
-      }
+      const auto polled = load_clock::now();
+      const bool window = polled >= opens;
+      const double since = seconds(polled - last_poll);
+      const double rate = since > 0 && total >= last_total ? static_cast<double>(total - last_total) / since : 0;
+      last_total = total;
+      last_poll = polled;
       if (tty && now >= m.start) {
-        const double elapsed = seconds(load_clock::now() - (window ? phase_start : m.start));
-        const double rate = elapsed > 0 ? static_cast<double>(total - (window ? first_progress : 0)) / elapsed : 0;
         std::fprintf(stderr, "\r\033[K%s %5.1f / %.1f s  %10.0f requests/s  (%zu agents)",
                      window ? "measuring" : "warm-up  ", seconds(load_clock::now() - (window ? opens : m.start)),
                      (window ? whole.duration_ns : whole.warmup_ns) / 1e9, rate, n);
