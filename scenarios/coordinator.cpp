@@ -497,7 +497,8 @@ int coordinator::run(const agent_job& whole, load_result result,
                           l.name, l.sessions, r.requests, r.errors, rate, r.latency.percentile(50) / 1000.0,
                           r.latency.percentile(99) / 1000.0, r.latency.max() / 1000.0,
                           per(r.client.cpu_user_us + r.client.cpu_system_us, ops), per(r.client.allocations, ops),
-                          ms(l.offset_ns), state == "complete" ? "" : "  " + state + ": " + failure);
+                          ms(l.offset_ns),
+                          state == "complete" ? "" : "  " + (l.lost ? failure : state + ": " + failure));
     }
   }
   if (m.o.json) {

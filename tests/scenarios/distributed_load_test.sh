@@ -8,6 +8,8 @@
 #       agent_killed    an agent killed mid-run is named, the exit is 1, the result partial, and the
 #                       other agents stop (and take the next run)
 #       coordinator_killed  the agents stop the load by themselves within a bound
+#       agent_stalled   an agent that stops answering (SIGSTOP) is named and the run ends partial
+#       coordinator_stalled  agents whose coordinator is silent stop after their silence limit
 #       refusals        another version, an unreachable agent, a missing or wrong secret: a clear
 #                       error before any load; the right secret runs
 #       tls             agent and coordinator with certificates of one CA run; no TLS, or another
@@ -178,6 +180,53 @@ refusals)
     [ $? -eq 1 ] && grep -q "does not know the shared secret" "$tmp/s2.err" || fail "a wrong secret: not refused clearly"
     "$uactor" load --agents "$guarded_addr" --agent-secret-file "$tmp/secret" --scenario read --sessions 1 --nodes 1 \
         --warmup 0.2 --duration 0.5 >"$tmp/s3.out" 2>"$tmp/s3.err" || fail "the right secret did not run"
+    ;;
+agent_stalled)
+    # Cut off rather than dead (SIGSTOP: the connection stays open, nothing answers): the coordinator's
+    # progress poll names it after 2 s, the others stop, the result is partial.
+    start_agent a1
+    start_agent a2
+    start_agent a3
+    "$uactor" load --agents "$a1_addr,$a2_addr,$a3_addr" --scenario read --sessions 3 --nodes 1 --warmup 0.5 \
+        --duration 30 --json >"$tmp/run.out" 2>"$tmp/run.err" &
+    coordinator=$!
+    pids+=("$coordinator")
+    for _ in $(seq 100); do grep -q "x 1 sessions" "$tmp/a2.err" && break; sleep 0.05; done
+    sleep 1.5
+    kill -STOP "$a2_pid"
+    for _ in $(seq 150); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$coordinator" 2>/dev/null && fail "the coordinator still runs 15 s after the agent stalled"
+    wait "$coordinator"
+    rc=$?
+    kill -9 "$a2_pid"
+    [ "$rc" -eq 1 ] || fail "the coordinator exited $rc, not 1"
+    grep -q "agent $a2_addr lost .*progress poll" "$tmp/run.err" || fail "the coordinator did not name the stalled agent"
+    grep -q '"partial":true' "$tmp/run.out" || fail "the result is not marked partial"
+    for a in a1 a3; do grep -q "run done" "$tmp/$a.err" || fail "agent $a did not stop"; done
+    ;;
+coordinator_stalled)
+    # A coordinator that stops answering without closing its connections: the agents stop the load
+    # after their silence limit (1 s here).
+    start_agent a1 --silence-limit 1000
+    start_agent a2 --silence-limit 1000
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    "$uactor" run --port "$port" --host 127.0.0.1 --security none >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
+    pids+=("$!")
+    for _ in $(seq 100); do grep -q "^listening on" "$tmp/server.out" && break; sleep 0.1; done
+    "$uactor" load --agents "$a1_addr,$a2_addr" --endpoint "opc.tcp://127.0.0.1:$port" --scenario read \
+        --sessions 2 --nodes 1 --warmup 0.5 --duration 30 >"$tmp/run.out" 2>"$tmp/run.err" &
+    coordinator=$!
+    pids+=("$coordinator")
+    for _ in $(seq 100); do grep -q "x 1 sessions" "$tmp/a2.err" && break; sleep 0.05; done
+    sleep 1.5
+    kill -STOP "$coordinator"
+    for a in a1 a2; do
+        for _ in $(seq 100); do grep -q "run done" "$tmp/$a.err" && break; sleep 0.05; done
+        grep -q "no word from the coordinator for 1000 ms: stopping its load" "$tmp/$a.err" ||
+            fail "agent $a did not stop on the coordinator's silence"
+        grep -q "run done" "$tmp/$a.err" || fail "agent $a did not close its sessions"
+    done
+    kill -9 "$coordinator"
     ;;
 tls)
     # A CA of this test, an agent's and a coordinator's certificate from it, and a stranger's from another.
