@@ -87,8 +87,8 @@ runs)
     check_sums "$tmp/read.out"
     # 3 sessions x 2 subscriptions x 10 items = 60 items on 60 distinct variables: every change must
     # reach every item of every agent (each agent's share monitors the variables after the others').
-    "$uactor" load --agents "$agents" --scenario sub --sessions 3 --subs 2 --nodes 10 --variables 60 --pub 50 \
-        --write-interval 50 --warmup 0.5 --duration 1 --json >"$tmp/sub.out" 2>"$tmp/sub.err" ||
+    "$uactor" load --agents "$agents" --scenario sub --sessions 3 --subs 2 --nodes 10 --variables 60 --pub 100 \
+        --write-interval 100 --warmup 0.5 --duration 1 --json >"$tmp/sub.out" 2>"$tmp/sub.err" ||
         fail "the sub run exited $?"
     check_sums "$tmp/sub.out"
     # The text block: a row per agent and the total.
