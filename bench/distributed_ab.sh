@@ -49,13 +49,15 @@ median() {  # median FILE JQ_EXPR
 }
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds, medians"
 echo "# uactor load ${args[*]}"
-printf "| %-11s | %12s | %14s | %14s | %9s | %9s | %12s | %13s |\n" run "requests/s" "server µs/req" "client µs/req" "p50 µs" "p99 µs" "skew ms" "collection ms"
-printf "|%s|\n" "-------------|--------------|----------------|----------------|-----------|-----------|--------------|---------------"
+printf "| %-11s | %12s | %14s | %13s | %13s | %14s | %9s | %9s | %12s | %13s |\n" run "requests/s" "server µs/req" \
+  "server allocs" "server vcsw" "client µs/req" "p50 µs" "p99 µs" "skew ms" "collection ms"
+printf "|%s|\n" "-------------|--------------|----------------|---------------|---------------|----------------|-----------|-----------|--------------|---------------"
 for name in local one_agent four_agents; do
   f="$OUT/$name.jsonl"
   [[ -s $f ]] || { echo "| $name | no result |"; continue; }
-  printf "| %-11s | %12s | %14s | %14s | %9s | %9s | %12s | %13s |\n" "$name" "$(median "$f" .requests_per_s)" \
-    "$(median "$f" .server_cpu_us_per_req)" "$(median "$f" .client_cpu_us_per_req)" "$(median "$f" .latency_p50_us)" \
+  printf "| %-11s | %12s | %14s | %13s | %13s | %14s | %9s | %9s | %12s | %13s |\n" "$name" "$(median "$f" .requests_per_s)" \
+    "$(median "$f" .server_cpu_us_per_req)" "$(median "$f" .server_allocs_per_req)" "$(median "$f" .server_vcsw_per_req)" \
+    "$(median "$f" .client_cpu_us_per_req)" "$(median "$f" .latency_p50_us)" \
     "$(median "$f" .latency_p99_us)" "$(median "$f" .distributed.start_skew_ms)" "$(median "$f" .distributed.collection_ms)"
 done
 echo "(the JSON lines: $OUT)"
