@@ -81,6 +81,10 @@ struct agent_report {
   std::uint64_t items_behind = 0;
 };
 
+// The scenarios an agent runs (a scenario added to the harness is refused by --agents until its
+// driver is added to the agent's make_driver).
+bool agent_runs_scenario(std::string_view scenario);
+
 std::string encode(const agent_job& job);
 std::string encode(const agent_report& report);
 // nullopt and `error` set when the bytes are not a well-formed job / report within the limits.

@@ -266,6 +266,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<coordinator> agents;
   if (!o.distributed.agents.empty()) {
     if (o.syscalls) return not_yet("--syscalls with --agents");
+    if (!agent_runs_scenario(o.scenario)) return not_yet("--scenario " + o.scenario + " with --agents");
     o.distributed.json = o.json;
     o.distributed.out = o.out;
     agents = std::make_unique<coordinator>(o.distributed);
