@@ -136,11 +136,13 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread, c
   return 0;
 }
 
-// `uactor load ARGS...` runs `uactor-load ARGS...`: the one next to this executable, else the one
-// on PATH. exec, so that the harness's exit status and signals are the command's.
-int run_load(int argc, char** argv) {
+// `uactor load ARGS...` runs `uactor-load ARGS...`, and `uactor agent ARGS...` runs `uactor-load
+// agent ARGS...` (docs/distributed-load.md): the one next to this executable, else the one on PATH.
+// exec, so that the harness's exit status and signals are the command's.
+int run_load(int argc, char** argv, bool agent = false) {
   std::vector<char*> args;
   args.push_back(const_cast<char*>("uactor-load"));
+  if (agent) args.push_back(const_cast<char*>("agent"));
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   std::string self(4096, '\0');
@@ -159,10 +161,12 @@ int run_load(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "load") == 0) return run_load(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "agent") == 0) return run_load(argc, argv, true);
   CLI::App app{"uactor: a reactive, actor-based OPC UA runtime"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("uactor ") + UACTOR_VERSION);
-  app.footer("uactor load [OPTIONS]: the load harness (runs uactor-load; see uactor load --help)");
+  app.footer("uactor load [OPTIONS]: the load harness (runs uactor-load; see uactor load --help)\n"
+             "uactor agent --listen ADDR:PORT: a load agent for uactor load --agents (docs/distributed-load.md)");
 
   auto plan = uactor::default_server_plan();
   plan.demo = true;  // `uactor run` serves docs/demo-namespace.md

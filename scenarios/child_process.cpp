@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +35,8 @@ std::unique_ptr<child_process> child_process::start(const std::vector<std::strin
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    // A harness killed (a coordinator of docs/distributed-load.md too) leaves no server behind.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(out[1], STDOUT_FILENO);
     if (err >= 0) dup2(err, STDERR_FILENO);
     execv(args[0], args.data());

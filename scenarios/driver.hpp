@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -59,7 +60,12 @@ struct load_options {
   std::size_t inflight = 1;
   std::size_t nodes = 100;
   actors::client_security_options security;  // every session's (--security)
+  // Called once every session is connected, before the first request (a load agent waits there
+  // for the run's common start time: scenarios/agent.cpp). false: give up, start() says so.
+  std::function<bool()> ready_to_load;
 };
+
+inline constexpr const char* not_started = "stopped before the start time";
 
 class load_driver {
 public:

@@ -178,6 +178,7 @@ public:
       ev.data.u64 = i;
       epoll_ctl(ep_, EPOLL_CTL_ADD, c.fd, &ev);
     }
+    if (options_.ready_to_load && !options_.ready_to_load()) return not_started;
     thread_ = std::thread([this] { run(); });
     return {};
   }

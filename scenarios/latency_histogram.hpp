@@ -59,6 +59,19 @@ public:
 
   void reset() noexcept { *this = latency_histogram{}; }
 
+  // The wire form of the distributed harness (scenarios/agent_wire.hpp): a bucket's count, and
+  // the inverse, which a decoder calls only after checking its input (an index below
+  // bucket_count, min and max inside the lowest and highest non-empty buckets).
+  std::uint64_t bucket(std::size_t index) const noexcept { return counts_[index]; }
+  void restore(std::size_t index, std::uint64_t n) noexcept {
+    counts_[index] += n;
+    total_ += n;
+  }
+  void restore_extremes(std::uint64_t min, std::uint64_t max) noexcept {
+    min_ = min;
+    max_ = max;
+  }
+
   std::uint64_t count() const noexcept { return total_; }
   std::uint64_t max() const noexcept { return total_ ? max_ : 0; }
   std::uint64_t min() const noexcept { return total_ ? min_ : 0; }

@@ -17,7 +17,9 @@
 #include <CLI/CLI.hpp>
 
 #include "runtime/process_stats.hpp"
+#include "scenarios/agent.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/coordinator.hpp"
 #include "scenarios/floor.hpp"
 #include "scenarios/load_security.hpp"
 #include "scenarios/opcua_driver.hpp"
@@ -54,6 +56,8 @@ struct cli {
   bool serve_floor = false;
   std::size_t request_size = 0;
   std::size_t response_size = 0;
+  // Distributed (--agents): the coordinator's side of docs/distributed-load.md.
+  coordinator_options distributed;
 };
 
 // Sleeps `seconds`, showing the progress line when stderr is a terminal.
@@ -128,6 +132,36 @@ std::string fmt_sub(const cli& o) {
          " ms, callback " + o.callback + "; latency: SourceTimestamp to callback";
 }
 
+// This run's scenario as the agents' job (the coordinator splits the sessions).
+agent_job distributed_job(const cli& o, const std::string& url, const load_result& result,
+                          const std::optional<load_security>& secured, std::string& error) {
+  agent_job j;
+  j.scenario = o.scenario;
+  j.client_kind = o.client;
+  j.sessions = static_cast<std::uint32_t>(o.load.sessions);
+  j.inflight = static_cast<std::uint32_t>(o.load.inflight);
+  j.nodes = static_cast<std::uint32_t>(o.load.nodes);
+  j.endpoint = url;
+  j.subs = o.subs;
+  j.publishing_ms = o.pub_ms;
+  j.sampling_us = static_cast<std::uint64_t>(o.sampling_ms * 1000);
+  j.per_item = o.callback == "item";
+  j.variables = o.variables;
+  j.queue_size = o.queue_size;
+  j.write_interval_ms = o.write_interval_ms;
+  j.request_bytes = result.request_bytes;
+  j.response_bytes = result.response_bytes;
+  if (secured) {
+    j.security_mode = o.security == "sign" ? 1 : 2;
+    j.policy = o.policy;
+    j.application_uri = secured->client.application_uri;
+    error = collect_pki_files(secured->client.pki_dir, j.pki);
+  }
+  j.warmup_ns = static_cast<std::int64_t>(o.warmup_s * 1e9);
+  j.duration_ns = static_cast<std::int64_t>(o.duration_s * 1e9);
+  return j;
+}
+
 int not_yet(const std::string& what) {
   std::fprintf(stderr, "uactor-load: not yet: %s\n", what.c_str());
   return 2;
@@ -136,6 +170,7 @@ int not_yet(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string_view(argv[1]) == "agent") return agent_main(argc - 1, argv + 1);
   CLI::App app{"uactor-load: closed-loop load against our server in a child process (or --endpoint), "
                "both sides measured per request"};
   cli o;
@@ -189,6 +224,13 @@ int main(int argc, char** argv) {
                  "one more argument for the child `uactor run` (repeatable), e.g. --server-arg=--session-host "
                  "--server-arg=scheduler")
       ->allow_extra_args(false);
+  app.add_option("--agents", o.distributed.agents,
+                 "HOST:PORT,...: split the sessions over these `uactor agent`s (docs/distributed-load.md)")
+      ->delimiter(',');
+  app.add_option("--agent-secret-file", o.distributed.secret_file, "--agents: the agents' shared secret");
+  app.add_option("--agent-cert", o.distributed.cert, "--agents over TLS: this coordinator's certificate (PEM)");
+  app.add_option("--agent-key", o.distributed.key, "--agents over TLS: its private key (PEM)");
+  app.add_option("--agent-cafile", o.distributed.cafile, "--agents over TLS: the CA the agents' certificates chain to");
   auto* serve = app.add_flag("--serve-floor", o.serve_floor, "(internal) be the floor's echo server");
   app.add_option("--request-size", o.request_size, "(internal, --serve-floor) bytes per request")->needs(serve);
   app.add_option("--response-size", o.response_size, "(internal, --serve-floor) bytes per response")->needs(serve);
@@ -219,6 +261,21 @@ int main(int argc, char** argv) {
   if (o.variables && o.scenario != "sub") return not_yet("--variables outside --scenario sub");
   if (o.variables && !o.endpoint.empty()) return not_yet("--variables with --endpoint (the load variables are our child's)");
   if (o.queue_size == 0) o.queue_size = o.variables ? 2 : 1;
+
+  // The agents, before anything starts: an unreachable one or another version ends the run here.
+  std::unique_ptr<coordinator> agents;
+  if (!o.distributed.agents.empty()) {
+    if (o.syscalls) return not_yet("--syscalls with --agents");
+    if (!agent_runs_scenario(o.scenario)) return not_yet("--scenario " + o.scenario + " with --agents");
+    o.distributed.json = o.json;
+    o.distributed.out = o.out;
+    agents = std::make_unique<coordinator>(o.distributed);
+    if (auto error = agents->connect(); !error.empty()) {
+      std::fprintf(stderr, "uactor-load: %s\n", error.c_str());
+      if (secured) std::filesystem::remove_all(secured->folder);
+      return 1;
+    }
+  }
 
   load_result result;
   result.scenario = o.scenario;
@@ -282,6 +339,21 @@ int main(int argc, char** argv) {
                     url + " (pid " + std::to_string(child->pid()) + ")";
   } else {
     result.target = o.endpoint + " (not our child: client-side figures only)";
+  }
+
+  if (agents) {
+    std::string error;
+    const auto job = distributed_job(o, url, result, secured, error);
+    int rc = 1;
+    if (!error.empty()) std::fprintf(stderr, "uactor-load: %s\n", error.c_str());
+    else rc = agents->run(job, result, child ? std::function([&] { return child_stats(*child); })
+                                             : std::function<std::optional<app::process_stats>()>());
+    agents.reset();
+    if (child) child->stop();
+    if (secured) std::filesystem::remove_all(secured->folder);
+    if (rc != 0 && child) std::fprintf(stderr, "uactor-load: the child's stderr: %s\n", child_log.c_str());
+    if (rc == 0) unlink(child_log.c_str());
+    return rc;
   }
 
   std::unique_ptr<load_driver> driver;

@@ -74,6 +74,7 @@ public:
       slots_[i].driver = this;
       slots_[i].session = i / options_.inflight;
     }
+    if (options_.ready_to_load && !options_.ready_to_load()) return not_started;
     for (auto& s : slots_) issue(s);
     return {};
   }

@@ -65,7 +65,7 @@ public:
         for (std::size_t n = 0; n < load_.nodes; ++n, ++g) {
           // The fast callback finds the item by its client handle (g + 1); per item, the handler
           // knows g (the client replaces the handles with its own).
-          const auto node = sub_.variables ? ua::node_id::string(1, "Load.V" + std::to_string(g % sub_.variables)) : counter;
+          const auto node = sub_.variables ? ua::node_id::string(1, "Load.V" + std::to_string((sub_.first_item + g) % sub_.variables)) : counter;
           req.items_to_create.push_back(monitor_value(node, g + 1, sub_.sampling_interval_ms, sub_.queue_size, true));
           if (sub_.per_item)
             handlers.emplace_back([this, g](const ua::monitored_item_notification& c) {
@@ -80,6 +80,8 @@ public:
           if (r.status_code.is_bad()) return "CreateMonitoredItems: an item: " + r.status_code.to_string();
       }
     }
+    // The subscriptions publish already: only the window counts, as in a run of one process.
+    if (load_.ready_to_load && !load_.ready_to_load()) return not_started;
     return {};
   }
 

@@ -27,6 +27,9 @@ struct sub_options {
   bool per_item = false;            // --callback item: one handler per monitored item
   std::size_t variables = 0;        // 0: every item on Demo.Dynamic.Counter; N: on the load variables
   std::uint32_t queue_size = 1;
+  // The number of the first item over every process of a distributed run (a load agent's share
+  // monitors the variables after the previous agents'): item g monitors Load.V<(first_item + g) mod N>.
+  std::uint64_t first_item = 0;
 };
 
 // What the completeness check of the load variables saw (all zero without --variables).
