@@ -235,6 +235,11 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   const std::size_t n = o.sessions;
   std::vector<std::unique_ptr<client>> clients(n);
   std::vector<std::atomic<std::uint64_t>> notified(n);
+  // The Counter's value is the writer's tick: a gap between two values a session received is a
+  // change lost (queue size 2, so that two changes in one publishing cycle both arrive).
+  std::vector<std::atomic<std::uint32_t>> last_value(n);
+  std::atomic<std::uint64_t> lost_changes{0};
+  std::atomic<bool> counting{false};
   std::atomic<std::uint64_t> sub_errors{0};
   failure_counts failures;
   locked_histogram establish;
@@ -253,8 +258,17 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
     settings.publishing_interval = std::chrono::milliseconds(1000);
     subscription_handlers h;
     auto* count = &notified[i];
-    h.on_data = [count](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+    auto* last = &last_value[i];
+    h.on_data = [count, last, &lost_changes, &counting](std::uint32_t, std::uint32_t,
+                                                         std::span<const ua::monitored_item_notification> changes) {
       count->fetch_add(changes.size(), std::memory_order_relaxed);
+      for (const auto& c : changes) {
+        const auto* v = c.value.has_value ? c.value.value.get_if<std::uint32_t>() : nullptr;
+        if (!v) continue;
+        const auto before = last->exchange(*v, std::memory_order_relaxed);
+        if (counting.load(std::memory_order_relaxed) && before != 0 && *v > before + 1)
+          lost_changes.fetch_add(*v - before - 1, std::memory_order_relaxed);
+      }
     };
     h.on_status = [&sub_errors](const subscription_status& st) {
       if (st.what == subscription_event::data_lost || st.what == subscription_event::silent ||
@@ -266,7 +280,7 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
     ua::create_monitored_items_request req;
     req.subscription_id = sub->subscription_id;
     req.timestamps_to_return = ua::timestamps_to_return::both;
-    req.items_to_create.push_back(monitor_value(counter, 1, 0, 1, true));
+    req.items_to_create.push_back(monitor_value(counter, 1, 0, 2, true));
     auto items = c->create_monitored_items_sync(std::move(req));
     if (!items) return failures.add(items.error());
     if (items->results.empty() || items->results[0].status_code.is_bad())
@@ -286,6 +300,7 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   std::vector<std::uint64_t> at_start(n);
   for (std::size_t i = 0; i < n; ++i) at_start[i] = notified[i].load(std::memory_order_relaxed);
   const auto sub_errors0 = sub_errors.load();
+  counting = true;
   const auto server_cpu1 = cpu_s(server);
   const auto client_cpu1 = cpu_s(getpid());
   const auto h0 = load_clock::now();
@@ -315,6 +330,7 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   }
   std::this_thread::sleep_for(std::chrono::duration_cast<load_clock::duration>(seconds_d(o.duration_s)));
   const double hold_s = seconds_d(load_clock::now() - h0).count();
+  counting = false;
   reading = false;
   if (reader.joinable()) reader.join();
   const auto server_cpu_hold = cpu_s(server) - server_cpu1;
@@ -362,10 +378,11 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
                       o.rate > 0 ? fmt::format(", paced at {}/s", o.rate) : "", failures.text());
   text += fmt::format("  establish latency (connect + subscribe): p50 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms\n",
                       ms(e.percentile(50)), ms(e.percentile(99)), ms(e.max()));
-  text += fmt::format("  hold {:.1f} s: {} notifications ({:.2f} per session per s); sessions short of {}-1: {} ({} "
-                      "missing); data-lost/silent/closed events: {}\n",
+  text += fmt::format("  hold {:.1f} s: {} notifications ({:.2f} per session per s); changes lost (gaps in the "
+                      "Counter's values): {}; data-lost/silent/closed events: {}; sessions with fewer than {} in the "
+                      "window: {} ({} short: late or lost)\n",
                       hold_s, received, up ? static_cast<double>(received) / static_cast<double>(up) / hold_s : 0,
-                      expected, short_sessions, missing, lost_events);
+                      lost_changes.load(), lost_events, expected - 1, short_sessions, missing);
   if (o.read_interval_s > 0)
     text += fmt::format("  reads in the hold: {} ok, {} failed\n", reads_ok.load(), reads_failed.load());
   text += fmt::format("  server: RSS {:.1f} MB -> {:.1f} MB: {:.1f} KB per session; CPU {:.2f} ms per session "
@@ -379,15 +396,17 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   const std::string json = fmt::format(
       R"({{"scenario":"sessions","sessions":{},"security":"{}","established":{},"ramp_s":{:.3f},"establish_rate":{:.2f},)"
       R"("failures":{},"establish_p50_ms":{:.2f},"establish_p99_ms":{:.2f},"hold_s":{:.2f},"notifications":{},)"
-      R"("short_sessions":{},"missing_notifications":{},"subscription_events":{},"reads_ok":{},"reads_failed":{},)"
+      R"("short_sessions":{},"missing_notifications":{},"lost_changes":{},"subscription_events":{},"reads_ok":{},"reads_failed":{},)"
       R"("server_rss_kb_per_session":{:.2f},"server_cpu_ms_per_establish":{:.3f},"server_cpu_us_per_session_s":{:.2f},)"
       R"("client_rss_kb_per_session":{:.2f},"client_cpu_ms_per_establish":{:.3f},"client_cpu_us_per_session_s":{:.2f}}})",
       n, mode, up, ramp_s, static_cast<double>(up) / ramp_s, failures.json(), ms(e.percentile(50)), ms(e.percentile(99)),
-      hold_s, received, short_sessions, missing, lost_events, reads_ok.load(), reads_failed.load(), server_kb * per,
+      hold_s, received, short_sessions, missing, lost_changes.load(), lost_events, reads_ok.load(), reads_failed.load(), server_kb * per,
       server_cpu_ramp * 1e3 * per, server_cpu_hold * 1e6 * per / hold_s, client_kb * per, client_cpu_ramp * 1e3 * per,
       client_cpu_hold * 1e6 * per / hold_s);
   emit(o, text, json);
-  const bool ok = up == n && short_sessions == 0 && lost_events == 0 && reads_failed.load() == 0;
+  // Late notifications (a short session) are reported, not failed: on a loaded machine the window
+  // edge cuts them off; lost changes and subscription errors fail the run.
+  const bool ok = up == n && lost_changes.load() == 0 && lost_events == 0 && reads_failed.load() == 0;
   if (!ok) std::fprintf(stderr, "uactor-load: the child's stderr: %s\n", child->log.c_str());
   else unlink(child->log.c_str());
   return ok ? 0 : 1;
