@@ -1,8 +1,7 @@
 // One TCP connection of the server: the transport (staged receive into 8 KB, every chunk framed
 // in place; the writes of one mailbox message in one send) and its secure channel, in one CAF io
 // broker on the multiplexer thread (docs/decisions/0007). Decoded requests cross to the session
-// host in batches (0008). The broker owns its socket, channel state and batches; an asymmetric
-// OpenSecureChannel is answered on a crypto worker, the channel state lent to it meanwhile (0022).
+// host in batches (0008). The broker owns its socket, channel state and batches.
 #pragma once
 
 #include <chrono>
