@@ -284,7 +284,7 @@ TEST_CASE("crypto workers: with the queue full a newcomer gets Bad_ServerTooBusy
   caf::anon_send_exit(host, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("crypto workers: an OpenSecureChannel over a socket is answered by a worker; beyond the queue "
+TEST_CASE("crypto workers: an OpenSecureChannel over a socket is answered by a worker, beyond the queue "
           "Bad_TcpServerTooBusy", "[security][crypto_workers]") {
   caf::actor_system_config cfg;
   configure(cfg);
