@@ -228,11 +228,19 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   if (!child) return 1;
   const pid_t server = child->process->pid();
 
-  caf::actor_system_config cfg;
-  configure_client_system(cfg);
-  auto system = std::make_unique<caf::actor_system>(cfg);
-
+  // One client actor system per 1,000 sessions: CAF 0.17's multiplexer of one system wakes up
+  // through one pipe, and with ~7,800 connections on one (connector threads writing to the full
+  // pipe while the multiplexer waited for them) the harness stalled.
   const std::size_t n = o.sessions;
+  constexpr std::size_t sessions_per_system = 1000;
+  std::vector<std::unique_ptr<caf::actor_system_config>> configs;
+  std::vector<std::unique_ptr<caf::actor_system>> systems;
+  for (std::size_t k = 0; k * sessions_per_system < n; ++k) {
+    configs.push_back(std::make_unique<caf::actor_system_config>());
+    configure_client_system(*configs.back());
+    systems.push_back(std::make_unique<caf::actor_system>(*configs.back()));
+  }
+
   std::vector<std::unique_ptr<client>> clients(n);
   std::vector<std::atomic<std::uint64_t>> notified(n);
   // The Counter's value is the writer's tick: a gap between two values a session received is a
@@ -252,7 +260,8 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   const auto t0 = load_clock::now();
   paced(n, o.connectors, o.rate, t0, load_clock::time_point::max(), [&](std::size_t i) {
     const auto begin = load_clock::now();
-    auto c = client::connect(*system, session_options(child->url, security, "uactor-load sessions " + std::to_string(i)));
+    auto c = client::connect(*systems[i % systems.size()],
+                             session_options(child->url, security, "uactor-load sessions " + std::to_string(i)));
     if (!c) return failures.add(c.error());
     subscription_settings settings;
     settings.publishing_interval = std::chrono::milliseconds(1000);
@@ -358,7 +367,7 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
     if (clients[i]) clients[i]->close();
     clients[i].reset();
   });
-  system.reset();
+  systems.clear();
   child->process->stop();
   if (secured) std::filesystem::remove_all(secured->folder);
 
