@@ -50,6 +50,11 @@ public:
   template <class OnChunk>
   expected<std::size_t> put(std::span<const std::uint8_t> in, OnChunk&& on_chunk);
 
+  // Called from the callback: put() returns right after this chunk, with the bytes used so far;
+  // the caller keeps the rest and puts it again later (a channel whose OpenSecureChannel is being
+  // answered elsewhere reads nothing behind it, Part 6 §6.7.2).
+  void pause() noexcept { paused_ = true; }
+
 private:
   expected<message_header> check_header(const std::uint8_t* p) const noexcept;
 
@@ -69,6 +74,7 @@ private:
   std::size_t partial_size_ = 0;   // its whole size; 0 when there is none
   message_header partial_header_;
   status_code failed_;
+  bool paused_ = false;
 };
 
 template <class OnChunk>
@@ -82,6 +88,7 @@ expected<std::size_t> chunk_reader::put(std::span<const std::uint8_t> in, OnChun
     if (partial_.size() < partial_size_) return used;
     partial_size_ = 0;
     if (!deliver(on_chunk, {partial_header_.type, partial_header_.chunk, partial_.bytes()})) return failed_;
+    if (paused_) { paused_ = false; return used; }
   }
   while (in.size() - used >= message_header_size) {
     const auto h = check_header(in.data() + used);
@@ -92,6 +99,7 @@ expected<std::size_t> chunk_reader::put(std::span<const std::uint8_t> in, OnChun
       const std::size_t at = used;
       used += n;
       if (!deliver(on_chunk, {h->type, h->chunk, in.subspan(at, n)})) return failed_;
+      if (paused_) { paused_ = false; return used; }
       continue;
     }
     // Split across calls: keep it in a buffer of exactly its size (reused between chunks).

@@ -187,6 +187,21 @@ int main(int argc, char** argv) {
   run->add_option("--session-host", plan.session_host,
                   "where sessions and services run: multiplexer (with the connections) or scheduler")
       ->check(CLI::IsMember({"multiplexer", "scheduler"}));
+  run->add_option("--max-connections", plan.max_connections, "connections accepted at once (past it: an ERR)")
+      ->check(CLI::Range(1u, 1'000'000u));
+  run->add_option("--max-sessions", plan.max_sessions, "sessions at once (past it: Bad_TooManySessions)")
+      ->check(CLI::Range(1u, 1'000'000u));
+  run->add_option("--crypto-workers", plan.crypto_workers,
+                  "threads for OpenSecureChannel crypto, session signatures and password checks (0: inline; "
+                  "docs/decisions/0022)")
+      ->check(CLI::Range(0u, 64u));
+  run->add_option("--crypto-queue", plan.crypto_queue,
+                  "such tasks that may wait; past it new channels get Bad_TcpServerTooBusy, new sessions "
+                  "Bad_ServerTooBusy")
+      ->check(CLI::Range(1u, 1'000'000u));
+  run->add_option("--crypto-nice", plan.crypto_nice,
+                  "the crypto workers' niceness, 0-19 (default 10: the connections' thread comes first)")
+      ->check(CLI::Range(0, 19));
   run->add_option("--profile", plan.profile,
                   "default, or interop: what the cross-SDK interop tests expect (adds the user user1 / password)")
       ->check(CLI::IsMember({"default", "interop"}));

@@ -541,6 +541,9 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.port = plan.port;
   o.max_connections = plan.max_connections;
   o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;
+  o.crypto.workers = plan.crypto_workers;
+  o.crypto.max_queued = plan.crypto_queue;
+  o.crypto.nice = plan.crypto_nice;
   o.connection.channel.limits.receive_buffer_size = plan.receive_buffer_size;
   o.connection.channel.limits.send_buffer_size = plan.send_buffer_size;
   o.connection.channel.limits.max_message_size = plan.max_message_size;

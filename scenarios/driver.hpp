@@ -45,6 +45,13 @@ public:
     std::lock_guard lock(mutex_);
     return {latency_, ok_, errors_};
   }
+  // Forgets the window so far (a scenario with two windows in one run).
+  void reset() {
+    std::lock_guard lock(mutex_);
+    latency_ = {};
+    ok_ = 0;
+    errors_ = 0;
+  }
 
 private:
   std::atomic<bool> measuring_{false};

@@ -25,6 +25,7 @@
 #include "scenarios/opcua_driver.hpp"
 #include "scenarios/requests.hpp"
 #include "scenarios/result.hpp"
+#include "scenarios/sessions_driver.hpp"
 #include "scenarios/sub_driver.hpp"
 
 using namespace uactor;
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
                "both sides measured per request"};
   cli o;
   app.add_option("--scenario", o.scenario, "what each request does")
-      ->check(CLI::IsMember({"read", "write", "browse", "sub", "floor"}))
+      ->check(CLI::IsMember({"read", "write", "browse", "sub", "floor", "sessions", "storm"}))
       ->capture_default_str();
   app.add_option("--sessions", o.load.sessions, "concurrent sessions (floor: connections)")
       ->check(CLI::Range(1, 10000))
@@ -231,12 +232,38 @@ int main(int argc, char** argv) {
   app.add_option("--agent-cert", o.distributed.cert, "--agents over TLS: this coordinator's certificate (PEM)");
   app.add_option("--agent-key", o.distributed.key, "--agents over TLS: its private key (PEM)");
   app.add_option("--agent-cafile", o.distributed.cafile, "--agents over TLS: the CA the agents' certificates chain to");
+  session_scenario_options many;  // --scenario sessions | storm (scenarios/sessions_driver.hpp)
+  app.add_option("--rate", many.rate,
+                 "sessions: new sessions/s while ramping (0: as fast as --connectors go); storm: newcomers/s")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--connectors", many.connectors, "sessions, storm: threads opening sessions at once")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--read-interval", many.read_interval_s, "sessions: each session reads a value every S seconds (0: no Reads)")
+      ->check(CLI::NonNegativeNumber);
   auto* serve = app.add_flag("--serve-floor", o.serve_floor, "(internal) be the floor's echo server");
   app.add_option("--request-size", o.request_size, "(internal, --serve-floor) bytes per request")->needs(serve);
   app.add_option("--response-size", o.response_size, "(internal, --serve-floor) bytes per response")->needs(serve);
   CLI11_PARSE(app, argc, argv);
 
   if (o.serve_floor) return serve_floor({o.request_size, o.response_size});
+  if (o.scenario == "sessions" || o.scenario == "storm") {
+    if (!o.endpoint.empty()) return not_yet("--scenario " + o.scenario + " with --endpoint");
+    if (!o.distributed.agents.empty()) return not_yet("--scenario " + o.scenario + " with --agents");
+    many.scenario = o.scenario;
+    many.sessions = o.load.sessions;
+    many.inflight = o.load.inflight;
+    many.nodes = app.count("--nodes") ? o.load.nodes : 1;
+    many.security = app.count("--security") ? o.security : (o.scenario == "sessions" ? "encrypt" : "none");
+    many.policy = o.policy;
+    many.duration_s = o.duration_s;
+    many.warmup_s = app.count("--warmup") ? o.warmup_s : 2;
+    many.server_args = o.server_args;
+    many.json = o.json;
+    many.out = o.out;
+    if (o.scenario == "storm" && !app.count("--rate")) many.rate = 100;
+    return run_session_scenario(many, own_directory());
+  }
 
   if (o.security != "none" && o.scenario == "floor") return not_yet("--security with --scenario floor");
   // Secured: both certificate stores made and trusting each other before the child starts.

@@ -32,9 +32,23 @@ constexpr std::size_t max_unsent_bytes = 1u << 20;
 
 using resume_reading_atom = caf::atom_constant<caf::atom("resumeread")>;
 
+// An OpenSecureChannel answered on a crypto worker: the channel state travels with it and is
+// the connection's again once the task is back (docs/decisions/0022).
+struct channel_open_task final : crypto_task {
+  channel_open_task() : crypto_task(kind::channel_open) {}
+  void run() override { result = channel->on_chunk({ua::message_type::open, chunk_type, chunk.bytes()}, now); }
+
+  std::shared_ptr<secure_channel_state> channel;
+  ua::byte_buffer chunk;  // a copy: the receive buffer is reused meanwhile
+  ua::chunk_type chunk_type = ua::chunk_type::final_chunk;
+  instant now;
+  secure_channel_state::event result = secure_channel_state::event::close;  // if run() throws
+};
+
 struct connection {
   connection(const connection_options& o, std::uint32_t channel_id, connection_links links)
-      : channel(with_id(o.channel, channel_id), now_instant()),
+      : channel_owner(std::make_shared<secure_channel_state>(with_id(o.channel, channel_id), now_instant())),
+        channel(*channel_owner),
         reader(o.channel.limits),
         host(std::move(links.host.actor)),
         inline_host(std::move(links.host.inline_state)),
@@ -42,7 +56,8 @@ struct connection {
         max_pending(o.max_pending_requests),
         housekeeping(o.housekeeping_interval),
         filling(std::make_shared<exchange_batch>()),
-        counters(o.metrics ? o.metrics->open_connection() : nullptr) {
+        counters(o.metrics ? o.metrics->open_connection() : nullptr),
+        crypto(o.crypto) {
     filling->channel_id = channel_id;
   }
   ~connection() {
@@ -54,7 +69,8 @@ struct connection {
     return c;
   }
 
-  secure_channel_state channel;
+  std::shared_ptr<secure_channel_state> channel_owner;  // shared with a channel_open_task while away
+  secure_channel_state& channel;
   ua::chunk_reader reader;
   ua::byte_buffer carry;  // a header split across receives (fewer than 8 bytes)
   caf::actor host;
@@ -75,6 +91,13 @@ struct connection {
   std::shared_ptr<connection_counters> counters;  // null: not counted
   std::uint32_t counted_renewals = 0;             // the channel's counts already in `counters`
   std::uint32_t counted_refusals = 0;
+  std::shared_ptr<crypto_pool> crypto;  // null: OpenSecureChannel crypto inline
+  // An OPN to answer on a worker, taken from the chunk at hand; submitted once the reader returned.
+  std::shared_ptr<channel_open_task> open_task;
+  // The channel is at a worker: nothing here touches it; what would is held until it is back.
+  bool channel_away = false;
+  batch_ptr held_batch;            // answered by the host meanwhile
+  std::vector<push_ptr> held_pushes;  // pushed by the host meanwhile
 };
 
 // What the channel did since the last call, into the connection's counters.
@@ -126,7 +149,7 @@ void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connecti
 void update_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
   if (c.unsent > max_unsent_bytes) c.write_backlog = true;
   else if (c.unsent <= max_unsent_bytes / 2) c.write_backlog = false;
-  const bool stop = c.write_backlog || c.filling->size >= c.max_pending;
+  const bool stop = c.write_backlog || c.filling->size >= c.max_pending || c.channel_away;
   // CAF 0.17's halt() and trigger() only queue a change of the read event, applied at the end of
   // the multiplexer's loop iteration; stream::activate (trigger) does nothing while the stream
   // still has its reader, which the applied removal drops. So within one iteration:
@@ -183,12 +206,15 @@ void send_batch(caf::io::broker* self, connection& c) {
   if (c.inline_host) {
     // The host runs on this thread: its work done here, without the two mailbox messages and the
     // two multiplexer rounds of a crossing (docs/decisions/0013).
-    answer_inline(self, *c.inline_host, *c.filling);
-    write_answers(c, *c.filling);
-    return;
+    if (answer_inline(self, *c.inline_host, c.filling)) {
+      write_answers(c, *c.filling);
+      return;
+    }
+    // A request waits for a crypto worker: the host keeps the batch and sends it back answered.
+  } else {
+    c.filling->sent = std::chrono::steady_clock::now();
+    self->send(c.host, c.filling);
   }
-  c.filling->sent = std::chrono::steady_clock::now();
-  self->send(c.host, c.filling);
   c.at_host = true;
   if (c.spare) {
     c.filling = std::move(c.spare);
@@ -200,6 +226,17 @@ void send_batch(caf::io::broker* self, connection& c) {
 }
 
 void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
+  if (c.crypto && c.channel.open_needs_crypto(chunk)) {
+    // Part 6 §6.7.2 / Part 4 §5.5.2: nothing behind an OPN is read before it is answered; the
+    // reader stops here and keeps the rest for when the channel is back.
+    auto t = std::make_shared<channel_open_task>();
+    t->chunk.append(chunk.bytes.data(), chunk.bytes.size());
+    t->chunk_type = chunk.chunk;
+    t->now = now;
+    c.open_task = std::move(t);
+    c.reader.pause();
+    return;
+  }
   switch (c.channel.on_chunk(chunk, now)) {
     case secure_channel_state::event::acknowledged:
       c.reader.set_receive_buffer_size(c.channel.limits().receive_buffer_size);
@@ -220,9 +257,10 @@ void on_chunk(connection& c, const ua::chunk_view& chunk, const instant& now) {
   }
 }
 
-void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
-  c.read_since_trigger = true;
-  if (c.counters) c.counters->bytes_received.add(in.size());
+void submit_open(caf::io::broker* self, caf::io::connection_handle hdl, connection& c);
+
+// Frames and handles what arrived (and what was kept from before); answers what it can.
+void process_input(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
   if (!c.carry.empty()) {
     c.carry.append(in.data(), in.size());
     in = c.carry.bytes();
@@ -240,11 +278,17 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
     ua::write_message(c.channel.output(), ua::error_message{used.error(), {}});
     return close_connection(self, hdl, c);
   }
-  std::array<std::uint8_t, ua::message_header_size> keep{};
-  const std::size_t left = in.size() - *used;  // fewer than 8: a header not yet whole
-  std::memcpy(keep.data(), in.data() + *used, left);
-  c.carry.clear();
-  c.carry.append(keep.data(), left);
+  const std::size_t left = in.size() - *used;  // a header not yet whole, or what follows an OPN sent to a worker
+  if (left <= ua::message_header_size) {
+    std::array<std::uint8_t, ua::message_header_size> keep{};
+    std::memcpy(keep.data(), in.data() + *used, left);
+    c.carry.clear();
+    c.carry.append(keep.data(), left);
+  } else {
+    ua::byte_buffer rest(left);
+    rest.append(in.data() + *used, left);
+    c.carry = std::move(rest);
+  }
 
   // A chunk larger than the staging buffer is completed with one receive of the size it still
   // misses; then back to the staging size.
@@ -256,11 +300,68 @@ void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& 
 
   send_batch(self, c);
   take_output(self, hdl, c);
+  if (c.open_task) submit_open(self, hdl, c);
+  if (c.closing) return;
   update_reading(self, hdl, c);  // read again once the host has answered and the peer has read
   self->flush(hdl);
 }
 
+void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
+  c.read_since_trigger = true;
+  if (c.counters) c.counters->bytes_received.add(in.size());
+  if (c.channel_away) {
+    // Read before the halt took effect: kept, in order, for when the channel is back.
+    c.carry.append(in.data(), in.size());
+    return;
+  }
+  process_input(self, hdl, c, in);
+}
+
+// The channel goes to a worker with its OPN. Too much such work waiting: a new channel is refused
+// (Part 6 §7.1.5, Bad_TcpServerTooBusy: "the Server cannot process the request because it is too
+// busy"); a renewal always waits its turn, refusing it would end an established session.
+void submit_open(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  auto t = std::move(c.open_task);
+  const bool renewal = c.channel.current_phase() == secure_channel_state::phase::open;
+  t->channel = c.channel_owner;
+  t->reply_to = caf::actor_cast<caf::actor>(self);
+  c.channel_away = true;
+  if (c.crypto->submit(t, renewal)) return;
+  c.channel_away = false;
+  t->channel.reset();
+  spdlog::info("connection {}: OpenSecureChannel refused: {} channel handshakes wait for the crypto workers",
+               c.channel.channel_id(), c.crypto->max_queued());
+  c.channel.refuse_open(ua::status::bad_tcp_server_too_busy, "too many secure channels being opened");
+  close_connection(self, hdl, c);
+}
+
+// The channel is back from its worker: its answer (or ERR) out, then what was held meanwhile,
+// then the bytes that came behind the OPN.
+void on_open_done(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, channel_open_task& t) {
+  c.channel_away = false;
+  t.channel.reset();
+  if (c.closing) return;
+  count_channel(c);
+  if (t.result == secure_channel_state::event::close) return close_connection(self, hdl, c);
+  take_output(self, hdl, c);
+  if (auto b = std::move(c.held_batch)) {
+    write_answers(c, *b);
+    c.spare = std::move(b);
+    c.at_host = false;
+  }
+  for (auto& p : c.held_pushes) {
+    for (std::size_t i = 0; i < p->size; ++i) c.channel.send_encoded(p->items[i].request_id, p->items[i].response.bytes());
+    p->written.store(true, std::memory_order_release);
+  }
+  c.held_pushes.clear();
+  process_input(self, hdl, c, {});
+}
+
 void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
+  if (c.channel_away) {
+    c.held_batch = std::move(batch);
+    return;
+  }
   write_answers(c, *batch);
   c.spare = std::move(batch);
   c.at_host = false;
@@ -272,6 +373,10 @@ void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connecti
 
 // Responses the host answered outside a batch (queued Publish requests, docs/decisions/0010).
 void on_pushed(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, const push_ptr& p) {
+  if (c.channel_away && !c.closing) {
+    c.held_pushes.push_back(p);
+    return;
+  }
   if (!c.closing) {
     for (std::size_t i = 0; i < p->size; ++i) c.channel.send_encoded(p->items[i].request_id, p->items[i].response.bytes());
   }
@@ -294,7 +399,14 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
     },
     [self, hdl, c](batch_ptr& batch) { on_answered(self, hdl, *c, batch); },
     [self, hdl, c](const push_ptr& p) { on_pushed(self, hdl, *c, p); },
+    [self, hdl, c](crypto_task_ptr& t) {
+      if (t->what() == crypto_task::kind::channel_open) on_open_done(self, hdl, *c, static_cast<channel_open_task&>(*t));
+    },
     [self, hdl, c](housekeeping_atom) {
+      if (c->channel_away) {  // its timers wait until it is back
+        self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+        return;
+      }
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
       resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)

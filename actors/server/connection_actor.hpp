@@ -13,6 +13,7 @@
 #include <caf/io/broker.hpp>
 #include <caf/io/connection_handle.hpp>
 
+#include "actors/server/crypto_workers.hpp"
 #include "actors/server/secure_channel_state.hpp"
 #include "actors/server/server_metrics.hpp"
 #include "actors/server/session_host_actor.hpp"
@@ -26,6 +27,8 @@ struct connection_options {
   std::size_t max_pending_requests = 256;
   std::chrono::milliseconds housekeeping_interval{1000};  // Hello timeout and token expiry checks
   std::shared_ptr<metrics_registry> metrics;  // null: the connection counts nothing
+  // Where an asymmetric OpenSecureChannel is answered (docs/decisions/0022); null: inline.
+  std::shared_ptr<crypto_pool> crypto;
 };
 
 // The broker's behaviour, for `fork` from the listener (or `spawn_client` in tests with CAF's

@@ -97,6 +97,21 @@ secure_channel_state::event secure_channel_state::on_chunk(const ua::chunk_view&
   }
 }
 
+bool secure_channel_state::open_needs_crypto(const ua::chunk_view& chunk) const {
+  if (chunk.type != ua::message_type::open || !config_.security) return false;
+  if (phase_ == phase::open) return !policy_->is_none();
+  if (phase_ != phase::awaiting_open) return false;
+  ua::secure_chunk c;
+  ua::asymmetric_security_header h;
+  if (!ua::parse_security_part(chunk.bytes, c, &h)) return false;  // refused by on_chunk, inline
+  const auto* policy = security::find_policy(h.security_policy_uri.view());
+  return policy != nullptr && !policy->is_none();
+}
+
+secure_channel_state::event secure_channel_state::refuse_open(ua::status_code error, std::string_view reason) {
+  return fail(error, reason);
+}
+
 secure_channel_state::event secure_channel_state::on_hello(const ua::chunk_view& chunk, const instant& now) {
   ua::hello h;
   if (const auto sc = ua::read_message(chunk.bytes, h); sc.is_bad()) return fail(sc, "malformed Hello");

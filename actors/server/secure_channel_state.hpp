@@ -74,6 +74,14 @@ public:
   // ServiceFault) to output(). Once closed, every call returns close and writes nothing.
   event on_chunk(const ua::chunk_view& chunk, const instant& now);
 
+  // Whether this chunk is an OpenSecureChannel that needs asymmetric crypto (a policy other than
+  // None, for a new channel or a renewal): work the caller may run on a crypto worker by calling
+  // on_chunk there (docs/decisions/0022), touching nothing of this object until it returns.
+  bool open_needs_crypto(const ua::chunk_view& chunk) const;
+  // Refuses the OpenSecureChannel at hand without answering it: an ERR with `error` (Part 6 §7.1.5:
+  // Bad_TcpServerTooBusy when too much such work waits already), then close.
+  event refuse_open(ua::status_code error, std::string_view reason);
+
   // Time-driven checks: the Hello timeout and the expiry of the current token. Returns close
   // (with an ERR in output()) when one of them ended the connection.
   event on_tick(const instant& now);

@@ -113,10 +113,15 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   h.metrics = std::make_shared<metrics_registry>();
   auto core = make_core(h.port);
   core.set_metrics(h.metrics);
-  auto host = spawn_session_host_ref(sys, std::move(core), options.connection.housekeeping_interval, options.session_host);
+  if (options.connection.channel.security && options.crypto.workers > 0)
+    h.crypto = std::make_shared<crypto_pool>(sys, options.crypto);
+  auto host = spawn_session_host_ref(sys, std::move(core), options.connection.housekeeping_interval, options.session_host,
+                                     h.crypto);
   h.host = host.actor;
+  if (h.crypto) h.crypto->bind_lifetime(h.host);  // the workers end with the host
   server_options counted = options;
   counted.connection.metrics = h.metrics;
+  counted.connection.crypto = h.crypto;
   h.listener = sys.middleman().spawn_broker(listener, *fd, counted, std::move(host));
   return h;
 }

@@ -29,6 +29,9 @@ struct server_options {
   std::uint32_t max_connections = 1000;
   connection_options connection;           // each connection's limits and timers; also the host's housekeeping interval
   host_thread session_host = host_thread::multiplexer;  // docs/decisions/0008
+  // Where the channel and session crypto runs (docs/decisions/0022); a pool only when the
+  // connections have security to run.
+  crypto_pool_options crypto;
 };
 
 struct server_handle {
@@ -36,6 +39,7 @@ struct server_handle {
   caf::actor host;
   std::uint16_t port = 0;  // the port it listens on
   std::shared_ptr<metrics_registry> metrics;  // what the host and the connections count
+  std::shared_ptr<crypto_pool> crypto;         // null: no security, or crypto inline
 };
 
 // Makes the server's state once the port is known (it goes into the endpoint URLs).

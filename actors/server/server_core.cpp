@@ -166,16 +166,26 @@ ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant
 }
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-                         const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
+                         const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+                         const session_crypto_work* done) {
   const std::size_t before = out.size();
-  route(channel_id, request_id, header, request, now, out);
+  route(channel_id, request_id, header, request, now, out, done);
+  if (metrics_)
+    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+}
+
+void server_core::refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
+                         const instant& now, ua::byte_buffer& out) {
+  const std::size_t before = out.size();
+  fault(header, result, now, out);
   if (metrics_)
     metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
 }
 
 void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-                        const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
-  const auto routed = sessions_.route(channel_id, header, request, now);
+                        const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+                        const session_crypto_work* done) {
+  const auto routed = sessions_.route(channel_id, header, request, now, done);
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
   if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);

@@ -48,8 +48,18 @@ public:
   // the service's, or a ServiceFault (Bad_ServiceUnsupported for a service not served here).
   // A Publish (Part 4 §5.13.5) may be answered later: then `out` stays empty, and its response
   // comes out of deferred() for (channel_id, request_id) after a later call (docs/decisions/0010).
+  // `done`: the request's crypto, worked out elsewhere (crypto_work, docs/decisions/0022).
   void handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-              const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+              const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+              const session_crypto_work* done = nullptr);
+  // The crypto of a CreateSession or ActivateSession, to run on a worker before handle(); null
+  // when the request needs none.
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const {
+    return sessions_.crypto_work(channel_id, request);
+  }
+  // The request is refused whole with `result` (a ServiceFault), counted like an answered one.
+  void refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
+              const instant& now, ua::byte_buffer& out);
   void handle(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
               const instant& now, ua::byte_buffer& out) {
     handle(channel_id, 0, header, request, now, out);
@@ -117,7 +127,8 @@ public:
 
 private:
   void route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-             const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+             const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+             const session_crypto_work* done);
   void run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
                    const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,

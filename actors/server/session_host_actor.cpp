@@ -25,12 +25,31 @@ struct channel_entry {
 
 constexpr std::size_t max_pushes_kept = 4;  // per channel; more in flight are not kept for reuse
 
+// A CreateSession's or ActivateSession's crypto on a worker (docs/decisions/0022).
+struct session_task final : crypto_task {
+  session_task() : crypto_task(kind::session_check) {}
+  void run() override { work->run(); }
+  std::shared_ptr<session_crypto_work> work;
+  std::uint64_t park_id = 0;
+};
+
+// A batch waiting for the task of its request `at`; the requests behind it wait with it.
+struct parked_batch {
+  batch_ptr batch;
+  std::size_t at = 0;
+  caf::actor connection;
+};
+
 }  // namespace
 
 struct host_state {
-  explicit host_state(std::shared_ptr<server_core> c) : core(std::move(c)) {}
+  explicit host_state(std::shared_ptr<server_core> c, std::shared_ptr<crypto_pool> p)
+      : core(std::move(c)), crypto(std::move(p)) {}
   std::shared_ptr<server_core> core;
+  std::shared_ptr<crypto_pool> crypto;  // null: the session crypto runs here
   std::unordered_map<std::uint32_t, channel_entry> channels;
+  std::unordered_map<std::uint64_t, parked_batch> parked;
+  std::uint64_t next_park = 1;
   caf::actor_addr host;  // the publishing clock's ticks go to the host (weak: the host holds this state)
   bool tick_armed = false;
 };
@@ -115,22 +134,51 @@ void arm_tick(Self* self, host_state& st) {
   self->delayed_send(host, st.core->publish_tick_interval(), publish_tick_atom::value);
 }
 
-// Every request of the batch answered into its exchange, in order.
-void answer(host_state& st, exchange_batch& batch) {
+// The requests of the batch from `from` on answered into their exchanges, in order; `done` is the
+// crypto of request `from`, back from a worker. A request whose crypto goes to a worker parks the
+// batch: false, and the requests behind it wait (a Read right behind an ActivateSession must see
+// the session activated, Part 4 §5.7.3). With the pool full the newcomer is refused with
+// Bad_ServerTooBusy ("the Server does not have the resources to process the request at this
+// time"), never queued without bound in front of the established sessions.
+bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const session_crypto_work* done,
+                 const caf::actor& connection) {
+  exchange_batch& batch = *ptr;
   const instant now = now_instant();
-  if (auto* m = st.core->metrics(); m && batch.sent != std::chrono::steady_clock::time_point{}) {
+  if (auto* m = st.core->metrics(); m && from == 0 && !done && batch.sent != std::chrono::steady_clock::time_point{}) {
     auto& h = m->host();
     const auto waited = static_cast<std::uint64_t>(std::chrono::nanoseconds(now.steady - batch.sent).count());
     h.wait_ns.add(waited);
     h.waits.add();
     if (waited > h.wait_max_ns.get()) h.wait_max_ns.set(waited);
   }
-  for (std::size_t i = 0; i < batch.size; ++i) {
+  for (std::size_t i = from; i < batch.size; ++i) {
     exchange& x = batch.items[i];
     x.response.clear();
+    if (i == from && done) {
+      st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response, done);
+      continue;
+    }
+    if (st.crypto) {
+      if (auto work = st.core->crypto_work(batch.channel_id, x.request)) {
+        auto task = std::make_shared<session_task>();
+        task->work = std::move(work);
+        task->park_id = st.next_park++;
+        task->reply_to = caf::actor_cast<caf::actor>(st.host);
+        const auto id = task->park_id;
+        if (task->reply_to && st.crypto->submit(std::move(task))) {
+          st.parked.emplace(id, parked_batch{ptr, i, connection});
+          return false;
+        }
+        spdlog::info("channel {}: a session request refused: {} crypto tasks wait already", batch.channel_id,
+                     st.crypto->max_queued());
+        st.core->refuse(x.header, x.request, ua::status::bad_server_too_busy, now, x.response);
+        continue;
+      }
+    }
     // An empty response: a Publish queued, answered later through push_deferred.
     st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response);
   }
+  return true;
 }
 
 // The same behaviour for both homes: a scheduler actor or a broker without connections.
@@ -151,8 +199,19 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       auto& ch = st->channels[batch->channel_id];
       auto sender = caf::actor_cast<caf::actor>(self->current_sender());
       if (ch.connection != sender) ch.connection = sender;
-      answer(*st, *batch);
-      self->send(sender, std::move(batch));
+      if (answer_from(*st, batch, 0, nullptr, sender)) self->send(sender, std::move(batch));
+      push_deferred(self, *st);
+      arm_tick(self, *st);
+    },
+    // A session request's crypto is back: the batch goes on where it stopped.
+    [self, st](crypto_task_ptr& t) {
+      if (t->what() != crypto_task::kind::session_check) return;
+      auto& task = static_cast<session_task&>(*t);
+      const auto it = st->parked.find(task.park_id);
+      if (it == st->parked.end()) return;  // its channel closed meanwhile
+      parked_batch p = std::move(it->second);
+      st->parked.erase(it);
+      if (answer_from(*st, p.batch, p.at, task.work.get(), p.connection)) self->send(p.connection, std::move(p.batch));
       push_deferred(self, *st);
       arm_tick(self, *st);
     },
@@ -191,6 +250,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     },
     [st](channel_closed_atom, std::uint32_t channel_id) {
       st->channels.erase(channel_id);
+      std::erase_if(st->parked, [channel_id](const auto& e) { return e.second.batch->channel_id == channel_id; });
       st->core->channel_closed(channel_id);
     },
     [self, st, housekeeping](housekeeping_atom) {
@@ -213,27 +273,28 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
 }  // namespace
 
 session_host_ref spawn_session_host_ref(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
-                                        host_thread where) {
-  auto st = std::make_shared<host_state>(std::make_shared<server_core>(std::move(core)));
+                                        host_thread where, std::shared_ptr<crypto_pool> crypto) {
+  auto st = std::make_shared<host_state>(std::make_shared<server_core>(std::move(core)), std::move(crypto));
   if (where == host_thread::multiplexer)
     return {sys.middleman().spawn_broker(session_host<caf::io::broker>, st, housekeeping), st};
   return {sys.spawn(session_host<caf::event_based_actor>, std::move(st), housekeeping), nullptr};
 }
 
 caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
-                              host_thread where) {
-  return spawn_session_host_ref(sys, std::move(core), housekeeping, where).actor;
+                              host_thread where, std::shared_ptr<crypto_pool> crypto) {
+  return spawn_session_host_ref(sys, std::move(core), housekeeping, where, std::move(crypto)).actor;
 }
 
-void answer_inline(caf::io::broker* self, host_state& st, exchange_batch& batch) {
-  auto& ch = st.channels[batch.channel_id];
+bool answer_inline(caf::io::broker* self, host_state& st, const batch_ptr& batch) {
+  auto& ch = st.channels[batch->channel_id];
   // Compared by pointer: no reference count touched per batch (actor_cast to a raw pointer
   // dereferences, so a channel's first batch, with no connection yet, is checked first).
   if (!ch.connection || caf::actor_cast<caf::abstract_actor*>(ch.connection) != self)
     ch.connection = caf::actor_cast<caf::actor>(self);
-  answer(st, batch);
+  const bool complete = answer_from(st, batch, 0, nullptr, ch.connection);
   push_deferred(self, st);
   arm_tick(self, st);
+  return complete;
 }
 
 }  // namespace uactor::actors

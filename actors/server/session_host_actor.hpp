@@ -10,6 +10,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/io/fwd.hpp>
 
+#include "actors/server/crypto_workers.hpp"
 #include "actors/server/exchange.hpp"
 #include "actors/server/server_core.hpp"
 
@@ -23,8 +24,11 @@ enum class host_thread : std::uint8_t { multiplexer, scheduler };
 // Takes: batch_ptr (answered to the sender), the application's messages (application_messages.hpp),
 // housekeeping_atom (its own timer:
 // session timeouts and the Server object's time, every `housekeeping`).
+// With `crypto`, the signatures and password checks of CreateSession and ActivateSession run on its
+// workers (docs/decisions/0022): the batch holding such a request waits at the host, the rest of
+// its requests behind it, until the result is back; other connections go on meanwhile.
 caf::actor spawn_session_host(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
-                              host_thread where = host_thread::scheduler);
+                              host_thread where = host_thread::scheduler, std::shared_ptr<crypto_pool> crypto = nullptr);
 
 // The host's state (the core, the channels' connection actors, the reused push objects); opaque
 // outside session_host_actor.cpp.
@@ -39,12 +43,14 @@ struct session_host_ref {
 };
 
 session_host_ref spawn_session_host_ref(caf::actor_system& sys, server_core core, std::chrono::milliseconds housekeeping,
-                                        host_thread where);
+                                        host_thread where, std::shared_ptr<crypto_pool> crypto = nullptr);
 
 // What the host does with a batch, done by the connection broker `self` in place: every
 // request answered into its exchange (an empty response: a Publish answered later through a push),
 // deferred responses pushed to their connections, the publishing clock armed. Only on the thread
-// the host runs on (the multiplexer's): the state has no lock.
-void answer_inline(caf::io::broker* self, host_state& st, exchange_batch& batch);
+// the host runs on (the multiplexer's): the state has no lock. False: a request of the batch waits
+// for a crypto worker; the host keeps the batch and sends it back to `self` (a batch_ptr message)
+// once it is answered.
+bool answer_inline(caf::io::broker* self, host_state& st, const batch_ptr& batch);
 
 }  // namespace uactor::actors

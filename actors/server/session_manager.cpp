@@ -32,8 +32,88 @@ bool is_sessionless(std::uint32_t encoding_id) noexcept {
 // Part 4 §7.41: null and empty policy ids are equal.
 bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { return a.view() == b.view(); }
 
+// A UserName token's password: decrypted with the server key and the session's last nonce when the
+// token encrypts it (Part 4 §7.41.2.2), then checked against the user's PBKDF2 hash. The slow part
+// of a login; the log says why a refusal happened, the client sees only the status.
+ua::status_code password_verdict(const security::security_policy& policy, const security::rsa_key& server_key,
+                                 bool encrypted, std::string_view user_name, std::span<const std::uint8_t> password,
+                                 std::span<const std::uint8_t> server_nonce, const security::user_store* users) {
+  std::string plain;
+  if (encrypted) {
+    auto secret = security::decrypt_secret(policy, server_key, password, server_nonce);
+    if (!secret) {
+      spdlog::warn("ActivateSession refused: the password of user '{}' does not decrypt with the server key and the "
+                   "last server nonce", user_name);
+      return ua::status::bad_identity_token_invalid;
+    }
+    plain = secret->str();
+  } else {
+    plain.assign(reinterpret_cast<const char*>(password.data()), password.size());
+  }
+  const auto verdict = users ? users->check(user_name, plain) : ua::status::bad_user_access_denied;
+  if (verdict.is_bad()) {
+    spdlog::warn("ActivateSession refused: wrong user name or password for user '{}'", user_name);
+    return ua::status::bad_user_access_denied;
+  }
+  return ua::status::good;
+}
+
 
 }  // namespace
+
+void session_crypto_work::run() {
+  if (sign) server_signature = security::sign(*policy, server_key, to_sign);
+  if (verify_client) client_signature_ok = security::verify(*policy, client_key, signed_data, bytes_of(client_signature));
+  if (check_password)
+    password_verdict = actors::password_verdict(*policy, server_key, password_encrypted, user_name, bytes_of(password),
+                                                bytes_of(server_nonce), users.get());
+  ran = true;
+}
+
+std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t channel_id,
+                                                                  const ua::extension_object& request) const {
+  if (!config_.security) return nullptr;
+  const auto& sec = *config_.security;
+  if (const auto* req = request.get_if<ua::create_session_request>()) {
+    if (sessions_.size() >= config_.max_sessions) return nullptr;
+    const channel_peer peer = channel(channel_id);
+    if (peer.policy->is_none() || !std::ranges::equal(bytes_of(req->client_certificate), peer.client_certificate.der()))
+      return nullptr;
+    auto w = std::make_shared<session_crypto_work>();
+    w->policy = peer.policy;
+    w->server_key = sec.private_key;
+    w->sign = true;
+    w->to_sign = signed_data(bytes_of(req->client_certificate), bytes_of(req->client_nonce));
+    return w;
+  }
+  const auto* req = request.get_if<ua::activate_session_request>();
+  if (!req) return nullptr;
+  const session* s = find(req->request_header.authentication_token);
+  if (!s || (!s->activated && s->channel_id != channel_id)) return nullptr;
+  const channel_peer peer = channel(channel_id);
+  if (peer.policy->is_none()) return nullptr;  // no signature, and no UserName over None
+  auto w = std::make_shared<session_crypto_work>();
+  w->policy = peer.policy;
+  w->server_key = sec.private_key;
+  w->server_nonce = s->server_nonce;
+  if (peer.client_certificate == s->client_certificate &&
+      peer.policy->accepts_signature_algorithm(req->client_signature.algorithm.view())) {
+    w->verify_client = true;
+    w->client_key = s->client_certificate.public_key();
+    w->signed_data = signed_data(sec.certificate.der(), bytes_of(s->server_nonce));
+    w->client_signature = req->client_signature.signature;
+  }
+  if (const auto* t = req->user_identity_token.get_if<ua::user_name_identity_token>();
+      t && sec.identities.user_name) {
+    w->check_password = true;
+    w->password_encrypted = !t->encryption_algorithm.empty();
+    w->user_name = std::string(t->user_name.view());
+    w->password = t->password;
+    w->users = sec.identities.users.get();
+  }
+  if (!w->verify_client && !w->check_password) return nullptr;
+  return w;
+}
 
 std::size_t session_manager::guid_hash::operator()(const ua::guid& g) const noexcept {
   std::uint64_t a = 0, b = 0;
@@ -93,9 +173,11 @@ session_manager::routed session_manager::fault(const ua::request_header& header,
 }
 
 session_manager::routed session_manager::route(std::uint32_t channel_id, const ua::request_header& header,
-                                               const ua::extension_object& request, const instant& now) {
-  if (const auto* req = request.get_if<ua::create_session_request>()) return create_session(channel_id, *req, now);
-  if (const auto* req = request.get_if<ua::activate_session_request>()) return activate_session(channel_id, *req, now);
+                                               const ua::extension_object& request, const instant& now,
+                                               const session_crypto_work* done) {
+  if (const auto* req = request.get_if<ua::create_session_request>()) return create_session(channel_id, *req, now, done);
+  if (const auto* req = request.get_if<ua::activate_session_request>())
+    return activate_session(channel_id, *req, now, done);
   if (const auto* req = request.get_if<ua::close_session_request>()) return close_session(channel_id, *req, now);
 
   const auto* body = request.body();
@@ -131,7 +213,8 @@ ua::status_code session_manager::check(std::uint32_t channel_id, const ua::node_
 }
 
 session_manager::routed session_manager::create_session(std::uint32_t channel_id,
-                                                        const ua::create_session_request& req, const instant& now) {
+                                                        const ua::create_session_request& req, const instant& now,
+                                                        const session_crypto_work* done) {
   if (sessions_.size() >= config_.max_sessions) return fault(req.request_header, ua::status::bad_too_many_sessions, now);
   const channel_peer peer = channel(channel_id);
   // A None channel serves discovery only, unless an endpoint offers None (Part 4 §5.4, §5.7.2).
@@ -190,8 +273,11 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
     const auto& sec = *config_.security;
     resp.server_certificate = to_byte_string(sec.certificate.der());
     resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
-    resp.server_signature.signature = security::sign(*peer.policy, sec.private_key,
-                                                     signed_data(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
+    resp.server_signature.signature =
+        done && done->ran && done->sign && done->policy == peer.policy
+            ? done->server_signature
+            : security::sign(*peer.policy, sec.private_key,
+                             signed_data(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
     s.client_certificate = peer.client_certificate;
   }
   resp.max_request_message_size = config_.max_request_message_size;
@@ -207,7 +293,7 @@ channel_peer session_manager::channel(std::uint32_t channel_id) const {
 }
 
 ua::status_code session_manager::check_identity(const ua::activate_session_request& req, const channel_peer& channel,
-                                                session& s, const instant& now) const {
+                                                session& s, const instant& now, const session_crypto_work* done) const {
   // Part 4 §7.41: a null or empty token is anonymous; otherwise the token's PolicyId names one of
   // the endpoint's UserTokenPolicies of the token's type.
   const auto& token = req.user_identity_token;
@@ -243,7 +329,7 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                                 : !p ? "its PolicyId names no UserName token policy of the endpoint"
                                      : "this server has no users",
                     ua::status::bad_identity_token_rejected);
-    if (const auto sc = check_user_name(*t, channel, s); sc.is_bad()) return sc;
+    if (const auto sc = check_user_name(*t, channel, s, done); sc.is_bad()) return sc;
     s.user_token_policy_id = p->policy_id;
     s.user_name = t->user_name;
     s.identity = {session_identity::kind::user_name, std::string(t->user_name.view()), secured};
@@ -269,9 +355,8 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
 }
 
 ua::status_code session_manager::check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
-                                                 const session& s) const {
+                                                 const session& s, const session_crypto_work* done) const {
   const auto& sec = *config_.security;
-  std::string password;
   if (t.encryption_algorithm.empty()) {
     // Part 4 §7.41.2.2: a password in clear only inside an encrypted channel.
     if (channel.mode != ua::message_security_mode::sign_and_encrypt) {
@@ -279,29 +364,18 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
                    "encrypt", t.user_name.view());
       return ua::status::bad_identity_token_invalid;
     }
-    password = t.password.str();
-  } else {
-    if (t.encryption_algorithm.view() != channel.policy->encryption_algorithm_uri) {
-      spdlog::warn("ActivateSession refused: user '{}' sent the password encrypted with '{}', the policy {} uses '{}'",
-                   t.user_name.view(), t.encryption_algorithm.view(), channel.policy->name,
-                   channel.policy->encryption_algorithm_uri);
-      return ua::status::bad_identity_token_invalid;
-    }
-    auto secret = security::decrypt_secret(*channel.policy, sec.private_key, bytes_of(t.password), bytes_of(s.server_nonce));
-    if (!secret) {
-      spdlog::warn("ActivateSession refused: the password of user '{}' does not decrypt with the server key and the "
-                   "last server nonce", t.user_name.view());
-      return ua::status::bad_identity_token_invalid;
-    }
-    password = secret->str();
+  } else if (t.encryption_algorithm.view() != channel.policy->encryption_algorithm_uri) {
+    spdlog::warn("ActivateSession refused: user '{}' sent the password encrypted with '{}', the policy {} uses '{}'",
+                 t.user_name.view(), t.encryption_algorithm.view(), channel.policy->name,
+                 channel.policy->encryption_algorithm_uri);
+    return ua::status::bad_identity_token_invalid;
   }
+  // Worked out by a crypto worker for this very token and nonce, or here.
+  if (done && done->ran && done->check_password && done->policy == channel.policy && done->server_nonce == s.server_nonce)
+    return done->password_verdict;
   const auto users = sec.identities.users.get();
-  const auto verdict = users ? users->check(t.user_name.view(), password) : ua::status::bad_user_access_denied;
-  if (verdict.is_bad()) {
-    spdlog::warn("ActivateSession refused: wrong user name or password for user '{}'", t.user_name.view());
-    return ua::status::bad_user_access_denied;
-  }
-  return ua::status::good;
+  return password_verdict(*channel.policy, sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
+                          bytes_of(t.password), bytes_of(s.server_nonce), users.get());
 }
 
 ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
@@ -338,7 +412,8 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
 }
 
 session_manager::routed session_manager::activate_session(std::uint32_t channel_id,
-                                                          const ua::activate_session_request& req, const instant& now) {
+                                                          const ua::activate_session_request& req, const instant& now,
+                                                          const session_crypto_work* done) {
   session* s = lookup(req.request_header.authentication_token);
   if (!s) return fault(req.request_header, ua::status::bad_session_id_invalid, now);
   // Part 4 §5.7.3.1: the first activation happens on the channel that created the session; a
@@ -353,15 +428,19 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     if (!(peer.client_certificate == s->client_certificate))
       return fault(req.request_header, ua::status::bad_security_checks_failed, now);
     const auto& sec = *config_.security;
+    // Worked out by a crypto worker against this session's nonce, or here.
+    const bool worked = done && done->ran && done->verify_client && done->policy == peer.policy && done->server_nonce == s->server_nonce;
     if (!peer.policy->accepts_signature_algorithm(req.client_signature.algorithm.view()) ||
-        !security::verify(*peer.policy, s->client_certificate.public_key(),
-                          signed_data(sec.certificate.der(), bytes_of(s->server_nonce)), bytes_of(req.client_signature.signature))) {
+        !(worked ? done->client_signature_ok
+                 : security::verify(*peer.policy, s->client_certificate.public_key(),
+                                    signed_data(sec.certificate.der(), bytes_of(s->server_nonce)),
+                                    bytes_of(req.client_signature.signature)))) {
       spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
                    s->client_certificate.describe());
       return fault(req.request_header, ua::status::bad_application_signature_invalid, now);
     }
   }
-  if (const auto sc = check_identity(req, peer, *s, now); sc.is_bad()) return fault(req.request_header, sc, now);
+  if (const auto sc = check_identity(req, peer, *s, now, done); sc.is_bad()) return fault(req.request_header, sc, now);
 
   s->channel_id = channel_id;
   s->activated = true;

@@ -57,6 +57,44 @@ struct session {
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
 };
 
+// The expensive part of a CreateSession or an ActivateSession (docs/decisions/0022) with copies of
+// its inputs, so that a crypto worker can run it while the sessions go on: the server signature
+// of CreateSession (a private-key RSA operation), the ClientSignature of ActivateSession, and a
+// UserName token's password (decrypted with the server key, then checked against its PBKDF2
+// hash). route(..., &work) then uses the results instead of computing them; every cheap check
+// still happens there, on the sessions' own thread.
+struct session_crypto_work {
+  const security::security_policy* policy = nullptr;
+  security::rsa_key server_key;
+  // CreateSession (Part 4 §5.7.2.2): ServerSignature = sign(ClientCertificate + ClientNonce).
+  bool sign = false;
+  std::vector<std::uint8_t> to_sign;
+  // ActivateSession (Part 4 §5.7.3.2): ClientSignature over ServerCertificate + the session's
+  // last ServerNonce, with the client certificate's key.
+  bool verify_client = false;
+  security::rsa_key client_key;
+  std::vector<std::uint8_t> signed_data;
+  ua::byte_string client_signature;
+  // The session's ServerNonce when the work was prepared: the results count only while it is
+  // still the session's (another activation in between would have changed it).
+  ua::byte_string server_nonce;
+  // A UserName token (Part 4 §7.41.2.2): the password as the token carries it.
+  bool check_password = false;
+  bool password_encrypted = false;
+  std::string user_name;
+  ua::byte_string password;
+  std::shared_ptr<const security::user_store> users;
+
+  // Results, valid once `ran` (false: run() did not finish, and route() works them out itself).
+  bool ran = false;
+  ua::byte_string server_signature;
+  bool client_signature_ok = false;
+  ua::status_code password_verdict = ua::status::bad_user_access_denied;
+
+  // Thread-safe: touches only this object (and the user store, immutable once published).
+  void run();
+};
+
 // A session that ended, for the caller to release what hangs off it (subscriptions, ...).
 struct closed_session {
   ua::node_id session_id;
@@ -86,7 +124,11 @@ public:
   // (Bad_SessionIdInvalid, Bad_SecureChannelIdInvalid, Bad_SessionNotActivated) and goes to the
   // caller with its session, or is answered here with a ServiceFault.
   routed route(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
-               const instant& now);
+               const instant& now, const session_crypto_work* done = nullptr);
+
+  // The crypto work of this request, to run elsewhere before route() (docs/decisions/0022); null
+  // when it needs none (no security, not a session service, or refused by a cheap check anyway).
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const;
   routed route(const service_request& r, const instant& now) {
     return route(r.channel_id, *r.header, *r.message, now);
   }
@@ -104,16 +146,18 @@ private:
     std::size_t operator()(const ua::guid& g) const noexcept;
   };
 
-  routed create_session(std::uint32_t channel_id, const ua::create_session_request& req, const instant& now);
-  routed activate_session(std::uint32_t channel_id, const ua::activate_session_request& req, const instant& now);
+  routed create_session(std::uint32_t channel_id, const ua::create_session_request& req, const instant& now,
+                        const session_crypto_work* done);
+  routed activate_session(std::uint32_t channel_id, const ua::activate_session_request& req, const instant& now,
+                          const session_crypto_work* done);
   routed close_session(std::uint32_t channel_id, const ua::close_session_request& req, const instant& now);
   // The token check; Good or the status to fault with.
   ua::status_code check(std::uint32_t channel_id, const ua::node_id& token, session*& out);
   session* lookup(const ua::node_id& token) noexcept;
   ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel, session& s,
-                                 const instant& now) const;
+                                 const instant& now, const session_crypto_work* done) const;
   ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
-                                  const session& s) const;
+                                  const session& s, const session_crypto_work* done) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
                              const channel_peer& channel, const session& s, const instant& now,
                              std::string& thumbprint) const;

@@ -36,6 +36,13 @@ struct server_plan {
   // Where the session host runs (docs/decisions/0008): "multiplexer" (with the connections, no
   // crossing between threads per request) or "scheduler" (on a CAF worker).
   std::string session_host = "multiplexer";
+  // The asymmetric channel crypto, session signatures and password checks run on this many worker
+  // threads (docs/decisions/0022; 0: inline, on the connections' thread), with at most
+  // crypto_queue such tasks waiting before a newcomer is refused (Bad_TcpServerTooBusy /
+  // Bad_ServerTooBusy).
+  std::uint32_t crypto_workers = 2;
+  std::uint32_t crypto_queue = 64;
+  int crypto_nice = 10;  // the workers' niceness (Linux, per thread): the connections' thread comes first
   std::string profile = "default";                  // default | interop (the open62541 interop spec's server)
 
   // Security (Part 4 §5.5, Part 7). What the endpoints offer: "all" (None, and each policy in Sign

@@ -80,6 +80,11 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
     if (given("--writer-interval")) s.writer_interval = flags.writer_interval;
     if (given("--load-variables")) s.load_variables = flags.load_variables;
     if (given("--session-host")) s.session_host = flags.session_host;
+    if (given("--max-connections")) s.max_connections = flags.max_connections;
+    if (given("--max-sessions")) s.max_sessions = flags.max_sessions;
+    if (given("--crypto-workers")) s.crypto_workers = flags.crypto_workers;
+    if (given("--crypto-queue")) s.crypto_queue = flags.crypto_queue;
+    if (given("--crypto-nice")) s.crypto_nice = flags.crypto_nice;
     if (given("--profile")) s.profile = flags.profile;
     if (given("--security")) s.security = flags.security;
     if (given("--pki")) s.pki_dir = flags.pki_dir;

@@ -133,6 +133,8 @@ constexpr std::string_view key_table[] = {
     "actors",
     "actors.session_host",
     "actors.threads",
+    "actors.crypto_workers",
+    "actors.crypto_queue",
 };
 
 bool is_known(std::string_view pattern) {
@@ -1072,6 +1074,15 @@ private:
     s.choice("session_host", {"multiplexer", "scheduler"}, host);
     for (auto& plan : p_.servers) plan.session_host = host;
     s.integer("threads", 1, 64, p_.threads);
+    // docs/decisions/0022: where the channel and session crypto runs, and how much may wait.
+    std::uint32_t workers = server_.crypto_workers;
+    std::uint32_t queue = server_.crypto_queue;
+    s.integer("crypto_workers", 0, 64, workers);
+    s.integer("crypto_queue", 1, 1'000'000, queue);
+    for (auto& plan : p_.servers) {
+      plan.crypto_workers = workers;
+      plan.crypto_queue = queue;
+    }
   }
 
   void finish() {

@@ -95,6 +95,46 @@ TEST_CASE("chunk_reader: several whole chunks in one put are handed out in place
   CHECK_FALSE(reader.holds_partial_chunk());
 }
 
+TEST_CASE("chunk_reader: pause() after a chunk returns the bytes used so far; the rest, put again, yields the others",
+          "[protocol]") {
+  const auto f = three_chunk_stream();
+  // Pausing after each chunk in turn (as a connection does behind an OpenSecureChannel), at every
+  // cut of the stream into two receives: the chunks come out the same and in order.
+  for (std::size_t pause_after = 0; pause_after < f.chunks.size(); ++pause_after) {
+    for (std::size_t cut = 1; cut < f.stream.size(); cut += 7) {
+      ua::chunk_reader reader({});
+      std::vector<seen_chunk> seen;
+      test::bytes pending;
+      const test::bytes parts[] = {test::bytes(f.stream.begin(), f.stream.begin() + static_cast<std::ptrdiff_t>(cut)),
+                                   test::bytes(f.stream.begin() + static_cast<std::ptrdiff_t>(cut), f.stream.end())};
+      std::size_t paused = 0;
+      const auto put_all = [&] {
+        for (int round = 0; round < 10; ++round) {
+          const auto before = seen.size();
+          const auto used = reader.put(pending, [&](const ua::chunk_view& c) {
+            seen.push_back({c.type, c.chunk, test::bytes(c.bytes.begin(), c.bytes.end())});
+            if (seen.size() - 1 == pause_after) {
+              reader.pause();
+              ++paused;
+            }
+          });
+          REQUIRE(used.has_value());
+          pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(*used));
+          if (seen.size() == before) return;  // nothing more in what is pending
+        }
+      };
+      for (const auto& part : parts) {
+        pending.insert(pending.end(), part.begin(), part.end());
+        put_all();
+      }
+      INFO("pause after chunk " << pause_after << ", cut at " << cut);
+      CHECK(paused == 1);
+      CHECK(seen == f.chunks);
+      CHECK(pending.empty());
+    }
+  }
+}
+
 TEST_CASE("chunk_reader: a stream split at any byte yields the same chunks", "[protocol]") {
   const auto f = three_chunk_stream();
   for (std::size_t cut = 1; cut < f.stream.size(); ++cut) {
