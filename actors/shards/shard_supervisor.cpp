@@ -49,6 +49,7 @@ using deadline_atom = caf::atom_constant<caf::atom("shdead")>;
 using restart_atom = caf::atom_constant<caf::atom("shrest")>;
 using load_due_atom = caf::atom_constant<caf::atom("shload")>;
 using beat_atom = caf::atom_constant<caf::atom("shbeat")>;
+using flush_atom = caf::atom_constant<caf::atom("shflush")>;
 
 using clock = std::chrono::steady_clock;
 
@@ -82,6 +83,7 @@ struct supervisor_state {
   std::vector<scripting::output_value> out;
   std::vector<std::byte> frame;
   bool scheduled = false;
+  bool flush_scheduled = false;
   std::optional<clock::time_point> timer;
   bool stopping = false;
 
@@ -230,7 +232,6 @@ public:
     auto& st = *st_;
     const auto now = clock::now();
     st.ready.clear();
-    st.out.clear();
     st.set.take_ready(now, st.ready, st.out);
     for (auto& r : st.ready) {
       if (const auto w = route(r.item)) {
@@ -248,7 +249,15 @@ public:
     }
   }
 
+  // Outputs leave once the mailbox holds no more results: the results of a streamed batch that
+  // arrived together become one value batch.
   void publish() {
+    if (st_->out.empty() || st_->flush_scheduled) return;
+    st_->flush_scheduled = true;
+    self_->send(self_, flush_atom::value);
+  }
+  void flush() {
+    st_->flush_scheduled = false;
     if (!st_->out.empty()) st_->setup.publish(st_->out);
     st_->out.clear();
   }
@@ -460,6 +469,7 @@ caf::behavior shard_supervisor(caf::event_based_actor* self, std::shared_ptr<sup
       [sup](restart_atom, std::uint32_t w) { sup->start(w); },
       [sup](load_due_atom, std::uint32_t w, std::uint64_t incarnation) { sup->load_due(w, incarnation); },
       [sup](beat_atom) { sup->beat(); },
+      [sup](flush_atom) { sup->flush(); },
   };
 }
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -44,7 +45,9 @@ struct plant {
     client_options o;
     o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv->port());
     o.request_timeout = 10s;
-    peer.emplace(std::move(*rt.connect(o)));
+    auto c = rt.connect(o);
+    REQUIRE(c.has_value());
+    peer.emplace(std::move(*c));
   }
 
   node_id id(std::string_view s) const { return node_id::string(ns, s); }
@@ -129,7 +132,9 @@ TEST_CASE("scripts in process: virtual tags, an alarm and a calculation follow t
   calc.kind = script_kind::calculation;
   calc.period = 10ms;
   plan.scripts.push_back(calc);
-  REQUIRE(p.srv->add_scripts(plan).ok());
+  const auto report = p.srv->add_scripts(plan);
+  for (const auto& e : report.errors) UNSCOPED_INFO(e);
+  REQUIRE(report.ok());
   // Inputs without values yet (a Double starts null here): the output says so.
   CHECK(p.until_status("Flow", ua::status::bad_waiting_for_initial_data));
   for (int k = 0; k < 20; ++k) p.set({{"P1", 100.0 + k}, {"P2", double(k)}});
@@ -182,9 +187,11 @@ TEST_CASE("scripts in process: an error, a memory bomb and a runaway are contain
   CHECK(p.until_value("Flow", 2));
   p.set({{"P1", 2}});
   CHECK(p.until_status("Slow", ua::status::bad_out_of_service));  // the second strike quarantines
+  CHECK(p.until_status("Bomb", ua::status::bad_out_of_service));  // the memory limit strikes too
+  CHECK(p.until_status("Ratio", ua::status::bad_internal_error));  // a script error never does
   CHECK(p.until_value("Flow", 4));
   const auto m = p.srv->scripts_metrics();
-  CHECK(m.quarantines == 1);
+  CHECK(m.quarantines == 2);
   CHECK(m.errors >= 4);
 }
 
