@@ -86,7 +86,9 @@ struct plant {
       if (ok(read(name))) return true;
       std::this_thread::sleep_for(2ms);
     }
-    INFO(name << " last: " << read(name).status.to_string());
+    const auto last = read(name);
+    const auto* d = last.value.get_if<double>();
+    UNSCOPED_INFO(name << " last: " << last.status.to_string() << " " << (d ? std::to_string(*d) : std::string("(no Double)")));
     return false;
   }
   bool until_value(const std::string& name, double v) {
@@ -252,7 +254,7 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
   REQUIRE(p.srv->add_scripts(plan).ok());
   REQUIRE(until([&] { return p.srv->scripts_metrics().workers_up == 2; }));
   for (int k = 0; k < 20; ++k) p.set({{"P1", 100.0 + k}, {"P2", double(k + 1)}});
-  CHECK(p.until_value("Flow", 100));
+  CHECK(p.until_value("Flow", 99));
   CHECK(p.until_value("Ratio", 119.0 / 20.0));
   CHECK(p.until_bool("High", true));
   CHECK(p.until_status("Other", ua::status::bad_internal_error));
@@ -314,8 +316,9 @@ TEST_CASE("scripts out of process: a memory bomb hits the worker's limit; the wo
   plant p;
   auto plan = out_of_process(1);
   plan.limits.memory_bytes = 16u << 20;
-  plan.scripts.push_back(p.tag("Bomb", "(function() local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end end)()",
-                               {{"p1", "P1"}}));
+  // One allocation past the limit: refused by the state's allocator at once (a loop of small ones,
+  // engine_test's bomb, can take the emergency collector long enough to meet the deadline instead).
+  plan.scripts.push_back(p.tag("Bomb", "#string.rep('x', 1 << 30) + p1", {{"p1", "P1"}}));
   plan.scripts.push_back(p.tag("Flow", "p1 * 3", {{"p1", "P1"}}));
   REQUIRE(p.srv->add_scripts(plan).ok());
   p.set({{"P1", 2}});
