@@ -1135,10 +1135,13 @@ private:
         if (auto e = compile.load(spec); !e.empty()) c_.error(*t.get(source_key), s.key(source_key), e.substr(spec.name.size() + 2));
       }
       std::int64_t ms = 0;
-      if (s.integer("period_ms", 1, 86'400'000, ms)) d.period = std::chrono::milliseconds(ms);
-      if (s.integer("on_delay_ms", 0, 86'400'000, ms)) d.on_delay = std::chrono::milliseconds(ms);
-      if (s.integer("off_delay_ms", 0, 86'400'000, ms)) d.off_delay = std::chrono::milliseconds(ms);
-      s.number("hysteresis", 0, 1e300, d.hysteresis);
+      if (kind == script_kind::calculation && s.integer("period_ms", 1, 86'400'000, ms))
+        d.period = std::chrono::milliseconds(ms);
+      if (kind == script_kind::alarm) {
+        if (s.integer("on_delay_ms", 0, 86'400'000, ms)) d.on_delay = std::chrono::milliseconds(ms);
+        if (s.integer("off_delay_ms", 0, 86'400'000, ms)) d.off_delay = std::chrono::milliseconds(ms);
+        s.number("hysteresis", 0, 1e300, d.hysteresis);
+      }
       p_.scripts.scripts.push_back(std::move(d));
     }
   }
