@@ -69,7 +69,7 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
   sources.metrics = [&runtime, &ready] {
     std::vector<uactor::app::endpoint_sample> endpoints;
     if (ready.load(std::memory_order_acquire))
-      for (const auto* s : runtime.servers()) endpoints.push_back({s->endpoint_url(), s->metrics()});
+      for (const auto* s : runtime.servers()) endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics()});
     auto process = uactor::app::sample_process();
     process.writer_cycles = runtime.writer_cycles();
     return uactor::app::prometheus_text(endpoints, process);
