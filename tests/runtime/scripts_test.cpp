@@ -125,7 +125,7 @@ std::string uactor_bin() {
 
 }  // namespace
 
-TEST_CASE("scripts in process: virtual tags, an alarm and a calculation follow their inputs", "[scripts]") {
+TEST_CASE("scripts in process: virtual tags and an alarm and a calculation follow their inputs", "[scripts]") {
   plant p;
   script_plan plan;
   plan.scripts.push_back(p.tag("Flow", "p1 - p2", {{"p1", "P1"}, {"p2", "P2"}}));
@@ -149,7 +149,7 @@ TEST_CASE("scripts in process: virtual tags, an alarm and a calculation follow t
   CHECK(p.srv->scripts_metrics().evaluations > 3);
 }
 
-TEST_CASE("scripts: a syntax error, an unknown node, a bad output type refuse the plan and start nothing", "[scripts]") {
+TEST_CASE("scripts: a syntax error and an unknown node and a bad output type refuse the plan and start nothing", "[scripts]") {
   plant p;
   script_plan plan;
   plan.scripts.push_back(p.tag("Flow", "p1 +* 2", {{"p1", "P1"}}));
@@ -169,7 +169,7 @@ TEST_CASE("scripts: a syntax error, an unknown node, a bad output type refuse th
   CHECK(p.srv->scripts_metrics().evaluations == 0);
 }
 
-TEST_CASE("scripts in process: an error, a memory bomb and a runaway are contained; the others go on", "[scripts]") {
+TEST_CASE("scripts in process: an error and a memory bomb and a runaway are contained and the others go on", "[scripts]") {
   plant p;
   script_plan plan;
   plan.limits.memory_bytes = 8u << 20;
@@ -198,7 +198,7 @@ TEST_CASE("scripts in process: an error, a memory bomb and a runaway are contain
 }
 
 // The worker end alone, over a socket pair, on a thread: hostile and truncated frames.
-TEST_CASE("worker: an oversized header or an unknown frame ends it with 2; a closed host with 0", "[scripts]") {
+TEST_CASE("worker: an oversized header or an unknown frame ends it with 2 and a closed host with 0", "[scripts]") {
   const auto run = [](std::vector<std::byte> bytes, bool close_after) {
     int sv[2];
     REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
@@ -266,7 +266,7 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
   CHECK(m.worker_deaths == 0);
 }
 
-TEST_CASE("scripts out of process: a runaway's worker is killed, the culprit struck and quarantined, "
+TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit struck and quarantined and "
           "its victims run elsewhere, the shard restored", "[.scripts-oop]") {
   REQUIRE_FALSE(uactor_bin().empty());
   plant p;
@@ -311,7 +311,7 @@ TEST_CASE("scripts out of process: a runaway's worker is killed, the culprit str
   CHECK(m.victims >= 1);
 }
 
-TEST_CASE("scripts out of process: a memory bomb hits the worker's limit; the worker lives on", "[.scripts-oop]") {
+TEST_CASE("scripts out of process: a memory bomb hits the worker's limit and the worker lives on", "[.scripts-oop]") {
   REQUIRE_FALSE(uactor_bin().empty());
   plant p;
   auto plan = out_of_process(1);
@@ -329,7 +329,7 @@ TEST_CASE("scripts out of process: a memory bomb hits the worker's limit; the wo
   CHECK(p.srv->scripts_metrics().worker_deaths == 0);
 }
 
-TEST_CASE("scripts out of process: a worker killed from outside mid-batch blames nobody; the shard comes back, "
+TEST_CASE("scripts out of process: a worker killed from outside mid-batch blames nobody and the shard comes back and "
           "an active alarm stays active", "[.scripts-oop]") {
   REQUIRE_FALSE(uactor_bin().empty());
   plant p;

@@ -97,7 +97,7 @@ TEST_CASE("frames: a header of length 0 or over the limit gets Bad_EncodingLimit
   }
 }
 
-TEST_CASE("frames: every truncation of a body, and trailing bytes, get Bad_DecodingError", "[scripts]") {
+TEST_CASE("frames: every truncation of a body and trailing bytes and get Bad_DecodingError", "[scripts]") {
   const auto stream = sample_stream();
   frame_reader reader;
   std::vector<std::vector<std::byte>> frames;

@@ -53,7 +53,7 @@ struct harness {
 
 }  // namespace
 
-TEST_CASE("script_set: many changes before a pass make one run, with the latest values", "[scripts]") {
+TEST_CASE("script_set: many changes before a pass make one run and with the latest values", "[scripts]") {
   harness h({item(item_kind::virtual_tag, "a + b", {0, 1}, {"a", "b"})}, 2);
   h.set.input_changed(0, good(1));
   h.set.input_changed(1, good(2));
@@ -66,7 +66,7 @@ TEST_CASE("script_set: many changes before a pass make one run, with the latest 
   REQUIRE(h.runs == 1);  // nothing changed: nothing runs
 }
 
-TEST_CASE("script_set: a missing input holds the run back; a bad one is passed on", "[scripts]") {
+TEST_CASE("script_set: a missing input holds the run back and a bad one is passed on", "[scripts]") {
   harness h({item(item_kind::virtual_tag, "a * 2", {0}, {"a"})}, 1);
   h.pass();
   REQUIRE(h.runs == 0);
@@ -149,7 +149,7 @@ TEST_CASE("script_set: a calculation runs on its period and keeps its state", "[
   REQUIRE(h.set.next_due() > h.now);
 }
 
-TEST_CASE("script_set: runs stopped by a limit strike; the third quarantines; a script error does not", "[scripts]") {
+TEST_CASE("script_set: runs stopped by a limit strike and the third quarantines and a script error does not", "[scripts]") {
   harness h({item(item_kind::virtual_tag, "a.b", {0}, {"a"})}, 1, set_policy{3});
   h.set.input_changed(0, good(1));
   h.pass();
@@ -175,7 +175,7 @@ TEST_CASE("script_set: runs stopped by a limit strike; the third quarantines; a 
   REQUIRE(ready.empty());  // never again
 }
 
-TEST_CASE("script_set: a runner fault never clears an active alarm; a victim runs again unstruck", "[scripts]") {
+TEST_CASE("script_set: a runner fault never clears an active alarm and a victim runs again unstruck", "[scripts]") {
   harness h({item(item_kind::alarm, "p > 80", {0}, {"p"})}, 1);
   h.set.input_changed(0, good(90));
   h.pass();
