@@ -361,3 +361,23 @@ TEST_CASE("scripts out of process: a worker killed from outside mid-batch blames
   CHECK(m.workers_up == 1);
   CHECK(m.worker_pids.at(0) != pid);
 }
+
+TEST_CASE("scripts out of process: a hung worker (SIGSTOP) misses its heartbeats and is replaced", "[.scripts-oop]") {
+  REQUIRE_FALSE(uactor_bin().empty());
+  plant p;
+  auto plan = out_of_process(1);
+  plan.scripts.push_back(p.tag("Flow", "p1 * 2", {{"p1", "P1"}}));
+  REQUIRE(p.srv->add_scripts(plan).ok());
+  p.set({{"P1", 1}});
+  CHECK(p.until_value("Flow", 2));
+  const int pid = p.srv->scripts_metrics().worker_pids.at(0);
+  REQUIRE(::kill(pid, SIGSTOP) == 0);
+  // Idle and silent for 4 heartbeats (2 s): killed, restarted.
+  REQUIRE(until([&] {
+    const auto m = p.srv->scripts_metrics();
+    return m.worker_deaths == 1 && m.workers_up == 1 && m.worker_pids.at(0) != pid;
+  }));
+  p.set({{"P1", 4}});
+  CHECK(p.until_value("Flow", 8));
+  CHECK(p.srv->scripts_metrics().quarantines == 0);
+}
