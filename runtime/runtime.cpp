@@ -25,6 +25,8 @@
 #include "actors/server/server_security.hpp"
 #include "actors/server/services/discovery.hpp"
 #include "runtime/nodeset_loader.hpp"
+#include "runtime/scripts.hpp"
+#include "actors/shards/runner.hpp"
 #include "security/certificate.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
@@ -384,9 +386,98 @@ public:
 
   server_metrics metrics() const override { return handle_.metrics ? handle_.metrics->snapshot() : server_metrics{}; }
 
+  // docs/scripts.md: checked whole (compiled here, nodes and types on the host), then the runner is
+  // spawned and the host's watch of the inputs installed; outputs go through the value door.
+  script_report add_scripts(const script_plan& plan) override {
+    script_report report;
+    app::check_scripts(plan, report.errors);
+    if (!report.ok()) return report;
+    struct resolved {
+      actors::runner_setup setup;
+      std::vector<ua::node_index> inputs;
+      std::vector<value_handle> outputs;
+      std::vector<std::string> errors;
+    };
+    ua::status_code failed;
+    auto r = run_on_host([&plan](actors::server_core& core) {
+      auto res = std::make_shared<resolved>();
+      app::resolve_scripts(plan, core.space(), res->setup, res->inputs, res->outputs, res->errors);
+      return res;
+    }, failed);
+    if (!r) {
+      report.errors.push_back("scripts: the server did not answer: " + failed.to_string());
+      return report;
+    }
+    auto& res = **r;
+    if (!res.errors.empty()) {
+      report.errors = std::move(res.errors);
+      return report;
+    }
+    auto& setup = res.setup;
+    setup.policy.strikes = plan.limits.strikes;
+    setup.limits.memory_bytes = plan.limits.memory_bytes;
+    setup.limits.max_instructions = plan.limits.max_instructions;
+    setup.soft_deadline = plan.limits.soft_deadline;
+    setup.grace = plan.limits.grace;
+    setup.workers = plan.workers;
+    setup.worker_program = plan.worker_program;
+    setup.worker_address_space = plan.limits.worker_address_space;
+    // The runner's outputs: one value batch per pass, through the same door as the application's.
+    setup.publish = [door = door_, handles = res.outputs, batch = std::vector<value_update>()](
+                        std::span<const scripting::output_value> out) mutable {
+      batch.clear();
+      for (const auto& o : out) batch.push_back(value_update{handles[o.item], o.value, o.status, {}});
+      if (const auto sc = door->write_values(batch); sc.is_bad() && sc != ua::status::bad_server_halted)
+        spdlog::warn("scripts: {} output values not taken: {}", batch.size(), sc.to_string());
+    };
+    auto counters = setup.counters;
+    auto& sys = handle_.host.home_system();
+    caf::actor runner = plan.runner == script_runner::out_of_process
+                            ? actors::spawn_shard_supervisor(sys, std::move(setup), handle_.host)
+                            : actors::spawn_in_process_runner(sys, std::move(setup), handle_.host);
+    auto watched = run_on_host([inputs = std::move(res.inputs), runner](actors::server_core& core) {
+      return core.watches().add(core.space(), inputs, [runner](actors::watched_changes&& changes) {
+        caf::anon_send(runner, actors::input_changes_ptr(std::make_shared<const actors::watched_changes>(std::move(changes))));
+      });
+    }, failed);
+    if (!watched) {
+      caf::anon_send_exit(runner, caf::exit_reason::user_shutdown);
+      report.errors.push_back("scripts: the server did not answer: " + failed.to_string());
+      return report;
+    }
+    std::lock_guard lock(scripts_mutex_);
+    script_counters_.push_back(std::move(counters));
+    runners_.push_back(std::move(runner));
+    return report;
+  }
+
+  script_metrics scripts_metrics() const override {
+    script_metrics m;
+    std::lock_guard lock(scripts_mutex_);
+    for (const auto& c : script_counters_) {
+      m.evaluations += c->evaluations;
+      m.errors += c->errors;
+      m.timeouts += c->timeouts;
+      m.kills += c->kills;
+      m.quarantines += c->quarantines;
+      m.victims += c->victims;
+      m.worker_starts += c->worker_starts;
+      m.worker_deaths += c->worker_deaths;
+      m.queue_depth += c->queue_depth;
+      m.eval_ns += c->eval_ns;
+      m.workers_up += c->workers_up;
+      m.worker_pids = c->worker_pids();
+    }
+    return m;
+  }
+
   void stop() override {
     if (stopped_.exchange(true)) return;
     door_->stopped.store(true, std::memory_order_release);
+    {
+      std::lock_guard lock(scripts_mutex_);
+      for (auto& r : runners_) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+    }
     actors::stop_server(handle_);
   }
 
@@ -445,6 +536,9 @@ private:
   std::shared_ptr<value_door> door_;
   std::thread::id host_thread_;
   std::atomic<bool> stopped_{false};
+  mutable std::mutex scripts_mutex_;
+  std::vector<std::shared_ptr<actors::script_counters>> script_counters_;
+  std::vector<caf::actor> runners_;  // they end with the host (they monitor it)
   // The models NodeSets loaded (namespace 0's first); touched only by host jobs.
   std::shared_ptr<std::vector<nodeset::model>> models_ =
       std::make_shared<std::vector<nodeset::model>>(1, nodeset::namespace0_model());

@@ -36,9 +36,11 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       sessions_(with_endpoints(config_.sessions, config_.description)),
       subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)),
       conditions_(std::make_unique<condition_manager>(subscriptions_->fields())),
+      watches_(std::make_unique<value_watches>()),
       fanout_(std::make_unique<change_fanout>()) {
   fanout_->subscriptions = subscriptions_.get();
   fanout_->conditions = conditions_.get();
+  fanout_->watches = watches_.get();
   space_.set_observer(fanout_.get());
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();

@@ -19,6 +19,7 @@
 #include "actors/server/services/service_limits.hpp"
 #include "actors/server/server_metrics.hpp"
 #include "actors/server/session_manager.hpp"
+#include "actors/server/value_watch.hpp"
 #include "actors/server/subscriptions/conditions.hpp"
 #include "actors/server/subscriptions/subscription_manager.hpp"
 #include "protocol/address_space.hpp"
@@ -115,6 +116,10 @@ public:
   ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
+  // The application's own watchers of value changes (value_watch.hpp: the script runners);
+  // flushed by the host after each message it handles.
+  value_watches& watches() noexcept { return *watches_; }
+
   // Where this server counts (server_metrics.hpp): requests and their results, publishing cycles,
   // application values, and the gauges refreshed by on_tick. Null: nothing is counted.
   void set_metrics(std::shared_ptr<metrics_registry> m) noexcept { metrics_ = std::move(m); }
@@ -159,9 +164,11 @@ private:
   struct change_fanout final : ua::value_observer {
     subscription_manager* subscriptions = nullptr;
     condition_manager* conditions = nullptr;
+    value_watches* watches = nullptr;
     void value_changed(ua::node_index n, const ua::data_value& v) override {
       subscriptions->value_changed(n, v);
       conditions->value_changed(n, v);
+      watches->value_changed(n, v);
     }
   };
 
@@ -172,6 +179,7 @@ private:
   // On the heap: the address space points at it (its value_observer) and server_core moves.
   std::unique_ptr<subscription_manager> subscriptions_;
   std::unique_ptr<condition_manager> conditions_;
+  std::unique_ptr<value_watches> watches_;
   std::unique_ptr<change_fanout> fanout_;
   application_calls app_;
   std::shared_ptr<metrics_registry> metrics_;

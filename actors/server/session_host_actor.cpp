@@ -112,6 +112,7 @@ void ask_application(Self* self, host_state& st) {
 
 template <class Self>
 void push_deferred(Self* self, host_state& st) {
+  st.core->watches().flush();
   ask_application(self, st);
   if (const auto d = st.core->deferred(); !d.empty()) {
     push_responses(self, st, d);
@@ -221,6 +222,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       if (dropped) spdlog::warn("application: {} of {} values name no variable (removed?): dropped", dropped,
                                 batch->values.size());
       if (auto pool = batch->pool.lock()) pool->give_back(std::move(batch));
+      st->core->watches().flush();
     },
     [st](const event_batch_ptr& batch) {
       const instant now = now_instant();

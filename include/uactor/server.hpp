@@ -18,6 +18,7 @@
 #include "uactor/executor.hpp"
 #include "uactor/metrics.hpp"
 #include "uactor/nodes.hpp"
+#include "uactor/scripts.hpp"
 
 namespace uactor {
 
@@ -261,6 +262,15 @@ public:
   // answer: never call from an inline handler. Bad_NodeIdExists, Bad_NodeIdUnknown (the input),
   // Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (limits).
   virtual status_code add_limit_alarm(const limit_alarm& alarm) = 0;
+
+  // Scripts (docs/scripts.md): checks the whole plan (nodes, output types, every script compiled),
+  // then starts its runner, which reads the inputs' values as the server stores them and writes
+  // each output through a value batch. All or nothing: the errors, and nothing started. Waits for
+  // the server's answers: never call from an inline handler. May be called more than once (each
+  // plan its own runner).
+  virtual script_report add_scripts(const script_plan& plan) = 0;
+  // What the runners counted so far, summed over the plans (the worker pids of the last one).
+  virtual script_metrics scripts_metrics() const = 0;
 
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "uactor/nodes.hpp"
+#include "uactor/scripts.hpp"
 #include "uactor/server_plan.hpp"
 
 namespace uactor::config {
@@ -62,6 +63,7 @@ struct plant {
   std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
   std::vector<node_change> nodes;       // parents before children
   std::vector<writer_spec> writers;
+  script_plan scripts;                  // [scripts], [[virtual_tags]], [[calculations]], [[alarms]]
   std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
   logging_spec logging;
   metrics_spec metrics;

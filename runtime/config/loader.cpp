@@ -25,6 +25,7 @@
 #include <toml++/toml.h>
 
 #include "runtime/client_cli.hpp"
+#include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
 #include "security/policy.hpp"
 
@@ -120,6 +121,34 @@ constexpr std::string_view key_table[] = {
     "writers[].period_ms",
     "writers[].values",
     "writers[].seed",
+    "scripts",
+    "scripts.runner",
+    "scripts.workers",
+    "scripts.memory_mb",
+    "scripts.max_instructions",
+    "scripts.soft_deadline_ms",
+    "scripts.grace_ms",
+    "scripts.strikes",
+    "scripts.worker_address_space_mb",
+    "virtual_tags[]",
+    "virtual_tags[].name",
+    "virtual_tags[].output",
+    "virtual_tags[].inputs",
+    "virtual_tags[].expression",
+    "calculations[]",
+    "calculations[].name",
+    "calculations[].output",
+    "calculations[].inputs",
+    "calculations[].script",
+    "calculations[].period_ms",
+    "alarms[]",
+    "alarms[].name",
+    "alarms[].output",
+    "alarms[].inputs",
+    "alarms[].predicate",
+    "alarms[].on_delay_ms",
+    "alarms[].off_delay_ms",
+    "alarms[].hysteresis",
     "logging",
     "logging.level",
     "logging.format",
@@ -490,6 +519,7 @@ public:
     read_nodes(top, "variables");
     check_parents();
     read_writers(top);
+    read_scripts(top);
     read_logging(top);
     read_metrics(top);
     read_actors(top);
@@ -1019,6 +1049,102 @@ private:
         }
       }
       p_.writers.push_back(std::move(w));
+    }
+  }
+
+  // [scripts] and the three script sections (docs/scripts.md). Each script is compiled here, so a
+  // syntax error is reported at its source's line; nodes of this file are checked for their class
+  // and type, others (NodeSets, the demo namespace) when the server starts.
+  void read_scripts(section& top) {
+    auto& plan = p_.scripts;
+    if (const toml::table* t = sub_table(top, "scripts", c_)) {
+      section s(c_, *t, "scripts");
+      std::string runner = "in_process";
+      if (s.choice("runner", {"in_process", "out_of_process"}, runner))
+        plan.runner = runner == "out_of_process" ? script_runner::out_of_process : script_runner::in_process;
+      s.integer("workers", 1, 64, plan.workers);
+      std::int64_t mb = 64;
+      if (s.integer("memory_mb", 1, 65536, mb)) plan.limits.memory_bytes = static_cast<std::size_t>(mb) << 20;
+      s.integer("max_instructions", 0, std::numeric_limits<std::int64_t>::max(), plan.limits.max_instructions);
+      std::int64_t ms = 0;
+      if (s.integer("soft_deadline_ms", 1, 3'600'000, ms)) plan.limits.soft_deadline = std::chrono::milliseconds(ms);
+      if (s.integer("grace_ms", 0, 3'600'000, ms)) plan.limits.grace = std::chrono::milliseconds(ms);
+      s.integer("strikes", 1, 1000, plan.limits.strikes);
+      if (s.integer("worker_address_space_mb", 16, 1 << 20, mb))
+        plan.limits.worker_address_space = static_cast<std::size_t>(mb) << 20;
+    }
+    scripting::engine_limits limits;
+    limits.memory_bytes = plan.limits.memory_bytes;
+    scripting::engine compile(limits);
+    read_script_section(top, "virtual_tags", "expression", script_kind::virtual_tag, compile);
+    read_script_section(top, "calculations", "script", script_kind::calculation, compile);
+    read_script_section(top, "alarms", "predicate", script_kind::alarm, compile);
+  }
+
+  void read_script_section(section& top, const char* name, const char* source_key, script_kind kind,
+                           scripting::engine& compile) {
+    const auto* entries = table_array(top, name, c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("{}[{}]", name, i));
+      script_definition d;
+      d.kind = kind;
+      s.string("name", d.name);
+      std::string output;
+      if (!s.string("output", output)) {
+        if (!t.get("output")) c_.error(t.source(), s.key("output"), "missing (the variable the script writes)");
+      } else if (auto id = node(output, *t.get("output"), s.key("output"))) {
+        d.output = *id;
+        if (auto it = ids_.find(id->to_string()); it != ids_.end()) {
+          if (!it->second.variable)
+            c_.error(*t.get("output"), s.key("output"), fmt::format("{} is not a variable", output));
+          else if (kind == script_kind::alarm && it->second.type != ua::builtin_type::boolean)
+            c_.error(*t.get("output"), s.key("output"),
+                     fmt::format("{} is of type {}: an alarm writes a Boolean", output, app::builtin_type_name(it->second.type)));
+        }
+      }
+      if (const toml::node* in = s.get("inputs")) {
+        const auto* inputs = in->as_table();
+        if (!inputs) c_.error(*in, s.key("inputs"), fmt::format("expected a table of name = \"NodeId\", not {}", type_name(*in)));
+        else
+          for (auto&& [k, v] : *inputs) {
+            const auto key = s.key("inputs") + "." + std::string(k.str());
+            const auto* text = v.as_string();
+            if (!text) {
+              c_.error(v, key, fmt::format("expected a NodeId string, not {}", type_name(v)));
+              continue;
+            }
+            if (auto id = node(text->get(), v, key)) {
+              if (auto it = ids_.find(id->to_string()); it != ids_.end() && !it->second.variable)
+                c_.error(v, key, fmt::format("{} is not a variable", text->get()));
+              d.inputs.push_back({std::string(k.str()), *id});
+            }
+          }
+      } else if (kind != script_kind::calculation) {
+        c_.error(t.source(), s.key("inputs"), "missing (a table of name = \"NodeId\": the values the script reads)");
+      }
+      if (!s.string(source_key, d.source)) {
+        if (!t.get(source_key)) c_.error(t.source(), s.key(source_key), "missing (the Lua source)");
+      } else {
+        scripting::item_spec spec;
+        spec.kind = kind == script_kind::calculation ? scripting::item_kind::calculation
+                    : kind == script_kind::alarm     ? scripting::item_kind::alarm
+                                                     : scripting::item_kind::virtual_tag;
+        spec.name = s.key(source_key);
+        spec.source = d.source;
+        for (const auto& in : d.inputs) spec.input_names.push_back(in.name);
+        if (auto e = compile.load(spec); !e.empty()) c_.error(*t.get(source_key), s.key(source_key), e.substr(spec.name.size() + 2));
+      }
+      std::int64_t ms = 0;
+      if (kind == script_kind::calculation && s.integer("period_ms", 1, 86'400'000, ms))
+        d.period = std::chrono::milliseconds(ms);
+      if (kind == script_kind::alarm) {
+        if (s.integer("on_delay_ms", 0, 86'400'000, ms)) d.on_delay = std::chrono::milliseconds(ms);
+        if (s.integer("off_delay_ms", 0, 86'400'000, ms)) d.off_delay = std::chrono::milliseconds(ms);
+        s.number("hysteresis", 0, 1e300, d.hysteresis);
+      }
+      p_.scripts.scripts.push_back(std::move(d));
     }
   }
 

@@ -189,6 +189,16 @@ bool plant_runner::start(const plant& p, std::string& error) {
         return false;
       }
     }
+    // Scripts last: their inputs and outputs are the nodes above (docs/scripts.md).
+    if (!p.scripts.scripts.empty()) {
+      const auto report = srv.add_scripts(p.scripts);
+      if (!report.ok()) {
+        error = "the scripts could not start:";
+        for (const auto& e : report.errors) error += "\n  " + e;
+        stop();
+        return false;
+      }
+    }
     m.servers.push_back(&srv);
   }
   for (const auto& w : p.writers) {

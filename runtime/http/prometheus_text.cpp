@@ -110,6 +110,27 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
     wait_max.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.host_wait_max_ns) / 1e9, labels));
   }
 
+  // Scripts (docs/scripts.md), summed over the endpoint's script plans.
+  const auto per_scripts = [&](std::string name, std::string help, MetricType type, auto field, double scale = 1) {
+    auto& fam = f.add(std::move(name), std::move(help), type);
+    for (const auto& e : eps)
+      fam.metric.push_back(families::sample(type, static_cast<double>(e.scripts.*field) * scale, {{"endpoint", e.endpoint}}));
+  };
+  per_scripts("uactor_script_evaluations_total", "script runs completed", C::Counter, &script_metrics::evaluations);
+  per_scripts("uactor_script_errors_total", "script runs that failed (script errors and limits)", C::Counter,
+              &script_metrics::errors);
+  per_scripts("uactor_script_timeouts_total", "script runs past their soft deadline", C::Counter, &script_metrics::timeouts);
+  per_scripts("uactor_script_kills_total", "worker processes killed for a run past its hard deadline", C::Counter,
+              &script_metrics::kills);
+  per_scripts("uactor_script_quarantines_total", "scripts quarantined after their strikes", C::Counter,
+              &script_metrics::quarantines);
+  per_scripts("uactor_script_victims_total", "script runs lost with a worker and run again", C::Counter,
+              &script_metrics::victims);
+  per_scripts("uactor_script_worker_deaths_total", "worker processes that ended", C::Counter, &script_metrics::worker_deaths);
+  per_scripts("uactor_script_queue_depth", "script runs waiting for a worker", C::Gauge, &script_metrics::queue_depth);
+  per_scripts("uactor_script_workers_up", "worker processes serving", C::Gauge, &script_metrics::workers_up);
+  per_scripts("uactor_script_evaluation_seconds_total", "summed script run time", C::Counter, &script_metrics::eval_ns, 1e-9);
+
   f.add("uactor_writer_cycles_total", "ticks of the plant's [[writers]]", C::Counter)
       .metric.push_back(families::sample(C::Counter, static_cast<double>(process.writer_cycles), {}));
   f.add("process_cpu_seconds_total", "user and system CPU time", C::Counter)

@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "uactor/metrics.hpp"
+#include "uactor/scripts.hpp"
 
 namespace uactor::app {
 
 struct endpoint_sample {
   std::string endpoint;  // opc.tcp://host:port, the `endpoint` label
   server_metrics metrics;
+  script_metrics scripts;  // server::scripts_metrics() (docs/scripts.md)
 };
 
 struct process_sample {

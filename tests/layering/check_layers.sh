@@ -3,7 +3,8 @@
 # protocol <- security <- actors <- runtime <- scenarios, and protocol/ free of CAF, Asio,
 # Beast, OpenSSL and spdlog; security/ free of CAF, Asio and Beast; the public headers
 # (include/uactor/) free of CAF, Asio, Beast and of runtime/ and scenarios/; nodeset/ (the NodeSet2
-# importer) above protocol/ only: no security/, actors/, runtime/, scenarios/, no CAF, Asio or Beast.
+# importer) above protocol/ only: no security/, actors/, runtime/, scenarios/, no CAF, Asio or Beast;
+# scripting/ (the script engine) likewise.
 # Usage: check_layers.sh ROOT | check_layers.sh --self-test
 set -uo pipefail
 
@@ -15,9 +16,10 @@ check() {
     [actors]='"(runtime|scenarios)/'
     [runtime]='"scenarios/'
     [nodeset]='"(security|actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast|openssl)/'
+    [scripting]='"(security|actors|runtime|scenarios|nodeset)/|<(caf|boost/asio|boost/beast|openssl)/'
     [include]='"(runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
   )
-  for layer in protocol nodeset security actors runtime include; do
+  for layer in protocol nodeset scripting security actors runtime include; do
     [[ -d "$root/$layer" ]] || continue
     local hits
     hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*(${forbidden[$layer]})" "$root/$layer" \

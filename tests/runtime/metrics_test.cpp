@@ -176,7 +176,12 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   server_metrics m;
   m.connections_open = 3;
   m.services.push_back({"Read", 11, {{ua::status::bad_nothing_to_do, 2}}});
-  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m}}, {1.5, 4096, 9});
+  script_metrics sm;
+  sm.kills = 2;
+  sm.eval_ns = 1'500'000'000;
+  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm}}, {1.5, 4096, 9});
+  CHECK_THAT(text, Catch::Contains("uactor_script_kills_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\"} 1.5\n"));
   CHECK_THAT(text, Catch::Contains("# TYPE uactor_requests_total counter"));
   CHECK_THAT(text, Catch::Contains("uactor_requests_total{endpoint=\"opc.tcp://h:4840\",service=\"Read\"} 11\n"));
   CHECK_THAT(text, Catch::Contains(
