@@ -444,7 +444,7 @@ TEST_CASE("client subscription interop: ModifyMonitoredItems adds a deadband to 
   (void)values;
 }
 
-TEST_CASE("client subscription interop: explicit Republish of a retained message; an unknown one is not available",
+TEST_CASE("client subscription interop: explicit Republish of a retained message, an unknown one is not available",
           "[.][interop-subscription]") {
   seen s;  // outlives the client, whose handlers write into it
   auto c = connect(/*acknowledge=*/false);  // nothing acknowledged: every message stays retained

@@ -353,7 +353,7 @@ TEST_CASE("nodeset: each bad file is refused with its line, its NodeId and what 
   }
 }
 
-TEST_CASE("nodeset: a NodeId the server has already is a duplicate; every error is reported", "[nodeset]") {
+TEST_CASE("nodeset: a NodeId the server has already is a duplicate, every error is reported", "[nodeset]") {
   loaded s;
   REQUIRE(s.load(small_file).ok());
   const std::size_t before = s.as.size();

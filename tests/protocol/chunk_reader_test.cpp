@@ -95,7 +95,7 @@ TEST_CASE("chunk_reader: several whole chunks in one put are handed out in place
   CHECK_FALSE(reader.holds_partial_chunk());
 }
 
-TEST_CASE("chunk_reader: pause() after a chunk returns the bytes used so far; the rest, put again, yields the others",
+TEST_CASE("chunk_reader: pause() after a chunk returns the bytes used so far, the rest, put again, yields the others",
           "[protocol]") {
   const auto f = three_chunk_stream();
   // Pausing after each chunk in turn (as a connection does behind an OpenSecureChannel), at every

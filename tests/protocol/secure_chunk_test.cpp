@@ -98,7 +98,7 @@ TEST_CASE("secure_chunk: security header limits", "[protocol]") {
   CHECK(ua::parse_secure_chunk(out.bytes(), c, nullptr) == status::bad_encoding_limits_exceeded);
 }
 
-TEST_CASE("secure_chunk: HEL is not a secure chunk; the header size must be the chunk's", "[protocol]") {
+TEST_CASE("secure_chunk: HEL is not a secure chunk, the header size must be the chunk's", "[protocol]") {
   auto hel = test::from_hex("48 45 4c 46 10 00 00 00 00 00 00 00 00 00 00 00");
   ua::secure_chunk c;
   CHECK(ua::parse_secure_chunk(hel, c) == status::bad_tcp_message_type_invalid);

@@ -68,7 +68,7 @@ TEST_CASE("latency_histogram: percentiles agree with a sorted sample within the 
   REQUIRE(h.percentile(100.0) == all.back());
 }
 
-TEST_CASE("latency_histogram: empty reports zeros; merge equals recording everything in one", "[scenarios]") {
+TEST_CASE("latency_histogram: empty reports zeros, merge equals recording everything in one", "[scenarios]") {
   latency_histogram empty;
   REQUIRE(empty.count() == 0);
   REQUIRE(empty.percentile(50) == 0);

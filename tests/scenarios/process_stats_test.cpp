@@ -23,7 +23,7 @@ TEST_CASE("process_stats: the stats line parses back to the same figures", "[sce
   REQUIRE(uactor::app::parse_line(to_line(s)) == s);
 }
 
-TEST_CASE("process_stats: a line with a missing or malformed field is refused; unknown keys are skipped", "[scenarios]") {
+TEST_CASE("process_stats: a line with a missing or malformed field is refused, unknown keys are skipped", "[scenarios]") {
   using uactor::app::parse_line;
   REQUIRE_FALSE(parse_line("cpu_user_us=1 cpu_system_us=2 vcsw=3 ivcsw=4 peak_rss_kb=5 allocs=6"));
   REQUIRE_FALSE(parse_line("cpu_user_us=1 cpu_system_us=x vcsw=3 ivcsw=4 peak_rss_kb=5 allocs=6 alloc_bytes=7"));
@@ -35,7 +35,7 @@ TEST_CASE("process_stats: a line with a missing or malformed field is refused; u
   REQUIRE(s->allocated_bytes == 7);
 }
 
-TEST_CASE("process_stats: a window is the difference of its edges; the peak RSS is the later one", "[scenarios]") {
+TEST_CASE("process_stats: a window is the difference of its edges, the peak RSS is the later one", "[scenarios]") {
   process_stats a, b;
   a.cpu_user_us = 100; b.cpu_user_us = 350;
   a.cpu_system_us = 10; b.cpu_system_us = 20;

@@ -83,7 +83,7 @@ TEST_CASE("create_self_signed: v3, SHA-256, SAN URI/DNS/IP, the usages and ident
   CHECK(ASN1_STRING_type(serial) == V_ASN1_INTEGER);
 }
 
-TEST_CASE("create_self_signed: two certificates differ in serial and key; bad requests are refused", "[security]") {
+TEST_CASE("create_self_signed: two certificates differ in serial and key, bad requests are refused", "[security]") {
   certificate_request r;
   r.application_uri = "urn:a";
   auto a = create_self_signed(r, t0);
@@ -137,7 +137,7 @@ TEST_CASE("certificate: garbage, truncated and trailing bytes get Bad_Certificat
   }
 }
 
-TEST_CASE("certificate: a chain of leaf and issuer back to back splits into both; garbage after it fails",
+TEST_CASE("certificate: a chain of leaf and issuer back to back splits into both, garbage after it fails",
           "[security]") {
   const auto& a = shared_identity().cert;
   auto ca = make_cert({.common_name = "ca", .uri = "", .not_before = t0, .not_after = t0, .ca = true});
@@ -153,7 +153,7 @@ TEST_CASE("certificate: a chain of leaf and issuer back to back splits into both
   CHECK(certificate::chain_from_der(both).error() == ua::status::bad_certificate_invalid);
 }
 
-TEST_CASE("certificate: from_file reads DER and PEM; a missing file is Bad_NotFound", "[security]") {
+TEST_CASE("certificate: from_file reads DER and PEM, a missing file is Bad_NotFound", "[security]") {
   temp_dir dir;
   const auto& c = shared_identity().cert;
   write_file(dir.path() / "c.der", c.der());

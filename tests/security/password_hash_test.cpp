@@ -36,7 +36,7 @@ TEST_CASE("password_hash: a round trip verifies, a wrong password does not", "[s
   CHECK_FALSE(verify_password(nul, "a"));
 }
 
-TEST_CASE("password_hash: each hash has its own salt; the default work factor is used", "[security]") {
+TEST_CASE("password_hash: each hash has its own salt, the default work factor is used", "[security]") {
   const auto a = hash_password("same", fast);
   const auto b = hash_password("same", fast);
   CHECK(a != b);

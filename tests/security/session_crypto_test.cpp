@@ -37,7 +37,7 @@ const security_policy& policy(std::string_view name) {
 
 }  // namespace
 
-TEST_CASE("session_crypto: sign and verify with each policy; tampered data, signature or key fail", "[security]") {
+TEST_CASE("session_crypto: sign and verify with each policy, tampered data, signature or key fail", "[security]") {
   const auto& own = test_rsa_key(2048, 0);
   const auto& other = test_rsa_key(2048, 1);
   std::string data(900, 'd');  // certificate DER + nonce stand-in

@@ -301,7 +301,7 @@ TEST_CASE("symmetric_context: signed and encrypted with wrong padding gives Bad_
   CHECK(ctx.unprotect(chunk, msg_header_size) == ua::status::bad_security_checks_failed);
 }
 
-TEST_CASE("symmetric_context: mode None does nothing; Sign with policy None is a programmer error", "[security]") {
+TEST_CASE("symmetric_context: mode None does nothing, Sign with policy None is a programmer error", "[security]") {
   symmetric_context none(policy_none(), ua::message_security_mode::none, {});
   CHECK(none.chunk_security().signature_size == 0);
   bytes chunk(40, 0xab);

@@ -476,7 +476,7 @@ TEST_CASE("client: close sends CloseSession and CloseSecureChannel", "[actors][c
   REQUIRE(f.hooks->channels_closed_by_client.load() >= 1);
 }
 
-TEST_CASE("client: connect with its own actor system; a malformed endpoint URL is refused", "[actors][client]") {
+TEST_CASE("client: connect with its own actor system, a malformed endpoint URL is refused", "[actors][client]") {
   fixture f;
   auto c = client::connect(f.options());
   REQUIRE(c.has_value());

@@ -140,7 +140,7 @@ void send_all(int fd, const std::string& s) { REQUIRE(::send(fd, s.data(), s.siz
 
 }  // namespace
 
-TEST_CASE("fault_proxy: forwards both ways until cut; an RST to both ends", "[fault]") {
+TEST_CASE("fault_proxy: forwards both ways until cut, an RST to both ends", "[fault]") {
   echo_server echo;
   fault_proxy proxy(echo.port());
   const int fd = dial(proxy.port());
@@ -233,7 +233,7 @@ TEST_CASE("fault_proxy: a truncated answer: exactly N bytes, then an RST", "[fau
   ::close(fd);
 }
 
-TEST_CASE("fault_proxy: refusing resets new connections; then pairs again", "[fault]") {
+TEST_CASE("fault_proxy: refusing resets new connections, then pairs again", "[fault]") {
   echo_server echo;
   fault_proxy proxy(echo.port());
   proxy.set_refusing(true);

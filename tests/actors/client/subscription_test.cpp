@@ -289,7 +289,7 @@ TEST_CASE("client_subscription: Bad_NoSubscription and an expired lifetime close
   CHECK(e.publish_wanted() == 0);
 }
 
-TEST_CASE("client_subscription: a session error on Publish closes every subscription; unknown ids are ignored",
+TEST_CASE("client_subscription: a session error on Publish closes every subscription, unknown ids are ignored",
           "[client_subscription]") {
   subscription_engine e;
   recorder a;
@@ -304,7 +304,7 @@ TEST_CASE("client_subscription: a session error on Publish closes every subscrip
   CHECK(a.statuses[0].status == status::bad_session_id_invalid);
 }
 
-TEST_CASE("client_subscription: per-item handlers get their own item's changes; removed items get nothing",
+TEST_CASE("client_subscription: per-item handlers get their own item's changes, removed items get nothing",
           "[client_subscription]") {
   subscription_engine e;
   e.add(4, 100, 10, subscription_handlers{}, t0);

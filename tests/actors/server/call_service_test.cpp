@@ -316,7 +316,7 @@ TEST_CASE("call: a Method without an implementation is Bad_NotImplemented", "[ac
   CHECK(status_of(node_id(0, 2253), node_id(0, 11492), {ua_string("1")}) == status::bad_invalid_argument);
 }
 
-TEST_CASE("call: a method's own bad status is the result, without outputs; a throwing one is Bad_InternalError",
+TEST_CASE("call: a method's own bad status is the result, without outputs, a throwing one is Bad_InternalError",
           "[actors]") {
   auto r = call(request(t("obj"), t("fails")));
   CHECK(r.status_code == status::bad_user_access_denied);

@@ -210,7 +210,7 @@ TEST_CASE("connection broker: a Hello split at every byte (inside its header too
   }
 }
 
-TEST_CASE("connection broker: three MSG chunks in one receive become one batch; the answers leave together, in order",
+TEST_CASE("connection broker: three MSG chunks in one receive become one batch, the answers leave together, in order",
           "[actors]") {
   fixture f;
   caf::actor broker;
@@ -323,7 +323,7 @@ TEST_CASE("connection broker: past max_pending_requests it stops reading, and re
   REQUIRE(ids == std::vector<std::uint32_t>{first_id, first_id + 1, first_id + 2, first_id + 3, first_id + 4});
 }
 
-TEST_CASE("connection broker: a failed socket ends the broker; queued requests are dropped, a late answer too",
+TEST_CASE("connection broker: a failed socket ends the broker, queued requests are dropped, a late answer too",
           "[actors]") {
   fixture f;
   caf::actor broker;

@@ -130,7 +130,7 @@ TEST_CASE("event filter: the select clauses give the fields in order, null for a
   CHECK(out[3].empty());
 }
 
-TEST_CASE("event filter: invalid select clauses get their own status and a null field; none at all fails the item",
+TEST_CASE("event filter: invalid select clauses get their own status and a null field, none at all fails the item",
           "[events][filter]") {
   ua::event_filter f;
   f.select_clauses.push_back(path({"Severity"}, 58));                    // BaseObjectType: not an event type

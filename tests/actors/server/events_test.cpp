@@ -348,7 +348,7 @@ TEST_CASE("events: a full queue yields the EventQueueOverflow event, first when 
   }
 }
 
-TEST_CASE("events: a disabled item drops events; Modify replaces the where clause; Delete stops them", "[events]") {
+TEST_CASE("events: a disabled item drops events, Modify replaces the where clause, Delete stops them", "[events]") {
   auto core = make_core();
   client c(core);
   const auto sub = c.subscribe(100);

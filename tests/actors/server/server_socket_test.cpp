@@ -269,7 +269,7 @@ TEST_CASE("server: a Hello and then no OPN is closed by the same timeout", "[ser
   require_server_healthy(f, baseline);
 }
 
-TEST_CASE("server: connections past max_connections get Bad_TcpNotEnoughResources; a slot freed admits a new one",
+TEST_CASE("server: connections past max_connections get Bad_TcpNotEnoughResources, a slot freed admits a new one",
           "[server]") {
   test::server_fixture f;  // max_connections 4
   const auto baseline = f.running_actors();
@@ -303,7 +303,7 @@ TEST_CASE("server: connections past max_connections get Bad_TcpNotEnoughResource
   REQUIRE(f.wait_running_at_most(baseline) == baseline);
 }
 
-TEST_CASE("server: a peer that sends requests and never reads is stopped at a bound; others are still served",
+TEST_CASE("server: a peer that sends requests and never reads is stopped at a bound, others are still served",
           "[server]") {
   test::server_fixture f;
   const auto baseline = f.running_actors();

@@ -500,7 +500,7 @@ TEST_CASE("subscription: an absolute deadband drops the small changes", "[subscr
   CHECK(notes[2].value.value == ua::variant(2.7));
 }
 
-TEST_CASE("subscription: a percent deadband is a share of the EURange; without one it is unsupported",
+TEST_CASE("subscription: a percent deadband is a share of the EURange, without one it is unsupported",
           "[subscription]") {
   auto core = make_core();
   auto& as = core.space();
@@ -569,7 +569,7 @@ TEST_CASE("subscription: hostile filters get their status: NaN, negative, >100 %
   CHECK(core.subscriptions().monitored_item_count() == 0);
 }
 
-TEST_CASE("subscription: trigger Status ignores value changes; StatusValueTimestamp reports a new timestamp",
+TEST_CASE("subscription: trigger Status ignores value changes, StatusValueTimestamp reports a new timestamp",
           "[subscription]") {
   auto core = make_core();
   client c(core);
@@ -589,7 +589,7 @@ TEST_CASE("subscription: trigger Status ignores value changes; StatusValueTimest
   CHECK(handles == std::vector<std::uint32_t>{1, 2, 2, 2, 3, 3});
 }
 
-TEST_CASE("subscription: a sampling interval takes the latest value once per interval; 0 takes every change",
+TEST_CASE("subscription: a sampling interval takes the latest value once per interval, 0 takes every change",
           "[subscription]") {
   auto core = make_core();
   client c(core);
@@ -731,7 +731,7 @@ TEST_CASE("subscription: retransmission queue, acknowledgements and Republish", 
   CHECK(c.call_as<ua::republish_response>(rp).response_header.service_result == status::bad_subscription_id_invalid);
 }
 
-TEST_CASE("subscription: TransferSubscriptions moves a subscription; the old session is told", "[subscription]") {
+TEST_CASE("subscription: TransferSubscriptions moves a subscription, the old session is told", "[subscription]") {
   auto core = make_core();
   client a(core, 3);
   client b(core, 4);
@@ -853,7 +853,7 @@ TEST_CASE("subscription: TransferSubscriptions between two sessions of the same 
   CHECK(result_of(a.response) == status::bad_no_subscription);
 }
 
-TEST_CASE("subscription: another user's TransferSubscriptions gets Bad_UserAccessDenied; the owner keeps publishing",
+TEST_CASE("subscription: another user's TransferSubscriptions gets Bad_UserAccessDenied, the owner keeps publishing",
           "[subscription]") {
   auto core = make_secured_core();
   client a(core, secured_a, user("alice", "alice-pw"));
