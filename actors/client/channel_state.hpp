@@ -64,7 +64,7 @@ public:
   virtual ua::extension_object* storage_for(std::uint32_t request_id) noexcept = 0;
 
 protected:
-  ~response_storage() = default;
+  virtual ~response_storage() = default;  // virtual: the client actor's state is one (CAF destroys it)
 };
 
 class client_channel_state {

@@ -178,7 +178,8 @@ TEST_CASE("client: prepared Read, Write, Browse and Call allocate nothing per re
   c->close();
 }
 
-TEST_CASE("client: a prepared request refuses a second send while one is unanswered, and works after close() no more",
+TEST_CASE("client: a prepared request refuses a second send while one is unanswered, takes a changed request, "
+          "works in a second session, and answers Bad_ConnectionClosed after close()",
           "[.client-alloc]") {
   server_process server(uactor_bin(), {"run", "--host", "127.0.0.1", "--port", "{port}"});
   REQUIRE(server.start());
@@ -213,7 +214,17 @@ TEST_CASE("client: a prepared request refuses a second send while one is unanswe
   auto r = p.send_sync();
   REQUIRE(r);
   REQUIRE((*r)->results.size() == 2);
+  // A prepared request of a second session over the same channel.
+  auto session = c->open_session_sync("second");
+  REQUIRE(session);
+  auto in_session = session->prepare(read_one());
+  for (int i = 0; i < 3; ++i) {
+    auto a = in_session.send_sync();
+    REQUIRE(a);
+    REQUIRE((*a)->results.size() == 1);
+  }
   c->close();
+  REQUIRE(in_session.send_sync().error() == ua::status::bad_connection_closed);
   auto after = p.send_sync();
   REQUIRE_FALSE(after);
   REQUIRE(after.error() == ua::status::bad_connection_closed);
