@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <system_error>
 #include <charconv>
 #include <deque>
 #include <optional>
 #include <random>
+#include <system_error>
 #include <vector>
 
 #include <caf/io/network/default_multiplexer.hpp>
@@ -106,17 +106,11 @@ void client_inbox::take(std::vector<client_call_ptr>& out) {
   wake_outstanding_ = false;
 }
 
-bool client_inbox::empty() {
-  std::lock_guard lock(mutex_);
-  return queue_.empty();
-}
-
 void client_inbox::close(ua::status_code why) {
   std::vector<client_call_ptr> left;
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    close_status_ = why;
     left.swap(queue_);
   }
   for (auto& c : left) c->finish(why);

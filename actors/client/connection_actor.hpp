@@ -160,7 +160,6 @@ public:
   int take_actor_socket() noexcept;
   // Moves the queued calls into `out` (whose storage is swapped, not freed).
   void take(std::vector<client_call_ptr>& out);
-  bool empty();
   // The actor is gone: queued calls and every later submit are answered Bad_ConnectionClosed.
   void close(ua::status_code why);
 
@@ -181,7 +180,6 @@ private:
   std::vector<client_call_ptr> queue_;
   bool wake_outstanding_ = false;
   bool closed_ = false;
-  ua::status_code close_status_ = ua::status::bad_connection_closed;
   int app_socket_ = -1;
   int actor_socket_ = -1;
 };
