@@ -216,8 +216,10 @@ client_channel_state::event client_channel_state::on_message(const ua::chunk_vie
     case ua::message_assembler::outcome::complete:
       break;
   }
+  ua::extension_object* into = storage_ ? storage_->storage_for(assembled->request_id) : nullptr;
+  if (!into) into = &message_;
   // A body that does not decode fails its request only: the chunk framing is intact.
-  if (const auto sc = ua::decode_message(assembled->body, message_, config_.decode); sc.is_bad()) {
+  if (const auto sc = ua::decode_message(assembled->body, *into, config_.decode); sc.is_bad()) {
     response_.status = sc == ua::status::bad_service_unsupported ? ua::status::bad_unknown_response : sc;
     return event::response;
   }
@@ -230,7 +232,7 @@ client_channel_state::event client_channel_state::on_message(const ua::chunk_vie
   ua::decode(d, timestamp);
   response_.request_handle = d.read<std::uint32_t>();
   response_.status = ua::status::good;
-  response_.message = &message_;
+  response_.message = into;
   return event::response;
 }
 

@@ -56,6 +56,17 @@ struct client_response {
   ua::extension_object* message = nullptr;  // the response (a ServiceFault too); null when status is bad
 };
 
+// Where the response to a request is decoded: the storage of the call that waits for it, kept
+// from one request to the next so that the same response type decodes in place without allocating
+// (docs/decisions/0023). Null: the channel's own message.
+class response_storage {
+public:
+  virtual ua::extension_object* storage_for(std::uint32_t request_id) noexcept = 0;
+
+protected:
+  virtual ~response_storage() = default;  // virtual: the client actor's state is one (CAF destroys it)
+};
+
 class client_channel_state {
 public:
   enum class event : std::uint8_t {
@@ -107,6 +118,10 @@ public:
   // Part 6 §7.1.4: CloseSecureChannel into output(); the channel is closed afterwards (the
   // caller sends the output, then closes the connection).
   void write_close(const instant& now);
+
+  // Responses are decoded into what `storage` names for their RequestId (else into the channel's
+  // own message). The storage outlives the channel or is reset before it goes.
+  void set_response_storage(response_storage* storage) noexcept { storage_ = storage; }
 
   const client_response& response() const noexcept { return response_; }
   client_response& response() noexcept { return response_; }
@@ -174,6 +189,7 @@ private:
   std::uint32_t next_handle_ = 1;
 
   ua::extension_object message_;
+  response_storage* storage_ = nullptr;
   client_response response_;
   ua::byte_buffer scratch_;
   ua::byte_buffer out_;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -16,20 +19,111 @@ namespace uactor {
 
 namespace {
 
-// The typed answer of one service: a ServiceFault or a bad ServiceResult becomes that status
-// (Part 4 §7.33: the whole request failed); another response type is Bad_UnknownResponse.
-template <class Response>
-ua::expected<Response> typed(ua::expected<ua::extension_object> answer) {
-  if (!answer) return answer.error();
-  if (auto* r = answer->get_if<Response>()) {
-    if (r->response_header.service_result.is_bad()) return r->response_header.service_result;
-    return std::move(*r);
+// ---- call objects (docs/decisions/0023)
+
+// A call of the by-value API, kept in its client's pool between requests. The pool outlives the
+// calls it handed out (each holds it), and deletes the ones it holds when the last owner goes.
+class pooled_base : public actors::client_call {
+public:
+  using client_call::client_call;
+  ~pooled_base() override = default;
+};
+
+class call_pool {
+public:
+  call_pool() = default;
+  call_pool(const call_pool&) = delete;
+  call_pool& operator=(const call_pool&) = delete;
+  ~call_pool() {
+    for (auto& [type, calls] : idle_)
+      for (auto* c : calls) delete c;
   }
-  if (const auto* f = answer->get_if<ua::service_fault>())
-    return f->response_header.service_result.is_bad() ? f->response_header.service_result
-                                                      : ua::status::bad_unknown_response;
-  return ua::status::bad_unknown_response;
-}
+  // A pooled call of type `key`, or null.
+  pooled_base* take(const void* key) {
+    std::lock_guard lock(mutex_);
+    auto& v = idle_[key];
+    if (v.empty()) return nullptr;
+    auto* c = v.back();
+    v.pop_back();
+    return c;
+  }
+  void put_back(const void* key, pooled_base* c) {
+    std::lock_guard lock(mutex_);
+    idle_[key].push_back(c);
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_map<const void*, std::vector<pooled_base*>> idle_;
+};
+
+// Answers through a client_callback (the response moved out to it), or wakes a *_sync caller.
+template <class Request, class Response>
+class pooled_call final : public pooled_base {
+public:
+  static const void* key() noexcept { return &Request::extension_type_info; }
+
+  explicit pooled_call(std::chrono::milliseconds timeout) : pooled_base(timeout) {}
+
+  void set_request(Request r) { request_as<Request>() = std::move(r); }
+  std::shared_ptr<call_pool> pool;
+  client_callback<Response> done;
+  bool sync = false;
+
+  // *_sync: waits for the answer (false: not within `bound`), then hands the response over.
+  bool wait(std::chrono::steady_clock::duration bound) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, bound, [&] { return answered_; });
+  }
+  ua::expected<Response> take_answer() { return by_value(status_); }
+
+  // Another use: the per-send state reset (the request, response and vectors' storage kept).
+  void reset_for_use() {
+    revive();
+    answered_ = false;
+    sync = false;
+  }
+
+private:
+  ua::expected<Response> by_value(ua::status_code st) {
+    auto a = detail::typed_answer<Response>(st, response());
+    if (!a) return a.error();
+    return std::move(*response().template get_if<Response>());
+  }
+
+  void on_finished(ua::status_code status) override {
+    if (sync) {
+      std::lock_guard lock(mutex_);
+      status_ = status;
+      answered_ = true;
+      cv_.notify_one();
+      return;
+    }
+    auto d = std::move(done);
+    done = nullptr;
+    if (d) d(by_value(status));
+  }
+
+  void recycle() noexcept override {
+    // What the application gave (hooks capture handlers) goes now, not at the next use.
+    before_send = nullptr;
+    on_answer = nullptr;
+    session_token.reset();
+    done = nullptr;
+    auto p = std::move(pool);
+    if (!p) {
+      delete this;
+      return;
+    }
+    p->put_back(key(), this);
+    // `p` may be the pool's last owner: then it deletes this call as it goes. Nothing after this.
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool answered_ = false;
+  ua::status_code status_;
+};
 
 }  // namespace
 
@@ -41,7 +135,16 @@ caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg)
   return cfg;
 }
 
-struct client::impl {
+// What a prepared request needs of its client (client::impl is private to the client).
+struct call_owner {
+  virtual void enqueue(actors::client_call_ptr call) = 0;
+  virtual std::chrono::milliseconds request_timeout() const noexcept = 0;
+
+protected:
+  ~call_owner() = default;
+};
+
+struct client::impl final : call_owner {
   // Declared first, destroyed last: the actor system outlives the actor handle.
   std::unique_ptr<caf::actor_system_config> own_cfg;
   std::unique_ptr<caf::actor_system> own_system;
@@ -50,6 +153,8 @@ struct client::impl {
   client_options options;
   std::atomic<bool> closed{false};  // requests may come from any thread
   ua::status_code close_status;
+  std::shared_ptr<actors::client_inbox> inbox;
+  std::shared_ptr<call_pool> pool = std::make_shared<call_pool>();
 
   impl() = default;
   impl(const impl&) = delete;
@@ -68,33 +173,50 @@ struct client::impl {
     std::shared_ptr<const ua::node_id> session_token;  // another session of this channel
   };
 
+  std::chrono::milliseconds request_timeout() const noexcept override { return options.request_timeout; }
+
+  // To the connection actor through the inbox; answered here when it cannot go.
+  void enqueue(actors::client_call_ptr call) override {
+    if (closed || !actor || !inbox) return call->finish(ua::status::bad_connection_closed);
+    if (!inbox->submit(call)) call->finish(ua::status::bad_connection_closed);
+  }
+
   template <class Request, class Response>
-  void submit(Request req, client_callback<Response> done, hooks h = {}) {
-    auto call = actors::client_call::make(
-        std::move(req),
-        [done = std::move(done)](ua::expected<ua::extension_object> answer) { done(typed<Response>(std::move(answer))); },
-        options.request_timeout);
+  caf::intrusive_ptr<pooled_call<Request, Response>> pooled(Request req, hooks h) {
+    using call_type = pooled_call<Request, Response>;
+    auto* c = static_cast<call_type*>(pool->take(call_type::key()));
+    if (c) c->reset_for_use();
+    else {
+      c = new call_type(options.request_timeout);
+      c->reset_for_use();
+    }
+    caf::intrusive_ptr<call_type> call(c, false);  // the one reference revive() gave
+    call->pool = pool;
+    call->set_request(std::move(req));
+    call->set_timeout(options.request_timeout);
     call->before_send = std::move(h.before_send);
     call->on_answer = std::move(h.on_answer);
     call->session_token = std::move(h.session_token);
     call->from_application = true;
-    if (closed || !actor) {
-      call->finish(ua::status::bad_connection_closed);
-      return;
-    }
-    caf::anon_send(actor, actors::client_call_atom::value, std::move(call));
+    call->arm();
+    return call;
+  }
+
+  template <class Request, class Response>
+  void submit(Request req, client_callback<Response> done, hooks h = {}) {
+    auto call = pooled<Request, Response>(std::move(req), std::move(h));
+    call->done = std::move(done);
+    enqueue(std::move(call));
   }
 
   template <class Request, class Response>
   ua::expected<Response> submit_sync(Request req, hooks h = {}) {
-    auto promise = std::make_shared<std::promise<ua::expected<Response>>>();
-    auto future = promise->get_future();
-    submit<Request, Response>(
-        std::move(req), [promise](ua::expected<Response> r) { promise->set_value(std::move(r)); }, std::move(h));
+    auto call = pooled<Request, Response>(std::move(req), std::move(h));
+    call->sync = true;
+    enqueue(call);
     // The actor answers every call by its own timer; this bound is a safety net only.
-    if (future.wait_for(options.request_timeout + std::chrono::seconds(5)) != std::future_status::ready)
-      return ua::status::bad_timeout;
-    return future.get();
+    if (!call->wait(options.request_timeout + std::chrono::seconds(5))) return ua::status::bad_timeout;
+    return call->take_answer();
   }
 
   hooks item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers);
@@ -116,6 +238,133 @@ struct client::impl {
     return close_status;
   }
 };
+
+// ---- prepared requests (docs/decisions/0023)
+
+}  // namespace uactor
+
+namespace uactor::detail {
+
+// The call object of a prepared_request: not pooled (the handle keeps it), deleted when the handle
+// and the actor have both let go.
+class prepared_call_state final : public actors::client_call {
+public:
+  using answer_fn = std::function<void(ua::status_code, const ua::extension_object&)>;
+
+  template <class Request>
+  prepared_call_state(call_owner* owner, Request r, answer_fn done, std::shared_ptr<const ua::node_id> token)
+      : client_call(std::chrono::milliseconds(0)), owner_(owner), done_(std::move(done)) {
+    auto& req = request_as<Request>();
+    req = std::move(r);
+    request_ptr_ = &req;
+    session_token = std::move(token);
+    from_application = true;
+  }
+
+  void* request_body() noexcept { return request_ptr_; }
+
+  ua::status_code send(bool sync) {
+    if (!arm()) return ua::status::bad_invalid_state;
+    sync_ = sync;
+    answered_ = false;
+    set_timeout(owner_->request_timeout());
+    owner_->enqueue(actors::client_call_ptr(this));
+    return ua::status::good;
+  }
+
+  ua::status_code wait() {
+    std::unique_lock lock(mutex_);
+    if (!cv_.wait_for(lock, owner_->request_timeout() + std::chrono::seconds(5), [&] { return answered_; }))
+      return ua::status::bad_timeout;
+    return status_;
+  }
+
+  void add_ref() noexcept { intrusive_ptr_add_ref(this); }
+  void release() noexcept { intrusive_ptr_release(this); }
+
+private:
+  void on_finished(ua::status_code status) override {
+    if (sync_) {
+      std::lock_guard lock(mutex_);
+      status_ = status;
+      answered_ = true;
+      cv_.notify_one();
+      return;
+    }
+    if (done_) done_(status, response());
+  }
+
+  call_owner* owner_;
+  void* request_ptr_ = nullptr;  // the Request in request(): its body is never replaced
+  answer_fn done_;
+  bool sync_ = false;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool answered_ = false;
+  ua::status_code status_;
+};
+
+prepared_core& prepared_core::operator=(prepared_core&& o) noexcept {
+  if (this != &o) {
+    if (state_) state_->release();
+    state_ = o.state_;
+    o.state_ = nullptr;
+  }
+  return *this;
+}
+prepared_core::~prepared_core() {
+  if (state_) state_->release();
+}
+void* prepared_core::request_body() const noexcept { return state_->request_body(); }
+const ua::extension_object& prepared_core::response() const noexcept {
+  static const ua::extension_object none;
+  return state_ ? std::as_const(*state_).response() : none;
+}
+ua::status_code prepared_core::send() { return state_ ? state_->send(false) : ua::status::bad_invalid_state; }
+ua::status_code prepared_core::send_sync() {
+  if (!state_) return ua::status::bad_invalid_state;
+  if (const auto sc = state_->send(true); sc.is_bad()) return sc;
+  return state_->wait();
+}
+
+}  // namespace uactor::detail
+
+namespace uactor {
+
+namespace {
+
+template <class Request, class Response>
+prepared_request<Request, Response> make_prepared(call_owner* owner, Request r,
+                                                  typename prepared_request<Request, Response>::callback done,
+                                                  std::shared_ptr<const ua::node_id> token) {
+  detail::prepared_call_state::answer_fn f;
+  if (done)
+    f = [done = std::move(done)](ua::status_code sc, const ua::extension_object& answer) {
+      done(detail::typed_answer<Response>(sc, answer));
+    };
+  auto* state = new detail::prepared_call_state(owner, std::move(r), std::move(f), std::move(token));
+  state->add_ref();  // the handle's
+  return prepared_request<Request, Response>(detail::prepared_core(state));
+}
+
+}  // namespace
+
+prepared_read client::prepare(ua::read_request r, prepared_read::callback done) {
+  return make_prepared<ua::read_request, ua::read_response>(impl_.get(), std::move(r), std::move(done), nullptr);
+}
+prepared_write client::prepare(ua::write_request r, prepared_write::callback done) {
+  return make_prepared<ua::write_request, ua::write_response>(impl_.get(), std::move(r), std::move(done), nullptr);
+}
+prepared_browse client::prepare(ua::browse_request r, prepared_browse::callback done) {
+  return make_prepared<ua::browse_request, ua::browse_response>(impl_.get(), std::move(r), std::move(done), nullptr);
+}
+prepared_browse_next client::prepare(ua::browse_next_request r, prepared_browse_next::callback done) {
+  return make_prepared<ua::browse_next_request, ua::browse_next_response>(impl_.get(), std::move(r), std::move(done),
+                                                                          nullptr);
+}
+prepared_call client::prepare(ua::call_request r, prepared_call::callback done) {
+  return make_prepared<ua::call_request, ua::call_response>(impl_.get(), std::move(r), std::move(done), nullptr);
+}
 
 client::client(std::unique_ptr<impl> p) noexcept : impl_(std::move(p)) {}
 client::client(client&&) noexcept = default;
@@ -158,6 +407,8 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   config.subscriptions.max_publish_requests = options.max_publish_requests;
   config.subscriptions.acknowledge = options.acknowledge_notifications;
   config.reconnect = options.reconnect;
+  auto inbox = std::make_shared<actors::client_inbox>();
+  config.inbox = inbox;
   // Supervised: every message once and in order, also across the gaps a reconnect leaves.
   config.subscriptions.in_order = options.reconnect.enabled;
 
@@ -174,6 +425,7 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   p->system = &system;
   p->options = std::move(options);
   p->actor = std::move(*actor);
+  p->inbox = std::move(inbox);
   if (result.is_bad()) {
     p->closed = true;
     caf::anon_send_exit(p->actor, caf::exit_reason::user_shutdown);
@@ -497,6 +749,16 @@ ua::expected<ua::write_response> client_session::write_sync(ua::write_request r)
 }
 ua::expected<ua::browse_response> client_session::browse_sync(ua::browse_request r) {
   return state_->owner->submit_sync<ua::browse_request, ua::browse_response>(std::move(r), state_->with_token());
+}
+prepared_read client_session::prepare(ua::read_request r, prepared_read::callback done) {
+  return make_prepared<ua::read_request, ua::read_response>(state_->owner, std::move(r), std::move(done), state_->token);
+}
+prepared_write client_session::prepare(ua::write_request r, prepared_write::callback done) {
+  return make_prepared<ua::write_request, ua::write_response>(state_->owner, std::move(r), std::move(done), state_->token);
+}
+prepared_browse client_session::prepare(ua::browse_request r, prepared_browse::callback done) {
+  return make_prepared<ua::browse_request, ua::browse_response>(state_->owner, std::move(r), std::move(done),
+                                                                state_->token);
 }
 
 void client::open_session(std::string name, std::function<void(ua::expected<client_session>)> done) {

@@ -1,11 +1,12 @@
 #include "actors/client/connection_actor.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <deque>
 #include <optional>
 #include <random>
-#include <unordered_map>
+#include <system_error>
 #include <vector>
 
 #include <caf/io/network/default_multiplexer.hpp>
@@ -13,7 +14,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "actors/client/channel_state.hpp"
+#include "actors/client/pending_calls.hpp"
 #include "actors/client/recovery.hpp"
 #include "actors/common/clock.hpp"
 #include "protocol/chunk_reader.hpp"
@@ -23,22 +28,96 @@ namespace uactor::actors {
 // ---------------------------------------------------------------------------------------
 // client_call
 
-client_call::~client_call() {
-  // A call dropped unanswered (its message never reached a live actor, or the actor quit with it)
-  // still gets its answer: the application never waits forever.
-  if (done_) {
-    auto done = std::move(done_);
-    done_ = nullptr;
-    done(ua::status::bad_connection_closed);
-  }
+void client_call::finish_answered() {
+  if (!armed_.exchange(false, std::memory_order_acq_rel)) return;
+  on_finished(ua::status::good);
 }
 
-void client_call::finish(ua::expected<ua::extension_object> answer) {
-  if (!done_) return;
+void client_call::finish(ua::status_code failure) {
+  if (!armed_.exchange(false, std::memory_order_acq_rel)) return;
+  on_finished(failure.is_bad() ? failure : ua::status::bad_unexpected_error);
+}
+
+void client_call::last_reference_gone() noexcept {
+  // A call dropped unanswered (it never reached a live actor, or the actor quit with it) still
+  // gets its answer: the application never waits forever. The answer may take references again
+  // (a callback that sends the call once more): then it is not gone after all.
+  if (!finished()) {
+    refs_.store(1, std::memory_order_relaxed);
+    finish(ua::status::bad_connection_closed);
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  }
+  recycle();
+}
+
+void function_call::on_finished(ua::status_code status) {
   auto done = std::move(done_);
   done_ = nullptr;
-  done(std::move(answer));
+  if (!done) return;
+  if (status.is_bad()) return done(status);
+  done(std::move(response()));
 }
+
+// ---------------------------------------------------------------------------------------
+// client_inbox
+
+namespace {
+thread_local client_inbox* handling_inbox = nullptr;  // the inbox whose actor runs on this thread now
+}
+
+client_inbox::client_inbox() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0)
+    throw std::system_error(errno, std::generic_category(), "client_inbox: socketpair");
+  app_socket_ = fds[0];
+  actor_socket_ = fds[1];
+  queue_.reserve(64);
+}
+
+client_inbox::~client_inbox() {
+  if (app_socket_ >= 0) ::close(app_socket_);
+  if (actor_socket_ >= 0) ::close(actor_socket_);
+}
+
+int client_inbox::take_actor_socket() noexcept { return std::exchange(actor_socket_, -1); }
+
+bool client_inbox::submit(client_call_ptr call) {
+  bool wake = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    queue_.push_back(std::move(call));
+    // The actor's own thread inside an event takes the queue when the event is done.
+    if (!wake_outstanding_ && handling_inbox != this) wake = wake_outstanding_ = true;
+  }
+  if (wake) {
+    const char byte = 1;
+    // Nonblocking: at most one byte is outstanding, far below any socket buffer. A failure means
+    // the actor's end is closed: close() answers what is queued.
+    (void)::send(app_socket_, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+  return true;
+}
+
+void client_inbox::take(std::vector<client_call_ptr>& out) {
+  out.clear();
+  std::lock_guard lock(mutex_);
+  out.swap(queue_);
+  wake_outstanding_ = false;
+}
+
+void client_inbox::close(ua::status_code why) {
+  std::vector<client_call_ptr> left;
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    left.swap(queue_);
+  }
+  for (auto& c : left) c->finish(why);
+}
+
+client_inbox::handling::handling(client_inbox* inbox) noexcept : previous_(handling_inbox) { handling_inbox = inbox; }
+client_inbox::handling::~handling() { handling_inbox = previous_; }
 
 // ---------------------------------------------------------------------------------------
 // endpoint URL
@@ -111,7 +190,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::socket_handoff>)
 namespace uactor::actors {
 namespace {
 
-struct client_broker_state {
+struct client_broker_state : response_storage {
   client_actor_config config;
   caf::io::connection_handle hdl;  // the current connection: a new one after each reconnect
   bool link_up = false;
@@ -120,13 +199,29 @@ struct client_broker_state {
   std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
   // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
   // for all of them (not a timer message per request: that was an allocation and a mailbox message
-  // per request, and ~timeout's worth of timer entries alive at any time under load).
+  // per request, and ~timeout's worth of timer entries alive at any time under load), armed for the
+  // earliest deadline it knows of, or every sweep_interval while subscriptions or supervision
+  // want watching (docs/decisions/0023: a periodic timer was 3 allocations every 50 ms).
   struct waiting {
-    std::shared_ptr<client_call> call;
+    client_call_ptr call;
     std::chrono::steady_clock::time_point deadline;
   };
-  std::unordered_map<std::uint32_t, waiting> pending;
-  bool sweep_scheduled = false;
+  pending_table<waiting> pending;
+  bool sweep_armed = false;
+  std::chrono::steady_clock::time_point sweep_at{};  // when the armed timer fires
+  std::vector<client_call_ptr> expired;  // the sweep's, kept
+  std::vector<std::uint32_t> expired_ids;
+  std::vector<waiting> dropped;          // shutdown's and lose()'s, kept
+  // The application's calls (docs/decisions/0023): the inbox, its wake-up socket, a batch buffer.
+  std::shared_ptr<client_inbox> inbox;
+  caf::io::connection_handle wake_hdl;
+  std::vector<client_call_ptr> batch;
+
+  // response_storage: the answer of a pending call decodes into the call's own storage.
+  ua::extension_object* storage_for(std::uint32_t request_id) noexcept override {
+    auto* w = pending.find(request_id);
+    return w ? &w->call->response() : nullptr;
+  }
   // Subscriptions (docs/decisions/0011): plain state of this actor, not an actor each. Publish
   // requests stay out of `pending` (no client_call, no map node, no std::function per Publish):
   // one reused request, a small vector of the outstanding ones, the response read in place.
@@ -167,7 +262,7 @@ struct client_broker_state {
   std::optional<ua::create_session_response> session;
   subscription_book book;  // what to create again when the server lost it
   struct held_call {
-    std::shared_ptr<client_call> call;
+    client_call_ptr call;
     std::chrono::steady_clock::time_point deadline;
   };
   std::deque<held_call> held;  // made while recovering: sent once the session works again
@@ -193,7 +288,10 @@ struct client_broker_state {
   // internal calls' handlers see a state that is going and touch nothing.
   ~client_broker_state() {
     finished = true;
-    auto calls = std::move(pending);
+    if (inbox) inbox->close(end_status);
+    if (channel) channel->set_response_storage(nullptr);
+    std::vector<waiting> calls;
+    pending.take_all(calls);
     calls.clear();
     auto h = std::move(held);
     h.clear();
@@ -233,7 +331,33 @@ public:
     if (s.supervised) s.rng.seed(std::random_device{}());
     s.subscriptions = subscription_engine(s.config.subscriptions);
     s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
+    s.wake_hdl = self_->add_scribe(s.inbox->take_actor_socket());
+    self_->configure_read(s.wake_hdl, caf::io::receive_policy::at_most(64));
     open_link();
+  }
+
+  // ---- the application's calls (client_inbox)
+
+  // Runs an event that may answer calls: their callbacks may make the next calls on this thread,
+  // which wait in the inbox without a wake-up and go out right after the event.
+  template <class F>
+  void handle(F&& f) {
+    {
+      const client_inbox::handling scope(st().inbox.get());
+      f(*this);
+    }
+    take_inbox();
+  }
+
+  // Takes what the inbox holds now (one batch: calls made by the callbacks of this batch wake the
+  // actor again rather than extend it) and sends it.
+  void take_inbox() {
+    auto& s = st();
+    s.inbox->take(s.batch);
+    if (s.batch.empty()) return;
+    for (auto& call : s.batch) on_call(call);
+    s.batch.clear();
+    flush();
   }
 
   // A new connection (the first, or one after a loss): Hello, with the connect deadline running.
@@ -245,6 +369,7 @@ public:
     cc.requested_lifetime = s.config.token_lifetime;
     cc.security = s.config.security.channel;
     s.channel.emplace(std::move(cc));
+    s.channel->set_response_storage(&s);
     s.reader.emplace(s.config.limits);
     s.staged.clear();
     s.link_up = true;
@@ -271,6 +396,7 @@ public:
 
   void on_data(const caf::io::new_data_msg& msg) {
     auto& s = st();
+    if (msg.handle == s.wake_hdl) return;  // handle() takes the inbox after this
     if (s.finished || !s.link_up || msg.handle != s.hdl) return;  // a late receive of a link given up
     const auto& data = msg.buf;
     std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
@@ -333,21 +459,23 @@ public:
     auto& s = st();
     auto& r = s.channel->response();
     if (on_publish_answer(r)) return;
-    const auto it = s.pending.find(r.request_id);
-    if (it == s.pending.end()) return;  // timed out already: the late answer is dropped
-    auto call = std::move(it->second.call);
-    s.pending.erase(it);
+    client_broker_state::waiting w;
+    if (!s.pending.take(r.request_id, w)) return;  // timed out already: the late answer is dropped
+    auto call = std::move(w.call);
     // Matched by RequestId (Part 6 §6.7.2.4); the handle should agree (Part 4 §7.34).
     if (r.status.is_good() && r.request_handle != call->header().request_handle)
       spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
                    r.request_id, r.request_handle, call->header().request_handle);
     if (r.status.is_bad() || !r.message) return call->finish(r.status.is_bad() ? r.status : ua::status::bad_unknown_response);
-    if (s.supervised && call->from_application) s.book.record(call->request(), *r.message);
+    // Decoded into the call's own storage (storage_for); a response that came while the call was
+    // not pending any more went into the channel's message: moved over.
+    if (r.message != &call->response()) call->response() = std::move(*r.message);
+    if (s.supervised && call->from_application) s.book.record(call->request(), call->response());
     if (call->on_answer) {
-      call->on_answer(s.subscriptions, *r.message);
+      call->on_answer(s.subscriptions, call->response());
       pump_publish(now_instant());  // a new subscription wants its Publish requests
     }
-    call->finish(std::move(*r.message));
+    call->finish_answered();
   }
 
   // ---- subscriptions (actors/client_subscription.hpp)
@@ -469,7 +597,7 @@ public:
   }
 
   // Fills the RequestHeader and sends; the call is answered now when it cannot go out.
-  void send(const std::shared_ptr<client_call>& call, const instant& now) {
+  void send(const client_call_ptr& call, const instant& now) {
     auto& s = st();
     auto& h = call->header();
     h.authentication_token = call->session_token ? *call->session_token : s.authentication_token;
@@ -483,23 +611,40 @@ public:
       call->finish(id.error());
       return;
     }
-    s.pending.emplace(*id, client_broker_state::waiting{call, now.steady + call->timeout()});
-    schedule_sweep();
+    const auto deadline = now.steady + call->timeout();
+    s.pending.insert(*id, client_broker_state::waiting{call, deadline});
+    schedule_sweep(deadline);
   }
 
   // Request timeouts are checked this often: a timeout fires up to this much late.
   static constexpr std::chrono::milliseconds sweep_interval{50};
 
-  void schedule_sweep() {
+  // Arms the sweep for `deadline` (a request's), or for sweep_interval from now when something
+  // wants watching: supervision (the keep-alive, the held requests' timeouts, the renewal watch),
+  // subscriptions (silence) and Publish requests. A timer armed earlier already covers it.
+  void schedule_sweep(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
     auto& s = st();
-    if (s.sweep_scheduled || s.finished) return;
-    // Supervised: always (the keep-alive, the held requests' timeouts, the renewal watch).
-    if (!s.supervised && s.pending.empty() && s.publishes.empty() && s.subscriptions.empty()) return;
-    s.sweep_scheduled = true;
-    self_->delayed_send(self_, sweep_interval, client_timeout_atom::value);
+    if (s.finished) return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool watching = s.supervised || !s.publishes.empty() || !s.subscriptions.empty() || !s.held.empty();
+    const auto at = watching ? std::min(deadline, now + sweep_interval) : deadline;
+    if (at == std::chrono::steady_clock::time_point::max()) return;
+    if (s.sweep_armed && s.sweep_at <= at) return;
+    s.sweep_armed = true;
+    s.sweep_at = at;
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(at - now, std::chrono::steady_clock::duration::zero()));
+    // Tagged with its time: a timer replaced by an earlier one is ignored when it fires.
+    self_->delayed_send(self_, wait, client_timeout_atom::value, at.time_since_epoch().count());
   }
 
-  void on_call(const std::shared_ptr<client_call>& call) {
+  void on_sweep_timer(std::int64_t at) {
+    auto& s = st();
+    if (!s.sweep_armed || s.sweep_at.time_since_epoch().count() != at) return;
+    s.sweep_armed = false;
+    on_sweep();
+  }
+
+  void on_call(const client_call_ptr& call) {
     auto& s = st();
     if (s.finished) return call->finish(s.end_status);
     if (!s.closers.empty()) return call->finish(ua::status::bad_connection_closed);
@@ -509,7 +654,7 @@ public:
     flush();
   }
 
-  void send_application_call(const std::shared_ptr<client_call>& call, const instant& now) {
+  void send_application_call(const client_call_ptr& call, const instant& now) {
     auto& s = st();
     if (s.supervised)
       if (const auto* d = call->request().get_if<ua::delete_subscriptions_request>()) s.book.forget(d->subscription_ids);
@@ -531,7 +676,7 @@ public:
   }
 
   // A request made while the connection is down: held with its timeout running, or failed now.
-  void hold(const std::shared_ptr<client_call>& call) {
+  void hold(const client_call_ptr& call) {
     auto& s = st();
     const auto& o = s.config.reconnect;
     if (!o.hold_requests) return call->finish(ua::status::bad_server_not_connected);
@@ -564,9 +709,11 @@ public:
     s.subscriptions.on_link_lost();
     // Requests in flight went with the link: each is answered now (the server may or may not
     // have carried it out). Internal ones see the new generation and stand down.
-    auto pending = std::move(s.pending);
-    s.pending.clear();
-    for (auto& [id, w] : pending) w.call->finish(ua::status::bad_connection_closed);
+    auto& dropped = s.dropped;
+    dropped.clear();
+    s.pending.take_all(dropped);
+    for (auto& w : dropped) w.call->finish(ua::status::bad_connection_closed);
+    dropped.clear();
     if (s.finished) return;
     if (first) {
       s.attempt = 0;
@@ -904,22 +1051,25 @@ public:
 
   void on_sweep() {
     auto& s = st();
-    s.sweep_scheduled = false;
     const auto now = std::chrono::steady_clock::now();
-    std::vector<std::shared_ptr<client_call>> expired;
-    for (auto it = s.pending.begin(); it != s.pending.end();) {
-      if (it->second.deadline <= now) {
-        expired.push_back(std::move(it->second.call));
-        it = s.pending.erase(it);
-      } else {
-        ++it;
-      }
+    auto& expired = s.expired;
+    expired.clear();
+    // Collected first, removed after: the table is not changed while it is walked.
+    auto& ids = s.expired_ids;
+    ids.clear();
+    s.pending.for_each([&](std::uint32_t id, client_broker_state::waiting& w) {
+      if (w.deadline <= now) ids.push_back(id);
+    });
+    for (const auto id : ids) {
+      client_broker_state::waiting gone;
+      if (s.pending.take(id, gone)) expired.push_back(std::move(gone.call));
     }
     while (!s.held.empty() && s.held.front().deadline <= now) {  // FIFO with one timeout: in order
       expired.push_back(std::move(s.held.front().call));
       s.held.pop_front();
     }
-    for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the map is consistent
+    for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the table is consistent
+    expired.clear();
     if (s.finished) return;
     // A Publish the server has not answered in its TimeoutHint and more: not an error, another goes.
     for (auto it = s.publishes.begin(); it != s.publishes.end();) {
@@ -935,7 +1085,13 @@ public:
     if (s.supervised && s.ready && !watch(now)) return;
     pump_publish(now_instant());
     flush();
-    schedule_sweep();
+    schedule_sweep(earliest_deadline());
+  }
+
+  std::chrono::steady_clock::time_point earliest_deadline() {
+    auto at = std::chrono::steady_clock::time_point::max();
+    st().pending.for_each([&](std::uint32_t, client_broker_state::waiting& w) { at = std::min(at, w.deadline); });
+    return at;
   }
 
   // Loss detection beyond socket errors (Part 4 §6.7): publish silence, an unanswered renewal, and
@@ -1139,6 +1295,7 @@ public:
 
   void on_close(const std::shared_ptr<client_close>& closer) {
     auto& s = st();
+    take_inbox();  // the calls made before close() go out before CloseSession
     if (s.finished) {
       closer->finish(s.end_status);
       self_->quit();
@@ -1194,9 +1351,9 @@ public:
     const auto failure = why.is_bad() ? why : ua::status::bad_connection_closed;
     s.end_status = failure;
     if (why.is_bad()) spdlog::debug("uactor client: {}: {}", what, why.to_string());
-    auto pending = std::move(s.pending);
-    s.pending.clear();
-    for (auto& [id, w] : pending) w.call->finish(failure);
+    std::vector<client_broker_state::waiting> pending;
+    s.pending.take_all(pending);
+    for (auto& w : pending) w.call->finish(failure);
     auto held = std::move(s.held);
     s.held.clear();
     for (auto& h : held) h.call->finish(failure);
@@ -1232,6 +1389,7 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
   self->state.config = std::move(config);
   self->state.connected = std::move(connected);
   self->state.hdl = hdl;
+  self->state.inbox = self->state.config.inbox;
   self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
     try {
       std::rethrow_exception(e);
@@ -1245,7 +1403,7 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
   });
   client_session(self).start();
   return {
-      [self](const caf::io::new_data_msg& msg) { client_session(self).on_data(msg); },
+      [self](const caf::io::new_data_msg& msg) { client_session(self).handle([&](client_session& cs) { cs.on_data(msg); }); },
       [self](const caf::io::connection_closed_msg& msg) {
         client_session cs(self);
         auto& s = cs.st();
@@ -1255,12 +1413,13 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
         cs.lose(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status() : ua::status::bad_connection_closed,
                 "connection lost");
       },
-      [self](client_call_atom, const std::shared_ptr<client_call>& call) { client_session(self).on_call(call); },
       [self](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self).on_close(c); },
       [self](client_open_session_atom, const std::shared_ptr<client_open_session>& o) {
         client_session(self).on_open_session(o);
       },
-      [self](client_timeout_atom) { client_session(self).on_sweep(); },
+      [self](client_timeout_atom, std::int64_t at) {
+        client_session(self).handle([&](client_session& cs) { cs.on_sweep_timer(at); });
+      },
       [self](client_renew_atom, std::uint32_t gen) { client_session(self).on_renew(gen); },
       [self](client_deadline_atom, std::uint32_t gen) { client_session(self).on_deadline(gen); },
       [self](client_reconnect_atom, std::uint32_t gen) { client_session(self).on_reconnect_timer(gen); },
@@ -1276,6 +1435,7 @@ ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std
                                             client_actor_config config, connected_handler connected) {
   config.host = host;
   config.port = port;
+  if (!config.inbox) config.inbox = std::make_shared<client_inbox>();
   auto a = system.middleman().spawn_client(client_broker_fun, host, port, std::move(config), std::move(connected));
   if (!a) {
     spdlog::debug("uactor client: cannot connect to {}:{}: {}", host, port, system.render(a.error()));

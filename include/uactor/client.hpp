@@ -22,6 +22,8 @@
 //   response, valid during the call only: copy what you keep. What the handlers touch must live
 //   until close() has returned (close() and a lost connection report `closed` to them last).
 //   docs/decisions/0011.
+// - Requests sent again and again: prepare() keeps the call, the request and the response storage
+//   (prepared_request): no allocation per send in steady state. docs/decisions/0023.
 #pragma once
 
 #include <chrono>
@@ -75,6 +77,84 @@ using client_callback = std::function<void(ua::expected<Response>)>;
 
 class client;
 
+namespace detail {
+class prepared_call_state;  // the client's call object (client.cpp)
+
+// The untyped part of a prepared_request: one reference to the call object.
+class prepared_core {
+public:
+  prepared_core() = default;
+  explicit prepared_core(prepared_call_state* s) noexcept : state_(s) {}
+  prepared_core(prepared_core&& o) noexcept : state_(o.state_) { o.state_ = nullptr; }
+  prepared_core& operator=(prepared_core&& o) noexcept;
+  ~prepared_core();
+
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  void* request_body() const noexcept;
+  const ua::extension_object& response() const noexcept;
+  ua::status_code send();
+  ua::status_code send_sync();  // Good: response() holds the answer
+
+private:
+  prepared_call_state* state_ = nullptr;
+};
+
+// The typed answer: a ServiceFault or a bad ServiceResult becomes that status (Part 4 §7.33: the
+// whole request failed); another response type is Bad_UnknownResponse.
+template <class Response>
+ua::expected<const Response*> typed_answer(ua::status_code status, const ua::extension_object& answer) {
+  if (status.is_bad()) return status;
+  if (const auto* r = answer.get_if<Response>()) {
+    if (r->response_header.service_result.is_bad()) return r->response_header.service_result;
+    return r;
+  }
+  if (const auto* f = answer.get_if<ua::service_fault>())
+    if (f->response_header.service_result.is_bad()) return f->response_header.service_result;
+  return ua::status::bad_unknown_response;
+}
+}  // namespace detail
+
+// A request prepared once and sent many times (client::prepare, docs/decisions/0023): the client
+// keeps its call object, the request and the storage the response is decoded into from one send to
+// the next, so that a send in steady state allocates nothing, with a callback or blocking. (read()
+// and the others allocate the response they hand over by value, and the application builds a new
+// request each time.) The client must outlive it; destroying it while a send is unanswered is fine.
+// One send at a time: make several for more in flight. request() and response() belong to the
+// client from send() until the answer has been handed over (the callback has run, or send_sync()
+// has returned); change request() between sends (the RequestHeader is the client's).
+template <class Request, class Response>
+class prepared_request {
+public:
+  // The answer of one send, on a CAF thread: the response, valid until the next send(), or the
+  // status that replaced it (as client_callback's).
+  using callback = std::function<void(ua::expected<const Response*>)>;
+
+  prepared_request() = default;  // empty: made by client::prepare
+  explicit prepared_request(detail::prepared_core core) noexcept : core_(std::move(core)) {}  // the client's
+  explicit operator bool() const noexcept { return bool(core_); }
+
+  Request& request() noexcept { return *static_cast<Request*>(core_.request_body()); }
+  // The response of the last answered send (null before one, or when it was a ServiceFault).
+  const Response* response() const noexcept { return core_.response().template get_if<Response>(); }
+  // Asynchronous: the callback given to prepare() runs once with the answer. Bad_InvalidState,
+  // and no callback, while the previous send is unanswered; Good otherwise.
+  ua::status_code send() { return core_.send(); }
+  // Blocking, never from a callback (the callback of prepare() does not run).
+  ua::expected<const Response*> send_sync() {
+    const auto sc = core_.send_sync();
+    return detail::typed_answer<Response>(sc, core_.response());
+  }
+
+private:
+  detail::prepared_core core_;
+};
+
+using prepared_read = prepared_request<ua::read_request, ua::read_response>;
+using prepared_write = prepared_request<ua::write_request, ua::write_response>;
+using prepared_browse = prepared_request<ua::browse_request, ua::browse_response>;
+using prepared_browse_next = prepared_request<ua::browse_next_request, ua::browse_next_response>;
+using prepared_call = prepared_request<ua::call_request, ua::call_response>;
+
 // One more session over a client's secure channel (client::open_session): the same security and
 // identity, its own AuthenticationToken (Part 4 §5.6: one channel may carry several sessions). A
 // handle: the client owns the connection and must outlive it; client::close() closes every session.
@@ -91,6 +171,10 @@ public:
   ua::expected<ua::read_response> read_sync(ua::read_request request);
   ua::expected<ua::write_response> write_sync(ua::write_request request);
   ua::expected<ua::browse_response> browse_sync(ua::browse_request request);
+  // Requests kept for reuse in this session (client::prepare).
+  prepared_read prepare(ua::read_request request, prepared_read::callback done = {});
+  prepared_write prepare(ua::write_request request, prepared_write::callback done = {});
+  prepared_browse prepare(ua::browse_request request, prepared_browse::callback done = {});
 
 private:
   friend class client;
@@ -131,6 +215,14 @@ public:
       ua::translate_browse_paths_to_node_ids_request request);
   ua::expected<ua::call_response> call_sync(ua::call_request request);
   ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
+
+  // Requests kept for reuse (prepared_request, docs/decisions/0023): made once, sent again and
+  // again without allocating. `done` runs for each send(); send_sync() does not use it.
+  prepared_read prepare(ua::read_request request, prepared_read::callback done = {});
+  prepared_write prepare(ua::write_request request, prepared_write::callback done = {});
+  prepared_browse prepare(ua::browse_request request, prepared_browse::callback done = {});
+  prepared_browse_next prepare(ua::browse_next_request request, prepared_browse_next::callback done = {});
+  prepared_call prepare(ua::call_request request, prepared_call::callback done = {});
 
   // ---- Subscriptions (Part 4 §5.13 MonitoredItem and §5.14 Subscription service sets)
   // CreateSubscription with `settings`; once the server answers, the client publishes for it.

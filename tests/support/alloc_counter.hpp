@@ -1,5 +1,5 @@
-// Counts heap allocations of the calling thread: linking alloc_counter.cpp replaces the global
-// operator new/delete. Tests pin "no allocation" guarantees with it; benchmarks report it.
+// Counts heap allocations of the calling thread and of the whole process: linking
+// alloc_counter.cpp replaces the global operator new/delete. Tests pin "no allocation" guarantees with it; benchmarks report it.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,9 @@ struct alloc_counts {
 
 // Allocations made by this thread since it started.
 alloc_counts thread_alloc_counts() noexcept;
+// Allocations made by every thread of the process since it started (for work that other threads
+// do: a client's actor runs on CAF's threads).
+alloc_counts process_alloc_counts() noexcept;
 
 // Allocations made by this thread while the scope lives.
 class alloc_scope {

@@ -75,66 +75,95 @@ bool type_matches(const address_space& as, node_index type, node_index wanted, b
 }
 
 // Part 4 §7.30 ReferenceDescription: the target NodeId always, the other fields as the mask asks.
-void describe(const address_space& as, const reference& r, std::uint32_t mask, reference_description& d) {
+// Written over the description a reused response already holds: its strings keep their storage,
+// so a Browse answered again allocates nothing (issue 19).
+void describe(const address_space& as, const reference& r, std::uint32_t mask, node_index has_type_definition_type,
+              reference_description& d) {
   const node& target = as.at(r.target);
-  d = reference_description{};
   const auto want = [mask](browse_result_mask m) { return (mask & static_cast<std::uint32_t>(m)) != 0; };
   if (want(browse_result_mask::reference_type_id)) as.at(r.type).id.to_node_id(d.reference_type_id);
-  if (want(browse_result_mask::is_forward)) d.is_forward = r.is_forward;
+  else d.reference_type_id.set_numeric(0, 0);
+  d.is_forward = want(browse_result_mask::is_forward) && r.is_forward;
   target.id.to_node_id(d.node_id.id);
+  d.node_id.namespace_uri.set_null();
+  d.node_id.server_index = 0;
   if (want(browse_result_mask::browse_name)) {
     d.browse_name.namespace_index = target.browse_ns;
     d.browse_name.name.assign(target.browse_name);
+  } else {
+    d.browse_name.namespace_index = 0;
+    d.browse_name.name.set_null();
   }
-  if (want(browse_result_mask::display_name)) {
-    if (target.display_name.locale.data()) d.display_name.locale.assign(target.display_name.locale);
-    if (target.display_name.text.data()) d.display_name.text.assign(target.display_name.text);
-  }
-  if (want(browse_result_mask::node_class)) d.node_class = target.cls;
+  const bool display = want(browse_result_mask::display_name);
+  if (display && target.display_name.locale.data()) d.display_name.locale.assign(target.display_name.locale);
+  else d.display_name.locale.set_null();
+  if (display && target.display_name.text.data()) d.display_name.text.assign(target.display_name.text);
+  else d.display_name.text.set_null();
+  d.node_class = want(browse_result_mask::node_class) ? target.cls : node_class::unspecified;
+  d.type_definition.id.set_numeric(0, 0);
+  d.type_definition.namespace_uri.set_null();
+  d.type_definition.server_index = 0;
   if (want(browse_result_mask::type_definition) &&
       (target.cls == node_class::object || target.cls == node_class::variable)) {
-    const node_index htd = as.find(node_id(0, has_type_definition));
     for (const auto& tr : as.forward_references(r.target))
-      if (tr.type == htd) {
+      if (tr.type == has_type_definition_type) {
         as.at(tr.target).id.to_node_id(d.type_definition.id);
         break;
       }
   }
 }
 
-// Appends the references of p.node that pass the filter, from p.next, at most p.max_references.
-// Returns true when more remain; p.next is then where to go on.
-bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out) {
-  const auto refs = as.references(p.node);
+// Appends the references of p.node that pass the filter, from p.next, at most p.max_references,
+// into out[used...] (reusing the descriptions there). Returns true when more remain; p.next is
+// then where to go on.
+bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out, std::size_t& used) {
+  // Part 4 §5.8.2.2: the node's references are forward ones first, then inverse ones.
+  const auto all = as.references(p.node);
+  const auto forward = as.forward_references(p.node).size();
+  const std::uint32_t begin = p.direction == browse_direction::inverse ? std::max<std::uint32_t>(p.next, forward) : p.next;
+  const std::size_t end = p.direction == browse_direction::forward ? forward : all.size();
+  const node_index htd = as.find(node_id(0, has_type_definition));
+  // The references of one node mostly share a few types: the last answer of the subtype walk is kept.
+  node_index last_type = no_node;
+  bool last_match = false;
   std::uint32_t taken = 0;
-  for (std::uint32_t i = p.next; i < refs.size(); ++i) {
-    const reference& r = refs[i];
-    if (p.direction == browse_direction::forward && !r.is_forward) continue;
-    if (p.direction == browse_direction::inverse && r.is_forward) continue;
-    if (!type_matches(as, r.type, p.reference_type, p.include_subtypes)) continue;
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const reference& r = all[i];
+    if (r.type != last_type) {
+      last_type = r.type;
+      last_match = type_matches(as, r.type, p.reference_type, p.include_subtypes);
+    }
+    if (!last_match) continue;
     if (p.node_class_mask != 0 && (p.node_class_mask & static_cast<std::uint32_t>(as.at(r.target).cls)) == 0)
       continue;
     if (taken == p.max_references) {
       p.next = i;
       return true;
     }
-    describe(as, r, p.result_mask, out.emplace_back());
+    if (used == out.size()) out.emplace_back();
+    describe(as, r, p.result_mask, htd, out[used++]);
     ++taken;
   }
-  p.next = static_cast<std::uint32_t>(refs.size());
+  p.next = static_cast<std::uint32_t>(all.size());
   return false;
 }
 
+// A result about to be filled: what it held is kept as storage (see describe).
 void reset(browse_result& r) {
   r.status_code = status::good;
   r.continuation_point.set_null();
-  r.references.clear();
 }
 
 // One BrowseDescription (Part 4 §5.8.2.2).
 void browse_operation(const browse_description& d, std::uint32_t max_refs, const address_space& as,
                       browse_continuations& points, browse_result& result) {
   reset(result);
+  std::size_t used = 0;
+  struct trim {  // the descriptions past the ones filled are not part of this answer
+    ua_array<reference_description>& refs;
+    std::size_t& used;
+    ~trim() { refs.resize(used); }
+  } trim_at_exit{result.references, used};
   const auto dir = static_cast<std::int32_t>(d.browse_direction);
   if (dir < 0 || dir > static_cast<std::int32_t>(browse_direction::both)) {
     result.status_code = status::bad_browse_direction_invalid;
@@ -158,8 +187,8 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
   p.node_class_mask = d.node_class_mask;
   p.result_mask = d.result_mask;
   p.max_references = max_refs;
-  if (browse_from(as, p, result.references) && !points.add(p, result.continuation_point)) {
-    result.references.clear();
+  if (browse_from(as, p, result.references, used) && !points.add(p, result.continuation_point)) {
+    used = 0;
     result.status_code = status::bad_no_continuation_points;
   }
 }
@@ -187,18 +216,19 @@ void service_browse_next(const browse_next_request& req, browse_next_response& r
     const byte_string& cp = req.continuation_points[i];
     browse_result& result = resp.results[i];
     reset(result);
+    std::size_t used = 0;
     browse_position* p = points.find(cp);
     if (!p || p->node >= as.size()) {
       if (p) points.release(cp);
       result.status_code = status::bad_continuation_point_invalid;
-      continue;
-    }
-    if (req.release_continuation_points) {  // Part 4 §5.8.3.2: release, return nothing
+    } else if (req.release_continuation_points) {  // Part 4 §5.8.3.2: release, return nothing
       points.release(cp);
-      continue;
+    } else if (browse_from(as, *p, result.references, used)) {
+      result.continuation_point = cp;  // the same point goes on
+    } else {
+      points.release(cp);
     }
-    if (browse_from(as, *p, result.references)) result.continuation_point = cp;  // the same point goes on
-    else points.release(cp);
+    result.references.resize(used);
   }
 }
 

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "actors/server/load_namespace.hpp"
 #include "actors/server/services/browse.hpp"
 #include "protocol/generated/status_codes.hpp"
 #include "tests/actors/read_fixture.hpp"
+#include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
 using namespace uactor::ua;
@@ -316,4 +319,165 @@ TEST_CASE("browse: BrowseNext answers each point on its own, and a point of anot
   CHECK(resp.results[0].status_code == status::bad_continuation_point_invalid);
   CHECK(resp.results[1].status_code == status::good);
   CHECK(resp.results[1].references.size() == 1);
+}
+
+// ---- large nodes and allocations (issue 19)
+
+namespace {
+
+// Namespace 0, the demo nodes and ns=1;s=Load with 10,000 variables (HasComponent).
+const address_space& space_with_large_folder() {
+  static const address_space as = [] {
+    auto s = test::demo_address_space();
+    actors::add_load_namespace(s, 10'000, date_time::from_unix_ms(0));
+    return s;
+  }();
+  return as;
+}
+
+browse_description load_folder(std::uint32_t result_mask = all_fields) {
+  auto d = hierarchical_from(0, result_mask);
+  d.node_id = node_id::string(1, "Load");
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("browse: BrowseNext over a folder of 10,000 variables returns every reference exactly once", "[services]") {
+  const auto& as = space_with_large_folder();
+  for (const std::uint32_t max_refs : {1'000u, 997u, 10'000u, 0u}) {
+    CAPTURE(max_refs);
+    browse_continuations points;
+    browse_request req;
+    req.requested_max_references_per_node = max_refs;
+    req.nodes_to_browse.push_back(load_folder());
+    browse_response resp;
+    service_browse(req, resp, as, points);
+    REQUIRE(resp.results.size() == 1);
+    REQUIRE(resp.results[0].status_code == status::good);
+    std::vector<int> seen(10'000, 0);
+    std::size_t calls = 1;
+    auto count = [&](const browse_result& r) {
+      for (const auto& d : r.references) {
+        REQUIRE(d.node_id.id.namespace_index() == 1);
+        const auto name = d.node_id.id.text();
+        REQUIRE(name.substr(0, 6) == "Load.V");
+        const auto i = std::stoul(std::string(name.substr(6)));
+        REQUIRE(i < seen.size());
+        ++seen[i];
+        REQUIRE(d.browse_name.name.view() == name.substr(5));  // "V<i>"
+        REQUIRE(d.is_forward);
+      }
+    };
+    count(resp.results[0]);
+    auto point = resp.results[0].continuation_point;
+    browse_next_response next;
+    while (!point.is_null()) {
+      REQUIRE(calls < 10'001);  // bounded: at least one reference per call
+      browse_next_request nreq;
+      nreq.continuation_points.push_back(point);
+      service_browse_next(nreq, next, as, points);
+      REQUIRE(next.results.size() == 1);
+      REQUIRE(next.results[0].status_code == status::good);
+      REQUIRE(!next.results[0].references.empty());
+      if (max_refs != 0) REQUIRE(next.results[0].references.size() <= max_refs);
+      count(next.results[0]);
+      point = next.results[0].continuation_point;
+      ++calls;
+    }
+    REQUIRE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    // The server's own limit caps what the client asks for (and stands in for 0: no limit asked).
+    const std::size_t limit = services::service_limits{}.max_references_per_node;
+    const std::size_t per_call = max_refs == 0 ? limit : std::min<std::size_t>(max_refs, limit);
+    REQUIRE(calls == (10'000 + per_call - 1) / per_call);
+    REQUIRE(points.size() == 0);  // the last BrowseNext released the point
+  }
+}
+
+TEST_CASE("browse: the inverse and both directions of a folder of 10,000 variables, with continuation points",
+          "[services]") {
+  const auto& as = space_with_large_folder();
+  browse_continuations points;
+  // Inverse from one variable: its parent only.
+  browse_request inv;
+  auto d = hierarchical_from(0);
+  d.node_id = node_id::string(1, "Load.V4711");
+  d.browse_direction = browse_direction::inverse;
+  inv.nodes_to_browse.push_back(d);
+  browse_response r;
+  service_browse(inv, r, as, points);
+  REQUIRE(r.results[0].references.size() == 1);
+  REQUIRE(r.results[0].references[0].node_id.id == node_id::string(1, "Load"));
+  REQUIRE_FALSE(r.results[0].references[0].is_forward);
+  // Both directions of the folder, 3,000 at a time: 10,000 forward and the one inverse Organizes.
+  browse_request both;
+  both.requested_max_references_per_node = 3'000;
+  auto f = load_folder();
+  f.browse_direction = browse_direction::both;
+  both.nodes_to_browse.push_back(f);
+  service_browse(both, r, as, points);
+  std::size_t forward = 0, inverse = 0;
+  auto tally = [&](const browse_result& x) {
+    for (const auto& ref : x.references) (ref.is_forward ? forward : inverse) += 1;
+  };
+  tally(r.results[0]);
+  auto point = r.results[0].continuation_point;
+  browse_next_response n;
+  for (int guard = 0; !point.is_null() && guard < 10; ++guard) {
+    browse_next_request nr;
+    nr.continuation_points.push_back(point);
+    service_browse_next(nr, n, as, points);
+    tally(n.results[0]);
+    point = n.results[0].continuation_point;
+  }
+  REQUIRE(point.is_null());
+  REQUIRE(forward == 10'000);
+  REQUIRE(inverse == 1);
+}
+
+TEST_CASE("browse: a Browse of the Server object answered again into the same response allocates nothing",
+          "[services]") {
+  if (!test::counts_allocations) return;  // sanitizer build: not counted
+  const auto& as = test::shared_demo_address_space();
+  browse_continuations points;
+  browse_request req;
+  req.nodes_to_browse.push_back(hierarchical_from(2253));
+  browse_response resp;
+  service_browse(req, resp, as, points);  // sizes the response
+  REQUIRE(resp.results[0].references.size() >= 10);
+  const auto first = resp;
+  const test::alloc_scope allocs;
+  for (int i = 0; i < 100; ++i) service_browse(req, resp, as, points);
+  REQUIRE(allocs.counted().allocations == 0);
+  REQUIRE(resp == first);
+}
+
+TEST_CASE("browse: BrowseNext pages of a folder of 10,000 variables allocate nothing once the response is sized",
+          "[services]") {
+  if (!test::counts_allocations) return;
+  const auto& as = space_with_large_folder();
+  browse_continuations points;
+  browse_request req;
+  req.requested_max_references_per_node = 500;
+  req.nodes_to_browse.push_back(load_folder());
+  browse_response resp;
+  browse_next_response next;
+  browse_next_request nreq;
+  nreq.continuation_points.resize(1);
+  auto walk = [&] {
+    std::size_t refs = 0;
+    service_browse(req, resp, as, points);
+    refs += resp.results[0].references.size();
+    nreq.continuation_points[0] = resp.results[0].continuation_point;
+    while (!nreq.continuation_points[0].is_null()) {
+      service_browse_next(nreq, next, as, points);
+      refs += next.results[0].references.size();
+      nreq.continuation_points[0] = next.results[0].continuation_point;
+    }
+    return refs;
+  };
+  REQUIRE(walk() == 10'000);  // sizes both responses
+  const test::alloc_scope allocs;
+  REQUIRE(walk() == 10'000);
+  REQUIRE(allocs.counted().allocations == 0);
 }
