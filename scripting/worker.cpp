@@ -32,7 +32,21 @@ bool write_all(int fd, std::vector<std::byte>& out) {
 
 int run_worker(int fd, const worker_options& options) {
   std::signal(SIGPIPE, SIG_IGN);
-  if (options.address_space_limit) {
+  // Not under AddressSanitizer: its shadow memory is terabytes of address space (the Lua
+  // allocator's own limit still holds there).
+  constexpr bool may_limit_address_space =
+#if defined(__SANITIZE_ADDRESS__)
+      false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+      false;
+#else
+      true;
+#endif
+#else
+      true;
+#endif
+  if (may_limit_address_space && options.address_space_limit) {
     rlimit lim{options.address_space_limit, options.address_space_limit};
     if (::setrlimit(RLIMIT_AS, &lim) != 0) std::perror("uactor worker: setrlimit(RLIMIT_AS)");
   }

@@ -281,7 +281,7 @@ void process_input(caf::io::broker* self, caf::io::connection_handle hdl, connec
   const std::size_t left = in.size() - *used;  // a header not yet whole, or what follows an OPN sent to a worker
   if (left <= ua::message_header_size) {
     std::array<std::uint8_t, ua::message_header_size> keep{};
-    std::memcpy(keep.data(), in.data() + *used, left);
+    if (left > 0) std::memcpy(keep.data(), in.data() + *used, left);  // in.data() may be null when empty
     c.carry.clear();
     c.carry.append(keep.data(), left);
   } else {
