@@ -258,6 +258,13 @@ public:
   std::uint16_t port() const noexcept override { return handle_.port; }
   std::string endpoint_url() const override { return "opc.tcp://" + plan_.host_name + ":" + std::to_string(port()); }
 
+  status_code open() override {
+    if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
+    // The listener runs on the host's thread when the host is on the multiplexer.
+    if (host_thread_ != std::thread::id{} && std::this_thread::get_id() == host_thread_) return ua::status::bad_invalid_state;
+    return actors::open_server(handle_);
+  }
+
   std::uint16_t register_namespace(std::string_view uri) override {
     ua::status_code failed;
     return run_on_host([u = std::string(uri)](actors::server_core& core) {
@@ -643,6 +650,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.connection.channel.limits.max_message_size = plan.max_message_size;
   o.connection.channel.limits.max_chunk_count = plan.max_chunk_count;
   o.connection.channel.security = security;
+  o.open_at_start = false;  // opened below, after the demo's nodes
   std::lock_guard lock(impl_->mutex);
   if (impl_->stopped) return ua::status::bad_server_halted;
   auto& sys = *impl_->system;
@@ -654,6 +662,9 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
       spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());
       return sc;
     }
+  }
+  if (plan.open_at_start) {
+    if (const auto sc = s->open(); sc.is_bad()) return sc;
   }
   return s.get();
 }

@@ -55,14 +55,10 @@ int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
   return caf::io::network::conn_hdl_from_socket(fd) == hdl ? fd : -1;
 }
 
-caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host) {
-  auto st = std::make_shared<listener_state>();
-  self->add_doorman(fd);
-  self->set_down_handler([st](const caf::down_msg& d) { st->connections.erase(d.source); });
-  // The connections end with the listener (stop_server, or the listener failing).
-  self->attach_functor([st] {
-    for (auto& [addr, conn] : st->connections) caf::anon_send_exit(conn, caf::exit_reason::user_shutdown);
-  });
+using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
+
+caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
+                        const session_host_ref& host) {
   return {
     [self, st, options, host](const caf::io::new_connection_msg& msg) {
       if (st->connections.size() >= options.max_connections) {
@@ -78,11 +74,43 @@ caf::behavior listener(caf::io::broker* self, int fd, server_options options, se
       st->connections.emplace(conn.address(), conn);
     },
     [self](const caf::io::acceptor_closed_msg&) { self->quit(); },
+    [](open_listener_atom) { return ua::status::good.value(); },  // opened already
   };
 }
 
-// A listening socket bound to the configured address (TCP_NODELAY is inherited by accepted sockets).
-ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, std::uint16_t& bound) {
+// `fd` is bound; listening already when options.open_at_start, else from open_server on.
+caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host) {
+  auto st = std::make_shared<listener_state>();
+  self->set_down_handler([st](const caf::down_msg& d) { st->connections.erase(d.source); });
+  // The connections end with the listener (stop_server, or the listener failing); the socket
+  // closes with its doorman, or here when it never got one.
+  auto handed_over = std::make_shared<bool>(options.open_at_start);
+  self->attach_functor([st, fd, handed_over] {
+    for (auto& [addr, conn] : st->connections) caf::anon_send_exit(conn, caf::exit_reason::user_shutdown);
+    if (!*handed_over) ::close(fd);
+  });
+  if (options.open_at_start) {
+    self->add_doorman(fd);
+    return accepting(self, st, options, host);
+  }
+  return {
+    [self, st, options, host, fd, handed_over](open_listener_atom) {
+      if (::listen(fd, 512) != 0) {
+        spdlog::error("cannot listen: {}", std::strerror(errno));
+        return ua::status::bad_resource_unavailable.value();
+      }
+      *handed_over = true;
+      self->add_doorman(fd);
+      self->become(accepting(self, st, options, host));
+      return ua::status::good.value();
+    },
+  };
+}
+
+// A socket bound to the configured address, listening when `listen_now` (TCP_NODELAY is inherited
+// by accepted sockets). Not listening yet: a client's connect is refused, not queued in the backlog
+// of a server without its nodes.
+ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, bool listen_now, std::uint16_t& bound) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
@@ -93,7 +121,7 @@ ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, 
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   socklen_t len = sizeof a;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 512) != 0 ||
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || (listen_now && ::listen(fd, 512) != 0) ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     spdlog::error("cannot listen on {}:{}: {}", address, port, std::strerror(errno));
     ::close(fd);
@@ -108,7 +136,7 @@ ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, 
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core) {
   server_handle h;
-  const auto fd = bind_listener(options.listen_address, options.port, h.port);
+  const auto fd = bind_listener(options.listen_address, options.port, options.open_at_start, h.port);
   if (!fd) return fd.error();
   h.metrics = std::make_shared<metrics_registry>();
   auto core = make_core(h.port);
@@ -130,6 +158,14 @@ void tune_io(caf::actor_system_config& cfg) {
   // One recv per readable event instead of reading until EAGAIN (CAF 0.17's default is 50 reads):
   // the staged receive takes up to 8 KB, and epoll (level-triggered) reports what is left again.
   cfg.set("middleman.max-consecutive-reads", std::size_t{1});
+}
+
+ua::status_code open_server(const server_handle& server) {
+  caf::scoped_actor self{server.listener->home_system()};
+  ua::status_code result = ua::status::bad_server_halted;
+  self->request(server.listener, std::chrono::seconds(30), open_listener_atom::value)
+      .receive([&](std::uint32_t sc) { result = ua::status_code(sc); }, [](const caf::error&) {});
+  return result;
 }
 
 void stop_server(const server_handle& server) {

@@ -32,6 +32,9 @@ struct server_options {
   // Where the channel and session crypto runs (docs/decisions/0022); a pool only when the
   // connections have security to run.
   crypto_pool_options crypto;
+  // Accept from the start; false: bound (the port is known) but refusing connections until
+  // open_server, so that no client sees the address space before its nodes are in.
+  bool open_at_start = true;
 };
 
 struct server_handle {
@@ -54,6 +57,11 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
 // The CAF settings the server's I/O wants (docs/decisions/0013), applied to the configuration of
 // the actor system the server will run in, before the system is made.
 void tune_io(caf::actor_system_config& cfg);
+
+// Starts accepting on a server spawned with open_at_start = false (good when it does already).
+// Waits for the listener: never call from the server's own thread. Bad_ServerHalted when it is
+// gone, Bad_ResourceUnavailable when listen() fails.
+ua::status_code open_server(const server_handle& server);
 
 // Stops accepting, closes every connection and stops the host (and the writers, which watch it).
 void stop_server(const server_handle& server);

@@ -33,7 +33,8 @@ public:
   runtime& operator=(const runtime&) = delete;
 
   // Listens on plan.listen_address:plan.port (0: an ephemeral port) with namespace 0, the Server
-  // object and, when plan.demo, the demo namespace. Bad_ResourceUnavailable when the port cannot be
+  // object and, when plan.demo, the demo namespace; accepts connections once these are in (or from
+  // server::open() on, when not plan.open_at_start). Bad_ResourceUnavailable when the port cannot be
   // bound, Bad_ConfigurationError for a bad security setting (the log says which). The runtime owns
   // the server; the reference stays valid until stop().
   ua::expected<server*> start_server(const server_plan& plan);

@@ -198,6 +198,10 @@ public:
   virtual std::uint16_t port() const noexcept = 0;
   virtual std::string endpoint_url() const = 0;
 
+  // Starts accepting connections (a plan with open_at_start = false); good when it does already.
+  // Bad_ServerHalted after stop(), Bad_InvalidState from an inline handler.
+  virtual status_code open() = 0;
+
   // The namespace's index in the NamespaceArray, registered on first use (Part 3 §8.2.2).
   virtual std::uint16_t register_namespace(std::string_view uri) = 0;
 

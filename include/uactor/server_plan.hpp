@@ -22,6 +22,9 @@ struct server_plan {
   // Namespace index 1 (the server's own: session ids live there, and the demo nodes when served).
   std::string demo_namespace_uri = "urn:uactor:demo";
   bool demo = false;              // serve the demo namespace of docs/demo-namespace.md (`uactor run` does)
+  // Accept connections once start_server returns (the demo's nodes in); false: the port is bound
+  // but connects are refused until server::open(), so that the application's nodes come first.
+  bool open_at_start = true;
   std::uint32_t max_connections = 1000;
   std::uint32_t max_sessions = 1000;
   std::uint32_t receive_buffer_size = 65535;

@@ -151,7 +151,8 @@ bool plant_runner::start(const plant& p, std::string& error) {
   actors::tune_io(*m.cfg);                         // docs/decisions/0013
   m.system = std::make_unique<caf::actor_system>(*m.cfg);
   m.rt = std::make_unique<runtime>(*m.system);
-  for (const auto& plan : p.servers) {
+  for (auto plan : p.servers) {
+    plan.open_at_start = false;  // opened at the end, with every node, script and writer in place
     auto s = m.rt->start_server(plan);
     if (!s) {
       error = fmt::format("cannot serve on {}:{}: {}", plan.listen_address, plan.port, s.error().to_string());
@@ -216,6 +217,13 @@ bool plant_runner::start(const plant& p, std::string& error) {
       targets.push_back(std::move(t));
     }
     m.writers.push_back(m.system->spawn(plant_writer, w, std::move(targets), m.writer_cycles));
+  }
+  for (auto* srv : m.servers) {
+    if (const auto sc = srv->open(); sc.is_bad()) {
+      error = fmt::format("cannot accept connections on port {}: {}", srv->port(), sc.to_string());
+      stop();
+      return false;
+    }
   }
   return true;
 }

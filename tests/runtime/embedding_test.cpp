@@ -299,6 +299,51 @@ TEST_CASE("embedded server: calls after stop say so", "[runtime]") {
   CHECK(f.srv->write_values(std::span(&v, 1)) == ua::status::bad_server_halted);
 }
 
+TEST_CASE("embedded server: not open at start, connects are refused until open(), then the nodes are there",
+          "[runtime]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  plan.open_at_start = false;
+  auto s = rt.start_server(plan);
+  REQUIRE(s.has_value());
+  server& srv = **s;
+  REQUIRE(srv.port() != 0);  // bound: the port is known before it accepts
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  o.connect_timeout = 2s;
+  const auto refused = rt.connect(o);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error() == ua::status::bad_connection_rejected);
+
+  const auto ns = srv.register_namespace("urn:test:plant");
+  variable_node v;
+  v.id = node_id::string(ns, "Ready");
+  v.parent = ns0::objects_folder;
+  v.browse_name = qualified_name{ns, ua::ua_string("Ready")};
+  v.data_type = node_id(0, ids::double_);
+  v.value.set_value(4.5);
+  REQUIRE(srv.apply(v) == ua::status::good);
+  REQUIRE(srv.open() == ua::status::good);
+  CHECK(srv.open() == ua::status::good);  // idempotent
+
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  ua::read_request r;
+  r.nodes_to_read.resize(1);
+  r.nodes_to_read[0].node_id = v.id;
+  r.nodes_to_read[0].attribute_id = static_cast<std::uint32_t>(ua::attribute_id::value);
+  const auto resp = c->read_sync(r);
+  REQUIRE(resp.has_value());
+  REQUIRE(resp->results.size() == 1);
+  CHECK(*resp->results[0].value.get_if<double>() == 4.5);
+  c->close();
+  srv.stop();
+  CHECK(srv.open() == ua::status::bad_server_halted);
+}
+
 TEST_CASE("embedded server: every value a device thread pushes reaches a subscription, in order", "[runtime]") {
   fixture f;
   constexpr std::uint32_t tags = 100, rounds = 30;
