@@ -55,6 +55,7 @@ struct connection {
         fd(links.native_socket),
         max_pending(o.max_pending_requests),
         housekeeping(o.housekeeping_interval),
+        self_ticked(!links.ticked_by_listener),
         filling(std::make_shared<exchange_batch>()),
         counters(o.metrics ? o.metrics->open_connection() : nullptr),
         crypto(o.crypto) {
@@ -78,6 +79,7 @@ struct connection {
   int fd;                                   // >= 0: output is sent directly while CAF's buffer is empty
   std::size_t max_pending;
   std::chrono::milliseconds housekeeping;
+  bool self_ticked;    // arms its own housekeeping timer (else the listener ticks it)
   batch_ptr filling;   // requests collected while the previous batch is at the host
   batch_ptr spare;     // a batch back from the host, ready for reuse
   std::size_t receive_size = staging_size;  // what the next receive may take
@@ -392,7 +394,10 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
   auto c = std::make_shared<connection>(options, channel_id, std::move(links));
   self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
   self->ack_writes(hdl, true);  // data_transferred_msg: how much output is still unsent
-  self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+  const auto next_tick = [self, c] {
+    if (c->self_ticked) self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+  };
+  next_tick();
   return {
     [self, hdl, c](const caf::io::new_data_msg& msg) {
       on_data(self, hdl, *c, {reinterpret_cast<const std::uint8_t*>(msg.buf.data()), msg.buf.size()});
@@ -402,15 +407,12 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
     [self, hdl, c](crypto_task_ptr& t) {
       if (t->what() == crypto_task::kind::channel_open) on_open_done(self, hdl, *c, static_cast<channel_open_task&>(*t));
     },
-    [self, hdl, c](housekeeping_atom) {
-      if (c->channel_away) {  // its timers wait until it is back
-        self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
-        return;
-      }
+    [self, hdl, c, next_tick](housekeeping_atom) {
+      if (c->channel_away) return next_tick();  // its timers wait until it is back
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
       resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)
-      self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+      next_tick();
     },
     [self, hdl, c](const caf::io::data_transferred_msg& msg) {
       c->unsent = static_cast<std::size_t>(msg.remaining);

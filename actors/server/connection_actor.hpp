@@ -45,6 +45,10 @@ struct connection_links {
   // response); the rest, after a partial or refused send, goes through the scribe in order. -1:
   // always through the scribe (tests with CAF's test multiplexer).
   int native_socket = -1;
+  // The listener sends the housekeeping ticks (one timer for all its connections): thousands of
+  // per-connection timers wake the multiplexer through its pipe from the clock thread and can
+  // fill it (docs/decisions/0027-one-housekeeping-timer.md). false: the broker arms its own.
+  bool ticked_by_listener = false;
 };
 
 caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,

@@ -57,8 +57,10 @@ int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
 
 using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
 
+// Accepting on the doorman just added.
 caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
                         const session_host_ref& host) {
+  self->delayed_send(self, options.connection.housekeeping_interval, housekeeping_atom::value);
   return {
     [self, st, options, host](const caf::io::new_connection_msg& msg) {
       if (st->connections.size() >= options.max_connections) {
@@ -69,9 +71,16 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
       const std::uint32_t id = st->next_channel_id++;
       if (st->next_channel_id == 0) st->next_channel_id = 1;  // 0 is not a channel id
       auto conn = self->fork(serving_connection_broker, msg.handle, options.connection, id,
-                             connection_links{host, native_socket_of(self, msg.handle)});
+                             connection_links{host, native_socket_of(self, msg.handle), true});
       self->monitor(conn);
       st->connections.emplace(conn.address(), conn);
+    },
+    // One timer for every connection's Hello timeout and token expiry (connection_links::
+    // ticked_by_listener): the ticks go out from this thread, where CAF queues them without
+    // waking the multiplexer through its pipe.
+    [self, st, options](housekeeping_atom) {
+      for (const auto& [addr, conn] : st->connections) self->send(conn, housekeeping_atom::value);
+      self->delayed_send(self, options.connection.housekeeping_interval, housekeeping_atom::value);
     },
     [self](const caf::io::acceptor_closed_msg&) { self->quit(); },
     [](open_listener_atom) { return ua::status::good.value(); },  // opened already
