@@ -1096,6 +1096,10 @@ private:
       if (s.strings("nodes", nodes)) {
         const auto& arr = *mt.get("nodes")->as_array();
         if (nodes.empty()) c_.error(arr, s.key("nodes"), "expected at least one remote NodeId");
+        // One subscription per mirror: more items than this is a second mirror's job.
+        constexpr std::size_t max_mirrored = 100'000;
+        if (nodes.size() > max_mirrored)
+          c_.error(arr, s.key("nodes"), fmt::format("{} NodeIds: at most {} per mirror", nodes.size(), max_mirrored));
         std::set<std::string> seen;
         for (std::size_t k = 0; k < nodes.size(); ++k) {
           const auto key = fmt::format("{}[{}]", s.key("nodes"), k);
