@@ -237,3 +237,12 @@ on_loss = "last_usable"
   CHECK(app::mirror_node_id(5, a.nodes[1]) == ua::node_id::string(5, "i=2258"));
   CHECK(app::mirror_namespace_uri("line1") == "urn:uactor:mirror:line1");
 }
+
+TEST_CASE("config: a mirror of more than 100,000 nodes is refused, at the nodes key", "[config]") {
+  std::string text = "[[mirrors]]\nname = \"big\"\nendpoint = \"opc.tcp://plc:4840\"\nnodes = [";
+  for (int i = 0; i <= 100'000; ++i) text += (i ? ",\"i=" : "\"i=") + std::to_string(i + 1) + "\"";
+  text += "]\n";
+  const auto r = config::load(text, "big.toml", ".", false);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].to_string() == "big.toml:4:9: mirrors[0].nodes: 100001 NodeIds: at most 100000 per mirror");
+}
