@@ -2,7 +2,8 @@
 // The gateway (docs/gateway.md) end to end: node_server.js is the remote; two `uactor run`
 // gateways mirror two of its variables, one from `--mirror` (on_loss bad), one from a plant file's
 // [[mirrors]] (on_loss last_usable); node-opcua's client reads, browses, subscribes and writes
-// through them. Then the remote is killed (SIGKILL) and restarted on the same port: the mirrored
+// through them. Then the remote is killed (SIGKILL) and restarted on the same port (a second
+// node_server.js, initialised in advance with --standby, listens there once told): the mirrored
 // values go Bad_NoCommunication (resp. Uncertain_LastUsableValue with the last value) and come
 // back Good by themselves, values flowing again.
 //
@@ -60,9 +61,9 @@ function cleanup() {
 }
 process.on("exit", cleanup);
 setTimeout(() => {
-    fail("the whole check", "still running after 110 s");
+    fail("the whole check", "still running after 170 s");
     process.exit(1);
-}, 110000).unref();
+}, 170000).unref();
 
 function freePort() {
     return new Promise((resolve, reject) => {
@@ -76,10 +77,13 @@ function freePort() {
 }
 
 // Starts a child, resolves with its `listening on URL` URL (the first such line), at most `ms`.
-function start(name, cmd, args, ms) {
+// `standby`: the child gets a stdin pipe (node_server.js --standby listens once a line comes); the
+// promise's `child` is at `standby.child` at once.
+function start(name, cmd, args, ms, standby) {
     return new Promise((resolve, reject) => {
         const log = fs.openSync(path.join(tmp, name + ".err"), "a");
-        const c = childProcess.spawn(cmd, args, { cwd: tmp, stdio: ["ignore", "pipe", log] });
+        const c = childProcess.spawn(cmd, args, { cwd: tmp, stdio: [standby ? "pipe" : "ignore", "pipe", log] });
+        if (standby) standby.child = c;
         children.add(c);
         c.on("exit", () => children.delete(c));
         let out = "";
@@ -152,8 +156,13 @@ async function mirrorNamespace(session, uri) {
 async function main() {
     const remotePort = await freePort();
     const remoteArgs = [path.join(here, "node_server.js"), "--port", String(remotePort), "--writer-interval", "100",
-        "--max-seconds", "120"];
-    const remoteStarting = start("remote", "node", remoteArgs, 60000);
+        "--max-seconds", "170"];
+    const remoteStarting = start("remote", "node", remoteArgs, 90000);
+    // The restart: a second node_server.js, initialised meanwhile, that listens on the same port
+    // once told (after the SIGKILL of the first); node-opcua takes seconds to load its nodeset.
+    const standby = {};
+    const replacement = start("remote-restarted", "node", remoteArgs.concat(["--standby"]), 120000, standby);
+    replacement.catch(() => {});
     ({
         OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn, StatusCodes, DataType,
         MessageSecurityMode, SecurityPolicy, NodeId, NodeIdType, BrowseDirection
@@ -276,7 +285,8 @@ async function main() {
     });
 
     const badA = valuesA.length, badB = valuesB.length;
-    remote = await start("remote", "node", remoteArgs, 60000);
+    standby.child.stdin.write("listen\n");
+    remote = await replacement;
     const listeningAt = Date.now();
     await step("remote restarted: values are Good again and flow", async () => {
         const fresh = (values, from) => values.slice(from).filter(good).length;
@@ -317,7 +327,7 @@ main().then(
     () => process.exit(failures ? 1 : 0),
     (e) => {
         fail("setup", e && e.stack ? e.stack : String(e));
-        for (const f of ["remote", "gateway-cli", "gateway-config"]) {
+        for (const f of ["remote", "remote-restarted", "gateway-cli", "gateway-config"]) {
             const p = path.join(tmp, f + ".err");
             if (fs.existsSync(p)) process.stderr.write("--- " + f + ":\n" + fs.readFileSync(p, "utf8").slice(-3000) + "\n");
         }
