@@ -217,6 +217,10 @@ ua::expected<std::unique_ptr<mirror>> mirror::start(runtime& rt, server& srv, mi
     return c.error();
   }
   st->client = std::make_shared<uactor::client>(std::move(*c));
+  {
+    std::lock_guard lock(st->m);
+    st->connected = true;  // before anything can be lost: a `lost` from now on says otherwise
+  }
   auto fail = [&](std::string why, ua::status_code sc) -> ua::expected<std::unique_ptr<mirror>> {
     error = fmt::format("mirror {}: {}", sp.name, why);
     st->client->close();
@@ -313,10 +317,6 @@ ua::expected<std::unique_ptr<mirror>> mirror::start(runtime& rt, server& srv, mi
     if ((s.what == subscription_event::data_lost || s.what == subscription_event::closed) && s.status.is_bad())
       if (auto st_ = weak.lock()) spdlog::warn("mirror {}: subscription {}: {}", st_->spec.name, s.subscription_id, s.status.to_string());
   };
-  {
-    std::lock_guard lock(st->m);
-    st->connected = true;
-  }
   auto sub = st->client->create_subscription_sync(ss, std::move(h));
   if (!sub) return fail("CreateSubscription: " + sub.error().to_string(), sub.error());
   ua::create_monitored_items_request req;
