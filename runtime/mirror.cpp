@@ -53,14 +53,14 @@ struct mirror::state {
   std::shared_ptr<uactor::client> client;
   bool connected = false;
   std::vector<value_handle> handles;        // by client handle (the node's index in spec.nodes)
-  std::vector<ua::data_value> last;         // the last value each node had from the remote
+  std::vector<ua::data_value> last;         // the last usable (not Bad) value of each node
   std::vector<std::uint64_t> updated_in;    // the link generation of the last notification per node
   std::uint64_t generation = 0;             // +1 per reconnect
   std::vector<value_update> batch;          // reused: one write_values per NotificationMessage
 
   // The client's CAF thread, under m.
   void push(std::size_t i, const ua::data_value& dv) {
-    last[i] = dv;
+    if (!(dv.has_status && dv.status.is_bad())) last[i] = dv;
     updated_in[i] = generation;
     value_update u;
     u.node = handles[i];
@@ -76,8 +76,9 @@ struct mirror::state {
     batch.clear();
   }
 
-  // Every mirrored value says that the remote is gone (Part 8 §6.3.4): Bad_NoCommunication, or the
-  // last value as Uncertain_LastUsableValue with the source timestamp it had.
+  // Every mirrored value says that the remote is gone (Part 8 §6.3.2, Tables 28 and 29):
+  // Bad_NoCommunication with a null value (Part 4 §7.7.5), or the last usable value as
+  // Uncertain_LastUsableValue with the source timestamp it had (none yet: Bad_NoCommunication).
   void mark_lost() {
     batch.clear();
     for (std::size_t i = 0; i < handles.size(); ++i) {

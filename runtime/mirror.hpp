@@ -20,8 +20,8 @@ class runtime;
 
 namespace uactor::app {
 
-// What a mirrored value says while the remote is down (Part 4 §7.39 status codes, Part 8 §6.3.4):
-// Bad_NoCommunication without a value, or the last value as Uncertain_LastUsableValue.
+// What a mirrored value says while the remote is down (Part 8 §6.3.2): Bad_NoCommunication without
+// a value, or the last usable (not Bad) value as Uncertain_LastUsableValue.
 enum class mirror_loss : std::uint8_t { bad, last_usable };
 
 struct mirror_spec {
