@@ -251,6 +251,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> nodesets;
   run->add_option("--nodeset", nodesets, "a NodeSet2 XML file to load at start-up; repeatable, in dependency order")
       ->check(CLI::ExistingFile);
+  std::vector<std::string> mirrors;
+  run->add_option("--mirror", mirrors,
+                  "ENDPOINT,NODE[,NODE...]: mirror these variables of a remote server (SecurityPolicy None) under "
+                  "Objects/Mirrors/mirrorN, their Writes forwarded (docs/gateway.md); repeatable");
   uactor::nodeset_options nodeset_options;
   run->add_flag("--nodeset-accept-older-models", nodeset_options.accept_older_models,
                 "load a NodeSet whose RequiredModel is loaded in an older version (a warning, not an error)");
@@ -280,7 +284,8 @@ int main(int argc, char** argv) {
     plan.anonymous = !no_anonymous;
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
-    const auto plant = uactor::config::plant_for_run(config_file, plan, *run);
+    auto plant = uactor::config::plant_for_run(config_file, plan, *run);
+    if (plant && !uactor::config::add_cli_mirrors(*plant, mirrors)) return 2;
     const plant_source reread = [&] { return uactor::config::plant_for_run(config_file, plan, *run, true); };
     return plant ? run_server(*plant, reread, nodesets, nodeset_options) : 2;
   }

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/client_cli.hpp"
 #include "security/password_hash.hpp"
 
 namespace uactor::config {
@@ -94,6 +96,52 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
     s.users.insert(s.users.end(), flags.users.begin(), flags.users.end());
   }
   return p;
+}
+
+bool add_cli_mirrors(plant& p, const std::vector<std::string>& flags) {
+  bool ok = true;
+  for (std::size_t k = 0; k < flags.size(); ++k) {
+    const auto& flag = flags[k];
+    auto bad = [&](const std::string& why) {
+      std::fprintf(stderr, "uactor: --mirror %s: %s\n", flag.c_str(), why.c_str());
+      ok = false;
+    };
+    app::mirror_spec m;
+    m.name = "mirror" + std::to_string(k + 1);
+    std::size_t at = flag.find(',');
+    m.endpoint = flag.substr(0, at);
+    if (!m.endpoint.starts_with("opc.tcp://") || m.endpoint.size() <= 10) {
+      bad("\"" + m.endpoint + "\" is not an opc.tcp://host:port endpoint");
+      continue;
+    }
+    bool nodes_ok = true;
+    while (at != std::string::npos) {
+      const auto next = flag.find(',', at + 1);
+      const auto text = flag.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+      at = next;
+      auto id = app::parse_node_id(text);
+      if (!id) {
+        bad("\"" + text + "\" is not a NodeId (e.g. ns=2;s=Line1.Speed or i=2258)");
+        nodes_ok = false;
+        continue;
+      }
+      if (std::find(m.nodes.begin(), m.nodes.end(), *id) != m.nodes.end()) {
+        bad(id->to_string() + " is listed twice");
+        nodes_ok = false;
+        continue;
+      }
+      m.nodes.push_back(*id);
+    }
+    if (!nodes_ok) continue;
+    if (m.nodes.empty()) {
+      bad("no NodeId after the endpoint (ENDPOINT,NODE[,NODE...]: browsing a whole server is not supported yet)");
+      continue;
+    }
+    for (const auto& other : p.mirrors)
+      if (other.name == m.name) bad("its name " + m.name + " is a [[mirrors]] name of the file");
+    p.mirrors.push_back(std::move(m));
+  }
+  return ok;
 }
 
 }  // namespace uactor::config

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/config/config.hpp"
 
@@ -23,5 +24,10 @@ void add_config_commands(CLI::App& app);
 // `flags` holds their values. `reloading`: the running servers hold the ports, which are not checked.
 std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run,
                                    bool reloading = false);
+
+// `uactor run --mirror ENDPOINT,NODE[,NODE...]` (repeatable, docs/gateway.md): each one a mirror
+// named mirror1, mirror2, ... in the order given, after the file's [[mirrors]]. False, with each
+// mistake printed to stderr, when one is malformed or its name is the file's.
+bool add_cli_mirrors(plant& p, const std::vector<std::string>& flags);
 
 }  // namespace uactor::config

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/mirror.hpp"
 #include "uactor/nodes.hpp"
 #include "uactor/scripts.hpp"
 #include "uactor/server_plan.hpp"
@@ -63,6 +64,7 @@ struct plant {
   std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
   std::vector<node_change> nodes;       // parents before children
   std::vector<writer_spec> writers;
+  std::vector<app::mirror_spec> mirrors; // [[mirrors]] (docs/gateway.md), then `uactor run --mirror`
   script_plan scripts;                  // [scripts], [[virtual_tags]], [[calculations]], [[alarms]]
   std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
   logging_spec logging;

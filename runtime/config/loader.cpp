@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -121,6 +122,14 @@ constexpr std::string_view key_table[] = {
     "writers[].period_ms",
     "writers[].values",
     "writers[].seed",
+    "mirrors[]",
+    "mirrors[].name",
+    "mirrors[].endpoint",
+    "mirrors[].nodes",
+    "mirrors[].security",
+    "mirrors[].sampling_interval_ms",
+    "mirrors[].publishing_interval_ms",
+    "mirrors[].on_loss",
     "scripts",
     "scripts.runner",
     "scripts.workers",
@@ -519,6 +528,7 @@ public:
     read_nodes(top, "variables");
     check_parents();
     read_writers(top);
+    read_mirrors(top);
     read_scripts(top);
     read_logging(top);
     read_metrics(top);
@@ -1049,6 +1059,73 @@ private:
         }
       }
       p_.writers.push_back(std::move(w));
+    }
+  }
+
+  // [[mirrors]] (docs/gateway.md): remote servers whose variables the gateway mirrors. The remote's
+  // NodeIds use the remote's namespace indices: they are checked as NodeIds, not against this file.
+  void read_mirrors(section& top) {
+    const auto* mirrors = table_array(top, "mirrors", c_);
+    if (!mirrors) return;
+    std::map<std::string, std::string> names;
+    for (std::size_t i = 0; i < mirrors->size(); ++i) {
+      const auto& mt = *(*mirrors)[i].as_table();
+      section s(c_, mt, fmt::format("mirrors[{}]", i));
+      app::mirror_spec m;
+      if (s.string("name", m.name)) {
+        const bool valid = !m.name.empty() && m.name.size() <= 64 &&
+                           std::all_of(m.name.begin(), m.name.end(), [](char ch) {
+                             return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+                           });
+        if (!valid)
+          c_.error(*mt.get("name"), s.key("name"),
+                   fmt::format("\"{}\" is not a mirror name (1 to 64 of A-Z a-z 0-9 _ - .)", m.name));
+        else if (auto [it, fresh] = names.emplace(m.name, c_.where(mt.get("name")->source())); !fresh)
+          c_.error(*mt.get("name"), s.key("name"), fmt::format("mirror \"{}\" is defined twice (first at {})", m.name, it->second));
+      } else if (!mt.get("name")) {
+        c_.error(mt.source(), s.key("name"), "missing (a mirror needs a name: Objects/Mirrors/<name>)");
+      }
+      if (s.string("endpoint", m.endpoint)) {
+        if (!m.endpoint.starts_with("opc.tcp://") || m.endpoint.size() <= 10)
+          c_.error(*mt.get("endpoint"), s.key("endpoint"),
+                   fmt::format("\"{}\" is not an opc.tcp://host:port endpoint", m.endpoint));
+      } else if (!mt.get("endpoint")) {
+        c_.error(mt.source(), s.key("endpoint"), "missing (the remote server's opc.tcp:// endpoint)");
+      }
+      std::vector<std::string> nodes;
+      if (s.strings("nodes", nodes)) {
+        const auto& arr = *mt.get("nodes")->as_array();
+        if (nodes.empty()) c_.error(arr, s.key("nodes"), "expected at least one remote NodeId");
+        // One subscription per mirror: more items than this is a second mirror's job.
+        constexpr std::size_t max_mirrored = 100'000;
+        if (nodes.size() > max_mirrored)
+          c_.error(arr, s.key("nodes"), fmt::format("{} NodeIds: at most {} per mirror", nodes.size(), max_mirrored));
+        std::set<std::string> seen;
+        for (std::size_t k = 0; k < nodes.size(); ++k) {
+          const auto key = fmt::format("{}[{}]", s.key("nodes"), k);
+          auto id = app::parse_node_id(nodes[k]);
+          if (!id) {
+            c_.error(arr[k], key, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Line1.Speed or i=2258)", nodes[k]));
+            continue;
+          }
+          if (!seen.insert(id->to_string()).second) {
+            c_.error(arr[k], key, fmt::format("{} is listed twice", id->to_string()));
+            continue;
+          }
+          m.nodes.push_back(*id);
+        }
+      } else if (!mt.get("nodes")) {
+        c_.error(mt.source(), s.key("nodes"), "missing (the remote NodeIds to mirror)");
+      }
+      std::string security = "none";
+      s.choice("security", {"none"}, security);  // secured mirrors: not yet (docs/gateway.md)
+      std::int64_t ms = 0;
+      if (s.integer("sampling_interval_ms", 0, 86'400'000, ms)) m.sampling_interval = std::chrono::milliseconds(ms);
+      if (s.integer("publishing_interval_ms", 1, 86'400'000, ms)) m.publishing_interval = std::chrono::milliseconds(ms);
+      std::string loss = "bad";
+      if (s.choice("on_loss", {"bad", "last_usable"}, loss))
+        m.on_loss = loss == "last_usable" ? app::mirror_loss::last_usable : app::mirror_loss::bad;
+      p_.mirrors.push_back(std::move(m));
     }
   }
 

@@ -133,6 +133,7 @@ struct plant_runner::impl {
   std::unique_ptr<runtime> rt;
   std::vector<server*> servers;
   std::vector<caf::actor> writers;
+  std::vector<std::unique_ptr<app::mirror>> mirrors;  // closed before the servers stop
   std::shared_ptr<std::atomic<std::uint64_t>> writer_cycles = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
@@ -218,6 +219,18 @@ bool plant_runner::start(const plant& p, std::string& error) {
     }
     m.writers.push_back(m.system->spawn(plant_writer, w, std::move(targets), m.writer_cycles));
   }
+  // Mirrors (docs/gateway.md) before the servers open: a client sees the mirrored nodes from its
+  // first request. A remote that cannot be reached refuses the start (docs/decisions/0028).
+  for (auto* srv : m.servers) {
+    for (const auto& spec : p.mirrors) {
+      auto mirror = app::mirror::start(*m.rt, *srv, spec, error);
+      if (!mirror) {
+        stop();
+        return false;
+      }
+      m.mirrors.push_back(std::move(*mirror));
+    }
+  }
   for (auto* srv : m.servers) {
     if (const auto sc = srv->open(); sc.is_bad()) {
       error = fmt::format("cannot accept connections on port {}: {}", srv->port(), sc.to_string());
@@ -232,6 +245,7 @@ void plant_runner::stop() {
   auto& m = *impl_;
   for (auto& w : m.writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
   m.writers.clear();
+  m.mirrors.clear();  // each closes its client, which lives in the runtime's system
   if (m.rt) m.rt->stop();
   m.servers.clear();
   if (m.system) m.system->await_all_actors_done();

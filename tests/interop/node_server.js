@@ -10,6 +10,9 @@
 //   --writer-interval MS how often Demo.Dynamic.* change (default 1000)
 //   --max-seconds S      exit by itself after S seconds (default 600) so that a test run
 //                        can never hang on it
+//   --standby            initialise (seconds: the nodeset), then listen only once a line comes
+//                        on stdin: the replacement of a killed server, on its port within
+//                        milliseconds (tests/interop/node_mirror_check.js)
 //
 // Listens on 127.0.0.1 only, SecurityPolicy None, anonymous. Prints exactly one line on stdout
 // once it listens: `listening on opc.tcp://127.0.0.1:PORT`; node-opcua's own log lines go to
@@ -153,7 +156,7 @@ function arrayVariant(v) {
 }
 
 function parseArgs(argv) {
-    const opts = { port: 0, writerInterval: 1000, maxSeconds: 600 };
+    const opts = { port: 0, writerInterval: 1000, maxSeconds: 600, standby: false };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         const next = () => {
@@ -172,6 +175,8 @@ function parseArgs(argv) {
             opts.writerInterval = next();
         } else if (a === "--max-seconds") {
             opts.maxSeconds = next();
+        } else if (a === "--standby") {
+            opts.standby = true;
         } else {
             throw new Error("unknown argument: " + a);
         }
@@ -419,6 +424,10 @@ async function main() {
         await server.initialize();
         writer = buildNamespace(server.engine.addressSpace, opts.writerInterval);
         answerCallsAsTheSpecSays(server.engine.addressSpace, server.engine.addressSpaceAccessor);
+        if (opts.standby) {
+            await new Promise((resolve) => process.stdin.once("data", resolve));
+            process.stdin.pause();
+        }
         await server.start();
     } catch (err) {
         process.stderr.write("node_server: cannot start: " + (err && err.stack ? err.stack : err) + "\n");

@@ -198,3 +198,51 @@ TEST_CASE("config: the writers' signals", "[config]") {
     }
   }
 }
+
+TEST_CASE("config: [[mirrors]] become mirror specs: remote NodeIds as written, defaults, on_loss", "[config]") {
+  const auto r = config::load(R"(
+[[mirrors]]
+name = "line1"
+endpoint = "opc.tcp://plc1:4840"
+nodes = ["ns=2;s=Line1.Speed", "i=2258"]
+
+[[mirrors]]
+name = "line-2.b"
+endpoint = "opc.tcp://plc2:4840/ua"
+nodes = ["ns=7;i=12"]
+security = "none"
+sampling_interval_ms = 0
+publishing_interval_ms = 500
+on_loss = "last_usable"
+)",
+                              "m.toml", ".", false);
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.mirrors.size() == 2);
+  const auto& a = r.value.mirrors[0];
+  CHECK(a.name == "line1");
+  CHECK(a.endpoint == "opc.tcp://plc1:4840");
+  // Namespace 2 and 7 are the remote's: nothing in this file declares them, and that is fine.
+  CHECK(a.nodes == std::vector<ua::node_id>{ua::node_id::string(2, "Line1.Speed"), ua::node_id(0, 2258)});
+  CHECK(a.sampling_interval == std::chrono::milliseconds(100));
+  CHECK(a.publishing_interval == std::chrono::milliseconds(100));
+  CHECK(a.on_loss == app::mirror_loss::bad);
+  const auto& b = r.value.mirrors[1];
+  CHECK(b.name == "line-2.b");
+  CHECK(b.nodes == std::vector<ua::node_id>{ua::node_id(7, 12)});
+  CHECK(b.sampling_interval == std::chrono::milliseconds(0));
+  CHECK(b.publishing_interval == std::chrono::milliseconds(500));
+  CHECK(b.on_loss == app::mirror_loss::last_usable);
+  // The local NodeId: the remote's text as a String id in the mirror's namespace.
+  CHECK(app::mirror_node_id(5, a.nodes[0]) == ua::node_id::string(5, "ns=2;s=Line1.Speed"));
+  CHECK(app::mirror_node_id(5, a.nodes[1]) == ua::node_id::string(5, "i=2258"));
+  CHECK(app::mirror_namespace_uri("line1") == "urn:uactor:mirror:line1");
+}
+
+TEST_CASE("config: a mirror of more than 100,000 nodes is refused, at the nodes key", "[config]") {
+  std::string text = "[[mirrors]]\nname = \"big\"\nendpoint = \"opc.tcp://plc:4840\"\nnodes = [";
+  for (int i = 0; i <= 100'000; ++i) text += (i ? ",\"i=" : "\"i=") + std::to_string(i + 1) + "\"";
+  text += "]\n";
+  const auto r = config::load(text, "big.toml", ".", false);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].to_string() == "big.toml:4:9: mirrors[0].nodes: 100001 NodeIds: at most 100000 per mirror");
+}
