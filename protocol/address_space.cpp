@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "protocol/generated/status_codes.hpp"
 
@@ -238,9 +239,10 @@ status_code address_space::add_reference(node_index source, node_index type, nod
   node& s = nodes_[source];
   for (const auto& r : forward_references(source))
     if (r.type == type && r.target == target) return status::bad_duplicate_reference_not_allowed;
-  s.references.insert(s.references.begin() + s.forward_count, reference{type, target, true});
+  // Each end gets its node's next serial; both sections stay in ascending serial order.
+  s.references.insert(s.references.begin() + s.forward_count, reference{type, target, next_serial(source), true});
   ++s.forward_count;
-  nodes_[target].references.push_back(reference{type, source, false});
+  nodes_[target].references.push_back(reference{type, source, next_serial(target), false});
   ++reference_count_;
   return status::good;
 }
@@ -253,6 +255,20 @@ status_code address_space::add_reference(const node_id& source, const node_id& t
   const auto r = find(type);
   if (r == no_node) return status::bad_reference_type_id_invalid;
   return add_reference(s, r, t);
+}
+
+std::uint32_t address_space::next_serial(node_index n) noexcept {
+  if (nodes_[n].last_serial == std::numeric_limits<std::uint32_t>::max()) renumber_references(n);
+  return ++nodes_[n].last_serial;
+}
+
+void address_space::renumber_references(node_index n) noexcept {
+  if (n >= nodes_.size()) return;
+  node& x = nodes_[n];
+  std::uint32_t serial = 0;
+  for (auto& r : x.references) r.serial = ++serial;  // forward ones, then inverse ones: each part ascends
+  x.last_serial = serial;
+  ++x.serial_epoch;
 }
 
 status_code address_space::remove_node(node_index n) {

@@ -45,9 +45,14 @@ struct node_key {
 
 // One end of a reference as its node stores it: both ends store it, the source as
 // forward and the target as inverse, so that Browse in either direction is a lookup.
+// `serial` numbers the references of one node in the order they were added: within the forward
+// ones and within the inverse ones it only ascends (new ones go last, removals keep the order), so
+// a Browse continuation point is "after serial s" and stays right while references come and go
+// (docs/decisions/0025).
 struct reference {
-  node_index type;    // the ReferenceType node
-  node_index target;  // the node at the other end
+  node_index type;       // the ReferenceType node
+  node_index target;     // the node at the other end
+  std::uint32_t serial;  // per node, ascending in the order added
   bool is_forward;
 };
 
@@ -96,6 +101,8 @@ struct node {
   bool executable = true;               // Method
   bool user_executable = true;          // Method
   bool removed = false;                 // remove_node: find() no longer finds it, its index stays taken
+  std::uint32_t last_serial = 0;        // of the references: the serial given last
+  std::uint32_t serial_epoch = 0;       // counts renumber_references: older positions are void
   std::vector<reference> references;
 };
 
@@ -165,6 +172,11 @@ public:
   // Bad_NodeIdUnknown (no such node, or removed already).
   status_code remove_node(node_index n);
 
+  // Numbers n's references 1, 2, ... again, in their order, and starts a new serial epoch (a
+  // Browse continuation point into n becomes invalid). add_reference does it when n's serials
+  // run out (after 2^32 - 1 references added to one node); public for the tests.
+  void renumber_references(node_index n) noexcept;
+
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   // A node marked monitored tells the observer, after the value is stored.
   status_code set_value(node_index n, data_value v);
@@ -215,6 +227,7 @@ private:
   text_view intern(text_view t, strings how);
   void grow_index(std::size_t capacity);
   void index_insert(node_index n);
+  std::uint32_t next_serial(node_index n) noexcept;
 
   std::vector<node> nodes_;
   std::vector<variable_data> variables_;

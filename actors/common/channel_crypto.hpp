@@ -20,6 +20,10 @@ namespace uactor::actors {
 
 class token_crypto {
 public:
+  // The current token and two predecessors: a peer may still use a token replaced twice since
+  // (Part 4 §5.5.2.1, renewals without traffic in between; docs/decisions/0024).
+  static constexpr std::size_t kept_tokens = 3;
+
   // The contexts of a new token; the oldest of the kept ones makes room.
   void install(std::uint32_t token_id, const security::security_policy& policy, ua::message_security_mode mode,
                const security::symmetric_keys& send, const security::symmetric_keys& receive);
@@ -35,9 +39,7 @@ private:
   };
   entry* find(std::uint32_t token_id) noexcept;
 
-  // The current token and two predecessors: a peer may still use a token replaced twice since
-  // (Part 4 §5.5.2.1, renewals without traffic in between).
-  std::array<entry, 3> entries_;
+  std::array<entry, kept_tokens> entries_;
   std::size_t next_ = 0;
 };
 

@@ -168,14 +168,8 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
   mode_ = mode;
 
   const std::uint32_t request_handle = req->request_header.request_handle;
-  if (renew) {
-    previous_ = current_;
-    ++renewals_;
-  }
-  token_ = make_token(req->requested_lifetime, now);
-  // Part 4 §5.5.2.1: the server keeps securing its messages with the old token until the
-  // client uses the new one (or the old one expires).
-  if (!renew) send_token_id_ = token_.token_id;
+  if (renew) ++renewals_;
+  token_ = make_token(req->requested_lifetime, renew, now);
   if (!policy_->is_none()) {
     client_nonce_ = req->client_nonce;
     server_nonce_ = random_nonce(policy_->nonce_length);
@@ -283,7 +277,8 @@ secure_channel_state::event secure_channel_state::refuse(std::string reason) {
   return fail(ua::status::bad_security_checks_failed, {});
 }
 
-ua::channel_security_token secure_channel_state::make_token(std::uint32_t requested_lifetime_ms, const instant& now) {
+ua::channel_security_token secure_channel_state::make_token(std::uint32_t requested_lifetime_ms, bool renew,
+                                                            const instant& now) {
   const auto max = config_.max_token_lifetime;
   const auto lifetime = requested_lifetime_ms == 0
                             ? max
@@ -294,25 +289,47 @@ ua::channel_security_token secure_channel_state::make_token(std::uint32_t reques
   if (next_token_id_ == 0) next_token_id_ = 1;
   t.created_at = now.utc;
   t.revised_lifetime = static_cast<std::uint32_t>(lifetime.count());
-  current_.id = t.token_id;
-  current_.expires = now.steady + lifetime + lifetime * config_.token_grace_percent / 100;
-  current_.valid = true;
+  const token_window issued{t.token_id, now.steady + lifetime + lifetime * config_.token_grace_percent / 100, true};
+  if (!renew) {
+    windows_ = {};
+    windows_[0] = issued;
+    send_window_ = 0;
+    return t;
+  }
+  // A renewal: every kept token moves one place older and the oldest makes room (token_crypto
+  // drops the same one). Part 4 §5.5.2.1: "Servers shall use the existing SecurityToken to secure
+  // outgoing Messages until the SecurityToken expires or the Server receives a Message secured
+  // with a new SecurityToken", so the token we send with stays the same one; only when it was the
+  // oldest and made room do we go on with the oldest one kept (the client has it: its OPN response
+  // went out before anything we send now).
+  for (std::size_t i = kept_tokens - 1; i > 0; --i) windows_[i] = windows_[i - 1];
+  windows_[0] = issued;
+  send_window_ = std::min(send_window_ + 1, kept_tokens - 1);
   return t;
+}
+
+void secure_channel_state::expire_superseded(std::chrono::steady_clock::time_point now) noexcept {
+  for (std::size_t i = 1; i < kept_tokens; ++i)
+    if (windows_[i].valid && now >= windows_[i].expires) windows_[i].valid = false;
+  if (!windows_[send_window_].valid) send_window_ = 0;
 }
 
 ua::status_code secure_channel_state::check_symmetric(const ua::secure_chunk& c, const instant& now) {
   // Part 6 §6.7.2.2-3: an unknown SecureChannelId, then an unknown or expired TokenId.
   if (c.secure_channel_id != config_.channel_id) return ua::status::bad_tcp_secure_channel_unknown;
-  if (previous_.valid && now.steady >= previous_.expires) {
-    previous_.valid = false;
-    send_token_id_ = current_.id;
-  }
-  if (c.token_id == current_.id) {
-    if (now.steady >= current_.expires) return ua::status::bad_secure_channel_token_unknown;
-    send_token_id_ = current_.id;  // the client uses the new token: so do we
+  // Part 6 §6.7.4: the old token is accepted "until that SecurityToken expires or until it
+  // receives a Message from the Client secured with the new SecurityToken". We accept every kept
+  // token until it expires, also after the client moved on (harmless, and what the earlier
+  // behaviour pinned); the current token expiring ends the channel.
+  expire_superseded(now.steady);
+  for (std::size_t i = 0; i < kept_tokens; ++i) {
+    const token_window& w = windows_[i];
+    if (!w.valid || w.id != c.token_id) continue;
+    if (i == 0 && now.steady >= w.expires) return ua::status::bad_secure_channel_token_unknown;
+    // The client uses a newer token than we send with: so do we (never back to an older one).
+    if (i < send_window_) send_window_ = i;
     return ua::status::good;
   }
-  if (previous_.valid && c.token_id == previous_.id) return ua::status::good;
   return ua::status::bad_secure_channel_token_unknown;
 }
 
@@ -407,10 +424,7 @@ secure_channel_state::event secure_channel_state::on_tick(const instant& now) {
         return fail(ua::status::bad_timeout, phase_ == phase::awaiting_hello ? "no Hello in time" : "no OpenSecureChannel in time");
       return event::none;
     case phase::open:
-      if (previous_.valid && now.steady >= previous_.expires) {
-        previous_.valid = false;
-        send_token_id_ = current_.id;
-      }
+      expire_superseded(now.steady);
       if (token_expired(now.steady))
         return fail(ua::status::bad_secure_channel_token_unknown, "the security token expired without a renewal");
       return event::none;
@@ -429,7 +443,7 @@ bool secure_channel_state::hello_overdue(std::chrono::steady_clock::time_point n
 }
 
 bool secure_channel_state::token_expired(std::chrono::steady_clock::time_point now) const noexcept {
-  return phase_ == phase::open && now >= current_.expires;
+  return phase_ == phase::open && now >= windows_[0].expires;
 }
 
 secure_channel_state::event secure_channel_state::fail(ua::status_code error, std::string_view reason) {
@@ -456,7 +470,7 @@ ua::status_code secure_channel_state::send_response(std::uint32_t request_id, co
 
 ua::status_code secure_channel_state::send_encoded(std::uint32_t request_id, std::span<const std::uint8_t> message) {
   if (phase_ != phase::open) return ua::status::bad_secure_channel_closed;
-  const ua::chunk_target target{ua::message_type::message, config_.channel_id, send_token_id_, nullptr, request_id};
+  const ua::chunk_target target{ua::message_type::message, config_.channel_id, sending_token_id(), nullptr, request_id};
   const std::size_t from = out_.size();
   const auto n = chunker_.write(message, target, sequence_, out_);
   if (n) {
@@ -487,7 +501,7 @@ void secure_channel_state::send_service_fault(std::uint32_t request_id, std::uin
   scratch_.clear();
   ua::encoder e(scratch_);
   ua::encode_message(e, fault_);
-  const ua::chunk_target target{ua::message_type::message, config_.channel_id, send_token_id_, nullptr, request_id};
+  const ua::chunk_target target{ua::message_type::message, config_.channel_id, sending_token_id(), nullptr, request_id};
   // A ServiceFault is some 30 bytes: it fits any chunk a Hello can negotiate.
   const std::size_t from = out_.size();
   if (chunker_.write(scratch_.bytes(), target, sequence_, out_)) protect_output(from);
@@ -495,7 +509,7 @@ void secure_channel_state::send_service_fault(std::uint32_t request_id, std::uin
 
 void secure_channel_state::protect_output(std::size_t from) {
   if (policy_->is_none()) return;
-  if (auto* ctx = tokens_.sender(send_token_id_)) protect_chunks(*ctx, out_, from);
+  if (auto* ctx = tokens_.sender(sending_token_id())) protect_chunks(*ctx, out_, from);
 }
 
 }  // namespace uactor::actors

@@ -5,6 +5,7 @@
 // symmetric with one context per direction and token).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -124,8 +125,15 @@ public:
   // The limits negotiated by Hello/Acknowledge (valid from event::acknowledged on).
   const ua::connection_limits& limits() const noexcept { return limits_; }
   std::uint32_t channel_id() const noexcept { return config_.channel_id; }
-  // The token that secures the responses; its predecessor is still accepted until it expires.
+  // The token issued or renewed last. Its predecessors (up to kept_tokens - 1) are still accepted
+  // until each expires; responses are secured with sending_token_id().
   const ua::channel_security_token& current_token() const noexcept { return token_; }
+  // The token our messages go out with: the one in use before a renewal, until the client sends
+  // with a newer one or it expires (Part 4 §5.5.2.1; docs/decisions/0024).
+  std::uint32_t sending_token_id() const noexcept { return windows_[send_window_].id; }
+  // How many tokens are accepted at once: the current one and two predecessors, so that two
+  // renewals without a message in between leave every unexpired token usable.
+  static constexpr std::size_t kept_tokens = token_crypto::kept_tokens;
   // The EndpointUrl of the Hello.
   std::string_view endpoint_url() const noexcept { return endpoint_url_.view(); }
   // What the OpenSecureChannel negotiated (None until then).
@@ -164,7 +172,10 @@ private:
   // Channel and token checks of a MSG or CLO chunk; Good or the status to close with.
   ua::status_code check_symmetric(const ua::secure_chunk& c, const instant& now);
   event fail(ua::status_code error, std::string_view reason = {});
-  ua::channel_security_token make_token(std::uint32_t requested_lifetime_ms, const instant& now);
+  ua::channel_security_token make_token(std::uint32_t requested_lifetime_ms, bool renew, const instant& now);
+  // Superseded tokens past their expiry are no longer accepted; when the one we send with is
+  // among them, the current token takes over.
+  void expire_superseded(std::chrono::steady_clock::time_point now) noexcept;
 
   secure_channel_config config_;
   phase phase_ = phase::awaiting_hello;
@@ -193,10 +204,12 @@ private:
   ua::channel_security_token token_;  // current (issued or renewed last)
   ua::byte_string client_nonce_;      // of the last OPN
   ua::byte_string server_nonce_;
-  token_window current_;
-  token_window previous_;
+  // The accepted tokens, newest first: [0] is the current one, then the ones it superseded. The
+  // oldest makes room at a renewal, as in token_crypto (the same three, so every accepted token
+  // has its keys).
+  std::array<token_window, kept_tokens> windows_{};
+  std::size_t send_window_ = 0;  // which of windows_ secures what we send
   std::uint32_t next_token_id_ = 1;
-  std::uint32_t send_token_id_ = 0;  // the old token until the client uses the new one
 
   // Reused between requests: decoded request, its header, encoded response, output.
   ua::extension_object message_;

@@ -435,6 +435,49 @@ TEST_CASE("address_space: user nodes with string ids, references at both ends, d
   CHECK_THROWS_AS(load_namespace0(as), std::logic_error);
 }
 
+TEST_CASE("address_space: reference serials ascend within the forward and the inverse references through adds and removes",
+          "[protocol]") {
+  // Browse continuation points rely on it (docs/decisions/0025).
+  address_space as;
+  load_namespace0(as);
+  auto object = [&](std::string name) {
+    node_spec spec;
+    spec.id = node_id::string(1, name);
+    spec.cls = node_class::object;
+    spec.browse_ns = 1;
+    spec.browse_name = name;
+    const auto n = as.add_node(std::move(spec));
+    REQUIRE(n.has_value());
+    return *n;
+  };
+  const node_index hub = object("hub");
+  std::vector<node_index> others;
+  std::mt19937 random(20);
+  for (int i = 0; i < 200; ++i) {
+    const node_index o = object("o" + std::to_string(i));
+    others.push_back(o);
+    // Forward and inverse references of the hub, interleaved.
+    if (random() % 2) REQUIRE(as.add_reference(hub, index_of(ids::organizes), o) == status::good);
+    else REQUIRE(as.add_reference(o, index_of(ids::has_component), hub) == status::good);
+    if (i % 3 == 2) (void)as.remove_node(others[random() % others.size()]);  // may be gone already
+  }
+  auto ascending = [](std::span<const reference> part) {
+    return std::adjacent_find(part.begin(), part.end(), [](const reference& a, const reference& b) {
+             return a.serial >= b.serial;
+           }) == part.end();
+  };
+  CHECK(as.forward_references(hub).size() > 20);
+  CHECK(as.inverse_references(hub).size() > 20);
+  CHECK(ascending(as.forward_references(hub)));
+  CHECK(ascending(as.inverse_references(hub)));
+  const auto last = as.at(hub).last_serial;
+  CHECK(last == 200);  // one per reference end added, removed ones included
+  as.renumber_references(hub);
+  CHECK(as.at(hub).serial_epoch == 1);
+  CHECK(as.at(hub).last_serial == as.references(hub).size());
+  CHECK(ascending(as.references(hub)));  // forward then inverse, 1..n
+}
+
 TEST_CASE("address_space: many user nodes are found again after the index grows", "[protocol]") {
   address_space as;
   std::vector<node_index> added;

@@ -113,39 +113,41 @@ void describe(const address_space& as, const reference& r, std::uint32_t mask, n
   }
 }
 
-// Appends the references of p.node that pass the filter, from p.next, at most p.max_references,
-// into out[used...] (reusing the descriptions there). Returns true when more remain; p.next is
-// then where to go on.
+// Appends the references of p.node that pass the filter, after p.after, at most p.max_references,
+// into out[used...] (reusing the descriptions there). Returns true when more remain; p then says
+// where to go on. Part 4 §5.8.2.2 (§5.9.2.2 in 1.05): forward references first, then inverse ones.
+// Serials ascend within each part, so going on is a binary search, whatever was added or removed
+// in between (docs/decisions/0025).
 bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out, std::size_t& used) {
-  // Part 4 §5.8.2.2: the node's references are forward ones first, then inverse ones.
-  const auto all = as.references(p.node);
-  const auto forward = as.forward_references(p.node).size();
-  const std::uint32_t begin = p.direction == browse_direction::inverse ? std::max<std::uint32_t>(p.next, forward) : p.next;
-  const std::size_t end = p.direction == browse_direction::forward ? forward : all.size();
   const node_index htd = as.find(node_id(0, has_type_definition));
   // The references of one node mostly share a few types: the last answer of the subtype walk is kept.
   node_index last_type = no_node;
   bool last_match = false;
   std::uint32_t taken = 0;
-  for (std::uint32_t i = begin; i < end; ++i) {
-    const reference& r = all[i];
-    if (r.type != last_type) {
-      last_type = r.type;
-      last_match = type_matches(as, r.type, p.reference_type, p.include_subtypes);
+  if (p.direction == browse_direction::inverse) p.in_inverse = true;
+  for (;;) {
+    const auto part = p.in_inverse ? as.inverse_references(p.node) : as.forward_references(p.node);
+    auto it = std::upper_bound(part.begin(), part.end(), p.after,
+                               [](std::uint32_t after, const reference& r) { return after < r.serial; });
+    for (; it != part.end(); ++it) {
+      const reference& r = *it;
+      if (r.type != last_type) {
+        last_type = r.type;
+        last_match = type_matches(as, r.type, p.reference_type, p.include_subtypes);
+      }
+      if (!last_match) continue;
+      if (p.node_class_mask != 0 && (p.node_class_mask & static_cast<std::uint32_t>(as.at(r.target).cls)) == 0)
+        continue;
+      if (taken == p.max_references) return true;  // p.after: the last one taken
+      if (used == out.size()) out.emplace_back();
+      describe(as, r, p.result_mask, htd, out[used++]);
+      ++taken;
+      p.after = r.serial;
     }
-    if (!last_match) continue;
-    if (p.node_class_mask != 0 && (p.node_class_mask & static_cast<std::uint32_t>(as.at(r.target).cls)) == 0)
-      continue;
-    if (taken == p.max_references) {
-      p.next = i;
-      return true;
-    }
-    if (used == out.size()) out.emplace_back();
-    describe(as, r, p.result_mask, htd, out[used++]);
-    ++taken;
+    if (p.in_inverse || p.direction != browse_direction::both) return false;
+    p.in_inverse = true;  // Both: the forward part is done
+    p.after = 0;
   }
-  p.next = static_cast<std::uint32_t>(all.size());
-  return false;
 }
 
 // A result about to be filled: what it held is kept as storage (see describe).
@@ -187,6 +189,7 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
   p.node_class_mask = d.node_class_mask;
   p.result_mask = d.result_mask;
   p.max_references = max_refs;
+  p.epoch = as.at(p.node).serial_epoch;
   if (browse_from(as, p, result.references, used) && !points.add(p, result.continuation_point)) {
     used = 0;
     result.status_code = status::bad_no_continuation_points;
@@ -223,6 +226,14 @@ void service_browse_next(const browse_next_request& req, browse_next_response& r
       result.status_code = status::bad_continuation_point_invalid;
     } else if (req.release_continuation_points) {  // Part 4 §5.8.3.2: release, return nothing
       points.release(cp);
+    } else if (as.at(p->node).removed) {
+      // The node went away since the Browse: Part 4 §5.9.3.4 (Table 39) lists Bad_NodeIdUnknown
+      // for BrowseNext; nothing of it is left to return, so the point goes too.
+      points.release(cp);
+      result.status_code = status::bad_node_id_unknown;
+    } else if (as.at(p->node).serial_epoch != p->epoch) {  // renumbered: the position means nothing now
+      points.release(cp);
+      result.status_code = status::bad_continuation_point_invalid;
     } else if (browse_from(as, *p, result.references, used)) {
       result.continuation_point = cp;  // the same point goes on
     } else {

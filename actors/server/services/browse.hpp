@@ -14,7 +14,9 @@
 namespace uactor::services {
 
 // Where a Browse stopped (Part 4 §7.9): the filter of its BrowseDescription, resolved to node
-// indices, and the position in the node's reference list to go on from.
+// indices, and the last reference returned, by its serial (docs/decisions/0025). References
+// removed since are not returned, none is returned twice, and references added since are
+// returned when the walk has not yet passed their part (forward or inverse).
 struct browse_position {
   ua::node_index node = ua::no_node;
   ua::node_index reference_type = ua::no_node;  // no_node: every reference type
@@ -23,7 +25,9 @@ struct browse_position {
   std::uint32_t node_class_mask = 0;
   std::uint32_t result_mask = 0;
   std::uint32_t max_references = 0;  // already resolved (never 0)
-  std::uint32_t next = 0;            // index into address_space::references(node)
+  std::uint32_t epoch = 0;           // the node's serial_epoch when the Browse began
+  bool in_inverse = false;           // the inverse references are being walked
+  std::uint32_t after = 0;           // serial of the last reference returned (0: none yet)
 };
 
 // The continuation points of one session: at most `capacity` at a time. A point is 8 opaque
@@ -60,8 +64,9 @@ void service_browse(const ua::browse_request& req, ua::browse_response& resp, co
                     browse_continuations& points, const service_limits& limits = {});
 
 // Bad_NothingToDo, Bad_TooManyOperations in the service result; per item
-// Bad_ContinuationPointInvalid for an unknown or released point. With releaseContinuationPoints
-// the points are released and no references returned.
+// Bad_ContinuationPointInvalid for an unknown or released point, Bad_NodeIdUnknown when the node
+// was removed since (Part 4 §5.9.3.4; the point is released). With releaseContinuationPoints the
+// points are released and no references returned.
 void service_browse_next(const ua::browse_next_request& req, ua::browse_next_response& resp,
                          const ua::address_space& as, browse_continuations& points,
                          const service_limits& limits = {});

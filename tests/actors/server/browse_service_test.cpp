@@ -481,3 +481,218 @@ TEST_CASE("browse: BrowseNext pages of a folder of 10,000 variables allocate not
   REQUIRE(walk() == 10'000);
   REQUIRE(allocs.counted().allocations == 0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Continuation points while the address space changes (docs/decisions/0025): the embedding API
+// adds and removes nodes between a client's Browse and BrowseNext.
+
+namespace {
+
+constexpr std::uint32_t has_component = 47;
+constexpr std::uint32_t objects_folder = 85;
+
+node_index add_object(address_space& as, const std::string& name) {
+  node_spec spec;
+  spec.id = node_id::string(1, name);
+  spec.cls = node_class::object;
+  spec.browse_ns = 1;
+  spec.browse_name = name;
+  auto n = as.add_node(std::move(spec));
+  REQUIRE(n.has_value());
+  return *n;
+}
+
+void link(address_space& as, node_index source, std::uint32_t type, node_index target) {
+  REQUIRE(as.add_reference(source, as.find(node_id(0, type)), target) == status::good);
+}
+
+// The targets of one answer, with a check that each is a node of the store now (nothing invalid).
+void collect(const address_space& as, const browse_result& r, std::vector<std::string>& into) {
+  for (const auto& d : r.references) {
+    const node_index t = as.find(d.node_id.id);
+    REQUIRE(t != no_node);
+    into.emplace_back(d.node_id.id.text());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("browse: BrowseNext while children are added and removed returns each surviving child once, and the added ones",
+          "[services]") {
+  auto as = test::demo_address_space();
+  const node_index folder = add_object(as, "Churn");
+  link(as, as.find(node_id(0, objects_folder)), organizes, folder);
+  std::vector<std::string> original;
+  for (int i = 0; i < 120; ++i) {
+    original.push_back("Churn.C" + std::to_string(i));
+    link(as, folder, organizes, add_object(as, original.back()));
+  }
+  browse_continuations points;
+  browse_request req;
+  req.requested_max_references_per_node = 7;
+  auto d = hierarchical_from(0);
+  d.node_id = node_id::string(1, "Churn");
+  req.nodes_to_browse.push_back(d);
+  browse_response resp;
+  service_browse(req, resp, as, points);
+  REQUIRE(resp.results[0].status_code == status::good);
+  std::vector<std::string> returned;
+  collect(as, resp.results[0], returned);
+  REQUIRE(returned.size() == 7);
+
+  // Before each BrowseNext: two original children go (one already returned, one not, when there
+  // are such) and two new ones come, one of which goes again at once.
+  std::vector<std::string> added;
+  std::size_t step = 0;
+  auto point = resp.results[0].continuation_point;
+  browse_next_response next;
+  while (!point.is_null()) {
+    REQUIRE(step < 100);
+    ++step;
+    auto remove = [&](const std::string& name) {
+      const node_index n = as.find(node_id::string(1, name));
+      if (n != no_node) REQUIRE(as.remove_node(n) == status::good);
+    };
+    remove(returned[(step * 5) % returned.size()]);                 // returned already
+    remove(original[(returned.size() + step * 3) % original.size()]);  // maybe still ahead
+    const std::string kept = "Churn.A" + std::to_string(step), gone = "Churn.G" + std::to_string(step);
+    link(as, folder, organizes, add_object(as, kept));
+    link(as, folder, organizes, add_object(as, gone));
+    added.push_back(kept);
+    remove(gone);
+    browse_next_request nreq;
+    nreq.continuation_points.push_back(point);
+    service_browse_next(nreq, next, as, points);
+    REQUIRE(next.results[0].status_code == status::good);
+    REQUIRE(next.results[0].references.size() <= 7);
+    collect(as, next.results[0], returned);
+    point = next.results[0].continuation_point;
+  }
+  REQUIRE(points.size() == 0);
+  // No duplicates.
+  auto sorted = returned;
+  std::sort(sorted.begin(), sorted.end());
+  REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  // Every child there now, original or added during the walk, was returned; nothing else but
+  // children that existed when they were returned (checked in collect) and were removed after.
+  for (const auto& name : original)
+    if (as.find(node_id::string(1, name)) != no_node) REQUIRE(std::binary_search(sorted.begin(), sorted.end(), name));
+  for (const auto& name : added) REQUIRE(std::binary_search(sorted.begin(), sorted.end(), name));
+  for (const auto& name : sorted) REQUIRE(name.rfind("Churn.G", 0) != 0);  // removed before any answer
+}
+
+TEST_CASE("browse: an inverse BrowseNext stays exact while forward references are added and sources removed",
+          "[services]") {
+  // The inverse references sit after the forward ones: adding a forward one must not move the walk.
+  auto as = test::demo_address_space();
+  const node_index hub = add_object(as, "Hub");
+  std::vector<std::string> sources;
+  for (int i = 0; i < 40; ++i) {
+    sources.push_back("Src" + std::to_string(i));
+    link(as, add_object(as, sources.back()), has_component, hub);
+  }
+  browse_continuations points;
+  browse_request req;
+  req.requested_max_references_per_node = 4;
+  auto d = hierarchical_from(0);
+  d.node_id = node_id::string(1, "Hub");
+  d.browse_direction = browse_direction::inverse;
+  req.nodes_to_browse.push_back(d);
+  browse_response resp;
+  service_browse(req, resp, as, points);
+  std::vector<std::string> returned;
+  collect(as, resp.results[0], returned);
+  auto point = resp.results[0].continuation_point;
+  browse_next_response next;
+  std::vector<std::string> removed;
+  for (int step = 0; !point.is_null(); ++step) {
+    REQUIRE(step < 40);
+    link(as, hub, has_component, add_object(as, "Out" + std::to_string(step)));  // a forward one
+    // A source not returned yet (the last one), and one already returned.
+    for (const auto& victim : {sources[sources.size() - 1 - static_cast<std::size_t>(step)], returned.back()}) {
+      const node_index n = as.find(node_id::string(1, victim));
+      if (n == no_node) continue;
+      REQUIRE(as.remove_node(n) == status::good);
+      removed.push_back(victim);
+    }
+    browse_next_request nreq;
+    nreq.continuation_points.push_back(point);
+    service_browse_next(nreq, next, as, points);
+    REQUIRE(next.results[0].status_code == status::good);
+    collect(as, next.results[0], returned);
+    point = next.results[0].continuation_point;
+  }
+  std::sort(returned.begin(), returned.end());
+  REQUIRE(std::adjacent_find(returned.begin(), returned.end()) == returned.end());
+  for (const auto& s : sources) {
+    const bool alive = as.find(node_id::string(1, s)) != no_node;
+    if (alive) REQUIRE(std::binary_search(returned.begin(), returned.end(), s));
+  }
+  for (const auto& r : returned) REQUIRE(r.rfind("Src", 0) == 0);  // inverse ones only
+}
+
+TEST_CASE("browse: BrowseNext of a node removed since the Browse gets Bad_NodeIdUnknown and frees the point",
+          "[services]") {
+  auto as = test::demo_address_space();
+  const node_index folder = add_object(as, "Gone");
+  for (int i = 0; i < 10; ++i) link(as, folder, organizes, add_object(as, "Gone.C" + std::to_string(i)));
+  browse_continuations points;
+  browse_request req;
+  req.requested_max_references_per_node = 3;
+  auto d = hierarchical_from(0);
+  d.node_id = node_id::string(1, "Gone");
+  req.nodes_to_browse.push_back(d);
+  browse_response resp;
+  service_browse(req, resp, as, points);
+  REQUIRE(resp.results[0].references.size() == 3);
+  const auto point = resp.results[0].continuation_point;
+  REQUIRE_FALSE(point.is_null());
+  REQUIRE(as.remove_node(folder) == status::good);
+  browse_next_request nreq;
+  nreq.continuation_points.push_back(point);
+  browse_next_response next;
+  service_browse_next(nreq, next, as, points);
+  // Part 4 §5.9.3.4: Bad_NodeIdUnknown is a BrowseNext operation result.
+  CHECK(next.results[0].status_code == status::bad_node_id_unknown);
+  CHECK(next.results[0].references.empty());
+  CHECK(next.results[0].continuation_point.is_null());
+  CHECK(points.size() == 0);
+  // The point is released: used again it is unknown (Part 4 §7.9).
+  service_browse_next(nreq, next, as, points);
+  CHECK(next.results[0].status_code == status::bad_continuation_point_invalid);
+}
+
+TEST_CASE("browse: a continuation point into a node whose references were renumbered is invalid", "[services]") {
+  auto as = test::demo_address_space();
+  const node_index folder = add_object(as, "Renumbered");
+  for (int i = 0; i < 10; ++i) link(as, folder, organizes, add_object(as, "Renumbered.C" + std::to_string(i)));
+  browse_continuations points;
+  browse_request req;
+  req.requested_max_references_per_node = 3;
+  auto d = hierarchical_from(0);
+  d.node_id = node_id::string(1, "Renumbered");
+  req.nodes_to_browse.push_back(d);
+  browse_response resp;
+  service_browse(req, resp, as, points);
+  browse_next_request nreq;
+  nreq.continuation_points.push_back(resp.results[0].continuation_point);
+  browse_next_response next;
+  service_browse_next(nreq, next, as, points);
+  REQUIRE(next.results[0].status_code == status::good);
+  REQUIRE(next.results[0].references.size() == 3);
+  as.renumber_references(folder);  // what 2^32 - 1 additions to one node would do
+  service_browse_next(nreq, next, as, points);
+  CHECK(next.results[0].status_code == status::bad_continuation_point_invalid);
+  CHECK(points.size() == 0);
+  // A new Browse starts over and walks all ten.
+  std::size_t total = 0;
+  service_browse(req, resp, as, points);
+  total += resp.results[0].references.size();
+  nreq.continuation_points[0] = resp.results[0].continuation_point;
+  for (int guard = 0; !nreq.continuation_points[0].is_null() && guard < 10; ++guard) {
+    service_browse_next(nreq, next, as, points);
+    total += next.results[0].references.size();
+    nreq.continuation_points[0] = next.results[0].continuation_point;
+  }
+  CHECK(total == 10);
+}

@@ -173,6 +173,23 @@ TEST_CASE("channel security: every policy and mode opens, answers a Read and ren
   }
 }
 
+TEST_CASE("channel security: three renewals without a message in between, then Reads with the newest keys",
+          "[channel_security]") {
+  // docs/decisions/0024: the server keeps the current token and two predecessors with their keys.
+  secured_pair p(*security::find_policy(security::policy_uri_basic256sha256), ua::message_security_mode::sign_and_encrypt);
+  p.open();
+  REQUIRE(p.client->is_open());
+  for (std::uint32_t token = 2; token <= 4; ++token) {
+    REQUIRE(p.client->write_open(at(token)) == status::good);
+    p.pump(at(token));
+    REQUIRE(p.client->token().token_id == token);
+  }
+  CHECK(p.server->sending_token_id() == 2);  // token 1's keys made room
+  CHECK(p.read_once(5) == status::good);
+  CHECK(p.server->sending_token_id() == 4);
+  CHECK(p.read_once(6) == status::good);
+}
+
 TEST_CASE("channel security: a flipped byte in a secured MSG closes the channel with Bad_SecurityChecksFailed",
           "[channel_security]") {
   for (const auto mode : modes) {

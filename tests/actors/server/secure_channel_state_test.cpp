@@ -653,6 +653,92 @@ TEST_CASE("secure_channel: Renew gives a new token, the old one stays valid unti
   check_error(c.read(s.state), status::bad_secure_channel_token_unknown);
 }
 
+namespace {
+
+// A Read sent with `token`, answered: the token id the response went out with.
+std::uint32_t answered_with(server& s, client& c, std::uint32_t token, std::int64_t ms) {
+  c.token_id = token;
+  REQUIRE(s.feed(c.msg(read_request(1)), at(ms)) == std::vector{event::request});
+  ua::read_response resp;
+  REQUIRE(s.state.send_response(s.state.request().request_id, resp) == status::good);
+  const auto out = c.read(s.state);
+  REQUIRE(out.size() == 1);
+  return out[0].token_id;
+}
+
+void renew(server& s, client& c, std::uint32_t lifetime_ms, std::int64_t ms, std::uint32_t expected_token) {
+  REQUIRE(s.feed(c.open(ua::security_token_request_type::renew, lifetime_ms), at(ms)) == std::vector{event::none});
+  const auto out = c.read(s.state);
+  REQUIRE(out.size() == 1);
+  const auto* renewed = out[0].msg.get_if<ua::open_secure_channel_response>();
+  REQUIRE(renewed);
+  REQUIRE(renewed->security_token.token_id == expected_token);
+}
+
+}  // namespace
+
+// docs/decisions/0024: Part 4 §5.5.2.1 (the server sends with the existing token until it expires
+// or the client uses a new one) and Part 6 §6.7.4 (an old token is accepted until it expires).
+TEST_CASE("secure_channel: two renewals without traffic keep every unexpired token and answer with the newest one used",
+          "[actors]") {
+  server s;
+  client c;
+  open_channel(s, c, 100'000);   // token 1: expires at 125 s
+  renew(s, c, 100'000, 10'000, 2);  // token 2: 135 s
+  renew(s, c, 100'000, 20'000, 3);  // token 3: 145 s
+  CHECK(s.state.current_token().token_id == 3);
+  // No message since: we still send with the token the client last had in use.
+  CHECK(s.state.sending_token_id() == 1);
+
+  SECTION("the client goes on with token 1, then 2, then 3") {
+    CHECK(answered_with(s, c, 1, 30'000) == 1);
+    CHECK(answered_with(s, c, 2, 40'000) == 2);  // a new token used: so do we
+    CHECK(answered_with(s, c, 1, 50'000) == 2);  // still accepted, but we do not go back
+    CHECK(answered_with(s, c, 3, 60'000) == 3);
+    CHECK(answered_with(s, c, 2, 70'000) == 3);
+  }
+  SECTION("the client uses token 3 at once, tokens 1 and 2 stay accepted until they expire") {
+    CHECK(answered_with(s, c, 3, 30'000) == 3);
+    CHECK(answered_with(s, c, 2, 40'000) == 3);
+    CHECK(answered_with(s, c, 1, 124'999) == 3);
+    c.token_id = 1;
+    CHECK(s.feed(c.msg(read_request(1)), at(125'000)) == std::vector{event::close});
+    check_error(c.read(s.state), status::bad_secure_channel_token_unknown);
+  }
+  SECTION("token 2 is accepted until it expires, then refused, while token 3 goes on") {
+    CHECK(answered_with(s, c, 2, 100'000) == 2);
+    CHECK(answered_with(s, c, 2, 134'999) == 2);
+    CHECK(answered_with(s, c, 3, 135'000) == 3);
+    c.token_id = 2;
+    CHECK(s.feed(c.msg(read_request(1)), at(135'000)) == std::vector{event::close});
+    check_error(c.read(s.state), status::bad_secure_channel_token_unknown);
+  }
+  SECTION("the token we send with expires: the current one takes over") {
+    CHECK(s.state.on_tick(at(124'999)) == event::none);
+    CHECK(s.state.sending_token_id() == 1);
+    CHECK(s.state.on_tick(at(125'000)) == event::none);
+    CHECK(s.state.sending_token_id() == 3);
+    CHECK(answered_with(s, c, 2, 130'000) == 3);
+  }
+}
+
+TEST_CASE("secure_channel: a third renewal without traffic drops the oldest token and sends with the oldest one kept",
+          "[actors]") {
+  server s;
+  client c;
+  open_channel(s, c, 100'000);
+  renew(s, c, 100'000, 10'000, 2);
+  renew(s, c, 100'000, 20'000, 3);
+  renew(s, c, 100'000, 30'000, 4);
+  // Three kept (4, 3, 2): token 1 has no keys any more, so nothing goes out with it.
+  CHECK(s.state.sending_token_id() == 2);
+  CHECK(answered_with(s, c, 2, 40'000) == 2);
+  CHECK(answered_with(s, c, 4, 50'000) == 4);
+  c.token_id = 1;
+  CHECK(s.feed(c.msg(read_request(1)), at(60'000)) == std::vector{event::close});
+  check_error(c.read(s.state), status::bad_secure_channel_token_unknown);
+}
+
 TEST_CASE("secure_channel: a token that expired without a renewal closes the channel", "[actors]") {
   SECTION("on the tick") {
     server s;
