@@ -161,6 +161,12 @@ std::vector<std::uint8_t> concat(std::initializer_list<std::span<const std::uint
   return out;
 }
 
+// A CA certificate, made once per process (key generation is the slow part of these tests).
+const issued& shared_ca() {
+  static const issued ca = make_cert({.common_name = "ca", .uri = "", .not_before = t0, .not_after = t0, .ca = true});
+  return ca;
+}
+
 // chain_from_der's verdict on hostile bytes: Bad_CertificateInvalid and a reason containing `says`.
 void refused(std::span<const std::uint8_t> bytes, const std::string& says) {
   std::string why;
@@ -176,8 +182,7 @@ void refused(std::span<const std::uint8_t> bytes, const std::string& says) {
 TEST_CASE("certificate: chain splitting refuses truncated, lying, oversized, too many and trailing parts with a reason",
           "[security][chain]") {
   const auto leaf = shared_identity().cert.der();
-  auto ca = make_cert({.common_name = "ca", .uri = "", .not_before = t0, .not_after = t0, .ca = true});
-  const auto issuer = ca.cert.der();
+  const auto issuer = shared_ca().cert.der();
   const auto good = concat({leaf, issuer});
   REQUIRE(certificate::chain_from_der(good)->size() == 2);
 
@@ -237,7 +242,7 @@ TEST_CASE("certificate: chain splitting refuses truncated, lying, oversized, too
 TEST_CASE("certificate: chain_from_file reads a chain as DER back to back or as PEM blocks", "[security][chain]") {
   temp_dir dir;
   const auto& leaf = shared_identity().cert;
-  auto ca = make_cert({.common_name = "ca", .uri = "", .not_before = t0, .not_after = t0, .ca = true});
+  const auto& ca = shared_ca();
   write_file(dir.path() / "chain.der", chain_der(leaf, std::vector<certificate>{ca.cert}));
   auto der = certificate::chain_from_file(dir.path() / "chain.der");
   REQUIRE(der.has_value());
