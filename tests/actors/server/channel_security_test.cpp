@@ -71,6 +71,7 @@ struct secured_pair {
   std::vector<cevent> client_events;
   // Tampering with what the client sends: called with each batch of bytes before the server sees it.
   std::function<void(ua::byte_buffer&)> on_the_wire;
+  std::function<void(ua::byte_buffer&)> on_the_way_back;  // the same for what the server sends
   // Reused: a steady-state round trip allocates nothing (swapped with the states' output buffers).
   ua::byte_buffer to_server;
   ua::byte_buffer to_client;
@@ -118,6 +119,7 @@ struct secured_pair {
       if (!server->output().empty()) {
         std::swap(to_client, server->output());
         server->clear_output();
+        if (on_the_way_back) on_the_way_back(to_client);
         (void)client_reader.put(to_client.bytes(), [&](const ua::chunk_view& v) {
           const auto ev = client->on_chunk(v, now);
           client_events.push_back(ev);
@@ -261,6 +263,57 @@ TEST_CASE("channel security: a SenderCertificate chain with a broken second part
   CHECK(log.find("Bad_CertificateInvalid") != std::string::npos);
   CHECK(log.find("certificate 2 of the chain: not an ASN.1 SEQUENCE (tag 0x04)") != std::string::npos);
   CHECK(p.checker->checks == 0);
+}
+
+TEST_CASE("channel security: the server's chain in the OPN response reaches the client's deferred check, a broken one "
+          "closes with Bad_CertificateInvalid", "[channel_security][chain]") {
+  const auto& issuer = identity("urn:test:issuer").cert;
+  const auto& policy = *security::find_policy(security::policy_uri_basic256sha256);
+  auto with_check = [&](secured_pair& p, std::size_t& seen, ua::status_code verdict) {
+    p.security->certificate_issuers = {issuer};
+    auto cc = actors::client_channel_config{};
+    cc.endpoint_url = "opc.tcp://localhost:4840";
+    cc.security = {&policy, ua::message_security_mode::sign, identity("urn:test:client").cert,
+                   identity("urn:test:client").private_key, identity("urn:test:server").cert, {}, {}};
+    cc.security.check_server_chain = [&seen, verdict](const security::certificate&,
+                                                      std::span<const security::certificate> issuers) {
+      seen = issuers.size();
+      return security::validation_result{verdict, "trust list", "test"};
+    };
+    p.client = std::make_unique<actors::client_channel_state>(cc);
+  };
+  SECTION("accepted") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::good);
+    p.open();
+    CHECK(p.client->is_open());
+    CHECK(seen == 1);
+    CHECK(p.read_once() == status::good);
+  }
+  SECTION("refused by the check: the channel closes with its status") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::bad_certificate_untrusted);
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    CHECK(p.client->close_status() == status::bad_certificate_untrusted);
+  }
+  SECTION("the second certificate's tag broken on the way back") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::good);
+    const std::size_t second = 12 + 4 + std::string_view(policy.uri).size() + 4 + identity("urn:test:server").cert.der().size();
+    p.on_the_way_back = [second](ua::byte_buffer& b) {
+      if (b.size() > second && std::memcmp(b.data(), "OPN", 3) == 0) b.data()[second] = 0x31;
+    };
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    CHECK(p.client->close_status() == status::bad_certificate_invalid);
+    CHECK(std::string(p.client->close_reason()).find("certificate 2 of the chain: not an ASN.1 SEQUENCE (tag 0x31)") !=
+          std::string::npos);
+    CHECK(seen == 99);
+  }
 }
 
 TEST_CASE("channel security: a policy or mode the server does not offer is refused", "[channel_security]") {
