@@ -109,6 +109,9 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
   for (const auto& cert : read_trust(plan)) store->trust(cert);
   sec->certificate = own->cert;
   sec->private_key = own->private_key;
+  sec->certificate_issuers = own->issuers;  // sent after the certificate when own/ holds its chain
+  if (!own->issuers.empty())
+    spdlog::info("the server certificate is sent with {} issuer(s) after it [{}]", own->issuers.size(), own->cert.describe());
   sec->checker = std::make_shared<actors::pki_checker>(store);
   sec->store = std::move(store);
   return sec;

@@ -160,21 +160,123 @@ ua::expected<certificate> certificate::from_der(std::span<const std::uint8_t> de
   return c;
 }
 
-ua::expected<std::vector<certificate>> certificate::chain_from_der(std::span<const std::uint8_t> der) {
-  // Part 6 §6.7.2.3 allows a chain; ten is more than any PKI an OPC UA deployment uses.
-  constexpr std::size_t max_chain = 10;
+namespace {
+
+// The length of the DER element at the start of `in` (header and contents), read from its
+// header alone: a SEQUENCE with a definite length of at most four bytes. 0 and `why` set when the
+// header is not one or the element would not fit in `in`.
+std::size_t der_sequence_size(std::span<const std::uint8_t> in, std::string& why) {
+  if (in.size() < 2) {
+    why = "a truncated ASN.1 header (" + std::to_string(in.size()) + " byte(s) left)";
+    return 0;
+  }
+  if (in[0] != 0x30) {
+    why = "not an ASN.1 SEQUENCE (tag 0x" + [](unsigned t) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02X", t);
+      return std::string(hex);
+    }(in[0]) + ")";
+    return 0;
+  }
+  std::size_t header = 2, length = in[1];
+  if (length & 0x80) {
+    const std::size_t n = length & 0x7F;
+    if (n == 0) {
+      why = "an indefinite length, which DER does not allow";
+      return 0;
+    }
+    if (n > 4) {
+      why = "a length of " + std::to_string(n) + " length bytes";
+      return 0;
+    }
+    if (in.size() < 2 + n) {
+      why = "a truncated ASN.1 length";
+      return 0;
+    }
+    length = 0;
+    for (std::size_t i = 0; i < n; ++i) length = (length << 8) | in[2 + i];
+    header += n;
+  }
+  if (length > certificate::max_certificate_size) {
+    why = "a certificate of " + std::to_string(length) + " bytes (at most " +
+          std::to_string(certificate::max_certificate_size) + ")";
+    return 0;
+  }
+  if (length > in.size() - header) {
+    why = "a certificate of " + std::to_string(header + length) + " bytes where " + std::to_string(in.size()) +
+          " are left (truncated, or a length that lies)";
+    return 0;
+  }
+  return header + length;
+}
+
+}  // namespace
+
+ua::expected<std::vector<certificate>> certificate::chain_from_der(std::span<const std::uint8_t> der,
+                                                                   std::string* why) {
+  std::string reason;
+  auto refuse = [&](std::size_t index, std::string what) -> ua::expected<std::vector<certificate>> {
+    if (why) *why = "certificate " + std::to_string(index + 1) + " of the chain: " + std::move(what);
+    return ua::status::bad_certificate_invalid;
+  };
+  if (der.empty()) {
+    if (why) *why = "no certificate (an empty ByteString)";
+    return ua::status::bad_certificate_invalid;
+  }
   std::vector<certificate> out;
-  const unsigned char* p = der.data();
-  const unsigned char* end = der.data() + der.size();
-  if (der.empty()) return ua::status::bad_certificate_invalid;
-  while (p < end) {
-    if (out.size() == max_chain) return ua::status::bad_certificate_invalid;
-    auto one = certificate_parser::parse_one(p, static_cast<long>(end - p));
-    if (!one) return ua::status::bad_certificate_invalid;
+  std::size_t at = 0;
+  while (at < der.size()) {
+    if (out.size() == max_chain_certificates)
+      return refuse(out.size(), "more than " + std::to_string(max_chain_certificates) + " certificates");
+    const auto rest = der.subspan(at);
+    const std::size_t size = der_sequence_size(rest, reason);
+    if (size == 0) return refuse(out.size(), reason + " at byte " + std::to_string(at));
+    const unsigned char* p = rest.data();
+    auto one = certificate_parser::parse_one(p, static_cast<long>(size));
+    if (!one) return refuse(out.size(), "not an X.509 certificate with an RSA key at byte " + std::to_string(at));
+    if (p != rest.data() + size)
+      return refuse(out.size(), "its DER ends before its ASN.1 length says, at byte " + std::to_string(at));
     certificate c;
     c.impl_ = std::move(one);
     out.push_back(std::move(c));
+    at += size;
   }
+  return out;
+}
+
+ua::expected<std::vector<certificate>> certificate::chain_from_file(const std::filesystem::path& file) {
+  constexpr std::uintmax_t max_size = 1 << 20;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) return ua::status::bad_not_found;
+  if (size > max_size) return ua::status::bad_certificate_invalid;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return ua::status::bad_not_found;
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.find("-----BEGIN") == std::string_view::npos) return chain_from_der(bytes);
+  std::vector<certificate> out;
+  bio_ptr bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
+  while (bio) {
+    x509_ptr x(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (!x) break;
+    if (out.size() == max_chain_certificates) return ua::status::bad_certificate_invalid;
+    unsigned char* der = nullptr;
+    const int len = i2d_X509(x.get(), &der);
+    if (len <= 0) break;
+    auto c = from_der({der, static_cast<std::size_t>(len)});
+    OPENSSL_free(der);
+    if (!c) return c.error();
+    out.push_back(std::move(*c));
+  }
+  ERR_clear_error();  // the end of the PEM blocks reads as an error
+  if (out.empty()) return ua::status::bad_certificate_invalid;
+  return out;
+}
+
+std::vector<std::uint8_t> chain_der(const certificate& leaf, std::span<const certificate> issuers) {
+  std::vector<std::uint8_t> out(leaf.der().begin(), leaf.der().end());
+  for (const auto& c : issuers) out.insert(out.end(), c.der().begin(), c.der().end());
   return out;
 }
 
@@ -188,6 +290,13 @@ ua::expected<certificate> certificate::from_file(const std::filesystem::path& fi
   std::ifstream in(file, std::ios::binary);
   if (!in) return ua::status::bad_not_found;
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A chain file's leaf, DER as PEM: own/ may hold the issuers after it.
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.find("-----BEGIN") == std::string_view::npos) {
+    auto chain = chain_from_der(bytes);
+    if (!chain) return chain.error();
+    return chain->front();
+  }
   return from_der_or_pem(bytes);
 }
 
@@ -382,7 +491,7 @@ ua::expected<application_identity> create_self_signed(const certificate_request&
   auto cert = certificate::from_der({der, static_cast<std::size_t>(len)});
   OPENSSL_free(der);
   if (!cert) return cert.error();
-  return application_identity{std::move(*cert), std::move(*key)};
+  return application_identity{std::move(*cert), std::move(*key), {}};
 }
 
 ua::date_time system_now() {

@@ -28,13 +28,24 @@ public:
   // Exactly one DER certificate with an RSA key; Bad_CertificateInvalid otherwise (garbage,
   // trailing bytes, a key of another type).
   static ua::expected<certificate> from_der(std::span<const std::uint8_t> der);
-  // Part 6 §6.7.2.3: a SenderCertificate may be the leaf followed by its issuers, DER back to
-  // back. The first is the leaf. Bad_CertificateInvalid when any part does not parse.
-  static ua::expected<std::vector<certificate>> chain_from_der(std::span<const std::uint8_t> der);
+  // Part 6 §6.7.2.3: a SenderCertificate (and Part 4's ApplicationInstanceCertificate
+  // parameters) may be the leaf followed by its issuers, DER back to back; the first is the leaf.
+  // Each part is framed by its own ASN.1 SEQUENCE header before it is parsed, at most
+  // max_chain_certificates of at most max_certificate_size bytes. Bad_CertificateInvalid when a
+  // part is truncated, longer than what is left, not a certificate, or followed by stray bytes;
+  // `why` (when given) says which, for the caller's log line.
+  static ua::expected<std::vector<certificate>> chain_from_der(std::span<const std::uint8_t> der,
+                                                               std::string* why = nullptr);
+  // A file holding a certificate and, optionally, its issuers after it: DER back to back, or PEM
+  // blocks (leaf first). What own/certs may hold for an application that sends its chain.
+  static ua::expected<std::vector<certificate>> chain_from_file(const std::filesystem::path& file);
+  static constexpr std::size_t max_chain_certificates = 10;  // more than any OPC UA PKI's depth
+  static constexpr std::size_t max_certificate_size = 64 * 1024;  // a 16384-bit key's is ~5 KB
   // One certificate, DER or PEM (the first PEM block): what files and some clients' X509 identity
   // tokens hold. Bad_CertificateInvalid otherwise.
   static ua::expected<certificate> from_der_or_pem(std::span<const std::uint8_t> bytes);
-  // A file holding one certificate, DER or PEM. Bad_NotFound when it cannot be read.
+  // A file holding one certificate, DER or PEM (of a chain file, the first: the leaf).
+  // Bad_NotFound when it cannot be read.
   static ua::expected<certificate> from_file(const std::filesystem::path& file);
 
   std::span<const std::uint8_t> der() const noexcept;         // exactly the bytes for the wire
@@ -76,7 +87,14 @@ struct certificate_request {
 struct application_identity {
   certificate cert;
   rsa_key private_key;
+  // The CA certificates that issued `cert`, nearest first, sent after it so that a peer holding
+  // only the root can build the chain (Part 6 §6.7.2.3); empty for a self-signed certificate.
+  std::vector<certificate> issuers;
 };
+
+// The leaf's DER followed by its issuers': what goes into a SenderCertificate, an endpoint's
+// ServerCertificate and CreateSession's certificates when an application sends its chain.
+std::vector<std::uint8_t> chain_der(const certificate& leaf, std::span<const certificate> issuers);
 
 // A self-signed application instance certificate (Part 6 §6.2.2): X.509 v3, SHA-256, a random
 // serial, subjectAltName URI + DNS/IP, basicConstraints CA:FALSE (critical), keyUsage

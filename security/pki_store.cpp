@@ -468,8 +468,10 @@ ua::expected<application_identity> pki_store::load_or_create_own(const certifica
   const bool have_cert = fs::exists(cert_file, ec);
   const bool have_key = fs::exists(key_file, ec);
   if (have_cert && have_key) {
-    auto cert = certificate::from_file(cert_file);
-    if (!cert) return cert.error();
+    // The certificate file may hold the issuers after the leaf, which are then sent with it.
+    auto chain = certificate::chain_from_file(cert_file);
+    if (!chain) return chain.error();
+    auto* cert = &chain->front();
     auto pem = read_small_file(key_file);
     if (!pem) return ua::status::bad_not_found;
     auto key = rsa_key::from_private_pem({reinterpret_cast<const char*>(pem->data()), pem->size()});
@@ -477,7 +479,9 @@ ua::expected<application_identity> pki_store::load_or_create_own(const certifica
     const int same = EVP_PKEY_eq(cert->public_key().native(), key->native());
     ERR_clear_error();
     if (same != 1) return ua::status::bad_certificate_invalid;
-    return application_identity{std::move(*cert), std::move(*key)};
+    application_identity id{std::move(*cert), std::move(*key), {}};
+    id.issuers.assign(std::make_move_iterator(chain->begin() + 1), std::make_move_iterator(chain->end()));
+    return id;
   }
   // One without the other: an operator's half-finished change; never overwrite their key.
   if (have_cert || have_key) return ua::status::bad_certificate_invalid;

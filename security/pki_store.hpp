@@ -40,7 +40,9 @@ struct validation_options {
 // certificate's subjectAltName entries; Bad_CertificateHostNameInvalid naming both otherwise.
 validation_result check_host_name(const certificate& server, const std::string& host);
 
-//   <root>/own/certs/<name>.der, <root>/own/private/<name>.pem (mode 0600)
+//   <root>/own/certs/<name>.der, <root>/own/private/<name>.pem (mode 0600); the certificate file
+//     may hold the CA certificates that issued it after it (DER back to back or PEM blocks), sent
+//     with it as its chain (Part 6 §6.7.2.3)
 //   <root>/trusted/certs, <root>/trusted/crl, <root>/issuers/certs, <root>/issuers/crl
 //   <root>/rejected/certs  (<CN>[<thumbprint hex>].der)
 // Thread-safe: one store may serve every channel of a server.
@@ -56,7 +58,8 @@ public:
   pki_store(const pki_store&) = delete;
   pki_store& operator=(const pki_store&) = delete;
 
-  // First start: loads own/ or creates a self-signed identity there and returns it.
+  // First start: loads own/ (with the issuers its certificate file holds after the leaf) or
+  // creates a self-signed identity there and returns it.
   // Bad_CertificateInvalid when own/ holds a certificate and a key that do not belong together.
   ua::expected<application_identity> load_or_create_own(const certificate_request& request,
                                                         std::string_view name = "uactor");

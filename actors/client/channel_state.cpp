@@ -13,7 +13,7 @@ client_channel_state::client_channel_state(client_channel_config config) : confi
     if (!sec.own_certificate || !sec.private_key || !sec.server_certificate)
       throw std::invalid_argument("client_channel_config: a secured channel needs both certificates and our key");
     // Part 6 §6.7.2.3: our certificate, and the thumbprint of the server's we encrypt for.
-    asym_out_.sender_certificate = to_byte_string(sec.own_certificate.der());
+    asym_out_.sender_certificate = to_byte_string(security::chain_der(sec.own_certificate, sec.own_issuers));
     const auto thumbprint = sec.server_certificate.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(thumbprint);
     asymmetric_.emplace(*sec.policy, sec.private_key, sec.server_certificate.public_key());
@@ -129,10 +129,20 @@ client_channel_state::event client_channel_state::on_open_response(const ua::chu
   if (asymmetric_) {
     // Part 6 §6.7.2.3: from the server whose certificate the endpoint named, for our certificate;
     // the signature checked before anything is decoded.
+    // The SenderCertificate may carry the server's issuers after its leaf.
     const auto own = sec.own_certificate.thumbprint();
-    if (!std::ranges::equal(bytes_of(asym_in_.sender_certificate), sec.server_certificate.der()) ||
+    std::string why;
+    auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate), &why);
+    if (!chain) return fail(ua::status::bad_certificate_invalid, "the OPN response's SenderCertificate: " + why);
+    if (!(chain->front() == sec.server_certificate) ||
         !std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own))
       return fail(ua::status::bad_security_checks_failed, "OPN response from another certificate or for another one");
+    if (phase_ != phase::open && sec.check_server_chain) {
+      const auto verdict = sec.check_server_chain(chain->front(), std::span<const security::certificate>(*chain).subspan(1));
+      if (!verdict.ok())
+        return fail(verdict.status, "the server certificate failed the " + verdict.check + " check with the chain of its "
+                                    "OPN response: " + verdict.detail);
+    }
     if (asymmetric_->unprotect(chunk.bytes, *at, plain_).is_bad())
       return fail(ua::status::bad_security_checks_failed, "the OPN response's signature does not verify");
     plaintext = plain_.bytes().subspan(*at);

@@ -7,7 +7,9 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,6 +26,7 @@
 #include "protocol/uatcp.hpp"
 #include "security/asymmetric.hpp"
 #include "security/certificate.hpp"
+#include "security/pki_store.hpp"
 
 namespace uactor::actors {
 
@@ -36,6 +39,14 @@ struct client_channel_security {
   security::certificate own_certificate;
   security::rsa_key private_key;
   security::certificate server_certificate;
+  // Sent after our certificate in the OPN (Part 6 §6.7.2.3) and CreateSession: its issuers.
+  std::vector<security::certificate> own_issuers{};
+  // Set when the endpoint's ServerCertificate did not carry the server's whole chain: the trust
+  // check then runs on the first OPN response, with the issuers the server sends there after its
+  // leaf. Not Good closes the channel with its status.
+  std::function<security::validation_result(const security::certificate& leaf,
+                                            std::span<const security::certificate> issuers)>
+      check_server_chain{};
 };
 
 struct client_channel_config {

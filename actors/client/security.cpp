@@ -55,10 +55,17 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
     spdlog::warn("{} offers no endpoint with {} and mode {}", endpoint_url, policy->name, static_cast<int>(options.mode));
     return ua::status::bad_security_policy_rejected;
   }
-  auto server = security::certificate::chain_from_der(bytes_of(chosen->server_certificate));
-  if (!server || server->empty()) return ua::status::bad_certificate_invalid;
+  std::string why;
+  auto server = security::certificate::chain_from_der(bytes_of(chosen->server_certificate), &why);
+  if (!server) {
+    spdlog::error("the ServerCertificate of {}'s endpoint is not a certificate (Bad_CertificateInvalid): {}", endpoint_url,
+                  why);
+    return ua::status::bad_certificate_invalid;
+  }
 
-  security::pki_store store(options.pki_dir.empty() ? security::default_pki_dir() : options.pki_dir);
+  const auto shared_store =
+      std::make_shared<security::pki_store>(options.pki_dir.empty() ? security::default_pki_dir() : options.pki_dir);
+  auto& store = *shared_store;
   security::validation_options check;
   check.expected_application_uri = chosen->server.application_uri.str();
   if (options.check_server_host_name) {
@@ -69,7 +76,23 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   check.min_key_bits = policy->min_key_bits;
   check.max_key_bits = policy->max_key_bits;
   const auto now = security::system_now();
-  const auto verdict = store.validate(server->front(), *server, check, now);
+  // Part 6 §6.7.2.3: the certificates after the leaf are its issuers, untrusted.
+  const auto server_issuers = std::span<const security::certificate>(*server).subspan(1);
+  const auto verdict = store.validate(server->front(), server_issuers, check, now);
+  // A server may send its chain in the OPN only: the check of a lone leaf waits for it there.
+  const bool check_on_open = verdict.status == ua::status::bad_certificate_chain_incomplete && server_issuers.empty();
+  if (check_on_open) {
+    spdlog::info("the ServerCertificate of {}'s endpoint comes without its issuers ({}); checking it with the chain of "
+                 "the OpenSecureChannel response", endpoint_url, verdict.detail);
+    out.channel.check_server_chain = [shared_store, check, endpoint_url](const security::certificate& leaf,
+                                                                          std::span<const security::certificate> issuers) {
+      auto v = shared_store->validate(leaf, issuers, check, security::system_now());
+      if (!v.ok())
+        spdlog::error("the server certificate of {} failed the {} check ({}) with the chain of its OPN response: {} [{}]",
+                      endpoint_url, v.check, v.status.name(), v.detail, leaf.describe());
+      return v;
+    };
+  }
   // Accepted once: the checks pki_store runs after the trust list's (validity, ApplicationUri) here.
   const auto& leaf = server->front();
   if (!verdict.ok() && verdict.status == ua::status::bad_certificate_untrusted && options.accept_untrusted_server_certificate) {
@@ -90,7 +113,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
     }
     spdlog::warn("accepting the untrusted server certificate of {} for this connection only: {}", endpoint_url,
                  leaf.describe());
-  } else if (!verdict.ok()) {
+  } else if (!verdict.ok() && !check_on_open) {
     spdlog::error("the server certificate of {} failed the {} check ({}): {} [{}]", endpoint_url, verdict.check,
                   verdict.status.name(), verdict.detail, server->front().describe());
     return verdict.status;
@@ -104,6 +127,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   if (own->cert.application_uri() != out.application_uri) out.application_uri = own->cert.application_uri();
   out.channel.own_certificate = own->cert;
   out.channel.private_key = own->private_key;
+  out.channel.own_issuers = own->issuers;
   out.channel.server_certificate = server->front();
   return out;
 }
@@ -112,18 +136,35 @@ void prepare_create_session(const client_session_security& sec, ua::create_sessi
   req.client_description.application_uri = ua::ua_string(sec.application_uri);
   if (sec.channel.policy->is_none()) return;
   req.client_nonce = random_nonce(32);  // Part 4 §5.7.2.2: at least 32 bytes
-  req.client_certificate = to_byte_string(sec.channel.own_certificate.der());
+  // Part 4 §5.6.2.2: the same certificate (chain) as the channel's.
+  req.client_certificate = to_byte_string(security::chain_der(sec.channel.own_certificate, sec.channel.own_issuers));
 }
 
 ua::status_code check_create_session(const client_session_security& sec, const ua::byte_string& client_nonce,
                                      const ua::create_session_response& resp) {
   const auto& ch = sec.channel;
   if (ch.policy->is_none()) return ua::status::good;
-  if (!std::ranges::equal(bytes_of(resp.server_certificate), ch.server_certificate.der()))
-    return ua::status::bad_certificate_invalid;
-  if (!ch.policy->accepts_signature_algorithm(resp.server_signature.algorithm.view()) ||
-      !security::verify(*ch.policy, ch.server_certificate.public_key(),
-                        signed_data(ch.own_certificate.der(), bytes_of(client_nonce)), bytes_of(resp.server_signature.signature)))
+  // The ServerCertificate may carry the server's chain: its leaf is the channel's.
+  if (!std::ranges::equal(bytes_of(resp.server_certificate), ch.server_certificate.der())) {
+    std::string why;
+    auto chain = security::certificate::chain_from_der(bytes_of(resp.server_certificate), &why);
+    if (!chain || !(chain->front() == ch.server_certificate)) {
+      spdlog::error("CreateSession: the ServerCertificate is not the channel's ({})",
+                    chain ? "its leaf is another certificate" : why);
+      return ua::status::bad_certificate_invalid;
+    }
+  }
+  // Part 4 §5.7.2.2 / §5.7.3.2 (1.05): signed over our leaf; a server that signed the whole chain
+  // we sent is accepted too, as the specification asks for backward compatibility.
+  if (!ch.policy->accepts_signature_algorithm(resp.server_signature.algorithm.view()))
+    return ua::status::bad_application_signature_invalid;
+  const auto signature = bytes_of(resp.server_signature.signature);
+  const bool leaf_ok = security::verify(*ch.policy, ch.server_certificate.public_key(),
+                                        signed_data(ch.own_certificate.der(), bytes_of(client_nonce)), signature);
+  if (!leaf_ok && (ch.own_issuers.empty() ||
+                   !security::verify(*ch.policy, ch.server_certificate.public_key(),
+                                     signed_data(security::chain_der(ch.own_certificate, ch.own_issuers), bytes_of(client_nonce)),
+                                     signature)))
     return ua::status::bad_application_signature_invalid;
   return ua::status::good;
 }

@@ -203,9 +203,15 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
   if (phase_ == phase::open) {
     // A renewal: the same policy and the same client certificate (Part 6 §6.7.2.3).
     if (uri != policy_->uri) return ua::status::bad_security_policy_rejected;
-    if (!policy_->is_none() && !std::ranges::equal(bytes_of(asym_in_.sender_certificate), peer_certificate_.der())) {
-      refuse("a renewal with another client certificate");
-      return ua::status::bad_security_checks_failed;
+    // The chain after the leaf may be sent again or not: the leaf decides.
+    if (!policy_->is_none()) {
+      std::string why;
+      auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate), &why);
+      if (!chain || !(chain->front() == peer_certificate_)) {
+        refuse(chain ? "a renewal with another client certificate"
+                     : "the renewal's SenderCertificate does not parse: " + why);
+        return ua::status::bad_security_checks_failed;
+      }
     }
   } else {
     // Policy None is always accepted for the channel: the discovery services need no security
@@ -225,17 +231,21 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       refuse("the OPN is encrypted for another certificate (ReceiverCertificateThumbprint is not ours)");
       return ua::status::bad_security_checks_failed;
     }
-    auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate));
-    if (!chain || chain->empty()) {
-      refuse("the client certificate does not parse (SenderCertificate)");
+    // Part 6 §6.7.2.3: the client's certificate, optionally followed by its issuers.
+    std::string why;
+    auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate), &why);
+    if (!chain) {
+      refuse("the client certificate does not parse (SenderCertificate, Bad_CertificateInvalid): " + why);
       return ua::status::bad_security_checks_failed;
     }
     peer_certificate_ = chain->front();
     // Part 4 §6.1.3, with the policy's key sizes; the ApplicationUri is the session's to check.
+    // The issuers sent after the leaf complete the chain; trust still comes from trusted/.
     security::validation_options o;
     o.min_key_bits = policy_->min_key_bits;
     o.max_key_bits = policy_->max_key_bits;
-    const auto verdict = sec.checker->check(peer_certificate_, o, now.utc);
+    const auto issuers = std::span<const security::certificate>(*chain).subspan(1);
+    const auto verdict = sec.checker->check(peer_certificate_, issuers, o, now.utc);
     if (!verdict.ok()) {
       ++certificate_refusals_;
       refuse(describe_refusal(verdict, peer_certificate_));
@@ -243,7 +253,7 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     }
     asymmetric_.emplace(*policy_, sec.private_key, peer_certificate_.public_key());
     asym_out_.security_policy_uri = ua::ua_string(policy_->uri);
-    asym_out_.sender_certificate = to_byte_string(sec.certificate.der());
+    asym_out_.sender_certificate = to_byte_string(sec.certificate_chain());
     const auto peer = peer_certificate_.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(peer);
   }

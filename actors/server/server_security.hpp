@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,16 +36,24 @@ struct security_offer {
 class certificate_checker {
 public:
   virtual ~certificate_checker() = default;
-  virtual security::validation_result check(const security::certificate& peer, const security::validation_options& o,
-                                            ua::date_time now) = 0;
+  // `issuers`: the certificates the peer sent after its leaf (Part 6 §6.7.2.3), untrusted: they
+  // may complete the chain, never make it trusted.
+  virtual security::validation_result check(const security::certificate& peer,
+                                            std::span<const security::certificate> issuers,
+                                            const security::validation_options& o, ua::date_time now) = 0;
+  security::validation_result check(const security::certificate& peer, const security::validation_options& o,
+                                    ua::date_time now) {
+    return check(peer, {}, o, now);
+  }
 };
 
 class pki_checker final : public certificate_checker {
 public:
   explicit pki_checker(std::shared_ptr<security::pki_store> store) : store_(std::move(store)) {}
-  security::validation_result check(const security::certificate& peer, const security::validation_options& o,
-                                    ua::date_time now) override {
-    return store_->validate(peer, o, now);
+  using certificate_checker::check;
+  security::validation_result check(const security::certificate& peer, std::span<const security::certificate> issuers,
+                                    const security::validation_options& o, ua::date_time now) override {
+    return store_->validate(peer, issuers, o, now);
   }
 
 private:
@@ -113,11 +122,17 @@ private:
 struct server_security {
   std::vector<security_offer> offers;  // in the order GetEndpoints lists them
   security::certificate certificate;   // required when any offer is not None
+  // The CAs that issued `certificate`, sent after it in the OPN, the endpoints and CreateSession
+  // (Part 6 §6.7.2.3); empty for a self-signed one.
+  std::vector<security::certificate> certificate_issuers;
   security::rsa_key private_key;
   std::shared_ptr<certificate_checker> checker;  // required when any offer is not None
   std::shared_ptr<security::pki_store> store;    // the checker's store (null without secured offers)
   identity_config identities;
   channel_directory channels;
+
+  // What the server sends as its certificate: the leaf, then its issuers.
+  std::vector<std::uint8_t> certificate_chain() const { return security::chain_der(certificate, certificate_issuers); }
 
   bool is_offered(const security::security_policy& p, ua::message_security_mode m) const noexcept {
     for (const auto& o : offers)

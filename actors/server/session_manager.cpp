@@ -58,12 +58,34 @@ ua::status_code password_verdict(const security::security_policy& policy, const 
   return ua::status::good;
 }
 
+// Part 4 §5.6.2.2: a ClientCertificate may carry the client's chain after its leaf; the leaf is
+// the one that must be the channel's. `why` says what is wrong otherwise.
+bool sent_leaf_is(const ua::byte_string& sent, const security::certificate& leaf, std::string* why = nullptr) {
+  if (std::ranges::equal(bytes_of(sent), leaf.der())) return true;  // the common case: no chain
+  auto chain = security::certificate::chain_from_der(bytes_of(sent), why);
+  if (chain && !(chain->front() == leaf) && why) *why = "its leaf is another certificate";
+  return chain && chain->front() == leaf;
+}
+
+// Part 4 §5.7.3.2 (1.05): the ClientSignature (and a UserTokenSignature) is over the leaf of the
+// server certificate and the nonce; "for backward compatibility a Server shall check the signature with the full chain if
+// the check with the leaf Certificate fails" (the chain as CreateSession returned it).
+bool verifies_over_server_certificate(const security::security_policy& policy, const security::rsa_key& client_key,
+                               const server_security& sec, std::span<const std::uint8_t> server_nonce,
+                               std::span<const std::uint8_t> signature) {
+  if (security::verify(policy, client_key, signed_data(sec.certificate.der(), server_nonce), signature)) return true;
+  return !sec.certificate_issuers.empty() &&
+         security::verify(policy, client_key, signed_data(sec.certificate_chain(), server_nonce), signature);
+}
 
 }  // namespace
 
 void session_crypto_work::run() {
   if (sign) server_signature = security::sign(*policy, server_key, to_sign);
-  if (verify_client) client_signature_ok = security::verify(*policy, client_key, signed_data, bytes_of(client_signature));
+  if (verify_client)
+    client_signature_ok = security::verify(*policy, client_key, signed_data, bytes_of(client_signature)) ||
+                          (!signed_data_chain.empty() &&
+                           security::verify(*policy, client_key, signed_data_chain, bytes_of(client_signature)));
   if (check_password)
     password_verdict = actors::password_verdict(*policy, server_key, password_encrypted, user_name, bytes_of(password),
                                                 bytes_of(server_nonce), users.get());
@@ -77,13 +99,12 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
   if (const auto* req = request.get_if<ua::create_session_request>()) {
     if (sessions_.size() >= config_.max_sessions) return nullptr;
     const channel_peer peer = channel(channel_id);
-    if (peer.policy->is_none() || !std::ranges::equal(bytes_of(req->client_certificate), peer.client_certificate.der()))
-      return nullptr;
+    if (peer.policy->is_none() || !sent_leaf_is(req->client_certificate, peer.client_certificate)) return nullptr;
     auto w = std::make_shared<session_crypto_work>();
     w->policy = peer.policy;
     w->server_key = sec.private_key;
     w->sign = true;
-    w->to_sign = signed_data(bytes_of(req->client_certificate), bytes_of(req->client_nonce));
+    w->to_sign = signed_data(peer.client_certificate.der(), bytes_of(req->client_nonce));
     return w;
   }
   const auto* req = request.get_if<ua::activate_session_request>();
@@ -101,6 +122,7 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
     w->verify_client = true;
     w->client_key = s->client_certificate.public_key();
     w->signed_data = signed_data(sec.certificate.der(), bytes_of(s->server_nonce));
+    if (!sec.certificate_issuers.empty()) w->signed_data_chain = signed_data(sec.certificate_chain(), bytes_of(s->server_nonce));
     w->client_signature = req->client_signature.signature;
   }
   if (const auto* t = req->user_identity_token.get_if<ua::user_name_identity_token>();
@@ -223,9 +245,9 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   if (!peer.policy->is_none()) {
     // Part 4 §5.7.2.2: the ClientCertificate is the one that opened the channel, its
     // ApplicationUri the one in the ClientDescription, and the nonce long enough.
-    if (!std::ranges::equal(bytes_of(req.client_certificate), peer.client_certificate.der())) {
-      spdlog::warn("CreateSession refused: the ClientCertificate is not the one of the secure channel [{}]",
-                   peer.client_certificate.describe());
+    if (std::string why; !sent_leaf_is(req.client_certificate, peer.client_certificate, &why)) {
+      spdlog::warn("CreateSession refused: the ClientCertificate is not the one of the secure channel ({}) [{}]",
+                   why.empty() ? "another certificate" : why, peer.client_certificate.describe());
       return fault(req.request_header, ua::status::bad_certificate_invalid, now);
     }
     if (peer.client_certificate.application_uri() != req.client_description.application_uri.view()) {
@@ -269,15 +291,16 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
     resp.server_certificate.set_null();
     resp.server_signature = {};
   } else {
-    // Part 4 §5.7.2.2: ServerSignature = sign(ClientCertificate + ClientNonce) with the server's key.
+    // Part 4 §5.7.2.2: ServerSignature = sign(ClientCertificate + ClientNonce) with the server's key,
+    // over the leaf only when the client sent its chain (1.05, as for the ClientSignature).
     const auto& sec = *config_.security;
-    resp.server_certificate = to_byte_string(sec.certificate.der());
+    resp.server_certificate = to_byte_string(sec.certificate_chain());
     resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
     resp.server_signature.signature =
         done && done->ran && done->sign && done->policy == peer.policy
             ? done->server_signature
             : security::sign(*peer.policy, sec.private_key,
-                             signed_data(bytes_of(req.client_certificate), bytes_of(req.client_nonce)));
+                             signed_data(peer.client_certificate.der(), bytes_of(req.client_nonce)));
     s.client_certificate = peer.client_certificate;
   }
   resp.max_request_message_size = config_.max_request_message_size;
@@ -401,8 +424,8 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   }
   // Part 4 §5.7.3.2: UserTokenSignature = sign(server certificate + server nonce) with the user's key.
   if (!channel.policy->accepts_signature_algorithm(signature.algorithm.view()) ||
-      !security::verify(*channel.policy, cert->public_key(), signed_data(sec.certificate.der(), bytes_of(s.server_nonce)),
-                        bytes_of(signature.signature))) {
+      !verifies_over_server_certificate(*channel.policy, cert->public_key(), sec, bytes_of(s.server_nonce),
+                                        bytes_of(signature.signature))) {
     spdlog::warn("ActivateSession refused: the UserTokenSignature does not verify with the X509 user certificate [{}]",
                  cert->describe());
     return ua::status::bad_user_signature_invalid;
@@ -432,9 +455,8 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     const bool worked = done && done->ran && done->verify_client && done->policy == peer.policy && done->server_nonce == s->server_nonce;
     if (!peer.policy->accepts_signature_algorithm(req.client_signature.algorithm.view()) ||
         !(worked ? done->client_signature_ok
-                 : security::verify(*peer.policy, s->client_certificate.public_key(),
-                                    signed_data(sec.certificate.der(), bytes_of(s->server_nonce)),
-                                    bytes_of(req.client_signature.signature)))) {
+                 : verifies_over_server_certificate(*peer.policy, s->client_certificate.public_key(), sec,
+                                             bytes_of(s->server_nonce), bytes_of(req.client_signature.signature)))) {
       spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
                    s->client_certificate.describe());
       return fault(req.request_header, ua::status::bad_application_signature_invalid, now);

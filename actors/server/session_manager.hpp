@@ -74,6 +74,7 @@ struct session_crypto_work {
   bool verify_client = false;
   security::rsa_key client_key;
   std::vector<std::uint8_t> signed_data;
+  std::vector<std::uint8_t> signed_data_chain;  // over the server's whole chain: the fallback of Part 4 §5.7.3.2
   ua::byte_string client_signature;
   // The session's ServerNonce when the work was prepared: the results count only while it is
   // still the session's (another activation in between would have changed it).

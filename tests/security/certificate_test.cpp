@@ -153,6 +153,125 @@ TEST_CASE("certificate: a chain of leaf and issuer back to back splits into both
   CHECK(certificate::chain_from_der(both).error() == ua::status::bad_certificate_invalid);
 }
 
+namespace {
+
+std::vector<std::uint8_t> concat(std::initializer_list<std::span<const std::uint8_t>> parts) {
+  std::vector<std::uint8_t> out;
+  for (auto p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// A CA certificate, made once per process (key generation is the slow part of these tests).
+const issued& shared_ca() {
+  static const issued ca = make_cert({.common_name = "ca", .uri = "", .not_before = t0, .not_after = t0, .ca = true});
+  return ca;
+}
+
+// chain_from_der's verdict on hostile bytes: Bad_CertificateInvalid and a reason containing `says`.
+void refused(std::span<const std::uint8_t> bytes, const std::string& says) {
+  std::string why;
+  auto chain = certificate::chain_from_der(bytes, &why);
+  INFO(why);
+  REQUIRE_FALSE(chain.has_value());
+  CHECK(chain.error() == ua::status::bad_certificate_invalid);
+  CHECK(why.find(says) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("certificate: chain splitting refuses truncated, lying, oversized, too many and trailing parts with a reason",
+          "[security][chain]") {
+  const auto leaf = shared_identity().cert.der();
+  const auto issuer = shared_ca().cert.der();
+  const auto good = concat({leaf, issuer});
+  REQUIRE(certificate::chain_from_der(good)->size() == 2);
+
+  refused({}, "empty");
+  SECTION("the second certificate cut at any byte") {
+    for (std::size_t cut = 1; cut < issuer.size(); cut += 7) {
+      const std::span<const std::uint8_t> part(good.data(), leaf.size() + cut);
+      std::string why;
+      CHECK_FALSE(certificate::chain_from_der(part, &why).has_value());
+      CHECK(why.find("certificate 2 of the chain") != std::string::npos);
+    }
+    refused(std::span<const std::uint8_t>(good.data(), leaf.size() + 1), "truncated ASN.1 header");
+    refused(std::span<const std::uint8_t>(good.data(), leaf.size() + 3), "truncated ASN.1 length");
+    refused(std::span<const std::uint8_t>(good.data(), leaf.size() + 100), "are left");
+  }
+  SECTION("a length that claims more than is left, or more than a certificate may be") {
+    auto lying = good;
+    lying[leaf.size() + 1] = 0x84;  // four length bytes follow: 0x7FFFFFFF-ish
+    lying[leaf.size() + 2] = 0x7F;
+    refused(lying, "at most");
+    auto longer = good;
+    // The issuer's own length (0x82 hi lo) one larger than its contents.
+    REQUIRE(longer[leaf.size() + 1] == 0x82);
+    const unsigned len = (longer[leaf.size() + 2] << 8 | longer[leaf.size() + 3]) + 1u;
+    longer[leaf.size() + 2] = static_cast<std::uint8_t>(len >> 8);
+    longer[leaf.size() + 3] = static_cast<std::uint8_t>(len);
+    refused(longer, "are left");
+    auto indefinite = good;
+    indefinite[leaf.size() + 1] = 0x80;
+    refused(indefinite, "indefinite");
+    auto wide = good;
+    wide[leaf.size() + 1] = 0x85;
+    refused(wide, "length bytes");
+  }
+  SECTION("a part that is framed right but is no certificate") {
+    std::vector<std::uint8_t> seq{0x30, 0x03, 0x02, 0x01, 0x05};  // SEQUENCE { INTEGER 5 }
+    refused(concat({leaf, seq}), "not an X.509 certificate");
+    refused(concat({seq, leaf}), "certificate 1 of the chain");
+  }
+  SECTION("garbage after the chain, a tag that is not a SEQUENCE") {
+    refused(concat({good, std::vector<std::uint8_t>{0x00}}), "truncated ASN.1 header");
+    refused(concat({good, std::vector<std::uint8_t>{0x04, 0x00}}), "not an ASN.1 SEQUENCE (tag 0x04)");
+    refused(concat({good, std::vector<std::uint8_t>{0x30, 0x00}}), "not an X.509 certificate");
+  }
+  SECTION("ten certificates are a chain, eleven or a hundred are not") {
+    std::vector<std::uint8_t> many;
+    for (std::size_t i = 0; i < certificate::max_chain_certificates; ++i) many.insert(many.end(), issuer.begin(), issuer.end());
+    REQUIRE(certificate::chain_from_der(many)->size() == certificate::max_chain_certificates);
+    many.insert(many.end(), issuer.begin(), issuer.end());
+    refused(many, "more than 10 certificates");
+    std::vector<std::uint8_t> hundred;
+    for (int i = 0; i < 100; ++i) hundred.insert(hundred.end(), issuer.begin(), issuer.end());
+    refused(hundred, "more than 10 certificates");
+  }
+}
+
+TEST_CASE("certificate: chain_from_file reads a chain as DER back to back or as PEM blocks", "[security][chain]") {
+  temp_dir dir;
+  const auto& leaf = shared_identity().cert;
+  const auto& ca = shared_ca();
+  write_file(dir.path() / "chain.der", chain_der(leaf, std::vector<certificate>{ca.cert}));
+  auto der = certificate::chain_from_file(dir.path() / "chain.der");
+  REQUIRE(der.has_value());
+  REQUIRE(der->size() == 2);
+  CHECK((*der)[0] == leaf);
+  CHECK((*der)[1] == ca.cert);
+  std::string pem;
+  for (const certificate* c : {&leaf, static_cast<const certificate*>(&ca.cert)}) {
+    bio_ptr bio(BIO_new(BIO_s_mem()));
+    REQUIRE(PEM_write_bio_X509(bio.get(), c->native()) == 1);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(bio.get(), &data);
+    pem.append(data, static_cast<std::size_t>(n));
+  }
+  write_file(dir.path() / "chain.pem", std::span(reinterpret_cast<const std::uint8_t*>(pem.data()), pem.size()));
+  auto from_pem = certificate::chain_from_file(dir.path() / "chain.pem");
+  REQUIRE(from_pem.has_value());
+  REQUIRE(from_pem->size() == 2);
+  CHECK((*from_pem)[1] == ca.cert);
+  // One certificate is a chain of one; from_file still reads the leaf of a chain file's PEM.
+  CHECK(certificate::chain_from_file(dir.path() / "missing.der").error() == ua::status::bad_not_found);
+  auto first = certificate::from_file(dir.path() / "chain.pem");
+  REQUIRE(first.has_value());
+  CHECK(*first == leaf);
+  auto first_der = certificate::from_file(dir.path() / "chain.der");
+  REQUIRE(first_der.has_value());
+  CHECK(*first_der == leaf);
+}
+
 TEST_CASE("certificate: from_file reads DER and PEM, a missing file is Bad_NotFound", "[security]") {
   temp_dir dir;
   const auto& c = shared_identity().cert;

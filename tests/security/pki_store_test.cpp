@@ -403,6 +403,71 @@ TEST_CASE("pki_store: root, intermediate and leaf: issuer time, issuer revocatio
   }
 }
 
+TEST_CASE("pki_store: an intermediate sent only with the leaf completes the chain to a trusted root, with its CRL",
+          "[security][chain]") {
+  temp_dir dir;
+  pki_store store(dir.path());
+  auto root = make_cert(ca_spec("Root CA", 2));
+  auto inter_spec = ca_spec("Intermediate CA", 3);
+  inter_spec.serial = 5;
+  auto inter = make_cert(inter_spec, &root);
+  auto leaf = make_cert(leaf_spec("device", 0, 9), &inter);
+  const std::vector<certificate> sent{inter.cert};
+  write_file(dir.path() / "trusted/crl/root.crl", make_crl(root, {}, t0));
+  write_file(dir.path() / "issuers/crl/inter.crl", make_crl(inter, {}, t0));
+
+  // Without what the peer sent, nothing in our folders names the intermediate.
+  CHECK(store.validate(leaf.cert, opts(), t0).status == ua::status::bad_certificate_chain_incomplete);
+  SECTION("root unknown: Bad_CertificateChainIncomplete; root in issuers/ or sent: Bad_CertificateUntrusted") {
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).status == ua::status::bad_certificate_chain_incomplete);
+    // A self-signed root in the message completes the chain, and trusts nothing.
+    const std::vector<certificate> with_root{inter.cert, root.cert};
+    CHECK(store.validate(leaf.cert, with_root, opts(), t0).status == ua::status::bad_certificate_untrusted);
+    put(dir.path() / "issuers/certs/root.der", root.cert);
+    const auto r = store.validate(leaf.cert, sent, opts(), t0);
+    CHECK(r.status == ua::status::bad_certificate_untrusted);
+    CHECK(has_file(dir.path() / "rejected/certs", pki_store::file_name_for(leaf.cert)));
+  }
+  SECTION("root trusted: Good, and the intermediate is not copied anywhere") {
+    REQUIRE(store.trust(root.cert).is_good());
+    const auto r = store.validate(leaf.cert, sent, opts(), t0);
+    INFO(r.detail);
+    CHECK(r.ok());
+    CHECK(store.list("issuers").empty());
+  }
+  SECTION("the intermediate itself trusted: Good once the chain reaches a root, ours or sent") {
+    REQUIRE(store.trust(inter.cert).is_good());
+    // pki_store builds the whole chain before it looks at trust (Part 4 §6.1.3's order).
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).status == ua::status::bad_certificate_chain_incomplete);
+    const std::vector<certificate> with_root{inter.cert, root.cert};
+    const auto r = store.validate(leaf.cert, with_root, opts(), t0);
+    INFO(r.detail);
+    CHECK(r.ok());
+    put(dir.path() / "issuers/certs/root.der", root.cert);
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).ok());
+  }
+  SECTION("the intermediate's CRL revokes the leaf, or is missing: the checks of a stored intermediate") {
+    REQUIRE(store.trust(root.cert).is_good());
+    write_file(dir.path() / "issuers/crl/inter.crl", make_crl(inter, {9}, t0));
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).status == ua::status::bad_certificate_revoked);
+    fs::remove(dir.path() / "issuers/crl/inter.crl");
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).status == ua::status::bad_certificate_revocation_unknown);
+  }
+  SECTION("the root revokes the sent intermediate: Bad_CertificateIssuerRevoked") {
+    REQUIRE(store.trust(root.cert).is_good());
+    write_file(dir.path() / "trusted/crl/root.crl", make_crl(root, {5}, t0));
+    CHECK(store.validate(leaf.cert, sent, opts(), t0).status == ua::status::bad_certificate_issuer_revoked);
+  }
+  SECTION("a sent intermediate of the same name but another key: Bad_SecurityChecksFailed") {
+    REQUIRE(store.trust(root.cert).is_good());
+    auto forged_spec = inter_spec;
+    forged_spec.key = key(4);
+    auto forged = make_cert(forged_spec, &root);
+    const std::vector<certificate> wrong{forged.cert};
+    CHECK_FALSE(store.validate(leaf.cert, wrong, opts(), t0).ok());
+  }
+}
+
 TEST_CASE("pki_store: usages an application certificate may not have get Bad_CertificateUseNotAllowed",
           "[security]") {
   temp_dir dir;

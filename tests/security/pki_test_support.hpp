@@ -67,6 +67,7 @@ struct cert_spec {
   std::string key_usage = "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment";
   std::string ext_key_usage = "serverAuth,clientAuth";
   bool sha1 = false;              // sign with SHA-1 instead of SHA-256
+  std::string hosts = "DNS:localhost";  // subjectAltName entries after the URI
 };
 
 struct issued {
@@ -120,7 +121,7 @@ inline issued make_cert(cert_spec spec, const issued* issuer = nullptr) {
     if (!spec.ca) add(NID_ext_key_usage, spec.ext_key_usage);
     add(NID_subject_key_identifier, "hash");
     add(NID_authority_key_identifier, "keyid:always");
-    if (!spec.uri.empty()) add(NID_subject_alt_name, "URI:" + spec.uri + ",DNS:localhost");
+    if (!spec.uri.empty()) add(NID_subject_alt_name, "URI:" + spec.uri + (spec.hosts.empty() ? "" : "," + spec.hosts));
   }
   check(X509_sign(x.get(), issuer ? issuer->key.native() : key.native(), spec.sha1 ? EVP_sha1() : EVP_sha256()) > 0,
         "sign");

@@ -89,7 +89,7 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
     e.server = make_application_description(d);
     e.security_mode = offer.mode;
     e.security_policy_uri = ua_string(offer.policy->uri);
-    if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate.der());
+    if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate_chain());
     const auto& ids = security.identities;
     if (ids.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
     // UserName and X509 identities need a policy that encrypts the password and signs the token:

@@ -3,6 +3,7 @@
 // replayed or untrusted peer gets. No sockets: bytes go through two chunk_readers.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <list>
 #include <memory>
 #include <string>
@@ -46,9 +47,12 @@ const security::application_identity& identity(const std::string& uri, unsigned 
 struct list_checker final : actors::certificate_checker {
   std::vector<security::certificate> trusted;
   int checks = 0;
-  security::validation_result check(const security::certificate& peer, const security::validation_options& o,
-                                    ua::date_time) override {
+  using actors::certificate_checker::check;
+  std::size_t issuers_seen = 0;
+  security::validation_result check(const security::certificate& peer, std::span<const security::certificate> issuers,
+                                    const security::validation_options& o, ua::date_time) override {
     ++checks;
+    issuers_seen = issuers.size();
     if (peer.key_bits() < o.min_key_bits) return {status::bad_certificate_policy_check_failed, "key size", "too short"};
     for (const auto& t : trusted)
       if (t == peer) return {status::good, {}, {}};
@@ -67,6 +71,7 @@ struct secured_pair {
   std::vector<cevent> client_events;
   // Tampering with what the client sends: called with each batch of bytes before the server sees it.
   std::function<void(ua::byte_buffer&)> on_the_wire;
+  std::function<void(ua::byte_buffer&)> on_the_way_back;  // the same for what the server sends
   // Reused: a steady-state round trip allocates nothing (swapped with the states' output buffers).
   ua::byte_buffer to_server;
   ua::byte_buffer to_client;
@@ -74,7 +79,7 @@ struct secured_pair {
   ua::read_response response;
 
   secured_pair(const security::security_policy& policy, ua::message_security_mode mode, bool trust_client = true,
-               unsigned client_bits = 2048) {
+               unsigned client_bits = 2048, std::vector<security::certificate> client_issuers = {}) {
     const auto& server_id = identity("urn:test:server");
     const auto& client_id = identity("urn:test:client", client_bits);
     security->offers = {{&policy, mode}};
@@ -88,7 +93,7 @@ struct secured_pair {
     server = std::make_unique<actors::secure_channel_state>(sc, at(0));
     actors::client_channel_config cc;
     cc.endpoint_url = "opc.tcp://localhost:4840";
-    cc.security = {&policy, mode, client_id.cert, client_id.private_key, server_id.cert};
+    cc.security = {&policy, mode, client_id.cert, client_id.private_key, server_id.cert, std::move(client_issuers), {}};
     client = std::make_unique<actors::client_channel_state>(cc);
   }
 
@@ -114,6 +119,7 @@ struct secured_pair {
       if (!server->output().empty()) {
         std::swap(to_client, server->output());
         server->clear_output();
+        if (on_the_way_back) on_the_way_back(to_client);
         (void)client_reader.put(to_client.bytes(), [&](const ua::chunk_view& v) {
           const auto ev = client->on_chunk(v, now);
           client_events.push_back(ev);
@@ -238,6 +244,92 @@ TEST_CASE("channel security: an untrusted or too short client certificate is ref
     p.open();
     CHECK_FALSE(p.client->is_open());
     CHECK(std::string(p.server->security_log()).find("key size") != std::string::npos);
+  }
+}
+
+TEST_CASE("channel security: the client's chain in the OPN reaches the trust check, and a renewal may repeat it",
+          "[channel_security][chain]") {
+  const auto& issuer = identity("urn:test:issuer").cert;  // any certificate: the checker only counts them
+  secured_pair p(*security::find_policy(security::policy_uri_basic256sha256), ua::message_security_mode::sign_and_encrypt,
+                 true, 2048, {issuer, issuer});
+  p.open();
+  REQUIRE(p.client->is_open());
+  CHECK(p.checker->issuers_seen == 2);
+  CHECK(p.security->channels.get(7).client_certificate == identity("urn:test:client").cert);
+  REQUIRE(p.client->write_open(at(3)) == status::good);
+  p.pump(at(3));
+  CHECK(p.client->token().token_id == 2);
+  CHECK(p.read_once(4) == status::good);
+}
+
+TEST_CASE("channel security: a SenderCertificate chain with a broken second part is refused, the log says where",
+          "[channel_security][chain]") {
+  const auto& issuer = identity("urn:test:issuer").cert;
+  const auto& policy = *security::find_policy(security::policy_uri_basic256sha256);
+  secured_pair p(policy, ua::message_security_mode::sign, true, 2048, {issuer});
+  // Message header (8), SecureChannelId (4), SecurityPolicyUri (4 + n), SenderCertificate length (4), leaf.
+  const std::size_t second = 12 + 4 + std::string_view(policy.uri).size() + 4 + identity("urn:test:client").cert.der().size();
+  p.on_the_wire = [second](ua::byte_buffer& b) {
+    if (b.size() > second && std::memcmp(b.data(), "OPN", 3) == 0) b.data()[second] = 0x04;
+  };
+  p.open();
+  CHECK_FALSE(p.client->is_open());
+  CHECK(p.server->close_status() == status::bad_security_checks_failed);
+  const std::string log(p.server->security_log());
+  INFO(log);
+  CHECK(log.find("Bad_CertificateInvalid") != std::string::npos);
+  CHECK(log.find("certificate 2 of the chain: not an ASN.1 SEQUENCE (tag 0x04)") != std::string::npos);
+  CHECK(p.checker->checks == 0);
+}
+
+TEST_CASE("channel security: the server's chain in the OPN response reaches the client's deferred check, a broken one "
+          "closes with Bad_CertificateInvalid", "[channel_security][chain]") {
+  const auto& issuer = identity("urn:test:issuer").cert;
+  const auto& policy = *security::find_policy(security::policy_uri_basic256sha256);
+  auto with_check = [&](secured_pair& p, std::size_t& seen, ua::status_code verdict) {
+    p.security->certificate_issuers = {issuer};
+    auto cc = actors::client_channel_config{};
+    cc.endpoint_url = "opc.tcp://localhost:4840";
+    cc.security = {&policy, ua::message_security_mode::sign, identity("urn:test:client").cert,
+                   identity("urn:test:client").private_key, identity("urn:test:server").cert, {}, {}};
+    cc.security.check_server_chain = [&seen, verdict](const security::certificate&,
+                                                      std::span<const security::certificate> issuers) {
+      seen = issuers.size();
+      return security::validation_result{verdict, "trust list", "test"};
+    };
+    p.client = std::make_unique<actors::client_channel_state>(cc);
+  };
+  SECTION("accepted") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::good);
+    p.open();
+    CHECK(p.client->is_open());
+    CHECK(seen == 1);
+    CHECK(p.read_once() == status::good);
+  }
+  SECTION("refused by the check: the channel closes with its status") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::bad_certificate_untrusted);
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    CHECK(p.client->close_status() == status::bad_certificate_untrusted);
+  }
+  SECTION("the second certificate's tag broken on the way back") {
+    secured_pair p(policy, ua::message_security_mode::sign);
+    std::size_t seen = 99;
+    with_check(p, seen, status::good);
+    const std::size_t second = 12 + 4 + std::string_view(policy.uri).size() + 4 + identity("urn:test:server").cert.der().size();
+    p.on_the_way_back = [second](ua::byte_buffer& b) {
+      if (b.size() > second && std::memcmp(b.data(), "OPN", 3) == 0) b.data()[second] = 0x31;
+    };
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    CHECK(p.client->close_status() == status::bad_certificate_invalid);
+    CHECK(std::string(p.client->close_reason()).find("certificate 2 of the chain: not an ASN.1 SEQUENCE (tag 0x31)") !=
+          std::string::npos);
+    CHECK(seen == 99);
   }
 }
 

@@ -65,8 +65,8 @@ const test_keys& keys() {
 }
 
 struct trust_all final : actors::certificate_checker {
-  security::validation_result check(const security::certificate&, const security::validation_options&,
-                                    ua::date_time) override {
+  security::validation_result check(const security::certificate&, std::span<const security::certificate>,
+                                    const security::validation_options&, ua::date_time) override {
     return {status::good, {}, {}};
   }
 };
@@ -338,4 +338,72 @@ TEST_CASE("crypto workers: an OpenSecureChannel over a socket is answered by a w
   c->close();
   actors::stop_server(*h);
   std::filesystem::remove_all(pki);
+}
+
+TEST_CASE("crypto workers: CreateSession and ActivateSession with certificate chains (Part 4 §5.6.2.2, §5.7.3.2)",
+          "[security][crypto_workers][chain]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys(configure(cfg));
+  // Any certificate stands in for an issuer: the channel validated the chain, the session compares leaves.
+  const auto& stand_in = keys().server.cert;
+  for (const bool with_pool : {true, false}) {
+    INFO((with_pool ? "signatures on a crypto worker" : "signatures on the session host"));
+    auto sec = make_security();
+    sec->certificate_issuers = {stand_in};
+    sec->channels.put(secured_channel, {&basic256sha256(), ua::message_security_mode::sign_and_encrypt, keys().client.cert});
+    auto pool = with_pool ? std::make_shared<actors::crypto_pool>(sys, actors::crypto_pool_options{1, 8, 0}) : nullptr;
+    auto host = actors::spawn_session_host(sys, make_core(sec), 1s, actors::host_thread::scheduler, pool);
+    if (pool) pool->bind_lifetime(host);
+    {
+      caf::scoped_actor self(sys);
+      const auto chain = security::chain_der(keys().client.cert, std::vector<security::certificate>{stand_in});
+
+      // A ClientCertificate with garbage after the leaf: Bad_CertificateInvalid.
+      session_driver bad{self, host};
+      auto garbage = bad.create_request();
+      auto bytes = chain;
+      bytes.resize(keys().client.cert.der().size() + 3);
+      garbage.client_certificate = actors::to_byte_string(bytes);
+      auto b = std::make_shared<actors::exchange_batch>();
+      bad.add(*b, garbage);
+      CHECK(session_driver::result_of(session_driver::decode(bad.round_trip(b)->items[0])) == status::bad_certificate_invalid);
+
+      // The client's chain: the leaf is the channel's; the ServerSignature is over the leaf.
+      session_driver s{self, host};
+      auto create = s.create_request();
+      create.client_certificate = actors::to_byte_string(chain);
+      b = std::make_shared<actors::exchange_batch>();
+      s.add(*b, create);
+      const auto created = session_driver::decode(s.round_trip(b)->items[0]);
+      const auto* resp = created.get_if<ua::create_session_response>();
+      REQUIRE(resp);
+      s.token = resp->authentication_token;
+      s.server_nonce = resp->server_nonce;
+      // The server sends its chain; it signed our leaf and nonce.
+      CHECK(std::ranges::equal(actors::bytes_of(resp->server_certificate),
+                               security::chain_der(keys().server.cert, sec->certificate_issuers)));
+      const std::vector<std::uint8_t> nonce(32, 'n');
+      CHECK(security::verify(basic256sha256(), keys().server.cert.public_key(),
+                             actors::signed_data(keys().client.cert.der(), nonce),
+                             actors::bytes_of(resp->server_signature.signature)));
+
+      // A client of before 1.05 signs the server's whole chain: accepted (the backward compatibility).
+      auto activate = s.activate_request();
+      activate.client_signature.signature = security::sign(
+          basic256sha256(), keys().client.private_key,
+          actors::signed_data(actors::bytes_of(resp->server_certificate), actors::bytes_of(s.server_nonce)));
+      b = std::make_shared<actors::exchange_batch>();
+      s.add(*b, activate);
+      const auto activated = session_driver::decode(s.round_trip(b)->items[0]);
+      CHECK(session_driver::result_of(activated) == status::good);
+      const auto* act = activated.get_if<ua::activate_session_response>();
+      REQUIRE(act);
+      s.server_nonce = act->server_nonce;
+      // The leaf-only signature of a 1.05 client, on the next activation: accepted too.
+      b = std::make_shared<actors::exchange_batch>();
+      s.add(*b, s.activate_request());
+      CHECK(session_driver::result_of(session_driver::decode(s.round_trip(b)->items[0])) == status::good);
+    }
+    caf::anon_send_exit(host, caf::exit_reason::user_shutdown);
+  }
 }

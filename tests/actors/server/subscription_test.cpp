@@ -80,8 +80,8 @@ const test_keys& keys() {
 }
 
 struct trust_all final : actors::certificate_checker {
-  security::validation_result check(const security::certificate&, const security::validation_options&,
-                                    ua::date_time) override {
+  security::validation_result check(const security::certificate&, std::span<const security::certificate>,
+                                    const security::validation_options&, ua::date_time) override {
     return {status::good, {}, {}};
   }
 };
