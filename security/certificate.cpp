@@ -244,7 +244,10 @@ ua::expected<std::vector<certificate>> certificate::chain_from_der(std::span<con
   return out;
 }
 
-ua::expected<std::vector<certificate>> certificate::chain_from_file(const std::filesystem::path& file) {
+namespace {
+
+// A certificate (chain) file's bytes. Certificates are a few KB; a larger file is not one.
+ua::expected<std::vector<std::uint8_t>> read_certificate_file(const std::filesystem::path& file) {
   constexpr std::uintmax_t max_size = 1 << 20;
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
@@ -252,7 +255,15 @@ ua::expected<std::vector<certificate>> certificate::chain_from_file(const std::f
   if (size > max_size) return ua::status::bad_certificate_invalid;
   std::ifstream in(file, std::ios::binary);
   if (!in) return ua::status::bad_not_found;
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+ua::expected<std::vector<certificate>> certificate::chain_from_file(const std::filesystem::path& file) {
+  const auto read = read_certificate_file(file);
+  if (!read) return read.error();
+  const std::vector<std::uint8_t>& bytes = *read;
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.find("-----BEGIN") == std::string_view::npos) return chain_from_der(bytes);
   std::vector<certificate> out;
@@ -281,15 +292,9 @@ std::vector<std::uint8_t> chain_der(const certificate& leaf, std::span<const cer
 }
 
 ua::expected<certificate> certificate::from_file(const std::filesystem::path& file) {
-  // Certificates are a few KB; a larger file is not one.
-  constexpr std::uintmax_t max_size = 1 << 20;
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) return ua::status::bad_not_found;
-  if (size > max_size) return ua::status::bad_certificate_invalid;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return ua::status::bad_not_found;
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto read = read_certificate_file(file);
+  if (!read) return read.error();
+  const std::vector<std::uint8_t>& bytes = *read;
   // A chain file's leaf, DER as PEM: own/ may hold the issuers after it.
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.find("-----BEGIN") == std::string_view::npos) {
