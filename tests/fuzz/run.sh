@@ -2,8 +2,9 @@
 # Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors
 # and tests/fuzz/regressions (inputs that once failed; add new finds there), then the NodeSet2
 # importer's fuzzer for half that time, seeded with tests/fuzz/nodeset_seeds, then the config
-# parser and the HTTP door for a quarter each (seeds in tests/fuzz/config_seeds, the bad-file
-# catalogue tests/runtime/config_bad, and tests/fuzz/http_seeds).
+# parser, the HTTP door and the certificate chain split for a quarter each (seeds in
+# tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
+# and tests/fuzz/chain_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 set -euo pipefail
@@ -38,3 +39,9 @@ mkdir -p "$work/http_corpus"
 cp "$here"/http_seeds/* "$work/http_corpus/"
 "$build/tests/fuzz/http_fuzz" -max_total_time="$(( (seconds + 3) / 4 ))" -max_len=16384 -rss_limit_mb=2048 \
   -timeout=10 -print_final_stats=1 http_corpus 2>&1 | tail -n 25
+
+# The certificate chain split (security/certificate.cpp): what a peer sends as its certificate.
+mkdir -p "$work/chain_corpus"
+cp "$here"/chain_seeds/* "$work/chain_corpus/"
+"$build/tests/fuzz/certificate_chain_fuzz" -max_total_time="$(( (seconds + 3) / 4 ))" -max_len=20000 -rss_limit_mb=2048 \
+  -timeout=10 -print_final_stats=1 chain_corpus 2>&1 | tail -n 25
