@@ -1,26 +1,25 @@
 #include "runtime/mirror.hpp"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "protocol/generated/attribute_ids.hpp"
 #include "uactor/runtime.hpp"
 
 namespace uactor::app {
 
 namespace {
 
-// Part 6 Annex A.1 AttributeIds.csv.
-constexpr std::uint32_t attr_browse_name = 3;
-constexpr std::uint32_t attr_display_name = 4;
-constexpr std::uint32_t attr_value = 13;
-constexpr std::uint32_t attr_data_type = 14;
-constexpr std::uint32_t attr_value_rank = 15;
-constexpr std::uint32_t attr_array_dimensions = 16;
-constexpr std::uint32_t attr_access_level = 17;
-constexpr std::uint32_t attributes_per_node = 6;
+constexpr std::uint32_t attribute(ua::attribute_id a) { return static_cast<std::uint32_t>(a); }
+// What a local copy needs of each remote node (Part 3 §5.6.2), read in this order.
+constexpr std::array copied_attributes{ua::attribute_id::browse_name, ua::attribute_id::display_name,
+                                       ua::attribute_id::data_type,   ua::attribute_id::value_rank,
+                                       ua::attribute_id::array_dimensions, ua::attribute_id::access_level};
+constexpr std::size_t attributes_per_node = copied_attributes.size();
 // Reads at start in slices: far below any server's MaxNodesPerRead (ours: 10,000).
 constexpr std::size_t nodes_per_read = 100;
 
@@ -119,7 +118,7 @@ struct mirror::state {
         for (const auto& n : spec.nodes) {
           ua::read_value_id id;
           id.node_id = n;
-          id.attribute_id = attr_value;
+          id.attribute_id = attribute(ua::attribute_id::value);
           rr.nodes_to_read.push_back(std::move(id));
         }
         const auto gen = generation;
@@ -160,7 +159,7 @@ struct mirror::state {
     ua::write_request wr;
     ua::write_value wv;
     wv.node_id = spec.nodes[i];
-    wv.attribute_id = attr_value;
+    wv.attribute_id = attribute(ua::attribute_id::value);
     wv.value.set_value(w.value.value);  // the value only: servers may refuse written timestamps
     wr.nodes_to_write.push_back(std::move(wv));
     c->write(std::move(wr), [reply](ua::expected<ua::write_response> r) {
@@ -234,11 +233,10 @@ ua::expected<std::unique_ptr<mirror>> mirror::start(runtime& rt, server& srv, mi
   for (std::size_t from = 0; from < n; from += nodes_per_read) {
     ua::read_request rr;
     for (std::size_t i = from; i < std::min(n, from + nodes_per_read); ++i)
-      for (auto a : {attr_browse_name, attr_display_name, attr_data_type, attr_value_rank, attr_array_dimensions,
-                     attr_access_level}) {
+      for (auto a : copied_attributes) {
         ua::read_value_id id;
         id.node_id = sp.nodes[i];
-        id.attribute_id = a;
+        id.attribute_id = attribute(a);
         rr.nodes_to_read.push_back(std::move(id));
       }
     const auto expected_results = rr.nodes_to_read.size();
