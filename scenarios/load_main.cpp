@@ -49,6 +49,9 @@ struct cli {
   double duration_s = 20;
   double warmup_s = 10;
   std::string endpoint;
+  // The address the child `uactor run` listens on, and the host of the URL the sessions get: with
+  // --agents on other machines, an address of this machine that they reach.
+  std::string child_host = "127.0.0.1";
   std::string out;
   bool json = false;
   bool syscalls = false;
@@ -216,6 +219,9 @@ int main(int argc, char** argv) {
   app.add_option("--duration", o.duration_s, "measurement window, s")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--warmup", o.warmup_s, "warm-up before the window, s")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--endpoint", o.endpoint, "load this server instead of a child (then only client-side figures)");
+  app.add_option("--child-host", o.child_host,
+                 "the address the child server listens on and the sessions connect to (default 127.0.0.1; "
+                 "with --agents on other machines, an address of this machine that they reach)");
   app.add_option("--out", o.out, "append the result block (with --json: the JSON line) to FILE");
   app.add_flag("--json", o.json, "print the result as one line of JSON");
   app.add_flag("--syscalls", o.syscalls,
@@ -265,12 +271,15 @@ int main(int argc, char** argv) {
     return run_session_scenario(many, own_directory());
   }
 
+  if (app.count("--child-host") && !o.endpoint.empty()) return not_yet("--child-host with --endpoint (there is no child)");
+  if (app.count("--child-host") && o.scenario == "floor")
+    return not_yet("--child-host with --scenario floor (its echo server listens on 127.0.0.1)");
   if (o.security != "none" && o.scenario == "floor") return not_yet("--security with --scenario floor");
   // Secured: both certificate stores made and trusting each other before the child starts.
   std::optional<load_security> secured;
   if (o.security != "none") {
     if (!o.endpoint.empty()) return not_yet("--security with --endpoint (the certificates are set up for our child)");
-    auto s = prepare_load_security(o.security, o.policy);
+    auto s = prepare_load_security(o.security, o.policy, o.child_host);
     if (!s) {
       std::fprintf(stderr, "uactor-load: --security %s --policy %s: %s\n", o.security.c_str(), o.policy.c_str(),
                    s.error().to_string().c_str());
@@ -339,7 +348,7 @@ int main(int argc, char** argv) {
       argv_child = {dir + "uactor-load", "--serve-floor", "--request-size", std::to_string(result.request_bytes),
                     "--response-size", std::to_string(result.response_bytes)};
     } else {
-      argv_child = {dir + "uactor", "run", "--host", "127.0.0.1", "--port", "0", "--writer-interval",
+      argv_child = {dir + "uactor", "run", "--host", o.child_host, "--port", "0", "--writer-interval",
                     std::to_string(o.write_interval_ms)};
       if (o.variables) {
         argv_child.push_back("--load-variables");

@@ -10,7 +10,8 @@
 
 namespace uactor::scenarios {
 
-ua::expected<load_security> prepare_load_security(const std::string& level, const std::string& policy) {
+ua::expected<load_security> prepare_load_security(const std::string& level, const std::string& policy,
+                                                  const std::string& server_host) {
   load_security out;
   if (level == "sign") out.client.mode = ua::message_security_mode::sign;
   else if (level == "encrypt") out.client.mode = ua::message_security_mode::sign_and_encrypt;
@@ -25,10 +26,10 @@ ua::expected<load_security> prepare_load_security(const std::string& level, cons
   security::pki_store server(out.folder + "/server");
   security::pki_store client(out.folder + "/client");
   // The URIs the server and the client use for themselves (runtime/main.cpp with --host
-  // 127.0.0.1; actors/client_security.cpp's default).
+  // server_host; actors/client_security.cpp's default).
   security::certificate_request s;
-  s.application_uri = "urn:127.0.0.1:uactor:server";
-  s.host_names = {"127.0.0.1"};
+  s.application_uri = "urn:" + server_host + ":uactor:server";
+  s.host_names = {server_host};
   char host[HOST_NAME_MAX + 1] = {};
   const std::string host_name = gethostname(host, sizeof host) == 0 && host[0] ? host : "localhost";
   security::certificate_request c;

@@ -17,8 +17,10 @@ struct load_security {
   std::string folder;                      // removed by the caller when the run ends
 };
 
-// `level` sign or encrypt, `policy` a Part 7 name; the child server listens as 127.0.0.1 (its
-// ApplicationUri urn:127.0.0.1:uactor:server). Bad_InvalidArgument for an unknown level or policy.
-ua::expected<load_security> prepare_load_security(const std::string& level, const std::string& policy);
+// `level` sign or encrypt, `policy` a Part 7 name; the child server listens as `server_host` (its
+// certificate names that host, its ApplicationUri is urn:<server_host>:uactor:server as `uactor run
+// --host` makes it). Bad_InvalidArgument for an unknown level or policy.
+ua::expected<load_security> prepare_load_security(const std::string& level, const std::string& policy,
+                                                  const std::string& server_host = "127.0.0.1");
 
 }  // namespace uactor::scenarios

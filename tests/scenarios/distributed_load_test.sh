@@ -14,6 +14,9 @@
 #                       error before any load; the right secret runs
 #       tls             agent and coordinator with certificates of one CA run; no TLS, or another
 #                       CA's certificate, is refused
+#       netns           three agents in network namespaces of their own (veth pairs on a bridge of
+#                       the test), the child server on the bridge's address: a read run secured
+#                       with SignAndEncrypt and a sub run complete and sum up; root only (77 elsewhere)
 set -u
 # CAF 0.17's broker teardown leaks at exit (docs/decisions/0009): not this test's subject.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
@@ -21,9 +24,13 @@ uactor="${1:?usage: distributed_load_test.sh UACTOR_BINARY CASE}"
 case_name="${2:?usage: distributed_load_test.sh UACTOR_BINARY CASE}"
 tmp="$(mktemp -d)"
 pids=()
+namespaces=()
+bridge=""
 cleanup() {
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
+    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done  # takes its veth pair along
+    [ -n "$bridge" ] && ip link del "$bridge" 2>/dev/null
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -33,11 +40,14 @@ fail() {
     exit 1
 }
 
-# start_agent NAME [ARGS...]: an agent on an ephemeral port; sets NAME_pid and NAME_addr.
+# start_agent NAME [ARGS...]: an agent on an ephemeral port of $agent_host, run through
+# "${agent_wrap[@]}" (a network namespace); sets NAME_pid and NAME_addr.
+agent_host=127.0.0.1
+agent_wrap=()
 start_agent() {
     local name=$1
     shift
-    "$uactor" agent --listen 127.0.0.1:0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null &
+    "${agent_wrap[@]}" "$uactor" agent --listen "$agent_host:0" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null &
     local pid=$!
     pids+=("$pid")
     for _ in $(seq 100); do grep -q "^agent listening on" "$tmp/$name.out" && break; sleep 0.05; done
@@ -250,6 +260,40 @@ tls)
     timeout 20 "$uactor" load --agents "$tls_addr" --agent-cert "$tmp/stranger.pem" --agent-key "$tmp/stranger.key" \
         --agent-cafile "$tmp/other_ca.pem" --scenario read --sessions 1 --duration 0.5 >"$tmp/t3.out" 2>"$tmp/t3.err"
     [ $? -eq 1 ] && grep -q "agent $tls_addr is unreachable" "$tmp/t3.err" || fail "a certificate of another CA was not refused"
+    ;;
+netns)
+    [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null || { echo "SKIP: network namespaces need root and ip"; exit 77; }
+    # Names and a /24 of this run (interface names stay under 16 characters).
+    subnet="10.231.$(($$ % 250))"
+    bridge="uab$$"
+    ip link add "$bridge" type bridge 2>"$tmp/ip.err" || { echo "SKIP: cannot create a bridge: $(cat "$tmp/ip.err")"; bridge=""; exit 77; }
+    ip addr add "$subnet.1/24" dev "$bridge" && ip link set "$bridge" up || fail "cannot address the bridge"
+    for k in 1 2 3; do
+        ns="uactor-$$-$k"
+        ip netns add "$ns" || fail "cannot create the namespace $ns"
+        namespaces+=("$ns")
+        ip link add "uah$$$k" type veth peer name "uan$$$k" &&
+            ip link set "uan$$$k" netns "$ns" &&
+            ip link set "uah$$$k" master "$bridge" && ip link set "uah$$$k" up &&
+            ip netns exec "$ns" ip addr add "$subnet.1$k/24" dev "uan$$$k" &&
+            ip netns exec "$ns" ip link set "uan$$$k" up &&
+            ip netns exec "$ns" ip link set lo up || fail "cannot wire the namespace $ns"
+        agent_wrap=(ip netns exec "$ns")
+        agent_host="$subnet.1$k"
+        start_agent "a$k"
+    done
+    [ "$a1_addr" = "$subnet.11:${a1_addr##*:}" ] || fail "agent a1 listens on $a1_addr, not in its namespace"
+    agents="$a1_addr,$a2_addr,$a3_addr"
+    # Secured: the child's certificate names the bridge's address, which the agents' sessions check.
+    "$uactor" load --agents "$agents" --child-host "$subnet.1" --security encrypt --scenario read --sessions 6 \
+        --nodes 1 --inflight 2 --warmup 0.3 --duration 1 --json >"$tmp/read.out" 2>"$tmp/read.err" ||
+        fail "the secured read run over the namespaces exited $?"
+    grep -q "opc.tcp://$subnet.1:" "$tmp/read.out" || fail "the child did not listen on the bridge's address"
+    check_sums "$tmp/read.out"
+    "$uactor" load --agents "$agents" --child-host "$subnet.1" --scenario sub --sessions 3 --subs 2 --nodes 10 \
+        --variables 60 --pub 100 --write-interval 100 --warmup 0.5 --duration 1 --json >"$tmp/sub.out" 2>"$tmp/sub.err" ||
+        fail "the sub run over the namespaces exited $?"
+    check_sums "$tmp/sub.out"
     ;;
 *)
     fail "unknown case $case_name"
