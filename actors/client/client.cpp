@@ -407,7 +407,7 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
   config.subscriptions.max_publish_requests = options.max_publish_requests;
   config.subscriptions.acknowledge = options.acknowledge_notifications;
   config.reconnect = options.reconnect;
-  auto inbox = std::make_shared<actors::client_inbox>();
+  auto inbox = std::make_shared<actors::client_inbox>(options.inbox_wake_up);
   config.inbox = inbox;
   // Supervised: every message once and in order, also across the gaps a reconnect leaves.
   config.subscriptions.in_order = options.reconnect.enabled;

@@ -65,13 +65,14 @@ namespace {
 thread_local client_inbox* handling_inbox = nullptr;  // the inbox whose actor runs on this thread now
 }
 
-client_inbox::client_inbox() {
+client_inbox::client_inbox(inbox_wake_up wake_up) {
+  queue_.reserve(64);
+  if (wake_up == inbox_wake_up::message) return;
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0)
     throw std::system_error(errno, std::generic_category(), "client_inbox: socketpair");
   app_socket_ = fds[0];
   actor_socket_ = fds[1];
-  queue_.reserve(64);
 }
 
 client_inbox::~client_inbox() {
@@ -80,6 +81,11 @@ client_inbox::~client_inbox() {
 }
 
 int client_inbox::take_actor_socket() noexcept { return std::exchange(actor_socket_, -1); }
+
+void client_inbox::set_actor(const caf::actor& actor) {
+  std::lock_guard lock(mutex_);
+  actor_ = caf::actor_cast<caf::weak_actor_ptr>(actor);
+}
 
 bool client_inbox::submit(client_call_ptr call) {
   bool wake = false;
@@ -90,12 +96,21 @@ bool client_inbox::submit(client_call_ptr call) {
     // The actor's own thread inside an event takes the queue when the event is done.
     if (!wake_outstanding_ && handling_inbox != this) wake = wake_outstanding_ = true;
   }
-  if (wake) {
-    const char byte = 1;
-    // Nonblocking: at most one byte is outstanding, far below any socket buffer. A failure means
-    // the actor's end is closed: close() answers what is queued.
-    (void)::send(app_socket_, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (!wake) return true;
+  if (app_socket_ < 0) {
+    caf::weak_actor_ptr target;
+    {
+      std::lock_guard lock(mutex_);
+      target = actor_;
+    }
+    // An actor already gone has closed the inbox (or is about to: close() answers what is queued).
+    if (auto strong = caf::actor_cast<caf::actor>(target)) caf::anon_send(strong, client_inbox_wake_atom::value);
+    return true;
   }
+  const char byte = 1;
+  // Nonblocking: at most one byte is outstanding, far below any socket buffer. A failure means
+  // the actor's end is closed: close() answers what is queued.
+  (void)::send(app_socket_, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
   return true;
 }
 
@@ -331,8 +346,12 @@ public:
     if (s.supervised) s.rng.seed(std::random_device{}());
     s.subscriptions = subscription_engine(s.config.subscriptions);
     s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
-    s.wake_hdl = self_->add_scribe(s.inbox->take_actor_socket());
-    self_->configure_read(s.wake_hdl, caf::io::receive_policy::at_most(64));
+    if (const int wake_socket = s.inbox->take_actor_socket(); wake_socket >= 0) {
+      s.wake_hdl = self_->add_scribe(wake_socket);
+      self_->configure_read(s.wake_hdl, caf::io::receive_policy::at_most(64));
+    } else {
+      s.inbox->set_actor(caf::actor_cast<caf::actor>(self_));
+    }
     open_link();
   }
 
@@ -1413,6 +1432,7 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
         cs.lose(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status() : ua::status::bad_connection_closed,
                 "connection lost");
       },
+      [self](client_inbox_wake_atom) { client_session(self).handle([](client_session&) {}); },
       [self](client_close_atom, const std::shared_ptr<client_close>& c) { client_session(self).on_close(c); },
       [self](client_open_session_atom, const std::shared_ptr<client_open_session>& o) {
         client_session(self).on_open_session(o);

@@ -16,6 +16,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/client/inbox_wake_up.hpp"
 #include "actors/client/security.hpp"
 #include "actors/client/subscription.hpp"
 #include "actors/client/supervision_options.hpp"
@@ -139,15 +140,18 @@ client_call_ptr client_call::make(Request request, response_handler done, std::c
   return c;
 }
 
+using client_inbox_wake_atom = caf::atom_constant<caf::atom("uawake")>;
+
 // The door from the application's threads to the connection actor, without a CAF message per
 // request (docs/decisions/0023): calls wait in a queue whose storage is kept, and the actor is woken
 // by one byte on a socket pair that it reads like its connection (CAF delivers a receive without
 // allocating), only when no wake-up is outstanding already. A call made on the actor's own thread
 // while it handles an event (a callback that sends the next request) needs no wake-up at all: the
-// actor takes the queue when the event is done.
+// actor takes the queue when the event is done. With inbox_wake_up::message the wake-up is a
+// client_inbox_wake_atom message instead (thousands of clients in one process: no descriptors).
 class client_inbox {
 public:
-  client_inbox();
+  explicit client_inbox(inbox_wake_up wake_up = inbox_wake_up::socket_pair);
   ~client_inbox();
   client_inbox(const client_inbox&) = delete;
   client_inbox& operator=(const client_inbox&) = delete;
@@ -156,8 +160,11 @@ public:
   bool submit(client_call_ptr call);
 
   // ---- the actor's side
-  // The socket the actor reads its wake-ups from (given away once, to the broker).
+  // The socket the actor reads its wake-ups from (given away once, to the broker); -1 when the
+  // wake-ups are messages.
   int take_actor_socket() noexcept;
+  // inbox_wake_up::message: the actor the wake-ups go to (weakly held: the actor owns the inbox).
+  void set_actor(const caf::actor& actor);
   // Moves the queued calls into `out` (whose storage is swapped, not freed).
   void take(std::vector<client_call_ptr>& out);
   // The actor is gone: queued calls and every later submit are answered Bad_ConnectionClosed.
@@ -182,6 +189,7 @@ private:
   bool closed_ = false;
   int app_socket_ = -1;
   int actor_socket_ = -1;
+  caf::weak_actor_ptr actor_;  // inbox_wake_up::message
 };
 
 // Ends a connection: CloseSession (when there is a session), CloseSecureChannel, close. `done`

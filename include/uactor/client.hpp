@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/client/inbox_wake_up.hpp"
 #include "actors/client/subscription.hpp"
 #include "actors/client/security_options.hpp"
 #include "actors/client/supervision_options.hpp"
@@ -70,6 +71,11 @@ struct client_options {
   // to reconnect.on_event and to the subscriptions' status handlers. connect() itself still fails
   // when the first connection cannot be made.
   reconnect_options reconnect;
+  // How calls from the application's threads wake the connection actor (docs/decisions/0032):
+  // socket_pair (no allocation per call; two file descriptors per client beside its connection)
+  // or message (a CAF message per wake-up, coalesced; no descriptor: for thousands of mostly idle
+  // clients in one process, where descriptors run out first).
+  actors::inbox_wake_up inbox_wake_up = actors::inbox_wake_up::socket_pair;
 };
 
 template <class Response>

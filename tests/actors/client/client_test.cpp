@@ -6,9 +6,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -403,6 +405,56 @@ TEST_CASE("client: many requests in flight are each answered with their own resp
     else REQUIRE(r->results.at(0).value == ua::variant(ua::ua_string("hello world")));
   }
   c->close();
+}
+
+namespace {
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("client: message wake-ups: calls from threads and from callbacks are answered, two descriptors fewer",
+          "[actors][client]") {
+  fixture f;
+  auto options = f.options();
+  options.inbox_wake_up = actors::inbox_wake_up::message;
+  const auto before = open_descriptors();
+  auto c = client::connect(*f.system, options);
+  REQUIRE(c.has_value());
+  const auto with_message = open_descriptors() - before;  // the client's connection and the server's end
+  {
+    const auto before_pair = open_descriptors();
+    auto paired = client::connect(*f.system, f.options());
+    REQUIRE(paired.has_value());
+    REQUIRE(open_descriptors() - before_pair == with_message + 2);  // and the socket pair
+    paired->close();
+  }
+
+  // Four threads, 25 reads each, and every answer's callback sends one more read from the actor's
+  // thread (no wake-up needed there): 200 answers.
+  constexpr int threads = 4, per_thread = 25;
+  std::atomic<int> good{0}, answered{0};
+  std::promise<void> all;
+  auto count = [&](const ua::expected<ua::read_response>& r) {
+    if (r && r->results.at(0).value == ua::variant(3.5)) ++good;
+    if (++answered == 2 * threads * per_thread) all.set_value();
+  };
+  std::vector<std::thread> senders;
+  for (int t = 0; t < threads; ++t)
+    senders.emplace_back([&] {
+      for (int i = 0; i < per_thread; ++i)
+        c->read(read_of("demo.double"), [&](ua::expected<ua::read_response> r) {
+          count(r);
+          c->read(read_of("demo.double"), [&](ua::expected<ua::read_response> again) { count(again); });
+        });
+    });
+  for (auto& t : senders) t.join();
+  REQUIRE(all.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  REQUIRE(good == 2 * threads * per_thread);
+  REQUIRE(c->close() == status::good);
+  REQUIRE(c->read_sync(read_of("demo.double")).error() == status::bad_connection_closed);
 }
 
 TEST_CASE("client: a request without an answer gets Bad_Timeout, and the next one is answered", "[actors][client]") {
