@@ -215,7 +215,7 @@ struct client_broker_state : response_storage {
   // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
   // for all of them (not a timer message per request: that was an allocation and a mailbox message
   // per request, and ~timeout's worth of timer entries alive at any time under load), armed for the
-  // earliest deadline it knows of, or every sweep_interval while subscriptions or supervision
+  // earliest deadline it knows of, or every watch_interval() while subscriptions or supervision
   // want watching (docs/decisions/0023: a periodic timer was 3 allocations every 50 ms).
   struct waiting {
     client_call_ptr call;
@@ -637,6 +637,27 @@ public:
 
   // Request timeouts are checked this often: a timeout fires up to this much late.
   static constexpr std::chrono::milliseconds sweep_interval{50};
+  static constexpr std::chrono::milliseconds longest_watch_interval{1000};
+
+  // How often the sweep looks while something wants watching: a quarter of the shortest period
+  // it watches for (a subscription's silence, the supervised client's keep-alive and renewal), at
+  // least sweep_interval and at most a second; sweep_interval while requests are held or
+  // publishing waits. Idle subscribed clients then sweep about once a second rather than 20 times
+  // (10,000 of them in one process spent most of their CPU on it).
+  std::chrono::milliseconds watch_interval() {
+    auto& s = st();
+    if (!s.held.empty() || s.subscriptions.paused()) return sweep_interval;
+    auto shortest = std::chrono::duration_cast<std::chrono::milliseconds>(s.subscriptions.shortest_silence());
+    const auto consider = [&](std::chrono::milliseconds period) {
+      if (period.count() > 0 && (shortest.count() == 0 || period < shortest)) shortest = period;
+    };
+    if (s.supervised) {
+      consider(s.config.reconnect.keep_alive_interval);
+      consider(s.config.request_timeout);
+    }
+    if (shortest.count() == 0) return longest_watch_interval;
+    return std::clamp(shortest / 4, sweep_interval, longest_watch_interval);
+  }
 
   // Arms the sweep for `deadline` (a request's), or for sweep_interval from now when something
   // wants watching: supervision (the keep-alive, the held requests' timeouts, the renewal watch),
@@ -646,7 +667,7 @@ public:
     if (s.finished) return;
     const auto now = std::chrono::steady_clock::now();
     const bool watching = s.supervised || !s.publishes.empty() || !s.subscriptions.empty() || !s.held.empty();
-    const auto at = watching ? std::min(deadline, now + sweep_interval) : deadline;
+    const auto at = watching ? std::min(deadline, now + watch_interval()) : deadline;
     if (at == std::chrono::steady_clock::time_point::max()) return;
     if (s.sweep_armed && s.sweep_at <= at) return;
     s.sweep_armed = true;

@@ -361,6 +361,13 @@ void subscription_engine::check(time_point now) {
   }
 }
 
+std::chrono::steady_clock::duration subscription_engine::shortest_silence() const noexcept {
+  std::chrono::steady_clock::duration shortest{};
+  for (const auto& s : subs_)
+    if (s.silence_after.count() > 0 && (shortest.count() == 0 || s.silence_after < shortest)) shortest = s.silence_after;
+  return shortest;
+}
+
 bool subscription_engine::any_silent() const noexcept {
   return std::any_of(subs_.begin(), subs_.end(), [](const subscription& s) { return s.silent; });
 }

@@ -165,6 +165,10 @@ public:
   // Reports `silent` for each subscription not heard from in time (once, until it recovers).
   void check(time_point now);
   bool any_silent() const noexcept;
+  // The shortest silence watch of the subscriptions (zero: none is watched), and whether
+  // publishing waits for the next check() (the server refused even a single Publish).
+  std::chrono::steady_clock::duration shortest_silence() const noexcept;
+  bool paused() const noexcept { return paused_; }
 
   // --- recovery after a reconnect (the supervised client, docs/decisions/0017)
   // The link is gone, and the Publish requests at the server with it. Acknowledgements not sent
