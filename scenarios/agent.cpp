@@ -265,6 +265,10 @@ struct agent_state {
   std::uint64_t token = 0;
   caf::response_promise prepared;
   bool reported = false;
+  // The coordinator's run has ended: it may still poll (its polls cross our stopped message) and is
+  // answered with the final count, but the next coordinator may take over.
+  bool run_finished = false;
+  std::uint64_t final_progress = 0;
   static inline const char* name = "uactor.agent";
 };
 
@@ -301,15 +305,22 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
   self->state.settings = std::move(settings);
   self->set_default_handler(caf::drop);
   self->set_down_handler([self](caf::down_msg& dm) {
-    if (self->state.coordinator && dm.source == self->state.coordinator.address())
-      drop_coordinator(self, "the coordinator was lost (" + self->system().render(dm.reason) + ")");
+    auto& st = self->state;
+    if (!st.coordinator || dm.source != st.coordinator.address()) return;
+    if (st.run_finished) {  // gone after its run, as it should
+      st.coordinator = nullptr;
+      st.run_finished = false;
+      return;
+    }
+    drop_coordinator(self, "the coordinator was lost (" + self->system().render(dm.reason) + ")");
   });
   self->send(self, ag_tick_atom::value);
   return {
       [self](ag_hello_atom, const std::string& coordinator_nonce) -> caf::result<caf::message> {
         auto& st = self->state;
         if (coordinator_nonce.size() != agent_nonce_size) return refuse("hello: the nonce is not 32 bytes");
-        if (st.coordinator && self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(st.coordinator))
+        if (st.coordinator && !st.run_finished &&
+            self->current_sender() != caf::actor_cast<caf::strong_actor_ptr>(st.coordinator))
           return refuse("busy: this agent runs the load of another coordinator");
         st.pending_peer = caf::actor_cast<caf::actor_addr>(self->current_sender());
         st.pending_coordinator_nonce = coordinator_nonce;
@@ -332,8 +343,10 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
           spdlog::warn("agent: refused the coordinator at {}: its proof of the shared secret is wrong", peer_name(self));
           return refuse("refused: wrong shared secret (--secret-file)");
         }
-        if (st.coordinator) return refuse("busy: this agent runs the load of another coordinator");
+        if (st.coordinator && !st.run_finished) return refuse("busy: this agent runs the load of another coordinator");
+        if (st.coordinator) self->demonitor(st.coordinator);  // the last run's coordinator, done
         st.coordinator = caf::actor_cast<caf::actor>(self->current_sender());
+        st.run_finished = false;
         st.last_contact = load_clock::now();
         self->monitor(st.coordinator);
         spdlog::info("agent: coordinator at {} connected", peer_name(self));
@@ -347,6 +360,7 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
         auto& st = self->state;
         if (!from_coordinator(self)) return refuse("not authenticated: hello and auth first");
         if (st.run) return refuse("a run is already under way");
+        if (st.run_finished) return refuse("one run per coordinator connection: connect again");
         std::string error;
         auto job = decode_job(blob, error);
         if (!job) {
@@ -369,7 +383,7 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
       },
       [self](ag_prog_atom) -> caf::result<std::uint64_t> {
         if (!from_coordinator(self)) return refuse("not authenticated: hello and auth first");
-        return self->state.run ? self->state.run->progress() : 0;
+        return self->state.run ? self->state.run->progress() : self->state.final_progress;
       },
       [self](ag_stop_atom) -> caf::result<ag_ok_atom> {
         if (!from_coordinator(self)) return refuse("not authenticated: hello and auth first");
@@ -392,13 +406,14 @@ caf::behavior agent_behavior(agent_actor* self, agent_settings settings) {
       [self](ag_stopped_atom, std::uint64_t token) {
         auto& st = self->state;
         if (!st.run || token != st.token) return;
+        st.final_progress = st.run->progress();
         st.run.reset();  // its thread has ended (this was its last message)
         spdlog::info("agent: run done (sessions closed), ready for the next coordinator");
         if (!st.coordinator) return;
         self->send(st.coordinator, ag_stopped_atom::value);
-        // One run per coordinator connection: the next coordinator may come.
-        self->demonitor(st.coordinator);
-        st.coordinator = nullptr;
+        // One run per coordinator connection: the next coordinator may come; until then this one's
+        // polls, which may cross the message above, are still answered.
+        st.run_finished = true;
       },
       [self](ag_tick_atom) {
         auto& st = self->state;
