@@ -190,6 +190,20 @@ struct limit_alarm {
   bool enabled = true;
 };
 
+// An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
+// the normal one (a Boolean, or a number: a Boolean input compares as 0 or 1). Same condition
+// Object, methods and events as a limit alarm; its events are of type OffNormalAlarmType, their
+// NormalState a null NodeId (the normal value is this definition's, not a Variable's). A script
+// alarm's Boolean output (docs/scripts.md) is a good input.
+struct off_normal_alarm {
+  node_id id;                    // the condition's NodeId (a new Object)
+  node_id input;                 // the Variable whose Value is watched
+  std::string name;              // ConditionName and the BrowseName (the id's namespace)
+  variant normal = false;        // the normal value: Boolean or a number (not NaN)
+  std::uint16_t severity = 500;  // while active (1 while normal)
+  bool enabled = true;
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -266,6 +280,9 @@ public:
   // answer: never call from an inline handler. Bad_NodeIdExists, Bad_NodeIdUnknown (the input),
   // Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (limits).
   virtual status_code add_limit_alarm(const limit_alarm& alarm) = 0;
+  // The same for an off-normal alarm; Bad_InvalidArgument also for a normal value that is no
+  // Boolean or number.
+  virtual status_code add_off_normal_alarm(const off_normal_alarm& alarm) = 0;
 
   // Scripts (docs/scripts.md): checks the whole plan (nodes, output types, every script compiled),
   // then starts its runner, which reads the inputs' values as the server stores them and writes

@@ -33,8 +33,10 @@ void add_config_commands(CLI::App& app) {
     const auto r = load_file(*file);
     if (!report(r)) finish(2);
     std::size_t nodes = r.value.nodes.size();
-    std::printf("%s: ok (%zu endpoint(s), %zu namespace(s), %zu node(s), %zu writer(s))\n", file->c_str(),
-                r.value.servers.size(), r.value.namespaces.size(), nodes, r.value.writers.size());
+    const std::size_t alarms = r.value.limit_alarms.size() + r.value.off_normal_alarms.size();
+    const std::string alarm_count = alarms ? ", " + std::to_string(alarms) + " alarm(s)" : std::string();
+    std::printf("%s: ok (%zu endpoint(s), %zu namespace(s), %zu node(s), %zu writer(s)%s)\n", file->c_str(),
+                r.value.servers.size(), r.value.namespaces.size(), nodes, r.value.writers.size(), alarm_count.c_str());
     finish(0);
   });
 

@@ -13,6 +13,7 @@
 #include "runtime/mirror.hpp"
 #include "uactor/nodes.hpp"
 #include "uactor/scripts.hpp"
+#include "uactor/server.hpp"
 #include "uactor/server_plan.hpp"
 
 namespace uactor::config {
@@ -66,6 +67,11 @@ struct plant {
   std::vector<writer_spec> writers;
   std::vector<app::mirror_spec> mirrors; // [[mirrors]] (docs/gateway.md), then `uactor run --mirror`
   script_plan scripts;                  // [scripts], [[virtual_tags]], [[calculations]], [[alarms]]
+  std::vector<limit_alarm> limit_alarms; // [[limit_alarms]] (docs/events.md), after the nodes
+  std::vector<off_normal_alarm> off_normal_alarms;  // [[off_normal_alarms]]
+  // HasEventSource from an alarm's `notifier` to its input (deduplicated), so that the notifier's
+  // event subscribers see the alarm's events (Part 3 §7.16).
+  std::vector<reference_node> event_sources;
   std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
   logging_spec logging;
   metrics_spec metrics;

@@ -58,6 +58,7 @@ constexpr std::string_view key_table[] = {
     "server.max_message_size",
     "server.max_chunk_count",
     "server.max_nodes_per_operation",
+    "server.audit_events",
     "server.endpoints[]",
     "server.endpoints[].port",
     "server.endpoints[].listen_address",
@@ -90,6 +91,7 @@ constexpr std::string_view key_table[] = {
     "objects[].display_name",
     "objects[].description",
     "objects[].type",
+    "objects[].event_notifier",
     "objects[].count",
     "objects[].start",
     "variables[]",
@@ -158,6 +160,29 @@ constexpr std::string_view key_table[] = {
     "alarms[].on_delay_ms",
     "alarms[].off_delay_ms",
     "alarms[].hysteresis",
+    "limit_alarms[]",
+    "limit_alarms[].id",
+    "limit_alarms[].input",
+    "limit_alarms[].name",
+    "limit_alarms[].notifier",
+    "limit_alarms[].enabled",
+    "limit_alarms[].high_high",
+    "limit_alarms[].high",
+    "limit_alarms[].low",
+    "limit_alarms[].low_low",
+    "limit_alarms[].deadband",
+    "limit_alarms[].severity_high_high",
+    "limit_alarms[].severity_high",
+    "limit_alarms[].severity_low",
+    "limit_alarms[].severity_low_low",
+    "off_normal_alarms[]",
+    "off_normal_alarms[].id",
+    "off_normal_alarms[].input",
+    "off_normal_alarms[].name",
+    "off_normal_alarms[].notifier",
+    "off_normal_alarms[].enabled",
+    "off_normal_alarms[].normal",
+    "off_normal_alarms[].severity",
     "logging",
     "logging.level",
     "logging.format",
@@ -505,6 +530,7 @@ struct node_entry {
   toml::source_region at;
   std::string key;           // folders[3].id
   bool variable = false;
+  bool event_notifier = false;  // an object with objects[].event_notifier = true
   ua::builtin_type type = ua::builtin_type::null;
   std::string parent;        // node id text, empty: none to check
   toml::source_region parent_at;
@@ -530,6 +556,8 @@ public:
     read_writers(top);
     read_mirrors(top);
     read_scripts(top);
+    read_limit_alarms(top);
+    read_off_normal_alarms(top);
     read_logging(top);
     read_metrics(top);
     read_actors(top);
@@ -579,6 +607,7 @@ private:
     s.integer("max_message_size", 8192, u32, server_.max_message_size);
     s.integer("max_chunk_count", 1, u32, server_.max_chunk_count);
     s.integer("max_nodes_per_operation", 1, u32, server_.max_nodes_per_operation);
+    s.boolean("audit_events", server_.audit_events);
     if (!application_uri_set_) server_.application_uri = "urn:" + server_.host_name + ":uactor:server";
 
     const auto* endpoints = table_array(s, "endpoints", c_);
@@ -809,6 +838,8 @@ private:
       s.string("description", description);
       if (kind != "folders") s.string("reference_type", reference);
       if (kind == "objects") s.string("type", type_text);
+      bool event_notifier = false;
+      if (kind == "objects") s.boolean("event_notifier", event_notifier);
       variable_node var;
       ua::builtin_type vtype = ua::builtin_type::double_;
       const toml::node* value = nullptr;
@@ -930,6 +961,7 @@ private:
         entry.at = nt.get("id")->source();
         entry.key = key;
         entry.variable = is_variable;
+        entry.event_notifier = event_notifier;
         entry.type = vtype;
         entry.index = p_.nodes.size();
         if (parent_k.namespace_index() != 0) {
@@ -947,6 +979,7 @@ private:
           object_node o;
           static_cast<node_base&>(o) = base;
           if (obj_type) o.type_definition = *obj_type;
+          o.event_notifier = event_notifier ? 1 : 0;  // SubscribeToEvents (Part 3 §8.59)
           p_.nodes.push_back(std::move(o));
         } else {
           variable_node v = var;
@@ -1225,6 +1258,191 @@ private:
     }
   }
 
+  // What [[limit_alarms]] and [[off_normal_alarms]] share (docs/events.md): the condition's NodeId,
+  // its input, name, notifier and Enabled state. Inputs and notifiers of this file are checked
+  // here; those of namespace 0, of the demo namespace (server.demo) and of NodeSets when the
+  // server starts (add_limit_alarm's status).
+  struct alarm_common {
+    node_id id;
+    node_id input;
+    std::string name;
+    bool enabled = true;
+    bool ok = false;                                // id and input are usable
+    const node_entry* input_entry = nullptr;        // null: not a node of this file
+    const toml::node* input_at = nullptr;
+  };
+
+  alarm_common read_alarm_common(section& s, const toml::table& t) {
+    alarm_common a;
+    std::string id_text, input_text, notifier_text;
+    bool id_ok = false, input_ok = false;
+    if (!s.string("id", id_text)) {
+      if (!t.get("id")) c_.error(t.source(), s.key("id"), "missing (the condition's NodeId, a new node)");
+    } else if (auto id = node(id_text, *t.get("id"), s.key("id"))) {
+      const auto text = id->to_string();
+      if (auto it = ids_.find(text); it != ids_.end())
+        c_.error(*t.get("id"), s.key("id"),
+                 fmt::format("{} is defined twice (first at {}, {})", text, c_.where(it->second.at), it->second.key));
+      else if (auto [at, fresh] = alarm_ids_.emplace(text, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
+        c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", text, at->second));
+      else id_ok = true;
+      a.id = *id;
+    }
+    if (!s.string("input", input_text)) {
+      if (!t.get("input")) c_.error(t.source(), s.key("input"), "missing (the variable whose value the alarm watches)");
+    } else if (auto id = node(input_text, *t.get("input"), s.key("input"))) {
+      a.input = *id;
+      a.input_at = t.get("input");
+      if (auto it = ids_.find(id->to_string()); it != ids_.end()) {
+        if (!it->second.variable) c_.error(*a.input_at, s.key("input"), fmt::format("{} is not a variable", id->to_string()));
+        else a.input_entry = &it->second, input_ok = true;
+      } else if (left_to_server(*id)) {
+        input_ok = true;
+      } else {
+        c_.error(*a.input_at, s.key("input"), fmt::format("{} is not a variable of this file", id->to_string()));
+      }
+    }
+    if (s.string("name", a.name) && a.name.empty()) c_.error(*t.get("name"), s.key("name"), "a condition name is not empty");
+    if (a.name.empty() && id_ok) {
+      // The last dot-separated part of a String id, as a node's default browse name.
+      const std::string text = a.id.type() == ua::node_id_type::string ? std::string(a.id.text()) : a.id.to_string();
+      a.name = text.substr(text.rfind('.') == std::string::npos ? 0 : text.rfind('.') + 1);
+    }
+    s.boolean("enabled", a.enabled);
+    if (s.string("notifier", notifier_text)) {
+      if (auto n = node(notifier_text, *t.get("notifier"), s.key("notifier"))) {
+        auto it = ids_.find(n->to_string());
+        if (it == ids_.end() && !left_to_server(*n))
+          c_.error(*t.get("notifier"), s.key("notifier"), fmt::format("{} is not an object of this file", n->to_string()));
+        else if (it != ids_.end() && !it->second.event_notifier)
+          c_.error(*t.get("notifier"), s.key("notifier"),
+                   fmt::format("{} is no event notifier (objects[].event_notifier = true)", n->to_string()));
+        else if (input_ok && event_sources_.insert(n->to_string() + " " + a.input.to_string()).second)
+          p_.event_sources.push_back(reference_node{*n, node_id(0, 36), a.input});  // HasEventSource
+      }
+    }
+    a.ok = id_ok && input_ok;
+    return a;
+  }
+
+  // A node the file does not define but the server may hold: namespace 0, the demo's, a NodeSet's.
+  bool left_to_server(const node_id& id) const {
+    return id.namespace_index() == 0 || (id.namespace_index() == 1 && server_.demo) || !p_.nodesets.empty();
+  }
+
+  // [[limit_alarms]]: ExclusiveLimitAlarmType conditions (uactor::limit_alarm).
+  void read_limit_alarms(section& top) {
+    const auto* entries = table_array(top, "limit_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("limit_alarms[{}]", i));
+      alarm_common common = read_alarm_common(s, t);
+      bool ok = common.ok;
+      if (common.input_entry) {
+        const auto type = common.input_entry->type;
+        if (!(type >= ua::builtin_type::sbyte && type <= ua::builtin_type::double_)) {
+          c_.error(*common.input_at, s.key("input"),
+                   fmt::format("{} is of type {}: a limit alarm watches a numeric variable", common.input.to_string(),
+                               app::builtin_type_name(type)));
+          ok = false;
+        }
+      }
+      limit_alarm a;
+      a.id = common.id;
+      a.input = common.input;
+      a.name = common.name;
+      a.enabled = common.enabled;
+      // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
+      constexpr double huge = 1e300;
+      struct named_limit {
+        const char* key;
+        std::optional<double>* value;
+      };
+      const named_limit limits[] = {{"low_low", &a.low_low}, {"low", &a.low}, {"high", &a.high}, {"high_high", &a.high_high}};
+      const named_limit* previous = nullptr;
+      bool any = false;
+      for (const auto& l : limits) {
+        double v = 0;
+        if (!s.number(l.key, -huge, huge, v)) {
+          if (t.get(l.key)) ok = false, any = true;
+          continue;
+        }
+        any = true;
+        *l.value = v;
+        if (previous && previous->value->has_value()) {
+          const double p = **previous->value;
+          const bool strict = std::string_view(l.key) == "high" && std::string_view(previous->key) == "low";
+          if (v < p || (strict && v == p)) {
+            c_.error(*t.get(l.key), s.key(l.key),
+                     fmt::format("{} = {} is {} {} = {} (low_low <= low < high <= high_high)", l.key, v,
+                                 v < p ? "below" : "not above", previous->key, p));
+            ok = false;
+          }
+        }
+        previous = &l;
+      }
+      if (!any) {
+        c_.error(t.source(), s.path(), "no limit (at least one of high_high, high, low, low_low)");
+        ok = false;
+      }
+      s.number("deadband", 0, huge, a.deadband);
+      s.integer("severity_high_high", 1, 1000, a.severity_high_high);
+      s.integer("severity_high", 1, 1000, a.severity_high);
+      s.integer("severity_low", 1, 1000, a.severity_low);
+      s.integer("severity_low_low", 1, 1000, a.severity_low_low);
+      if (ok) p_.limit_alarms.push_back(std::move(a));
+    }
+  }
+
+  // [[off_normal_alarms]]: OffNormalAlarmType conditions (uactor::off_normal_alarm).
+  void read_off_normal_alarms(section& top) {
+    const auto* entries = table_array(top, "off_normal_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("off_normal_alarms[{}]", i));
+      alarm_common common = read_alarm_common(s, t);
+      bool ok = common.ok;
+      const bool boolean_input = common.input_entry && common.input_entry->type == ua::builtin_type::boolean;
+      if (common.input_entry) {
+        const auto type = common.input_entry->type;
+        if (!(type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_)) {
+          c_.error(*common.input_at, s.key("input"),
+                   fmt::format("{} is of type {}: an off-normal alarm watches a Boolean or numeric variable",
+                               common.input.to_string(), app::builtin_type_name(type)));
+          ok = false;
+        }
+      }
+      off_normal_alarm a;
+      a.id = common.id;
+      a.input = common.input;
+      a.name = common.name;
+      a.enabled = common.enabled;
+      if (const toml::node* n = s.get("normal")) {
+        if (n->is_boolean()) {
+          a.normal = n->as_boolean()->get();
+        } else if (n->is_number() && !boolean_input) {
+          const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+          if (std::isnan(v)) {
+            c_.error(*n, s.key("normal"), "nan is not a normal value");
+            ok = false;
+          }
+          a.normal = v;
+        } else {
+          c_.error(*n, s.key("normal"),
+                   boolean_input ? fmt::format("expected true or false ({} is Boolean), got {}", common.input.to_string(), type_name(*n))
+                                 : "expected a boolean or a number, got " + type_name(*n));
+          ok = false;
+        }
+      } else if (common.input_entry && !boolean_input) {
+        a.normal = 0.0;  // a numeric input's default normal value
+      }
+      s.integer("severity", 1, 1000, a.severity);
+      if (ok) p_.off_normal_alarms.push_back(std::move(a));
+    }
+  }
+
   void read_logging(section& top) {
     const toml::table* t = sub_table(top, "logging", c_);
     toml::table empty;
@@ -1307,6 +1525,8 @@ private:
   std::vector<std::string> trust_;
   std::string pki_dir_;
   std::unordered_map<std::string, node_entry> ids_;
+  std::map<std::string, std::string> alarm_ids_;  // a condition's NodeId -> where it is defined
+  std::set<std::string> event_sources_;            // "notifier input" pairs already referenced
 };
 
 }  // namespace

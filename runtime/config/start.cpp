@@ -125,6 +125,36 @@ bool load_nodeset(server& srv, const std::string& path, std::string& error) {
   return false;
 }
 
+// [[limit_alarms]], [[off_normal_alarms]] and their notifiers' HasEventSource references: what only the address space
+// knows (an input of a NodeSet or namespace 0 that is missing or not numeric) refuses the start.
+bool add_alarms(server& srv, const plant& p, std::string& error) {
+  if (!p.event_sources.empty()) {
+    std::vector<node_change> refs(p.event_sources.begin(), p.event_sources.end());
+    const auto results = srv.apply(refs);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i].is_good()) continue;
+      error = fmt::format("the notifier {} of {} could not reference it: {}", p.event_sources[i].source.to_string(),
+                          p.event_sources[i].target.to_string(), results[i].to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.limit_alarms) {
+    if (const auto sc = srv.add_limit_alarm(a); sc.is_bad()) {
+      error = fmt::format("limit alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
+                          sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.off_normal_alarms) {
+    if (const auto sc = srv.add_off_normal_alarm(a); sc.is_bad()) {
+      error = fmt::format("off-normal alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
+                          sc.to_string());
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 struct plant_runner::impl {
@@ -190,6 +220,11 @@ bool plant_runner::start(const plant& p, std::string& error) {
         stop();
         return false;
       }
+    }
+    // Alarms on the nodes above, before scripts and writers change their inputs (docs/events.md).
+    if (!add_alarms(srv, p, error)) {
+      stop();
+      return false;
     }
     // Scripts last: their inputs and outputs are the nodes above (docs/scripts.md).
     if (!p.scripts.scripts.empty()) {

@@ -246,3 +246,90 @@ TEST_CASE("config: a mirror of more than 100,000 nodes is refused, at the nodes 
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].to_string() == "big.toml:4:9: mirrors[0].nodes: 100001 NodeIds: at most 100000 per mirror");
 }
+
+TEST_CASE("config: [[limit_alarms]], [[off_normal_alarms]], notifiers and audit events become the API's structures",
+          "[config][alarms]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+audit_events = true
+[[namespaces]]
+uri = "urn:test:tank"
+[[objects]]
+id = "ns=2;s=Tank"
+event_notifier = true
+[[variables]]
+id = "ns=2;s=Tank.Level"
+parent = "ns=2;s=Tank"
+[[variables]]
+id = "ns=2;s=Tank.Trip"
+parent = "ns=2;s=Tank"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Tank.Mode"
+type = "Int32"
+[[limit_alarms]]
+id = "ns=2;s=Tank.Level.Alarm"
+input = "ns=2;s=Tank.Level"
+notifier = "ns=2;s=Tank"
+high = 80
+low = 20.5
+deadband = 0.5
+severity_high = 650
+[[limit_alarms]]
+id = "i=5001"
+input = "ns=2;s=Tank.Level"
+name = "Second"
+notifier = "ns=2;s=Tank"
+high_high = 95
+enabled = false
+[[off_normal_alarms]]
+id = "ns=2;s=Tank.Trip.Alarm"
+input = "ns=2;s=Tank.Trip"
+normal = true
+severity = 900
+[[off_normal_alarms]]
+id = "ns=2;s=Tank.Mode.Alarm"
+input = "ns=2;s=Tank.Mode"
+[[off_normal_alarms]]
+id = "ns=2;s=Demo.Alarm"
+input = "i=2258"
+)";
+  const auto r = config::load(text, "alarms.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  CHECK(r.value.servers[0].audit_events);
+  REQUIRE(r.value.limit_alarms.size() == 2);
+  const auto& a = r.value.limit_alarms[0];
+  CHECK(a.id == node_id::string(2, "Tank.Level.Alarm"));
+  CHECK(a.input == node_id::string(2, "Tank.Level"));
+  CHECK(a.name == "Alarm");  // the last part of the id
+  CHECK(a.high == 80);
+  CHECK(a.low == 20.5);
+  CHECK_FALSE(a.high_high);
+  CHECK_FALSE(a.low_low);
+  CHECK(a.deadband == 0.5);
+  CHECK(a.severity_high == 650);
+  CHECK(a.severity_high_high == 900);  // the API's defaults
+  CHECK(a.enabled);
+  const auto& b = r.value.limit_alarms[1];
+  CHECK(b.id == node_id(0, 5001));
+  CHECK(b.name == "Second");
+  CHECK_FALSE(b.enabled);
+  // One HasEventSource for the two alarms of the same input and notifier.
+  REQUIRE(r.value.event_sources.size() == 1);
+  CHECK(r.value.event_sources[0].source == node_id::string(2, "Tank"));
+  CHECK(r.value.event_sources[0].type == node_id(0, 36));
+  CHECK(r.value.event_sources[0].target == node_id::string(2, "Tank.Level"));
+  // The notifier object has SubscribeToEvents.
+  bool notifier = false;
+  for (const auto& n : r.value.nodes)
+    if (const auto* o = std::get_if<object_node>(&n); o && o->id == node_id::string(2, "Tank")) notifier = o->event_notifier == 1;
+  CHECK(notifier);
+  REQUIRE(r.value.off_normal_alarms.size() == 3);
+  CHECK(r.value.off_normal_alarms[0].normal == ua::variant(true));
+  CHECK(r.value.off_normal_alarms[0].severity == 900);
+  CHECK(r.value.off_normal_alarms[1].normal == ua::variant(0.0));  // a numeric input's default
+  CHECK(r.value.off_normal_alarms[1].severity == 500);
+  CHECK(r.value.off_normal_alarms[2].input == node_id(0, 2258));  // namespace 0: the server checks it
+}

@@ -1,5 +1,7 @@
-// Part 9 limit alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
-// §5.8 (AlarmConditionType, ExclusiveLimitAlarmType §5.8.18), their methods and events.
+// Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
+// §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, OffNormalAlarmType §5.8.24.2), their
+// methods and events. Both kinds share the state, the methods and the events; only what makes
+// them active (and the fields of their type) differs.
 // docs/decisions/0018.
 #include "actors/server/subscriptions/conditions.hpp"
 
@@ -15,6 +17,7 @@ using namespace uactor::ua;
 namespace {
 
 constexpr std::uint32_t exclusive_limit_alarm_type = 9341;
+constexpr std::uint32_t off_normal_alarm_type = 10637;
 constexpr std::uint32_t refresh_start_event_type = 2787;
 constexpr std::uint32_t refresh_end_event_type = 2788;
 constexpr std::uint32_t base_condition_class_type = 11163;
@@ -63,6 +66,15 @@ bool number_of(const variant& v, double& out) {
       v.value());
 }
 
+// An off-normal alarm's input and normal value: Booleans as 0 and 1, numbers as they are.
+bool discrete_of(const variant& v, double& out) {
+  if (const bool* b = v.get_if<bool>()) {
+    out = *b ? 1 : 0;
+    return true;
+  }
+  return number_of(v, out);
+}
+
 void text(variant& v, const char* s) {
   auto& t = v.emplace<localized_text>();
   t.locale.assign("en");
@@ -71,10 +83,14 @@ void text(variant& v, const char* s) {
 
 }  // namespace
 
+enum class alarm_kind : std::uint8_t { exclusive_limit, off_normal };
+
 struct condition_manager::alarm {
+  alarm_kind kind = alarm_kind::exclusive_limit;
+  std::uint32_t type_id = exclusive_limit_alarm_type;
   node_index node = no_node;
   node_index input = no_node;
-  node_index type_node = no_node;  // ExclusiveLimitAlarmType, for OfType
+  node_index type_node = no_node;  // ExclusiveLimitAlarmType or OffNormalAlarmType, for OfType
   node_id id;
   node_id input_id;
   std::string name;
@@ -83,6 +99,9 @@ struct condition_manager::alarm {
   double deadband = 0;
   std::uint16_t sev_hh = 900, sev_h = 700, sev_l = 700, sev_ll = 900;
   limit state = limit::none;
+  double normal = 0;         // off-normal: the normal value (a Boolean as 0 or 1)
+  bool off_normal = false;   // off-normal: the value is not the normal one
+  std::uint16_t sev_off_normal = 500;
   bool enabled = true;
   bool acked = true;
   bool confirmed = true;
@@ -95,7 +114,7 @@ struct condition_manager::alarm {
   date_time time;
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
 
-  bool active() const noexcept { return state != limit::none; }
+  bool active() const noexcept { return kind == alarm_kind::off_normal ? off_normal : state != limit::none; }
   // Part 9 §5.5.2: Retain while the condition is of interest to a client.
   bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
 };
@@ -126,6 +145,7 @@ condition_manager::condition_manager(field_catalogue& f) {
   k_.limit_state = f.intern("LimitState");
   k_.limit_state_current = f.intern("LimitState/CurrentState");
   k_.limit_state_current_id = f.intern("LimitState/CurrentState/Id");
+  k_.normal_state = f.intern("NormalState");
 }
 
 condition_manager::~condition_manager() = default;
@@ -141,12 +161,19 @@ const byte_string& condition_manager::last_event_id(std::size_t i) const noexcep
   return b ? *b : none;
 }
 
-status_code condition_manager::add(const limit_alarm& a, address_space& as, event_sink& sink, const instant& now) {
-  if (a.id.is_null() || a.name.empty()) return status::bad_invalid_argument;
-  if (as.find(a.id) != no_node) return status::bad_node_id_exists;
-  const node_index input = as.find(a.input);
+status_code condition_manager::check_new(const node_id& id, const std::string& name, const node_id& input_id,
+                                         const address_space& as, node_index& input) noexcept {
+  if (id.is_null() || name.empty()) return status::bad_invalid_argument;
+  if (as.find(id) != no_node) return status::bad_node_id_exists;
+  input = as.find(input_id);
   if (input == no_node) return status::bad_node_id_unknown;
   if (as.at(input).cls != node_class::variable) return status::bad_node_class_invalid;
+  return status::good;
+}
+
+status_code condition_manager::add(const limit_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  node_index input = no_node;
+  if (const status_code sc = check_new(a.id, a.name, a.input, as, input); sc.is_bad()) return sc;
   if (!a.high_high && !a.high && !a.low && !a.low_low) return status::bad_invalid_argument;
   if (!(a.deadband >= 0) || std::isinf(a.deadband)) return status::bad_invalid_argument;
   // The limits in order, each one finite.
@@ -158,46 +185,71 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   }
   if (a.low && a.high && !(*a.low < *a.high)) return status::bad_invalid_argument;
 
+  auto al = std::make_unique<alarm>();
+  al->id = a.id;
+  al->input = input;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->hh = a.high_high;
+  al->h = a.high;
+  al->l = a.low;
+  al->ll = a.low_low;
+  al->deadband = a.deadband;
+  al->sev_hh = a.severity_high_high;
+  al->sev_h = a.severity_high;
+  al->sev_l = a.severity_low;
+  al->sev_ll = a.severity_low_low;
+  al->enabled = a.enabled;
+  return insert(std::move(al), as, sink, now);
+}
+
+status_code condition_manager::add(const off_normal_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  node_index input = no_node;
+  if (const status_code sc = check_new(a.id, a.name, a.input, as, input); sc.is_bad()) return sc;
+  double normal = 0;
+  if (a.normal.is_array() || !discrete_of(a.normal, normal) || std::isnan(normal)) return status::bad_invalid_argument;
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::off_normal;
+  al->type_id = off_normal_alarm_type;
+  al->id = a.id;
+  al->input = input;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->normal = normal;
+  al->sev_off_normal = a.severity;
+  al->enabled = a.enabled;
+  return insert(std::move(al), as, sink, now);
+}
+
+status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_space& as, event_sink& sink,
+                                      const instant& now) {
+  alarm& al = *owned;
   node_spec spec;
-  spec.id = a.id;
+  spec.id = al.id;
   spec.cls = node_class::object;
-  spec.browse_ns = a.id.namespace_index();
-  spec.browse_name = a.name;
+  spec.browse_ns = al.id.namespace_index();
+  spec.browse_name = al.name;
   const auto added = as.add_node(std::move(spec));
   if (!added) return added.error();
-  as.add_reference(*added, as.find(node_id(0, has_type_definition)), as.find(node_id(0, exclusive_limit_alarm_type)));
-  as.add_reference(input, as.find(node_id(0, has_condition)), *added);
-  as.set_monitored(input, true);
-
-  auto owned = std::make_unique<alarm>();
-  alarm& al = *owned;
   al.node = *added;
-  al.input = input;
-  al.type_node = as.find(node_id(0, exclusive_limit_alarm_type));
-  al.id = a.id;
-  al.input_id = a.input;
-  al.name = a.name;
-  al.source_name = std::string(as.at(input).browse_name);
-  al.hh = a.high_high;
-  al.h = a.high;
-  al.l = a.low;
-  al.ll = a.low_low;
-  al.deadband = a.deadband;
-  al.sev_hh = a.severity_high_high;
-  al.sev_h = a.severity_high;
-  al.sev_l = a.severity_low;
-  al.sev_ll = a.severity_low_low;
-  al.enabled = a.enabled;
+  al.type_node = as.find(node_id(0, al.type_id));
+  as.add_reference(*added, as.find(node_id(0, has_type_definition)), al.type_node);
+  as.add_reference(al.input, as.find(node_id(0, has_condition)), *added);
+  as.set_monitored(al.input, true);
+  al.source_name = std::string(as.at(al.input).browse_name);
   al.time = now.utc;
   al.message = al.name + " normal";
   const auto index = static_cast<std::uint32_t>(alarms_.size());
+  const node_index input = al.input;
   alarms_.push_back(std::move(owned));
   if (by_input_.size() <= input) by_input_.resize(input + 1);
   by_input_[input].push_back(index);
   emit(al, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
   const variable_data* var = as.variable(input);
   double v = 0;
-  if (var && number_of(var->value.value, v)) evaluate(al, v, var->value.status, sink, now);
+  const bool usable = var && (al.kind == alarm_kind::off_normal ? discrete_of(var->value.value, v)
+                                                                : number_of(var->value.value, v));
+  if (usable) evaluate(al, v, var->value.status, sink, now);
   return status::good;
 }
 
@@ -205,7 +257,7 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
   if (n >= by_input_.size()) return;
   for (const std::uint32_t a : by_input_[n]) {
     noted x{a, 0, false, v.status};
-    x.numeric = number_of(v.value, x.value);
+    x.numeric = alarms_[a]->kind == alarm_kind::off_normal ? discrete_of(v.value, x.value) : number_of(v.value, x.value);
     pending_.push_back(x);
   }
 }
@@ -221,10 +273,12 @@ void condition_manager::process(event_sink& sink, const instant& now) {
   processing_.clear();
 }
 
+namespace {
+
 // §5.8.18: the most severe limit passed; a state is left only when the value is back by more than
 // the deadband (hysteresis), so a value hovering at a limit does not flap.
-void condition_manager::evaluate(alarm& a, double v, status_code quality, event_sink& sink, const instant& now) {
-  if (std::isnan(v)) return;
+template <class Alarm>
+limit next_limit(const Alarm& a, double v) {
   const auto above = [&](const std::optional<double>& lim, limit s) {
     if (!lim) return false;
     const bool in = a.state >= s && a.state >= limit::high;
@@ -235,46 +289,67 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, event_
     const bool in = a.state <= s && a.state != limit::none && a.state <= limit::low;
     return in ? v < *lim + a.deadband : v < *lim;
   };
-  limit next = limit::none;
-  if (above(a.hh, limit::high_high)) next = limit::high_high;
-  else if (above(a.h, limit::high)) next = limit::high;
-  else if (below(a.ll, limit::low_low)) next = limit::low_low;
-  else if (below(a.l, limit::low)) next = limit::low;
+  if (above(a.hh, limit::high_high)) return limit::high_high;
+  if (above(a.h, limit::high)) return limit::high;
+  if (below(a.ll, limit::low_low)) return limit::low_low;
+  if (below(a.l, limit::low)) return limit::low;
+  return limit::none;
+}
+
+}  // namespace
+
+void condition_manager::evaluate(alarm& a, double v, status_code quality, event_sink& sink, const instant& now) {
+  if (std::isnan(v)) return;
+  bool changed = false;
+  if (a.kind == alarm_kind::off_normal) {
+    // §5.8.24.2: active while the input's value is not the normal one.
+    const bool off = v != a.normal;
+    changed = off != a.off_normal;
+    a.off_normal = off;
+  } else {
+    const limit next = next_limit(a, v);
+    changed = next != a.state;
+    a.state = next;
+  }
   const bool quality_changed = quality != a.quality;
   a.quality = quality;
-  if (next == a.state && !quality_changed) return;
-  const bool changed = next != a.state;
-  a.state = next;
+  if (!changed && !quality_changed) return;
   if (changed) {
     a.last_severity = a.severity;
-    switch (next) {
-      case limit::high_high: a.severity = a.sev_hh; break;
-      case limit::high: a.severity = a.sev_h; break;
-      case limit::low: a.severity = a.sev_l; break;
-      case limit::low_low: a.severity = a.sev_ll; break;
-      default: a.severity = 1;
+    if (a.kind == alarm_kind::off_normal) {
+      a.severity = a.off_normal ? a.sev_off_normal : std::uint16_t{1};
+    } else {
+      switch (a.state) {
+        case limit::high_high: a.severity = a.sev_hh; break;
+        case limit::high: a.severity = a.sev_h; break;
+        case limit::low: a.severity = a.sev_l; break;
+        case limit::low_low: a.severity = a.sev_ll; break;
+        default: a.severity = 1;
+      }
     }
-    // §5.7.2: a new limit state is a new occurrence to acknowledge (and then confirm).
-    if (next != limit::none) {
+    // §5.7.2: a new active state is a new occurrence to acknowledge (and then confirm).
+    if (a.active()) {
       a.acked = false;
       a.confirmed = true;
     }
     a.message.assign(a.name);  // in place: the string keeps its storage
     a.message += ' ';
-    a.message += next == limit::none ? "normal" : limit_name(next);
+    if (a.kind == alarm_kind::off_normal) a.message += a.off_normal ? "off normal" : "normal";
+    else a.message += a.state == limit::none ? "normal" : limit_name(a.state);
   }
   a.time = now.utc;
   if (a.enabled) emit(a, sink, now);
 }
 
-// The condition's event with every field of ExclusiveLimitAlarmType a client may select.
+// The condition's event with every field of its type (ExclusiveLimitAlarmType, OffNormalAlarmType)
+// a client may select.
 void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription,
                              std::uint32_t only_item, bool new_event_id) {
   event_record& e = a.ev;
   e.type = a.type_node;
   e.source = a.input;
   if (new_event_id) sink.next_event_id(e.set(field::event_id).emplace<byte_string>());
-  e.set(field::event_type) = node_id(0, exclusive_limit_alarm_type);
+  e.set(field::event_type) = node_id(0, a.type_id);
   e.set(field::source_node) = a.input_id;
   e.set(field::source_name).emplace<ua_string>().assign(a.source_name);
   e.set(field::time) = a.time;
@@ -299,6 +374,12 @@ void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std
   text(e.set(k_.active_state), a.active() ? "Active" : "Inactive");
   e.set(k_.active_state_id) = a.active();
   e.set(k_.input_node) = a.input_id;
+  if (a.kind == alarm_kind::off_normal) {
+    // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
+    e.set(k_.normal_state) = node_id();
+    sink.raise(e, now, only_subscription, only_item);
+    return;
+  }
   if (a.hh) e.set(k_.high_high_limit) = *a.hh;
   if (a.h) e.set(k_.high_limit) = *a.h;
   if (a.l) e.set(k_.low_limit) = *a.l;

@@ -1,5 +1,6 @@
 // Alarms and conditions (Part 9): limit alarms the application defines on a numeric variable
-// (ExclusiveLimitAlarmType: HighHigh, High, Low, LowLow with a deadband), their state (Enabled,
+// (ExclusiveLimitAlarmType: HighHigh, High, Low, LowLow with a deadband) and off-normal alarms on a
+// Boolean or numeric one (OffNormalAlarmType: active while the value is not the normal one), their state (Enabled,
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
 // AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2) and the events of every
 // transition. Plain state inside the session host next to the subscriptions, no CAF, time passed
@@ -44,6 +45,9 @@ public:
   // input), Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (no limit, limits
   // out of order, a negative or NaN deadband).
   ua::status_code add(const limit_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // The same for an off-normal alarm (HasTypeDefinition OffNormalAlarmType); Bad_InvalidArgument
+  // for a normal value that is neither Boolean nor a (non-NaN) number.
+  ua::status_code add(const off_normal_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -81,6 +85,13 @@ private:
   void call_one(std::uint32_t session, const ua::call_method_request& req, const ua::address_space& as,
                 event_sink& sink, const instant& now, ua::call_method_result& out);
   alarm* find(const ua::node_id& condition) noexcept;
+  // The checks every condition shares: Bad_InvalidArgument, Bad_NodeIdExists, Bad_NodeIdUnknown,
+  // Bad_NodeClassInvalid; `input` its node.
+  static ua::status_code check_new(const ua::node_id& id, const std::string& name, const ua::node_id& input_id,
+                                   const ua::address_space& as, ua::node_index& input) noexcept;
+  // The condition's Object and references, registered as watching its input; then its first event
+  // and its input's current value.
+  ua::status_code insert(std::unique_ptr<alarm> a, ua::address_space& as, event_sink& sink, const instant& now);
   void evaluate(alarm& a, double value, ua::status_code quality, event_sink& sink, const instant& now);
   void emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription = 0,
             std::uint32_t only_item = 0, bool new_event_id = true);
@@ -91,7 +102,7 @@ private:
     field_key condition_name, condition_class_id, condition_class_name, branch_id, retain, enabled_state,
         enabled_state_id, quality, last_severity, comment, client_user_id, acked_state, acked_state_id,
         confirmed_state, confirmed_state_id, active_state, active_state_id, input_node, high_high_limit, high_limit,
-        low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id;
+        low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state;
   };
   keys k_{};
   std::vector<std::unique_ptr<alarm>> alarms_;
@@ -99,7 +110,7 @@ private:
   struct noted {
     std::uint32_t alarm;
     double value;
-    bool numeric;
+    bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal alarm
     ua::status_code quality;
   };
   std::vector<noted> pending_;

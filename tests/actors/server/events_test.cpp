@@ -4,6 +4,7 @@
 // overflow event and the codes for items that cannot be served.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -723,6 +724,130 @@ TEST_CASE("alarms: definitions the server refuses", "[events][alarms]") {
   a.deadband = 0;
   a.high_high = a.high = a.low = a.low_low = std::nullopt;
   CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+}
+
+namespace {
+
+const ua::node_id trip_id = ua::node_id::string(1, "Alarm.Trip");
+const ua::node_id trip_input = ua::node_id::string(1, "Demo.Static.Scalar.Boolean");
+
+off_normal_alarm trip_alarm() {
+  off_normal_alarm a;
+  a.id = trip_id;
+  a.input = trip_input;
+  a.name = "PumpTrip";
+  a.normal = false;
+  a.severity = 800;
+  return a;
+}
+
+void set_input(actors::server_core& core, const ua::node_id& node, ua::variant v, std::int64_t ms) {
+  value_update u;
+  u.node.index = core.space().find(node);
+  u.value = std::move(v);
+  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("alarms: an off-normal alarm is active while its input is not the normal value, with the limit alarms' methods",
+          "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  set_input(core, trip_input, false, 0);
+  REQUIRE(core.add_off_normal_alarm(trip_alarm(), at(0)) == status::good);
+  std::int64_t t = 0;
+  auto events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);  // its first state: normal
+  CHECK(events[0].type == ua::node_id(0, 10637));
+  CHECK(events[0].condition == trip_id);
+  CHECK_FALSE(events[0].active);
+  CHECK(events[0].limit.empty());  // no LimitState in an OffNormalAlarmType event
+
+  set_input(core, trip_input, true, t + 2);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  const auto tripped = events[0];
+  CHECK(tripped.active);
+  CHECK_FALSE(tripped.acked);
+  CHECK(tripped.retain);
+  CHECK(tripped.severity == 800);
+  set_input(core, trip_input, true, t + 2);  // the same value again: no transition
+  CHECK(alarm_events(c, core, t).empty());
+
+  CHECK(call_method(c, trip_id, confirm, {tripped.event_id, comment("early")}).status_code ==
+        status::bad_condition_branch_already_confirmed);
+  CHECK(call_method(c, trip_id, acknowledge, {tripped.event_id, comment("on my way")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].acked);
+  CHECK_FALSE(events[0].confirmed);
+  CHECK(call_method(c, trip_id, confirm, {events[0].event_id, comment("reset")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].retain);  // still active
+
+  // ConditionRefresh sends it between the markers, with the EventId of its latest state.
+  CHECK(call_method(c, ua::node_id(0, 2782), condition_refresh, {sub}).status_code == status::good);
+  auto refreshed = alarm_events(c, core, t);
+  REQUIRE(refreshed.size() == 3);
+  CHECK(refreshed[1].event_id == events[0].event_id);
+  CHECK(refreshed[1].type == ua::node_id(0, 10637));
+
+  CHECK(call_method(c, trip_id, disable, {}).status_code == status::good);
+  CHECK(call_method(c, trip_id, disable, {}).status_code == status::bad_condition_already_disabled);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK_FALSE(events[0].retain);
+  set_input(core, trip_input, false, t + 2);  // tracked, not reported while disabled
+  CHECK(alarm_events(c, core, t).empty());
+  CHECK(call_method(c, trip_id, enable, {}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK_FALSE(events[0].active);
+  CHECK_FALSE(events[0].retain);
+}
+
+TEST_CASE("alarms: an off-normal alarm on a number compares it with a numeric normal value", "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  set_input(core, alarm_input, 2.0, 0);
+  auto a = trip_alarm();
+  a.input = alarm_input;
+  a.normal = std::int32_t{2};
+  REQUIRE(core.add_off_normal_alarm(a, at(0)) == status::good);
+  std::int64_t t = 0;
+  REQUIRE(alarm_events(c, core, t).size() == 1);
+  std::vector<bool> seen;
+  for (const double v : {3.0, 4.0, 2.0, 2.5, 2.0}) {
+    set_input(core, alarm_input, v, t + 2);
+    for (const auto& e : alarm_events(c, core, t)) seen.push_back(e.active);
+  }
+  CHECK(seen == std::vector<bool>{true, false, true, false});
+}
+
+TEST_CASE("alarms: off-normal definitions the server refuses", "[events][alarms]") {
+  auto core = make_core();
+  REQUIRE(core.add_off_normal_alarm(trip_alarm(), at(0)) == status::good);
+  CHECK(core.add_off_normal_alarm(trip_alarm(), at(0)) == status::bad_node_id_exists);
+  auto a = trip_alarm();
+  a.id = ua::node_id::string(1, "Alarm.Other");
+  a.normal = ua::ua_string("closed");
+  CHECK(core.add_off_normal_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.normal = std::nan("");
+  CHECK(core.add_off_normal_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.normal = true;
+  a.name.clear();
+  CHECK(core.add_off_normal_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.name = "Other";
+  a.input = ua::node_id(0, server_object);
+  CHECK(core.add_off_normal_alarm(a, at(0)) == status::bad_node_class_invalid);
+  a.input = ua::node_id::string(1, "nowhere");
+  CHECK(core.add_off_normal_alarm(a, at(0)) == status::bad_node_id_unknown);
 }
 
 // ---------------------------------------------------------------------------------------------
