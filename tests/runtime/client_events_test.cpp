@@ -369,6 +369,12 @@ TEST_CASE("client: uactor subscribe --events against our server, text, --json, a
                     0) == 0);
     }
   }
+  SECTION("select clauses of a type that is no event type: named, exit 1") {
+    const auto r = run_command(cmd + " --select-type i=85 --select Severity --seconds 5");
+    INFO(r.all());
+    CHECK(r.rc == 1);
+    CHECK(contains(r.all(), "refused --select Severity (select clause 0): BadTypeDefinitionInvalid"));
+  }
   SECTION("a where clause the server refuses: named, exit 1") {
     const auto r = run_command(cmd + " --event-type i=85 --seconds 5");
     INFO(r.all());
