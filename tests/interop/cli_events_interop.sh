@@ -32,7 +32,7 @@ cleanup() {
     if [ -n "${UACTOR_KEEP_TMP:-}" ]; then echo "cli_events_interop: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
-die() { echo "cli_events_interop: FAIL: $*"; tail -n 30 "$tmp"/*.err 2>/dev/null; exit 1; }
+die() { echo "cli_events_interop: FAIL: $*" >&2; tail -n 30 "$tmp"/*.err >&2 2>/dev/null; exit 1; }
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 pass() { echo "ok   $*"; }
@@ -66,28 +66,40 @@ except ValueError:
 exec(sys.argv[2])
 PY
 }
-# start NAME SCRIPT ARGS...: a node-opcua server in the background; sets $url once it listens.
+# start NAME SCRIPT ARGS...: a node-opcua server in the background (both start at once: node-opcua
+# takes seconds to load its nodeset). listening NAME: its URL once it says it listens.
 start() {
     local name="$1"
     shift
     node "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     pids+=("$!")
-    local line=""
+    echo "$!" >"$tmp/$name.pid"
+}
+listening() {
+    local name="$1" line=""
     for _ in $(seq 1 180); do
         line="$(head -n 1 "$tmp/$name.out")"
         [ -n "$line" ] && break
-        kill -0 "$!" 2>/dev/null || die "$name ended"
+        kill -0 "$(cat "$tmp/$name.pid")" 2>/dev/null || die "$name ended"
         sleep 0.5
     done
     case "$line" in
-        "listening on "*) url="${line#listening on }" ;;
+        "listening on "*) echo "${line#listening on }" ;;
         *) die "$name did not say it listens within 90 s: '$line'" ;;
     esac
-    echo "cli_events_interop: $name at $url"
 }
 
-# ---- None
+pki="$tmp/pki"
+host="$(hostname)"
+timeout 60 "$uactor" certs create --pki "$pki" --name uactor-client --uri "urn:$host:uactor:client" \
+    >"$tmp/create.out" 2>&1 || { cat "$tmp/create.out"; die "uactor certs create"; }
 start node_server "$here/node_server.js" --events 100 --max-seconds 120
+start node_secure_server "$here/node_secure_server.js" --pki "$tmp/node" --trust "$pki/own/certs/uactor-client.der" \
+    --events 100 --max-seconds 120
+
+# ---- None
+url="$(listening node_server)" || exit 1
+echo "cli_events_interop: node_server.js at $url"
 run "text: four events, the default fields" 0 "$uactor" subscribe "$url" --events --count 4 --interval 50 &&
     check "text: one line per event, Time in ISO 8601, Message as LocalizedText" "
 assert len(lines) == 4, lines
@@ -142,12 +154,8 @@ expect "--select with an empty path: exit 2" 2 "--select" "$uactor" subscribe "$
 expect "--min-severity 0: exit 2" 2 "min-severity" "$uactor" subscribe "$url" --events --min-severity 0
 
 # ---- SignAndEncrypt, UserName
-pki="$tmp/pki"
-host="$(hostname)"
-timeout 60 "$uactor" certs create --pki "$pki" --name uactor-client --uri "urn:$host:uactor:client" \
-    >"$tmp/create.out" 2>&1 || { cat "$tmp/create.out"; die "uactor certs create"; }
-start node_secure_server "$here/node_secure_server.js" --pki "$tmp/node" --trust "$pki/own/certs/uactor-client.der" \
-    --events 100 --max-seconds 120
+url="$(listening node_secure_server)" || exit 1
+echo "cli_events_interop: node_secure_server.js at $url"
 printf 'password\n' >"$tmp/password"
 u=(--security encrypt --pki "$pki" --user user1 --password-file "$tmp/password" --accept-server-certificate)
 run "encrypt, user1: text" 0 "$uactor" subscribe "$url" --events --count 2 --interval 50 --min-severity 500 "${u[@]}" &&
