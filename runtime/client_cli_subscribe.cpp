@@ -213,13 +213,14 @@ int run_subscribe_events(const common_args& a, const subscribe_args& sa, const s
   ua::create_monitored_items_request req;
   req.subscription_id = created->subscription_id;
   req.timestamps_to_return = ua::timestamps_to_return::both;
-  // Events come in bursts (an alarm storm): 1,000 unless --queue says (the server revises it to
-  // what it keeps). Not 0 for "the server's default": node-opcua 2.163 then keeps one event per
-  // publishing interval and drops the others.
-  const std::uint32_t queue = sa.queue_given ? sa.queue_size : 1000;
+  // Events come in bursts (an alarm storm): monitor_events' 1,000 unless --queue says.
   const auto built = filter.build();
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    req.items_to_create.push_back(monitor_events(ids[i], static_cast<std::uint32_t>(i + 1), built, queue, sa.discard_oldest));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto item = monitor_events(ids[i], static_cast<std::uint32_t>(i + 1), built);
+    if (sa.queue_given) item.requested_parameters.queue_size = sa.queue_size;
+    item.requested_parameters.discard_oldest = sa.discard_oldest;
+    req.items_to_create.push_back(std::move(item));
+  }
   auto items = c.create_monitored_items_sync(std::move(req));
   if (!items) service_failed(c, "CreateMonitoredItems", items.error());
   int code = exit_good;

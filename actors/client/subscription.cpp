@@ -120,6 +120,10 @@ const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_c
   return result.filter_result.get_if<ua::event_filter_result>();
 }
 
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_modify_result& result) noexcept {
+  return result.filter_result.get_if<ua::event_filter_result>();
+}
+
 std::string first_refused_clause(const ua::event_filter_result& r) {
   for (std::size_t i = 0; i < r.select_clause_results.size(); ++i)
     if (r.select_clause_results[i].is_bad()) return "select clause " + std::to_string(i) + ": " + r.select_clause_results[i].to_string();

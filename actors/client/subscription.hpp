@@ -81,8 +81,8 @@ struct subscription_handlers {
 // One subscription to take over from another session with TransferSubscriptions (Part 4 §5.14.7).
 // The server keeps the items' ClientHandles of the session that created them, which this client
 // never assigned: only the fast handlers (on_data and on_events, which get each notification's
-// client_handle) are supported, the per-item ones are not. The timing is not in the TransferSubscriptions response:
-// the revised interval and keep-alive count as the creator was told them arm the silence watch
+// client_handle) are supported, the per-item ones are not. The timing is not in the
+// TransferSubscriptions response: the revised interval and keep-alive count as the creator was told them arm the silence watch
 // (0: unknown, no silence watch until a modify_subscription revises them).
 struct subscription_transfer {
   subscription_handlers handlers;
@@ -104,10 +104,11 @@ inline constexpr std::uint32_t server_object_id = 2253;    // the Server object:
 
 // A MonitoredItemCreateRequest for the EventNotifier attribute (12, Part 6 §A.1) of `node` (the
 // Server object i=2253 for every event, or an Object with SubscribeToEvents), reporting, with
-// `filter`. queue_size 0: the server's default (Part 4 §5.12.1.5; ours keeps 1,000). Sampling
-// does not apply to events (the server revises it to 0).
+// `filter`. Events come in bursts: 1,000 kept between publishes by default (the server revises it
+// to what it keeps); 0 asks for the server's default (Part 4 §5.12.1.5: ours is 1,000, node-opcua
+// 2.163 then keeps one event per publishing interval). Sampling does not apply to events.
 ua::monitored_item_create_request monitor_events(ua::node_id node, std::uint32_t client_handle, ua::event_filter filter,
-                                                 std::uint32_t queue_size = 0, bool discard_oldest = true);
+                                                 std::uint32_t queue_size = 1000, bool discard_oldest = true);
 
 // A select clause or a where operand (Part 4 §7.7.4.5 SimpleAttributeOperand): the field of an
 // event of `type` at `path`, its elements separated by '/' and each a namespace-0 BrowseName
@@ -141,10 +142,11 @@ private:
   std::vector<ua::content_filter_element> conditions_;
 };
 
-// The EventFilterResult of an event item's CreateMonitoredItems (or Modify) result, null when the
-// server sent none (it may omit it when every clause is Good). Part 4 §7.22.3: select clauses get
-// one status each, the where clause one per element with its operands' statuses.
+// The EventFilterResult of an event item's CreateMonitoredItems or ModifyMonitoredItems result,
+// null when the server sent none (it may omit it when every clause is Good). Part 4 §7.22.3: select
+// clauses get one status each, the where clause one per element with its operands' statuses.
 const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_create_result& result) noexcept;
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_modify_result& result) noexcept;
 // The first clause the server refused, as "select clause 2: BadBrowseNameInvalid" or "where element
 // 0: BadFilterOperandInvalid (operand 1: BadFilterLiteralInvalid)"; empty when none was.
 std::string first_refused_clause(const ua::event_filter_result& result);
