@@ -140,7 +140,9 @@ void add_client_commands(CLI::App& app) {
 
   auto sub = std::make_shared<subscribe_args>();
   auto* subscribe = app.add_subcommand(
-      "subscribe", "print each change of nodes' Values until Ctrl-C: uactor subscribe ENDPOINT NODE... [--count N] [--seconds S]");
+      "subscribe",
+      "print each change of nodes' Values (or, with --events, each event) until Ctrl-C: uactor subscribe ENDPOINT "
+      "NODE... [--count N] [--seconds S]");
   add_common(subscribe, a->common);
   subscribe->add_option("nodes", a->nodes, "NodeIds, e.g. ns=1;s=Demo.Dynamic.Counter");
   subscribe->add_option("--count", sub->count, "stop after this many changes");
@@ -164,7 +166,28 @@ void add_client_commands(CLI::App& app) {
   subscribe->add_flag("--reconnect", sub->reconnect,
                       "survive cut links and server restarts (the supervised client, docs/client-reconnect.md): "
                       "a line per connection event; exit 1 if data was lost");
-  subscribe->callback([a, sub] {
+  subscribe->add_flag("--events", sub->events,
+                      "events instead of values: the nodes' EventNotifier (default the Server object i=2253), "
+                      "one line per event (docs/events.md)");
+  subscribe->add_option("--select", sub->select,
+                        "with --events: the fields, comma-separated BaseEventType paths nested with '/' "
+                        "(e.g. Time,Severity,Message,ActiveState/Id)")
+      ->capture_default_str();
+  subscribe->add_option("--select-type", sub->select_type,
+                        "with --events: the event type the --select paths start from (a NodeId, default "
+                        "BaseEventType i=2041; e.g. i=2915 for AlarmConditionType's ActiveState/Id)");
+  subscribe->add_option("--min-severity", sub->min_severity, "with --events: only events of this Severity or higher")
+      ->check(CLI::Range(1u, 1000u));
+  subscribe->add_option("--event-type", sub->event_type,
+                        "with --events: only events of this type or a subtype (a NodeId, e.g. i=9341)");
+  subscribe->callback([a, sub, subscribe] {
+    sub->queue_given = subscribe->count("--queue") > 0;
+    sub->value_options = subscribe->count("--deadband") + subscribe->count("--deadband-type") +
+                             subscribe->count("--trigger") + subscribe->count("--sampling") >
+                         0;
+    sub->event_options = subscribe->count("--select") + subscribe->count("--select-type") + subscribe->count("--min-severity") +
+                             subscribe->count("--event-type") >
+                         0;
     need_endpoint(a->common, "subscribe");
     finish(run_subscribe(a->common, *sub, a->nodes));
   });

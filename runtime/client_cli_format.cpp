@@ -343,6 +343,8 @@ std::string format_value(const ua::variant& v, const output_style& style) {
 
 std::string format_value(const ua::variant& v) { return format_value(v, output_style{}); }
 
+std::string format_untyped(const ua::variant& v, const output_style& style) { return text_untyped(v, style); }
+
 std::string json_value(const ua::variant& v, const output_style& style) {
   if (v.empty()) return R"({"type":"Null","value":null})";
   std::string type(builtin_type_name(v.type()));

@@ -82,7 +82,8 @@ int run_browse(const common_args& a, const browse_args& b);
 int run_call(const common_args& a, const std::string& object, const std::string& method,
              const std::vector<std::string>& args);
 
-// subscribe (client_cli_subscribe.cpp): prints each data change until --count, --seconds or Ctrl-C.
+// subscribe (client_cli_subscribe.cpp): prints each data change (or, with --events, each event)
+// until --count, --seconds or Ctrl-C.
 struct subscribe_args {
   std::uint64_t count = 0;       // 0: no limit
   double seconds = 0;            // 0: no limit
@@ -94,6 +95,15 @@ struct subscribe_args {
   std::string deadband_type;     // "", absolute, percent (Part 8 §6.2: of the EURange)
   std::string trigger = "status-value";  // status, status-value, status-value-timestamp
   bool reconnect = false;        // the supervised client: survive cut links and server restarts
+  bool queue_given = false;      // --queue on the command line (events: else the server's default)
+  // --events: the nodes' EventNotifier with an EventFilter (docs/events.md), one line per event.
+  bool events = false;
+  std::string select = "Time,SourceName,EventType,Severity,Message";  // paths, '/' nested
+  std::string select_type;       // the event type the paths start from; empty: BaseEventType
+  unsigned min_severity = 0;     // 0: no such where condition
+  std::string event_type;        // a NodeId: OfType where condition; empty: none
+  bool value_options = false;    // --deadband, --deadband-type, --trigger or --sampling given
+  bool event_options = false;    // --select, --select-type, --min-severity or --event-type given
 };
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes);

@@ -48,6 +48,10 @@ std::string format_time(ua::date_time t, bool local_time = false);
 // "ExtensionObject Range {Low: 0, High: 100}", an array cut as "[1, 2, 3, ... 997 more (1000)]".
 std::string format_value(const ua::variant& v, const output_style& style);
 
+// The value without its type name, as a structure's field shows it: "43", "en \"text\"", a time in
+// ISO 8601 (an event's field, beside its name).
+std::string format_untyped(const ua::variant& v, const output_style& style);
+
 // JSON (RFC 8259) of a value: {"type":"Int32","value":43}. Scalars as Part 6 §5.4.2 encodes them
 // where a script gains from it: Int64/UInt64 as decimal strings, NaN and the infinities as strings,
 // ByteString as base64, times as ISO 8601; NodeIds in their text form; LocalizedText

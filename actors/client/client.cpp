@@ -219,7 +219,8 @@ struct client::impl final : call_owner {
     return call->take_answer();
   }
 
-  hooks item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers);
+  template <class Handler>
+  hooks item_hooks(ua::create_monitored_items_request& r, std::vector<Handler> handlers);
   hooks transfer_hooks(const ua::transfer_subscriptions_request& r, std::vector<subscription_transfer> targets);
 
   ua::status_code close() {
@@ -579,7 +580,9 @@ ua::expected<ua::create_monitored_items_response> client::create_monitored_items
   return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r));
 }
 
-client::impl::hooks client::impl::item_hooks(ua::create_monitored_items_request& r, std::vector<item_handler> handlers) {
+// Value items (item_handler) and event items (event_item_handler) alike.
+template <class Handler>
+client::impl::hooks client::impl::item_hooks(ua::create_monitored_items_request& r, std::vector<Handler> handlers) {
   // The handlers are registered before the request goes out (the first values may come in the
   // next PublishResponse), then kept for the items the server created, dropped for the others.
   std::vector<std::uint32_t> handles;
@@ -616,6 +619,20 @@ void client::create_monitored_items(ua::create_monitored_items_request r, std::v
 }
 ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
                                                                                      std::vector<item_handler> handlers) {
+  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
+                                                                                                    std::move(h));
+}
+
+void client::create_monitored_items(ua::create_monitored_items_request r, std::vector<event_item_handler> handlers,
+                                    client_callback<ua::create_monitored_items_response> done) {
+  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
+  auto h = impl_->item_hooks(r, std::move(handlers));
+  impl_->submit(std::move(r), std::move(done), std::move(h));
+}
+ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
+                                                                                     std::vector<event_item_handler> handlers) {
   if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
   auto h = impl_->item_hooks(r, std::move(handlers));
   return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
@@ -668,7 +685,9 @@ namespace {
 
 bool valid_transfer(const ua::transfer_subscriptions_request& r, const std::vector<subscription_transfer>& targets) {
   if (targets.size() != r.subscription_ids.size()) return false;
-  return std::all_of(targets.begin(), targets.end(), [](const subscription_transfer& t) { return bool(t.handlers.on_data); });
+  // The fast handlers only (the items' client handles are not ours): data, events or both.
+  return std::all_of(targets.begin(), targets.end(),
+                     [](const subscription_transfer& t) { return t.handlers.on_data || t.handlers.on_events; });
 }
 
 }  // namespace

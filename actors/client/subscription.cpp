@@ -26,6 +26,121 @@ ua::extension_object data_change_filter(ua::data_change_trigger trigger, std::ui
   return ua::extension_object(std::move(f));
 }
 
+ua::monitored_item_create_request monitor_events(ua::node_id node, std::uint32_t client_handle, ua::event_filter filter,
+                                                 std::uint32_t queue_size, bool discard_oldest) {
+  ua::monitored_item_create_request r;
+  r.item_to_monitor.node_id = std::move(node);
+  r.item_to_monitor.attribute_id = 12;  // EventNotifier (Part 6 §A.1, Part 4 §7.21)
+  r.monitoring_mode = ua::monitoring_mode::reporting;
+  r.requested_parameters.client_handle = client_handle;
+  r.requested_parameters.sampling_interval = 0;  // Part 4 §5.12.1.2: events are not sampled
+  r.requested_parameters.queue_size = queue_size;
+  r.requested_parameters.discard_oldest = discard_oldest;
+  r.requested_parameters.filter = ua::extension_object(std::move(filter));
+  return r;
+}
+
+ua::simple_attribute_operand event_field(std::string_view path, ua::node_id type, std::uint32_t attribute_id) {
+  ua::simple_attribute_operand o;
+  o.type_definition_id = std::move(type);
+  o.attribute_id = attribute_id;
+  std::vector<ua::qualified_name> elements;
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    elements.push_back(ua::qualified_name{0, ua::ua_string(path.substr(0, slash))});
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  o.browse_path = ua::ua_array<ua::qualified_name>(std::move(elements));
+  return o;
+}
+
+event_filter_builder& event_filter_builder::select(std::string_view path, ua::node_id type) {
+  return select(event_field(path, std::move(type)));
+}
+
+event_filter_builder& event_filter_builder::select(ua::simple_attribute_operand field) {
+  filter_.select_clauses.push_back(std::move(field));
+  return *this;
+}
+
+event_filter_builder& event_filter_builder::min_severity(std::uint16_t severity) {
+  ua::content_filter_element e;
+  e.filter_operator = ua::filter_operator::greater_than_or_equal;
+  ua::literal_operand bound;
+  bound.value = ua::variant(severity);  // Severity is a UInt16 (Part 5 §6.4.2)
+  e.filter_operands = ua::ua_array<ua::extension_object>(
+      std::vector<ua::extension_object>{ua::extension_object(event_field("Severity")), ua::extension_object(std::move(bound))});
+  return where(std::move(e));
+}
+
+event_filter_builder& event_filter_builder::of_type(ua::node_id type) {
+  ua::content_filter_element e;
+  e.filter_operator = ua::filter_operator::of_type;
+  ua::literal_operand t;
+  t.value = ua::variant(std::move(type));
+  e.filter_operands = ua::ua_array<ua::extension_object>(std::vector<ua::extension_object>{ua::extension_object(std::move(t))});
+  return where(std::move(e));
+}
+
+event_filter_builder& event_filter_builder::where(ua::content_filter_element condition) {
+  conditions_.push_back(std::move(condition));
+  return *this;
+}
+
+// Layout of n > 1 conditions: n-1 And elements first, then the conditions, so that every
+// ElementOperand points to a later element (Part 4 §7.7.4.2):
+//   [And(E(n-1), E(1)), And(E(n), E(2)), ..., And(E(2n-3), E(2n-2)), c0, c1, ..., c(n-1)]
+std::size_t event_filter_builder::where_element(std::size_t k) const noexcept {
+  return conditions_.size() > 1 ? conditions_.size() - 1 + k : 0;
+}
+
+ua::event_filter event_filter_builder::build() const {
+  ua::event_filter f = filter_;
+  const std::size_t n = conditions_.size();
+  std::vector<ua::content_filter_element> elements;
+  auto element = [](std::size_t i) {
+    ua::element_operand o;
+    o.index = static_cast<std::uint32_t>(i);
+    return ua::extension_object(o);
+  };
+  for (std::size_t i = 0; n > 1 && i + 1 < n; ++i) {
+    ua::content_filter_element a;
+    a.filter_operator = ua::filter_operator::and_;
+    const std::size_t second = i + 2 < n ? i + 1 : where_element(n - 1);
+    a.filter_operands = ua::ua_array<ua::extension_object>(std::vector<ua::extension_object>{element(where_element(i)), element(second)});
+    elements.push_back(std::move(a));
+  }
+  for (const auto& c : conditions_) elements.push_back(c);
+  f.where_clause.elements = ua::ua_array<ua::content_filter_element>(std::move(elements));
+  return f;
+}
+
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_create_result& result) noexcept {
+  return result.filter_result.get_if<ua::event_filter_result>();
+}
+
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_modify_result& result) noexcept {
+  return result.filter_result.get_if<ua::event_filter_result>();
+}
+
+std::string first_refused_clause(const ua::event_filter_result& r) {
+  for (std::size_t i = 0; i < r.select_clause_results.size(); ++i)
+    if (r.select_clause_results[i].is_bad()) return "select clause " + std::to_string(i) + ": " + r.select_clause_results[i].to_string();
+  const auto& elements = r.where_clause_result.element_results;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i].status_code.is_good()) continue;
+    std::string s = "where element " + std::to_string(i) + ": " + elements[i].status_code.to_string();
+    for (std::size_t j = 0; j < elements[i].operand_status_codes.size(); ++j)
+      if (elements[i].operand_status_codes[j].is_bad()) {
+        s += " (operand " + std::to_string(j) + ": " + elements[i].operand_status_codes[j].to_string() + ")";
+        break;
+      }
+    return s;
+  }
+  return {};
+}
+
 }  // namespace uactor
 
 namespace uactor::actors {
@@ -102,7 +217,12 @@ void subscription_engine::remove(std::uint32_t id) {
 }
 
 void subscription_engine::add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle, item_handler handler) {
-  if (auto* s = find(subscription_id)) s->items[client_handle] = item{0, std::move(handler)};
+  if (auto* s = find(subscription_id)) s->items[client_handle] = item{0, std::move(handler), {}};
+}
+
+void subscription_engine::add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle,
+                                           event_item_handler handler) {
+  if (auto* s = find(subscription_id)) s->items[client_handle] = item{0, {}, std::move(handler)};
 }
 
 void subscription_engine::bind_item(std::uint32_t subscription_id, std::uint32_t client_handle, std::uint32_t monitored_item_id) {
@@ -257,8 +377,17 @@ void subscription_engine::dispatch(subscription& s, const ua::notification_messa
         closed_by = s.id;
         close_status = sc->status;
       }
+    } else if (const auto* el = data.get_if<ua::event_notification_list>()) {
+      // Part 4 §7.25.3: each EventFieldList is one event of the item its client_handle names.
+      const std::span<const ua::event_field_list> events(el->events.data(), el->events.size());
+      stats_.events += events.size();
+      if (s.handlers.on_events) {
+        s.handlers.on_events(s.id, message.sequence_number, events);
+      } else {
+        for (const auto& e : events)
+          if (auto it = s.items.find(e.client_handle); it != s.items.end() && it->second.on_event) it->second.on_event(e);
+      }
     }
-    // EventNotificationList: no event items are created by this client.
   }
   if (closed_by) close(closed_by, close_status);
 }

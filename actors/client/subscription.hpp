@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -55,18 +57,32 @@ using data_change_handler = std::function<void(std::uint32_t subscription_id, st
                                                std::span<const ua::monitored_item_notification> changes)>;
 // Per item: one call per data change of that monitored item (the notification valid during the call).
 using item_handler = std::function<void(const ua::monitored_item_notification& change)>;
+// Events, fast (Part 4 §7.25.3 EventNotificationList): one call per NotificationMessage with all of
+// its events, each an EventFieldList whose event_fields follow the item's select clauses in order
+// (a field the event lacks is a null Variant) and whose client_handle names the item. A view into
+// the decoded PublishResponse, valid during the call only.
+using event_handler = std::function<void(std::uint32_t subscription_id, std::uint32_t sequence_number,
+                                         std::span<const ua::event_field_list> events)>;
+// Per event item: one call per event of that item (the field list valid during the call).
+using event_item_handler = std::function<void(const ua::event_field_list& event)>;
 using subscription_status_handler = std::function<void(const subscription_status&)>;
 
+// Data changes and events are dispatched independently: each goes to its fast handler when that is
+// set, else to the per-item handler of its item (by client handle). A message with both calls them
+// in the order of its NotificationData (servers, ours too, put the DataChangeNotification first).
 struct subscription_handlers {
   data_change_handler on_data;  // empty: data changes go to the per-item handlers of the items
   subscription_status_handler on_status;
+  // empty: events go to the per-item event handlers of the items. (Initialised so that
+  // `subscription_handlers{on_data, on_status}` needs no third initialiser.)
+  event_handler on_events = {};
 };
 
 // One subscription to take over from another session with TransferSubscriptions (Part 4 §5.14.7).
 // The server keeps the items' ClientHandles of the session that created them, which this client
-// never assigned: only the fast handler (on_data, which gets each change's client_handle) is
-// supported, the per-item one is not. The timing is not in the TransferSubscriptions response:
-// the revised interval and keep-alive count as the creator was told them arm the silence watch
+// never assigned: only the fast handlers (on_data and on_events, which get each notification's
+// client_handle) are supported, the per-item ones are not. The timing is not in the
+// TransferSubscriptions response: the revised interval and keep-alive count as the creator was told them arm the silence watch
 // (0: unknown, no silence watch until a modify_subscription revises them).
 struct subscription_transfer {
   subscription_handlers handlers;
@@ -81,6 +97,59 @@ ua::monitored_item_create_request monitor_value(ua::node_id node, std::uint32_t 
                                                 bool discard_oldest = true);
 ua::extension_object data_change_filter(ua::data_change_trigger trigger, std::uint32_t deadband_type = 0,
                                         double deadband_value = 0);
+
+// ---- Events (Part 4 §5.12.1.4: an item on an Object's EventNotifier attribute with an EventFilter)
+inline constexpr std::uint32_t base_event_type_id = 2041;  // BaseEventType (Part 5 §6.4.2)
+inline constexpr std::uint32_t server_object_id = 2253;    // the Server object: every event
+
+// A MonitoredItemCreateRequest for the EventNotifier attribute (12, Part 6 §A.1) of `node` (the
+// Server object i=2253 for every event, or an Object with SubscribeToEvents), reporting, with
+// `filter`. Events come in bursts: 1,000 kept between publishes by default (the server revises it
+// to what it keeps); 0 asks for the server's default (Part 4 §5.12.1.5: ours is 1,000, node-opcua
+// 2.163 then keeps one event per publishing interval). Sampling does not apply to events.
+ua::monitored_item_create_request monitor_events(ua::node_id node, std::uint32_t client_handle, ua::event_filter filter,
+                                                 std::uint32_t queue_size = 1000, bool discard_oldest = true);
+
+// A select clause or a where operand (Part 4 §7.7.4.5 SimpleAttributeOperand): the field of an
+// event of `type` at `path`, its elements separated by '/' and each a namespace-0 BrowseName
+// ("Severity", "ActiveState/Id"), the Value attribute. An empty path with `attribute_id` 1 (NodeId)
+// and ConditionType i=2782 is a condition's ConditionId (Part 9 §5.5.2).
+ua::simple_attribute_operand event_field(std::string_view path, ua::node_id type = ua::node_id(0, base_event_type_id),
+                                         std::uint32_t attribute_id = 13);
+
+// Builds an EventFilter (Part 4 §7.22.3): select clauses in the order the fields come in each
+// EventFieldList, and where conditions that must all hold (their And, Part 4 §7.7.3).
+//   auto f = event_filter_builder().select("Time").select("Severity").min_severity(500).build();
+class event_filter_builder {
+public:
+  event_filter_builder& select(std::string_view path, ua::node_id type = ua::node_id(0, base_event_type_id));
+  event_filter_builder& select(ua::simple_attribute_operand field);
+  // Where: Severity >= `severity` (GreaterThanOrEqual with a UInt16 literal).
+  event_filter_builder& min_severity(std::uint16_t severity);
+  // Where: the event's type is `type` or a subtype of it (OfType, Part 4 §7.7.3).
+  event_filter_builder& of_type(ua::node_id type);
+  // Where: a condition of one's own (its operands may not be ElementOperands: it is one element).
+  event_filter_builder& where(ua::content_filter_element condition);
+  std::size_t select_count() const noexcept { return filter_.select_clauses.size(); }
+  std::size_t where_count() const noexcept { return conditions_.size(); }
+  // The index in the built where clause of the k-th condition added, to read its result in the
+  // EventFilterResult's where_clause_result.element_results.
+  std::size_t where_element(std::size_t k) const noexcept;
+  ua::event_filter build() const;
+
+private:
+  ua::event_filter filter_;
+  std::vector<ua::content_filter_element> conditions_;
+};
+
+// The EventFilterResult of an event item's CreateMonitoredItems or ModifyMonitoredItems result,
+// null when the server sent none (it may omit it when every clause is Good). Part 4 §7.22.3: select
+// clauses get one status each, the where clause one per element with its operands' statuses.
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_create_result& result) noexcept;
+const ua::event_filter_result* event_filter_result_of(const ua::monitored_item_modify_result& result) noexcept;
+// The first clause the server refused, as "select clause 2: BadBrowseNameInvalid" or "where element
+// 0: BadFilterOperandInvalid (operand 1: BadFilterLiteralInvalid)"; empty when none was.
+std::string first_refused_clause(const ua::event_filter_result& result);
 
 }  // namespace uactor
 
@@ -128,6 +197,7 @@ public:
   // Per-item handlers, by client handle (registered before CreateMonitoredItems goes out, so that
   // the first values cannot overtake it); then bound to the server's item id, or dropped.
   void add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle, item_handler handler);
+  void add_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle, event_item_handler handler);
   void bind_item(std::uint32_t subscription_id, std::uint32_t client_handle, std::uint32_t monitored_item_id);
   void remove_item_handler(std::uint32_t subscription_id, std::uint32_t client_handle);
   void remove_item(std::uint32_t subscription_id, std::uint32_t monitored_item_id);
@@ -198,6 +268,7 @@ public:
     std::uint64_t messages = 0;        // NotificationMessages with data
     std::uint64_t keep_alives = 0;
     std::uint64_t data_changes = 0;
+    std::uint64_t events = 0;          // EventFieldLists delivered
     std::uint64_t republished = 0;     // messages recovered by Republish
     std::uint64_t lost = 0;            // messages reported data_lost
     std::uint64_t unknown_subscription = 0;
@@ -207,7 +278,8 @@ public:
 private:
   struct item {
     std::uint32_t monitored_item_id = 0;
-    item_handler handler;
+    item_handler handler;         // a value item's
+    event_item_handler on_event;  // an event item's
   };
   struct subscription {
     std::uint32_t id = 0;

@@ -234,6 +234,8 @@ public:
   // CreateSubscription with `settings`; once the server answers, the client publishes for it.
   // handlers.on_data set: every NotificationMessage's data changes in one call (fast);
   // empty: each change goes to the handler of its item (create_monitored_items with handlers).
+  // handlers.on_events the same for events (items made with monitor_events(): an EventFilter on
+  // an Object's EventNotifier; docs/events.md "For clients").
   // handlers.on_status: StatusChangeNotification, silent / recovered, data_lost, closed.
   void create_subscription(subscription_settings settings, subscription_handlers handlers,
                            client_callback<ua::create_subscription_response> done);
@@ -252,6 +254,11 @@ public:
   // Bad_InvalidArgument): the client replaces the client handles with its own.
   void create_monitored_items(ua::create_monitored_items_request request, std::vector<item_handler> handlers,
                               client_callback<ua::create_monitored_items_response> done);
+  // Event items with one handler each (each event of the item, when handlers.on_events is empty),
+  // as above. An item's EventFilterResult (event_filter_result_of, first_refused_clause) is in its
+  // result: a select clause the server refuses leaves the item working with a null field there.
+  void create_monitored_items(ua::create_monitored_items_request request, std::vector<event_item_handler> handlers,
+                              client_callback<ua::create_monitored_items_response> done);
   void modify_monitored_items(ua::modify_monitored_items_request request,
                               client_callback<ua::modify_monitored_items_response> done);
   void delete_monitored_items(ua::delete_monitored_items_request request,
@@ -264,7 +271,7 @@ public:
   // acknowledged sequence number: Bad_MessageNotAvailable.
   void republish(ua::republish_request request, client_callback<ua::republish_response> done);
   // Part 4 §5.14.7: takes subscriptions of another session (same user identity) into this one.
-  // targets.size() == subscription_ids.size() and each with handlers.on_data (see
+  // targets.size() == subscription_ids.size() and each with handlers.on_data or on_events (see
   // subscription_transfer), else Bad_InvalidArgument. The subscriptions are adopted as the request
   // goes out (the first values may come in a Publish answered before the response) and dropped
   // again for a result that is not Good; then the client publishes for them. With
@@ -282,6 +289,8 @@ public:
   ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request);
   ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request,
                                                                                std::vector<item_handler> handlers);
+  ua::expected<ua::create_monitored_items_response> create_monitored_items_sync(ua::create_monitored_items_request request,
+                                                                               std::vector<event_item_handler> handlers);
   ua::expected<ua::modify_monitored_items_response> modify_monitored_items_sync(ua::modify_monitored_items_request request);
   ua::expected<ua::delete_monitored_items_response> delete_monitored_items_sync(ua::delete_monitored_items_request request);
   ua::expected<ua::set_monitoring_mode_response> set_monitoring_mode_sync(ua::set_monitoring_mode_request request);

@@ -3,7 +3,7 @@
 // by tests/interop/node_server.js's own code), for our client's security interop test.
 //
 //   node node_secure_server.js --pki DIR [--port N] [--trust FILE]... [--trust-user FILE]...
-//                              [--max-seconds S]
+//                              [--events MS] [--max-seconds S]
 //
 //   --pki DIR          DIR/PKI: the server's OPCUACertificateManager (own certificate created on
 //                      first start in DIR/PKI/own/certs/certificate.pem, naming localhost,
@@ -14,6 +14,7 @@
 //                      DIR/PKI/trusted/certs before the server starts; repeatable
 //   --trust-user FILE  a user certificate copied into DIR/UserPKI/trusted/certs; repeatable
 //   --port N           0 (default): a free port, found before the server starts
+//   --events MS        raise an event every MS ms (node_server.js's --events; default 0: none)
 //   --max-seconds S    exit by itself after S seconds (default 300)
 //
 // Endpoints: None/None (discovery; anonymous only there, as node-opcua allows), and each of
@@ -58,7 +59,8 @@ function demoNamespaceBuilders() {
     }
     const source = fs.readFileSync(file, "utf8").replace(/^#!.*\n/, "\n") +
         "\nmodule.exports.buildNamespace = buildNamespace;" +
-        "\nmodule.exports.answerCallsAsTheSpecSays = answerCallsAsTheSpecSays;\n";
+        "\nmodule.exports.answerCallsAsTheSpecSays = answerCallsAsTheSpecSays;" +
+        "\nmodule.exports.raiseEventsEvery = raiseEventsEvery;\n";
     const m = new Module(file + "#secure", module);
     m.filename = file;
     m.paths = Module._nodeModulePaths(__dirname);
@@ -72,7 +74,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const o = { port: 0, maxSeconds: 300, trust: [], trustUser: [] };
+    const o = { port: 0, maxSeconds: 300, events: 0, trust: [], trustUser: [] };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         const value = () => {
@@ -88,6 +90,7 @@ function parseArgs(argv) {
             case "--pki": o.pki = value(); break;
             case "--port": o.port = number(); break;
             case "--max-seconds": o.maxSeconds = number(); break;
+            case "--events": o.events = number(); break;
             case "--trust": o.trust.push(value()); break;
             case "--trust-user": o.trustUser.push(value()); break;
             default: usage("unknown argument: " + a);
@@ -122,7 +125,7 @@ function trustInto(folder, files) {
 
 async function main() {
     const o = parseArgs(process.argv.slice(2));
-    const { buildNamespace, answerCallsAsTheSpecSays } = demoNamespaceBuilders();
+    const { buildNamespace, answerCallsAsTheSpecSays, raiseEventsEvery } = demoNamespaceBuilders();
     const port = o.port || (await freePort());
 
     const appPki = path.join(o.pki, "PKI");
@@ -180,12 +183,14 @@ async function main() {
     });
 
     let writer = null;
+    let events = null;
     let stopping = false;
     const stop = (why) => {
         if (stopping) return;
         stopping = true;
         process.stderr.write("node_secure_server: stopping (" + why + ")\n");
         if (writer) clearInterval(writer);
+        if (events) clearInterval(events);
         // Bounded: a shutdown that hangs still ends the process.
         setTimeout(() => process.exit(0), 3000).unref();
         server.shutdown(0).then(() => process.exit(0), () => process.exit(0));
@@ -199,6 +204,7 @@ async function main() {
         writer = buildNamespace(server.engine.addressSpace, 1000);
         answerCallsAsTheSpecSays(server.engine.addressSpace, server.engine.addressSpaceAccessor);
         await server.start();
+        events = raiseEventsEvery(server.engine.addressSpace, o.events);
     } catch (err) {
         process.stderr.write("node_secure_server: cannot start: " + (err && err.stack ? err.stack : err) + "\n");
         process.exit(1);

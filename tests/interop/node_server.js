@@ -2,12 +2,15 @@
 // A node-opcua server that serves the demo namespace of docs/demo-namespace.md, so that our
 // client (and tests/interop/node_client.js) can be checked against another stack.
 //
-//   node node_server.js [--port N] [--writer-interval MS] [--max-seconds S]
+//   node node_server.js [--port N] [--writer-interval MS] [--events MS] [--max-seconds S]
 //
 //   --port N             0 (default) = a free port, found before the server starts
 //                        (node-opcua writes the port into its endpoint descriptions before it
 //                        listens, so it cannot be told port 0)
 //   --writer-interval MS how often Demo.Dynamic.* change (default 1000)
+//   --events MS          the Server object raises a BaseEventType event every MS ms (default 0:
+//                        none): "minor event N" with Severity 300 and "major event N" with
+//                        Severity 800 in turn, SourceName "uactor-interop"
 //   --max-seconds S      exit by itself after S seconds (default 600) so that a test run
 //                        can never hang on it
 //   --standby            initialise (seconds: the nodeset), then listen only once a line comes
@@ -156,7 +159,7 @@ function arrayVariant(v) {
 }
 
 function parseArgs(argv) {
-    const opts = { port: 0, writerInterval: 1000, maxSeconds: 600, standby: false };
+    const opts = { port: 0, writerInterval: 1000, events: 0, maxSeconds: 600, standby: false };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         const next = () => {
@@ -173,6 +176,8 @@ function parseArgs(argv) {
             opts.port = next();
         } else if (a === "--writer-interval") {
             opts.writerInterval = next();
+        } else if (a === "--events") {
+            opts.events = next();
         } else if (a === "--max-seconds") {
             opts.maxSeconds = next();
         } else if (a === "--standby") {
@@ -328,6 +333,23 @@ function buildNamespace(addressSpace, writerInterval) {
 //   Bad_MethodInvalid ("the method id does not refer to a method for the specified object");
 // - an input argument of the wrong type: node-opcua answers Bad_TypeMismatch as the method's
 //   status; the spec says Bad_InvalidArgument, with Bad_TypeMismatch in inputArgumentResults.
+// Events for our client's `subscribe --events` (tests/interop/cli_events_interop.sh): one every
+// `interval` ms from the Server object, minor (300) and major (800) in turn. Returns the timer.
+function raiseEventsEvery(addressSpace, interval) {
+    if (!interval) return null;
+    const serverObject = addressSpace.rootFolder.objects.server;
+    let n = 0;
+    return setInterval(() => {
+        ++n;
+        const major = n % 2 === 0;
+        serverObject.raiseEvent("BaseEventType", {
+            sourceName: { dataType: DataType.String, value: "uactor-interop" },
+            message: { dataType: DataType.LocalizedText, value: { locale: "en", text: (major ? "major" : "minor") + " event " + n } },
+            severity: { dataType: DataType.UInt16, value: major ? 800 : 300 }
+        });
+    }, interval);
+}
+
 function answerCallsAsTheSpecSays(addressSpace, accessor) {
     const callMethod = accessor.callMethod.bind(accessor);
     accessor.callMethod = async (context, methodToCall) => {
@@ -390,6 +412,7 @@ async function main() {
     });
 
     let writer = null;
+    let events = null;
     let stopping = false;
     const stop = (why) => {
         if (stopping) {
@@ -399,6 +422,9 @@ async function main() {
         process.stderr.write("node_server: stopping (" + why + ")\n");
         if (writer) {
             clearInterval(writer);
+        }
+        if (events) {
+            clearInterval(events);
         }
         // Bounded: a shutdown that hangs still ends the process.
         setTimeout(() => {
@@ -429,6 +455,7 @@ async function main() {
             process.stdin.pause();
         }
         await server.start();
+        events = raiseEventsEvery(server.engine.addressSpace, opts.events);
     } catch (err) {
         process.stderr.write("node_server: cannot start: " + (err && err.stack ? err.stack : err) + "\n");
         removePki();
@@ -440,7 +467,7 @@ async function main() {
     process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
 }
 
-module.exports = { staticVariables, DEMO_NAMESPACE_URI };
+module.exports = { staticVariables, DEMO_NAMESPACE_URI, raiseEventsEvery };
 
 if (require.main === module) {
     main();
