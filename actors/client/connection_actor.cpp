@@ -659,7 +659,7 @@ public:
     return std::clamp(shortest / 4, sweep_interval, longest_watch_interval);
   }
 
-  // Arms the sweep for `deadline` (a request's), or for sweep_interval from now when something
+  // Arms the sweep for `deadline` (a request's), or for watch_interval() from now when something
   // wants watching: supervision (the keep-alive, the held requests' timeouts, the renewal watch),
   // subscriptions (silence) and Publish requests. A timer armed earlier already covers it.
   void schedule_sweep(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
