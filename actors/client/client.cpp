@@ -221,6 +221,12 @@ struct client::impl final : call_owner {
 
   template <class Handler>
   hooks item_hooks(ua::create_monitored_items_request& r, std::vector<Handler> handlers);
+  template <class Handler>
+  void create_items(ua::create_monitored_items_request r, std::vector<Handler> handlers,
+                    client_callback<ua::create_monitored_items_response> done);
+  template <class Handler>
+  ua::expected<ua::create_monitored_items_response> create_items_sync(ua::create_monitored_items_request r,
+                                                                      std::vector<Handler> handlers);
   hooks transfer_hooks(const ua::transfer_subscriptions_request& r, std::vector<subscription_transfer> targets);
 
   ua::status_code close() {
@@ -611,32 +617,37 @@ client::impl::hooks client::impl::item_hooks(ua::create_monitored_items_request&
   return out;
 }
 
+// Items with a handler each, value (item_handler) or event (event_item_handler) items alike.
+template <class Handler>
+void client::impl::create_items(ua::create_monitored_items_request r, std::vector<Handler> handlers,
+                                client_callback<ua::create_monitored_items_response> done) {
+  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
+  auto h = item_hooks(r, std::move(handlers));
+  submit(std::move(r), std::move(done), std::move(h));
+}
+template <class Handler>
+ua::expected<ua::create_monitored_items_response> client::impl::create_items_sync(ua::create_monitored_items_request r,
+                                                                                 std::vector<Handler> handlers) {
+  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
+  auto h = item_hooks(r, std::move(handlers));
+  return submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r), std::move(h));
+}
+
 void client::create_monitored_items(ua::create_monitored_items_request r, std::vector<item_handler> handlers,
                                     client_callback<ua::create_monitored_items_response> done) {
-  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
-  auto h = impl_->item_hooks(r, std::move(handlers));
-  impl_->submit(std::move(r), std::move(done), std::move(h));
+  impl_->create_items(std::move(r), std::move(handlers), std::move(done));
 }
 ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
                                                                                      std::vector<item_handler> handlers) {
-  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
-  auto h = impl_->item_hooks(r, std::move(handlers));
-  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
-                                                                                                    std::move(h));
+  return impl_->create_items_sync(std::move(r), std::move(handlers));
 }
-
 void client::create_monitored_items(ua::create_monitored_items_request r, std::vector<event_item_handler> handlers,
                                     client_callback<ua::create_monitored_items_response> done) {
-  if (handlers.size() != r.items_to_create.size()) return done(ua::status::bad_invalid_argument);
-  auto h = impl_->item_hooks(r, std::move(handlers));
-  impl_->submit(std::move(r), std::move(done), std::move(h));
+  impl_->create_items(std::move(r), std::move(handlers), std::move(done));
 }
 ua::expected<ua::create_monitored_items_response> client::create_monitored_items_sync(ua::create_monitored_items_request r,
                                                                                      std::vector<event_item_handler> handlers) {
-  if (handlers.size() != r.items_to_create.size()) return ua::status::bad_invalid_argument;
-  auto h = impl_->item_hooks(r, std::move(handlers));
-  return impl_->submit_sync<ua::create_monitored_items_request, ua::create_monitored_items_response>(std::move(r),
-                                                                                                    std::move(h));
+  return impl_->create_items_sync(std::move(r), std::move(handlers));
 }
 
 void client::modify_monitored_items(ua::modify_monitored_items_request r,
