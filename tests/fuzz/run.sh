@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target for a bounded time in two lanes at once, so that the stage takes
-# about 4/3 x SECONDS of wall time on two cores (160 s for CI's 120; docs/fuzzing.md):
+# Runs every libFuzzer target for a bounded time in two lanes at once that end together, so that
+# the stage takes about 5/4 x SECONDS of wall time on two cores (150 s and some start-up for CI's
+# 120; docs/fuzzing.md):
 #   decoder lane: the message decoder for SECONDS, seeded with node-opcua's message vectors and
-#     tests/fuzz/regressions (inputs that once failed; add new finds there), then the server's
-#     UA-TCP handshake and chunk path and the client's response decoding for a sixth each
-#     (tests/fuzz/server_channel_seeds, tests/fuzz/client_channel_seeds);
+#     tests/fuzz/regressions (inputs that once failed; add new finds there), then for a twelfth
+#     each the server's UA-TCP handshake and chunk path, its secured chunk path (each input opens
+#     a channel with RSA, some 4 ms) and the client's response decoding (tests/fuzz/
+#     server_channel_seeds, secured_chunk_seeds, client_channel_seeds, and the inputs in
+#     tests/fuzz/channel_regressions/NAME);
 #   parsers lane: the NodeSet2 importer for half of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
-#     and tests/fuzz/chain_seeds), then the secured chunk path for a twelfth
-#     (tests/fuzz/secured_chunk_seeds; each of its inputs opens a channel with RSA, ~2 ms).
-# Inputs in tests/fuzz/channel_regressions/NAME join the channel targets' seeds.
+#     and tests/fuzz/chain_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -52,9 +53,11 @@ fuzz() {
 decoder_lane() {
   fuzz message_fuzz "$seconds" 65536 corpus &&
   # The server's channel state (actors/server/secure_channel_state): what a client's socket delivers.
-  fuzz server_channel_fuzz "$(( (seconds + 5) / 6 ))" 65536 server_channel_corpus &&
+  fuzz server_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 server_channel_corpus &&
+  # Its secured chunk path: MSG/CLO signed and encrypted with a real channel's keys.
+  fuzz secured_chunk_fuzz "$(( (seconds + 11) / 12 ))" 65536 secured_chunk_corpus &&
   # The client's channel state (actors/client/channel_state): what a hostile server answers.
-  fuzz client_channel_fuzz "$(( (seconds + 5) / 6 ))" 65536 client_channel_corpus
+  fuzz client_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 client_channel_corpus
 }
 parsers_lane() {
   # The NodeSet2 importer (nodeset/importer.hpp), seeded with small valid files.
@@ -64,9 +67,7 @@ parsers_lane() {
   # The HTTP door (runtime/http): /metrics and /health requests, good and bad.
   fuzz http_fuzz "$(( (seconds + 3) / 4 ))" 16384 http_corpus &&
   # The certificate chain split (security/certificate.cpp): what a peer sends as its certificate.
-  fuzz certificate_chain_fuzz "$(( (seconds + 3) / 4 ))" 20000 chain_corpus &&
-  # The secured chunk path (MSG/CLO signed and encrypted with a real channel's keys).
-  fuzz secured_chunk_fuzz "$(( (seconds + 11) / 12 ))" 65536 secured_chunk_corpus
+  fuzz certificate_chain_fuzz "$(( (seconds + 3) / 4 ))" 20000 chain_corpus
 }
 
 if [[ "${UACTOR_FUZZ_LANES:-2}" == 1 ]]; then
