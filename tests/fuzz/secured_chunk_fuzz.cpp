@@ -259,7 +259,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   read.results[0].value = ua::variant(std::int32_t{43});
   read.results[0].has_value = true;
   std::uint32_t request_id = 2;
-  ua::byte_buffer wire;
+  ua::byte_buffer wire, carry;  // carry: the bytes the reader left (a header not yet whole)
   std::span<const std::uint8_t> in(data + 1, size - 1);
   while (in.size() >= 5 && !state.closed()) {
     const std::uint8_t op = in[0];
@@ -268,6 +268,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto payload = in.subspan(5, len);
     in = in.subspan(5 + len);
     wire.clear();
+    wire.append(carry.data(), carry.size());
     build_chunks(op, payload, flip, c, sequence, ch, request_id, wire);
     const auto used = reader.put(wire.bytes(), [&](const ua::chunk_view& v) -> ua::status_code {
       const auto ev = state.on_chunk(v, now);
@@ -291,6 +292,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return ev == event::close ? ua::status::bad_secure_channel_closed : ua::status::good;
     });
     if (!used) break;  // a framing error: the connection closes
+    carry.clear();
+    carry.append(wire.data() + *used, wire.size() - *used);
   }
   return 0;
 }
