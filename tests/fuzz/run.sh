@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Runs the message decoder fuzzer for a bounded time, seeded with node-opcua's message vectors
-# and tests/fuzz/regressions (inputs that once failed; add new finds there), and beside it (a
-# second lane, so that the stage takes about SECONDS on two cores) the NodeSet2 importer's fuzzer
-# for half that time, seeded with tests/fuzz/nodeset_seeds, then the config parser, the HTTP door
-# and the certificate chain split for a quarter each (seeds in tests/fuzz/config_seeds, the
-# bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds and tests/fuzz/chain_seeds).
+# Runs every libFuzzer target for a bounded time in two lanes at once that end together, so that
+# the stage takes about 5/4 x SECONDS of wall time on two cores (150 s and some start-up for CI's
+# 120; docs/fuzzing.md):
+#   decoder lane: the message decoder for SECONDS, seeded with node-opcua's message vectors and
+#     tests/fuzz/regressions (inputs that once failed; add new finds there), then for a twelfth
+#     each the server's UA-TCP handshake and chunk path, its secured chunk path (each input opens
+#     a channel with RSA, some 4 ms) and the client's response decoding (tests/fuzz/
+#     server_channel_seeds, secured_chunk_seeds, client_channel_seeds, and the inputs in
+#     tests/fuzz/channel_regressions/NAME);
+#   parsers lane: the NodeSet2 importer for half of SECONDS (tests/fuzz/nodeset_seeds), then the
+#     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
+#     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
+#     and tests/fuzz/chain_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -13,7 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
 seconds=${2:-60}
 work="$build/fuzz"
-mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus"
+mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
+  "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -23,6 +31,10 @@ cp "$here"/nodeset_seeds/* "$work/nodeset_corpus/"
 cp "$here"/config_seeds/* "$here"/../runtime/config_bad/*.toml "$work/config_corpus/"
 cp "$here"/http_seeds/* "$work/http_corpus/"
 cp "$here"/chain_seeds/* "$work/chain_corpus/"
+for name in server_channel secured_chunk client_channel; do
+  cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
+  cp "$here/channel_regressions/$name"/* "$work/${name}_corpus/" 2>/dev/null || true
+done
 cd "$work"
 
 # fuzz TARGET SECONDS MAX_LEN CORPUS [libFuzzer options]: the run's last lines (its stats, or
@@ -39,7 +51,13 @@ fuzz() {
 }
 
 decoder_lane() {
-  fuzz message_fuzz "$seconds" 65536 corpus
+  fuzz message_fuzz "$seconds" 65536 corpus &&
+  # The server's channel state (actors/server/secure_channel_state): what a client's socket delivers.
+  fuzz server_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 server_channel_corpus &&
+  # Its secured chunk path: MSG/CLO signed and encrypted with a real channel's keys.
+  fuzz secured_chunk_fuzz "$(( (seconds + 11) / 12 ))" 65536 secured_chunk_corpus &&
+  # The client's channel state (actors/client/channel_state): what a hostile server answers.
+  fuzz client_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 client_channel_corpus
 }
 parsers_lane() {
   # The NodeSet2 importer (nodeset/importer.hpp), seeded with small valid files.
