@@ -835,6 +835,14 @@ private:
     return std::nullopt;
   }
 
+  // A node's BrowseName when the file gives none: a String id's last `.` part, else the id.
+  static std::string default_browse_name(const node_id& id) {
+    if (id.type() != ua::node_id_type::string) return id.to_string();
+    const std::string text(id.text());
+    const auto dot = text.rfind('.');
+    return dot == std::string::npos ? text : text.substr(dot + 1);
+  }
+
   static std::string value_text(const toml::node& n, bool quote_strings) {
     if (n.is_string()) {
       if (!quote_strings) return n.as_string()->get();
@@ -973,14 +981,7 @@ private:
           break;  // one error per definition, not one per generated node
         }
         std::string name = browse.empty() ? std::string() : substitute(browse, k);
-        if (name.empty()) {
-          if (id_k.type() == ua::node_id_type::string) {
-            const std::string s_id(id_k.text());
-            name = s_id.substr(s_id.rfind('.') == std::string::npos ? 0 : s_id.rfind('.') + 1);
-          } else {
-            name = id_string;
-          }
-        }
+        if (name.empty()) name = default_browse_name(id_k);
         node_base base;
         base.id = id_k;
         base.parent = parent_k;
@@ -1115,11 +1116,7 @@ private:
       }
       node_def.id = *id;
       node_def.parent = *parent;
-      std::string name = browse;
-      if (name.empty()) {
-        name = id->type() == ua::node_id_type::string ? std::string(id->text()) : id_string;
-        if (id->type() == ua::node_id_type::string && name.rfind('.') != std::string::npos) name = name.substr(name.rfind('.') + 1);
-      }
+      const std::string name = browse.empty() ? default_browse_name(*id) : browse;
       node_def.browse_name = qualified_name{id->namespace_index(), ua::ua_string(name)};
       if (!display.empty()) node_def.display_name = ua::localized_text{ua::ua_string(""), ua::ua_string(display)};
       if (!description.empty()) node_def.description = ua::localized_text{ua::ua_string(""), ua::ua_string(description)};
