@@ -337,6 +337,14 @@ public:
         .value_or(failed);
   }
 
+  status_code add_discrete_alarm(const discrete_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host(
+               [a = alarm](actors::server_core& core) { return core.add_discrete_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
   status_code raise_events(std::span<const event> events) override {
     if (events.empty()) return ua::status::bad_nothing_to_do;
     if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;

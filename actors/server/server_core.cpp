@@ -171,6 +171,10 @@ ua::status_code server_core::add_off_normal_alarm(const off_normal_alarm& a, con
   return conditions_->add(a, space_, *this, now);
 }
 
+ua::status_code server_core::add_discrete_alarm(const discrete_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
                          const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
                          const session_crypto_work* done) {

@@ -115,6 +115,7 @@ public:
   // A limit alarm of the application (Part 9; condition_manager::add).
   ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
   ua::status_code add_off_normal_alarm(const off_normal_alarm& a, const instant& now);
+  ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
   // The application's own watchers of value changes (value_watch.hpp: the script runners);
