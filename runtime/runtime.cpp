@@ -669,6 +669,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.connection.channel.limits.max_message_size = plan.max_message_size;
   o.connection.channel.limits.max_chunk_count = plan.max_chunk_count;
   o.connection.channel.security = security;
+  o.connection.channel.audit = plan.audit_events;  // the channels' audit events (docs/events.md)
   o.open_at_start = false;  // opened below, after the demo's nodes
   std::lock_guard lock(impl_->mutex);
   if (impl_->stopped) return ua::status::bad_server_halted;

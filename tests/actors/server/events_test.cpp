@@ -1094,3 +1094,94 @@ TEST_CASE("audit: off by default", "[events][audit]") {
   REQUIRE(answers.size() == 1);
   CHECK(events_of(answers[0].second).empty());
 }
+
+namespace {
+
+// EventType, Status, SecureChannelId, StatusCodeId, RequestType, SecurityPolicyUri,
+// CertificateErrorEventId, EventId, Certificate, SourceName, ClientUserId, Message; OfType(AuditEventType).
+ua::extension_object channel_audit_filter() {
+  ua::event_filter f;
+  for (const char* n : {"EventType", "Status", "SecureChannelId", "StatusCodeId", "RequestType", "SecurityPolicyUri",
+                        "CertificateErrorEventId", "EventId", "Certificate", "SourceName", "ClientUserId", "Message"})
+    f.select_clauses.push_back(field(n));
+  ua::content_filter_element e;
+  e.filter_operator = op::of_type;
+  ua::literal_operand l;
+  l.value = ua::node_id(0, 2052);
+  e.filter_operands.push_back(ua::extension_object(l));
+  f.where_clause.elements.push_back(std::move(e));
+  return ua::extension_object(std::move(f));
+}
+
+std::string text_of(const ua::variant& v) {
+  if (const auto* s = v.get_if<ua::ua_string>()) return std::string(s->view());
+  if (const auto* t = v.get_if<ua::localized_text>()) return std::string(t->text.view());
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("audit: secure channels opened, refused and closed, and a refused certificate, as Part 5 types them",
+          "[events][audit]") {
+  auto core = make_core({}, true);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), channel_audit_filter()).status_code == status::good);
+  const std::string none = "http://opcfoundation.org/UA/SecurityPolicy#None";
+  const std::string basic = "http://opcfoundation.org/UA/SecurityPolicy#Basic256Sha256";
+  actors::channel_audit opened;
+  opened.channel_id = 41;
+  opened.status = status::good;
+  opened.security_policy_uri = none;
+  opened.security_mode = ua::message_security_mode::none;
+  opened.requested_lifetime = 600'000;
+  actors::channel_audit cert;
+  cert.what = actors::channel_audit::kind::certificate;
+  cert.channel_id = 42;
+  cert.status = status::bad_certificate_untrusted;
+  cert.security_policy_uri = basic;
+  cert.client_certificate = ua::byte_string("DER");
+  actors::channel_audit refused = cert;
+  refused.what = actors::channel_audit::kind::open;
+  refused.status = status::bad_security_checks_failed;
+  refused.reason = "client certificate refused by the trust list check";
+  actors::channel_audit expired = cert;
+  expired.channel_id = 43;
+  expired.status = status::bad_certificate_time_invalid;
+  actors::channel_audit closed;
+  closed.what = actors::channel_audit::kind::close;
+  closed.channel_id = 41;
+  closed.status = status::good;
+  for (const auto* a : {&opened, &cert, &refused, &expired, &closed}) core.audit_channel(*a, at(5));
+  CHECK_FALSE(c.publish(10));
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 5);
+  const auto& o = events[0].event_fields;
+  CHECK(o[0] == ua::variant(ua::node_id(0, 2060)));  // AuditOpenSecureChannelEventType
+  CHECK(o[1] == ua::variant(true));
+  CHECK(text_of(o[2]) == "41");
+  CHECK(o[4] == ua::variant(std::int32_t{0}));  // Issue
+  CHECK(text_of(o[5]) == none);
+  CHECK(o[6].empty());  // no certificate error
+  CHECK(text_of(o[9]) == "SecureChannel/OpenSecureChannel");
+  CHECK(text_of(o[10]) == "System/OpenSecureChannel");
+  const auto& u = events[1].event_fields;
+  CHECK(u[0] == ua::variant(ua::node_id(0, 2087)));  // AuditCertificateUntrustedEventType
+  CHECK(u[1] == ua::variant(false));
+  CHECK(u[3] == ua::variant(status::bad_certificate_untrusted));
+  CHECK(u[8] == ua::variant(ua::byte_string("DER")));
+  CHECK(text_of(u[9]) == "Security/Certificate");
+  const auto& r = events[2].event_fields;
+  CHECK(r[0] == ua::variant(ua::node_id(0, 2060)));
+  CHECK(r[1] == ua::variant(false));
+  CHECK(r[3] == ua::variant(status::bad_security_checks_failed));
+  CHECK(r[6] == u[7]);  // CertificateErrorEventId: the EventId of the certificate event
+  CHECK(text_of(r[11]).find("trust list") != std::string::npos);  // the log's reason, not the client's
+  CHECK(events[3].event_fields[0] == ua::variant(ua::node_id(0, 2085)));  // AuditCertificateExpiredEventType
+  const auto& x = events[4].event_fields;
+  CHECK(x[0] == ua::variant(ua::node_id(0, 2059)));  // AuditChannelEventType: CloseSecureChannel
+  CHECK(text_of(x[2]) == "41");
+  CHECK(text_of(x[9]) == "SecureChannel/CloseSecureChannel");
+}
