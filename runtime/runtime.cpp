@@ -341,6 +341,14 @@ public:
         .value_or(failed);
   }
 
+  status_code add_discrete_alarm(const discrete_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host(
+               [a = alarm](actors::server_core& core) { return core.add_discrete_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
   status_code raise_events(std::span<const event> events) override {
     if (events.empty()) return ua::status::bad_nothing_to_do;
     if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
@@ -672,6 +680,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.connection.channel.decode.max_array_length = plan.max_array_length;
   o.connection.channel.decode.max_depth = static_cast<int>(plan.max_nesting_depth);
   o.connection.channel.security = security;
+  o.connection.channel.audit = plan.audit_events;  // the channels' audit events (docs/events.md)
   o.open_at_start = false;  // opened below, after the demo's nodes
   std::lock_guard lock(impl_->mutex);
   if (impl_->stopped) return ua::status::bad_server_halted;

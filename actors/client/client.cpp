@@ -744,6 +744,92 @@ ua::expected<ua::transfer_subscriptions_response> client::transfer_subscriptions
                                                                                                      std::move(h));
 }
 
+// ---- Part 9 condition methods: one CallMethodRequest each, answered with the method's status
+
+namespace {
+
+// Part 9's method NodeIds (ns=0).
+constexpr std::uint32_t condition_type_id = 2782;
+constexpr std::uint32_t add_comment_method = 9029, acknowledge_method = 9111, confirm_method = 9113,
+                        condition_refresh_method = 3875, condition_refresh2_method = 12912;
+
+ua::call_request condition_call(ua::node_id object, std::uint32_t method, std::vector<ua::variant> args) {
+  ua::call_request r;
+  ua::call_method_request m;
+  m.object_id = std::move(object);
+  m.method_id = ua::node_id(0, method);
+  m.input_arguments.reserve(args.size());
+  for (auto& a : args) m.input_arguments.push_back(std::move(a));
+  r.methods_to_call.push_back(std::move(m));
+  return r;
+}
+
+ua::call_request comment_call(std::uint32_t method, ua::node_id condition, ua::byte_string event_id,
+                              ua::localized_text comment) {
+  std::vector<ua::variant> args(2);
+  args[0] = std::move(event_id);
+  args[1] = std::move(comment);
+  return condition_call(std::move(condition), method, std::move(args));
+}
+
+ua::call_request refresh_call(std::uint32_t subscription, std::optional<std::uint32_t> item) {
+  std::vector<ua::variant> args(1);
+  args[0] = subscription;
+  if (item) args.emplace_back(*item);
+  // Part 9 §5.5.7: called on ConditionType (the Server object would do for some servers).
+  return condition_call(ua::node_id(0, condition_type_id), item ? condition_refresh2_method : condition_refresh_method,
+                        std::move(args));
+}
+
+// The one method's status; the whole request's when it failed, Bad_UnknownResponse for an
+// answer without the one result Part 4 §5.11.2 requires.
+ua::status_code method_status(const ua::expected<ua::call_response>& r) {
+  if (!r) return r.error();
+  if (r->results.size() != 1) return ua::status::bad_unknown_response;
+  return r->results[0].status_code;
+}
+
+}  // namespace
+
+void client::acknowledge(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
+                         std::function<void(ua::status_code)> done) {
+  call(comment_call(acknowledge_method, std::move(condition), std::move(event_id), std::move(comment)),
+       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+}
+void client::confirm(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
+                     std::function<void(ua::status_code)> done) {
+  call(comment_call(confirm_method, std::move(condition), std::move(event_id), std::move(comment)),
+       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+}
+void client::add_comment(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
+                         std::function<void(ua::status_code)> done) {
+  call(comment_call(add_comment_method, std::move(condition), std::move(event_id), std::move(comment)),
+       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+}
+void client::condition_refresh(std::uint32_t subscription, std::function<void(ua::status_code)> done) {
+  call(refresh_call(subscription, std::nullopt),
+       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+}
+void client::condition_refresh2(std::uint32_t subscription, std::uint32_t item, std::function<void(ua::status_code)> done) {
+  call(refresh_call(subscription, item),
+       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+}
+ua::status_code client::acknowledge_sync(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment) {
+  return method_status(call_sync(comment_call(acknowledge_method, std::move(condition), std::move(event_id), std::move(comment))));
+}
+ua::status_code client::confirm_sync(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment) {
+  return method_status(call_sync(comment_call(confirm_method, std::move(condition), std::move(event_id), std::move(comment))));
+}
+ua::status_code client::add_comment_sync(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment) {
+  return method_status(call_sync(comment_call(add_comment_method, std::move(condition), std::move(event_id), std::move(comment))));
+}
+ua::status_code client::condition_refresh_sync(std::uint32_t subscription) {
+  return method_status(call_sync(refresh_call(subscription, std::nullopt)));
+}
+ua::status_code client::condition_refresh2_sync(std::uint32_t subscription, std::uint32_t item) {
+  return method_status(call_sync(refresh_call(subscription, item)));
+}
+
 // ---- more sessions over the channel
 
 struct client_session::state {

@@ -177,6 +177,15 @@ void resume_reading(caf::io::broker* self, caf::io::connection_handle hdl, conne
   c.read_since_trigger = false;
 }
 
+// What the channel did that is audited goes to the host, which raises the events (only recorded
+// when the server's audit_events is on; one message per OpenSecureChannel or CloseSecureChannel).
+void send_audits(caf::io::broker* self, connection& c) {
+  if (!c.channel.has_audits()) return;
+  channel_audits a;
+  c.channel.take_audits(a);
+  self->send(c.host, channel_audit_atom::value, std::move(a));
+}
+
 // The host forgets the channel (its actor handle, the Publish requests queued from it).
 void leave_host(caf::io::broker* self, connection& c) {
   if (c.left_host) return;
@@ -185,6 +194,7 @@ void leave_host(caf::io::broker* self, connection& c) {
 }
 
 void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  send_audits(self, c);  // before channel_closed: the host still knows the channel
   take_output(self, hdl, c);
   self->flush(hdl);
   self->close(hdl);  // unwritten data still goes out (graceful shutdown)
@@ -273,6 +283,7 @@ void process_input(caf::io::broker* self, caf::io::connection_handle hdl, connec
     return c.closing ? ua::status::bad_secure_channel_closed : ua::status::good;  // stops the reader
   });
   count_channel(c);
+  send_audits(self, c);
   if (c.closing) return close_connection(self, hdl, c);
   if (!used) {
     // Part 6 §7.1.3: a framing error gets an ERR, then the connection closes.
@@ -344,6 +355,7 @@ void on_open_done(caf::io::broker* self, caf::io::connection_handle hdl, connect
   t.channel.reset();
   if (c.closing) return;
   count_channel(c);
+  send_audits(self, c);
   if (t.result == secure_channel_state::event::close) return close_connection(self, hdl, c);
   take_output(self, hdl, c);
   if (auto b = std::move(c.held_batch)) {

@@ -13,6 +13,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
+#include "actors/server/channel_audit.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/generated/types.hpp"
@@ -58,6 +59,10 @@ using push_ptr = std::shared_ptr<pushed_responses>;
 // From a connection to the host when it ends: the host forgets the channel's actor and drops the
 // Publish requests queued from it.
 using channel_closed_atom = caf::atom_constant<caf::atom("chanclose")>;
+// From a connection to the host: what its channel did that is audited (channel_audit), when the
+// server's audit_events is on. One message per OpenSecureChannel or CloseSecureChannel.
+using channel_audit_atom = caf::atom_constant<caf::atom("chanaudit")>;
+using channel_audits = std::vector<channel_audit>;
 using publish_tick_atom = caf::atom_constant<caf::atom("pubtick")>;
 
 
@@ -67,3 +72,4 @@ using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::push_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::channel_audits)

@@ -109,7 +109,57 @@ bool secure_channel_state::open_needs_crypto(const ua::chunk_view& chunk) const 
 }
 
 secure_channel_state::event secure_channel_state::refuse_open(ua::status_code error, std::string_view reason) {
-  return fail(error, reason);
+  const phase was = phase_;
+  open_request_ = nullptr;
+  refused_certificate_ = ua::status::good;
+  const auto e = fail(error, reason);
+  audit_open(was);
+  return e;
+}
+
+secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& chunk, const instant& now) {
+  const phase was = phase_;
+  open_request_ = nullptr;
+  refused_certificate_ = ua::status::good;
+  const event e = open_channel(chunk, now);
+  audit_open(was);
+  return e;
+}
+
+// Part 4 §6.5.5: every Issue is audited, a Renew only when it fails; a refused client certificate
+// gets its own AuditCertificate event first (Part 5 §6.4.8+).
+void secure_channel_state::audit_open(phase was) {
+  if (!config_.audit) return;
+  const bool renew = was == phase::open;
+  const bool opened = phase_ == phase::open;
+  if (renew && opened) return;
+  channel_audit a;
+  a.channel_id = config_.channel_id;
+  a.status = opened ? ua::status::good : close_status_;
+  a.request_type = renew ? ua::security_token_request_type::renew : ua::security_token_request_type::issue;
+  a.security_policy_uri = std::string(asym_in_.security_policy_uri.view());
+  if (!peer_certificate_.der().empty()) {
+    a.client_certificate.assign(peer_certificate_.der().data(), peer_certificate_.der().size());
+    a.client_certificate_thumbprint = peer_certificate_.thumbprint_hex();
+  } else if (!asym_in_.sender_certificate.is_null() && !asym_in_.sender_certificate.empty()) {
+    a.client_certificate = asym_in_.sender_certificate;  // it did not parse
+  }
+  if (open_request_) {
+    a.request_type = open_request_->request_type;
+    a.security_mode = open_request_->security_mode;
+    a.requested_lifetime = open_request_->requested_lifetime;
+    a.client_audit_entry_id = open_request_->request_header.audit_entry_id;
+  } else if (renew) {
+    a.security_mode = mode_;
+  }
+  if (!opened) a.reason = security_log_.empty() ? std::string(close_status_.name()) : security_log_;
+  if (refused_certificate_.is_bad()) {
+    channel_audit c = a;
+    c.what = channel_audit::kind::certificate;
+    c.status = refused_certificate_;
+    audits_.push_back(std::move(c));
+  }
+  audits_.push_back(std::move(a));
 }
 
 secure_channel_state::event secure_channel_state::on_hello(const ua::chunk_view& chunk, const instant& now) {
@@ -128,7 +178,7 @@ secure_channel_state::event secure_channel_state::on_hello(const ua::chunk_view&
   return event::acknowledged;
 }
 
-secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& chunk, const instant& now) {
+secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_view& chunk, const instant& now) {
   ua::secure_chunk c;
   const auto at = ua::parse_security_part(chunk.bytes, c, &asym_in_);
   if (!at) return fail(at.error(), "malformed OPN");
@@ -147,6 +197,7 @@ secure_channel_state::event secure_channel_state::on_open(const ua::chunk_view& 
                 "OPN body");
   const auto* req = message_.get_if<ua::open_secure_channel_request>();
   if (!req) return fail(ua::status::bad_tcp_message_type_invalid, "OPN without an OpenSecureChannelRequest");
+  open_request_ = req;
 
   // Part 4 §5.5.2.2: Issue creates the channel, Renew gives an existing one a new token.
   if (req->request_type == ua::security_token_request_type::issue) {
@@ -235,6 +286,7 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     std::string why;
     auto chain = security::certificate::chain_from_der(bytes_of(asym_in_.sender_certificate), &why);
     if (!chain) {
+      refused_certificate_ = ua::status::bad_certificate_invalid;
       refuse("the client certificate does not parse (SenderCertificate, Bad_CertificateInvalid): " + why);
       return ua::status::bad_security_checks_failed;
     }
@@ -248,6 +300,7 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     const auto verdict = sec.checker->check(peer_certificate_, issuers, o, now.utc);
     if (!verdict.ok()) {
       ++certificate_refusals_;
+      refused_certificate_ = verdict.status;
       refuse(describe_refusal(verdict, peer_certificate_));
       return ua::status::bad_security_checks_failed;
     }
@@ -421,6 +474,15 @@ secure_channel_state::event secure_channel_state::on_close_chunk(const ua::chunk
   phase_ = phase::closed;
   close_status_ = ua::status::good;
   forget_channel();
+  if (config_.audit) {  // Part 4 §6.5.5: AuditChannelEventType
+    channel_audit a;
+    a.what = channel_audit::kind::close;
+    a.channel_id = config_.channel_id;
+    a.status = ua::status::good;
+    a.security_policy_uri = std::string(policy_->uri);
+    a.security_mode = mode_;
+    audits_.push_back(std::move(a));
+  }
   return event::close;
 }
 

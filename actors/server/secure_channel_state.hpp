@@ -12,9 +12,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "actors/common/channel_crypto.hpp"
 #include "actors/common/clock.hpp"
+#include "actors/server/channel_audit.hpp"
 #include "actors/server/server_security.hpp"
 
 #include "protocol/byte_buffer.hpp"
@@ -45,6 +47,8 @@ struct secure_channel_config {
   std::uint32_t token_grace_percent = 25;
   // Policies, modes, certificate and trust; null: policy None only. Shared by every channel.
   std::shared_ptr<server_security> security;
+  // Record what the audit events of the channel need (channel_audit); the server's audit_events.
+  bool audit = false;
 };
 
 // A decoded service request, valid until the next on_chunk().
@@ -145,6 +149,12 @@ public:
   // For the server's metrics: tokens renewed, client certificates the trust checks refused.
   std::uint32_t renewals() const noexcept { return renewals_; }
   std::uint32_t certificate_refusals() const noexcept { return certificate_refusals_; }
+  // The audited actions since the last call (secure_channel_config::audit), moved into `out` (cleared first).
+  void take_audits(std::vector<channel_audit>& out) {
+    out.clear();
+    std::swap(out, audits_);
+  }
+  bool has_audits() const noexcept { return !audits_.empty(); }
 
 private:
   struct token_window {
@@ -155,6 +165,9 @@ private:
 
   event on_hello(const ua::chunk_view& chunk, const instant& now);
   event on_open(const ua::chunk_view& chunk, const instant& now);
+  event open_channel(const ua::chunk_view& chunk, const instant& now);
+  // The audit records of the OpenSecureChannel just handled (`was` the phase before it).
+  void audit_open(phase was);
   // Policy, certificate and signature of an OPN (Part 6 §6.7.2.3, Part 4 §6.1.3); decrypts it.
   // The plaintext after the security header, or the status to close with.
   ua::expected<std::span<const std::uint8_t>> open_security(std::span<const std::uint8_t> chunk, std::size_t at,
@@ -200,6 +213,11 @@ private:
   std::string security_log_;
   std::uint32_t renewals_ = 0;
   std::uint32_t certificate_refusals_ = 0;
+  std::vector<channel_audit> audits_;
+  // Of the OpenSecureChannel at hand, for its audit: the decoded request (null before), a refused
+  // client certificate's status.
+  const ua::open_secure_channel_request* open_request_ = nullptr;
+  ua::status_code refused_certificate_;
 
   ua::channel_security_token token_;  // current (issued or renewed last)
   ua::byte_string client_nonce_;      // of the last OPN

@@ -48,11 +48,14 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   audit_ = {f.intern("ActionTimeStamp"), f.intern("Status"),          f.intern("ServerId"),
             f.intern("ClientAuditEntryId"), f.intern("ClientUserId"), f.intern("StatusCodeId"),
             f.intern("SessionId"),        f.intern("SecureChannelId"), f.intern("AttributeId"),
-            f.intern("IndexRange"),       f.intern("OldValue"),        f.intern("NewValue")};
+            f.intern("IndexRange"),       f.intern("OldValue"),        f.intern("NewValue"),
+            f.intern("ClientCertificate"), f.intern("ClientCertificateThumbprint"), f.intern("RequestType"),
+            f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
+            f.intern("CertificateErrorEventId"), f.intern("Certificate")};
 }
 
 // The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
-void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const ua::ua_string& audit_entry_id, bool ok,
                              ua::status_code result, std::string_view source_name, std::string_view user,
                              const instant& now) {
   event_.type = space_.find(ua::node_id(0, type));
@@ -71,7 +74,7 @@ void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const u
   event_.set(audit_.action_time_stamp) = now.utc;
   event_.set(audit_.status) = ok;
   event_.set(audit_.server_id).emplace<ua::ua_string>().assign(config_.description.application_uri);
-  event_.set(audit_.client_audit_entry_id) = header.audit_entry_id;
+  event_.set(audit_.client_audit_entry_id) = audit_entry_id;
   event_.set(audit_.client_user_id).emplace<ua::ua_string>().assign(user);
   event_.set(audit_.status_code_id) = result;
 }
@@ -85,7 +88,7 @@ void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_se
   if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
   else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
   const bool ok = activated != nullptr && result.is_good();
-  audit_base(2075, ok ? 100 : 700, req.request_header, ok, result, "Session/ActivateSession", user, now);
+  audit_base(2075, ok ? 100 : 700, req.request_header.audit_entry_id, ok, result, "Session/ActivateSession", user, now);
   event_.set(audit_.session_id) = activated ? activated->session_id : ua::node_id();
   event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(std::to_string(channel_id));
   raise_event(event_, now);
@@ -99,7 +102,8 @@ void server_core::audit_writes(const ua::write_request& req, const ua::write_res
   for (std::size_t i = 0; i < req.nodes_to_write.size() && i < resp.results.size(); ++i) {
     const auto& w = req.nodes_to_write[i];
     const ua::status_code r = resp.results[i];
-    audit_base(2100, r.is_good() ? 100 : 500, req.request_header, r.is_good(), r, "Attribute/Write", user, now);
+    audit_base(2100, r.is_good() ? 100 : 500, req.request_header.audit_entry_id, r.is_good(), r, "Attribute/Write", user,
+               now);
     const ua::node_index n = space_.find(w.node_id);
     if (n != ua::no_node) {
       event_.source = n;
@@ -110,6 +114,73 @@ void server_core::audit_writes(const ua::write_request& req, const ua::write_res
     event_.set(audit_.old_value).clear();
     event_.set(audit_.new_value) = w.value.value;
     raise_event(event_, now);
+  }
+}
+
+namespace {
+
+// Part 5 §6.4.8-§6.4.14: the AuditCertificateEventType subtype that names why a certificate was
+// refused, as far as the check's status tells (Part 4 §6.1.3's steps).
+std::uint32_t certificate_audit_type(ua::status_code sc) {
+  namespace s = ua::status;
+  if (sc == s::bad_certificate_time_invalid || sc == s::bad_certificate_issuer_time_invalid) return 2085;  // Expired
+  if (sc == s::bad_certificate_untrusted || sc == s::bad_certificate_chain_incomplete) return 2087;        // Untrusted
+  if (sc == s::bad_certificate_revoked || sc == s::bad_certificate_issuer_revoked ||
+      sc == s::bad_certificate_revocation_unknown || sc == s::bad_certificate_issuer_revocation_unknown)
+    return 2088;  // Revoked (or its revocation state unknown)
+  if (sc == s::bad_certificate_uri_invalid || sc == s::bad_certificate_host_name_invalid) return 2082;  // DataMismatch
+  if (sc == s::bad_certificate_use_not_allowed || sc == s::bad_certificate_issuer_use_not_allowed)
+    return 2089;  // Mismatch: not meant for this use
+  return 2086;    // Invalid: does not parse, signature, key size, policy
+}
+
+}  // namespace
+
+// Part 5 §6.4.5, §6.4.6, §6.4.8: SourceNode the Server object; ClientUserId is not known on a
+// channel ("System/OpenSecureChannel", "System/CloseSecureChannel"); the Message names the reason
+// the log has (more than the client was told, Part 4 §6.5.5).
+void server_core::audit_channel(const channel_audit& a, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  const bool ok = a.status.is_good();
+  const std::string channel = std::to_string(a.channel_id);
+  switch (a.what) {
+    case channel_audit::kind::certificate:
+      audit_base(certificate_audit_type(a.status), 800, a.client_audit_entry_id, false, a.status, "Security/Certificate",
+                 "System/OpenSecureChannel", now);
+      event_.set(audit_.certificate) = a.client_certificate;
+      break;
+    case channel_audit::kind::open:
+      audit_base(2060, ok ? 100 : 700, a.client_audit_entry_id, ok, a.status, "SecureChannel/OpenSecureChannel",
+                 "System/OpenSecureChannel", now);
+      event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(channel);
+      event_.set(audit_.client_certificate) = a.client_certificate;
+      event_.set(audit_.client_certificate_thumbprint).emplace<ua::ua_string>().assign(a.client_certificate_thumbprint);
+      event_.set(audit_.request_type) = static_cast<std::int32_t>(a.request_type);
+      event_.set(audit_.security_policy_uri).emplace<ua::ua_string>().assign(a.security_policy_uri);
+      event_.set(audit_.security_mode) = static_cast<std::int32_t>(a.security_mode);
+      event_.set(audit_.requested_lifetime) = a.requested_lifetime;
+      // The certificate event just raised for this open, when there was one.
+      if (last_certificate_audit_.first == a.channel_id) event_.set(audit_.certificate_error_event_id) = last_certificate_audit_.second;
+      else event_.set(audit_.certificate_error_event_id).clear();
+      break;
+    case channel_audit::kind::close:
+      audit_base(2059, 100, a.client_audit_entry_id, ok, a.status, "SecureChannel/CloseSecureChannel",
+                 "System/CloseSecureChannel", now);
+      event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(channel);
+      break;
+  }
+  if (!a.reason.empty()) {
+    auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+    msg.locale.assign("en");
+    msg.text.assign(std::string(event_.fields[field::source_name].value.get_if<ua::ua_string>()->view()) + ": " +
+                    a.status.to_string() + ": " + a.reason);
+  }
+  raise_event(event_, now);
+  if (a.what == channel_audit::kind::certificate) {
+    last_certificate_audit_.first = a.channel_id;
+    last_certificate_audit_.second = *event_.fields[field::event_id].value.get_if<ua::byte_string>();
+  } else {
+    last_certificate_audit_.first = 0;
   }
 }
 
@@ -168,6 +239,10 @@ ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant
 }
 
 ua::status_code server_core::add_off_normal_alarm(const off_normal_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_discrete_alarm(const discrete_alarm& a, const instant& now) {
   return conditions_->add(a, space_, *this, now);
 }
 

@@ -66,6 +66,11 @@ public:
     handle(channel_id, 0, header, request, now, out);
   }
 
+  // An audited action of a secure channel (its connection sent it): AuditOpenSecureChannelEventType,
+  // AuditChannelEventType (CloseSecureChannel) or an AuditCertificate...EventType, when
+  // audit_events is on and an event item exists.
+  void audit_channel(const channel_audit& a, const instant& now);
+
   // The subscriptions' clock (every subscription_limits::tick_interval while there are
   // subscriptions): sampling, publishing cycles, keep-alives, lifetimes. Answers go to deferred().
   void publish_tick(const instant& now);
@@ -115,6 +120,7 @@ public:
   // A limit alarm of the application (Part 9; condition_manager::add).
   ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
   ua::status_code add_off_normal_alarm(const off_normal_alarm& a, const instant& now);
+  ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
   // The application's own watchers of value changes (value_watch.hpp: the script runners);
@@ -145,13 +151,19 @@ private:
                       ua::status_code result, const instant& now);
   void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
                     const instant& now);
-  void audit_base(std::uint32_t type, std::uint16_t severity, const ua::request_header& header, bool ok,
+  void audit_base(std::uint32_t type, std::uint16_t severity, const ua::ua_string& audit_entry_id, bool ok,
                   ua::status_code result, std::string_view source_name, std::string_view user, const instant& now);
   struct audit_keys {
     field_key action_time_stamp, status, server_id, client_audit_entry_id, client_user_id, status_code_id, session_id,
         secure_channel_id, attribute_id, index_range, old_value, new_value;
+    // AuditOpenSecureChannelEventType (Part 5 §6.4.6) and AuditCertificateEventType (§6.4.8).
+    field_key client_certificate, client_certificate_thumbprint, request_type, security_policy_uri, security_mode,
+        requested_lifetime, certificate_error_event_id, certificate;
   };
   audit_keys audit_{};
+  // The channel and EventId of the AuditCertificate event raised last, for the CertificateErrorEventId
+  // of the refused open that follows it (the two come in one message).
+  std::pair<std::uint32_t, ua::byte_string> last_certificate_audit_{0, {}};
   // event_sink, for the conditions.
   void raise(event_record& e, const instant& now, std::uint32_t only_subscription, std::uint32_t only_item,
              bool unfiltered) override {

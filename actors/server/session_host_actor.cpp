@@ -250,6 +250,10 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       push_deferred(self, *st);
       arm_tick(self, *st);
     },
+    [st](channel_audit_atom, const channel_audits& audits) {
+      const instant now = now_instant();
+      for (const auto& a : audits) st->core->audit_channel(a, now);
+    },
     [st](channel_closed_atom, std::uint32_t channel_id) {
       st->channels.erase(channel_id);
       std::erase_if(st->parked, [channel_id](const auto& e) { return e.second.batch->channel_id == channel_id; });

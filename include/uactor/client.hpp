@@ -299,6 +299,33 @@ public:
   ua::expected<ua::transfer_subscriptions_response> transfer_subscriptions_sync(ua::transfer_subscriptions_request request,
                                                                                std::vector<subscription_transfer> targets);
 
+  // ---- Part 9 condition methods (docs/events.md "Alarms"): one Call each, the object the condition
+  // (its ConditionId, as an event selects it with event_field("", ua::node_id(0, 2782), 1)) or, for
+  // the refreshes, ConditionType (i=2782). `done` gets the method's own status as the server
+  // answers it (Good, Bad_EventIdUnknown, Bad_ConditionBranchAlreadyAcked,
+  // Bad_ConditionBranchAlreadyConfirmed, Bad_ConditionDisabled, Bad_SubscriptionIdInvalid, ...), or
+  // the status that failed the whole request (Bad_Timeout, a ServiceFault's).
+  // Acknowledge (i=9111) and Confirm (i=9113), Part 9 §5.7.3 and §5.7.4: `event_id` is the EventId
+  // of the state event the operator saw (the server refuses an older one).
+  void acknowledge(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment,
+                   std::function<void(ua::status_code)> done);
+  void confirm(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment,
+               std::function<void(ua::status_code)> done);
+  // AddComment (i=9029), Part 9 §5.5.5.
+  void add_comment(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment,
+                   std::function<void(ua::status_code)> done);
+  // ConditionRefresh (i=3875) and ConditionRefresh2 (i=12912), Part 9 §5.5.7 and §5.5.8: the
+  // server sends RefreshStart, the retained conditions, RefreshEnd to the subscription (or its one
+  // item) as events; they come to its handlers like any other event.
+  void condition_refresh(std::uint32_t subscription_id, std::function<void(ua::status_code)> done);
+  void condition_refresh2(std::uint32_t subscription_id, std::uint32_t monitored_item_id,
+                          std::function<void(ua::status_code)> done);
+  ua::status_code acknowledge_sync(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment);
+  ua::status_code confirm_sync(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment);
+  ua::status_code add_comment_sync(ua::node_id condition_id, ua::byte_string event_id, ua::localized_text comment);
+  ua::status_code condition_refresh_sync(std::uint32_t subscription_id);
+  ua::status_code condition_refresh2_sync(std::uint32_t subscription_id, std::uint32_t monitored_item_id);
+
   // ---- More sessions over this connection's secure channel (CreateSession + ActivateSession with
   // the same security and identity; `name` empty: options().session_name). The server's status
   // when it refuses (Bad_TooManySessions, ...); the connection goes on either way.

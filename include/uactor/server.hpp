@@ -174,6 +174,9 @@ struct event {
 // value passes its limit and ends when it is back by more than the deadband. Operators acknowledge
 // and confirm through the Part 9 methods (Acknowledge, Confirm, AddComment, Enable, Disable);
 // ConditionRefresh re-sends the retained ones.
+// exclusive = false: NonExclusiveLimitAlarmType (Part 9 §5.8.20) instead: each limit has a state of
+// its own (HighHighState, HighState, LowState, LowLowState), so that a value above HighHigh has
+// HighHigh and High active at once; Severity is the most severe active state's.
 struct limit_alarm {
   node_id id;                       // the condition's NodeId (a new Object)
   node_id input;                    // the Variable whose Value is watched
@@ -188,6 +191,7 @@ struct limit_alarm {
   std::uint16_t severity_low = 700;
   std::uint16_t severity_low_low = 900;
   bool enabled = true;
+  bool exclusive = true;            // false: NonExclusiveLimitAlarmType
 };
 
 // An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
@@ -201,6 +205,19 @@ struct off_normal_alarm {
   std::string name;              // ConditionName and the BrowseName (the id's namespace)
   variant normal = false;        // the normal value: Boolean or a number (not NaN)
   std::uint16_t severity = 500;  // while active (1 while normal)
+  bool enabled = true;
+};
+
+// A discrete alarm (Part 9 §5.8.24.1 DiscreteAlarmType, the base of OffNormalAlarmType): active
+// while the input's value is the alarm value `active` (a Boolean, or a number: a Boolean input
+// compares as 0 or 1), e.g. a trip contact or a state code. The mirror of an off-normal alarm (which
+// names the normal value instead); its events are of type DiscreteAlarmType.
+struct discrete_alarm {
+  node_id id;                    // the condition's NodeId (a new Object)
+  node_id input;                 // the Variable whose Value is watched
+  std::string name;              // ConditionName and the BrowseName (the id's namespace)
+  variant active = true;         // the value that makes it active: Boolean or a number (not NaN)
+  std::uint16_t severity = 500;  // while active (1 otherwise)
   bool enabled = true;
 };
 
@@ -283,6 +300,8 @@ public:
   // The same for an off-normal alarm; Bad_InvalidArgument also for a normal value that is no
   // Boolean or number.
   virtual status_code add_off_normal_alarm(const off_normal_alarm& alarm) = 0;
+  // The same for a discrete alarm (Bad_InvalidArgument for an alarm value that is no Boolean or number).
+  virtual status_code add_discrete_alarm(const discrete_alarm& alarm) = 0;
 
   // Scripts (docs/scripts.md): checks the whole plan (nodes, output types, every script compiled),
   // then starts its runner, which reads the inputs' values as the server stores them and writes

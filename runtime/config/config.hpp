@@ -80,6 +80,7 @@ struct plant {
   script_plan scripts;                  // [scripts], [[virtual_tags]], [[calculations]], [[alarms]]
   std::vector<limit_alarm> limit_alarms; // [[limit_alarms]] (docs/events.md), after the nodes
   std::vector<off_normal_alarm> off_normal_alarms;  // [[off_normal_alarms]]
+  std::vector<discrete_alarm> discrete_alarms;      // [[discrete_alarms]]
   // HasEventSource from an alarm's `notifier` to its input (deduplicated), so that the notifier's
   // event subscribers see the alarm's events (Part 3 §7.16).
   std::vector<reference_node> event_sources;

@@ -191,6 +191,7 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].severity_high",
     "limit_alarms[].severity_low",
     "limit_alarms[].severity_low_low",
+    "limit_alarms[].exclusive",
     "off_normal_alarms[]",
     "off_normal_alarms[].id",
     "off_normal_alarms[].input",
@@ -199,6 +200,14 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].enabled",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
+    "discrete_alarms[]",
+    "discrete_alarms[].id",
+    "discrete_alarms[].input",
+    "discrete_alarms[].name",
+    "discrete_alarms[].notifier",
+    "discrete_alarms[].enabled",
+    "discrete_alarms[].active",
+    "discrete_alarms[].severity",
     "logging",
     "logging.level",
     "logging.format",
@@ -576,6 +585,7 @@ public:
     read_scripts(top);
     read_limit_alarms(top);
     read_off_normal_alarms(top);
+    read_discrete_alarms(top);
     read_logging(top);
     read_metrics(top);
     read_actors(top);
@@ -1402,7 +1412,7 @@ private:
     }
   }
 
-  // What [[limit_alarms]] and [[off_normal_alarms]] share (docs/events.md): the condition's NodeId,
+  // What [[limit_alarms]], [[off_normal_alarms]] and [[discrete_alarms]] share (docs/events.md): the condition's NodeId,
   // its input, name, notifier and Enabled state. Inputs and notifiers of this file are checked
   // here; those of namespace 0, of the demo namespace (server.demo) and of NodeSets when the
   // server starts (add_limit_alarm's status).
@@ -1474,7 +1484,8 @@ private:
     return id.namespace_index() == 0 || (id.namespace_index() == 1 && server_.demo) || !p_.nodesets.empty();
   }
 
-  // [[limit_alarms]]: ExclusiveLimitAlarmType conditions (uactor::limit_alarm).
+  // [[limit_alarms]]: ExclusiveLimitAlarmType (or, exclusive = false, NonExclusiveLimitAlarmType)
+  // conditions (uactor::limit_alarm).
   void read_limit_alarms(section& top) {
     const auto* entries = table_array(top, "limit_alarms", c_);
     if (!entries) return;
@@ -1535,8 +1546,43 @@ private:
       s.integer("severity_high", 1, 1000, a.severity_high);
       s.integer("severity_low", 1, 1000, a.severity_low);
       s.integer("severity_low_low", 1, 1000, a.severity_low_low);
+      s.boolean("exclusive", a.exclusive);  // false: NonExclusiveLimitAlarmType
       if (ok) p_.limit_alarms.push_back(std::move(a));
     }
+  }
+
+  // An off-normal or discrete alarm's input must be Boolean or numeric (`what` names the kind).
+  bool two_state_input(section& s, const alarm_common& common, const char* what) {
+    if (!common.input_entry) return true;
+    const auto type = common.input_entry->type;
+    if (type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_) return true;
+    c_.error(*common.input_at, s.key("input"),
+             fmt::format("{} is of type {}: {} watches a Boolean or numeric variable", common.input.to_string(),
+                         app::builtin_type_name(type), what));
+    return false;
+  }
+
+  // The value `key` of an off-normal (normal) or discrete (active) alarm: a Boolean for a Boolean
+  // input, a Boolean or a number otherwise. False after an error.
+  bool read_reference(section& s, const alarm_common& common, const char* key, ua::variant& out) {
+    const toml::node* n = s.get(key);
+    if (!n) return true;
+    const bool boolean_input = common.input_entry && common.input_entry->type == ua::builtin_type::boolean;
+    if (n->is_boolean()) {
+      out = n->as_boolean()->get();
+      return true;
+    }
+    if (n->is_number() && !boolean_input) {
+      const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+      out = v;
+      if (!std::isnan(v)) return true;
+      c_.error(*n, s.key(key), fmt::format("nan is not a{} value", std::string_view(key) == "normal" ? " normal" : "n alarm"));
+      return false;
+    }
+    c_.error(*n, s.key(key),
+             boolean_input ? fmt::format("expected true or false ({} is Boolean), got {}", common.input.to_string(), type_name(*n))
+                           : "expected a boolean or a number, got " + type_name(*n));
+    return false;
   }
 
   // [[off_normal_alarms]]: OffNormalAlarmType conditions (uactor::off_normal_alarm).
@@ -1547,43 +1593,38 @@ private:
       const auto& t = *(*entries)[i].as_table();
       section s(c_, t, fmt::format("off_normal_alarms[{}]", i));
       alarm_common common = read_alarm_common(s, t);
-      bool ok = common.ok;
-      const bool boolean_input = common.input_entry && common.input_entry->type == ua::builtin_type::boolean;
-      if (common.input_entry) {
-        const auto type = common.input_entry->type;
-        if (!(type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_)) {
-          c_.error(*common.input_at, s.key("input"),
-                   fmt::format("{} is of type {}: an off-normal alarm watches a Boolean or numeric variable",
-                               common.input.to_string(), app::builtin_type_name(type)));
-          ok = false;
-        }
-      }
+      bool ok = two_state_input(s, common, "an off-normal alarm") && common.ok;
       off_normal_alarm a;
       a.id = common.id;
       a.input = common.input;
       a.name = common.name;
       a.enabled = common.enabled;
-      if (const toml::node* n = s.get("normal")) {
-        if (n->is_boolean()) {
-          a.normal = n->as_boolean()->get();
-        } else if (n->is_number() && !boolean_input) {
-          const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
-          if (std::isnan(v)) {
-            c_.error(*n, s.key("normal"), "nan is not a normal value");
-            ok = false;
-          }
-          a.normal = v;
-        } else {
-          c_.error(*n, s.key("normal"),
-                   boolean_input ? fmt::format("expected true or false ({} is Boolean), got {}", common.input.to_string(), type_name(*n))
-                                 : "expected a boolean or a number, got " + type_name(*n));
-          ok = false;
-        }
-      } else if (common.input_entry && !boolean_input) {
+      if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
-      }
+      ok = read_reference(s, common, "normal", a.normal) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.off_normal_alarms.push_back(std::move(a));
+    }
+  }
+
+  // [[discrete_alarms]]: DiscreteAlarmType conditions (uactor::discrete_alarm), active while the
+  // input is `active`.
+  void read_discrete_alarms(section& top) {
+    const auto* entries = table_array(top, "discrete_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("discrete_alarms[{}]", i));
+      alarm_common common = read_alarm_common(s, t);
+      bool ok = two_state_input(s, common, "a discrete alarm") && common.ok;
+      discrete_alarm a;
+      a.id = common.id;
+      a.input = common.input;
+      a.name = common.name;
+      a.enabled = common.enabled;
+      ok = read_reference(s, common, "active", a.active) && ok;
+      s.integer("severity", 1, 1000, a.severity);
+      if (ok) p_.discrete_alarms.push_back(std::move(a));
     }
   }
 

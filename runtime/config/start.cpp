@@ -125,7 +125,7 @@ bool load_nodeset(server& srv, const std::string& path, std::string& error) {
   return false;
 }
 
-// [[limit_alarms]], [[off_normal_alarms]] and their notifiers' HasEventSource references: what only the address space
+// [[limit_alarms]], [[off_normal_alarms]], [[discrete_alarms]] and their notifiers' HasEventSource references: what only the address space
 // knows (an input of a NodeSet or namespace 0 that is missing or not numeric) refuses the start.
 bool add_alarms(server& srv, const plant& p, std::string& error) {
   if (!p.event_sources.empty()) {
@@ -148,6 +148,13 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
   for (const auto& a : p.off_normal_alarms) {
     if (const auto sc = srv.add_off_normal_alarm(a); sc.is_bad()) {
       error = fmt::format("off-normal alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
+                          sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.discrete_alarms) {
+    if (const auto sc = srv.add_discrete_alarm(a); sc.is_bad()) {
+      error = fmt::format("discrete alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
                           sc.to_string());
       return false;
     }

@@ -133,3 +133,125 @@ TEST_CASE("events interop: node-opcua acknowledges and confirms a limit alarm, t
                                       "done"};
   CHECK(lines == want);
 }
+
+namespace {
+
+// A runtime serving a Double (Tank.Level, 50) and a Boolean (Pump.Dry, false) for the alarms of
+// the two tests below; node_events.js --alarms drives the Part 9 flow once `ready`.
+struct alarm_bench {
+  runtime rt;
+  server* srv = nullptr;
+  node_id level, dry;
+
+  alarm_bench() {
+    auto plan = default_server_plan();
+    plan.listen_address = "127.0.0.1";
+    plan.port = 0;
+    plan.security = {"none"};
+    auto started = rt.start_server(plan);
+    REQUIRE(started.has_value());
+    srv = *started;
+    const std::uint16_t ns = srv->register_namespace("urn:test:alarms");
+    level = node_id::string(ns, "Tank.Level");
+    dry = node_id::string(ns, "Pump.Dry");
+    variable_node v;
+    v.id = level;
+    v.parent = ns0::objects_folder;
+    v.browse_name = qualified_name{ns, ua::ua_string("TankLevel")};
+    v.data_type = ns0::double_;
+    v.value.set_value(50.0);
+    REQUIRE(srv->apply(v) == status::good);
+    v.id = dry;
+    v.browse_name = qualified_name{ns, ua::ua_string("PumpDry")};
+    v.data_type = ns0::boolean;
+    v.value.set_value(false);
+    REQUIRE(srv->apply(v) == status::good);
+  }
+
+  // Runs node_events.js with `flags`; at `ready` writes `value` to `input`. Its lines.
+  std::vector<std::string> run(const std::string& flags, const node_id& input, ua::variant value) {
+    auto handle = srv->resolve(input);
+    REQUIRE(handle.has_value());
+    const std::string cmd = "node " UACTOR_SOURCE_DIR "/tests/interop/node_events.js opc.tcp://127.0.0.1:" +
+                            std::to_string(srv->port()) + " " + flags + " --timeout 30";
+    FILE* node = popen(cmd.c_str(), "r");
+    REQUIRE(node);
+    std::vector<std::string> lines;
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, node)) {  // bounded by the script's own timeout
+      lines.push_back(trim(buf));
+      if (lines.back() == "ready") {
+        value_update u;
+        u.node = *handle;
+        u.value = value;
+        REQUIRE(srv->write_values(std::span(&u, 1)) == status::good);
+      }
+    }
+    CHECK(pclose(node) == 0);
+    return lines;
+  }
+};
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("events interop: node-opcua sees HighHigh and High active at once on a non-exclusive limit alarm",
+          "[.][interop-events]") {
+  alarm_bench b;
+  limit_alarm alarm;
+  alarm.id = node_id::string(b.level.namespace_index(), "Tank.Level.Alarm");
+  alarm.input = b.level;
+  alarm.name = "TankLevelAlarm";
+  alarm.high_high = 90;
+  alarm.high = 70;
+  alarm.low = 20;
+  alarm.exclusive = false;
+  REQUIRE(b.srv->add_limit_alarm(alarm) == status::good);
+  const auto lines = b.run("--alarms --states", b.level, 95.0);
+  INFO("node_events.js said:\n" << joined(lines));
+  const std::vector<std::string> want{"ready",
+                                      "active 900 TankLevelAlarm HighHigh, High hh=true h=true l=false ll=null",
+                                      "ack Good",
+                                      "ack-old-event BadEventIdUnknown",
+                                      "acked",
+                                      "confirm Good",
+                                      "confirmed retain=true",
+                                      "refresh Good",
+                                      "refresh-start",
+                                      "refreshed TankLevelAlarm active=true acked=true",
+                                      "refresh-end",
+                                      "done"};
+  CHECK(lines == want);
+}
+
+TEST_CASE("events interop: node-opcua acknowledges and confirms a discrete alarm, then ConditionRefresh",
+          "[.][interop-events]") {
+  alarm_bench b;
+  discrete_alarm alarm;
+  alarm.id = node_id::string(b.dry.namespace_index(), "Pump.Dry.Alarm");
+  alarm.input = b.dry;
+  alarm.name = "PumpDry";
+  alarm.active = true;
+  alarm.severity = 650;
+  REQUIRE(b.srv->add_discrete_alarm(alarm) == status::good);
+  const auto lines = b.run("--alarms", b.dry, true);
+  INFO("node_events.js said:\n" << joined(lines));
+  const std::vector<std::string> want{"ready",
+                                      "active 650 PumpDry active",
+                                      "ack Good",
+                                      "ack-old-event BadEventIdUnknown",
+                                      "acked",
+                                      "confirm Good",
+                                      "confirmed retain=true",
+                                      "refresh Good",
+                                      "refresh-start",
+                                      "refreshed PumpDry active=true acked=true",
+                                      "refresh-end",
+                                      "done"};
+  CHECK(lines == want);
+}

@@ -3,7 +3,7 @@
 // that events_interop_test.cpp drives (issue 17).
 //
 //   node node_events.js opc.tcp://127.0.0.1:PORT --expect N [--timeout S]
-//   node node_events.js opc.tcp://127.0.0.1:PORT --alarms [--timeout S]
+//   node node_events.js opc.tcp://127.0.0.1:PORT --alarms [--states] [--timeout S]
 //
 // Two event items on the Server object, each with the select clauses EventId, EventType,
 // SourceName, Message, Severity:
@@ -21,6 +21,8 @@
 // stale), `acked` for the acknowledged state, confirms (`confirm <status>`), `confirmed retain=<r>`,
 // then calls ConditionRefresh (`refresh <status>`) and prints `refresh-start`, `refreshed <name>
 // active=<a> acked=<k>` per retained condition and `refresh-end`, then `done`.
+// --states: the active line also names NonExclusiveLimitAlarmType's states (Part 9 §5.8.20):
+// `active <severity> <message> hh=<HighHighState.Id> h=<HighState.Id> l=<LowState.Id> ll=<LowLowState.Id>`.
 "use strict";
 
 const util = require("util");
@@ -206,7 +208,9 @@ async function alarms() {
         subscription.once("internal_error", reject);
     });
     const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
-                   "AckedState.Id", "ConfirmedState.Id", "Retain"];
+                   "AckedState.Id", "ConfirmedState.Id", "Retain", "HighHighState.Id", "HighState.Id", "LowState.Id",
+                   "LowLowState.Id"];
+    const withStates = args.includes("--states");
     const item = ClientMonitoredItem.create(
         subscription,
         { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
@@ -230,7 +234,9 @@ async function alarms() {
         const acked = ev["AckedState.Id"] === true;
         const confirmed = ev["ConfirmedState.Id"] === true;
         if (phase === "active" && active && !acked) {
-            out(`active ${ev.Severity} ${ev.Message.text}`);
+            const states = withStates ? ` hh=${ev["HighHighState.Id"]} h=${ev["HighState.Id"]} l=${ev["LowState.Id"]}` +
+                                        ` ll=${ev["LowLowState.Id"]}` : "";
+            out(`active ${ev.Severity} ${ev.Message.text}${states}`);
             const st = await session.acknowledgeCondition(ev.ConditionId, ev.EventId, "seen by node-opcua");
             out(`ack ${st.name}`);
             const again = await session.acknowledgeCondition(ev.ConditionId, ev.EventId, "again");

@@ -14,6 +14,8 @@
 //   - the off-normal alarm's inactive, unacknowledged state is acknowledged, then confirmed, each
 //     seen as an event with AckedState / ConfirmedState;
 //   - a Write of Tank.Setpoint is an AuditWriteUpdateEventType event (server.audit_events);
+//   - a second node-opcua client's secure channel is an AuditOpenSecureChannelEventType event (Status
+//     true, its SecureChannelId), its CloseSecureChannel an AuditChannelEventType event with the same id;
 //   - ConditionRefresh: RefreshStart, the retained conditions (the limit alarm among them, never
 //     acknowledged), RefreshEnd;
 //   - the Tank item sees the limit alarm and not the off-normal alarm (no notifier of its own).
@@ -54,7 +56,7 @@ setTimeout(() => fail("timeout after " + timeoutS + " s: " + JSON.stringify(prog
 
 const names = ["EventId", "EventType", "ConditionId", "ConditionName", "SourceName", "Message", "Severity",
                "ActiveState.Id", "AckedState.Id", "ConfirmedState.Id", "Retain", "LimitState.CurrentState",
-               "NormalState"];
+               "NormalState", "Status", "SecureChannelId"];
 const limitAlarm = "ns=2;s=Tank.Level.Alarm";
 const offNormalAlarm = "ns=2;s=Tank.Overfill.Alarm";
 const wantSeverity = { LowLow: 900, Low: 700, High: 700, HighHigh: 900 };
@@ -64,11 +66,13 @@ let limitNormal = false;
 let offNormal = { active: false, inactive: false };
 let ackPhase = "wait";  // wait -> acking -> acked -> confirming -> confirmed
 let audit = false;
+const channels = { opened: new Set(), closed: new Set(), seen: false };  // SecureChannelIds of the second client's
 let refresh = "no";     // no -> called -> started -> ended
 const refreshed = [];
 const tank = { limit: 0, offNormal: 0 };
 function progress() {
-    return { limits: [...seenLimits], limitNormal, offNormal, ackPhase, audit, refresh, refreshed, tank };
+    return { limits: [...seenLimits], limitNormal, offNormal, ackPhase, audit, channels: channels.seen, refresh, refreshed,
+             tank };
 }
 
 function decode(values) {
@@ -129,7 +133,7 @@ async function main() {
     async function finish() {
         if (finished) return;
         if (seenLimits.size < 4 || !limitNormal || !offNormal.active || !offNormal.inactive) return;
-        if (ackPhase !== "confirmed" || !audit || refresh !== "no") return;
+        if (ackPhase !== "confirmed" || !audit || !channels.seen || refresh !== "no") return;
         refresh = "called";
         const st = await callConditionRefresh(session, subscription.subscriptionId);
         if (st.name !== "Good") fail("ConditionRefresh: " + st.name);
@@ -140,6 +144,14 @@ async function main() {
         if (ev.type === "ns=0;i=2100") {
             if (!audit) out("ok AuditWriteUpdateEventType for the Write of Tank.Setpoint");
             audit = true;
+        } else if (ev.type === "ns=0;i=2060" || ev.type === "ns=0;i=2059") {
+            if (ev.Status !== true) fail(`a refused channel audit (${ev.type}): ${ev.message}`);
+            (ev.type === "ns=0;i=2060" ? channels.opened : channels.closed).add(ev.SecureChannelId);
+            const both = [...channels.closed].find((id) => channels.opened.has(id));
+            if (both !== undefined && !channels.seen) {
+                channels.seen = true;
+                out("ok AuditOpenSecureChannelEventType and AuditChannelEventType (close) for another client's channel");
+            }
         } else if (ev.type === "ns=0;i=2787") {
             if (refresh === "called") refresh = "started";
         } else if (ev.type === "ns=0;i=2788") {
@@ -231,6 +243,16 @@ async function main() {
         value: { value: { dataType: DataType.Double, value: 61.5 } }
     });
     if (st.name !== "Good") fail("the Write of Tank.Setpoint: " + st.name);
+
+    // A second client: its channel opened and closed are audit events the first one sees.
+    const other = OPCUAClient.create({
+        endpointMustExist: false,
+        securityMode: MessageSecurityMode.None,
+        securityPolicy: SecurityPolicy.None,
+        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 }
+    });
+    await other.connect(endpoint);
+    await other.disconnect();
 }
 
 main().catch((e) => fail(e.message));

@@ -2,7 +2,7 @@
 // A node-opcua server that serves the demo namespace of docs/demo-namespace.md, so that our
 // client (and tests/interop/node_client.js) can be checked against another stack.
 //
-//   node node_server.js [--port N] [--writer-interval MS] [--events MS] [--max-seconds S]
+//   node node_server.js [--port N] [--writer-interval MS] [--events MS] [--alarms] [--max-seconds S]
 //
 //   --port N             0 (default) = a free port, found before the server starts
 //                        (node-opcua writes the port into its endpoint descriptions before it
@@ -11,6 +11,12 @@
 //   --events MS          the Server object raises a BaseEventType event every MS ms (default 0:
 //                        none): "minor event N" with Severity 300 and "major event N" with
 //                        Severity 800 in turn, SourceName "uactor-interop"
+//   --alarms             node-opcua's own Part 9 alarms (addressSpace.installAlarmsAndConditionsService):
+//                        ns=1;s=Tank (an event notifier of the Server object) with ns=1;s=Tank.Level
+//                        (Double, writable, 50) and ns=1;s=Tank.Level.Alarm, an
+//                        ExclusiveLimitAlarmType on it (HighHigh 90, High 70, Low 20, LowLow 10, with
+//                        ConfirmedState and Confirm); a client's Write of the level drives it
+//                        (tests/interop/client_alarms_interop.sh)
 //   --max-seconds S      exit by itself after S seconds (default 600) so that a test run
 //                        can never hang on it
 //   --standby            initialise (seconds: the nodeset), then listen only once a line comes
@@ -159,7 +165,7 @@ function arrayVariant(v) {
 }
 
 function parseArgs(argv) {
-    const opts = { port: 0, writerInterval: 1000, events: 0, maxSeconds: 600, standby: false };
+    const opts = { port: 0, writerInterval: 1000, events: 0, alarms: false, maxSeconds: 600, standby: false };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         const next = () => {
@@ -180,6 +186,8 @@ function parseArgs(argv) {
             opts.events = next();
         } else if (a === "--max-seconds") {
             opts.maxSeconds = next();
+        } else if (a === "--alarms") {
+            opts.alarms = true;
         } else if (a === "--standby") {
             opts.standby = true;
         } else {
@@ -329,7 +337,7 @@ function buildNamespace(addressSpace, writerInterval) {
 
 // Two Call answers of node-opcua corrected to those of Part 4 §5.11.2 (which our server and
 // docs/demo-namespace.md follow):
-// - a method that is not a component of the object: node-opcua calls it anyway; the spec says
+// - a method that is not a component of the object (nor declared on a type): node-opcua calls it anyway; the spec says
 //   Bad_MethodInvalid ("the method id does not refer to a method for the specified object");
 // - an input argument of the wrong type: node-opcua answers Bad_TypeMismatch as the method's
 //   status; the spec says Bad_InvalidArgument, with Bad_TypeMismatch in inputArgumentResults.
@@ -350,13 +358,38 @@ function raiseEventsEvery(addressSpace, interval) {
     }, interval);
 }
 
+// node-opcua's ExclusiveLimitAlarmType on a tank level that clients write (--alarms). node-opcua
+// evaluates the limits on each change of the input and implements the Part 9 methods itself.
+function buildAlarms(addressSpace) {
+    addressSpace.installAlarmsAndConditionsService();
+    const ns = addressSpace.getNamespace(DEMO_NAMESPACE_URI);
+    const objects = addressSpace.rootFolder.objects;
+    const tank = ns.addObject({
+        nodeId: "s=Tank", browseName: "Tank", organizedBy: objects, eventNotifier: 0x01, notifierOf: objects.server
+    });
+    const level = ns.addVariable({
+        nodeId: "s=Tank.Level", browseName: "TankLevel", componentOf: tank, eventSourceOf: tank,
+        dataType: "Double", accessLevel: RW, userAccessLevel: RW, minimumSamplingInterval: 0,
+        value: { dataType: DataType.Double, value: 50 }
+    });
+    ns.instantiateExclusiveLimitAlarm("ExclusiveLimitAlarmType", {
+        nodeId: "s=Tank.Level.Alarm", browseName: "TankLevelAlarm", conditionName: "TankLevelAlarm",
+        componentOf: tank, conditionSource: level, inputNode: level,
+        highHighLimit: 90, highLimit: 70, lowLimit: 20, lowLowLimit: 10,
+        optionals: ["ConfirmedState", "Confirm"]
+    });
+}
+
 function answerCallsAsTheSpecSays(addressSpace, accessor) {
     const callMethod = accessor.callMethod.bind(accessor);
     accessor.callMethod = async (context, methodToCall) => {
         const object = addressSpace.findNode(methodToCall.objectId);
         const method = addressSpace.findNode(methodToCall.methodId);
+        // A method declared on a type may be called on its instances by the type's MethodId (Part 9
+        // §5.7.3: Acknowledge i=9111 on a ConditionId; node-opcua runs it on the object).
+        const declaredOnType = method && method.parent && method.parent.nodeClass === NodeClass.ObjectType;
         if (object && object.nodeClass === NodeClass.Object && method && method.nodeClass === NodeClass.Method &&
-            !object.getMethodById(methodToCall.methodId)) {
+            !declaredOnType && !object.getMethodById(methodToCall.methodId)) {
             return { statusCode: StatusCodes.BadMethodInvalid };
         }
         const result = await callMethod(context, methodToCall);
@@ -450,6 +483,9 @@ async function main() {
         await server.initialize();
         writer = buildNamespace(server.engine.addressSpace, opts.writerInterval);
         answerCallsAsTheSpecSays(server.engine.addressSpace, server.engine.addressSpaceAccessor);
+        if (opts.alarms) {
+            buildAlarms(server.engine.addressSpace);
+        }
         if (opts.standby) {
             await new Promise((resolve) => process.stdin.once("data", resolve));
             process.stdin.pause();

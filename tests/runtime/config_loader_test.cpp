@@ -333,3 +333,54 @@ input = "i=2258"
   CHECK(r.value.off_normal_alarms[1].severity == 500);
   CHECK(r.value.off_normal_alarms[2].input == node_id(0, 2258));  // namespace 0: the server checks it
 }
+
+TEST_CASE("config: limit_alarms exclusive = false and [[discrete_alarms]] become the API's structures",
+          "[config][alarms]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+[[namespaces]]
+uri = "urn:test:pump"
+[[variables]]
+id = "ns=2;s=Pump.Speed"
+[[variables]]
+id = "ns=2;s=Pump.Dry"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Pump.Fault"
+type = "Int32"
+[[limit_alarms]]
+id = "ns=2;s=Pump.Speed.Alarm"
+input = "ns=2;s=Pump.Speed"
+high_high = 3000
+high = 2800
+exclusive = false
+[[discrete_alarms]]
+id = "ns=2;s=Pump.Dry.Alarm"
+input = "ns=2;s=Pump.Dry"
+severity = 650
+[[discrete_alarms]]
+id = "ns=2;s=Pump.Fault.Alarm"
+input = "ns=2;s=Pump.Fault"
+name = "PumpFault"
+active = 3
+enabled = false
+)";
+  const auto r = config::load(text, "pump.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.limit_alarms.size() == 1);
+  CHECK_FALSE(r.value.limit_alarms[0].exclusive);
+  REQUIRE(r.value.discrete_alarms.size() == 2);
+  const auto& dry = r.value.discrete_alarms[0];
+  CHECK(dry.id == node_id::string(2, "Pump.Dry.Alarm"));
+  CHECK(dry.input == node_id::string(2, "Pump.Dry"));
+  CHECK(dry.name == "Alarm");
+  CHECK(dry.active == ua::variant(true));  // the default alarm value
+  CHECK(dry.severity == 650);
+  CHECK(dry.enabled);
+  const auto& fault = r.value.discrete_alarms[1];
+  CHECK(fault.name == "PumpFault");
+  CHECK(fault.active == ua::variant(3.0));
+  CHECK_FALSE(fault.enabled);
+}

@@ -151,6 +151,36 @@ TEST_CASE("config: JSON log lines escape what the message holds", "[config]") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("config: a discrete alarm whose input only the server knows refuses the start, naming the alarm",
+          "[config][alarms]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+[[server.endpoints]]
+listen_address = "127.0.0.1"
+port = 0
+security = ["none"]
+[[namespaces]]
+uri = "urn:test:tank"
+[[variables]]
+id = "ns=2;s=Tank.Level"
+[[limit_alarms]]
+id = "ns=2;s=Tank.Level.Alarm"
+input = "ns=2;s=Tank.Level"
+high = 80
+exclusive = false
+[[discrete_alarms]]
+id = "ns=2;s=Server.Alarm"
+input = "i=2253"
+)";
+  auto loaded = config::load(text, "plant.toml", ".", false);
+  REQUIRE(loaded.errors.empty());
+  config::plant_runner runner;
+  std::string error;
+  CHECK_FALSE(runner.start(loaded.value, error));
+  CHECK(error.starts_with("discrete alarm ns=2;s=Server.Alarm (input i=2253) could not be added: BadNodeClassInvalid"));
+}
+
 TEST_CASE("config: an alarm whose input only the server knows refuses the start, naming the alarm", "[config][alarms]") {
   constexpr auto text = R"(
 [server]

@@ -1,7 +1,8 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
-// §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, OffNormalAlarmType §5.8.24.2), their
-// methods and events. Both kinds share the state, the methods and the events; only what makes
-// them active (and the fields of their type) differs.
+// §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
+// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), their methods and events. Every kind
+// shares the state, the methods and the events; only what makes it active (and the fields of its
+// type) differs.
 // docs/decisions/0018.
 #include "actors/server/subscriptions/conditions.hpp"
 
@@ -17,7 +18,9 @@ using namespace uactor::ua;
 namespace {
 
 constexpr std::uint32_t exclusive_limit_alarm_type = 9341;
+constexpr std::uint32_t non_exclusive_limit_alarm_type = 9906;
 constexpr std::uint32_t off_normal_alarm_type = 10637;
+constexpr std::uint32_t discrete_alarm_type = 10523;
 constexpr std::uint32_t refresh_start_event_type = 2787;
 constexpr std::uint32_t refresh_end_event_type = 2788;
 constexpr std::uint32_t base_condition_class_type = 11163;
@@ -66,7 +69,11 @@ bool number_of(const variant& v, double& out) {
       v.value());
 }
 
-// An off-normal alarm's input and normal value: Booleans as 0 and 1, numbers as they are.
+// A non-exclusive limit alarm's active states: one bit per limit.
+constexpr std::uint8_t bit(limit l) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(l)); }
+constexpr std::array<limit, 4> most_severe_first{limit::high_high, limit::low_low, limit::high, limit::low};
+
+// An off-normal or discrete alarm's input and reference value: Booleans as 0 and 1, numbers as they are.
 bool discrete_of(const variant& v, double& out) {
   if (const bool* b = v.get_if<bool>()) {
     out = *b ? 1 : 0;
@@ -83,14 +90,14 @@ void text(variant& v, const char* s) {
 
 }  // namespace
 
-enum class alarm_kind : std::uint8_t { exclusive_limit, off_normal };
+enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete };
 
 struct condition_manager::alarm {
   alarm_kind kind = alarm_kind::exclusive_limit;
   std::uint32_t type_id = exclusive_limit_alarm_type;
   node_index node = no_node;
   node_index input = no_node;
-  node_index type_node = no_node;  // ExclusiveLimitAlarmType or OffNormalAlarmType, for OfType
+  node_index type_node = no_node;  // the alarm's type (ExclusiveLimitAlarmType, ...), for OfType
   node_id id;
   node_id input_id;
   std::string name;
@@ -98,10 +105,12 @@ struct condition_manager::alarm {
   std::optional<double> hh, h, l, ll;
   double deadband = 0;
   std::uint16_t sev_hh = 900, sev_h = 700, sev_l = 700, sev_ll = 900;
-  limit state = limit::none;
-  double normal = 0;         // off-normal: the normal value (a Boolean as 0 or 1)
-  bool off_normal = false;   // off-normal: the value is not the normal one
-  std::uint16_t sev_off_normal = 500;
+  limit state = limit::none;  // exclusive: the one limit state
+  std::uint8_t states = 0;    // non-exclusive: the active limit states, bit(limit) each
+  // Off-normal: the normal value; discrete: the alarm value (a Boolean as 0 or 1).
+  double reference = 0;
+  bool tripped = false;  // off-normal: the value is not the normal one; discrete: it is the alarm value
+  std::uint16_t sev_tripped = 500;
   bool enabled = true;
   bool acked = true;
   bool confirmed = true;
@@ -114,7 +123,14 @@ struct condition_manager::alarm {
   date_time time;
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
 
-  bool active() const noexcept { return kind == alarm_kind::off_normal ? off_normal : state != limit::none; }
+  bool two_state() const noexcept { return kind == alarm_kind::off_normal || kind == alarm_kind::discrete; }
+  bool active() const noexcept {
+    switch (kind) {
+      case alarm_kind::exclusive_limit: return state != limit::none;
+      case alarm_kind::non_exclusive_limit: return states != 0;
+      default: return tripped;
+    }
+  }
   // Part 9 §5.5.2: Retain while the condition is of interest to a client.
   bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
 };
@@ -146,6 +162,11 @@ condition_manager::condition_manager(field_catalogue& f) {
   k_.limit_state_current = f.intern("LimitState/CurrentState");
   k_.limit_state_current_id = f.intern("LimitState/CurrentState/Id");
   k_.normal_state = f.intern("NormalState");
+  for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
+    const std::string state = std::string(limit_name(l)) + "State";
+    k_.limit_states[static_cast<std::size_t>(l) - 1] = f.intern(state);
+    k_.limit_state_ids[static_cast<std::size_t>(l) - 1] = f.intern(state + "/Id");
+  }
 }
 
 condition_manager::~condition_manager() = default;
@@ -200,25 +221,43 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   al->sev_l = a.severity_low;
   al->sev_ll = a.severity_low_low;
   al->enabled = a.enabled;
+  if (!a.exclusive) {
+    al->kind = alarm_kind::non_exclusive_limit;
+    al->type_id = non_exclusive_limit_alarm_type;
+  }
+  return insert(std::move(al), as, sink, now);
+}
+
+status_code condition_manager::add_two_state(std::unique_ptr<alarm> al, const variant& reference, address_space& as,
+                                             event_sink& sink, const instant& now) {
+  if (const status_code sc = check_new(al->id, al->name, al->input_id, as, al->input); sc.is_bad()) return sc;
+  if (reference.is_array() || !discrete_of(reference, al->reference) || std::isnan(al->reference))
+    return status::bad_invalid_argument;
   return insert(std::move(al), as, sink, now);
 }
 
 status_code condition_manager::add(const off_normal_alarm& a, address_space& as, event_sink& sink, const instant& now) {
-  node_index input = no_node;
-  if (const status_code sc = check_new(a.id, a.name, a.input, as, input); sc.is_bad()) return sc;
-  double normal = 0;
-  if (a.normal.is_array() || !discrete_of(a.normal, normal) || std::isnan(normal)) return status::bad_invalid_argument;
   auto al = std::make_unique<alarm>();
   al->kind = alarm_kind::off_normal;
   al->type_id = off_normal_alarm_type;
   al->id = a.id;
-  al->input = input;
   al->input_id = a.input;
   al->name = a.name;
-  al->normal = normal;
-  al->sev_off_normal = a.severity;
+  al->sev_tripped = a.severity;
   al->enabled = a.enabled;
-  return insert(std::move(al), as, sink, now);
+  return add_two_state(std::move(al), a.normal, as, sink, now);
+}
+
+status_code condition_manager::add(const discrete_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::discrete;
+  al->type_id = discrete_alarm_type;
+  al->id = a.id;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->sev_tripped = a.severity;
+  al->enabled = a.enabled;
+  return add_two_state(std::move(al), a.active, as, sink, now);
 }
 
 status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_space& as, event_sink& sink,
@@ -247,8 +286,7 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   emit(al, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
   const variable_data* var = as.variable(input);
   double v = 0;
-  const bool usable = var && (al.kind == alarm_kind::off_normal ? discrete_of(var->value.value, v)
-                                                                : number_of(var->value.value, v));
+  const bool usable = var && (al.two_state() ? discrete_of(var->value.value, v) : number_of(var->value.value, v));
   if (usable) evaluate(al, v, var->value.status, sink, now);
   return status::good;
 }
@@ -257,7 +295,7 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
   if (n >= by_input_.size()) return;
   for (const std::uint32_t a : by_input_[n]) {
     noted x{a, 0, false, v.status};
-    x.numeric = alarms_[a]->kind == alarm_kind::off_normal ? discrete_of(v.value, x.value) : number_of(v.value, x.value);
+    x.numeric = alarms_[a]->two_state() ? discrete_of(v.value, x.value) : number_of(v.value, x.value);
     pending_.push_back(x);
   }
 }
@@ -296,53 +334,109 @@ limit next_limit(const Alarm& a, double v) {
   return limit::none;
 }
 
+// §5.8.20: each limit a state of its own, with the same hysteresis; a value above HighHigh is above
+// High too, so both are active.
+template <class Alarm>
+std::uint8_t next_states(const Alarm& a, double v) {
+  std::uint8_t out = 0;
+  const auto above = [&](const std::optional<double>& lim, limit s) {
+    if (lim && ((a.states & bit(s)) ? v > *lim - a.deadband : v > *lim)) out |= bit(s);
+  };
+  const auto below = [&](const std::optional<double>& lim, limit s) {
+    if (lim && ((a.states & bit(s)) ? v < *lim + a.deadband : v < *lim)) out |= bit(s);
+  };
+  above(a.hh, limit::high_high);
+  above(a.h, limit::high);
+  below(a.l, limit::low);
+  below(a.ll, limit::low_low);
+  return out;
+}
+
 }  // namespace
 
 void condition_manager::evaluate(alarm& a, double v, status_code quality, event_sink& sink, const instant& now) {
   if (std::isnan(v)) return;
   bool changed = false;
-  if (a.kind == alarm_kind::off_normal) {
-    // §5.8.24.2: active while the input's value is not the normal one.
-    const bool off = v != a.normal;
-    changed = off != a.off_normal;
-    a.off_normal = off;
-  } else {
-    const limit next = next_limit(a, v);
-    changed = next != a.state;
-    a.state = next;
+  bool new_occurrence = false;  // §5.7.2: a state to acknowledge (and then confirm) began
+  switch (a.kind) {
+    case alarm_kind::off_normal:
+    case alarm_kind::discrete: {
+      // §5.8.24.2: active while the input's value is not the normal one; §5.8.24.1: a discrete
+      // alarm while it is the alarm value.
+      const bool on = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
+      changed = on != a.tripped;
+      a.tripped = on;
+      new_occurrence = changed && on;
+      break;
+    }
+    case alarm_kind::exclusive_limit: {
+      const limit next = next_limit(a, v);
+      changed = next != a.state;
+      a.state = next;
+      new_occurrence = changed && next != limit::none;  // HighHigh back to High is a new state too
+      break;
+    }
+    case alarm_kind::non_exclusive_limit: {
+      const std::uint8_t next = next_states(a, v);
+      changed = next != a.states;
+      new_occurrence = (next & ~a.states) != 0;  // a state that was not active is
+      a.states = next;
+      break;
+    }
   }
   const bool quality_changed = quality != a.quality;
   a.quality = quality;
   if (!changed && !quality_changed) return;
   if (changed) {
     a.last_severity = a.severity;
-    if (a.kind == alarm_kind::off_normal) {
-      a.severity = a.off_normal ? a.sev_off_normal : std::uint16_t{1};
-    } else {
-      switch (a.state) {
-        case limit::high_high: a.severity = a.sev_hh; break;
-        case limit::high: a.severity = a.sev_h; break;
-        case limit::low: a.severity = a.sev_l; break;
-        case limit::low_low: a.severity = a.sev_ll; break;
-        default: a.severity = 1;
+    const auto severity_of = [&](limit l) {
+      switch (l) {
+        case limit::high_high: return a.sev_hh;
+        case limit::high: return a.sev_h;
+        case limit::low: return a.sev_l;
+        case limit::low_low: return a.sev_ll;
+        default: return std::uint16_t{1};
+      }
+    };
+    a.message.assign(a.name);  // in place: the string keeps its storage
+    a.message += ' ';
+    switch (a.kind) {
+      case alarm_kind::off_normal:
+      case alarm_kind::discrete:
+        a.severity = a.tripped ? a.sev_tripped : std::uint16_t{1};
+        a.message += a.kind == alarm_kind::discrete ? (a.tripped ? "active" : "normal")
+                                                    : (a.tripped ? "off normal" : "normal");
+        break;
+      case alarm_kind::exclusive_limit:
+        a.severity = severity_of(a.state);
+        a.message += a.state == limit::none ? "normal" : limit_name(a.state);
+        break;
+      case alarm_kind::non_exclusive_limit: {
+        // The most severe active state decides; the message names every active one.
+        a.severity = 1;
+        bool first = true;
+        for (const limit l : most_severe_first) {
+          if (!(a.states & bit(l))) continue;
+          a.severity = std::max(a.severity, severity_of(l));
+          if (!first) a.message += ", ";
+          a.message += limit_name(l);
+          first = false;
+        }
+        if (first) a.message += "normal";
+        break;
       }
     }
-    // §5.7.2: a new active state is a new occurrence to acknowledge (and then confirm).
-    if (a.active()) {
+    if (new_occurrence) {
       a.acked = false;
       a.confirmed = true;
     }
-    a.message.assign(a.name);  // in place: the string keeps its storage
-    a.message += ' ';
-    if (a.kind == alarm_kind::off_normal) a.message += a.off_normal ? "off normal" : "normal";
-    else a.message += a.state == limit::none ? "normal" : limit_name(a.state);
   }
   a.time = now.utc;
   if (a.enabled) emit(a, sink, now);
 }
 
-// The condition's event with every field of its type (ExclusiveLimitAlarmType, OffNormalAlarmType)
-// a client may select.
+// The condition's event with every field of its type (ExclusiveLimitAlarmType,
+// NonExclusiveLimitAlarmType, OffNormalAlarmType, DiscreteAlarmType) a client may select.
 void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription,
                              std::uint32_t only_item, bool new_event_id) {
   event_record& e = a.ev;
@@ -380,10 +474,26 @@ void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std
     sink.raise(e, now, only_subscription, only_item);
     return;
   }
+  if (a.kind == alarm_kind::discrete) {  // §5.8.24.1: no fields beyond AlarmConditionType's
+    sink.raise(e, now, only_subscription, only_item);
+    return;
+  }
   if (a.hh) e.set(k_.high_high_limit) = *a.hh;
   if (a.h) e.set(k_.high_limit) = *a.h;
   if (a.l) e.set(k_.low_limit) = *a.l;
   if (a.ll) e.set(k_.low_low_limit) = *a.ll;
+  if (a.kind == alarm_kind::non_exclusive_limit) {
+    // §5.8.20: a TwoStateVariable per limit the alarm has (the optional ones it lacks stay null).
+    const std::array<const std::optional<double>*, 4> limits{&a.ll, &a.l, &a.h, &a.hh};
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (!*limits[i]) continue;
+      const bool on = (a.states & bit(static_cast<limit>(i + 1))) != 0;
+      text(e.set(k_.limit_states[i]), on ? "Active" : "Inactive");
+      e.set(k_.limit_state_ids[i]) = on;
+    }
+    sink.raise(e, now, only_subscription, only_item);
+    return;
+  }
   text(e.set(k_.limit_state_current), limit_name(a.state));
   text(e.set(k_.limit_state), limit_name(a.state));
   if (a.state == limit::none) e.set(k_.limit_state_current_id).clear();

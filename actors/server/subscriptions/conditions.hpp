@@ -1,12 +1,15 @@
 // Alarms and conditions (Part 9): limit alarms the application defines on a numeric variable
-// (ExclusiveLimitAlarmType: HighHigh, High, Low, LowLow with a deadband) and off-normal alarms on a
-// Boolean or numeric one (OffNormalAlarmType: active while the value is not the normal one), their state (Enabled,
+// (ExclusiveLimitAlarmType: HighHigh, High, Low, LowLow with a deadband; NonExclusiveLimitAlarmType:
+// the same limits, each a state of its own) and off-normal and discrete alarms on a Boolean or
+// numeric one (OffNormalAlarmType: active while the value is not the normal one; DiscreteAlarmType:
+// active while it is the alarm value), their state (Enabled,
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
 // AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2) and the events of every
 // transition. Plain state inside the session host next to the subscriptions, no CAF, time passed
 // in; docs/decisions/0018.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -48,6 +51,9 @@ public:
   // The same for an off-normal alarm (HasTypeDefinition OffNormalAlarmType); Bad_InvalidArgument
   // for a normal value that is neither Boolean nor a (non-NaN) number.
   ua::status_code add(const off_normal_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // The same for a discrete alarm (HasTypeDefinition DiscreteAlarmType); Bad_InvalidArgument for an
+  // alarm value that is neither Boolean nor a (non-NaN) number.
+  ua::status_code add(const discrete_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -92,6 +98,9 @@ private:
   // The condition's Object and references, registered as watching its input; then its first event
   // and its input's current value.
   ua::status_code insert(std::unique_ptr<alarm> a, ua::address_space& as, event_sink& sink, const instant& now);
+  // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
+  ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
+                                event_sink& sink, const instant& now);
   void evaluate(alarm& a, double value, ua::status_code quality, event_sink& sink, const instant& now);
   void emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription = 0,
             std::uint32_t only_item = 0, bool new_event_id = true);
@@ -103,6 +112,8 @@ private:
         enabled_state_id, quality, last_severity, comment, client_user_id, acked_state, acked_state_id,
         confirmed_state, confirmed_state_id, active_state, active_state_id, input_node, high_high_limit, high_limit,
         low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state;
+    // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
+    std::array<field_key, 4> limit_states, limit_state_ids;
   };
   keys k_{};
   std::vector<std::unique_ptr<alarm>> alarms_;
@@ -110,7 +121,7 @@ private:
   struct noted {
     std::uint32_t alarm;
     double value;
-    bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal alarm
+    bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
     ua::status_code quality;
   };
   std::vector<noted> pending_;

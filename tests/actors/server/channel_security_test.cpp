@@ -90,6 +90,7 @@ struct secured_pair {
     actors::secure_channel_config sc;
     sc.channel_id = 7;
     sc.security = security;
+    sc.audit = true;  // the audit records are taken only by the tests that look at them
     server = std::make_unique<actors::secure_channel_state>(sc, at(0));
     actors::client_channel_config cc;
     cc.endpoint_url = "opc.tcp://localhost:4840";
@@ -370,4 +371,53 @@ TEST_CASE("channel security: a None channel is open for discovery when the serve
   p.open();
   REQUIRE(p.client->is_open());  // GetEndpoints may follow; the session services refuse None
   CHECK(p.read_once() == status::good);
+}
+
+TEST_CASE("channel security: the audit records of an Issue, a Renew, a CloseSecureChannel and a refused certificate",
+          "[channel_security][audit]") {
+  using kind = actors::channel_audit::kind;
+  const auto& policy = *security::find_policy(security::policy_uri_basic256sha256);
+  std::vector<actors::channel_audit> audits;
+  SECTION("opened, renewed, closed") {
+    secured_pair p(policy, ua::message_security_mode::sign_and_encrypt);
+    p.open();
+    REQUIRE(p.client->is_open());
+    p.server->take_audits(audits);
+    REQUIRE(audits.size() == 1);
+    CHECK(audits[0].what == kind::open);
+    CHECK(audits[0].status == status::good);
+    CHECK(audits[0].channel_id == 7);
+    CHECK(audits[0].request_type == ua::security_token_request_type::issue);
+    CHECK(audits[0].security_policy_uri == security::policy_uri_basic256sha256);
+    CHECK(audits[0].security_mode == ua::message_security_mode::sign_and_encrypt);
+    CHECK(audits[0].client_certificate.size() > 500);  // the client's DER
+    CHECK(audits[0].client_certificate_thumbprint.size() == 40);
+    CHECK(audits[0].reason.empty());
+    // Part 4 §6.5.5: a Renew that succeeds is not audited.
+    REQUIRE(p.client->write_open(at(3)) == status::good);  // a Renew
+    p.pump(at(3));
+    CHECK(p.read_once(4) == status::good);
+    CHECK_FALSE(p.server->has_audits());
+    p.client->write_close(at(5));
+    p.pump(at(5));
+    CHECK(p.server->closed());
+    p.server->take_audits(audits);
+    REQUIRE(audits.size() == 1);
+    CHECK(audits[0].what == kind::close);
+    CHECK(audits[0].status == status::good);
+  }
+  SECTION("an untrusted client certificate") {
+    secured_pair p(policy, ua::message_security_mode::sign, false);
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    p.server->take_audits(audits);
+    REQUIRE(audits.size() == 2);
+    CHECK(audits[0].what == kind::certificate);
+    CHECK(audits[0].status == status::bad_certificate_untrusted);
+    CHECK_FALSE(audits[0].client_certificate.empty());
+    CHECK(audits[1].what == kind::open);
+    CHECK(audits[1].status == status::bad_security_checks_failed);  // what the client was told
+    CHECK(audits[1].request_type == ua::security_token_request_type::issue);
+    CHECK(audits[1].reason.find("trust list") != std::string::npos);  // what the log says
+  }
 }

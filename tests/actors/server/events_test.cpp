@@ -851,6 +851,167 @@ TEST_CASE("alarms: off-normal definitions the server refuses", "[events][alarms]
 }
 
 // ---------------------------------------------------------------------------------------------
+// NonExclusiveLimitAlarmType (Part 9 §5.8.20) and DiscreteAlarmType (§5.8.24.1)
+
+namespace {
+
+// EventType, ActiveState/Id, AckedState/Id, Severity, then HighHighState/Id, HighState/Id,
+// LowState/Id, LowLowState/Id of NonExclusiveLimitAlarmType, EventId.
+ua::extension_object non_exclusive_filter() {
+  ua::event_filter f;
+  f.select_clauses.push_back(field("EventType"));
+  f.select_clauses.push_back(typed_field(2915, {"ActiveState", "Id"}));
+  f.select_clauses.push_back(typed_field(2881, {"AckedState", "Id"}));
+  f.select_clauses.push_back(field("Severity"));
+  for (const char* state : {"HighHighState", "HighState", "LowState", "LowLowState"})
+    f.select_clauses.push_back(typed_field(9906, {state, "Id"}));
+  f.select_clauses.push_back(field("EventId"));
+  ua::content_filter_element e;
+  e.filter_operator = op::of_type;
+  ua::literal_operand l;
+  l.value = ua::node_id(0, 2915);
+  e.filter_operands.push_back(ua::extension_object(l));
+  f.where_clause.elements.push_back(std::move(e));
+  return ua::extension_object(std::move(f));
+}
+
+// "HH H L LL" as each state is (1 active, 0 inactive, - the limit is not defined), the severity,
+// "+" active, "!" unacknowledged.
+std::string states_of(const ua::event_field_list& e) {
+  REQUIRE(e.event_fields.size() == 9);
+  std::string out;
+  for (std::size_t i = 4; i < 8; ++i) {
+    const bool* b = e.event_fields[i].get_if<bool>();
+    out += b ? (*b ? '1' : '0') : '-';
+  }
+  const auto* sev = e.event_fields[3].get_if<std::uint16_t>();
+  out += " " + std::to_string(sev ? *sev : 0);
+  const bool* active = e.event_fields[1].get_if<bool>();
+  const bool* acked = e.event_fields[2].get_if<bool>();
+  if (active && *active) out += "+";
+  if (acked && !*acked) out += "!";
+  return out;
+}
+
+std::vector<ua::event_field_list> published_events(client& c, actors::server_core& core, std::int64_t& t) {
+  CHECK_FALSE(c.publish(t + 1));
+  t += 100;
+  const auto answers = tick(core, t);
+  if (answers.empty()) return {};
+  REQUIRE(answers.size() == 1);
+  return events_of(answers[0].second);
+}
+
+}  // namespace
+
+TEST_CASE("alarms: a non-exclusive limit alarm has a state per limit, HighHigh and High active at once",
+          "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), non_exclusive_filter()).status_code == status::good);
+  set_value(core, 50, 0);
+  auto a = tank_alarm();
+  a.exclusive = false;
+  a.low_low = std::nullopt;  // a limit it does not have: its state stays null
+  REQUIRE(core.add_limit_alarm(a, at(0)) == status::good);
+  std::int64_t t = 0;
+  auto first = published_events(c, core, t);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].event_fields[0] == ua::variant(ua::node_id(0, 9906)));  // NonExclusiveLimitAlarmType
+  CHECK(states_of(first[0]) == "000- 1");
+
+  // Deadband 2: a state ends only when the value is back by more than 2.
+  std::vector<std::string> seen;
+  for (const double v : {75.0, 95.0, 89.0, 87.0, 69.0, 67.0, 15.0, 21.0, 23.0}) {
+    set_value(core, v, t + 2);
+    for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
+  }
+  // Back to normal unacknowledged: still "!" (Part 9 §5.7.2, the operator has not seen it yet).
+  const std::vector<std::string> want{"010- 700+!", "110- 900+!", "010- 700+!", "000- 1!", "001- 700+!", "000- 1!"};
+  CHECK(seen == want);
+
+  // Acknowledged in High; HighHigh newly active wants a new acknowledgement, leaving it for High
+  // (a state ending) does not.
+  const ua::node_id condition = a.id;
+  set_value(core, 75, t + 2);
+  auto up = published_events(c, core, t);
+  REQUIRE(up.size() == 1);
+  const auto* id = up[0].event_fields[8].get_if<ua::byte_string>();
+  REQUIRE(id);
+  CHECK(call_method(c, condition, acknowledge, {*id, comment("seen")}).status_code == status::good);
+  seen.clear();
+  for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
+  for (const double v : {95.0, 80.0}) {
+    set_value(core, v, t + 2);
+    for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
+  }
+  CHECK(seen == std::vector<std::string>{"010- 700+", "110- 900+!", "010- 700+!"});
+}
+
+TEST_CASE("alarms: a discrete alarm is active while its input is the alarm value", "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  set_input(core, trip_input, false, 0);
+  discrete_alarm d;
+  d.id = trip_id;
+  d.input = trip_input;
+  d.name = "PumpRunningDry";
+  d.active = true;
+  d.severity = 650;
+  REQUIRE(core.add_discrete_alarm(d, at(0)) == status::good);
+  std::int64_t t = 0;
+  auto events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].type == ua::node_id(0, 10523));  // DiscreteAlarmType
+  CHECK_FALSE(events[0].active);
+  set_input(core, trip_input, true, t + 2);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].active);
+  CHECK_FALSE(events[0].acked);
+  CHECK(events[0].severity == 650);
+  CHECK(call_method(c, trip_id, acknowledge, {events[0].event_id, comment("seen")}).status_code == status::good);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].acked);
+  CHECK(call_method(c, trip_id, acknowledge, {events[0].event_id, comment("again")}).status_code ==
+        status::bad_condition_branch_already_acked);
+  set_input(core, trip_input, false, t + 2);
+  events = alarm_events(c, core, t);
+  REQUIRE(events.size() == 1);
+  CHECK_FALSE(events[0].active);
+  CHECK(events[0].retain);  // acknowledged, not confirmed yet
+
+  // A numeric input: active while it is the alarm value (3: "fault"), not for other values.
+  auto n = d;
+  n.id = ua::node_id::string(1, "Alarm.Mode");
+  n.input = alarm_input;
+  n.active = std::int32_t{3};
+  set_input(core, alarm_input, 1.0, t + 2);
+  REQUIRE(core.add_discrete_alarm(n, at(t + 2)) == status::good);
+  std::vector<bool> seen;
+  alarm_events(c, core, t);
+  for (const double v : {2.0, 3.0, 3.0, 4.0}) {
+    set_input(core, alarm_input, v, t + 2);
+    for (const auto& e : alarm_events(c, core, t)) seen.push_back(e.active);
+  }
+  CHECK(seen == std::vector<bool>{true, false});
+
+  auto bad = d;
+  bad.id = ua::node_id::string(1, "Alarm.Bad");
+  bad.active = ua::ua_string("on");
+  CHECK(core.add_discrete_alarm(bad, at(t)) == status::bad_invalid_argument);
+  bad.active = std::nan("");
+  CHECK(core.add_discrete_alarm(bad, at(t)) == status::bad_invalid_argument);
+  bad.active = true;
+  CHECK(core.add_discrete_alarm(bad, at(t)) == status::good);
+  CHECK(core.add_discrete_alarm(bad, at(t)) == status::bad_node_id_exists);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Audit events (Part 5 §6.4.3+)
 
 namespace {
@@ -932,4 +1093,95 @@ TEST_CASE("audit: off by default", "[events][audit]") {
   const auto answers = tick(core, 100);  // the first cycle's keep-alive, without events
   REQUIRE(answers.size() == 1);
   CHECK(events_of(answers[0].second).empty());
+}
+
+namespace {
+
+// EventType, Status, SecureChannelId, StatusCodeId, RequestType, SecurityPolicyUri,
+// CertificateErrorEventId, EventId, Certificate, SourceName, ClientUserId, Message; OfType(AuditEventType).
+ua::extension_object channel_audit_filter() {
+  ua::event_filter f;
+  for (const char* n : {"EventType", "Status", "SecureChannelId", "StatusCodeId", "RequestType", "SecurityPolicyUri",
+                        "CertificateErrorEventId", "EventId", "Certificate", "SourceName", "ClientUserId", "Message"})
+    f.select_clauses.push_back(field(n));
+  ua::content_filter_element e;
+  e.filter_operator = op::of_type;
+  ua::literal_operand l;
+  l.value = ua::node_id(0, 2052);
+  e.filter_operands.push_back(ua::extension_object(l));
+  f.where_clause.elements.push_back(std::move(e));
+  return ua::extension_object(std::move(f));
+}
+
+std::string text_of(const ua::variant& v) {
+  if (const auto* s = v.get_if<ua::ua_string>()) return std::string(s->view());
+  if (const auto* t = v.get_if<ua::localized_text>()) return std::string(t->text.view());
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("audit: secure channels opened, refused and closed, and a refused certificate, as Part 5 types them",
+          "[events][audit]") {
+  auto core = make_core({}, true);
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), channel_audit_filter()).status_code == status::good);
+  const std::string none = "http://opcfoundation.org/UA/SecurityPolicy#None";
+  const std::string basic = "http://opcfoundation.org/UA/SecurityPolicy#Basic256Sha256";
+  actors::channel_audit opened;
+  opened.channel_id = 41;
+  opened.status = status::good;
+  opened.security_policy_uri = none;
+  opened.security_mode = ua::message_security_mode::none;
+  opened.requested_lifetime = 600'000;
+  actors::channel_audit cert;
+  cert.what = actors::channel_audit::kind::certificate;
+  cert.channel_id = 42;
+  cert.status = status::bad_certificate_untrusted;
+  cert.security_policy_uri = basic;
+  cert.client_certificate = ua::byte_string("DER");
+  actors::channel_audit refused = cert;
+  refused.what = actors::channel_audit::kind::open;
+  refused.status = status::bad_security_checks_failed;
+  refused.reason = "client certificate refused by the trust list check";
+  actors::channel_audit expired = cert;
+  expired.channel_id = 43;
+  expired.status = status::bad_certificate_time_invalid;
+  actors::channel_audit closed;
+  closed.what = actors::channel_audit::kind::close;
+  closed.channel_id = 41;
+  closed.status = status::good;
+  for (const auto* a : {&opened, &cert, &refused, &expired, &closed}) core.audit_channel(*a, at(5));
+  CHECK_FALSE(c.publish(10));
+  const auto answers = tick(core, 100);
+  REQUIRE(answers.size() == 1);
+  const auto events = events_of(answers[0].second);
+  REQUIRE(events.size() == 5);
+  const auto& o = events[0].event_fields;
+  CHECK(o[0] == ua::variant(ua::node_id(0, 2060)));  // AuditOpenSecureChannelEventType
+  CHECK(o[1] == ua::variant(true));
+  CHECK(text_of(o[2]) == "41");
+  CHECK(o[4] == ua::variant(std::int32_t{0}));  // Issue
+  CHECK(text_of(o[5]) == none);
+  CHECK(o[6].empty());  // no certificate error
+  CHECK(text_of(o[9]) == "SecureChannel/OpenSecureChannel");
+  CHECK(text_of(o[10]) == "System/OpenSecureChannel");
+  const auto& u = events[1].event_fields;
+  CHECK(u[0] == ua::variant(ua::node_id(0, 2087)));  // AuditCertificateUntrustedEventType
+  CHECK(u[1] == ua::variant(false));
+  CHECK(u[3] == ua::variant(status::bad_certificate_untrusted));
+  CHECK(u[8] == ua::variant(ua::byte_string("DER")));
+  CHECK(text_of(u[9]) == "Security/Certificate");
+  const auto& r = events[2].event_fields;
+  CHECK(r[0] == ua::variant(ua::node_id(0, 2060)));
+  CHECK(r[1] == ua::variant(false));
+  CHECK(r[3] == ua::variant(status::bad_security_checks_failed));
+  CHECK(r[6] == u[7]);  // CertificateErrorEventId: the EventId of the certificate event
+  CHECK(text_of(r[11]).find("trust list") != std::string::npos);  // the log's reason, not the client's
+  CHECK(events[3].event_fields[0] == ua::variant(ua::node_id(0, 2085)));  // AuditCertificateExpiredEventType
+  const auto& x = events[4].event_fields;
+  CHECK(x[0] == ua::variant(ua::node_id(0, 2059)));  // AuditChannelEventType: CloseSecureChannel
+  CHECK(text_of(x[2]) == "41");
+  CHECK(text_of(x[9]) == "SecureChannel/CloseSecureChannel");
 }

@@ -1,0 +1,85 @@
+// Our client's Part 9 helpers against our own server's limit alarm (issue 17): a runtime with a
+// server on port 0, an ExclusiveLimitAlarmType on a writable Double added with
+// server::add_limit_alarm, and the scenario of tests/support/alarm_scenario.hpp (the same one
+// client_alarms_interop_test.cpp runs against node-opcua's alarm).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/alarm_scenario.hpp"
+#include "uactor/runtime.hpp"
+
+using namespace uactor;
+
+TEST_CASE("client: acknowledge, confirm, comment and ConditionRefresh on our server's limit alarm",
+          "[runtime][client-events][client-alarms]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto started = rt.start_server(plan);
+  REQUIRE(started.has_value());
+  server& srv = **started;
+  const std::uint16_t ns = srv.register_namespace("urn:test:client-alarms");
+  variable_node level;
+  level.id = node_id::string(ns, "Tank.Level");
+  level.parent = ns0::objects_folder;
+  level.browse_name = qualified_name{ns, ua::ua_string("TankLevel")};
+  level.data_type = ns0::double_;
+  level.access_level = access::read | access::write;
+  level.value.set_value(50.0);
+  REQUIRE(srv.apply(level) == status::good);
+  limit_alarm alarm;
+  alarm.id = node_id::string(ns, "Tank.Level.Alarm");
+  alarm.input = level.id;
+  alarm.name = "TankLevelAlarm";
+  alarm.high_high = 90;
+  alarm.high = 70;
+  alarm.low = 20;
+  alarm.low_low = 10;
+  REQUIRE(srv.add_limit_alarm(alarm) == status::good);
+
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  const auto lines = testing::run_alarm_scenario(*c, {level.id, alarm.id});
+  c->close();
+  INFO([&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }());
+  const std::vector<std::string> want{
+      "write 80 Good",
+      "active active=true acked=false confirmed=true retain=true",
+      "acknowledge Good",
+      "acked active=true acked=true confirmed=false retain=true",
+      "acknowledge again BadConditionBranchAlreadyAcked",
+      "acknowledge the first event BadEventIdUnknown",
+      "acknowledge an unknown event BadEventIdUnknown",
+      "confirm Good",
+      "confirmed active=true acked=true confirmed=true retain=true",
+      "confirm again BadConditionBranchAlreadyConfirmed",
+      "comment Good",
+      "commented look at the pump",
+      "refresh Good",
+      "refresh-start",
+      "refresh condition active=true acked=true confirmed=true retain=true",
+      "refresh-end",
+      "refresh2 Good",
+      "refresh2-start",
+      "refresh2 condition active=true acked=true confirmed=true retain=true",
+      "refresh2-end",
+      "refresh an unknown subscription BadSubscriptionIdInvalid",
+      "refresh2 an unknown item BadMonitoredItemIdInvalid",
+      "write 50 Good",
+      "normal active=false acked=true confirmed=true retain=false",
+      "refresh Good",
+      "refresh-start",
+      "refresh-end",
+  };
+  CHECK(lines == want);
+}
