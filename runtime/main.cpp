@@ -68,7 +68,8 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
   sources.metrics = [&runtime, &ready] {
     std::vector<uactor::app::endpoint_sample> endpoints;
     if (ready.load(std::memory_order_acquire))
-      if (const auto* s = runtime.server()) endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics()});
+      if (const auto* s = runtime.server())
+        endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics(), s->endpoint_urls()});
     auto process = uactor::app::sample_process();
     process.writer_cycles = runtime.writer_cycles();
     return uactor::app::prometheus_text(endpoints, process);

@@ -64,6 +64,21 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   f.per_endpoint(eps, "uactor_connections_accepted_total", "opc.tcp connections accepted", C::Counter,
                  &server_metrics::connections_accepted);
   f.per_endpoint(eps, "uactor_connections_open", "opc.tcp connections open now", C::Gauge, &server_metrics::connections_open);
+  // Each endpoint (listener) of a server, labelled with its own URL (docs/decisions/0033).
+  {
+    auto& accepted = f.add("uactor_endpoint_connections_accepted_total", "opc.tcp connections accepted by this endpoint",
+                           C::Counter);
+    auto& open = f.add("uactor_endpoint_connections_open", "opc.tcp connections open now on this endpoint", C::Gauge);
+    for (const auto& e : eps) {
+      for (std::size_t i = 0; i < e.endpoint_urls.size(); ++i) {
+        const endpoint_metrics m = i < e.metrics.endpoints.size() ? e.metrics.endpoints[i] : endpoint_metrics{};
+        accepted.metric.push_back(families::sample(C::Counter, static_cast<double>(m.connections_accepted),
+                                                   {{"endpoint", e.endpoint_urls[i]}}));
+        open.metric.push_back(
+            families::sample(C::Gauge, static_cast<double>(m.connections_open), {{"endpoint", e.endpoint_urls[i]}}));
+      }
+    }
+  }
   f.per_endpoint(eps, "uactor_received_bytes_total", "bytes received on opc.tcp connections", C::Counter,
                  &server_metrics::bytes_received);
   f.per_endpoint(eps, "uactor_sent_bytes_total", "bytes sent on opc.tcp connections", C::Counter, &server_metrics::bytes_sent);

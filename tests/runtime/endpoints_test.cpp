@@ -14,6 +14,7 @@
 #include "protocol/generated/attribute_ids.hpp"
 #include "protocol/generated/node_ids.hpp"
 #include "protocol/generated/status_codes.hpp"
+#include "runtime/http/prometheus_text.hpp"
 #include "security/pki_store.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -167,10 +168,19 @@ TEST_CASE("embedded server, two endpoints: one server listens on two ports, and 
   CHECK(write_double(*eng, setpoint(f), 77) == ua::status::good);
   CHECK(read_double(*floor, setpoint(f)) == 77);
 
-  // Counted once, for the server: both connections, both sessions.
+  // Counted once, for the server, and per endpoint (the secured client's discovery connection
+  // may still be closing: at least one each).
   const auto m = f.srv->metrics();
   CHECK(m.connections_open >= 2);
-  CHECK(m.connections_accepted >= 2);
+  REQUIRE(m.endpoints.size() == 2);
+  CHECK(m.endpoints[0].connections_open >= 1);
+  CHECK(m.endpoints[1].connections_open >= 1);
+  CHECK(m.endpoints[0].connections_open + m.endpoints[1].connections_open == m.connections_open);
+  CHECK(m.endpoints[0].connections_accepted + m.endpoints[1].connections_accepted == m.connections_accepted);
+  const auto text = app::prometheus_text({{urls[0], m, {}, urls}}, {});
+  CHECK(text.find("uactor_endpoint_connections_open{endpoint=\"" + urls[1] + "\"}") != std::string::npos);
+  CHECK(text.find("uactor_endpoint_connections_accepted_total{endpoint=\"" + urls[0] + "\"}") != std::string::npos);
+  CHECK(text.find("uactor_sessions{endpoint=\"" + urls[0] + "\"}") != std::string::npos);  // the server, once
   floor->close();
   eng->close();
 }
