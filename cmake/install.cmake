@@ -37,7 +37,7 @@ install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting 
         EXPORT uactorTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS uactor uactor-load RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS uactor uactor-load uactor-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/uactor/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uactor
         FILES_MATCHING PATTERN "*.hpp")

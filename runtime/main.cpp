@@ -158,38 +158,13 @@ int run_load(int argc, char** argv, bool agent = false) {
   return 127;
 }
 
-// `uactor worker --fd N ...`: a script shard process (docs/scripts.md), started by the shard
-// supervisor of a server, never by hand. Parsed without CLI11 and before anything else starts, so
-// that the worker stays small: no actor system, no sockets but its own.
-int run_worker(int argc, char** argv) {
-  uactor::scripting::worker_options o;
-  int fd = -1;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    const unsigned long long v = std::strtoull(argv[i + 1], nullptr, 10);
-    if (key == "--fd") fd = static_cast<int>(v);
-    else if (key == "--memory") o.limits.memory_bytes = v;
-    else if (key == "--instructions") o.limits.max_instructions = v;
-    else if (key == "--address-space") o.address_space_limit = v;
-    else if (key == "--heartbeat-ms") o.heartbeat = std::chrono::milliseconds(v);
-    else {
-      std::fprintf(stderr, "uactor worker: unknown option %s\n", key.c_str());
-      return 2;
-    }
-  }
-  if (fd < 0) {
-    std::fprintf(stderr, "uactor worker: started by a server's shard supervisor (--fd N), not by hand\n");
-    return 2;
-  }
-  return uactor::scripting::run_worker(fd, o);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "load") == 0) return run_load(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "agent") == 0) return run_load(argc, argv, true);
-  if (argc >= 2 && std::strcmp(argv[1], "worker") == 0) return run_worker(argc, argv);
+  // A script shard (docs/scripts.md), as uactor-worker is: parsed before anything else starts.
+  if (argc >= 2 && std::strcmp(argv[1], "worker") == 0) return uactor::scripting::worker_main(argc, argv);
   CLI::App app{"uactor: a reactive, actor-based OPC UA runtime"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("uactor ") + UACTOR_VERSION);

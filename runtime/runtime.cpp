@@ -156,7 +156,11 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::ui
   c.description.endpoint_url = c.description.endpoint_urls.front();
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
       c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
+  c.limits.max_browse_continuation_points = c.sessions.max_browse_continuation_points =
+      plan.max_browse_continuation_points;
   c.sessions.max_sessions = plan.max_sessions;
+  c.sessions.max_session_timeout = plan.max_session_timeout;
+  c.sessions.min_session_timeout = std::min(c.sessions.min_session_timeout, plan.max_session_timeout);
   c.sessions.max_request_message_size = plan.max_message_size;
   c.sessions.random = fill_random;
   c.sessions.security = security;
@@ -692,6 +696,13 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.connection.channel.limits.send_buffer_size = plan.send_buffer_size;
   o.connection.channel.limits.max_message_size = plan.max_message_size;
   o.connection.channel.limits.max_chunk_count = plan.max_chunk_count;
+  o.connection.channel.hello_timeout = plan.hello_timeout;
+  o.connection.channel.max_token_lifetime = plan.max_token_lifetime;
+  o.connection.channel.min_token_lifetime = std::min(o.connection.channel.min_token_lifetime, plan.max_token_lifetime);
+  o.connection.channel.decode.max_string_length = o.connection.channel.decode.max_byte_string_length =
+      plan.max_string_length;
+  o.connection.channel.decode.max_array_length = plan.max_array_length;
+  o.connection.channel.decode.max_depth = static_cast<int>(plan.max_nesting_depth);
   o.connection.channel.security = security;
   o.open_at_start = false;  // opened below, after the demo's nodes
   std::lock_guard lock(impl_->mutex);

@@ -63,7 +63,11 @@ std::string describe(const server_plan& p) {
   out << "pki               " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir) << "\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
       << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "
-      << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n";
+      << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n"
+      << "                  Hello within " << p.hello_timeout.count() << " ms, tokens and sessions at most "
+      << p.max_token_lifetime.count() << "/" << p.max_session_timeout.count() << " ms, "
+      << p.max_browse_continuation_points << " continuation points per session; strings " << p.max_string_length
+      << " B, arrays " << p.max_array_length << " elements, nesting " << p.max_nesting_depth << " deep\n";
   return out.str();
 }
 

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <vector>
@@ -123,6 +125,34 @@ int run_worker(int fd, const worker_options& options) {
     }
     if (exit_code >= 0) return exit_code;
   }
+}
+
+int worker_main(int argc, char** argv) {
+  worker_options o;
+  int fd = -1;
+  int i = argc >= 2 && std::strcmp(argv[1], "worker") == 0 ? 2 : 1;
+  for (; i + 1 < argc; i += 2) {
+    const std::string_view key = argv[i];
+    const unsigned long long v = std::strtoull(argv[i + 1], nullptr, 10);
+    if (key == "--fd") fd = static_cast<int>(v);
+    else if (key == "--memory") o.limits.memory_bytes = v;
+    else if (key == "--instructions") o.limits.max_instructions = v;
+    else if (key == "--address-space") o.address_space_limit = v;
+    else if (key == "--heartbeat-ms") o.heartbeat = std::chrono::milliseconds(v);
+    else {
+      std::fprintf(stderr, "uactor worker: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (i < argc) {
+    std::fprintf(stderr, "uactor worker: %s has no value\n", argv[i]);
+    return 2;
+  }
+  if (fd < 0) {
+    std::fprintf(stderr, "uactor worker: started by a server's shard supervisor (--fd N), not by hand\n");
+    return 2;
+  }
+  return run_worker(fd, o);
 }
 
 }  // namespace uactor::scripting

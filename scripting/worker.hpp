@@ -23,4 +23,9 @@ struct worker_options {
 // (the reason on stderr); 3: a write failed.
 int run_worker(int fd, const worker_options& options);
 
+// The worker's command line as the shard supervisor writes it (actors/shards/worker_process.cpp):
+// `[worker] --fd N --memory B --instructions N --address-space B --heartbeat-ms MS`, then
+// run_worker; 2 for a bad argument. What `uactor worker` and `uactor-worker` run.
+int worker_main(int argc, char** argv);
+
 }  // namespace uactor::scripting

@@ -175,11 +175,16 @@ void copy_declaration(address_space& as, node_index instance, const reference& f
 }
 
 // Copies into `instance` the mandatory instance declarations of `declarations_of` (a type, or an
-// instance declaration) and, for a type, of its supertypes; a browse name already present wins.
+// instance declaration) and, for a type, of its supertypes and of the interfaces each of them
+// references with HasInterface (Part 3 §4.10.2: an interface's declarations belong to the fully
+// inherited InstanceDeclarationHierarchy of the ObjectType); a browse name already present wins,
+// so the type's own declarations come before its interfaces' and a subtype's before its
+// supertype's.
 void instantiate(address_space& as, node_index instance, node_index declarations_of, int depth,
                  const optional_names* optional) {
   if (depth > max_instance_depth) return;
   const node_index has_subtype = find_ns0(as, ids::has_subtype);
+  const node_index has_interface = find_ns0(as, ids::has_interface);
   const node_index hierarchical = find_ns0(as, ids::hierarchical_references);
   const bool is_type = as.at(declarations_of).cls == node_class::object_type ||
                        as.at(declarations_of).cls == node_class::variable_type;
@@ -192,6 +197,13 @@ void instantiate(address_space& as, node_index instance, node_index declarations
         children.push_back(r);
     for (const reference& r : children)
       if (!has_child_named(as, instance, as.at(r.target))) copy_declaration(as, instance, r, depth);
+    if (is_type && has_interface != no_node) {
+      std::vector<node_index> interfaces;
+      for (const reference& r : as.forward_references(t))
+        if (as.is_subtype_of(r.type, has_interface) && is_class(as, r.target, node_class::object_type))
+          interfaces.push_back(r.target);
+      for (const node_index i : interfaces) instantiate(as, instance, i, depth + 1, optional);
+    }
     if (++depth > max_instance_depth) return;
   }
 }

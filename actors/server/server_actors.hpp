@@ -70,8 +70,8 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core);
 
-// The CAF settings the server's I/O wants (docs/decisions/0013), applied to the configuration of
-// the actor system the server will run in, before the system is made.
+// The CAF settings our actor systems want, applied to a configuration before the system is made:
+// the server's I/O (docs/decisions/0013) and the scheduler's idle wake-up (docs/decisions/0036).
 void tune_io(caf::actor_system_config& cfg);
 
 // Starts accepting on a server spawned with open_at_start = false (good when it does already).

@@ -21,11 +21,16 @@ worker_process start_worker(const worker_launch& launch, std::string& error) {
     error = std::string("socketpair: ") + std::strerror(errno);
     return w;
   }
+  // The program asked for; else uactor-worker beside this executable (the build and the install
+  // put them together): a small binary of the script engine alone, a few MB of RSS where this
+  // executable's own `worker` mode (uactor has one) maps everything the server links.
   std::string program = launch.program;
   if (program.empty()) {
     char buf[4096];
     const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n > 0) program.assign(buf, static_cast<std::size_t>(n));
+    const std::string beside = program.substr(0, program.rfind('/') + 1) + "uactor-worker";
+    if (::access(beside.c_str(), X_OK) == 0) program = beside;
   }
   std::vector<std::string> args{program,
                                 "worker",

@@ -12,7 +12,8 @@
 //   kill      a runaway (T = 50 ms, G = 50 ms): ms past T + G until its worker is killed (its
 //             output published) and until the shard is loaded again
 //   rss       a worker's VmRSS, idle, after loading the set
-// Run: build/bench/actors/scripts_ab [--seconds 3] [--worker build/runtime/uactor] [--workers 2]
+// Run: build/bench/actors/scripts_ab [--seconds 3] [--worker build/runtime/uactor-worker] [--workers 2]
+//      [--caf-default-sleep]   (CAF's own work-stealing sleeps instead of tune_io's: the A/B of 0036)
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/server/server_actors.hpp"
 #include "actors/shards/runner.hpp"
 
 using namespace uactor;
@@ -42,6 +44,7 @@ struct options {
   double seconds = 3;
   std::string worker;
   std::uint32_t workers = 2;
+  bool caf_default_sleep = false;  // CAF's 50 µs moderate sleeps, as before docs/decisions/0036
 };
 
 // What the runner published, for the waiting bench thread.
@@ -272,20 +275,24 @@ void rss(caf::actor_system& sys, caf::actor host, const options& o) {
 
 int main(int argc, char** argv) {
   options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--seconds")) o.seconds = std::stod(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--worker")) o.worker = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--workers")) o.workers = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--caf-default-sleep")) o.caf_default_sleep = true;
+    else if (i + 1 >= argc) break;
+    else if (!std::strcmp(argv[i], "--seconds")) o.seconds = std::stod(argv[++i]);
+    else if (!std::strcmp(argv[i], "--worker")) o.worker = argv[++i];
+    else if (!std::strcmp(argv[i], "--workers")) o.workers = static_cast<std::uint32_t>(std::stoul(argv[++i]));
   }
   if (o.worker.empty()) {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
     dir = dir.substr(0, dir.rfind('/'));                  // build/bench/actors
-    o.worker = dir + "/../../runtime/uactor";
+    o.worker = dir + "/../../runtime/uactor-worker";
   }
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 2);
+  actors::tune_io(cfg);  // as the server's system (docs/decisions/0036)
+  if (o.caf_default_sleep) cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{std::chrono::microseconds(50)});
   caf::actor_system sys(cfg);
   // The runners end with the actor they monitor (the session host in a server): here a stand-in.
   auto host = sys.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; });

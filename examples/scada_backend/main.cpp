@@ -16,6 +16,7 @@
 #include <uactor/runtime.hpp>
 
 #include "device.hpp"
+#include "machine.hpp"
 #include "options.hpp"
 #include "plant.hpp"
 
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+
+  // A machine of the Machinery companion specification, from its NodeSet2 files (machine.cpp).
+  if (!o.machinery_dir.empty() && !scada::add_machine(server, o.machinery_dir, ns)) return 1;
 
   // Handles for the values the application pushes: resolved once, no lookup per value.
   std::vector<uactor::node_id> pushed = ids.tags;

@@ -21,6 +21,8 @@ A SCADA backend embedding uactor's OPC UA server: ns "urn:example:scada", folder
   --pushes N        pause after N batches per start (default 0: never)
   --paused          start with Plant.Device.Running = false (write true to start)
   --slow-ms N       Plant.SlowDevice.Temperature answers after N ms (default 50)
+  --machinery DIR   load DI, IA and Machinery from DIR (e.g. node-opcua-nodesets' nodesets/)
+                    and serve the machine Machines/Press1 with its Identification
 
 Runs until SIGINT or SIGTERM.
 )";
@@ -69,6 +71,8 @@ options parse_options(int argc, char** argv) {
       o.pushes = number<std::uint64_t>(a, next());
     } else if (a == "--paused") {
       o.paused = true;
+    } else if (a == "--machinery") {
+      o.machinery_dir = next();
     } else if (a == "--slow-ms") {
       o.slow_read = std::chrono::milliseconds(number<std::uint32_t>(a, next()));
     } else {

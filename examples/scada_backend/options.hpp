@@ -18,6 +18,7 @@ struct options {
   std::uint64_t pushes = 0;                      // then pauses after this many batches (0: never)
   bool paused = false;                           // start with Plant.Device.Running false
   std::chrono::milliseconds slow_read{50};       // Plant.SlowDevice.Temperature's answer time
+  std::string machinery_dir;                     // the DI, IA and Machinery NodeSet2 files; empty: no machine
 };
 
 // Parses argv. Prints the usage and exits 0 for --help, prints the error and exits 2 for a bad

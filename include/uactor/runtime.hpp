@@ -26,7 +26,9 @@ class runtime {
 public:
   explicit runtime(runtime_options options = {});
   // Joins the application's actor system, which must have the io middleman loaded and must
-  // outlive the runtime.
+  // outlive the runtime. Its configuration should have what uactor's own gets
+  // (`middleman.max-consecutive-reads` 1, `work-stealing.moderate-sleep-duration` 0:
+  // docs/decisions/0013, 0036).
   explicit runtime(caf::actor_system& system);
   ~runtime();
   runtime(const runtime&) = delete;

@@ -48,13 +48,15 @@ struct script_limits {
 
 enum class script_runner : std::uint8_t {
   in_process,      // an actor on the scheduler (the default)
-  out_of_process,  // `uactor worker` shard processes watched by a supervisor actor
+  out_of_process,  // uactor-worker shard processes watched by a supervisor actor
 };
 
 struct script_plan {
   script_runner runner = script_runner::in_process;
   std::uint32_t workers = 2;       // out of process: shard processes
-  std::string worker_program;      // out of process: the uactor executable; empty: this program
+  // Out of process: uactor-worker (or uactor, which has a `worker` mode); empty: uactor-worker
+  // beside this program, else this program.
+  std::string worker_program;
   std::vector<script_definition> scripts;
   script_limits limits;
 };

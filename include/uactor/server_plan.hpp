@@ -45,6 +45,14 @@ struct server_plan {
   std::uint32_t max_message_size = 16u << 20;
   std::uint32_t max_chunk_count = 4096;
   std::uint32_t max_nodes_per_operation = 10000;
+  // The other limits of DESIGN.md's Defaults table.
+  std::chrono::milliseconds hello_timeout{10'000};        // a connection that never says Hello is closed
+  std::chrono::milliseconds max_token_lifetime{3'600'000}; // RevisedLifetime of a secure channel token at most
+  std::chrono::milliseconds max_session_timeout{3'600'000};// RevisedSessionTimeout at most
+  std::uint32_t max_browse_continuation_points = 10;       // per session (ServerCapabilities says it)
+  std::uint32_t max_string_length = 16u << 20;            // bytes of a String or ByteString in a request
+  std::uint32_t max_array_length = 1'000'000;              // elements of an array in a request
+  std::uint32_t max_nesting_depth = 100;                   // Variant, ExtensionObject, DiagnosticInfo in a request
   std::chrono::milliseconds writer_interval{1000};  // the demo writer's tick
   // The load namespace (docs/demo-namespace.md): this many variables ns=1;s=Load.V<i>, all changed
   // every writer tick (0: none).

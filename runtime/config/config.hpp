@@ -42,6 +42,16 @@ struct writer_spec {
   std::vector<ua::builtin_type> target_types; // the DataType of each target, for the conversion
 };
 
+// [[methods]]: a Method bound to a built-in handler (docs/configuration.md). set: no inputs, the
+// targets get `values` (the file's value in each target's type); reset: the same with each
+// target's initial value; write: one input per target, each written to its target.
+struct method_spec {
+  node_id id;
+  std::string handler;  // set | reset | write
+  std::vector<node_id> targets;
+  std::vector<ua::variant> values;  // set, reset: one per target
+};
+
 struct logging_spec {
   std::string level = "info";     // trace | debug | info | warn | error | critical | off
   std::string format = "text";    // text | json (one JSON object a line)
@@ -64,6 +74,7 @@ struct plant {
   server_plan server;
   std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
   std::vector<node_change> nodes;       // parents before children
+  std::vector<method_spec> methods;      // their nodes are in `nodes`
   std::vector<writer_spec> writers;
   std::vector<app::mirror_spec> mirrors; // [[mirrors]] (docs/gateway.md), then `uactor run --mirror`
   script_plan scripts;                  // [scripts], [[virtual_tags]], [[calculations]], [[alarms]]
@@ -76,6 +87,10 @@ struct plant {
   logging_spec logging;
   metrics_spec metrics;
   std::size_t threads = 2;              // [actors] threads
+  // [actors] writers: on CAF's scheduler (its `threads`) or each on a thread of its own, so that a
+  // writer of many targets never holds a worker the session host (session_host = "scheduler") or
+  // in-process scripts wait for.
+  std::string writer_placement = "scheduler";
 };
 
 struct load_result {

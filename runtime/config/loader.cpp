@@ -60,6 +60,13 @@ constexpr std::string_view key_table[] = {
     "server.max_chunk_count",
     "server.max_nodes_per_operation",
     "server.audit_events",
+    "server.hello_timeout_ms",
+    "server.max_token_lifetime_ms",
+    "server.max_session_timeout_ms",
+    "server.max_browse_continuation_points",
+    "server.max_string_length",
+    "server.max_array_length",
+    "server.max_nesting_depth",
     "server.endpoints[]",
     "server.endpoints[].port",
     "server.endpoints[].listen_address",
@@ -114,6 +121,15 @@ constexpr std::string_view key_table[] = {
     "variables[].units.description",
     "variables[].count",
     "variables[].start",
+    "methods[]",
+    "methods[].id",
+    "methods[].parent",
+    "methods[].browse_name",
+    "methods[].display_name",
+    "methods[].description",
+    "methods[].handler",
+    "methods[].targets",
+    "methods[].value",
     "writers[]",
     "writers[].kind",
     "writers[].interval_ms",
@@ -197,6 +213,7 @@ constexpr std::string_view key_table[] = {
     "metrics.max_connections",
     "actors",
     "actors.session_host",
+    "actors.writers",
     "actors.threads",
     "actors.crypto_workers",
     "actors.crypto_queue",
@@ -554,6 +571,7 @@ public:
     read_nodes(top, "folders");
     read_nodes(top, "objects");
     read_nodes(top, "variables");
+    read_methods(top);
     check_parents();
     read_writers(top);
     read_mirrors(top);
@@ -610,6 +628,13 @@ private:
     s.integer("max_chunk_count", 1, u32, server_.max_chunk_count);
     s.integer("max_nodes_per_operation", 1, u32, server_.max_nodes_per_operation);
     s.boolean("audit_events", server_.audit_events);
+    read_milliseconds(s, "hello_timeout_ms", 100, 3'600'000, server_.hello_timeout);
+    read_milliseconds(s, "max_token_lifetime_ms", 10'000, 86'400'000, server_.max_token_lifetime);
+    read_milliseconds(s, "max_session_timeout_ms", 10'000, 86'400'000, server_.max_session_timeout);
+    s.integer("max_browse_continuation_points", 1, 65535, server_.max_browse_continuation_points);
+    s.integer("max_string_length", 1024, u32, server_.max_string_length);
+    s.integer("max_array_length", 1, u32, server_.max_array_length);
+    s.integer("max_nesting_depth", 1, 1000, server_.max_nesting_depth);
     if (!application_uri_set_) server_.application_uri = "urn:" + server_.host_name + ":uactor:server";
 
     // The server's user token types, the default of every endpoint (docs/configuration.md).
@@ -739,6 +764,12 @@ private:
                            "would travel unprotected): add a policy to security or leave it out",
                            e.user_tokens[i], e.user_tokens[i] == "username" ? "the password" : "the token"));
     }
+  }
+
+  static void read_milliseconds(section& s, std::string_view name, std::int64_t min, std::int64_t max,
+                                std::chrono::milliseconds& out) {
+    std::int64_t ms = out.count();
+    if (s.integer(name, min, max, ms)) out = std::chrono::milliseconds(ms);
   }
 
   void read_security(section& s, std::string_view name, std::vector<std::string>& out) {
@@ -1073,6 +1104,122 @@ private:
           p_.nodes.push_back(std::move(v));
         }
       }
+    }
+  }
+
+  // [[methods]]: a Method under an object, bound to a built-in handler over variables of the file
+  // (docs/configuration.md). Read before check_parents: the node joins the file's nodes, and the
+  // targets' indices in p_.nodes are still those read_nodes gave.
+  void read_methods(section& top) {
+    const auto* items = table_array(top, "methods", c_);
+    if (!items) return;
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      const auto& mt = *(*items)[i].as_table();
+      section s(c_, mt, fmt::format("methods[{}]", i));
+      std::string id_text, parent_text = "i=85", browse, display, description, handler;
+      const bool has_id = s.string("id", id_text);
+      if (!has_id && !mt.get("id")) c_.error(mt.source(), s.key("id"), "missing (every node needs its NodeId)");
+      s.string("parent", parent_text);
+      s.string("browse_name", browse);
+      s.string("display_name", display);
+      s.string("description", description);
+      const bool has_handler = s.choice("handler", {"set", "reset", "write"}, handler);
+      if (!has_handler && !mt.get("handler")) c_.error(mt.source(), s.key("handler"), "missing (set, reset or write)");
+      const toml::node* value = s.get("value");
+      std::vector<std::string> targets;
+      const bool has_targets = s.strings("targets", targets);
+      if (!has_targets && !mt.get("targets"))
+        c_.error(mt.source(), s.key("targets"), "missing (the variables the method sets)");
+      if (has_handler && handler == "set" && !value)
+        c_.error(mt.source(), s.key("value"), "missing (handler = \"set\" sets its targets to this value)");
+      if (has_handler && handler != "set" && value)
+        c_.error(*value, s.key("value"), fmt::format("only handler = \"set\" takes a value (this one is \"{}\")", handler));
+      if (!has_id || !has_handler || !has_targets) continue;
+
+      const auto id = node(id_text, *mt.get("id"), s.key("id"));
+      const toml::node& parent_at = mt.get("parent") ? *mt.get("parent") : static_cast<const toml::node&>(mt);
+      const auto parent = node(parent_text, parent_at, s.key("parent"));
+      if (!id || !parent) continue;
+      if (auto it = ids_.find(parent->to_string()); it != ids_.end() && it->second.variable) {
+        c_.error(parent_at, s.key("parent"),
+                 fmt::format("{} is a variable: a method is a component of an object (Part 3 §5.7)", parent->to_string()));
+        continue;
+      }
+      method_spec m;
+      m.id = *id;
+      m.handler = handler;
+      method_node node_def;
+      const auto& arr = *mt.get("targets")->as_array();
+      if (targets.empty()) c_.error(arr, s.key("targets"), "expected at least one variable");
+      bool ok = !targets.empty();
+      for (std::size_t t = 0; t < targets.size(); ++t) {
+        const auto key = fmt::format("methods[{}].targets[{}]", i, t);
+        const auto target = node(targets[t], arr[t], key);
+        if (!target) { ok = false; continue; }
+        auto it = ids_.find(target->to_string());
+        const auto* var = it != ids_.end() && it->second.variable ? std::get_if<variable_node>(&p_.nodes[it->second.index]) : nullptr;
+        if (!var) {
+          c_.error(arr[t], key, fmt::format("{} is not a variable of this file", target->to_string()));
+          ok = false;
+          continue;
+        }
+        if (var->value_rank != -1) {
+          c_.error(arr[t], key, fmt::format("{} is an array: a method sets scalar variables", target->to_string()));
+          ok = false;
+          continue;
+        }
+        m.targets.push_back(*target);
+        const auto type = it->second.type;
+        if (handler == "reset") {
+          m.values.push_back(var->value.value);
+        } else if (handler == "set" && value) {
+          auto v = value->is_array() || value->is_table()
+                       ? ua::expected<ua::variant>(ua::status::bad_type_mismatch)
+                       : app::parse_value(type == ua::builtin_type::variant ? ua::builtin_type::string : type, false,
+                                          value_text(*value, false));
+          if (!v) {
+            c_.error(*value, s.key("value"),
+                     fmt::format("{} is not a value of type {} (the type of {})", value_text(*value, true),
+                                 app::builtin_type_name(type), target->to_string()));
+            ok = false;
+            continue;
+          }
+          m.values.push_back(std::move(*v));
+        } else if (handler == "write") {
+          // One input per target, named as the target, of its DataType (the server checks the
+          // arguments against it, Part 4 §5.11.2).
+          node_def.inputs.push_back(method_argument(var->browse_name.name.view(), var->data_type));
+        }
+      }
+      if (!ok) continue;
+      const auto id_string = id->to_string();
+      if (auto it = ids_.find(id_string); it != ids_.end()) {
+        c_.error(*mt.get("id"), s.key("id"),
+                 fmt::format("{} is defined twice (first at {}, {})", id_string, c_.where(it->second.at), it->second.key));
+        continue;
+      }
+      node_def.id = *id;
+      node_def.parent = *parent;
+      std::string name = browse;
+      if (name.empty()) {
+        name = id->type() == ua::node_id_type::string ? std::string(id->text()) : id_string;
+        if (id->type() == ua::node_id_type::string && name.rfind('.') != std::string::npos) name = name.substr(name.rfind('.') + 1);
+      }
+      node_def.browse_name = qualified_name{id->namespace_index(), ua::ua_string(name)};
+      if (!display.empty()) node_def.display_name = ua::localized_text{ua::ua_string(""), ua::ua_string(display)};
+      if (!description.empty()) node_def.description = ua::localized_text{ua::ua_string(""), ua::ua_string(description)};
+      node_entry entry;
+      entry.at = mt.get("id")->source();
+      entry.key = s.key("id");
+      entry.index = p_.nodes.size();
+      if (parent->namespace_index() != 0) {
+        entry.parent = parent->to_string();
+        entry.parent_at = parent_at.source();
+        entry.parent_key = s.key("parent");
+      }
+      ids_.emplace(id_string, std::move(entry));
+      p_.nodes.push_back(std::move(node_def));
+      p_.methods.push_back(std::move(m));
     }
   }
 
@@ -1579,6 +1726,7 @@ private:
     std::string host = server_.session_host;
     s.choice("session_host", {"multiplexer", "scheduler"}, host);
     p_.server.session_host = host;
+    s.choice("writers", {"scheduler", "detached"}, p_.writer_placement);
     s.integer("threads", 1, 64, p_.threads);
     // docs/decisions/0022: where the channel and session crypto runs, and how much may wait.
     std::uint32_t workers = server_.crypto_workers;

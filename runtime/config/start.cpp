@@ -150,6 +150,34 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
   return true;
 }
 
+// [[methods]]: built-in handlers, inline on the server's thread. They only queue a value batch,
+// which reaches the host before the Call's answer (both are messages to it from this thread), so
+// a client reading after the Call sees the new values.
+bool bind_methods(server& srv, const plant& p, std::string& error) {
+  for (const auto& m : p.methods) {
+    std::vector<value_handle> handles;
+    for (const auto& h : srv.resolve(m.targets)) {
+      if (!h) {
+        error = fmt::format("method {}: a target could not be resolved: {}", m.id.to_string(), h.error().to_string());
+        return false;
+      }
+      handles.push_back(*h);
+    }
+    auto handler = [&srv, m, handles = std::move(handles)](const method_call& call, call_reply reply) {
+      const auto& values = m.handler == "write" ? call.inputs : m.values;  // inputs checked against InputArguments
+      std::vector<value_update> batch(handles.size());
+      for (std::size_t i = 0; i < handles.size(); ++i) batch[i] = value_update{handles[i], values[i], {}, {}};
+      const auto sc = srv.write_values(batch);
+      reply(sc.is_good() ? sc : ua::status::bad_resource_unavailable);
+    };
+    if (const auto sc = srv.on_call(m.id, std::move(handler)); sc.is_bad()) {
+      error = fmt::format("method {} could not be bound: {}", m.id.to_string(), sc.to_string());
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 struct plant_runner::impl {
@@ -216,7 +244,7 @@ bool plant_runner::start(const plant& p, std::string& error) {
     }
   }
   // Alarms on the nodes above, before scripts and writers change their inputs (docs/events.md).
-  if (!add_alarms(srv, p, error)) return fail(error);
+  if (!bind_methods(srv, p, error) || !add_alarms(srv, p, error)) return fail(error);
   // Scripts last: their inputs and outputs are the nodes above (docs/scripts.md).
   if (!p.scripts.scripts.empty()) {
     const auto report = srv.add_scripts(p.scripts);
@@ -233,7 +261,9 @@ bool plant_runner::start(const plant& p, std::string& error) {
       if (!h) return fail(fmt::format("a writer's target could not be resolved: {}", h.error().to_string()));
       handles.push_back(*h);
     }
-    m.writers.push_back(m.system->spawn(plant_writer, w, &srv, std::move(handles), m.writer_cycles));
+    m.writers.push_back(p.writer_placement == "detached"
+                            ? m.system->spawn<caf::detached>(plant_writer, w, &srv, std::move(handles), m.writer_cycles)
+                            : m.system->spawn(plant_writer, w, &srv, std::move(handles), m.writer_cycles));
   }
   // Mirrors (docs/gateway.md) before the server opens: a client sees the mirrored nodes from its
   // first request. A remote that cannot be reached refuses the start (docs/decisions/0028).

@@ -2,10 +2,10 @@
 # node-opcua's client against examples/scada_backend (issue 12), the binary that
 # tests/package/consumer_test.sh built against the installed package. Starts
 #   SCADA_BACKEND --host 127.0.0.1 --port 0 --pki TMP --paused --pushes N --interval-ms 50
-# (10,000 tags, the example's default), waits (at most 20 s) for its `listening on opc.tcp://...`
-# line, runs node_scada_client.js against it (which starts the device, subscribes to 1,000 tags
-# and counts every change), stops the backend with SIGINT (exit 0 within 10 s), and compares
-# the counts of both ends: the device's `pushed N batches` lines on the backend's stdout, and the
+# (10,000 tags, the example's default; --machinery with node-opcua-nodesets' files), waits (at
+# most 20 s) for its `listening on opc.tcp://...` line, runs node_scada_client.js against it (which
+# starts the device, subscribes to 1,000 tags and counts every change, and finds the machine),
+# stops the backend with SIGINT (exit 0 within 10 s), and compares the counts of both ends: the device's `pushed N batches` lines on the backend's stdout, and the
 # client's `received C changes` line (C = N x 1,000, each tag's value the push's sequence number).
 #
 #   bash example_backend_interop.sh SCADA_BACKEND
@@ -67,6 +67,13 @@ failed() {
 set -m
 server_cmd=("$1" --host 127.0.0.1 --port 0 --pki "$tmp/pki" --paused --pushes "$pushes"
             --interval-ms "$interval_ms" --slow-ms "$slow_ms" --tags "$tags")
+# The Machinery machine (machine.cpp) from node-opcua-nodesets' DI, IA and Machinery files.
+nodesets="$here/node_modules/node-opcua-nodesets/nodesets"
+machinery=()
+if [ -f "$nodesets/Opc.Ua.Machinery.NodeSet2.xml" ]; then
+    server_cmd+=(--machinery "$nodesets")
+    machinery=(--machinery)
+fi
 echo "example_backend_interop: starting ${server_cmd[*]}"
 : >"$tmp/server.out"  # there before the loop below reads it
 "${server_cmd[@]}" >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
@@ -89,7 +96,7 @@ echo "example_backend_interop: backend pid $server_pid listens on $endpoint"
 
 client_status=0
 timeout -k 5 110 node "$here/node_scada_client.js" "$endpoint" --tags "$tags" --pushes "$pushes" \
-    --interval-ms "$interval_ms" --slow-ms "$slow_ms" --timeout 100 >"$tmp/client.out" 2>"$tmp/client.err" \
+    --interval-ms "$interval_ms" --slow-ms "$slow_ms" --timeout 100 "${machinery[@]}" >"$tmp/client.out" 2>"$tmp/client.err" \
     || client_status=$?
 cat "$tmp/client.out"
 if [ "$client_status" -ne 0 ]; then

@@ -7,7 +7,7 @@
 //                                                 print the same serve the same
 //   node node_config_check.js plant URL           examples/config/plant.toml on its None endpoint:
 //                                                 5,000 tags a line, the writers' changes seen by
-//                                                 a subscription
+//                                                 a subscription, the [[methods]] called
 //
 // Prints `ok <step>` / `FAIL <step>: <why>` (plant) or the tree (tree); exits 0 only when all is
 // well. node-opcua's log goes to stderr. Bounded by a 90 s timer.
@@ -19,7 +19,7 @@ console.info = console.log;
 
 const {
     OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn,
-    BrowseDirection, MessageSecurityMode, SecurityPolicy, NodeClass
+    BrowseDirection, MessageSecurityMode, SecurityPolicy, NodeClass, DataType
 } = require("node-opcua");
 
 const [mode, url] = process.argv.slice(2);
@@ -138,6 +138,27 @@ async function plant(session) {
           c.length >= 5 && c.every((v, i) => i === 0 || v === c[i - 1] + 1), JSON.stringify(c));
     const r = seen["ns=2;s=Plant.Line2.Running"];
     check("the square writer toggles Running (Boolean)", r.includes(true) && r.includes(false), JSON.stringify(r));
+
+    // [[methods]]: SetSetpoint writes its argument (a Double, as InputArguments say), ResetSetpoint
+    // the file's value; Setpoint is 42.5 again afterwards for the steps that follow.
+    const callOn = async (method, inputArguments) => (await session.call({
+        objectId: "ns=2;s=Plant.Line1", methodId: "ns=2;s=Plant.Line1." + method, inputArguments })).statusCode;
+    const readSetpoint = async () =>
+        (await session.read({ nodeId: "ns=2;s=Plant.Line1.Setpoint", attributeId: AttributeIds.Value })).value.value;
+    const args = await session.read({ nodeId: "ns=2;s=Plant.Line1.SetSetpoint.InputArguments", attributeId: AttributeIds.Value });
+    const arg = args.value.value && args.value.value[0];
+    check("SetSetpoint's InputArguments: one Double named Setpoint",
+          args.value.value.length === 1 && arg.name === "Setpoint" && arg.dataType.toString() === "ns=0;i=11",
+          JSON.stringify(args.value.value));
+    const set = await callOn("SetSetpoint", [{ dataType: DataType.Double, value: 55.5 }]);
+    const afterSet = await readSetpoint();
+    check("SetSetpoint(55.5) is Good and Setpoint reads 55.5", set.isGood() && afterSet === 55.5, set.name + ", " + afterSet);
+    const wrong = await callOn("SetSetpoint", [{ dataType: DataType.String, value: "high" }]);
+    check("SetSetpoint(\"high\") is BadInvalidArgument", wrong.name === "BadInvalidArgument", wrong.name);
+    const reset = await callOn("ResetSetpoint", []);
+    const afterReset = await readSetpoint();
+    check("ResetSetpoint() is Good and Setpoint reads 42.5 again", reset.isGood() && afterReset === 42.5,
+          reset.name + ", " + afterReset);
 }
 
 (async () => {

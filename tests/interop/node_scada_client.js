@@ -3,14 +3,15 @@
 // example_backend_interop.sh with `--paused --pushes N`: the device waits for this client to
 // start it, pushes N batches and pauses again.
 //
-//   node node_scada_client.js opc.tcp://127.0.0.1:PORT --tags T --pushes N [--slow-ms S] [--timeout S]
+//   node node_scada_client.js opc.tcp://127.0.0.1:PORT --tags T --pushes N [--slow-ms S] [--timeout S] [--machinery]
 //
 // Steps: browse the Plant tree; read each kind of node (a tag, a setpoint and its EURange, the
 // read-through Temperature, StartPump's arguments, the device's variables); write a setpoint in and
 // out of range; call StartPump in and out of range; the read-through under a load of 200 Reads of
 // tags that must not wait for it; subscribe to 1,000 tags, start the device, and receive every
 // change it pushed (each tag's value is the push's sequence number: 0 before the first push, then
-// 1 .. N, each exactly once and in order, for each of the 1,000 items).
+// 1 .. N, each exactly once and in order, for each of the 1,000 items); with --machinery, the
+// machine of the Machinery companion types (Machines/Press1 and its Identification's nameplate).
 // Prints `ok <step>` or `FAIL <step>: <why>` per step, `received C changes ...` for the script, then
 // a summary; exits 0 only when every step passed (1 otherwise, 2 on bad usage). node-opcua's log
 // goes to stderr. Bounded by --timeout (default 90 s).
@@ -497,6 +498,43 @@ async function stepSubscribe(session, o, totals) {
     return MONITORED + " items x " + o.pushes + " pushes = " + totals.changes + " changes, each in order, none missing, in " + elapsed + " ms";
 }
 
+// ---- the Machinery machine (--machinery) -------------------------------------------------------------
+
+const DI_URI = "http://opcfoundation.org/UA/DI/";
+const MACHINERY_URI = "http://opcfoundation.org/UA/Machinery/";
+
+// Found as a Machinery client finds machines (OPC 40001-1 §9.2): Objects/Machines organizes them,
+// each machine's Identification is an AddIn of type MachineIdentificationType, its nameplate the
+// variables of that type, of its supertypes and of their interfaces.
+async function stepMachine(session) {
+    const p = new Problems();
+    const uris = (await session.read({ nodeId: "ns=0;i=2255", attributeId: AttributeIds.Value })).value.value || [];
+    const di = uris.indexOf(DI_URI), machinery = uris.indexOf(MACHINERY_URI);
+    if (di < 0 || machinery < 0) throw new CheckError("DI or Machinery not in the NamespaceArray " + JSON.stringify(uris));
+    const machines = byName(await browseAll(session, "ns=" + machinery + ";i=1001"));
+    const press = machines.get("Press1");
+    if (!press) throw new CheckError("Machines does not organize Press1: " + JSON.stringify([...machines.keys()]));
+    const children = await browseAll(session, press.nodeId.toString());
+    const identification = children.find((r) => r.browseName.name === "Identification" && r.browseName.namespaceIndex === di);
+    if (!identification) throw new CheckError("Press1 has no DI:Identification");
+    p.check(identification.referenceTypeId.toString() === "ns=0;i=17604",
+        () => "Identification is referenced by " + identification.referenceTypeId.toString() + ", not HasAddIn (i=17604)");
+    p.check(identification.typeDefinition.toString() === "ns=" + machinery + ";i=1012",
+        () => "Identification's type is " + identification.typeDefinition.toString() + ", not MachineIdentificationType");
+    const nameplate = byName(await browseAll(session, identification.nodeId.toString()));
+    const want = { Manufacturer: "ACME Presses", SerialNumber: "P-0001", ProductInstanceUri: "urn:acme:press:P-0001",
+                   Model: "HP 400", YearOfConstruction: 2024 };
+    for (const [name, value] of Object.entries(want)) {
+        const ref = nameplate.get(name);
+        if (!p.check(ref, "Identification has no " + name)) continue;
+        const dv = await session.read({ nodeId: ref.nodeId, attributeId: AttributeIds.Value });
+        const got = dv.value.value && dv.value.value.text !== undefined ? dv.value.value.text : dv.value.value;
+        p.check(dv.statusCode.isGood() && got === value, () => name + " = " + JSON.stringify(got) + " (" + sc(dv.statusCode) + "), want " + JSON.stringify(value));
+    }
+    p.throwIfAny();
+    return nameplate.size + " nameplate variables, DI ns=" + di + ", Machinery ns=" + machinery;
+}
+
 // ---- main ------------------------------------------------------------------------------------------------
 
 function parseArgs(argv) {
@@ -508,6 +546,7 @@ function parseArgs(argv) {
         else if (argv[i] === "--pushes") o.pushes = num();
         else if (argv[i] === "--slow-ms") o.slowMs = num();
         else if (argv[i] === "--interval-ms") o.intervalMs = num();
+        else if (argv[i] === "--machinery") o.machinery = true;
         else if (!o.endpoint && /^opc\.tcp:\/\//.test(argv[i])) o.endpoint = argv[i];
         else return null;
     }
@@ -517,7 +556,7 @@ function parseArgs(argv) {
 async function main() {
     const o = parseArgs(process.argv.slice(2));
     if (!o) {
-        process.stderr.write("usage: node node_scada_client.js opc.tcp://HOST:PORT [--tags T>=1000] [--pushes N>0] [--slow-ms S] [--interval-ms I] [--timeout S]\n");
+        process.stderr.write("usage: node node_scada_client.js opc.tcp://HOST:PORT [--tags T>=1000] [--pushes N>0] [--slow-ms S] [--interval-ms I] [--timeout S] [--machinery]\n");
         process.exit(2);
     }
     const pki = fs.mkdtempSync(path.join(os.tmpdir(), "uactor-scada-client-"));
@@ -558,6 +597,7 @@ async function main() {
             ["Read-through under a concurrent Read load on tags", stepReadThrough],
             ["Subscribe to 1000 tags and receive every push", (s) => stepSubscribe(s, o, totals)]
         ];
+        if (o.machinery) steps.push(["Find the Machinery machine and read its nameplate", stepMachine]);
         for (const [name, fn] of steps) await step(name, () => fn(session, o));
     }
     if (session) await step("CloseSession", () => session.close());

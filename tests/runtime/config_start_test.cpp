@@ -2,6 +2,9 @@
 // back over a socket by our client. Bounded in time (the writer's tick is 20 ms; 5 s at most).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -174,4 +177,161 @@ input = "i=2253"
   std::string error;
   CHECK_FALSE(runner.start(loaded.value, error));
   CHECK(error.starts_with("off-normal alarm ns=2;s=Server.Alarm (input i=2253) could not be added: BadNodeClassInvalid"));
+}
+
+namespace {
+
+constexpr auto methods_text = R"(
+[server]
+demo = false
+hello_timeout_ms = 300
+max_browse_continuation_points = 3
+[[server.endpoints]]
+listen_address = "127.0.0.1"
+port = 0
+security = ["none"]
+
+[actors]
+writers = "detached"
+
+[[namespaces]]
+uri = "urn:test:pump"
+
+[[objects]]
+id = "ns=2;s=Pump"
+
+[[variables]]
+id = "ns=2;s=Pump.Running"
+parent = "ns=2;s=Pump"
+type = "Boolean"
+
+[[variables]]
+id = "ns=2;s=Pump.Speed"
+parent = "ns=2;s=Pump"
+value = 10.0
+
+[[variables]]
+id = "ns=2;s=Pump.Starts"
+parent = "ns=2;s=Pump"
+type = "UInt32"
+value = 7
+
+[[variables]]
+id = "ns=2;s=Pump.Ticks"
+parent = "ns=2;s=Pump"
+type = "UInt32"
+
+[[methods]]
+id = "ns=2;s=Pump.Start"
+parent = "ns=2;s=Pump"
+handler = "set"
+targets = ["ns=2;s=Pump.Running", "ns=2;s=Pump.Starts"]
+value = 1
+
+[[methods]]
+id = "ns=2;s=Pump.SetSpeed"
+parent = "ns=2;s=Pump"
+handler = "write"
+targets = ["ns=2;s=Pump.Speed"]
+
+[[methods]]
+id = "ns=2;s=Pump.Reset"
+parent = "ns=2;s=Pump"
+handler = "reset"
+targets = ["ns=2;s=Pump.Running", "ns=2;s=Pump.Speed", "ns=2;s=Pump.Starts"]
+
+[[writers]]
+kind = "counter"
+interval_ms = 20
+max = 1000000
+targets = ["ns=2;s=Pump.Ticks"]
+)";
+
+ua::status_code call(client& c, std::string_view method, std::vector<ua::variant> inputs = {}) {
+  ua::call_request r;
+  r.methods_to_call.resize(1);
+  r.methods_to_call[0].object_id = node_id::string(2, "Pump");
+  r.methods_to_call[0].method_id = node_id::string(2, std::string(method));
+  for (auto& v : inputs) r.methods_to_call[0].input_arguments.push_back(std::move(v));
+  auto resp = c.call_sync(r);
+  REQUIRE(resp.has_value());
+  REQUIRE(resp->results.size() == 1);
+  return resp->results[0].status_code;
+}
+
+template <class T>
+T value_of(client& c, std::string_view node) {
+  const auto v = read(c, node_id::string(2, std::string(node)));
+  REQUIRE(v.value.get_if<T>() != nullptr);
+  return *v.value.get_if<T>();
+}
+
+}  // namespace
+
+TEST_CASE("config: methods with built-in handlers set their targets, and the file's limits reach the server",
+          "[config]") {
+  auto loaded = config::load(methods_text, "methods.toml", ".", false);
+  REQUIRE(loaded.errors.empty());
+  config::plant_runner runner;
+  std::string error;
+  REQUIRE(runner.start(loaded.value, error));
+  const auto port = runner.server()->port();
+
+  runtime client_side;
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(port);
+  auto c = client_side.connect(o);
+  REQUIRE(c.has_value());
+
+  // set: every target the file's value in its type; seen by the next Read (the batch is applied
+  // before the Call's answer).
+  CHECK(call(*c, "Pump.Start") == ua::status::good);
+  CHECK(value_of<bool>(*c, "Pump.Running"));
+  CHECK(value_of<std::uint32_t>(*c, "Pump.Starts") == 1);
+  // write: the inputs, checked against InputArguments by the server.
+  CHECK(call(*c, "Pump.SetSpeed", {ua::variant(42.5)}) == ua::status::good);
+  CHECK(value_of<double>(*c, "Pump.Speed") == 42.5);
+  CHECK(call(*c, "Pump.SetSpeed", {ua::variant(ua::ua_string("fast"))}) == ua::status::bad_invalid_argument);
+  CHECK(call(*c, "Pump.SetSpeed") == ua::status::bad_arguments_missing);
+  CHECK(value_of<double>(*c, "Pump.Speed") == 42.5);
+  // reset: the file's initial values (Boolean false when none is given).
+  CHECK(call(*c, "Pump.Reset") == ua::status::good);
+  CHECK_FALSE(value_of<bool>(*c, "Pump.Running"));
+  CHECK(value_of<double>(*c, "Pump.Speed") == 10.0);
+  CHECK(value_of<std::uint32_t>(*c, "Pump.Starts") == 7);
+
+  // A detached writer ticks like one on the scheduler.
+  const auto ticks = value_of<std::uint32_t>(*c, "Pump.Ticks");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (value_of<std::uint32_t>(*c, "Pump.Ticks") < ticks + 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  CHECK(value_of<std::uint32_t>(*c, "Pump.Ticks") >= ticks + 3);
+
+  // server.max_browse_continuation_points is what ServerCapabilities says.
+  const auto points = read(*c, node_id(0, ua::ids::server_server_capabilities_max_browse_continuation_points));
+  REQUIRE(points.value.get_if<std::uint16_t>() != nullptr);
+  CHECK(*points.value.get_if<std::uint16_t>() == 3);
+
+  // server.hello_timeout_ms: a connection that never says Hello is closed (housekeeping runs each
+  // second: within 300 ms + 1 s, here at most 5 s).
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  const auto connected = std::chrono::steady_clock::now();
+  char buffer[256];
+  ssize_t got = 0;
+  for (int reads = 0; reads < 16 && (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0; ++reads) {
+  }  // an ERR message (Part 6 §7.1.2.5) may come first
+  CHECK(got == 0);  // closed by the server, not the 5 s receive timeout
+  CHECK(std::chrono::steady_clock::now() - connected < 4s);
+  ::close(fd);
+
+  c->close();
+  client_side.stop();
+  runner.stop();
 }

@@ -123,6 +123,11 @@ std::string uactor_bin() {
   return bin ? bin : "";
 }
 
+std::string worker_bin() {
+  const char* bin = std::getenv("UACTOR_WORKER_BIN");
+  return bin ? bin : "";
+}
+
 }  // namespace
 
 TEST_CASE("scripts in process: virtual tags and an alarm and a calculation follow their inputs", "[scripts]") {
@@ -224,15 +229,16 @@ TEST_CASE("worker: an oversized header or an unknown frame ends it with 2 and a 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Out of process: `uactor worker` shards (UACTOR_BIN), run by ctest's scripts.out_of_process.
+// Out of process: uactor-worker shards (UACTOR_WORKER_BIN; `uactor worker`, UACTOR_BIN, in the
+// first case), run by ctest's scripts.out_of_process.
 
 namespace {
 
-script_plan out_of_process(std::uint32_t workers) {
+script_plan out_of_process(std::uint32_t workers, std::string program = worker_bin()) {
   script_plan plan;
   plan.runner = script_runner::out_of_process;
   plan.workers = workers;
-  plan.worker_program = uactor_bin();
+  plan.worker_program = std::move(program);
   return plan;
 }
 
@@ -245,8 +251,12 @@ bool until(const std::function<bool()>& ok) {
 
 TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oop]") {
   REQUIRE_FALSE(uactor_bin().empty());
+  REQUIRE_FALSE(worker_bin().empty());
+  // uactor-worker, and uactor's own worker mode: the same loop (scripting::worker_main).
+  const auto program = GENERATE(worker_bin(), uactor_bin());
+  INFO(program);
   plant p;
-  auto plan = out_of_process(2);
+  auto plan = out_of_process(2, program);
   plan.scripts.push_back(p.tag("Flow", "p1 - p2", {{"p1", "P1"}, {"p2", "P2"}}));
   plan.scripts.push_back(p.tag("High", "p1 > 80", {{"p1", "P1"}}, script_kind::alarm));
   plan.scripts.push_back(p.tag("Ratio", "p1 / p2", {{"p1", "P1"}, {"p2", "P2"}}));
@@ -268,7 +278,7 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
 
 TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit struck and quarantined and "
           "its victims run elsewhere, the shard restored", "[.scripts-oop]") {
-  REQUIRE_FALSE(uactor_bin().empty());
+  REQUIRE_FALSE(worker_bin().empty());
   plant p;
   auto plan = out_of_process(2);
   plan.limits.soft_deadline = 300ms;
@@ -312,7 +322,7 @@ TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit 
 }
 
 TEST_CASE("scripts out of process: a memory bomb hits the worker's limit and the worker lives on", "[.scripts-oop]") {
-  REQUIRE_FALSE(uactor_bin().empty());
+  REQUIRE_FALSE(worker_bin().empty());
   plant p;
   auto plan = out_of_process(1);
   plan.limits.memory_bytes = 16u << 20;
@@ -331,7 +341,7 @@ TEST_CASE("scripts out of process: a memory bomb hits the worker's limit and the
 
 TEST_CASE("scripts out of process: a worker killed from outside mid-batch blames nobody and the shard comes back and "
           "an active alarm stays active", "[.scripts-oop]") {
-  REQUIRE_FALSE(uactor_bin().empty());
+  REQUIRE_FALSE(worker_bin().empty());
   plant p;
   auto plan = out_of_process(1);
   plan.limits.soft_deadline = 10s;  // the busy script is never late
@@ -363,7 +373,7 @@ TEST_CASE("scripts out of process: a worker killed from outside mid-batch blames
 }
 
 TEST_CASE("scripts out of process: a hung worker (SIGSTOP) misses its heartbeats and is replaced", "[.scripts-oop]") {
-  REQUIRE_FALSE(uactor_bin().empty());
+  REQUIRE_FALSE(worker_bin().empty());
   plant p;
   auto plan = out_of_process(1);
   plan.scripts.push_back(p.tag("Flow", "p1 * 2", {{"p1", "P1"}}));

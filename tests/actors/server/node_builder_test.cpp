@@ -147,6 +147,65 @@ TEST_CASE("node_builder: an instance of an ObjectType gets copies of its mandato
   CHECK(has_reference(as, id("PumpType.Start"), ids::has_property, id("PumpType.Start.InputArguments")));
 }
 
+TEST_CASE("node_builder: an instance also gets the declarations of its type's interfaces (HasInterface)", "[actors]") {
+  auto as = ns0_space();
+  // Part 3 §4.10.2: interfaces are abstract subtypes of BaseInterfaceType.
+  object_type_node nameplate;
+  nameplate.id = id("INameplateType");
+  nameplate.browse_name = name("INameplateType");
+  nameplate.super_type = node_id(0, ids::base_interface_type);
+  nameplate.is_abstract = true;
+  REQUIRE(apply(as, nameplate) == ua::status::good);
+  for (const char* member : {"Manufacturer", "SerialNumber"}) {
+    auto v = tag(member, id("INameplateType"));
+    v.id = id(std::string("INameplateType.") + member);
+    v.rule = modelling_rule::mandatory;
+    REQUIRE(apply(as, v) == ua::status::good);
+  }
+  auto optional = tag("INameplateType.Model", id("INameplateType"));
+  optional.browse_name = name("Model");
+  optional.rule = modelling_rule::optional;
+  REQUIRE(apply(as, optional) == ua::status::good);
+
+  object_type_node base;  // the interface is on the supertype, as Machinery's MachineryItemIdentificationType has it
+  base.id = id("ItemType");
+  base.browse_name = name("ItemType");
+  REQUIRE(apply(as, base) == ua::status::good);
+  REQUIRE(apply(as, reference_node{id("ItemType"), node_id(0, ids::has_interface), id("INameplateType")}) ==
+          ua::status::good);
+  // The type's own SerialNumber (a String) overrides the interface's (a Double).
+  auto own_serial = tag("ItemType.SerialNumber", id("ItemType"));
+  own_serial.browse_name = name("SerialNumber");
+  own_serial.data_type = node_id(0, ids::string);
+  own_serial.value.set_value(ua::ua_string("S-1"));
+  own_serial.rule = modelling_rule::mandatory;
+  REQUIRE(apply(as, own_serial) == ua::status::good);
+  object_type_node machine_type;
+  machine_type.id = id("MachineType");
+  machine_type.browse_name = name("MachineType");
+  machine_type.super_type = id("ItemType");
+  REQUIRE(apply(as, machine_type) == ua::status::good);
+
+  object_node m;
+  m.id = id("Press");
+  m.parent = ns0::objects_folder;
+  m.browse_name = name("Press");
+  m.type_definition = id("MachineType");
+  REQUIRE(apply(as, m) == ua::status::good);
+  CHECK(has_reference(as, id("Press"), ids::has_component, id("Press.Manufacturer")));  // from the interface
+  const auto serial = as.find(id("Press.SerialNumber"));
+  REQUIRE(serial != ua::no_node);
+  CHECK(as.variable(serial)->data_type.matches(node_id(0, ids::string)));  // the type's own wins
+  CHECK(as.find(id("Press.Model")) == ua::no_node);                        // optional: only when asked
+
+  object_node with_model = m;
+  with_model.id = id("Press2");
+  with_model.browse_name = name("Press2");
+  with_model.optional = {name("Model")};
+  REQUIRE(apply(as, with_model) == ua::status::good);
+  CHECK(as.find(id("Press2.Model")) != ua::no_node);
+}
+
 TEST_CASE("node_builder: removing a node takes its owned children and every reference at both ends", "[actors]") {
   auto as = ns0_space();
   REQUIRE(apply(as, folder(id("Plant"), ns0::objects_folder, "Plant")) == ua::status::good);
