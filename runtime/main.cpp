@@ -42,14 +42,13 @@ void reload(const uactor::config::plant_runner& runtime, const plant_source& rer
     spdlog::error("reload refused: the file has errors (above); the running configuration stays");
     return;
   }
-  const auto& servers = runtime.servers();
-  if (plant->servers.size() != servers.size())
-    spdlog::warn("reload: the file has {} endpoint(s), {} run: endpoints change at restart only", plant->servers.size(),
-                 servers.size());
-  for (std::size_t i = 0; i < servers.size() && i < plant->servers.size(); ++i) {
-    for (const auto& e : servers[i]->reload(plant->servers[i]))
-      spdlog::error("reload refused for {}: {}; its running configuration stays", servers[i]->endpoint_url(), e);
-  }
+  auto* server = runtime.server();
+  if (!server) return;
+  if (plant->server.resolved_endpoints().size() != server->ports().size())
+    spdlog::warn("reload: the file has {} endpoint(s), {} run: endpoints change at restart only",
+                 plant->server.resolved_endpoints().size(), server->ports().size());
+  for (const auto& e : server->reload(plant->server))
+    spdlog::error("reload refused for {}: {}; its running configuration stays", server->endpoint_url(), e);
   spdlog::default_logger()->set_level(spdlog::level::from_str(plant->logging.level));
 }
 
@@ -69,7 +68,8 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
   sources.metrics = [&runtime, &ready] {
     std::vector<uactor::app::endpoint_sample> endpoints;
     if (ready.load(std::memory_order_acquire))
-      for (const auto* s : runtime.servers()) endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics()});
+      if (const auto* s = runtime.server())
+        endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics(), s->endpoint_urls()});
     auto process = uactor::app::sample_process();
     process.writer_cycles = runtime.writer_cycles();
     return uactor::app::prometheus_text(endpoints, process);
@@ -99,7 +99,7 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread, c
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   std::printf("uactor %s\n", UACTOR_VERSION);
-  for (const auto& plan : plant.servers) std::printf("%s", uactor::describe(plan).c_str());
+  std::printf("%s", uactor::describe(plant.server).c_str());
   uactor::config::apply_logging(plant.logging);
   uactor::config::plant_runner runtime;
   std::atomic<bool> ready{false};
@@ -109,14 +109,14 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread, c
     std::fprintf(stderr, "uactor: %s\n", error.c_str());
     return 1;
   }
-  if (!nodesets.empty() && !uactor::app::load_nodesets(*runtime.servers().front(), nodesets, nodeset_options)) {
+  if (!nodesets.empty() && !uactor::app::load_nodesets(*runtime.server(), nodesets, nodeset_options)) {
     http.reset();
     runtime.stop();
     return 1;
   }
   ready.store(true, std::memory_order_release);
-  // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint.
-  for (const auto* server : runtime.servers()) std::printf("listening on %s\n", server->endpoint_url().c_str());
+  // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint of the server.
+  for (const auto& url : runtime.server()->endpoint_urls()) std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);
   int signal = 0;
   for (;;) {

@@ -79,14 +79,38 @@ std::vector<security::certificate> read_trust(const server_plan& plan) {
   return certs;
 }
 
+// The URL of each endpoint, with the port it was bound to.
+std::vector<std::string> endpoint_urls_of(const server_plan& plan, const std::vector<std::uint16_t>& ports) {
+  auto endpoints = plan.resolved_endpoints();
+  std::vector<std::string> urls;
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    if (i < ports.size()) endpoints[i].port = ports[i];
+    urls.push_back(endpoint_url(plan, endpoints[i]));
+  }
+  return urls;
+}
+
 // The offers, the certificate (created in the PKI folder on first start), the trust checks and
 // the users of the plan. Throws std::runtime_error on a bad configuration.
 std::shared_ptr<actors::server_security> make_security(const server_plan& plan) {
   auto sec = std::make_shared<actors::server_security>();
-  auto offers = actors::parse_security_offers(plan.security);
-  if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
-  sec->offers = std::move(*offers);
-  sec->identities.anonymous = plan.anonymous;
+  // Each endpoint's offers and token types; `offers` is all of them (the certificate, the crypto
+  // pool and the None check of the channels go by it).
+  const auto endpoints = plan.resolved_endpoints();
+  for (const auto& e : endpoints) {
+    auto offers = actors::parse_security_offers(e.security);
+    if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
+    actors::endpoint_security& es = sec->endpoints.emplace_back();
+    const auto has = [&e](std::string_view t) { return std::ranges::find(e.user_tokens, t) != e.user_tokens.end(); };
+    for (const auto& t : e.user_tokens)
+      if (t != "anonymous" && t != "username" && t != "x509")
+        throw std::runtime_error("user_tokens: \"" + t + "\" is not anonymous, username or x509");
+    es.tokens = {has("anonymous"), has("username"), has("x509")};
+    for (const auto& o : *offers)
+      if (!sec->is_offered(*o.policy, o.mode)) sec->offers.push_back(o);
+    es.offers = std::move(*offers);
+  }
+  sec->identities.anonymous = std::ranges::any_of(sec->endpoints, [](const auto& e) { return e.tokens.anonymous; });
   auto users = make_users(plan);
   // With a users file UserName is offered even while it is empty: a reload may fill it, and the
   // endpoints (their token policies) are fixed at start.
@@ -99,7 +123,9 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
   security::certificate_request request;
   request.application_uri = plan.application_uri;
   request.host_names = {plan.host_name};
-  if (plan.host_name != "localhost") request.host_names.push_back("localhost");
+  for (const auto& e : endpoints)  // every endpoint's URL names a host the certificate covers
+    if (std::ranges::find(request.host_names, e.host_name) == request.host_names.end()) request.host_names.push_back(e.host_name);
+  if (std::ranges::find(request.host_names, "localhost") == request.host_names.end()) request.host_names.push_back("localhost");
   auto own = store->load_or_create_own(request);
   if (!own) throw std::runtime_error("cannot load or create the server certificate in " + store->root().string() + ": " +
                                      own.error().to_string());
@@ -117,7 +143,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
   return sec;
 }
 
-actors::server_core make_core(const server_plan& plan, std::uint16_t port,
+actors::server_core make_core(const server_plan& plan, const std::vector<std::uint16_t>& ports,
                               const std::shared_ptr<actors::server_security>& security) {
   const actors::instant now = actors::now_instant();
   actors::server_core_config c;
@@ -126,7 +152,8 @@ actors::server_core make_core(const server_plan& plan, std::uint16_t port,
   c.description.product_uri = plan.product_uri;
   c.description.product_name = plan.product_name;
   c.description.manufacturer_name = plan.manufacturer_name;
-  c.description.endpoint_url = "opc.tcp://" + plan.host_name + ":" + std::to_string(port);
+  c.description.endpoint_urls = endpoint_urls_of(plan, ports);
+  c.description.endpoint_url = c.description.endpoint_urls.front();
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
       c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
   c.limits.max_browse_continuation_points = c.sessions.max_browse_continuation_points =
@@ -251,6 +278,7 @@ public:
   embedded_server(server_plan plan, actors::server_handle handle, std::shared_ptr<actors::server_security> security)
       : plan_(std::move(plan)),
         handle_(std::move(handle)),
+        urls_(endpoint_urls_of(plan_, handle_.ports)),
         security_(std::move(security)),
         sink_(std::make_shared<detail::reply_sink>(detail::reply_sink{handle_.host})),
         door_(std::make_shared<value_door>()) {
@@ -263,7 +291,9 @@ public:
   ~embedded_server() override { stop(); }
 
   std::uint16_t port() const noexcept override { return handle_.port; }
-  std::string endpoint_url() const override { return "opc.tcp://" + plan_.host_name + ":" + std::to_string(port()); }
+  std::string endpoint_url() const override { return urls_.front(); }
+  std::vector<std::uint16_t> ports() const override { return handle_.ports; }
+  std::vector<std::string> endpoint_urls() const override { return urls_; }
 
   status_code open() override {
     if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
@@ -561,6 +591,7 @@ private:
 
   server_plan plan_;
   actors::server_handle handle_;
+  std::vector<std::string> urls_;  // one per endpoint, with the ports bound
   std::shared_ptr<actors::server_security> security_;
   std::shared_ptr<detail::reply_sink> sink_;
   std::shared_ptr<value_door> door_;
@@ -663,6 +694,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   actors::server_options o;
   o.listen_address = plan.listen_address;
   o.port = plan.port;
+  for (const auto& e : plan.resolved_endpoints()) o.endpoints.push_back({e.listen_address, e.port});
   o.max_connections = plan.max_connections;
   o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;
   o.crypto.workers = plan.crypto_workers;
@@ -685,7 +717,8 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   std::lock_guard lock(impl_->mutex);
   if (impl_->stopped) return ua::status::bad_server_halted;
   auto& sys = *impl_->system;
-  auto h = actors::spawn_server(sys, o, [&](std::uint16_t port) { return make_core(plan, port, security); });
+  auto h = actors::spawn_server(
+      sys, o, actors::endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) { return make_core(plan, ports, security); }));
   if (!h) return h.error();
   auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h, security));
   if (plan.demo) {

@@ -20,9 +20,27 @@ server_plan default_server_plan() {
 
 std::string default_pki_dir() { return security::default_pki_dir(); }
 
-std::string server_plan::endpoint_url() const {
-  return "opc.tcp://" + host_name + ":" + std::to_string(port);
+std::vector<endpoint_plan> server_plan::resolved_endpoints() const {
+  std::vector<endpoint_plan> out = endpoints;
+  if (out.empty()) {
+    endpoint_plan e;
+    e.listen_address = listen_address;
+    e.port = port;
+    e.security = security;
+    if (!anonymous) std::erase(e.user_tokens, "anonymous");
+    out.push_back(std::move(e));
+  }
+  for (auto& e : out)
+    if (e.host_name.empty()) e.host_name = host_name;
+  return out;
 }
+
+std::string endpoint_url(const server_plan& server, const endpoint_plan& endpoint) {
+  return "opc.tcp://" + (endpoint.host_name.empty() ? server.host_name : endpoint.host_name) + ":" +
+         std::to_string(endpoint.port);
+}
+
+std::string server_plan::endpoint_url() const { return uactor::endpoint_url(*this, resolved_endpoints().front()); }
 
 namespace {
 std::string join(const std::vector<std::string>& items) {
@@ -34,15 +52,15 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string describe(const server_plan& p) {
   std::ostringstream out;
-  out << "endpoint          " << p.endpoint_url() << " (to listen on " << p.listen_address << ":" << p.port << ")\n"
-      << "application uri   " << p.application_uri << "\n"
+  for (const auto& e : p.resolved_endpoints())
+    out << "endpoint          " << endpoint_url(p, e) << " (to listen on " << e.listen_address << ":" << e.port
+        << "; security " << join(e.security) << "; user tokens " << join(e.user_tokens) << ")\n";
+  out << "application uri   " << p.application_uri << "\n"
       << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n";
   if (p.load_variables)
     out << "load variables    " << p.load_variables << " (ns=1;s=Load.V0..V" << p.load_variables - 1
         << "), every one changed each " << p.writer_interval.count() << " ms\n";
-  out
-      << "security          " << join(p.security) << " (pki " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir)
-      << ")\n"
+  out << "pki               " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir) << "\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
       << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "
       << p.max_chunk_count << " chunks, " << p.max_nodes_per_operation << " nodes per operation\n"

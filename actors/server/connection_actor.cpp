@@ -57,7 +57,7 @@ struct connection {
         housekeeping(o.housekeeping_interval),
         self_ticked(!links.ticked_by_listener),
         filling(std::make_shared<exchange_batch>()),
-        counters(o.metrics ? o.metrics->open_connection() : nullptr),
+        counters(o.metrics ? o.metrics->open_connection(o.channel.endpoint) : nullptr),
         crypto(o.crypto) {
     filling->channel_id = channel_id;
   }

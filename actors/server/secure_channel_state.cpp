@@ -210,9 +210,10 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
   const bool renew = phase_ == phase::open;
   // The mode goes with the policy (an endpoint); a renewal keeps it.
   const auto mode = req->security_mode;
+  // Part 6 §6.7.4: the mode is one this endpoint offers with the policy.
   if (renew ? mode != mode_ : !(policy_->is_none() ? mode == ua::message_security_mode::none
-                                                     : config_.security->is_offered(*policy_, mode)))
-    return fail(ua::status::bad_security_mode_rejected, "MessageSecurityMode not offered with this policy");
+                                                     : config_.security->is_offered_at(config_.endpoint, *policy_, mode)))
+    return fail(ua::status::bad_security_mode_rejected, "MessageSecurityMode not offered with this policy by this endpoint");
   // Part 4 §5.5.2.2: the ClientNonce has the policy's length (None: anything, ignored).
   if (!policy_->is_none() && req->client_nonce.size() != policy_->nonce_length)
     return refuse("the ClientNonce is not " + std::to_string(policy_->nonce_length) + " bytes");
@@ -228,10 +229,11 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
     tokens_.install(token_.token_id, *policy_, mode_, keys.server, keys.client);
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
-      config_.security->channels.put(config_.channel_id, {policy_, mode_, peer_certificate_});
+      config_.security->channels.put(config_.channel_id, {policy_, mode_, peer_certificate_, config_.endpoint});
     }
   } else if (!renew && config_.security) {
-    config_.security->channels.put(config_.channel_id, {});
+    config_.security->channels.put(config_.channel_id, {&security::policy_none(), ua::message_security_mode::none, {},
+                                                        config_.endpoint});
   }
   phase_ = phase::open;
 
@@ -266,9 +268,11 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     }
   } else {
     // Policy None is always accepted for the channel: the discovery services need no security
-    // (Part 4 §5.4); the session services refuse it unless an endpoint offers None.
+    // (Part 4 §5.4); the session services refuse it unless this endpoint offers None. Any other
+    // policy is one this endpoint offers (another endpoint's does not count: Part 6 §6.7.4).
     const auto* policy = security::find_policy(uri);
-    const bool offered = policy != nullptr && (policy->is_none() || (config_.security && config_.security->is_offered(*policy)));
+    const bool offered = policy != nullptr &&
+                         (policy->is_none() || (config_.security && config_.security->is_offered_at(config_.endpoint, *policy)));
     if (!offered) return ua::status::bad_security_policy_rejected;
     policy_ = policy;
   }

@@ -36,6 +36,9 @@ inline constexpr std::string_view security_policy_none_uri = "http://opcfoundati
 
 struct secure_channel_config {
   std::uint32_t channel_id = 1;  // unique in the server, assigned by the listener; not 0
+  // The endpoint (listener) of the connection: an OPN may ask only for what it offers
+  // (server_security::endpoints).
+  std::uint16_t endpoint = 0;
   ua::transport_limits limits;   // what we offer in the Acknowledge (DESIGN.md defaults)
   ua::decode_limits decode;      // for request bodies
   std::chrono::milliseconds hello_timeout{10'000};

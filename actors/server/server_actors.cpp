@@ -6,8 +6,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -39,12 +41,20 @@ caf::behavior refused_connection(caf::io::broker* self, caf::io::connection_hand
 }
 
 // ---------------------------------------------------------------------------------------------
-// The listener: accepts on our own socket (spawn_server would bind every interface), admits up to
-// max_connections, assigns channel ids.
+// The listeners, one per endpoint: each accepts on its own socket (spawn_server would bind every
+// interface); together they admit up to max_connections and assign channel ids unique in the
+// server (the session host tells channels apart by them, whichever endpoint they came through).
+
+// What the listeners of one server share. The brokers run on the multiplexer thread, but
+// open_server may wake them from elsewhere: atomics, relaxed (nothing else is ordered by them).
+struct listeners_shared {
+  std::atomic<std::uint32_t> next_channel_id{1};
+  std::atomic<std::uint32_t> connections{0};
+};
 
 struct listener_state {
   std::unordered_map<caf::actor_addr, caf::actor> connections;
-  std::uint32_t next_channel_id = 1;
+  std::shared_ptr<listeners_shared> shared;
 };
 
 // The socket of an accepted connection, when CAF's default multiplexer made its scribe (its
@@ -63,17 +73,18 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
   self->delayed_send(self, options.connection.housekeeping_interval, housekeeping_atom::value);
   return {
     [self, st, options, host](const caf::io::new_connection_msg& msg) {
-      if (st->connections.size() >= options.max_connections) {
-        spdlog::warn("refusing a connection: {} open, the maximum", st->connections.size());
+      if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
+        spdlog::warn("refusing a connection: {} open, the maximum", open);
         self->fork(refused_connection, msg.handle);
         return;
       }
-      const std::uint32_t id = st->next_channel_id++;
-      if (st->next_channel_id == 0) st->next_channel_id = 1;  // 0 is not a channel id
+      std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);
+      if (id == 0) id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);  // 0 is not a channel id
       auto conn = self->fork(serving_connection_broker, msg.handle, options.connection, id,
                              connection_links{host, native_socket_of(self, msg.handle), true});
       self->monitor(conn);
       st->connections.emplace(conn.address(), conn);
+      st->shared->connections.fetch_add(1, std::memory_order_relaxed);
     },
     // One timer for every connection's Hello timeout and token expiry (connection_links::
     // ticked_by_listener): the ticks go out from this thread, where CAF queues them without
@@ -88,9 +99,13 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
 }
 
 // `fd` is bound; listening already when options.open_at_start, else from open_server on.
-caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host) {
+caf::behavior listener(caf::io::broker* self, int fd, server_options options, session_host_ref host,
+                       std::shared_ptr<listeners_shared> shared) {
   auto st = std::make_shared<listener_state>();
-  self->set_down_handler([st](const caf::down_msg& d) { st->connections.erase(d.source); });
+  st->shared = std::move(shared);
+  self->set_down_handler([st](const caf::down_msg& d) {
+    if (st->connections.erase(d.source) > 0) st->shared->connections.fetch_sub(1, std::memory_order_relaxed);
+  });
   // The connections end with the listener (stop_server, or the listener failing); the socket
   // closes with its doorman, or here when it never got one.
   auto handed_over = std::make_shared<bool>(options.open_at_start);
@@ -144,11 +159,31 @@ ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, 
 
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core) {
+  return spawn_server(sys, options, endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) {
+                        return make_core(ports.front());
+                      }));
+}
+
+ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
+                                         const endpoints_core_factory& make_core) {
   server_handle h;
-  const auto fd = bind_listener(options.listen_address, options.port, options.open_at_start, h.port);
-  if (!fd) return fd.error();
+  std::vector<listen_endpoint> endpoints = options.endpoints;
+  if (endpoints.empty()) endpoints.push_back({options.listen_address, options.port});
+  if (endpoints.size() > std::numeric_limits<std::uint16_t>::max()) return ua::status::bad_configuration_error;
+  std::vector<int> fds;
+  for (const auto& e : endpoints) {
+    std::uint16_t bound = 0;
+    const auto fd = bind_listener(e.listen_address, e.port, options.open_at_start, bound);
+    if (!fd) {
+      for (const int f : fds) ::close(f);
+      return fd.error();
+    }
+    fds.push_back(*fd);
+    h.ports.push_back(bound);
+  }
+  h.port = h.ports.front();
   h.metrics = std::make_shared<metrics_registry>();
-  auto core = make_core(h.port);
+  auto core = make_core(h.ports);
   core.set_metrics(h.metrics);
   if (options.connection.channel.security && options.crypto.workers > 0)
     h.crypto = std::make_shared<crypto_pool>(sys, options.crypto);
@@ -159,7 +194,13 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   server_options counted = options;
   counted.connection.metrics = h.metrics;
   counted.connection.crypto = h.crypto;
-  h.listener = sys.middleman().spawn_broker(listener, *fd, counted, std::move(host));
+  auto shared = std::make_shared<listeners_shared>();
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    server_options own = counted;
+    own.connection.channel.endpoint = static_cast<std::uint16_t>(i);  // the channels know their endpoint
+    h.listeners.push_back(sys.middleman().spawn_broker(listener, fds[i], std::move(own), host, shared));
+  }
+  h.listener = h.listeners.front();
   return h;
 }
 
@@ -175,14 +216,21 @@ void tune_io(caf::actor_system_config& cfg) {
 
 ua::status_code open_server(const server_handle& server) {
   caf::scoped_actor self{server.listener->home_system()};
-  ua::status_code result = ua::status::bad_server_halted;
-  self->request(server.listener, std::chrono::seconds(30), open_listener_atom::value)
-      .receive([&](std::uint32_t sc) { result = ua::status_code(sc); }, [](const caf::error&) {});
-  return result;
+  const auto one = [&](const caf::actor& listener) {
+    ua::status_code result = ua::status::bad_server_halted;
+    self->request(listener, std::chrono::seconds(30), open_listener_atom::value)
+        .receive([&](std::uint32_t sc) { result = ua::status_code(sc); }, [](const caf::error&) {});
+    return result;
+  };
+  if (server.listeners.empty()) return one(server.listener);
+  for (const auto& l : server.listeners)
+    if (const auto sc = one(l); sc.is_bad()) return sc;
+  return ua::status::good;
 }
 
 void stop_server(const server_handle& server) {
-  caf::anon_send_exit(server.listener, caf::exit_reason::user_shutdown);
+  for (const auto& l : server.listeners) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
+  if (server.listeners.empty()) caf::anon_send_exit(server.listener, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(server.host, caf::exit_reason::user_shutdown);
 }
 

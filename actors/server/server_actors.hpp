@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -23,10 +24,19 @@
 
 namespace uactor::actors {
 
+// Where one endpoint listens (its index is the channels' secure_channel_config::endpoint).
+struct listen_endpoint {
+  std::string listen_address = "0.0.0.0";  // an IPv4 address
+  std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::ports says which)
+};
+
 struct server_options {
   std::string listen_address = "0.0.0.0";  // an IPv4 address
   std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::port says which)
-  std::uint32_t max_connections = 1000;
+  // One listener each, all serving the one session host (Part 4 §5.4.4: one server, several
+  // endpoints). Empty: one at listen_address:port.
+  std::vector<listen_endpoint> endpoints;
+  std::uint32_t max_connections = 1000;    // of all endpoints together
   connection_options connection;           // each connection's limits and timers; also the host's housekeeping interval
   host_thread session_host = host_thread::multiplexer;  // docs/decisions/0008
   // Where the channel and session crypto runs (docs/decisions/0022); a pool only when the
@@ -38,19 +48,25 @@ struct server_options {
 };
 
 struct server_handle {
-  caf::actor listener;
+  caf::actor listener;                 // the first endpoint's
+  std::vector<caf::actor> listeners;   // one per endpoint, in order
   caf::actor host;
-  std::uint16_t port = 0;  // the port it listens on
+  std::uint16_t port = 0;              // the port the first endpoint listens on
+  std::vector<std::uint16_t> ports;    // one per endpoint
   std::shared_ptr<metrics_registry> metrics;  // what the host and the connections count
   std::shared_ptr<crypto_pool> crypto;         // null: no security, or crypto inline
 };
 
 // Makes the server's state once the port is known (it goes into the endpoint URLs).
 using core_factory = std::function<server_core(std::uint16_t bound_port)>;
+// The same once every endpoint's port is known (in endpoint order).
+using endpoints_core_factory = std::function<server_core(const std::vector<std::uint16_t>& bound_ports)>;
 
-// Binds listen_address:port, spawns the host with the core and the listener.
-// Bad_TcpEndpointUrlInvalid for an address that does not parse, Bad_ResourceUnavailable when the
-// port cannot be bound.
+// Binds every endpoint's address and port, spawns the host with the core and one listener per
+// endpoint. Bad_TcpEndpointUrlInvalid for an address that does not parse, Bad_ResourceUnavailable
+// when a port cannot be bound (nothing stays bound then).
+ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
+                                         const endpoints_core_factory& make_core);
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core);
 

@@ -149,10 +149,13 @@ void host_counters::add_to(server_metrics& m) const {
   }
 }
 
-std::shared_ptr<connection_counters> metrics_registry::open_connection() {
+std::shared_ptr<connection_counters> metrics_registry::open_connection(std::uint16_t endpoint) {
   auto c = std::make_shared<connection_counters>();
+  c->endpoint = endpoint;
   std::lock_guard lock(mutex_);
   ++accepted_;
+  if (endpoint >= accepted_by_endpoint_.size()) accepted_by_endpoint_.resize(endpoint + 1u, 0);
+  ++accepted_by_endpoint_[endpoint];
   open_.push_back(c);
   return c;
 }
@@ -175,7 +178,10 @@ server_metrics metrics_registry::snapshot() {
   m.bytes_sent = closed_sent_;
   m.channel_renewals = closed_renewals_;
   m.certificates_rejected = closed_rejected_;
+  m.endpoints.resize(accepted_by_endpoint_.size());
+  for (std::size_t i = 0; i < accepted_by_endpoint_.size(); ++i) m.endpoints[i].connections_accepted = accepted_by_endpoint_[i];
   for (const auto& c : open_) {
+    if (c->endpoint < m.endpoints.size()) ++m.endpoints[c->endpoint].connections_open;
     m.bytes_received += c->bytes_received.get();
     m.bytes_sent += c->bytes_sent.get();
     m.channel_renewals += c->renewals.get();

@@ -40,6 +40,7 @@ struct connection_counters {
   local_counter renewals;
   local_counter certificates_rejected;
   std::atomic<bool> closed{false};  // set last: the registry folds the block into its totals
+  std::uint16_t endpoint = 0;       // the endpoint (listener) it came through; set before it is shared
 };
 
 // The services counted by name; the index of a request's service (service_index), `other` for
@@ -82,7 +83,8 @@ private:
 // closed, then folded into the totals of closed connections).
 class metrics_registry {
 public:
-  std::shared_ptr<connection_counters> open_connection();
+  // A connection accepted by endpoint `endpoint` (server_options::endpoints' order).
+  std::shared_ptr<connection_counters> open_connection(std::uint16_t endpoint = 0);
   host_counters& host() noexcept { return host_; }
   server_metrics snapshot();
 
@@ -90,6 +92,7 @@ private:
   std::mutex mutex_;
   std::vector<std::shared_ptr<connection_counters>> open_;
   std::uint64_t accepted_ = 0;
+  std::vector<std::uint64_t> accepted_by_endpoint_;
   std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
   host_counters host_;
 };

@@ -79,9 +79,10 @@ private:
   std::shared_ptr<const security::user_store> users_;
 };
 
-// What ActivateSession accepts (Part 4 §7.41), for every endpoint alike, except that UserName
-// is offered only where the password travels encrypted (a channel that encrypts, or a token
-// policy that encrypts it with the server's key): never in clear text.
+// What ActivateSession can check (Part 4 §7.41), server-wide; each endpoint offers a subset
+// (endpoint_security), and UserName is offered only where the password travels encrypted (a
+// channel that encrypts, or a token policy that encrypts it with the server's key): never in
+// clear text.
 struct identity_config {
   bool anonymous = true;
   bool user_name = true;  // with the users below (offered from the start: the endpoints do not change)
@@ -89,11 +90,27 @@ struct identity_config {
   user_directory users;
 };
 
+// The user token types one endpoint offers (Part 4 §7.42 UserTokenPolicy.tokenType).
+struct user_token_set {
+  bool anonymous = true;
+  bool user_name = true;  // where the server has users (identity_config::user_name) and not over None
+  bool x509 = true;       // not over None
+};
+
+// One endpoint of the server, one listener (Part 4 §5.4.4: GetEndpoints lists every endpoint's
+// offers): the policies and modes an OPN through it may ask for, the token types its sessions
+// may activate with.
+struct endpoint_security {
+  std::vector<security_offer> offers;  // in the order GetEndpoints lists them
+  user_token_set tokens;
+};
+
 // What a channel negotiated, for the session services.
 struct channel_peer {
   const security::security_policy* policy = &security::policy_none();
   ua::message_security_mode mode = ua::message_security_mode::none;
   security::certificate client_certificate;  // empty for policy None
+  std::uint16_t endpoint = 0;                // the endpoint (listener) it came through
 };
 
 class channel_directory {
@@ -120,7 +137,11 @@ private:
 };
 
 struct server_security {
-  std::vector<security_offer> offers;  // in the order GetEndpoints lists them
+  // Every endpoint's offers, in the order GetEndpoints lists them (with one endpoint: its offers).
+  std::vector<security_offer> offers;
+  // Per endpoint (server_options::endpoints' order). Empty: one endpoint offering `offers` and
+  // the token types `identities` allows.
+  std::vector<endpoint_security> endpoints;
   security::certificate certificate;   // required when any offer is not None
   // The CAs that issued `certificate`, sent after it in the OPN, the endpoints and CreateSession
   // (Part 6 §6.7.2.3); empty for a self-signed one.
@@ -144,6 +165,28 @@ struct server_security {
       if (o.policy == &p) return true;
     return false;
   }
+  // The same for one endpoint: what a channel through it may negotiate (Part 6 §6.7.4).
+  bool is_offered_at(std::size_t endpoint, const security::security_policy& p, ua::message_security_mode m) const noexcept {
+    if (endpoints.empty()) return is_offered(p, m);
+    if (endpoint >= endpoints.size()) return false;
+    for (const auto& o : endpoints[endpoint].offers)
+      if (o.policy == &p && o.mode == m) return true;
+    return false;
+  }
+  bool is_offered_at(std::size_t endpoint, const security::security_policy& p) const noexcept {
+    if (endpoints.empty()) return is_offered(p);
+    if (endpoint >= endpoints.size()) return false;
+    for (const auto& o : endpoints[endpoint].offers)
+      if (o.policy == &p) return true;
+    return false;
+  }
+  // The token types an endpoint offers, before the server-wide limits (users, None).
+  user_token_set tokens_at(std::size_t endpoint) const noexcept {
+    if (endpoints.empty()) return {identities.anonymous, true, true};
+    if (endpoint >= endpoints.size()) return {false, false, false};
+    return endpoints[endpoint].tokens;
+  }
+  std::size_t endpoint_count() const noexcept { return endpoints.empty() ? 1 : endpoints.size(); }
 };
 
 // Offers from their names: "all" (None, then each policy in Sign and SignAndEncrypt), "none",

@@ -239,9 +239,12 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
                                                         const session_crypto_work* done) {
   if (sessions_.size() >= config_.max_sessions) return fault(req.request_header, ua::status::bad_too_many_sessions, now);
   const channel_peer peer = channel(channel_id);
-  // A None channel serves discovery only, unless an endpoint offers None (Part 4 §5.4, §5.7.2).
-  if (peer.policy->is_none() && config_.security && !config_.security->is_offered(*peer.policy))
+  // A None channel serves discovery only, unless its endpoint offers None (Part 4 §5.4, §5.7.2).
+  if (peer.policy->is_none() && config_.security && !config_.security->is_offered_at(peer.endpoint, *peer.policy)) {
+    spdlog::warn("CreateSession refused: SecurityPolicy None is not offered by endpoint {} (a None channel serves "
+                 "discovery only there)", peer.endpoint);
     return fault(req.request_header, ua::status::bad_security_policy_rejected, now);
+  }
   if (!peer.policy->is_none()) {
     // Part 4 §5.7.2.2: the ClientCertificate is the one that opened the channel, its
     // ApplicationUri the one in the ClientDescription, and the nonce long enough.
@@ -333,10 +336,17 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     spdlog::warn("ActivateSession refused: {} identity token: {} ({})", token_type, why, sc.name());
     return sc;
   };
+  // Part 4 §5.7.3.1 (§5.6.3 in 1.05): a token of a type the channel's endpoint does not offer is
+  // rejected (Bad_IdentityTokenRejected); one whose PolicyId names no policy of that type is
+  // invalid (Bad_IdentityTokenInvalid).
+  const user_token_set offered = config_.security ? config_.security->tokens_at(channel.endpoint) : user_token_set{};
+  const auto not_offered = [&](std::string_view token_type) {
+    return refuse(token_type, fmt::format("endpoint {} does not offer this token type", channel.endpoint),
+                  ua::status::bad_identity_token_rejected);
+  };
   const ua::anonymous_identity_token* anonymous = token.get_if<ua::anonymous_identity_token>();
   if (anonymous || token.empty()) {
-    if (ids && !ids->anonymous)
-      return refuse("anonymous", "this server does not offer anonymous sessions", ua::status::bad_identity_token_rejected);
+    if (!offered.anonymous) return not_offered("anonymous");
     const auto* p = policy_of(ua::user_token_type::anonymous, anonymous ? anonymous->policy_id : ua::ua_string{});
     if (!p) return refuse("anonymous", "its PolicyId names no anonymous token policy of the endpoint", ua::status::bad_identity_token_invalid);
     s.user_token_policy_id = p->policy_id;
@@ -346,6 +356,7 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
+    if (!offered.user_name) return not_offered("UserName");
     const auto* p = policy_of(ua::user_token_type::user_name, t->policy_id);
     if (!p || !ids || !ids->user_name || channel.policy->is_none())
       return refuse("UserName", channel.policy->is_none() ? "not accepted over SecurityPolicy None"
@@ -359,6 +370,7 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::x509_identity_token>()) {
+    if (!offered.x509) return not_offered("X509");
     const auto* p = policy_of(ua::user_token_type::certificate, t->policy_id);
     if (!p || !ids || !ids->x509 || channel.policy->is_none())
       return refuse("X509", channel.policy->is_none() ? "not accepted over SecurityPolicy None"

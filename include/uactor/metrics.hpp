@@ -19,6 +19,12 @@ struct service_metrics {
   std::vector<std::pair<status_code, std::uint64_t>> bad_results;
 };
 
+// The connections of one endpoint (server::endpoint_urls()' order).
+struct endpoint_metrics {
+  std::uint64_t connections_accepted = 0;  // counter
+  std::uint64_t connections_open = 0;      // gauge
+};
+
 struct server_metrics {
   // Connections (the opc.tcp listener) and their secure channels.
   std::uint64_t connections_accepted = 0;  // counter
@@ -38,6 +44,9 @@ struct server_metrics {
   std::uint64_t host_wait_max_ns = 0;    // the longest wait since the last housekeeping tick
   std::uint64_t host_mailbox_depth = 0;  // gauge, sampled at the housekeeping tick
   std::vector<service_metrics> services;  // the services asked for at least once
+  // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
+  // (the sums are connections_accepted and connections_open).
+  std::vector<endpoint_metrics> endpoints;
 };
 
 }  // namespace uactor

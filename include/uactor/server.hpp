@@ -225,9 +225,13 @@ class server {
 public:
   virtual ~server() = default;
 
-  // The port it listens on and opc.tcp://<host name>:<port>.
+  // The port its first endpoint listens on and opc.tcp://<host name>:<port> of that endpoint.
   virtual std::uint16_t port() const noexcept = 0;
   virtual std::string endpoint_url() const = 0;
+  // Every endpoint's port and URL, in the order of server_plan::endpoints (one each for a plan
+  // without endpoints). GetEndpoints lists all of them through any of them.
+  virtual std::vector<std::uint16_t> ports() const = 0;
+  virtual std::vector<std::string> endpoint_urls() const = 0;
 
   // Starts accepting connections (a plan with open_at_start = false); good when it does already.
   // Bad_ServerHalted after stop(), Bad_InvalidState from an inline handler.

@@ -9,6 +9,19 @@
 
 namespace uactor {
 
+// One endpoint of the server (Part 4 §7.14): a listener with the URL it advertises, the security
+// policies and modes it offers, and the user token types (Part 4 §7.42) a session opened through it
+// may activate with. Every endpoint serves the server's one address space.
+struct endpoint_plan {
+  std::string host_name;          // in the endpoint URL; empty: the server's host_name
+  std::string listen_address = "0.0.0.0";
+  std::uint16_t port = 4840;      // 0: an ephemeral port (server::ports() says which)
+  std::vector<std::string> security{"all"};  // as server_plan::security
+  // "anonymous", "username", "x509". UserName and X509 are never offered over None (the password
+  // would travel in clear, the token unsigned), UserName only when the server has users.
+  std::vector<std::string> user_tokens{"anonymous", "username", "x509"};
+};
+
 struct server_plan {
   std::string host_name;          // advertised in the endpoint URL and the ApplicationUri
   std::string listen_address = "0.0.0.0";
@@ -65,13 +78,23 @@ struct server_plan {
   std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
   std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
   std::vector<std::string> user_hashes;  // "user:hash" (uactor hash-password), as the config file's [[users]]
-  bool anonymous = true;               // offer the anonymous identity
+  bool anonymous = true;               // offer the anonymous identity (on the default endpoint)
+  // The endpoints, each with its own listener (docs/embedding.md "Several endpoints"). Empty: one
+  // endpoint made of host_name, listen_address, port, security and anonymous above (what `uactor
+  // run --port ... --security ...` serves).
+  std::vector<endpoint_plan> endpoints;
   // Audit events (ActivateSession, Write) to every event subscriber of the Server object. Off by
   // default: without roles any client could read them, user names of refused logins included.
   bool audit_events = false;
 
+  // The first endpoint's URL (opc.tcp://<host name>:<port>).
   std::string endpoint_url() const;
+  // `endpoints`, or the one endpoint the single-endpoint fields describe; host names filled in.
+  std::vector<endpoint_plan> resolved_endpoints() const;
 };
+
+// opc.tcp://<host name>:<port> of an endpoint (its own host name or the server's).
+std::string endpoint_url(const server_plan& server, const endpoint_plan& endpoint);
 
 // $UACTOR_PKI, else ./pki: where `uactor run` and `uactor certs` keep certificates.
 std::string default_pki_dir();

@@ -37,7 +37,7 @@ void add_config_commands(CLI::App& app) {
                                  r.value.discrete_alarms.size();
     const std::string alarm_count = alarms ? ", " + std::to_string(alarms) + " alarm(s)" : std::string();
     std::printf("%s: ok (%zu endpoint(s), %zu namespace(s), %zu node(s), %zu writer(s)%s)\n", file->c_str(),
-                r.value.servers.size(), r.value.namespaces.size(), nodes, r.value.writers.size(), alarm_count.c_str());
+                r.value.server.endpoints.size(), r.value.namespaces.size(), nodes, r.value.writers.size(), alarm_count.c_str());
     finish(0);
   });
 
@@ -74,30 +74,39 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
   auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports) : load_file(file, check_ports);
   if (!report(r)) return std::nullopt;
   plant p = std::move(r.value);
-  for (std::size_t i = 0; i < p.servers.size(); ++i) {
-    auto& s = p.servers[i];
-    if (given("--port") && i == 0) s.port = flags.port;
+  auto& s = p.server;
+  // Flags about an endpoint act on each endpoint (--port on the first only).
+  for (std::size_t i = 0; i < s.endpoints.size(); ++i) {
+    auto& e = s.endpoints[i];
+    if (given("--port") && i == 0) e.port = flags.port;
     if (given("--host")) {
-      s.host_name = flags.host_name;
-      s.listen_address = flags.listen_address;
-      s.application_uri = flags.application_uri;
+      e.host_name = flags.host_name;
+      e.listen_address = flags.listen_address;
     }
-    if (given("--writer-interval")) s.writer_interval = flags.writer_interval;
-    if (given("--load-variables")) s.load_variables = flags.load_variables;
-    if (given("--session-host")) s.session_host = flags.session_host;
-    if (given("--max-connections")) s.max_connections = flags.max_connections;
-    if (given("--max-sessions")) s.max_sessions = flags.max_sessions;
-    if (given("--crypto-workers")) s.crypto_workers = flags.crypto_workers;
-    if (given("--crypto-queue")) s.crypto_queue = flags.crypto_queue;
-    if (given("--crypto-nice")) s.crypto_nice = flags.crypto_nice;
-    if (given("--profile")) s.profile = flags.profile;
-    if (given("--security")) s.security = flags.security;
-    if (given("--pki")) s.pki_dir = flags.pki_dir;
-    if (given("--users")) s.users_file = flags.users_file;
-    if (given("--no-anonymous")) s.anonymous = flags.anonymous;
-    s.trust.insert(s.trust.end(), flags.trust.begin(), flags.trust.end());
-    s.users.insert(s.users.end(), flags.users.begin(), flags.users.end());
+    if (given("--security")) e.security = flags.security;
+    if (given("--no-anonymous") && !flags.anonymous) std::erase(e.user_tokens, "anonymous");
   }
+  if (given("--port")) s.port = flags.port;
+  if (given("--host")) {
+    s.host_name = flags.host_name;
+    s.listen_address = flags.listen_address;
+    s.application_uri = flags.application_uri;
+  }
+  if (given("--writer-interval")) s.writer_interval = flags.writer_interval;
+  if (given("--load-variables")) s.load_variables = flags.load_variables;
+  if (given("--session-host")) s.session_host = flags.session_host;
+  if (given("--max-connections")) s.max_connections = flags.max_connections;
+  if (given("--max-sessions")) s.max_sessions = flags.max_sessions;
+  if (given("--crypto-workers")) s.crypto_workers = flags.crypto_workers;
+  if (given("--crypto-queue")) s.crypto_queue = flags.crypto_queue;
+  if (given("--crypto-nice")) s.crypto_nice = flags.crypto_nice;
+  if (given("--profile")) s.profile = flags.profile;
+  if (given("--security")) s.security = flags.security;
+  if (given("--pki")) s.pki_dir = flags.pki_dir;
+  if (given("--users")) s.users_file = flags.users_file;
+  if (given("--no-anonymous")) s.anonymous = flags.anonymous;
+  s.trust.insert(s.trust.end(), flags.trust.begin(), flags.trust.end());
+  s.users.insert(s.users.end(), flags.users.begin(), flags.users.end());
   return p;
 }
 

@@ -1,5 +1,5 @@
 // The plant file (docs/configuration.md): TOML read into the plain structures the embedding API
-// takes (server_plan per endpoint, node descriptions, writer descriptions). No CAF, no sockets
+// takes (the server_plan with its endpoints, node descriptions, writer descriptions). No CAF, no sockets
 // beyond the port check: tests use it directly. The caller owns what it returns.
 #pragma once
 
@@ -68,10 +68,10 @@ struct metrics_spec {
   std::uint32_t max_connections = 16;  // HTTP connections at once; more are closed at accept
 };
 
-// Everything a file says. One server_plan per endpoint (each endpoint a server of the runtime with
-// the same nodes and writers).
+// Everything a file says: one server, its [[server.endpoints]] in server.endpoints (always at
+// least one: the default endpoint when the file names none).
 struct plant {
-  std::vector<server_plan> servers;
+  server_plan server;
   std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
   std::vector<node_change> nodes;       // parents before children
   std::vector<method_spec> methods;      // their nodes are in `nodes`

@@ -50,6 +50,7 @@ constexpr std::string_view key_table[] = {
     "server.profile",
     "server.security",
     "server.anonymous",
+    "server.user_tokens",
     "server.users_file",
     "server.max_connections",
     "server.max_sessions",
@@ -72,6 +73,7 @@ constexpr std::string_view key_table[] = {
     "server.endpoints[].host_name",
     "server.endpoints[].security",
     "server.endpoints[].anonymous",
+    "server.endpoints[].user_tokens",
     "pki",
     "pki.dir",
     "pki.trust",
@@ -613,7 +615,7 @@ private:
     s.integer("load_variables", 0, 1'000'000, server_.load_variables);
     s.choice("profile", {"default", "interop"}, server_.profile);
     read_security(s, "security", server_.security);
-    s.boolean("anonymous", server_.anonymous);
+    s.boolean("anonymous", server_.anonymous);  // server.user_tokens below: refused together
     if (s.string("users_file", server_.users_file) && !server_.users_file.empty()) {
       const auto path = c_.resolve(server_.users_file);
       std::string why;
@@ -645,6 +647,10 @@ private:
     s.integer("max_nesting_depth", 1, 1000, server_.max_nesting_depth);
     if (!application_uri_set_) server_.application_uri = "urn:" + server_.host_name + ":uactor:server";
 
+    // The server's user token types, the default of every endpoint (docs/configuration.md).
+    std::vector<std::string> server_tokens = default_user_tokens(server_.anonymous);
+    const bool server_tokens_given = read_user_tokens(s, server_tokens);
+
     const auto* endpoints = table_array(s, "endpoints", c_);
     if (!endpoints || endpoints->empty()) {
       // The default endpoint, 0.0.0.0:4840: checked as a written one would be.
@@ -654,14 +660,25 @@ private:
                    fmt::format("the default endpoint's port {} cannot be bound on {}: {}", server_.port,
                                server_.listen_address, why));
       }
-      p_.servers.push_back(server_);
+      endpoint_plan e;
+      e.listen_address = server_.listen_address;
+      e.port = server_.port;
+      e.security = server_.security;
+      e.user_tokens = std::move(server_tokens);
+      if (server_tokens_given) check_tokens_secured(s, e);
+      server_.endpoints.push_back(std::move(e));
+      p_.server = server_;
       return;
     }
+    // [[server.endpoints]]: the endpoints of the one server, each with its own listener.
     std::map<std::uint16_t, std::string> ports;
     for (std::size_t i = 0; i < endpoints->size(); ++i) {
       const auto& et = *(*endpoints)[i].as_table();
       section e(c_, et, fmt::format("server.endpoints[{}]", i));
-      server_plan plan = server_;
+      endpoint_plan plan;
+      plan.listen_address = server_.listen_address;
+      plan.port = server_.port;
+      plan.security = server_.security;
       if (e.integer("port", 0, 65535, plan.port)) {
         const auto* at = et.get("port");
         if (plan.port != 0) {
@@ -675,19 +692,87 @@ private:
           c_.error(*et.get("listen_address"), e.key("listen_address"),
                    fmt::format("\"{}\" is not an IPv4 address", plan.listen_address));
       }
-      if (e.string("host_name", host) && !host.empty()) {
-        plan.host_name = host;
-        if (!application_uri_set_) plan.application_uri = "urn:" + host + ":uactor:server";
-      }
+      if (e.string("host_name", host) && !host.empty()) plan.host_name = host;
       read_security(e, "security", plan.security);
-      e.boolean("anonymous", plan.anonymous);
+      // An endpoint's own user_tokens win; else its `anonymous` changes the server's list.
+      bool anonymous = true;
+      const bool anonymous_given = e.boolean("anonymous", anonymous);
+      plan.user_tokens = server_tokens;
+      if (read_user_tokens(e, plan.user_tokens)) {
+        check_tokens_secured(e, plan);
+      } else if (anonymous_given) {
+        std::erase(plan.user_tokens, "anonymous");
+        if (anonymous) plan.user_tokens.insert(plan.user_tokens.begin(), "anonymous");
+        if (plan.user_tokens.empty())
+          c_.error(*et.get("anonymous"), e.key("anonymous"),
+                   "false leaves this endpoint no user token type (server.user_tokens has only anonymous)");
+      }
       if (check_ports_ && plan.port != 0 && et.get("port") && et.get("port")->is_integer()) {
         if (auto why = port_taken(plan.listen_address, plan.port); !why.empty())
           c_.error(*et.get("port"), e.key("port"),
                    fmt::format("{} cannot be bound on {}: {}", plan.port, plan.listen_address, why));
       }
-      port_at_.push_back(et.get("port") ? et.get("port")->source() : et.source());
-      p_.servers.push_back(std::move(plan));
+      server_.endpoints.push_back(std::move(plan));
+    }
+    p_.server = server_;
+  }
+
+  static std::vector<std::string> default_user_tokens(bool anonymous) {
+    std::vector<std::string> t{"anonymous", "username", "x509"};
+    if (!anonymous) t.erase(t.begin());
+    return t;
+  }
+
+  // `user_tokens` of this table into `out` (true when given and valid): anonymous, username, x509,
+  // each at most once, at least one. With `anonymous` in the same table: an error (which would win
+  // is not obvious; docs/configuration.md).
+  bool read_user_tokens(section& s, std::vector<std::string>& out) {
+    std::vector<std::string> items;
+    if (!s.strings("user_tokens", items)) return false;
+    const auto& a = *s.table().get("user_tokens")->as_array();
+    if (const auto* anon = s.table().get("anonymous")) {
+      c_.error(*anon, s.key("anonymous"),
+               fmt::format("give either anonymous or user_tokens (at {}), not both: list \"anonymous\" in user_tokens "
+                           "or leave it out",
+                           c_.where(a.source())));
+      return false;
+    }
+    if (items.empty()) {
+      c_.error(a, s.key("user_tokens"), "expected at least one of anonymous, username or x509");
+      return false;
+    }
+    bool ok = true;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const auto key = fmt::format("{}[{}]", s.key("user_tokens"), i);
+      if (items[i] != "anonymous" && items[i] != "username" && items[i] != "x509") {
+        c_.error(a[i], key, fmt::format("\"{}\" is not anonymous, username or x509", items[i]));
+        ok = false;
+      } else if (!seen.insert(items[i]).second) {
+        c_.error(a[i], key, fmt::format("\"{}\" is listed twice", items[i]));
+        ok = false;
+      }
+    }
+    if (ok) out = std::move(items);
+    return ok;
+  }
+
+  // UserName and X509 need a secured channel (the password encrypted, the token signed): an
+  // endpoint that offers None only cannot offer them (Part 4 §7.42, §5.7.3).
+  void check_tokens_secured(section& s, const endpoint_plan& e) {
+    const bool none_only = std::ranges::all_of(e.security, [](const std::string& item) {
+      return item.size() == 4 && std::equal(item.begin(), item.end(), "none", [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == y;
+             });
+    });
+    if (!none_only) return;
+    const auto& a = *s.table().get("user_tokens")->as_array();
+    for (std::size_t i = 0; i < e.user_tokens.size(); ++i) {
+      if (e.user_tokens[i] == "anonymous") continue;
+      c_.error(a[i], fmt::format("{}[{}]", s.key("user_tokens"), i),
+               fmt::format("\"{}\" needs a secured endpoint, and this one offers SecurityPolicy None only ({} "
+                           "would travel unprotected): add a policy to security or leave it out",
+                           e.user_tokens[i], e.user_tokens[i] == "username" ? "the password" : "the token"));
     }
   }
 
@@ -1662,8 +1747,8 @@ private:
     }
     if (s.integer("port", 0, 65535, m.port) && m.port != 0) {
       const auto* at = t->get("port");
-      for (const auto& plan : p_.servers)
-        if (plan.port == m.port) c_.error(*at, s.key("port"), fmt::format("{} is the port of an OPC UA endpoint", m.port));
+      for (const auto& e : p_.server.endpoints)
+        if (e.port == m.port) c_.error(*at, s.key("port"), fmt::format("{} is the port of an OPC UA endpoint", m.port));
       if (check_ports_) {
         if (auto why = port_taken(m.listen_address, m.port); !why.empty())
           c_.error(*at, s.key("port"), fmt::format("{} cannot be bound on {}: {}", m.port, m.listen_address, why));
@@ -1678,7 +1763,7 @@ private:
     section s(c_, t ? *t : empty, "actors");
     std::string host = server_.session_host;
     s.choice("session_host", {"multiplexer", "scheduler"}, host);
-    for (auto& plan : p_.servers) plan.session_host = host;
+    p_.server.session_host = host;
     s.choice("writers", {"scheduler", "detached"}, p_.writer_placement);
     s.integer("threads", 1, 64, p_.threads);
     // docs/decisions/0022: where the channel and session crypto runs, and how much may wait.
@@ -1686,19 +1771,16 @@ private:
     std::uint32_t queue = server_.crypto_queue;
     s.integer("crypto_workers", 0, 64, workers);
     s.integer("crypto_queue", 1, 1'000'000, queue);
-    for (auto& plan : p_.servers) {
-      plan.crypto_workers = workers;
-      plan.crypto_queue = queue;
-    }
+    p_.server.crypto_workers = workers;
+    p_.server.crypto_queue = queue;
   }
 
   void finish() {
-    for (auto& plan : p_.servers) {
-      plan.users_file = server_.users_file;
-      plan.user_hashes = user_hashes_;
-      if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
-      plan.trust = trust_;
-    }
+    auto& plan = p_.server;
+    plan.users_file = server_.users_file;
+    plan.user_hashes = user_hashes_;
+    if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
+    plan.trust = trust_;
   }
 
   checker& c_;
@@ -1706,7 +1788,6 @@ private:
   plant p_;
   server_plan server_;
   bool application_uri_set_ = false;
-  std::vector<toml::source_region> port_at_;
   std::vector<std::string> user_hashes_;
   std::vector<std::string> trust_;
   std::string pki_dir_;

@@ -80,35 +80,30 @@ variant as_type(double v, ua::builtin_type t) {
 
 using tick_atom = caf::atom_constant<caf::atom("cfgtick")>;
 
-struct writer_target {
-  server* srv;
-  std::vector<value_handle> handles;
-};
-
-// One [[writers]] entry (DESIGN.md "writer"): each tick one batch per server, through the same
-// door as any application's values.
-caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, std::vector<writer_target> targets,
+// One [[writers]] entry (DESIGN.md "writer"): each tick one batch, through the same door as any
+// application's values.
+caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, server* srv, std::vector<value_handle> handles,
                            std::shared_ptr<std::atomic<std::uint64_t>> cycles) {
   struct state {
     writer_spec spec;
     signal sig;
-    std::vector<writer_target> targets;
+    server* srv;
+    std::vector<value_handle> handles;
     std::vector<value_update> batch;
-    explicit state(writer_spec s, std::vector<writer_target> t) : spec(std::move(s)), sig(spec), targets(std::move(t)) {}
+    state(writer_spec s, server* to, std::vector<value_handle> h)
+        : spec(std::move(s)), sig(spec), srv(to), handles(std::move(h)) {}
   };
-  auto st = std::make_shared<state>(std::move(spec), std::move(targets));
+  auto st = std::make_shared<state>(std::move(spec), srv, std::move(handles));
   self->send(self, tick_atom::value);
   return {
       [self, st, cycles](tick_atom) {
         cycles->fetch_add(1, std::memory_order_relaxed);  // one tick a writer interval: not a hot path
         const double v = st->sig.next();
-        for (auto& t : st->targets) {
-          st->batch.resize(t.handles.size());
-          for (std::size_t i = 0; i < t.handles.size(); ++i)
-            st->batch[i] = value_update{t.handles[i], as_type(v, st->spec.target_types[i]), {}, {}};
-          if (const auto sc = t.srv->write_values(st->batch); sc.is_bad() && sc != ua::status::bad_server_halted)
-            spdlog::warn("writer ({}): a tick's values were not taken: {}", st->spec.kind, sc.to_string());
-        }
+        st->batch.resize(st->handles.size());
+        for (std::size_t i = 0; i < st->handles.size(); ++i)
+          st->batch[i] = value_update{st->handles[i], as_type(v, st->spec.target_types[i]), {}, {}};
+        if (const auto sc = st->srv->write_values(st->batch); sc.is_bad() && sc != ua::status::bad_server_halted)
+          spdlog::warn("writer ({}): a tick's values were not taken: {}", st->spec.kind, sc.to_string());
         self->delayed_send(self, st->spec.interval, tick_atom::value);
       },
   };
@@ -196,9 +191,9 @@ struct plant_runner::impl {
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> system;
   std::unique_ptr<runtime> rt;
-  std::vector<server*> servers;
+  uactor::server* srv = nullptr;
   std::vector<caf::actor> writers;
-  std::vector<std::unique_ptr<app::mirror>> mirrors;  // closed before the servers stop
+  std::vector<std::unique_ptr<app::mirror>> mirrors;  // closed before the server stops
   std::shared_ptr<std::atomic<std::uint64_t>> writer_cycles = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
@@ -207,7 +202,7 @@ std::uint64_t plant_runner::writer_cycles() const noexcept { return impl_->write
 plant_runner::plant_runner() : impl_(std::make_unique<impl>()) {}
 plant_runner::~plant_runner() { stop(); }
 
-const std::vector<server*>& plant_runner::servers() const { return impl_->servers; }
+server* plant_runner::server() const noexcept { return impl_->srv; }
 
 bool plant_runner::start(const plant& p, std::string& error) {
   auto& m = *impl_;
@@ -217,99 +212,75 @@ bool plant_runner::start(const plant& p, std::string& error) {
   actors::tune_io(*m.cfg);                         // docs/decisions/0013
   m.system = std::make_unique<caf::actor_system>(*m.cfg);
   m.rt = std::make_unique<runtime>(*m.system);
-  for (auto plan : p.servers) {
-    plan.open_at_start = false;  // opened at the end, with every node, script and writer in place
-    auto s = m.rt->start_server(plan);
-    if (!s) {
-      error = fmt::format("cannot serve on {}:{}: {}", plan.listen_address, plan.port, s.error().to_string());
-      stop();
-      return false;
-    }
-    server& srv = **s;
-    for (std::size_t i = 0; i < p.namespaces.size(); ++i) {
-      const auto index = srv.register_namespace(p.namespaces[i]);
-      if (index != i + 2) {
-        error = fmt::format("namespaces[{}]: {} got index {}, the file's NodeIds expect {}", i, p.namespaces[i], index, i + 2);
-        stop();
-        return false;
-      }
-    }
-    // NodeSet files first (in order): the file's own nodes may hang below their nodes.
-    for (const auto& file : p.nodesets) {
-      if (!load_nodeset(srv, file, error)) {
-        stop();
-        return false;
-      }
-    }
-    if (!p.nodes.empty()) {
-      const auto results = srv.apply(p.nodes);
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        if (results[i].is_good()) continue;
-        const auto id = std::visit(
-            [](const auto& n) -> std::string {
-              if constexpr (requires { n.id; }) return n.id.to_string();
-              else return "?";
-            },
-            p.nodes[i]);
-        error = fmt::format("the node {} could not be added: {}", id, results[i].to_string());
-        stop();
-        return false;
-      }
-    }
-    // Alarms on the nodes above, before scripts and writers change their inputs (docs/events.md).
-    if (!bind_methods(srv, p, error) || !add_alarms(srv, p, error)) {
-      stop();
-      return false;
-    }
-    // Scripts last: their inputs and outputs are the nodes above (docs/scripts.md).
-    if (!p.scripts.scripts.empty()) {
-      const auto report = srv.add_scripts(p.scripts);
-      if (!report.ok()) {
-        error = "the scripts could not start:";
-        for (const auto& e : report.errors) error += "\n  " + e;
-        stop();
-        return false;
-      }
-    }
-    m.servers.push_back(&srv);
+  const auto fail = [&](std::string why) {
+    error = std::move(why);
+    stop();
+    return false;
+  };
+  // One server, every endpoint of the file a listener of it (docs/decisions/0033).
+  auto plan = p.server;
+  plan.open_at_start = false;  // opened at the end, with every node, script and writer in place
+  auto s = m.rt->start_server(plan);
+  if (!s) {
+    std::string where;
+    for (const auto& e : plan.resolved_endpoints())
+      where += (where.empty() ? "" : ", ") + e.listen_address + ":" + std::to_string(e.port);
+    return fail(fmt::format("cannot serve on {}: {}", where, s.error().to_string()));
   }
+  uactor::server& srv = **s;
+  for (std::size_t i = 0; i < p.namespaces.size(); ++i) {
+    const auto index = srv.register_namespace(p.namespaces[i]);
+    if (index != i + 2)
+      return fail(fmt::format("namespaces[{}]: {} got index {}, the file's NodeIds expect {}", i, p.namespaces[i], index, i + 2));
+  }
+  // NodeSet files first (in order): the file's own nodes may hang below their nodes.
+  for (const auto& file : p.nodesets) {
+    if (!load_nodeset(srv, file, error)) return fail(error);
+  }
+  if (!p.nodes.empty()) {
+    const auto results = srv.apply(p.nodes);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i].is_good()) continue;
+      const auto id = std::visit(
+          [](const auto& n) -> std::string {
+            if constexpr (requires { n.id; }) return n.id.to_string();
+            else return "?";
+          },
+          p.nodes[i]);
+      return fail(fmt::format("the node {} could not be added: {}", id, results[i].to_string()));
+    }
+  }
+  // Alarms on the nodes above, before scripts and writers change their inputs (docs/events.md).
+  if (!bind_methods(srv, p, error) || !add_alarms(srv, p, error)) return fail(error);
+  // Scripts last: their inputs and outputs are the nodes above (docs/scripts.md).
+  if (!p.scripts.scripts.empty()) {
+    const auto report = srv.add_scripts(p.scripts);
+    if (!report.ok()) {
+      std::string why = "the scripts could not start:";
+      for (const auto& e : report.errors) why += "\n  " + e;
+      return fail(why);
+    }
+  }
+  m.srv = &srv;
   for (const auto& w : p.writers) {
-    std::vector<writer_target> targets;
-    for (auto* srv : m.servers) {
-      writer_target t{srv, {}};
-      for (const auto& h : srv->resolve(w.targets)) {
-        if (!h) {
-          error = fmt::format("a writer's target could not be resolved: {}", h.error().to_string());
-          stop();
-          return false;
-        }
-        t.handles.push_back(*h);
-      }
-      targets.push_back(std::move(t));
+    std::vector<value_handle> handles;
+    for (const auto& h : srv.resolve(w.targets)) {
+      if (!h) return fail(fmt::format("a writer's target could not be resolved: {}", h.error().to_string()));
+      handles.push_back(*h);
     }
     m.writers.push_back(p.writer_placement == "detached"
-                            ? m.system->spawn<caf::detached>(plant_writer, w, std::move(targets), m.writer_cycles)
-                            : m.system->spawn(plant_writer, w, std::move(targets), m.writer_cycles));
+                            ? m.system->spawn<caf::detached>(plant_writer, w, &srv, std::move(handles), m.writer_cycles)
+                            : m.system->spawn(plant_writer, w, &srv, std::move(handles), m.writer_cycles));
   }
-  // Mirrors (docs/gateway.md) before the servers open: a client sees the mirrored nodes from its
+  // Mirrors (docs/gateway.md) before the server opens: a client sees the mirrored nodes from its
   // first request. A remote that cannot be reached refuses the start (docs/decisions/0028).
-  for (auto* srv : m.servers) {
-    for (const auto& spec : p.mirrors) {
-      auto mirror = app::mirror::start(*m.rt, *srv, spec, error);
-      if (!mirror) {
-        stop();
-        return false;
-      }
-      m.mirrors.push_back(std::move(*mirror));
-    }
+  for (const auto& spec : p.mirrors) {
+    auto mirror = app::mirror::start(*m.rt, srv, spec, error);
+    if (!mirror) return fail(error);
+    m.mirrors.push_back(std::move(*mirror));
   }
-  for (auto* srv : m.servers) {
-    if (const auto sc = srv->open(); sc.is_bad()) {
-      error = fmt::format("cannot accept connections on port {}: {}", srv->port(), sc.to_string());
-      stop();
-      return false;
-    }
-  }
+  if (const auto sc = srv.open(); sc.is_bad())
+    return fail(fmt::format("cannot accept connections on port {}: {}", srv.port(), sc.to_string()));
   return true;
 }
 
@@ -319,7 +290,7 @@ void plant_runner::stop() {
   m.writers.clear();
   m.mirrors.clear();  // each closes its client, which lives in the runtime's system
   if (m.rt) m.rt->stop();
-  m.servers.clear();
+  m.srv = nullptr;
   if (m.system) m.system->await_all_actors_done();
   m.rt.reset();
   m.system.reset();

@@ -1,7 +1,7 @@
 // Starts what a checked plant file describes (docs/configuration.md): an actor system, one server
-// per endpoint with the file's namespaces and nodes, one writer actor per [[writers]] entry
-// pushing its batches through uactor::server::write_values. The runner owns all of it; stop() (or
-// the destructor) ends the writers, the servers, then the system.
+// with a listener per endpoint and the file's namespaces and nodes, one writer actor per
+// [[writers]] entry pushing its batches through uactor::server::write_values. The runner owns all
+// of it; stop() (or the destructor) ends the writers, the server, then the system.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +24,11 @@ public:
   plant_runner(const plant_runner&) = delete;
   plant_runner& operator=(const plant_runner&) = delete;
 
-  // Starts the servers in the file's order, then the writers. False with the reason in `error`
-  // (what was started is stopped again).
+  // Starts the server (every endpoint of the file), then the writers. False with the reason in
+  // `error` (what was started is stopped again).
   bool start(const plant& p, std::string& error);
-  const std::vector<server*>& servers() const;
+  // The running server; null before start() and after stop().
+  uactor::server* server() const noexcept;
   // Ticks of the writers so far (any thread).
   std::uint64_t writer_cycles() const noexcept;
   void stop();

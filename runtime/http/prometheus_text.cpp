@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <iterator>
 
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
@@ -19,6 +21,8 @@ using prometheus::MetricType;
 
 class families {
 public:
+  // The family is filled through the reference afterwards, also after later add() calls (the
+  // per-actor families below): a deque keeps it where it is, a vector would move it.
   MetricFamily& add(std::string name, std::string help, MetricType type) {
     return out_.emplace_back(MetricFamily{std::move(name), std::move(help), type, {}});
   }
@@ -35,10 +39,10 @@ public:
     else m.gauge.value = v;
     return m;
   }
-  std::vector<MetricFamily>& all() { return out_; }
+  std::vector<MetricFamily> all() { return {std::make_move_iterator(out_.begin()), std::make_move_iterator(out_.end())}; }
 
 private:
-  std::vector<MetricFamily> out_;
+  std::deque<MetricFamily> out_;
 };
 
 }  // namespace
@@ -64,6 +68,20 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   f.per_endpoint(eps, "uactor_connections_accepted_total", "opc.tcp connections accepted", C::Counter,
                  &server_metrics::connections_accepted);
   f.per_endpoint(eps, "uactor_connections_open", "opc.tcp connections open now", C::Gauge, &server_metrics::connections_open);
+  // Each endpoint (listener) of a server, labelled with its own URL (docs/decisions/0033).
+  const auto per_listener = [&f, &eps](std::string name, std::string help, MetricType type,
+                                       std::uint64_t endpoint_metrics::*field) {
+    auto& fam = f.add(std::move(name), std::move(help), type);
+    for (const auto& e : eps)
+      for (std::size_t i = 0; i < e.endpoint_urls.size(); ++i) {
+        const endpoint_metrics m = i < e.metrics.endpoints.size() ? e.metrics.endpoints[i] : endpoint_metrics{};
+        fam.metric.push_back(families::sample(type, static_cast<double>(m.*field), {{"endpoint", e.endpoint_urls[i]}}));
+      }
+  };
+  per_listener("uactor_endpoint_connections_accepted_total", "opc.tcp connections accepted by this endpoint", C::Counter,
+               &endpoint_metrics::connections_accepted);
+  per_listener("uactor_endpoint_connections_open", "opc.tcp connections open now on this endpoint", C::Gauge,
+               &endpoint_metrics::connections_open);
   f.per_endpoint(eps, "uactor_received_bytes_total", "bytes received on opc.tcp connections", C::Counter,
                  &server_metrics::bytes_received);
   f.per_endpoint(eps, "uactor_sent_bytes_total", "bytes sent on opc.tcp connections", C::Counter, &server_metrics::bytes_sent);

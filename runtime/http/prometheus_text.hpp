@@ -12,10 +12,13 @@
 
 namespace uactor::app {
 
+// One server: `endpoint` labels its samples (its first endpoint's URL, as before a server had
+// several); the per-endpoint connection counts are labelled with each endpoint's own URL.
 struct endpoint_sample {
   std::string endpoint;  // opc.tcp://host:port, the `endpoint` label
   server_metrics metrics;
   script_metrics scripts;  // server::scripts_metrics() (docs/scripts.md)
+  std::vector<std::string> endpoint_urls;  // server::endpoint_urls(), for server_metrics::endpoints
 };
 
 struct process_sample {

@@ -2,7 +2,9 @@
 # examples/config/plant.toml served (issue 14): its None endpoint takes anonymous sessions and shows
 # 10,000 tags whose writers' changes reach a subscription; its SignAndEncrypt endpoint takes the
 # file's two users over Basic256Sha256 and Aes256_Sha256_RsaPss and refuses None, Sign, anonymous
-# and a wrong password.
+# and a wrong password. Both are endpoints of one server (docs/decisions/0033): a value written
+# through one is read through the other, GetEndpoints through either lists both, and an anonymous
+# token sent to the engineering endpoint anyway is refused by the server there.
 #
 #   bash config_plant_interop.sh UACTOR_BINARY SOURCE_DIR
 #
@@ -58,18 +60,28 @@ mkdir -p "$node_pki/trusted/certs"
 cp "$tmp"/pki/own/certs/*.der "$node_pki/trusted/certs/"
 c="--cert $tmp/certs/client/cert.pem --key $tmp/certs/client/key.pem"
 e1="--endpoint ${urls[0]}" e2="--endpoint ${urls[1]}"
-# The refusals node-opcua makes from what GetEndpoints advertises (no such endpoint, no anonymous
-# token policy) are named by its messages (one word each: the batch file has no quoting); the
-# wrong password is the server's refusal.
+# The refusals node-opcua makes from what GetEndpoints advertises (no Sign endpoint, no anonymous
+# token policy) are named by its messages (one word each: the batch file has no quoting). GetEndpoints
+# lists both endpoints of the server, so a policy or mode that only the other endpoint offers is
+# tried and refused by the server: the OPN with Bad_SecurityPolicyRejected (Part 6 §6.7.4), a None
+# session on the engineering endpoint with Bad_SecurityPolicyRejected; the wrong password and the
+# anonymous token made to be sent are the server's refusals too.
 cat >"$tmp/batch.txt" <<EOB
 floor-none-anonymous        $e1 --policy None --mode None
-floor-no-encryption-offered $e1 --policy Basic256Sha256 --mode SignAndEncrypt $c --expect-fail matching --expect-step connect
+floor-no-encryption-offered $e1 --policy Basic256Sha256 --mode SignAndEncrypt $c --expect-fail BadSecurityPolicyRejected --expect-step connect
 eng-operator-basic256sha256 $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --user operator --password operator-pw
 eng-engineer-aes256         $e2 --policy Aes256_Sha256_RsaPss --mode SignAndEncrypt $c --user engineer --password engineer-pw
-eng-refuses-none            $e2 --policy None --mode None --expect-fail exist --expect-step session
+eng-refuses-none            $e2 --policy None --mode None --expect-fail BadSecurityPolicyRejected --expect-step session
 eng-refuses-sign            $e2 --policy Basic256Sha256 --mode Sign $c --user operator --password operator-pw --expect-fail matching --expect-step connect
 eng-refuses-anonymous       $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --expect-fail ANONYMOUS --expect-step session
 eng-refuses-wrong-password  $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --user operator --password wrong --expect-fail BadUserAccessDenied --expect-step session
+floor-writes-setpoint       $e1 --policy None --mode None --write-double ns=2;s=Plant.Line1.Setpoint 61.25
+eng-reads-floor-write       $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --user operator --password operator-pw --expect-double ns=2;s=Plant.Line1.Setpoint 61.25
+eng-writes-setpoint         $e2 --policy Aes256_Sha256_RsaPss --mode SignAndEncrypt $c --user engineer --password engineer-pw --write-double ns=2;s=Plant.Line1.Setpoint 17.5
+floor-reads-eng-write       $e1 --policy None --mode None --expect-double ns=2;s=Plant.Line1.Setpoint 17.5
+floor-lists-both-endpoints  $e1 --policy None --mode None --expect-endpoints ${urls[0]},${urls[1]}
+eng-lists-both-endpoints    $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --user operator --password operator-pw --expect-endpoints ${urls[0]},${urls[1]}
+eng-server-refuses-anonymous $e2 --policy Basic256Sha256 --mode SignAndEncrypt $c --pretend-anonymous-policy anonymous --expect-fail BadIdentityTokenRejected --expect-step session
 EOB
 timeout -k 5 150 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 30 --session-only --batch "$tmp/batch.txt" \
     >"$tmp/client.out" 2>"$tmp/client.err"

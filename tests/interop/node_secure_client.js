@@ -27,7 +27,14 @@
 //   --pretend-user-token-policy ID  act as if the endpoint offered a UserName token policy ID
 //                   (no encryption): to send a UserName token where the server offers none (over
 //                   None) and see the server refuse it, not node-opcua
+//   --pretend-anonymous-policy ID  act as if the endpoint offered an Anonymous token policy ID: to
+//                   send an anonymous token where the endpoint offers none and see the server
+//                   refuse it, not node-opcua
 //   --session-only  after the session, read ServerState instead of the demo's nodes
+//   --write-double NODE V   with --session-only: write the Double V to NODE (and read it back)
+//   --expect-double NODE V  with --session-only: NODE reads as the Double V
+//   --expect-endpoints URL[,URL...]  with --session-only: GetEndpoints through this connection
+//                   lists an endpoint at each URL (Part 4 §5.4.4: every endpoint of the server)
 //   --hold-until F  with --session-only: keep the session, reading ServerState every 200 ms,
 //                   until the file F exists
 //   --init-only     create the PKI and the client's certificate, print its path, exit 0
@@ -121,6 +128,10 @@ function parseArgs(argv, base) {
             case "--batch": o.batch = value(); break;
             case "--hold-until": o.holdUntil = value(); break;
             case "--session-only": o.sessionOnly = true; break;
+            case "--pretend-anonymous-policy": o.pretendAnonymous = value(); break;
+            case "--write-double": o.writeDouble = { node: value(), value: Number(value()) }; break;
+            case "--expect-double": o.expectDouble = { node: value(), value: Number(value()) }; break;
+            case "--expect-endpoints": o.expectEndpoints = value().split(","); break;
             default: usage("unknown argument: " + a);
         }
     }
@@ -210,6 +221,20 @@ async function runOnce(o, clientCertificateManager, say) {
         };
     }
 
+    if (o.pretendAnonymous) {
+        const resolve = client.__resolveEndPoint.bind(client);
+        client.__resolveEndPoint = function () {
+            const found = resolve();
+            if (found && this.endpoint) {
+                this.endpoint = new EndpointDescription(this.endpoint);
+                this.endpoint.userIdentityTokens = (this.endpoint.userIdentityTokens || []).concat([
+                    new UserTokenPolicy({ policyId: o.pretendAnonymous, tokenType: UserTokenType.Anonymous })
+                ]);
+            }
+            return found;
+        };
+    }
+
     let userIdentity = { type: UserTokenType.Anonymous };
     if (o.user !== undefined) {
         userIdentity = { type: UserTokenType.UserName, userName: o.user, password: o.password };
@@ -254,6 +279,33 @@ async function runOnce(o, clientCertificateManager, say) {
                 throw new Error("ServerState: " + state.toString());
             }
             say("ok read ServerState Running");
+            if (o.writeDouble) {
+                step = "write";
+                const { node, value } = o.writeDouble;
+                const ws = await session.write({
+                    nodeId: node, attributeId: AttributeIds.Value, value: { value: { dataType: DataType.Double, value } }
+                });
+                if (!ws.equals(StatusCodes.Good)) throw new Error("write " + node + " = " + value + ": " + ws.toString());
+                say("ok write " + node + " Double " + value);
+            }
+            if (o.expectDouble) {
+                step = "read";
+                const { node, value } = o.expectDouble;
+                const dv = await session.read({ nodeId: node, attributeId: AttributeIds.Value });
+                if (!dv.statusCode.equals(StatusCodes.Good) || dv.value.value !== value) {
+                    throw new Error("read " + node + ": " + dv.toString() + " (expected " + value + ")");
+                }
+                say("ok read " + node + " Double " + value);
+            }
+            if (o.expectEndpoints) {
+                step = "endpoints";
+                const endpoints = await client.getEndpoints();
+                const urls = endpoints.map((e) => e.endpointUrl);
+                for (const want of o.expectEndpoints) {
+                    if (!urls.includes(want)) throw new Error("GetEndpoints lists " + urls.join(" ") + ", not " + want);
+                }
+                say("ok GetEndpoints lists " + [...new Set(urls)].join(" "));
+            }
             if (o.holdUntil) {
                 // The session kept, read every 200 ms, until the file appears (a server reload
                 // meanwhile must not disturb it: tests/interop/config_reload_interop.sh).

@@ -37,7 +37,7 @@ else
     "$uactor" check-config "$plant" >"$tmp/out" 2>&1
     status=$?
 fi
-if [ "$status" -eq 0 ] && grep -q "10005 node(s), 3 writer(s)" "$tmp/out"; then pass "examples/config/plant.toml checks: $(cat "$tmp/out")"
+if [ "$status" -eq 0 ] && grep -q "10007 node(s), 3 writer(s)" "$tmp/out"; then pass "examples/config/plant.toml checks: $(cat "$tmp/out")"
 else fail "examples/config/plant.toml: status $status: $(cat "$tmp/out")"; fi
 
 # strace, if this machine lets us trace: the proof that nothing was bound.

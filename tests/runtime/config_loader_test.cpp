@@ -13,17 +13,19 @@ using namespace uactor;
 TEST_CASE("config: the embedded default is today's uactor run: the demo on 4840, every policy, anonymous", "[config]") {
   const auto r = config::load(config::default_toml(), "(default)", ".", false);
   REQUIRE(r.errors.empty());
-  REQUIRE(r.value.servers.size() == 1);
-  const auto& s = r.value.servers[0];
+  const auto& s = r.value.server;
+  REQUIRE(s.endpoints.size() == 1);
+  const auto& e = s.endpoints[0];
   const auto d = default_server_plan();
   CHECK(s.demo);
-  CHECK(s.port == 4840);
-  CHECK(s.listen_address == "0.0.0.0");
+  CHECK(e.port == 4840);
+  CHECK(e.listen_address == "0.0.0.0");
   CHECK(s.host_name == d.host_name);
+  CHECK(s.endpoint_url() == "opc.tcp://" + d.host_name + ":4840");
   CHECK(s.application_uri == d.application_uri);
   CHECK(s.demo_namespace_uri == "urn:uactor:demo");
-  CHECK(s.security == std::vector<std::string>{"all"});
-  CHECK(s.anonymous);
+  CHECK(e.security == std::vector<std::string>{"all"});
+  CHECK(e.user_tokens == std::vector<std::string>{"anonymous", "username", "x509"});
   CHECK(s.max_connections == d.max_connections);
   CHECK(s.max_sessions == d.max_sessions);
   CHECK(s.receive_buffer_size == d.receive_buffer_size);
@@ -96,7 +98,7 @@ count = 10000
   CHECK(w.target_types[0] == ua::builtin_type::float_);
 }
 
-TEST_CASE("config: two endpoints with their own security, users as hashes", "[config]") {
+TEST_CASE("config: two endpoints of one server with their own security, users as hashes", "[config]") {
   const auto hash = security::hash_password("pw", 1000);
   const auto text = R"(
 [server]
@@ -114,13 +116,14 @@ hash = ")" + hash + R"("
 )";
   const auto r = config::load(text, "plant.toml", ".", false);
   REQUIRE(r.errors.empty());
-  REQUIRE(r.value.servers.size() == 2);
-  CHECK(r.value.servers[0].security == std::vector<std::string>{"none"});
-  CHECK(r.value.servers[0].anonymous);
-  CHECK(r.value.servers[1].security == std::vector<std::string>{"Basic256Sha256:SignAndEncrypt"});
-  CHECK_FALSE(r.value.servers[1].anonymous);
-  CHECK(r.value.servers[1].application_uri == "urn:plant1:uactor:server");
-  CHECK(r.value.servers[1].user_hashes == std::vector<std::string>{"op:" + hash});
+  const auto& s = r.value.server;
+  REQUIRE(s.endpoints.size() == 2);
+  CHECK(s.endpoints[0].security == std::vector<std::string>{"none"});
+  CHECK(s.endpoints[0].user_tokens == std::vector<std::string>{"anonymous", "username", "x509"});
+  CHECK(s.endpoints[1].security == std::vector<std::string>{"Basic256Sha256:SignAndEncrypt"});
+  CHECK(s.endpoints[1].user_tokens == std::vector<std::string>{"username", "x509"});  // anonymous = false
+  CHECK(s.application_uri == "urn:plant1:uactor:server");
+  CHECK(s.user_hashes == std::vector<std::string>{"op:" + hash});
 }
 
 TEST_CASE("config: a variable's initial value in the TOML form of its DataType", "[config]") {
@@ -298,7 +301,7 @@ input = "i=2258"
   const auto r = config::load(text, "alarms.toml", ".", false);
   for (const auto& e : r.errors) INFO(e.to_string());
   REQUIRE(r.errors.empty());
-  CHECK(r.value.servers[0].audit_events);
+  CHECK(r.value.server.audit_events);
   REQUIRE(r.value.limit_alarms.size() == 2);
   const auto& a = r.value.limit_alarms[0];
   CHECK(a.id == node_id::string(2, "Tank.Level.Alarm"));

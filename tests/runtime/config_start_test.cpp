@@ -81,11 +81,11 @@ TEST_CASE("config: a started plant serves its nodes, and its writers change them
   config::plant_runner runner;
   std::string error;
   REQUIRE(runner.start(loaded.value, error));
-  REQUIRE(runner.servers().size() == 1);
+  REQUIRE(runner.server() != nullptr);
 
   runtime client_side;
   client_options o;
-  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(runner.servers()[0]->port());
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(runner.server()->port());
   auto c = client_side.connect(o);
   REQUIRE(c.has_value());
 
@@ -120,10 +120,10 @@ TEST_CASE("config: a started plant serves its nodes, and its writers change them
 
 TEST_CASE("config: a plant with [[nodesets]] does not start without the NodeSet importer", "[config]") {
   config::plant p;
-  p.servers.push_back(default_server_plan());
-  p.servers[0].port = 0;
-  p.servers[0].listen_address = "127.0.0.1";
-  p.servers[0].security = {"none"};
+  p.server = default_server_plan();
+  p.server.port = 0;
+  p.server.listen_address = "127.0.0.1";
+  p.server.security = {"none"};
   p.nodesets.push_back("/tmp/Opc.Ua.Di.NodeSet2.xml");
   config::plant_runner runner;
   std::string error;
@@ -305,7 +305,7 @@ TEST_CASE("config: methods with built-in handlers set their targets, and the fil
   config::plant_runner runner;
   std::string error;
   REQUIRE(runner.start(loaded.value, error));
-  const auto port = runner.servers()[0]->port();
+  const auto port = runner.server()->port();
 
   runtime client_side;
   client_options o;

@@ -179,7 +179,7 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   script_metrics sm;
   sm.kills = 2;
   sm.eval_ns = 1'500'000'000;
-  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm}}, {1.5, 4096, 9});
+  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm, {}}}, {1.5, 4096, 9});
   CHECK_THAT(text, Catch::Contains("uactor_script_kills_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\"} 1.5\n"));
   CHECK_THAT(text, Catch::Contains("# TYPE uactor_requests_total counter"));

@@ -59,13 +59,22 @@ std::string with_host_of(std::string_view url, std::string_view reached) {
   return out;
 }
 
+std::vector<std::string> server_description::discovery_urls() const {
+  if (endpoint_urls.empty()) return {endpoint_url};
+  std::vector<std::string> out;
+  for (const auto& u : endpoint_urls)
+    if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
+  return out;
+}
+
 application_description make_application_description(const server_description& d) {
   application_description a;
   a.application_uri = ua_string(d.application_uri);
   a.product_uri = ua_string(d.product_uri);
   a.application_name.text = ua_string(d.application_name);
   a.application_type = application_type::server;
-  a.discovery_urls = {ua_string(d.endpoint_url)};
+  // Part 4 §7.2: the DiscoveryUrls of every endpoint (each answers GetEndpoints with all of them).
+  for (const auto& url : d.discovery_urls()) a.discovery_urls.push_back(ua_string(url));
   return a;
 }
 
@@ -83,23 +92,29 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
     return p;  // SecurityPolicyUri null: the endpoint's policy secures the token (Part 4 §7.42)
   };
   ua_array<endpoint_description> out;
-  for (const auto& offer : security.offers) {
-    endpoint_description& e = out.emplace_back();
-    e.endpoint_url = ua_string(d.endpoint_url);
-    e.server = make_application_description(d);
-    e.security_mode = offer.mode;
-    e.security_policy_uri = ua_string(offer.policy->uri);
-    if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate_chain());
-    const auto& ids = security.identities;
-    if (ids.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
-    // UserName and X509 identities need a policy that encrypts the password and signs the token:
-    // not offered over None.
-    if (!offer.policy->is_none()) {
-      if (ids.user_name) e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
-      if (ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
+  const application_description server = make_application_description(d);
+  const auto& ids = security.identities;
+  for (std::size_t i = 0; i < security.endpoint_count(); ++i) {
+    const auto& offers = security.endpoints.empty() ? security.offers : security.endpoints[i].offers;
+    const actors::user_token_set tokens = security.tokens_at(i);
+    for (const auto& offer : offers) {
+      endpoint_description& e = out.emplace_back();
+      e.endpoint_url = ua_string(d.url_of(i));
+      e.server = server;
+      e.security_mode = offer.mode;
+      e.security_policy_uri = ua_string(offer.policy->uri);
+      if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate_chain());
+      if (tokens.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
+      // UserName and X509 identities need a policy that encrypts the password and signs the token:
+      // not offered over None.
+      if (!offer.policy->is_none()) {
+        if (tokens.user_name && ids.user_name)
+          e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
+        if (tokens.x509 && ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
+      }
+      e.transport_profile_uri = ua_string(uatcp_binary_profile);
+      e.security_level = actors::security_level(offer);
     }
-    e.transport_profile_uri = ua_string(uatcp_binary_profile);
-    e.security_level = actors::security_level(offer);
   }
   return out;
 }

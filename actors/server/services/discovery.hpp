@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "actors/server/server_security.hpp"
 #include "protocol/generated/types.hpp"
@@ -18,6 +19,15 @@ struct server_description {
   std::string product_name = "uactor";       // the Server object's BuildInfo (Part 5 §12.4)
   std::string manufacturer_name = "uactor";
   std::string endpoint_url;          // opc.tcp://<host name>:4840
+  // One URL per endpoint (server_security::endpoints' order) when the server has several; empty:
+  // endpoint_url for its one endpoint.
+  std::vector<std::string> endpoint_urls;
+
+  // The URL of endpoint `i`; every URL, once each, in endpoint order (the DiscoveryUrls).
+  const std::string& url_of(std::size_t i) const noexcept {
+    return i < endpoint_urls.size() ? endpoint_urls[i] : endpoint_url;
+  }
+  std::vector<std::string> discovery_urls() const;
 };
 
 inline constexpr std::string_view security_policy_none = "http://opcfoundation.org/UA/SecurityPolicy#None";
@@ -27,13 +37,16 @@ inline constexpr std::string_view anonymous_policy_id = "anonymous";
 inline constexpr std::string_view user_name_policy_id = "username";
 inline constexpr std::string_view x509_policy_id = "x509";
 
-// The ApplicationDescription of this server (Part 4 §7.2): a Server, discovered at its endpoint URL.
+// The ApplicationDescription of this server (Part 4 §7.2): a Server, discovered at each of its
+// endpoints' URLs.
 ua::application_description make_application_description(const server_description& d);
 
-// The endpoints this server offers (Part 4 §7.14): one per policy and mode of `security`, with the
-// server certificate, UA-TCP binary, and the UserTokenPolicies "anonymous", "username" and "x509"
-// as `security.identities` allows (UserName and X509 not over None). Without `security`: None
-// only, anonymous. The session manager's config echoes them in CreateSession.
+// The endpoints this server offers (Part 4 §7.14): for each endpoint of `security` (its listener,
+// its URL), one per policy and mode it offers, with the server certificate, UA-TCP binary, and the
+// UserTokenPolicies "anonymous", "username" and "x509" as that endpoint's token types and
+// `security.identities` allow (UserName and X509 not over None). Without `security`: None only,
+// anonymous. The session manager's config echoes them in CreateSession (Part 4 §5.7.2.2: all
+// of the server's endpoints, whichever the client came through).
 ua::ua_array<ua::endpoint_description> make_endpoints(const server_description& d);
 ua::ua_array<ua::endpoint_description> make_endpoints(const server_description& d, const actors::server_security& security);
 

@@ -167,3 +167,38 @@ TEST_CASE("unregister_nodes: Good for any ids, Bad_NothingToDo when empty, Bad_T
   service_unregister_nodes(req, resp, now, limits);
   CHECK(resp.response_header.service_result == status::bad_too_many_operations);
 }
+
+TEST_CASE("discovery: a server of two endpoints lists each with its own URL and token policies, and both "
+          "DiscoveryUrls",
+          "[actors]") {
+  server_description d = description();
+  d.endpoint_urls = {"opc.tcp://box:4840", "opc.tcp://box:4841"};
+  actors::server_security sec;
+  sec.offers = {actors::security_offer{}};
+  sec.endpoints.resize(2);
+  sec.endpoints[0].offers = {actors::security_offer{}};
+  sec.endpoints[1].offers = {actors::security_offer{}};
+  sec.endpoints[1].tokens.anonymous = false;  // the second offers no anonymous sessions
+  const auto endpoints = make_endpoints(d, sec);
+  REQUIRE(endpoints.size() == 2);
+  CHECK(endpoints[0].endpoint_url.view() == "opc.tcp://box:4840");
+  CHECK(endpoints[1].endpoint_url.view() == "opc.tcp://box:4841");
+  REQUIRE(endpoints[0].user_identity_tokens.size() == 1);
+  CHECK(endpoints[1].user_identity_tokens.empty());
+  const ua_array<ua_string> both{ua_string("opc.tcp://box:4840"), ua_string("opc.tcp://box:4841")};
+  CHECK(endpoints[0].server.discovery_urls == both);
+  CHECK(endpoints[1].server.discovery_urls == both);
+  // What each channel may ask for goes by its endpoint.
+  CHECK(sec.tokens_at(0).anonymous);
+  CHECK_FALSE(sec.tokens_at(1).anonymous);
+  CHECK_FALSE(sec.tokens_at(2).anonymous);  // no such endpoint: nothing
+  CHECK_FALSE(sec.is_offered_at(2, security::policy_none(), message_security_mode::none));
+
+  find_servers_request req;
+  req.endpoint_url = ua_string("opc.tcp://10.0.0.7:4841");
+  find_servers_response resp;
+  service_find_servers(req, resp, d, now);
+  REQUIRE(resp.servers.size() == 1);
+  CHECK(resp.servers[0].discovery_urls ==
+        ua_array<ua_string>{ua_string("opc.tcp://10.0.0.7:4840"), ua_string("opc.tcp://10.0.0.7:4841")});
+}
