@@ -37,11 +37,14 @@ for _ in $(seq 100); do grep -q '^listening on' "$out/server.out" 2>/dev/null &&
 grep -q '^listening on' "$out/server.out" || { echo "soak: the server did not start"; cat "$out/server.err"; exit 2; }
 
 seconds=$(( minutes * 60 ))
+# The loads outlast the last sample: samples are taken on a schedule (one a minute from the start),
+# and a sample after a load's end would count its sessions' descriptors as a change.
+load_seconds=$(( seconds + 90 ))
 nice -n 10 "$uactor" load --endpoint "$url" --scenario read --sessions 20 --inflight 8 --nodes 1 \
-  --warmup 0 --duration "$seconds" >"$out/read.out" 2>&1 &
+  --warmup 0 --duration "$load_seconds" >"$out/read.out" 2>&1 &
 pids+=($!)
 nice -n 10 "$uactor" load --endpoint "$url" --scenario sub --sessions 4 --subs 5 --nodes 100 --pub 100 \
-  --warmup 0 --duration "$seconds" >"$out/sub.out" 2>&1 &
+  --warmup 0 --duration "$load_seconds" >"$out/sub.out" 2>&1 &
 pids+=($!)
 
 sample() {  # minute rss_kb fds allocations allocated_bytes cpu_ms
@@ -67,17 +70,20 @@ reconnect_round() {
   nice -n 10 "$uactor" load --endpoint "$url" --scenario read --sessions 10 --inflight 1 --nodes 1 \
     --warmup 0 --duration 10 >"$out/reconnect.out" 2>&1
 }
-half=${SOAK_HALF_MINUTE_S:-29.7}
+period=${SOAK_MINUTE_S:-60}  # shorter for a try of the script itself
+sleep_until() { local now=$SECONDS; (( $1 > now )) && sleep $(( $1 - now )); }
+start=$SECONDS
 for ((m = 0; m <= minutes; m++)); do
+  sleep_until $(( start + m * period ))
   kill -0 "$server" 2>/dev/null || { echo "soak: the server died at minute $m"; exit 1; }
   line=$(sample "$m")
   echo "$line" >>"$out/samples.tsv"
   echo "$line"
   (( m == minutes )) && break
-  for _ in 1 2; do
+  for half in 0 1; do
+    sleep_until $(( start + m * period + half * period / 2 + 1 ))
     reconnect_round &
     round=$!
-    sleep "$half"
     wait "$round" || failed=$(( failed + 1 ))
     rounds=$(( rounds + 1 ))
   done
