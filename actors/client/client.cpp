@@ -789,30 +789,33 @@ ua::status_code method_status(const ua::expected<ua::call_response>& r) {
   return r->results[0].status_code;
 }
 
+// The call, `done` told its method_status.
+void call_for_status(client& c, ua::call_request r, std::function<void(ua::status_code)> done) {
+  c.call(std::move(r), [done = std::move(done)](ua::expected<ua::call_response> resp) { done(method_status(resp)); });
+}
+
 }  // namespace
 
 void client::acknowledge(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
                          std::function<void(ua::status_code)> done) {
-  call(comment_call(acknowledge_method, std::move(condition), std::move(event_id), std::move(comment)),
-       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+  call_for_status(*this, comment_call(acknowledge_method, std::move(condition), std::move(event_id), std::move(comment)),
+                  std::move(done));
 }
 void client::confirm(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
                      std::function<void(ua::status_code)> done) {
-  call(comment_call(confirm_method, std::move(condition), std::move(event_id), std::move(comment)),
-       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+  call_for_status(*this, comment_call(confirm_method, std::move(condition), std::move(event_id), std::move(comment)),
+                  std::move(done));
 }
 void client::add_comment(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment,
                          std::function<void(ua::status_code)> done) {
-  call(comment_call(add_comment_method, std::move(condition), std::move(event_id), std::move(comment)),
-       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+  call_for_status(*this, comment_call(add_comment_method, std::move(condition), std::move(event_id), std::move(comment)),
+                  std::move(done));
 }
 void client::condition_refresh(std::uint32_t subscription, std::function<void(ua::status_code)> done) {
-  call(refresh_call(subscription, std::nullopt),
-       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+  call_for_status(*this, refresh_call(subscription, std::nullopt), std::move(done));
 }
 void client::condition_refresh2(std::uint32_t subscription, std::uint32_t item, std::function<void(ua::status_code)> done) {
-  call(refresh_call(subscription, item),
-       [done = std::move(done)](ua::expected<ua::call_response> r) { done(method_status(r)); });
+  call_for_status(*this, refresh_call(subscription, item), std::move(done));
 }
 ua::status_code client::acknowledge_sync(ua::node_id condition, ua::byte_string event_id, ua::localized_text comment) {
   return method_status(call_sync(comment_call(acknowledge_method, std::move(condition), std::move(event_id), std::move(comment))));

@@ -222,7 +222,6 @@ ua::status_code open_server(const server_handle& server) {
         .receive([&](std::uint32_t sc) { result = ua::status_code(sc); }, [](const caf::error&) {});
     return result;
   };
-  if (server.listeners.empty()) return one(server.listener);
   for (const auto& l : server.listeners)
     if (const auto sc = one(l); sc.is_bad()) return sc;
   return ua::status::good;
@@ -230,7 +229,6 @@ ua::status_code open_server(const server_handle& server) {
 
 void stop_server(const server_handle& server) {
   for (const auto& l : server.listeners) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
-  if (server.listeners.empty()) caf::anon_send_exit(server.listener, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(server.host, caf::exit_reason::user_shutdown);
 }
 
