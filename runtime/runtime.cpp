@@ -230,6 +230,7 @@ struct value_door {
     auto batch = pool->take();
     if (!batch) return ua::status::bad_resource_unavailable;
     batch->values.assign(values.begin(), values.end());
+    batch->sent();
     caf::anon_send(host, std::move(batch));
     return ua::status::good;
   }

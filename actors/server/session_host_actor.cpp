@@ -218,6 +218,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     },
     // The application's door (docs/embedding.md).
     [st](value_batch_ptr& batch) {
+      batch->received();
       const std::size_t dropped = st->core->apply_values(batch->values, now_instant());
       if (dropped) spdlog::warn("application: {} of {} values name no variable (removed?): dropped", dropped,
                                 batch->values.size());
