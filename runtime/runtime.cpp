@@ -528,6 +528,11 @@ public:
       m.eval_ns += c->eval_ns;
       m.workers_up += c->workers_up;
       m.worker_pids = c->worker_pids();
+      for (std::size_t w = 0; w < c->shard_count; ++w) {
+        const auto& s = c->shards[w];
+        m.shards.push_back({s.evaluations, s.errors, s.timeouts, s.kills, s.queue_depth, s.eval_ns,
+                            w < m.worker_pids.size() ? m.worker_pids[w] : -1});
+      }
     }
     return m;
   }

@@ -24,6 +24,16 @@
 
 namespace uactor::actors {
 
+// One worker shard's share of the counters (out of process): which shard is slow, which one kills.
+struct shard_counters {
+  std::atomic<std::uint64_t> evaluations{0};
+  std::atomic<std::uint64_t> errors{0};
+  std::atomic<std::uint64_t> timeouts{0};
+  std::atomic<std::uint64_t> kills{0};
+  std::atomic<std::uint64_t> queue_depth{0};
+  std::atomic<std::uint64_t> eval_ns{0};
+};
+
 // What the runners count, read from any thread (the /metrics page, tests).
 struct script_counters {
   std::atomic<std::uint64_t> evaluations{0};
@@ -37,6 +47,10 @@ struct script_counters {
   std::atomic<std::uint64_t> queue_depth{0};   // runs taken and not yet sent to a worker
   std::atomic<std::uint64_t> eval_ns{0};       // summed run time (the worker's measure out of process)
   std::atomic<std::uint32_t> workers_up{0};
+  // Per worker shard, out of process; sized by spawn_shard_supervisor before the runner starts and
+  // never after, so readers need no lock (in process: none).
+  std::unique_ptr<shard_counters[]> shards;
+  std::size_t shard_count = 0;
   // The worker processes' ids by shard (-1: down), for operators and tests.
   std::vector<int> worker_pids() const {
     std::lock_guard lock(mutex);

@@ -201,7 +201,7 @@ public:
     auto& slot = st_->slots[w];
     for (std::size_t i = slot.next; i < slot.batch.size(); ++i) victim(slot.batch[i].item);
     for (const auto& r : slot.queue) victim(r.item);
-    st_->setup.counters->queue_depth -= slot.queue.size();
+    dequeued(w, slot.queue.size());
     slot.batch.clear();
     slot.queue.clear();
     slot.next = 0;
@@ -237,6 +237,7 @@ public:
       if (const auto w = route(r.item)) {
         st.slots[*w].queue.push_back(std::move(r));
         ++st.setup.counters->queue_depth;
+        ++shard(*w).queue_depth;
       } else {
         st.set.runner_down(r.item, st.out);  // no shard up: Bad_ResourceUnavailable, run on recovery
       }
@@ -265,7 +266,7 @@ public:
   void send_batch(std::uint32_t w) {
     auto& slot = st_->slots[w];
     if (slot.at != phase::up || !slot.batch.empty() || slot.queue.empty()) return;
-    st_->setup.counters->queue_depth -= slot.queue.size();
+    dequeued(w, slot.queue.size());
     slot.batch.swap(slot.queue);
     slot.next = 0;
     scripting::run_batch_frame f;
@@ -306,11 +307,12 @@ public:
     const std::uint32_t item = slot.batch[slot.next].item;
     if (now >= hard) {
       ++st.setup.counters->kills;
+      ++shard(w).kills;
       scripting::eval_result r;
       r.how = scripting::outcome::deadline;
       r.error = "ran past its deadline (" + std::to_string(st.setup.soft_deadline.count()) + " ms + " +
                 std::to_string(st.setup.grace.count()) + " ms grace): its worker was killed";
-      complete(item, r);
+      complete(w, item, r);
       ++slot.next;  // the culprit is done; the rest are victims
       kill(w, st.set.item(item).spec.name + " ran past its deadline");
       publish();
@@ -319,16 +321,21 @@ public:
     if (now >= soft && !slot.late) {
       slot.late = true;
       ++st.setup.counters->timeouts;
+      ++shard(w).timeouts;
       st.set.late(item, st.out);
       publish();
     }
     arm(w, slot.late ? hard : soft);
   }
 
-  void complete(std::uint32_t item, const scripting::eval_result& r) {
+  void complete(std::uint32_t w, std::uint32_t item, const scripting::eval_result& r) {
     auto& c = *st_->setup.counters;
     ++c.evaluations;
-    if (r.how != scripting::outcome::ok) ++c.errors;
+    ++shard(w).evaluations;
+    if (r.how != scripting::outcome::ok) {
+      ++c.errors;
+      ++shard(w).errors;
+    }
     const bool was = st_->set.quarantined(item);
     std::string log;
     st_->set.completed(item, r, clock::now(), st_->out, log);
@@ -349,7 +356,8 @@ public:
       if (!f || slot.next >= slot.batch.size() || f->batch != slot.batch_id || f->item != slot.batch[slot.next].item)
         return kill(e.worker, "a result out of order or malformed");
       st.setup.counters->eval_ns += f->duration_ns;
-      complete(f->item, f->result);
+      shard(e.worker).eval_ns += f->duration_ns;
+      complete(e.worker, f->item, f->result);
       if (++slot.next < slot.batch.size()) {
         start_clock(e.worker);  // the worker started the next run when it wrote this result
       } else {
@@ -432,6 +440,12 @@ public:
   }
 
 private:
+  shard_counters& shard(std::uint32_t w) { return st_->setup.counters->shards[w]; }
+  void dequeued(std::uint32_t w, std::size_t n) {
+    st_->setup.counters->queue_depth -= n;
+    shard(w).queue_depth -= n;
+  }
+
   caf::event_based_actor* self_;
   std::shared_ptr<supervisor_state> st_;
 };
@@ -477,6 +491,8 @@ caf::behavior shard_supervisor(caf::event_based_actor* self, std::shared_ptr<sup
 
 caf::actor spawn_shard_supervisor(caf::actor_system& sys, runner_setup setup, caf::actor host) {
   if (setup.workers == 0) setup.workers = 1;
+  setup.counters->shards = std::make_unique<shard_counters[]>(setup.workers);
+  setup.counters->shard_count = setup.workers;
   auto st = std::make_shared<supervisor_state>(std::move(setup));
   return sys.spawn(shard_supervisor, std::move(st), std::move(host));
 }

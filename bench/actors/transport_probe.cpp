@@ -11,6 +11,13 @@
 //   epoll_actor  the epoll thread hands each chunk to a per-connection CAF actor; the actor's
 //                response comes back through a locked queue + eventfd (the thread crossing)
 //   epoll_actor_tuned  the same with work-stealing.moderate-sleep-duration=0us
+//   io_uring     one thread, one ring (issue 19 item 5, docs/decisions/0038): a recv in flight per
+//                connection into its staging buffer, the responses to a receive sent with one send;
+//                every completion of a wait handled, then all new recvs and sends of all connections
+//                submitted together with the next wait (io_uring_submit_and_wait_timeout): one
+//                system call per loop instead of epoll_wait + recv + send per ready connection
+//   io_uring_defer  the same ring with IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+//                (completions run in the waiting thread's own io_uring_enter, not by interrupt)
 // Client: one epoll thread outside CAF, closed loop, N connections x K requests in flight.
 // Unit: round trips/s over the window, and CPU µs per round trip (getrusage, whole process, and the
 // process minus the client thread = the server's share). Not a unit test; bounded in time.
@@ -23,6 +30,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <liburing.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -395,6 +403,150 @@ void epoll_server(int listen_fd, int expected_conns, const std::atomic<bool>& st
 }
 
 // ---------------------------------------------------------------------------------------------
+// (e) io_uring: one thread, one ring. Each connection has a recv in flight into its staging
+// buffer and at most one send in flight from `sending`; responses framed meanwhile wait in `out`.
+// A loop handles every completion there is, then submits what those completions queued together
+// with the next wait.
+
+struct uring_connection {
+  connection c;
+  ua::byte_buffer sending;   // the bytes of the send in flight (stable until it completes)
+  std::size_t sent = 0;      // of `sending`, after a short send
+  bool send_in_flight = false;
+  bool closed = false;
+  int pending = 0;           // operations in flight: freed once closed and 0
+};
+
+enum class uring_op : std::uint64_t { accept = 1, recv = 2, send = 3 };
+
+std::uint64_t tag(uring_op op, std::size_t index) { return (static_cast<std::uint64_t>(index) << 2) | static_cast<std::uint64_t>(op); }
+
+void uring_server(int listen_fd, int expected_conns, const std::atomic<bool>& stop, bool defer) {
+  io_uring ring{};
+  io_uring_params params{};
+  if (defer) params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  if (const int rc = io_uring_queue_init_params(256, &ring, &params); rc < 0) {
+    std::fprintf(stderr, "io_uring_queue_init_params: %s\n", std::strerror(-rc));
+    std::exit(2);
+  }
+  std::vector<std::unique_ptr<uring_connection>> conns;
+  conns.reserve(static_cast<std::size_t>(expected_conns));
+  const auto sqe = [&ring] {
+    io_uring_sqe* e = io_uring_get_sqe(&ring);
+    if (!e) {  // the queue is full: hand it to the kernel and take a fresh one
+      io_uring_submit(&ring);
+      e = io_uring_get_sqe(&ring);
+    }
+    if (!e) die("io_uring_get_sqe");
+    return e;
+  };
+  const auto arm_accept = [&] {
+    io_uring_sqe* e = sqe();
+    io_uring_prep_accept(e, listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    io_uring_sqe_set_data64(e, tag(uring_op::accept, 0));
+  };
+  const auto arm_recv = [&](std::size_t i) {
+    auto& u = *conns[i];
+    io_uring_sqe* e = sqe();
+    io_uring_prep_recv(e, u.c.fd, u.c.stage.data() + u.c.staged, u.c.stage.size() - u.c.staged, 0);
+    io_uring_sqe_set_data64(e, tag(uring_op::recv, i));
+    ++u.pending;
+  };
+  const auto arm_send = [&](std::size_t i) {
+    auto& u = *conns[i];
+    if (u.send_in_flight || u.closed) return;
+    if (u.sent == u.sending.size()) {  // the last send is done: take what was framed since
+      if (u.c.out.empty()) return;
+      std::swap(u.sending, u.c.out);
+      u.c.out.clear();
+      u.sent = 0;
+    }
+    io_uring_sqe* e = sqe();
+    io_uring_prep_send(e, u.c.fd, u.sending.data() + u.sent, u.sending.size() - u.sent, MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(e, tag(uring_op::send, i));
+    u.send_in_flight = true;
+    ++u.pending;
+  };
+  const auto close_conn = [&](uring_connection& u) {
+    if (u.closed) return;
+    u.closed = true;
+    ::shutdown(u.c.fd, SHUT_RDWR);  // ends the recv in flight; the fd closes when nothing is
+  };
+  const auto settle = [&](uring_connection& u) {
+    if (u.closed && u.pending == 0 && u.c.fd >= 0) {
+      ::close(u.c.fd);
+      u.c.fd = -1;
+    }
+  };
+  arm_accept();
+  __kernel_timespec wait{0, 20'000'000};
+  while (!stop.load(std::memory_order_relaxed)) {
+    io_uring_cqe* first = nullptr;
+    const int rc = io_uring_submit_and_wait_timeout(&ring, &first, 1, &wait, nullptr);
+    if (rc < 0 && rc != -ETIME && rc != -EINTR) {
+      std::fprintf(stderr, "io_uring_submit_and_wait_timeout: %s\n", std::strerror(-rc));
+      break;
+    }
+    unsigned head = 0, seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring, head, cqe) {
+      ++seen;
+      const std::uint64_t data = io_uring_cqe_get_data64(cqe);
+      const auto op = static_cast<uring_op>(data & 3);
+      const std::size_t i = static_cast<std::size_t>(data >> 2);
+      const int res = cqe->res;
+      if (op == uring_op::accept) {
+        if (res >= 0) {
+          set_nodelay(res);
+          auto u = std::make_unique<uring_connection>();
+          u->c.fd = res;
+          conns.push_back(std::move(u));
+          arm_recv(conns.size() - 1);
+        }
+        arm_accept();
+        continue;
+      }
+      auto& u = *conns[i];
+      --u.pending;
+      if (op == uring_op::recv) {
+        if (res <= 0 || u.closed) {
+          close_conn(u);
+        } else {
+          const std::size_t total = u.c.staged + static_cast<std::size_t>(res);
+          const auto used = u.c.reader.put(std::span<const std::uint8_t>(u.c.stage.data(), total), [&](const ua::chunk_view& v) {
+            std::uint8_t* p = u.c.out.extend(chunk_size);
+            write_chunk(p);
+            p[ua::message_header_size] = v.bytes.back();
+          });
+          if (!used) {
+            close_conn(u);
+          } else {
+            u.c.staged = total - *used;
+            if (u.c.staged) std::memmove(u.c.stage.data(), u.c.stage.data() + *used, u.c.staged);
+            arm_send(i);
+            arm_recv(i);
+          }
+        }
+      } else {  // send
+        u.send_in_flight = false;
+        if (res < 0) close_conn(u);
+        else {
+          u.sent += static_cast<std::size_t>(res);
+          arm_send(i);  // the rest of a short send, or what was framed meanwhile
+        }
+      }
+      settle(u);
+    }
+    io_uring_cq_advance(&ring, seen);
+  }
+  for (auto& u : conns) {
+    close_conn(*u);
+    if (u->c.fd >= 0) ::close(u->c.fd);  // the ring's teardown cancels what is in flight
+  }
+  io_uring_queue_exit(&ring);
+}
+
+// ---------------------------------------------------------------------------------------------
 // (a) CAF io brokers: an acceptor broker owning a doorman on our 127.0.0.1 socket, forking one
 // broker per connection. The brokers run on the middleman's multiplexer thread.
 
@@ -572,6 +724,18 @@ row run_caf_broker(bool hop, int conns, int in_flight, double warm, double windo
   return summarise(hop ? "caf_broker_hop" : "caf_broker", conns, in_flight, r);
 }
 
+row run_uring(bool defer, int conns, int in_flight, double warm, double window) {
+  std::uint16_t port = 0;
+  const int lfd = listen_loopback(port);
+  std::atomic<bool> stop{false};
+  std::thread server([&] { uring_server(lfd, conns, stop, defer); });
+  const auto r = drive(port, conns, in_flight, warm, window);
+  stop = true;
+  server.join();
+  ::close(lfd);
+  return summarise(defer ? "io_uring_defer" : "io_uring", conns, in_flight, r);
+}
+
 enum class epoll_mode { plain, actor, actor_tuned };
 
 row run_epoll(epoll_mode mode, int conns, int in_flight, double warm, double window) {
@@ -600,12 +764,15 @@ row run_epoll(epoll_mode mode, int conns, int in_flight, double warm, double win
 
 int main(int argc, char** argv) {
   double window = 3.0;
+  bool with_uring = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) {
       window = std::atof(argv[++i]);
+    } else if (a == "--no-uring") {
+      with_uring = false;
     } else {
-      std::fprintf(stderr, "usage: %s [--seconds N]   (measuring window per run, default 3)\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--seconds N] [--no-uring]   (measuring window per run, default 3)\n", argv[0]);
       return 2;
     }
   }
@@ -619,6 +786,10 @@ int main(int argc, char** argv) {
     rows.push_back(run_caf_broker(true, l[0], l[1], warm, window));
     rows.push_back(run_epoll(epoll_mode::actor, l[0], l[1], warm, window));
     rows.push_back(run_epoll(epoll_mode::actor_tuned, l[0], l[1], warm, window));
+    if (with_uring) {
+      rows.push_back(run_uring(false, l[0], l[1], warm, window));
+      rows.push_back(run_uring(true, l[0], l[1], warm, window));
+    }
     std::fprintf(stderr, "transport_probe: %d connection(s) x %d in flight done\n", l[0], l[1]);
   }
   std::printf("transport_probe: %zu-byte request and response chunks, loopback, %.1f s window after %.1f s warm-up\n\n",

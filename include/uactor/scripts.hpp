@@ -68,6 +68,17 @@ struct script_report {
   bool ok() const noexcept { return errors.empty(); }
 };
 
+// One worker shard's counters (out of process).
+struct script_shard_metrics {
+  std::uint64_t evaluations = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t kills = 0;
+  std::uint64_t queue_depth = 0;
+  std::uint64_t eval_ns = 0;
+  int pid = -1;                    // -1 while down
+};
+
 // What the script runners of a server counted (server::script_metrics()).
 struct script_metrics {
   std::uint64_t evaluations = 0;
@@ -82,6 +93,9 @@ struct script_metrics {
   std::uint64_t eval_ns = 0;       // summed run time
   std::uint32_t workers_up = 0;
   std::vector<int> worker_pids;    // by shard; -1 while down
+  // Out of process, one per worker shard, numbered across the server's script plans in the order
+  // they were added (in /metrics as label shard="0", "1", ...).
+  std::vector<script_shard_metrics> shards;
 };
 
 }  // namespace uactor

@@ -148,6 +148,26 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   per_scripts("uactor_script_queue_depth", "script runs waiting for a worker", C::Gauge, &script_metrics::queue_depth);
   per_scripts("uactor_script_workers_up", "worker processes serving", C::Gauge, &script_metrics::workers_up);
   per_scripts("uactor_script_evaluation_seconds_total", "summed script run time", C::Counter, &script_metrics::eval_ns, 1e-9);
+  // The same per worker shard (out of process).
+  const auto per_shard = [&](std::string name, std::string help, MetricType type, auto field, double scale = 1) {
+    auto& fam = f.add(std::move(name), std::move(help), type);
+    for (const auto& e : eps)
+      for (std::size_t w = 0; w < e.scripts.shards.size(); ++w)
+        fam.metric.push_back(families::sample(type, static_cast<double>(e.scripts.shards[w].*field) * scale,
+                                              {{"endpoint", e.endpoint}, {"shard", std::to_string(w)}}));
+  };
+  per_shard("uactor_script_shard_evaluations_total", "script runs completed by the shard", C::Counter,
+            &script_shard_metrics::evaluations);
+  per_shard("uactor_script_shard_errors_total", "script runs of the shard that failed", C::Counter,
+            &script_shard_metrics::errors);
+  per_shard("uactor_script_shard_timeouts_total", "runs of the shard past their soft deadline", C::Counter,
+            &script_shard_metrics::timeouts);
+  per_shard("uactor_script_shard_kills_total", "times the shard's worker was killed for a run past its hard deadline",
+            C::Counter, &script_shard_metrics::kills);
+  per_shard("uactor_script_shard_queue_depth", "script runs waiting for the shard", C::Gauge,
+            &script_shard_metrics::queue_depth);
+  per_shard("uactor_script_shard_evaluation_seconds_total", "summed run time on the shard", C::Counter,
+            &script_shard_metrics::eval_ns, 1e-9);
 
   f.add("uactor_writer_cycles_total", "ticks of the plant's [[writers]]", C::Counter)
       .metric.push_back(families::sample(C::Counter, static_cast<double>(process.writer_cycles), {}));

@@ -179,9 +179,14 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   script_metrics sm;
   sm.kills = 2;
   sm.eval_ns = 1'500'000'000;
+  sm.shards = {{.evaluations = 5}, {.evaluations = 7, .kills = 1, .eval_ns = 250'000'000}};
   const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm, {}}}, {1.5, 4096, 9});
   CHECK_THAT(text, Catch::Contains("uactor_script_kills_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\"} 1.5\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shard_evaluations_total{endpoint=\"opc.tcp://h:4840\",shard=\"1\"} 7\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shard_kills_total{endpoint=\"opc.tcp://h:4840\",shard=\"0\"} 0\n"));
+  CHECK_THAT(text,
+             Catch::Contains("uactor_script_shard_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\",shard=\"1\"} 0.25\n"));
   CHECK_THAT(text, Catch::Contains("# TYPE uactor_requests_total counter"));
   CHECK_THAT(text, Catch::Contains("uactor_requests_total{endpoint=\"opc.tcp://h:4840\",service=\"Read\"} 11\n"));
   CHECK_THAT(text, Catch::Contains(

@@ -274,6 +274,15 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
   const auto m = p.srv->scripts_metrics();
   CHECK(m.kills == 0);
   CHECK(m.worker_deaths == 0);
+  // Per shard: both served, and together they are the totals.
+  REQUIRE(m.shards.size() == 2);
+  CHECK(m.shards[0].evaluations + m.shards[1].evaluations == m.evaluations);
+  CHECK(m.shards[0].errors + m.shards[1].errors == m.errors);
+  CHECK(m.shards[0].eval_ns + m.shards[1].eval_ns == m.eval_ns);
+  for (std::size_t w = 0; w < 2; ++w) {
+    CHECK(m.shards[w].evaluations > 0);
+    CHECK(m.shards[w].pid == m.worker_pids[w]);
+  }
 }
 
 TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit struck and quarantined and "
@@ -319,6 +328,11 @@ TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit 
   CHECK(m.kills == 2);
   CHECK(m.quarantines == 1);
   CHECK(m.victims >= 1);
+  // Both kills were of the culprit's home shard.
+  REQUIRE(m.shards.size() == 2);
+  CHECK(m.shards[0].kills == 2);
+  CHECK(m.shards[1].kills == 0);
+  CHECK(m.shards[0].timeouts >= 2);
 }
 
 TEST_CASE("scripts out of process: a memory bomb hits the worker's limit and the worker lives on", "[.scripts-oop]") {
