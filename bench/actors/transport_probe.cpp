@@ -23,6 +23,7 @@
 // process minus the client thread = the server's share). Not a unit test; bounded in time.
 // CAF runs with scheduler.max-threads=2. 20 runs of warm-up + window: about 80 s by default.
 // Run: build/bench/actors/transport_probe [--seconds N]   (default 3 s window after 1 s warm-up)
+//      [--only VARIANT] [--load CONNSxINFLIGHT]   (one variant, one load: e.g. under perf stat)
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
@@ -764,33 +765,41 @@ row run_epoll(epoll_mode mode, int conns, int in_flight, double warm, double win
 
 int main(int argc, char** argv) {
   double window = 3.0;
-  bool with_uring = true;
+  std::string only;          // --only V: one variant (to count its system calls under perf stat)
+  int load_conns = 0, load_in_flight = 0;  // --load CxI: one load instead of the four
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) {
       window = std::atof(argv[++i]);
-    } else if (a == "--no-uring") {
-      with_uring = false;
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (a == "--load" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &load_conns, &load_in_flight) == 2 &&
+               load_conns > 0 && load_conns <= 1000 && load_in_flight > 0 && load_in_flight <= 64) {
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: %s [--seconds N] [--no-uring]   (measuring window per run, default 3)\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--seconds N] [--only VARIANT] [--load CONNSxINFLIGHT]\n", argv[0]);
       return 2;
     }
   }
   if (window <= 0 || window > 60) window = 3.0;
   const double warm = 1.0;
   std::vector<row> rows;
-  const int loads[][2] = {{1, 1}, {1, 8}, {20, 1}, {20, 8}};
-  for (const auto& l : loads) {
-    rows.push_back(run_epoll(epoll_mode::plain, l[0], l[1], warm, window));
-    rows.push_back(run_caf_broker(false, l[0], l[1], warm, window));
-    rows.push_back(run_caf_broker(true, l[0], l[1], warm, window));
-    rows.push_back(run_epoll(epoll_mode::actor, l[0], l[1], warm, window));
-    rows.push_back(run_epoll(epoll_mode::actor_tuned, l[0], l[1], warm, window));
-    if (with_uring) {
-      rows.push_back(run_uring(false, l[0], l[1], warm, window));
-      rows.push_back(run_uring(true, l[0], l[1], warm, window));
-    }
-    std::fprintf(stderr, "transport_probe: %d connection(s) x %d in flight done\n", l[0], l[1]);
+  std::vector<std::pair<int, int>> loads{{1, 1}, {1, 8}, {20, 1}, {20, 8}};
+  if (load_conns) loads = {{load_conns, load_in_flight}};
+  const auto want = [&only](const char* v) { return only.empty() || only == v; };
+  for (const auto& [conns, in_flight] : loads) {
+    if (want("epoll")) rows.push_back(run_epoll(epoll_mode::plain, conns, in_flight, warm, window));
+    if (want("caf_broker")) rows.push_back(run_caf_broker(false, conns, in_flight, warm, window));
+    if (want("caf_broker_hop")) rows.push_back(run_caf_broker(true, conns, in_flight, warm, window));
+    if (want("epoll_actor")) rows.push_back(run_epoll(epoll_mode::actor, conns, in_flight, warm, window));
+    if (want("epoll_actor_tuned")) rows.push_back(run_epoll(epoll_mode::actor_tuned, conns, in_flight, warm, window));
+    if (want("io_uring")) rows.push_back(run_uring(false, conns, in_flight, warm, window));
+    if (want("io_uring_defer")) rows.push_back(run_uring(true, conns, in_flight, warm, window));
+    std::fprintf(stderr, "transport_probe: %d connection(s) x %d in flight done\n", conns, in_flight);
+  }
+  if (rows.empty()) {
+    std::fprintf(stderr, "transport_probe: no variant named %s\n", only.c_str());
+    return 2;
   }
   std::printf("transport_probe: %zu-byte request and response chunks, loopback, %.1f s window after %.1f s warm-up\n\n",
               chunk_size, window, warm);
