@@ -1376,7 +1376,12 @@ private:
   // ---- apply: every check passed ----
 
   void apply() {
-    as_.reserve(as_.size() + nodes_.size());
+    // Exactly the room the file needs, Variables too: namespace 0 reserves its exact counts, so a
+    // vector left to grow would double on the file's first Variable and keep the slack.
+    std::size_t variables = 0;
+    for (const file_node& n : nodes_)
+      variables += n.spec.cls == node_class::variable || n.spec.cls == node_class::variable_type ? 1 : 0;
+    as_.reserve(as_.size() + nodes_.size(), as_.variable_count() + variables);
     for (file_node& n : nodes_) {
       if (n.structure) n.spec.data_type_definition = extension_object(std::move(*n.structure));
       else if (n.enumeration) n.spec.data_type_definition = extension_object(std::move(*n.enumeration));
