@@ -692,6 +692,25 @@ TEST_CASE("nodeset: bad Matrix, DataValue, DiagnosticInfo and abstract-field val
   }
 }
 
+TEST_CASE("nodeset: structures.NodeSet2.xml cut at any of many offsets is refused cleanly, nothing added", "[nodeset]") {
+  const std::string text = structures_file();
+  loaded s;
+  const std::size_t before = s.as.size(), refs = s.as.reference_count();
+  std::size_t refused = 0;
+  for (std::size_t cut = 0; cut < text.size(); cut += 11) {
+    const auto r = s.load(text.substr(0, cut), "structures.xml");
+    if (r.ok()) {
+      CHECK(cut >= text.rfind("</UANodeSet>") + 12);
+      continue;
+    }
+    ++refused;
+    for (const auto& e : r.errors) CHECK(e.file == "structures.xml");
+    CHECK(s.as.size() == before);
+    CHECK(s.as.reference_count() == refs);
+  }
+  CHECK(refused > text.size() / 11 - 2);
+}
+
 TEST_CASE("nodeset: a structure field of ValueRank 2 is the inline matrix, its dimensions then its elements", "[nodeset]") {
   const std::string board = R"(<?xml version="1.0" encoding="utf-8"?>
 <UANodeSet xmlns="http://opcfoundation.org/UA/2011/03/UANodeSet.xsd" xmlns:uax="http://opcfoundation.org/UA/2008/02/Types.xsd">
