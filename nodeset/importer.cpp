@@ -323,6 +323,7 @@ private:
       return;
     }
     result_.errors.push_back({doc_.file, doc_.line_of(el ? el.offset_debug() : 0), std::string(node), std::move(what)});
+    reported_ = el;
   }
 
   // -- NamespaceUris: file index i+1 is uris[i]; 0 is always the UA namespace.
@@ -758,7 +759,7 @@ private:
       sd->base_data_type = super_of(n.spec.id);
       sd->default_encoding_id = binary_encoding_of(n.spec.id);
       const bool is_union = def.attribute("IsUnion").as_bool();
-      bool any_optional = false;
+      bool any_optional = false, any_subtyped = false;
       for (pugi::xml_node f : kids(def, "Field")) {
         structure_field sf;
         sf.name = ua_string(f.attribute("Name").value());
@@ -769,6 +770,15 @@ private:
         attr_int(f, "MaxStringLength", sf.max_string_length, n.id_text);
         attr_bool(f, "IsOptional", sf.is_optional, n.id_text);
         any_optional = any_optional || sf.is_optional;
+        // Part 3 §8.51: in a StructureWithSubtypedValues (or UnionWith...), IsOptional means that
+        // the field allows subtypes; a structure cannot have both kinds of fields.
+        bool allow_subtypes = false;
+        attr_bool(f, "AllowSubTypes", allow_subtypes, n.id_text);
+        if (allow_subtypes && sf.is_optional)
+          err(f, n.id_text, "field " + std::string(sf.name.view()) +
+                                ": IsOptional and AllowSubTypes together, which a StructureDefinition cannot express");
+        any_subtyped = any_subtyped || allow_subtypes;
+        sf.is_optional = sf.is_optional || allow_subtypes;
         if (const char* dims = f.attribute("ArrayDimensions").value(); *dims) {
           std::uint32_t d = 0;
           if (parse_int(dims, d)) sf.array_dimensions.push_back(d);
@@ -782,7 +792,11 @@ private:
                                 " is neither in the file nor in the server");
         sd->fields.push_back(std::move(sf));
       }
-      sd->structure_type = is_union ? structure_type::union_
+      if (any_subtyped && any_optional && !is_union)
+        err(def, n.id_text, "a structure with both optional fields and fields that allow subtypes, which a "
+                            "StructureDefinition cannot express");
+      sd->structure_type = is_union ? (any_subtyped ? structure_type::union_with_subtyped_values : structure_type::union_)
+                           : any_subtyped ? structure_type::structure_with_subtyped_values
                            : any_optional ? structure_type::structure_with_optional_fields
                                           : structure_type::structure;
       n.structure = std::move(sd);
@@ -847,12 +861,82 @@ private:
     return true;
   }
   bool scalar(pugi::xml_node el, extension_object& v) { return extension(el, v); }
-  bool scalar(pugi::xml_node el, boxed<variant>& v) {
+  // <Variant><Value><Int32>5</Int32></Value></Variant> (Part 6 §5.3.1.17); the typed element
+  // without its <Value> wrapper is taken too.
+  bool scalar(pugi::xml_node el, variant& v) {
     const pugi::xml_node value = kid(el, "Value");
-    const pugi::xml_node inner = value ? value.find_child([](pugi::xml_node c) { return c.type() == pugi::node_element; })
-                                       : pugi::xml_node{};
-    if (!inner) return true;  // an empty Variant
-    return value_of(inner, *v);
+    const pugi::xml_node inner = first_element(value ? value : el);
+    if (!inner) return v = variant{}, true;  // an empty Variant
+    return value_of(inner, v);
+  }
+  // Part 6 §5.3.1.18: each part is there when its element is.
+  bool scalar(pugi::xml_node el, data_value& v) {
+    v = data_value{};
+    if (const pugi::xml_node x = kid(el, "Value")) {
+      variant inner;
+      if (!scalar(x, inner)) return false;
+      v.set_value(std::move(inner));
+    }
+    if (const pugi::xml_node x = kid(el, "StatusCode")) {
+      if (!scalar(x, v.status)) return value_error(x), false;
+      v.has_status = true;
+    }
+    const auto time = [&](const char* name, date_time& t, bool& has) {
+      const pugi::xml_node x = kid(el, name);
+      if (!x) return true;
+      if (!parse_date_time(x.child_value(), t)) return value_error(x), false;
+      return has = true;
+    };
+    const auto pico = [&](const char* name, std::uint16_t& p, bool& has) {
+      const pugi::xml_node x = kid(el, name);
+      if (!x) return true;
+      if (!parse_int(x.child_value(), p)) return value_error(x), false;
+      return has = true;
+    };
+    return time("SourceTimestamp", v.source_timestamp, v.has_source_timestamp) &&
+           pico("SourcePicoseconds", v.source_picoseconds, v.has_source_picoseconds) &&
+           time("ServerTimestamp", v.server_timestamp, v.has_server_timestamp) &&
+           pico("ServerPicoseconds", v.server_picoseconds, v.has_server_picoseconds);
+  }
+  // Part 6 §5.3.1.12: the indices into a string table, AdditionalInfo, InnerStatusCode and
+  // InnerDiagnosticInfo, each there when its element is.
+  bool scalar(pugi::xml_node el, diagnostic_info& v) {
+    if (++depth_ > lim_.max_value_depth) {
+      --depth_;
+      err(el, current_, "a value nested deeper than " + std::to_string(lim_.max_value_depth));
+      return false;
+    }
+    struct leave {
+      int& d;
+      ~leave() { --d; }
+    } guard{depth_};
+    v = diagnostic_info{};
+    const auto index = [&](const char* name, std::optional<std::int32_t>& out) {
+      const pugi::xml_node x = kid(el, name);
+      if (!x) return true;
+      std::int32_t i = 0;
+      if (!parse_int(x.child_value(), i)) return value_error(x), false;
+      out = i;
+      return true;
+    };
+    if (!index("SymbolicId", v.symbolic_id) || !index("NamespaceUri", v.namespace_uri) || !index("Locale", v.locale) ||
+        !index("LocalizedText", v.localized_text))
+      return false;
+    if (const pugi::xml_node x = kid(el, "AdditionalInfo")) v.additional_info = ua_string(x.child_value());
+    if (const pugi::xml_node x = kid(el, "InnerStatusCode")) {
+      status_code sc;
+      if (!scalar(x, sc)) return value_error(x), false;
+      v.inner_status_code = sc;
+    }
+    if (const pugi::xml_node x = kid(el, "InnerDiagnosticInfo")) {
+      v.inner_diagnostic_info = std::make_unique<diagnostic_info>();
+      if (!scalar(x, *v.inner_diagnostic_info)) return false;
+    }
+    return true;
+  }
+
+  static pugi::xml_node first_element(pugi::xml_node el) {
+    return el.find_child([](pugi::xml_node c) { return c.type() == pugi::node_element; });
   }
 
   // A Variant from a typed element (<Int32>, <ListOfString>, <ExtensionObject>, ...).
@@ -877,17 +961,23 @@ private:
         {"XmlElement", builtin_type::xml_element}, {"NodeId", builtin_type::node_id},
         {"ExpandedNodeId", builtin_type::expanded_node_id}, {"StatusCode", builtin_type::status_code},
         {"QualifiedName", builtin_type::qualified_name}, {"LocalizedText", builtin_type::localized_text},
-        {"ExtensionObject", builtin_type::extension_object}, {"Variant", builtin_type::variant}};
+        {"ExtensionObject", builtin_type::extension_object}, {"DataValue", builtin_type::data_value},
+        {"Variant", builtin_type::variant}, {"DiagnosticInfo", builtin_type::diagnostic_info}};
     const auto it = names.find(name);
     return it == names.end() ? builtin_type::null : it->second;
   }
 
-  template <class T>
+  // The element type of a built-in type's Variant alternative (boxed<data_value> holds data_value).
+  template <class T> struct unboxed { using type = T; };
+  template <class T> struct unboxed<boxed<T>> { using type = T; };
+
+  template <class B>
   bool typed(pugi::xml_node el, bool array, variant& out) {
+    using T = typename unboxed<B>::type;
     if (!array) {
       T v{};
       if (!scalar(el, v)) return false;
-      out = variant(std::move(v));
+      out = variant(std::move(v));  // a Variant in a Variant is its content (Part 6 §5.2.2.16)
       return true;
     }
     ua_array<T> a;
@@ -933,13 +1023,16 @@ private:
       case builtin_type::qualified_name: return f(static_cast<qualified_name*>(nullptr));
       case builtin_type::localized_text: return f(static_cast<localized_text*>(nullptr));
       case builtin_type::extension_object: return f(static_cast<extension_object*>(nullptr));
+      case builtin_type::data_value: return f(static_cast<boxed<data_value>*>(nullptr));
       case builtin_type::variant: return f(static_cast<boxed<variant>*>(nullptr));
+      case builtin_type::diagnostic_info: return f(static_cast<boxed<diagnostic_info>*>(nullptr));
       default: return f(static_cast<std::monostate*>(nullptr));
     }
   }
 
   bool value_of_inner(pugi::xml_node el, variant& out) {
     std::string_view name = local_name(el.name());
+    if (name == "Matrix") return matrix(el, out);
     bool array = false;
     if (name.substr(0, 6) == "ListOf") {
       array = true;
@@ -952,50 +1045,142 @@ private:
     }
     const bool ok = with_type(t, [&]<class T>(T*) {
       if constexpr (std::is_same_v<T, std::monostate>) return false;
-      else if constexpr (std::is_same_v<T, boxed<variant>>) {
-        if (!array) {
-          boxed<variant> b;
-          if (!scalar(el, b)) return false;
-          out = std::move(*b);  // a Variant in a Variant is its content (Part 6 §5.2.2.16)
-          return true;
-        }
-        ua_array<variant> a;
-        for (pugi::xml_node c : el.children()) {
-          if (c.type() != pugi::node_element) continue;
-          boxed<variant> b;
-          if (!scalar(c, b)) return false;
-          a.push_back(std::move(*b));
-        }
-        out = variant(std::move(a));
-        return true;
-      } else {
-        return typed<T>(el, array, out);
-      }
+      else return typed<T>(el, array, out);
     });
     if (!ok) value_error(el);
     return ok;
   }
 
+  // <Matrix><Dimensions><Int32>2</Int32><Int32>3</Int32></Dimensions><Elements><Int32>1</Int32>...
+  // (Part 6 §5.3.1.17): the elements in the order of the binary encoding, the last index varying
+  // fastest (Part 6 §5.2.2.16). An empty <Elements> takes its type from the Variable's DataType.
+  bool matrix(pugi::xml_node el, variant& out) {
+    ua_array<std::int32_t> dims;
+    std::vector<pugi::xml_node> items;
+    if (!matrix_shape(el, dims, items)) return false;
+    const pugi::xml_node elems_el = kid(el, "Elements");
+    const pugi::xml_node first = first_element(elems_el);
+    builtin_type t = first ? type_named(local_name(first.name())) : builtin_of(current_type_);
+    if (t == builtin_type::null) {
+      err(first ? first : elems_el, current_,
+          first ? "a Matrix element of type <" + std::string(first.name()) + "> is not supported"
+                : "an empty Matrix of DataType " + current_type_.to_string() + ", which has no built-in type");
+      return false;
+    }
+    for (pugi::xml_node c : items)
+      if (local_name(c.name()) != local_name(first.name())) {
+        err(c, current_, "a Matrix element <" + std::string(c.name()) + "> among <" + std::string(first.name()) +
+                             "> elements: a Matrix holds one built-in type");
+        return false;
+      }
+    const bool ok = with_type(t, [&]<class T>(T*) {
+      if constexpr (std::is_same_v<T, std::monostate>) return false;
+      else return typed<T>(elems_el, true, out);
+    });
+    if (!ok) {
+      value_error(elems_el);
+      return false;
+    }
+    // One dimension, or an empty matrix: a plain array (Part 6 §5.2.2.16 sends no dimensions then).
+    if (dims.size() > 1 && !items.empty()) out.dimensions() = std::move(dims);
+    return true;
+  }
+
+  // A Matrix's <Dimensions> (none negative) and the element children of its <Elements>, as many
+  // as the dimensions' product.
+  bool matrix_shape(pugi::xml_node el, ua_array<std::int32_t>& dims, std::vector<pugi::xml_node>& items) {
+    const pugi::xml_node dims_el = kid(el, "Dimensions"), elems_el = kid(el, "Elements");
+    if (!dims_el || !elems_el) {
+      err(el, current_, "a <" + std::string(el.name()) + "> Matrix needs <Dimensions> and <Elements>");
+      return false;
+    }
+    // The product saturates past the array limit, where it cannot match the elements anyway.
+    const auto cap = static_cast<std::int64_t>(lim_.max_array_length) + 1;
+    std::int64_t product = 1;
+    std::string shape;
+    for (pugi::xml_node c : dims_el.children()) {
+      if (c.type() != pugi::node_element) continue;
+      std::int32_t d = 0;
+      if (local_name(c.name()) != "Int32" || !parse_int(c.child_value(), d)) {
+        value_error(c);
+        return false;
+      }
+      if (d < 0) {
+        err(c, current_, "a Matrix dimension of " + std::to_string(d) + ": a dimension is not negative");
+        return false;
+      }
+      if (dims.size() >= lim_.max_array_length) {
+        err(c, current_, "a Matrix of more than " + std::to_string(lim_.max_array_length) + " dimensions");
+        return false;
+      }
+      dims.push_back(d);
+      product = std::min(product * d, cap);
+      shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    }
+    if (dims.empty()) {
+      err(dims_el, current_, "a Matrix without dimensions");
+      return false;
+    }
+    for (pugi::xml_node c : elems_el.children())
+      if (c.type() == pugi::node_element && static_cast<std::int64_t>(items.size()) < cap) items.push_back(c);
+    if (product == cap) {
+      err(el, current_, "a Matrix of dimensions " + shape + ": more than the limit of " +
+                            std::to_string(lim_.max_array_length) + " elements");
+      return false;
+    }
+    if (static_cast<std::int64_t>(items.size()) != product) {
+      err(el, current_, "a Matrix of dimensions " + shape + " has " + std::to_string(items.size()) + " elements, not " +
+                            std::to_string(product));
+      return false;
+    }
+    return true;
+  }
+
+  // "does not decode", unless an error was reported for this element or one inside it already.
   void value_error(pugi::xml_node el) {
-    if (reported_ != el) err(el, current_, "<" + std::string(el.name()) + "> does not decode: '" +
-                                               std::string(trim(el.child_value())).substr(0, 64) + "'");
-    reported_ = el;
+    for (pugi::xml_node p = reported_; p; p = p.parent())
+      if (p == el) return;
+    err(el, current_, "<" + std::string(el.name()) + "> does not decode: '" +
+                          std::string(trim(el.child_value())).substr(0, 64) + "'");
   }
 
   // <ExtensionObject><TypeId><Identifier>i=297</Identifier></TypeId><Body><Argument>...</Body>:
   // the body encoded in binary by the DataType's StructureDefinition, then decoded by the codec,
   // so that a structure of namespace 0 becomes its generated type and any other keeps its binary
   // body under its DefaultBinary encoding id (what a client reads).
-  bool extension(pugi::xml_node el, extension_object& out) {
+  // `field_type`, for a field of a structure: the field's DataType, which the body's must derive from.
+  bool extension(pugi::xml_node el, extension_object& out, const node_id* field_type = nullptr) {
     const pugi::xml_node type_el = kid(el, "TypeId");
     const pugi::xml_node body_parent = kid(el, "Body");
-    if (!type_el && !body_parent) return out = extension_object{}, true;
+    if (!type_el && !body_parent) {
+      if (const pugi::xml_node c = first_element(el)) {
+        err(c, current_, "<" + std::string(c.name()) + "> where an ExtensionObject (<TypeId> and <Body>) is expected" +
+                             (field_type ? ": a field of DataType " + field_type->to_string() +
+                                               " holds a structure of its own type or a subtype as an ExtensionObject"
+                                         : std::string()));
+        return false;
+      }
+      return out = extension_object{}, true;
+    }
+    if (!type_el) {
+      err(el, current_, "an ExtensionObject with a <Body> but no <TypeId>");
+      return false;
+    }
     node_id type_id;
     if (!resolve(kid(type_el, "Identifier").child_value(), type_el, current_, type_id)) return false;
     node_id data_type = type_id;
     if (class_of(type_id) != node_class::data_type) data_type = data_type_of_encoding(type_id);
     if (data_type.is_null()) {
       err(el, current_, "ExtensionObject TypeId " + type_id.to_string() + " is neither a DataType nor one's encoding");
+      return false;
+    }
+    if (is_abstract(data_type)) {
+      err(type_el, current_, "ExtensionObject of " + data_type.to_string() + ", an abstract DataType: a value is of a concrete one");
+      return false;
+    }
+    if (field_type && !derives_from(data_type, *field_type)) {
+      err(type_el, current_, "ExtensionObject of " + data_type.to_string() + " in a field of DataType " +
+                                 field_type->to_string() + ", which it does not derive from");
       return false;
     }
     const structure_definition* sd = structure_of(data_type);
@@ -1055,9 +1240,14 @@ private:
       for (std::uint32_t i = 0; i < sd.fields.size() && sw == 0; ++i)
         if (field_el(sd.fields[i])) sw = i + 1;
       e.write(sw);
-      return sw == 0 || field(field_el(sd.fields[sw - 1]), sd.fields[sw - 1], e);
+      const bool subtyped = sd.structure_type == structure_type::union_with_subtyped_values;
+      return sw == 0 || field(field_el(sd.fields[sw - 1]), sd.fields[sw - 1], e, subtyped && sd.fields[sw - 1].is_optional);
     }
-    if (sd.structure_type == structure_type::structure_with_optional_fields) {
+    // Part 3 §8.51: IsOptional is an optional field in a StructureWithOptionalFields, a field that
+    // allows subtypes in a StructureWithSubtypedValues.
+    const bool optional_fields = sd.structure_type == structure_type::structure_with_optional_fields;
+    const bool subtyped = sd.structure_type == structure_type::structure_with_subtyped_values;
+    if (optional_fields) {
       std::uint32_t mask = 0, bit = 0;
       for (const structure_field& f : sd.fields)
         if (f.is_optional) mask |= (field_el(f) ? 1u : 0u) << bit++;
@@ -1065,15 +1255,33 @@ private:
     }
     for (const structure_field& f : sd.fields) {
       const pugi::xml_node fe = field_el(f);
-      if (f.is_optional && !fe) continue;
-      if (!field(fe, f, e)) return false;
+      if (optional_fields && f.is_optional && !fe) continue;
+      if (!field(fe, f, e, subtyped && f.is_optional)) return false;
     }
     return true;
   }
 
   // One field: a missing element is the type's default (null for strings and arrays).
-  bool field(pugi::xml_node fe, const structure_field& f, encoder& e) {
-    if (f.value_rank >= 1 || f.value_rank == 0) {  // an array (ValueRank 0: one or more dimensions, as one)
+  bool field(pugi::xml_node fe, const structure_field& f, encoder& e, bool allow_subtypes) {
+    if (f.value_rank >= 2) {  // Part 6 §5.2.5: the inline matrix, its dimensions then its elements
+      if (!fe) {
+        e.write<std::int32_t>(-1);
+        return true;
+      }
+      ua_array<std::int32_t> dims;
+      std::vector<pugi::xml_node> items;
+      if (!matrix_shape(fe, dims, items)) return false;
+      if (dims.size() != static_cast<std::size_t>(f.value_rank)) {
+        err(fe, current_, "a Matrix of " + std::to_string(dims.size()) + " dimensions in field " +
+                              std::string(f.name.view()) + " of ValueRank " + std::to_string(f.value_rank));
+        return false;
+      }
+      encode(e, dims);
+      for (pugi::xml_node c : items)
+        if (!one(c, f.data_type, e, allow_subtypes)) return false;
+      return true;
+    }
+    if (f.value_rank == 1 || f.value_rank == 0) {  // an array (ValueRank 0: one or more dimensions, as one)
       std::vector<pugi::xml_node> items;
       if (fe)
         for (pugi::xml_node c : fe.children())
@@ -1085,13 +1293,18 @@ private:
       if (!fe) e.write<std::int32_t>(-1);
       else e.write(static_cast<std::int32_t>(items.size()));
       for (pugi::xml_node c : items)
-        if (!one(c, f.data_type, e)) return false;
+        if (!one(c, f.data_type, e, allow_subtypes)) return false;
       return true;
     }
-    return one(fe, f.data_type, e);
+    return one(fe, f.data_type, e, allow_subtypes);
   }
 
-  bool one(pugi::xml_node el, const node_id& data_type, encoder& e) {
+  // One value of a field by its DataType (Part 6 §5.1.7, §5.2.6): an enumeration as Int32; a
+  // concrete structure inline; Structure itself, an abstract structure or a field that allows
+  // subtypes as an ExtensionObject (which names the concrete type); an abstract DataType that is
+  // not a structure (BaseDataType, Number, ...) or a field of another type that allows subtypes as
+  // a Variant; any other by its built-in type.
+  bool one(pugi::xml_node el, const node_id& data_type, encoder& e, bool allow_subtypes) {
     if (derives_from(data_type, node_id(0, ids::enumeration)) && !(data_type == node_id(0, ids::enumeration))) {
       std::int32_t v = 0;
       if (el) {
@@ -1105,8 +1318,16 @@ private:
       e.write(v);
       return true;
     }
-    const builtin_type b = builtin_of(data_type);
-    if (b == builtin_type::extension_object && !(data_type == node_id(0, ids::structure))) {
+    builtin_type b = builtin_of(data_type);
+    const bool abstract = is_abstract(data_type);
+    if (b == builtin_type::extension_object && (abstract || allow_subtypes || data_type == node_id(0, ids::structure))) {
+      extension_object eo;
+      if (el && !extension(el, eo, &data_type)) return false;
+      encode(e, eo);
+      return true;
+    }
+    if (b != builtin_type::extension_object && (abstract || allow_subtypes)) b = builtin_type::variant;
+    if (b == builtin_type::extension_object) {
       const structure_definition* sd = structure_of(data_type);
       if (!sd) {
         err(el, current_, "a field of " + data_type.to_string() + ": no StructureDefinition known for it");
@@ -1118,16 +1339,15 @@ private:
       err(el, current_, "a field of DataType " + data_type.to_string() + ", which is not known");
       return false;
     }
-    return with_type(b, [&]<class T>(T*) {
-      if constexpr (std::is_same_v<T, std::monostate>) return false;
+    return with_type(b, [&]<class B>(B*) {
+      if constexpr (std::is_same_v<B, std::monostate>) return false;
       else {
-        T v{};  // a missing field: the default (a null String, ByteString, NodeId, ...)
+        typename unboxed<B>::type v{};  // a missing field: the default (a null String, ByteString, NodeId, ...)
         if (el && !scalar(el, v)) {
           value_error(el);
           return false;
         }
-        if constexpr (std::is_same_v<T, boxed<variant>>) encode(e, *v);
-        else encode(e, v);
+        encode(e, v);
         return true;
       }
     });
@@ -1142,6 +1362,7 @@ private:
       const pugi::xml_node inner = v.find_child([](pugi::xml_node c) { return c.type() == pugi::node_element; });
       if (!inner) continue;
       current_ = n.id_text;
+      current_type_ = n.spec.data_type;
       variant value;
       if (!value_of(inner, value)) continue;
       data_value dv;
@@ -1155,7 +1376,12 @@ private:
   // ---- apply: every check passed ----
 
   void apply() {
-    as_.reserve(as_.size() + nodes_.size());
+    // Exactly the room the file needs, Variables too: namespace 0 reserves its exact counts, so a
+    // vector left to grow would double on the file's first Variable and keep the slack.
+    std::size_t variables = 0;
+    for (const file_node& n : nodes_)
+      variables += n.spec.cls == node_class::variable || n.spec.cls == node_class::variable_type ? 1 : 0;
+    as_.reserve(as_.size() + nodes_.size(), as_.variable_count() + variables);
     for (file_node& n : nodes_) {
       if (n.structure) n.spec.data_type_definition = extension_object(std::move(*n.structure));
       else if (n.enumeration) n.spec.data_type_definition = extension_object(std::move(*n.enumeration));
@@ -1187,6 +1413,7 @@ private:
   std::unordered_map<std::string, std::unique_ptr<structure_definition>> server_structures_;
   std::size_t node_count_ = 0;
   std::string current_;  // the NodeId whose value is being decoded
+  node_id current_type_;  // its DataType
   pugi::xml_node reported_;
   int depth_ = 0;
 };

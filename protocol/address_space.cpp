@@ -198,7 +198,11 @@ expected<node_index> address_space::add_node(node_spec&& spec, strings how) {
   x.cls = spec.cls;
   x.browse_ns = spec.browse_ns;
   x.browse_name = intern(spec.browse_name, how);
-  x.display_name = spec.display_name.is_null() ? text_view{{}, x.browse_name} : intern(spec.display_name, how);
+  // A DisplayName that spells the BrowseName (most of a NodeSet file's do) shares its characters.
+  if (spec.display_name.is_null()) x.display_name = text_view{{}, x.browse_name};
+  else if (spec.display_name.text.data() && spec.display_name.text == spec.browse_name)
+    x.display_name = text_view{intern(spec.display_name.locale, how), x.browse_name};
+  else x.display_name = intern(spec.display_name, how);
   x.description = intern(spec.description, how);
   x.write_mask = spec.write_mask;
   x.user_write_mask = spec.user_write_mask;

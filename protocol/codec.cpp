@@ -258,11 +258,15 @@ void decode_by_index(decoder& d, variant& v, std::size_t index, std::index_seque
   table[index](d, v);
 }
 
-// Product of matrix dimensions, or -1 when one is negative or the product overflows.
+// Product of matrix dimensions, or -1 when one is negative or the product passes Int32 (the
+// element count's type). A zero dimension makes it 0 whatever the others are.
 std::int64_t element_count(const ua_array<std::int32_t>& dims) {
-  std::int64_t n = 1;
   for (auto dim : dims) {
     if (dim < 0) return -1;
+    if (dim == 0) return 0;
+  }
+  std::int64_t n = 1;
+  for (auto dim : dims) {
     n *= dim;
     if (n > INT32_MAX) return -1;
   }
@@ -274,7 +278,9 @@ std::int64_t element_count(const ua_array<std::int32_t>& dims) {
 void encode(encoder& e, const variant& v) {
   std::uint8_t mask = static_cast<std::uint8_t>(v.type());
   if (v.is_array()) mask |= variant_array_flag;
-  const bool dims = v.is_array() && !v.dimensions().empty();
+  // Part 6 §5.2.2.16: ArrayDimensions only for 2 or more dimensions, all of them above 0 (an
+  // empty matrix goes as an empty array).
+  const bool dims = v.is_array() && v.dimensions().size() >= 2 && element_count(v.dimensions()) > 0;
   if (dims) mask |= variant_dimensions_flag;
   e.write(mask);
   std::visit([&](const auto& x) {

@@ -2,11 +2,16 @@
 // its message and line, truncated files, and the companion NodeSets of node-opcua-nodesets.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nodeset/importer.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/codec.hpp"
 #include "protocol/generated/node_ids.hpp"
 #include "protocol/generated/types.hpp"
 
@@ -476,4 +481,285 @@ TEST_CASE("nodeset: the companion NodeSets of node-opcua-nodesets load", "[nodes
   const auto machinery_ns = static_cast<std::uint16_t>(
       std::find(s.namespaces.begin(), s.namespaces.end(), "http://opcfoundation.org/UA/Machinery/") - s.namespaces.begin());
   CHECK(has_reference(s.as, node_id(0, 85), ids::organizes, node_id(machinery_ns, 1001)));
+}
+
+// ---- structures.NodeSet2.xml: abstract fields, subtypes, Matrix, DataValue, DiagnosticInfo -------
+
+namespace {
+
+std::string structures_file() {
+  std::ifstream in(std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/fuzz/nodeset_seeds/structures.NodeSet2.xml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The line (from 1) of the first occurrence of `marker` in `text`.
+std::size_t line_of(const std::string& text, const std::string& marker) {
+  const auto at = text.find(marker);
+  REQUIRE(at != std::string::npos);
+  return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+}
+
+// A raw ExtensionObject body, read field by field.
+struct body_reader {
+  explicit body_reader(const byte_string& b)
+      : d(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(b.data()), b.size())) {}
+  template <class T>
+  T next() {
+    T v{};
+    decode(d, v);
+    return v;
+  }
+  decoder d;
+};
+
+}  // namespace
+
+TEST_CASE("nodeset: fields of an abstract structure, a Number and a subtype-allowing field are ExtensionObjects and Variants",
+          "[nodeset]") {
+  loaded s;
+  const auto r = s.load(structures_file(), "structures.xml");
+  INFO((r.errors.empty() ? "" : r.errors.front().to_string()));
+  REQUIRE(r.ok());
+  const std::uint16_t ns = 1;
+  data_value v;
+
+  // Drawing {Title, Main: ShapeBase (abstract), Extra: Number, Shapes: ShapeBase[]} (Part 6 §5.1.7):
+  // the abstract fields carry ExtensionObjects of the concrete Circle under its DefaultBinary id,
+  // the Number a Variant.
+  s.as.read(node_id(ns, 100), attribute_id::value, v);
+  const auto* drawing = v.value.get_if<extension_object>();
+  REQUIRE(drawing);
+  CHECK(drawing->type_id() == node_id(ns, 5));
+  body_reader b(drawing->raw_body());
+  CHECK(b.next<ua_string>().view() == "plan");
+  const auto main_shape = b.next<extension_object>();
+  CHECK(main_shape.type_id() == node_id(ns, 3));
+  body_reader circle(main_shape.raw_body());
+  CHECK(circle.next<ua_string>().view() == "sun");
+  CHECK(circle.next<double>() == 2.5);
+  CHECK(circle.d.remaining() == 0);
+  CHECK(b.next<variant>() == variant(0.75));
+  const auto shapes = b.next<ua_array<extension_object>>();
+  REQUIRE(shapes.size() == 2);
+  CHECK(shapes[0].type_id() == node_id(ns, 3));  // the file named the DataType: the encoding is on the wire
+  CHECK(shapes[1].type_id() == node_id(ns, 3));
+  body_reader second(shapes[1].raw_body());
+  CHECK(second.next<ua_string>().view() == "b");
+  CHECK(second.next<double>() == 2.0);
+  CHECK(b.d.ok());
+  CHECK(b.d.remaining() == 0);
+
+  // Holder {Label, Item: Circle with AllowSubTypes}: a StructureWithSubtypedValues, whose Item is an
+  // ExtensionObject, and whose definition marks it IsOptional (Part 3 §8.51).
+  s.as.read(node_id(ns, 6), attribute_id::data_type_definition, v);
+  const auto* sd = v.value.get_if<extension_object>()->get_if<structure_definition>();
+  REQUIRE(sd);
+  CHECK(sd->structure_type == structure_type::structure_with_subtyped_values);
+  REQUIRE(sd->fields.size() == 2);
+  CHECK(!sd->fields[0].is_optional);
+  CHECK(sd->fields[1].is_optional);
+  s.as.read(node_id(ns, 101), attribute_id::value, v);
+  body_reader h(v.value.get_if<extension_object>()->raw_body());
+  CHECK(h.next<ua_string>().view() == "held");
+  const auto item = h.next<extension_object>();
+  CHECK(item.type_id() == node_id(ns, 3));
+  CHECK(h.d.ok());
+  CHECK(h.d.remaining() == 0);
+  s.as.read(node_id(ns, 1), attribute_id::is_abstract, v);
+  CHECK(v.value == variant(true));
+
+  // Scene: Drawing's fields in a StructureWithSubtypedValues, Main and Shapes allowing subtypes: the
+  // same encoding, and the form node-opcua's client decodes (tests/interop/nodeset_structure_read.js).
+  s.as.read(node_id(ns, 8), attribute_id::data_type_definition, v);
+  const auto* scene_sd = v.value.get_if<extension_object>()->get_if<structure_definition>();
+  REQUIRE(scene_sd);
+  CHECK(scene_sd->structure_type == structure_type::structure_with_subtyped_values);
+  CHECK(scene_sd->fields[1].is_optional);
+  CHECK(!scene_sd->fields[2].is_optional);
+  s.as.read(node_id(ns, 107), attribute_id::value, v);
+  body_reader sc(v.value.get_if<extension_object>()->raw_body());
+  CHECK(sc.next<ua_string>().view() == "stage");
+  CHECK(sc.next<extension_object>().type_id() == node_id(ns, 3));
+  CHECK(sc.next<variant>() == variant(std::int32_t{12}));
+  CHECK(sc.next<ua_array<extension_object>>().size() == 1);
+  CHECK(sc.d.ok());
+  CHECK(sc.d.remaining() == 0);
+}
+
+TEST_CASE("nodeset: Matrix, DataValue, DiagnosticInfo and Variant values decode (Part 6 §5.3.1)", "[nodeset]") {
+  loaded s;
+  const auto r = s.load(structures_file(), "structures.xml");
+  REQUIRE(r.ok());
+  const std::uint16_t ns = 1;
+  data_value v;
+
+  // A 2x3 matrix, the last index varying fastest; through the binary codec with its dimensions.
+  s.as.read(node_id(ns, 102), attribute_id::value, v);
+  variant grid{ua_array<std::int32_t>{1, 2, 3, 4, 5, 6}};
+  grid.dimensions() = {2, 3};
+  CHECK(v.value == grid);
+  byte_buffer wire;
+  encoder e(wire);
+  encode(e, v.value);
+  variant back;
+  decoder d(std::span<const std::uint8_t>(wire.data(), wire.size()));
+  decode(d, back);
+  CHECK(d.ok());
+  CHECK(back == grid);
+
+  s.as.read(node_id(ns, 103), attribute_id::value, v);
+  const auto* sample = v.value.get_if<boxed<data_value>>();
+  REQUIRE(sample);
+  data_value want;
+  want.set_value(21.5);
+  want.status = status_code{0x40000000};
+  want.has_status = true;
+  want.source_timestamp = date_time{date_time::unix_epoch_ticks + 1767323045LL * date_time::ticks_per_second};
+  want.has_source_timestamp = true;
+  want.source_picoseconds = 7;
+  want.has_source_picoseconds = true;
+  CHECK(**sample == want);
+
+  s.as.read(node_id(ns, 104), attribute_id::value, v);
+  const auto* diag = v.value.get_if<boxed<diagnostic_info>>();
+  REQUIRE(diag);
+  CHECK((*diag)->symbolic_id == 1);
+  CHECK(!(*diag)->namespace_uri);
+  CHECK((*diag)->additional_info.view() == "more");
+  CHECK((*diag)->inner_status_code == status_code{0x80000000});
+  REQUIRE((*diag)->inner_diagnostic_info);
+  CHECK((*diag)->inner_diagnostic_info->locale == 2);
+
+  s.as.read(node_id(ns, 105), attribute_id::value, v);
+  CHECK(v.value == variant(ua_array<variant>{variant(ua_string("x")), variant(ua_array<std::uint8_t>{1, 2})}));
+
+  s.as.read(node_id(ns, 106), attribute_id::value, v);
+  data_value one;
+  one.set_value(std::int32_t{1});
+  CHECK(v.value == variant(ua_array<data_value>{one, data_value{}}));
+}
+
+TEST_CASE("nodeset: bad Matrix, DataValue, DiagnosticInfo and abstract-field values are refused with line and NodeId",
+          "[nodeset]") {
+  struct bad {
+    std::string from, to, node, message;
+    std::string at;  // a text on the line the error names; `to` when empty
+  };
+  const std::string ok_circle = "<uax:TypeId><uax:Identifier>ns=1;i=3</uax:Identifier></uax:TypeId>\n"
+                                "              <uax:Body><Circle><Name>sun</Name><Radius>2.5</Radius></Circle></uax:Body>";
+  const std::vector<bad> cases = {
+      {"<uax:Int32>2</uax:Int32><uax:Int32>3</uax:Int32></uax:Dimensions>", "<uax:Int32>2</uax:Int32><uax:Int32>4</uax:Int32></uax:Dimensions>",
+       "ns=1;i=102", "a Matrix of dimensions 2x4 has 6 elements, not 8", "<uax:Matrix>"},
+      {"<uax:Int32>2</uax:Int32><uax:Int32>3</uax:Int32></uax:Dimensions>", "<uax:Int32>-2</uax:Int32><uax:Int32>3</uax:Int32></uax:Dimensions>",
+       "ns=1;i=102", "a Matrix dimension of -2: a dimension is not negative", ""},
+      {"<uax:Int32>2</uax:Int32><uax:Int32>3</uax:Int32></uax:Dimensions>",
+       "<uax:Int32>65536</uax:Int32><uax:Int32>65536</uax:Int32></uax:Dimensions>", "ns=1;i=102",
+       "a Matrix of dimensions 65536x65536: more than the limit of 1000000 elements", "<uax:Matrix>"},
+      {"<uax:Dimensions><uax:Int32>2</uax:Int32><uax:Int32>3</uax:Int32></uax:Dimensions>", "<uax:Dimensions />",
+       "ns=1;i=102", "a Matrix without dimensions", ""},
+      {"<uax:Int32>6</uax:Int32>", "<uax:Int16>6</uax:Int16>", "ns=1;i=102",
+       "a Matrix element <uax:Int16> among <uax:Int32> elements: a Matrix holds one built-in type", ""},
+      {"<uax:Int32>5</uax:Int32>", "<uax:Int32>five</uax:Int32>", "ns=1;i=102", "<uax:Int32> does not decode: 'five'", ""},
+      {"2026-01-02T03:04:05Z", "yesterday", "ns=1;i=103", "<uax:SourceTimestamp> does not decode: 'yesterday'", ""},
+      {"<uax:Locale>2</uax:Locale>", "<uax:Locale>two</uax:Locale>", "ns=1;i=104", "<uax:Locale> does not decode: 'two'", ""},
+      {ok_circle, "<uax:TypeId><uax:Identifier>ns=1;i=1</uax:Identifier></uax:TypeId>", "ns=1;i=100",
+       "ExtensionObject of ns=1;i=1, an abstract DataType: a value is of a concrete one", ""},
+      {ok_circle, "<uax:TypeId><uax:Identifier>i=885</uax:Identifier></uax:TypeId>", "ns=1;i=100",
+       "ExtensionObject of i=884 in a field of DataType ns=1;i=1, which it does not derive from", ""},
+      {ok_circle, "<Circle><Name>sun</Name><Radius>2.5</Radius></Circle>", "ns=1;i=100",
+       "<Circle> where an ExtensionObject (<TypeId> and <Body>) is expected: a field of DataType ns=1;i=1 holds a "
+       "structure of its own type or a subtype as an ExtensionObject",
+       ""},
+      {"<uax:TypeId><uax:Identifier>ns=1;i=2</uax:Identifier></uax:TypeId>", "<uax:Type />", "ns=1;i=100",
+       "an ExtensionObject with a <Body> but no <TypeId>", "<uax:ExtensionObject>\n                <uax:Type />"},
+      {"AllowSubTypes=\"true\"", "AllowSubTypes=\"true\" IsOptional=\"true\"", "ns=1;i=6",
+       "field Item: IsOptional and AllowSubTypes together, which a StructureDefinition cannot express", ""},
+  };
+  const std::string file = structures_file();
+  for (const bad& b : cases) {
+    loaded s;
+    const std::size_t before = s.as.size(), refs = s.as.reference_count();
+    const std::string text = replace(file, b.from, b.to);
+    const auto r = s.load(text, "structures.xml");
+    INFO(b.to);
+    REQUIRE(!r.ok());
+    const std::string at = b.at.empty() ? b.to : b.at;
+    CHECK(only_error(r) == "structures.xml:" + std::to_string(line_of(text, at)) + ": " + b.node + ": " + b.message);
+    CHECK(s.as.size() == before);
+    CHECK(s.as.reference_count() == refs);
+  }
+}
+
+TEST_CASE("nodeset: structures.NodeSet2.xml cut at any of many offsets is refused cleanly, nothing added", "[nodeset]") {
+  const std::string text = structures_file();
+  loaded s;
+  const std::size_t before = s.as.size(), refs = s.as.reference_count();
+  std::size_t refused = 0;
+  for (std::size_t cut = 0; cut < text.size(); cut += 11) {
+    const auto r = s.load(text.substr(0, cut), "structures.xml");
+    if (r.ok()) {
+      CHECK(cut >= text.rfind("</UANodeSet>") + 12);
+      continue;
+    }
+    ++refused;
+    for (const auto& e : r.errors) CHECK(e.file == "structures.xml");
+    CHECK(s.as.size() == before);
+    CHECK(s.as.reference_count() == refs);
+  }
+  CHECK(refused > text.size() / 11 - 2);
+}
+
+TEST_CASE("nodeset: a structure field of ValueRank 2 is the inline matrix, its dimensions then its elements", "[nodeset]") {
+  const std::string board = R"(<?xml version="1.0" encoding="utf-8"?>
+<UANodeSet xmlns="http://opcfoundation.org/UA/2011/03/UANodeSet.xsd" xmlns:uax="http://opcfoundation.org/UA/2008/02/Types.xsd">
+  <NamespaceUris><Uri>urn:test:board</Uri></NamespaceUris>
+  <UADataType NodeId="ns=1;i=1" BrowseName="1:Board">
+    <DisplayName>Board</DisplayName>
+    <References>
+      <Reference ReferenceType="i=45" IsForward="false">i=22</Reference>
+      <Reference ReferenceType="i=38">ns=1;i=2</Reference>
+    </References>
+    <Definition Name="1:Board">
+      <Field Name="Cells" DataType="i=6" ValueRank="2" ArrayDimensions="2,2" />
+      <Field Name="Spare" DataType="i=6" ValueRank="2" />
+    </Definition>
+  </UADataType>
+  <UAObject NodeId="ns=1;i=2" BrowseName="Default Binary"><DisplayName>Default Binary</DisplayName></UAObject>
+  <UAVariable NodeId="ns=1;i=3" BrowseName="1:Board1" DataType="ns=1;i=1">
+    <DisplayName>Board1</DisplayName>
+    <Value>
+      <uax:ExtensionObject>
+        <uax:TypeId><uax:Identifier>ns=1;i=2</uax:Identifier></uax:TypeId>
+        <uax:Body><Board><Cells><uax:Dimensions><uax:Int32>2</uax:Int32><uax:Int32>2</uax:Int32></uax:Dimensions>
+          <uax:Elements><uax:Int32>1</uax:Int32><uax:Int32>2</uax:Int32><uax:Int32>3</uax:Int32><uax:Int32>4</uax:Int32></uax:Elements>
+        </Cells></Board></uax:Body>
+      </uax:ExtensionObject>
+    </Value>
+  </UAVariable>
+</UANodeSet>
+)";
+  loaded s;
+  const auto r = s.load(board, "board.xml");
+  INFO((r.errors.empty() ? "" : r.errors.front().to_string()));
+  REQUIRE(r.ok());
+  data_value v;
+  s.as.read(node_id(1, 3), attribute_id::value, v);
+  const auto* eo = v.value.get_if<extension_object>();
+  REQUIRE(eo);
+  body_reader b(eo->raw_body());
+  CHECK(b.next<ua_array<std::int32_t>>() == ua_array<std::int32_t>{2, 2});
+  for (std::int32_t i = 1; i <= 4; ++i) CHECK(b.next<std::int32_t>() == i);  // no count: the product
+  ua_array<std::int32_t> spare = b.next<ua_array<std::int32_t>>();             // missing: null dimensions
+  CHECK(spare.is_null());
+  CHECK(b.d.ok());
+  CHECK(b.d.remaining() == 0);
+
+  loaded t;
+  const auto three = t.load(replace(board, "<uax:Int32>2</uax:Int32><uax:Int32>2</uax:Int32>",
+                                    "<uax:Int32>2</uax:Int32><uax:Int32>2</uax:Int32><uax:Int32>1</uax:Int32>"),
+                            "board.xml");
+  REQUIRE(!three.ok());
+  CHECK(only_error(three) == "board.xml:21: ns=1;i=3: a Matrix of 3 dimensions in field Cells of ValueRank 2");
 }

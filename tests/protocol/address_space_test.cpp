@@ -294,6 +294,18 @@ TEST_CASE("address_space: DataTypes carry their DataTypeDefinition", "[protocol]
   CHECK(e->fields[1].value == 1);
   CHECK(e->fields[1].display_name.text.view() == "Object");
 
+  // Part 3 §8.51: a StructureWithSubtypedValues marks with IsOptional the fields that allow
+  // subtypes (Opc.Ua.NodeSet2.xml's AllowSubTypes="true"): PubSubConnectionDataType's Address and
+  // TransportSettings; its other fields are always there.
+  REQUIRE(as.read(node_id(0, ids::pub_sub_connection_data_type), attribute_id::data_type_definition, dv) == status::good);
+  const structure_definition* pubsub = dv.value.get_if<extension_object>()->get_if<structure_definition>();
+  REQUIRE(pubsub != nullptr);
+  CHECK(pubsub->structure_type == structure_type::structure_with_subtyped_values);
+  for (const structure_field& f : pubsub->fields) {
+    INFO(f.name.view());
+    CHECK(f.is_optional == (f.name.view() == "Address" || f.name.view() == "TransportSettings"));
+  }
+
   // An abstract type without a definition, and a node that is no DataType.
   CHECK(as.read(node_id(0, ids::number), attribute_id::data_type_definition, dv) == status::bad_attribute_id_invalid);
   CHECK(as.read(node_id(0, ids::server), attribute_id::data_type_definition, dv) == status::bad_attribute_id_invalid);

@@ -196,6 +196,20 @@ TEST_CASE("codec: a Variant whose dimensions do not match its elements is malfor
   CHECK(decode_status<variant>("1a") == status::bad_decoding_error);
   // A negative dimension.
   CHECK(decode_status<variant>("c6 00 00 00 00 01 00 00 00 ff ff ff ff") == status::bad_decoding_error);
+  // 65536 x 65536 passes Int32: no element count can match it.
+  CHECK(decode_status<variant>("c6 00 00 00 00 02 00 00 00 00 00 01 00 00 00 01 00") == status::bad_decoding_error);
+  // A dimension of 0 makes an empty matrix, whatever the others are; an encoder sends it as an
+  // empty array (Part 6 §5.2.2.16: ArrayDimensions only when every dimension is above 0).
+  variant empty;
+  REQUIRE(decode_from_bytes(from_hex("c6 00 00 00 00 03 00 00 00 00 00 01 00 00 00 01 00 00 00 00 00"), empty) ==
+          status::good);
+  CHECK(empty.dimensions() == ua_array<std::int32_t>{65536, 65536, 0});
+  CHECK(hex_of(empty) == "86 00 00 00 00");
+  variant one_dimension{ua_array<std::int32_t>{1, 2}};
+  one_dimension.dimensions() = {2};
+  CHECK(hex_of(one_dimension) == "86 02 00 00 00 01 00 00 00 02 00 00 00");
+  CHECK(decode_status<variant>("c6 01 00 00 00 07 00 00 00 03 00 00 00 00 00 01 00 00 00 01 00 00 00 00 00") ==
+        status::bad_decoding_error);
 }
 
 TEST_CASE("codec: an ExtensionObject of an unknown type keeps its body as bytes", "[protocol]") {

@@ -743,7 +743,9 @@ def gen_part(n, parts, nodes, refs, tables):
                 tables.fields.append(
                     f"{{{c_string(f.name)}, {c_opt_string(None if f.display_name == f.name else f.display_name)}, "
                     f"{c_text(f.description)}, {f.data_type}, {f.value_rank}, {ff}, {fc}, {f.max_string_length}, "
-                    f"{'true' if f.is_optional else 'false'}, {c_int64(f.value)}}}")
+                    # Part 3 §8.51: in a StructureWithSubtypedValues IsOptional marks the fields
+                    # that allow subtypes.
+                    f"{'true' if f.is_optional or f.allow_subtypes else 'false'}, {c_int64(f.value)}}}")
         node_rows.append(
             f"{{{x.id}, {x.cls}, {x.flags}, {x.access_level}, {x.user_access_level}, {x.event_notifier}, "
             f"{x.data_type}, {x.value_rank}, {first}, {count}, {c_double(x.msi)}, {c_string(x.browse_name)}, "

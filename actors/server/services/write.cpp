@@ -12,6 +12,7 @@ using namespace uactor::ua;
 namespace {
 
 constexpr std::uint32_t enumeration_type = 29;  // ns=0;i=29 Enumeration
+constexpr std::uint32_t has_encoding_type = 38;  // ns=0;i=38 HasEncoding
 
 constexpr bool known_attribute(std::uint32_t a) noexcept {
   return a >= static_cast<std::uint32_t>(attribute_id::node_id) &&
@@ -86,6 +87,24 @@ status_code write_value_attribute(const write_value& wv, node_index n, address_s
   return as.set_value(n, std::move(next));
 }
 
+// The DataType of an ExtensionObject: of its decoded body (namespace 0's structures), else the one
+// its encoding id belongs to (HasEncoding, Part 3 §5.8.4): a structure a loaded NodeSet defines.
+node_index extension_data_type(const address_space& as, const extension_object& eo) {
+  if (eo.body()) return as.find(node_id(0, eo.body()->type().data_type_id));
+  const node_index encoding = as.find(eo.type_id());
+  if (encoding == no_node) return no_node;
+  const node_index has_encoding = as.find(node_id(0, has_encoding_type));
+  for (const reference& r : as.inverse_references(encoding))
+    if (r.type == has_encoding) return r.target;
+  return no_node;
+}
+
+bool extension_fits(const address_space& as, const extension_object& eo, node_index dt) {
+  if (eo.empty()) return true;  // a null structure
+  const node_index t = extension_data_type(as, eo);
+  return t != no_node && as.is_subtype_of(t, dt);
+}
+
 }  // namespace
 
 bool value_fits(const address_space& as, const variant& v, const node_id& data_type, std::int32_t value_rank) {
@@ -98,11 +117,11 @@ bool value_fits(const address_space& as, const variant& v, const node_id& data_t
   const node_index vt = as.find(node_id(0, builtin));
   if (as.is_subtype_of(vt, dt)) return true;  // Int32 into Number, anything into BaseDataType
   if (as.is_subtype_of(dt, vt)) {             // DateTime into UtcTime, Double into Duration
-    // A Structure subtype takes an ExtensionObject only of that structure (when its body is known).
-    if (v.type() == builtin_type::extension_object && dt != vt && !v.is_array()) {
-      const auto* eo = v.get_if<extension_object>();
-      if (eo && eo->body())
-        return as.is_subtype_of(as.find(node_id(0, eo->body()->type().data_type_id)), dt);
+    // A Structure subtype takes an ExtensionObject only of that structure or a subtype of it.
+    if (v.type() == builtin_type::extension_object && dt != vt) {
+      if (const auto* eo = v.get_if<extension_object>()) return extension_fits(as, *eo, dt);
+      for (const extension_object& eo : *v.get_if<ua_array<extension_object>>())
+        if (!extension_fits(as, eo, dt)) return false;
     }
     return true;
   }
