@@ -901,15 +901,8 @@ private:
   // Part 6 §5.3.1.12: the indices into a string table, AdditionalInfo, InnerStatusCode and
   // InnerDiagnosticInfo, each there when its element is.
   bool scalar(pugi::xml_node el, diagnostic_info& v) {
-    if (++depth_ > lim_.max_value_depth) {
-      --depth_;
-      err(el, current_, "a value nested deeper than " + std::to_string(lim_.max_value_depth));
-      return false;
-    }
-    struct leave {
-      int& d;
-      ~leave() { --d; }
-    } guard{depth_};
+    const value_level level(*this);
+    if (too_deep(el)) return false;
     v = diagnostic_info{};
     const auto index = [&](const char* name, std::optional<std::int32_t>& out) {
       const pugi::xml_node x = kid(el, name);
@@ -941,14 +934,24 @@ private:
 
   // A Variant from a typed element (<Int32>, <ListOfString>, <ExtensionObject>, ...).
   bool value_of(pugi::xml_node el, variant& out) {
-    if (++depth_ > lim_.max_value_depth) {
-      --depth_;
-      err(el, current_, "a value nested deeper than " + std::to_string(lim_.max_value_depth));
-      return false;
-    }
-    const bool ok = value_of_inner(el, out);
-    --depth_;
-    return ok;
+    const value_level level(*this);
+    if (too_deep(el)) return false;
+    return value_of_inner(el, out);
+  }
+
+  // One level deeper into a nested value (a Variant, a structure, a DiagnosticInfo) while it lives.
+  struct value_level {
+    explicit value_level(importer& i) : depth(++i.depth_) {}
+    ~value_level() { --depth; }
+    value_level(const value_level&) = delete;
+    value_level& operator=(const value_level&) = delete;
+    int& depth;
+  };
+  // Past the limit of nesting: an error at `el`.
+  bool too_deep(pugi::xml_node el) {
+    if (depth_ <= lim_.max_value_depth) return false;
+    err(el, current_, "a value nested deeper than " + std::to_string(lim_.max_value_depth));
+    return true;
   }
 
   static builtin_type type_named(std::string_view name) {
@@ -1225,15 +1228,8 @@ private:
 
   // A structure's fields from the children of `el`, binary-encoded (Part 6 §5.2.6) by `sd`.
   bool structure(pugi::xml_node el, const structure_definition& sd, encoder& e) {
-    if (++depth_ > lim_.max_value_depth) {
-      --depth_;
-      err(el, current_, "a value nested deeper than " + std::to_string(lim_.max_value_depth));
-      return false;
-    }
-    struct leave {
-      int& d;
-      ~leave() { --d; }
-    } guard{depth_};
+    const value_level level(*this);
+    if (too_deep(el)) return false;
     const auto field_el = [&](const structure_field& f) { return kid(el, f.name.view()); };
     if (sd.structure_type == structure_type::union_ || sd.structure_type == structure_type::union_with_subtyped_values) {
       std::uint32_t sw = 0;
