@@ -48,7 +48,7 @@ std::uint64_t random_token() {
 
 // The driver of a job's scenario, as load_main.cpp builds it for a run of one process.
 std::unique_ptr<load_driver> make_driver(const agent_job& j, const load_options& lo, sub_load_driver*& sub,
-                                         std::size_t& copy_allocations, std::string& error) {
+                                         std::string& error) {
   if (j.scenario == "floor") {
     // tcp://HOST:PORT
     const auto colon = j.endpoint.rfind(':');
@@ -81,7 +81,6 @@ std::unique_ptr<load_driver> make_driver(const agent_job& j, const load_options&
   const auto kind = j.scenario == "read"    ? opcua_scenario::read
                     : j.scenario == "write" ? opcua_scenario::write
                                             : opcua_scenario::browse;
-  copy_allocations = request_copy_allocations(kind, j.nodes);
   return make_opcua_driver(kind, lo, j.endpoint, j.client_kind == "shared");
 }
 
@@ -164,9 +163,8 @@ private:
     }
     lo.ready_to_load = [this] { return ready(); };
     sub_load_driver* sub = nullptr;
-    std::size_t copy_allocations = 0;
     std::string error;
-    auto driver = make_driver(job_, lo, sub, copy_allocations, error);
+    auto driver = make_driver(job_, lo, sub, error);
     if (!driver) return fail_to_connect(error, pki_dir);
     error = driver->start(rec_);
     if (!connected_) {
@@ -175,7 +173,6 @@ private:
     }
 
     agent_report report;
-    report.client_copy_allocations = copy_allocations;
     if (error.empty() && wait_until(start_ + std::chrono::nanoseconds(job_.warmup_ns))) {
       // The recorder's edges first: they are the window; the figures of the process follow.
       rec_.set_measuring(true);

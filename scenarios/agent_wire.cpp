@@ -318,7 +318,6 @@ std::string encode(const agent_report& rep) {
   put_stats(w, rep.client);
   w.i64(rep.window_open_ns);
   w.i64(rep.window_close_ns);
-  w.u64(rep.client_copy_allocations);
   w.u8(rep.has_completeness ? 1 : 0);
   w.u64(rep.lost_changes);
   w.u64(rep.repeated_changes);
@@ -347,7 +346,6 @@ std::optional<agent_report> decode_report(std::string_view bytes, std::string& e
     rep.window_open_ns = r.i64("window open");
     rep.window_close_ns = r.i64("window close");
     if (r.ok() && rep.window_close_ns < rep.window_open_ns) r.fail("window: closes before it opens");
-    rep.client_copy_allocations = r.u64("client copy allocations");
     rep.has_completeness = r.boolean("has completeness");
     rep.lost_changes = r.u64("lost changes");
     rep.repeated_changes = r.u64("repeated changes");

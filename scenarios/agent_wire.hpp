@@ -17,7 +17,7 @@
 namespace uactor::scenarios {
 
 // Bumped when a field changes; the hello exchange compares it with the program's version.
-inline constexpr std::uint32_t agent_protocol_version = 1;
+inline constexpr std::uint32_t agent_protocol_version = 2;  // 2: no request-copy count in the report
 
 // Limits of the wire form (a job is a few hundred bytes, a report at most ~30 KB).
 inline constexpr std::size_t max_agent_blob = 1u << 20;
@@ -73,7 +73,6 @@ struct agent_report {
   app::process_stats client;
   std::int64_t window_open_ns = 0;   // the agent's system clock, ns since the epoch
   std::int64_t window_close_ns = 0;
-  std::uint64_t client_copy_allocations = 0;
   bool has_completeness = false;     // sub --variables
   std::uint64_t lost_changes = 0;
   std::uint64_t repeated_changes = 0;

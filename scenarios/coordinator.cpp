@@ -430,7 +430,6 @@ int coordinator::run(const agent_job& whole, load_result result,
     result.latency.merge(r.latency);
     result.client = first_client ? r.client : sum(result.client, r.client);
     first_client = false;
-    result.client_copy_allocations = r.client_copy_allocations;
     if (r.window_close_ns > r.window_open_ns) {
       window_sum += ms(r.window_close_ns - r.window_open_ns) / 1000.0;
       ++windows;

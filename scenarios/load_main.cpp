@@ -415,7 +415,6 @@ int main(int argc, char** argv) {
     const auto kind = o.scenario == "read"    ? opcua_scenario::read
                       : o.scenario == "write" ? opcua_scenario::write
                                               : opcua_scenario::browse;
-    result.client_copy_allocations = request_copy_allocations(kind, o.load.nodes);
     driver = make_opcua_driver(kind, o.load, url, o.client == "shared");
   }
 

@@ -2,7 +2,8 @@
 // the harness: --sessions clients, each its own connection, channel and session (--client classic),
 // or one client whose one secure channel carries all the sessions (--client shared:
 // client::open_session); --inflight requests outstanding per session, closed loop: each answer
-// sends the next.
+// sends the next. Each request in flight is a prepared request (client::prepare): the client's
+// lowest-cost API, no allocation per request in steady state.
 #pragma once
 
 #include <memory>
@@ -16,9 +17,5 @@ enum class opcua_scenario { read, write, browse };
 
 std::unique_ptr<load_driver> make_opcua_driver(opcua_scenario scenario, const load_options& options,
                                                std::string endpoint_url, bool shared_channel = false);
-
-// Heap allocations of one copy of the request the scenario sends (the client takes requests by
-// value, so the harness copies its prepared request for each one): part of the client's figure.
-std::size_t request_copy_allocations(opcua_scenario scenario, std::size_t nodes);
 
 }  // namespace uactor::scenarios

@@ -93,10 +93,6 @@ std::string to_text(const load_result& r) {
   if (r.server_syscalls)
     out += fmt::format("  {:<26}{:>14}{:>14}\n", "system calls (strace)", fmt::format("{:.2f}", per_request(*r.server_syscalls, n)), "");
   row("peak RSS (MB, whole run)", [&](const auto& s) { return fmt::format("{:.1f}", static_cast<double>(s.peak_rss_kb) / 1024.0); });
-  if (r.client_copy_allocations)
-    out += fmt::format("  (the client's allocations include {} per request of the harness's own request copy: "
-                       "the client API takes requests by value)\n",
-                       r.client_copy_allocations);
   return out;
 }
 
@@ -117,7 +113,6 @@ std::string to_json(const load_result& r) {
                      us(r.latency.percentile(99.9)), us(r.latency.max()));
   if (r.server) out += process_json("server", *r.server, n) + ",";
   out += process_json("client", r.client, n);
-  out += fmt::format(R"(,"client_copy_allocs_per_req":{})", r.client_copy_allocations);
   if (r.server_syscalls) out += fmt::format(R"(,"server_syscalls_per_req":{:.3f})", per_request(*r.server_syscalls, n));
   if (r.lost_changes)
     out += fmt::format(R"(,"lost_changes":{},"items_behind":{},"repeated_changes":{},"overflows":{})", *r.lost_changes,

@@ -33,7 +33,6 @@ struct load_result {
   latency_histogram latency;   // ns
   app::process_stats client;
   std::optional<app::process_stats> server;  // none when the target is not our child
-  std::size_t client_copy_allocations = 0;        // per request, of the harness's request copy
   std::optional<std::uint64_t> server_syscalls;   // --syscalls: strace -c -f over the window
   // sub --variables: every change the writer made must reach every item (consecutive ticks).
   std::optional<std::uint64_t> lost_changes;      // ticks missing per item, summed
