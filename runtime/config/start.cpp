@@ -286,8 +286,15 @@ bool plant_runner::start(const plant& p, std::string& error) {
 
 void plant_runner::stop() {
   auto& m = *impl_;
-  for (auto& w : m.writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
-  m.writers.clear();
+  // The writers hold the server by pointer and the runtime destroys it in stop(): they are gone
+  // before it (a detached writer in the middle of a tick wrote into a freed server: a SIGSEGV at
+  // the end of a config test under load).
+  if (!m.writers.empty()) {
+    for (auto& w : m.writers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+    caf::scoped_actor self{*m.system};
+    self->wait_for(m.writers);
+    m.writers.clear();
+  }
   m.mirrors.clear();  // each closes its client, which lives in the runtime's system
   if (m.rt) m.rt->stop();
   m.srv = nullptr;
