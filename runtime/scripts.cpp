@@ -45,6 +45,10 @@ scripting::item_spec spec_of(const script_definition& d, const std::string& name
   s.source = d.source;
   for (const auto& in : d.inputs) s.input_names.push_back(in.name);
   s.period = d.period;
+  if (!d.schedule.empty()) {
+    std::string error;
+    s.schedule = scripting::cron_schedule::parse(d.schedule, error);  // check_scripts names the error
+  }
   s.alarm.on_delay = d.on_delay;
   s.alarm.off_delay = d.off_delay;
   s.alarm.hysteresis = d.hysteresis;
@@ -94,6 +98,12 @@ void check_scripts(const script_plan& plan, std::vector<std::string>& errors) {
     const auto& name = names[i];
     if (d.output.is_null()) errors.push_back(name + ": no output node");
     if (d.kind == script_kind::calculation && d.period.count() <= 0) errors.push_back(name + ": the period must be > 0 ms");
+    if (!d.schedule.empty()) {
+      std::string error;
+      if (d.kind != script_kind::calculation) errors.push_back(name + ": only a calculation has a schedule");
+      else if (!scripting::cron_schedule::parse(d.schedule, error))
+        errors.push_back(name + ": the schedule '" + d.schedule + "': " + error);
+    }
     if (d.kind != script_kind::calculation && d.inputs.empty())
       errors.push_back(name + ": no inputs (it would never run; a calculation runs on a period)");
     if (d.on_delay.count() < 0 || d.off_delay.count() < 0 || d.hysteresis < 0)

@@ -5,8 +5,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "scripting/schedule.hpp"
 
 namespace uactor::scripting {
 
@@ -32,6 +35,7 @@ struct item_spec {
   std::string source;
   std::vector<std::string> input_names;  // globals the script reads, one per input, in input order
   std::chrono::milliseconds period{1000};  // calculation
+  std::optional<cron_schedule> schedule;   // calculation: at these minutes (UTC) instead of every period
   alarm_options alarm;
 };
 

@@ -9,12 +9,23 @@ script_set::script_set(std::vector<set_item> items, std::size_t input_slots, set
   for (std::uint32_t i = 0; i < items_.size(); ++i) {
     if (items_[i].spec.kind == item_kind::calculation) {
       state_[i].next_run = now;  // a first run at once, then every period
+      if (items_[i].spec.schedule) schedule_next(i, now);  // a scheduled one first at its first minute
       continue;
     }
     for (const std::uint32_t slot : items_[i].inputs)
       if (slot < readers_.size()) readers_[slot].push_back(i);
     mark(i);  // a first evaluation once the inputs have values
   }
+}
+
+// The wall clock's next minute of the schedule, as a time of the steady clock the runners' timers
+// use. A timer that fires a little early on the wall clock (the clocks drift, NTP slews) does not
+// run the same minute twice: the search starts from the minute just run at the earliest.
+void script_set::schedule_next(std::uint32_t item, steady_time now) {
+  auto& s = state_[item];
+  const wall_time wall = policy_.wall_clock();
+  s.next_fire = items_[item].spec.schedule->next_after(std::max(wall, s.next_fire));
+  s.next_run = now + std::chrono::duration_cast<steady_time::duration>(s.next_fire - wall);
 }
 
 void script_set::mark(std::uint32_t item) {
@@ -44,6 +55,10 @@ void script_set::take_ready(steady_time now, std::vector<eval_request>& ready, s
     if (items_[i].spec.kind == item_kind::calculation) {
       if (!s.quarantined && !s.in_flight && now >= s.next_run) {
         mark(i);
+        if (items_[i].spec.schedule) {
+          schedule_next(i, now);
+          continue;
+        }
         const auto period = std::max(items_[i].spec.period, std::chrono::milliseconds(1));
         do s.next_run += period; while (s.next_run <= now);  // a late tick does not run twice
       }

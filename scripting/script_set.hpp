@@ -29,6 +29,8 @@ struct set_item {
 
 struct set_policy {
   std::uint32_t strikes = 3;  // runs stopped for a limit (deadline, memory, instructions) before quarantine
+  // The wall clock a calculation's schedule is read on (tests pass their own).
+  wall_time (*wall_clock)() = [] { return std::chrono::system_clock::now(); };
 };
 
 // One run to make: the item and what its script sees.
@@ -93,11 +95,13 @@ private:
     bool active = false;                  // alarm
     std::optional<steady_time> pending;   // alarm: since when the predicate wants the other state
     steady_time next_run{};               // calculation
+    wall_time next_fire{};                // calculation with a schedule: next_run on the wall clock
     std::uint32_t strikes = 0;
     ua::status_code last_status{0xFFFFFFFFu};  // what was written last (alarms write on change only)
     std::string last_error;               // logged once per distinct message
   };
   void mark(std::uint32_t item);
+  void schedule_next(std::uint32_t item, steady_time now);
   void write_alarm(std::uint32_t item, ua::status_code status, std::vector<output_value>& out);
   void alarm_result(std::uint32_t item, const script_value& v, steady_time now, std::vector<output_value>& out,
                     std::string& log);

@@ -32,6 +32,9 @@ struct script_definition {
   std::vector<script_input> inputs;
   std::string source;             // an expression (`p1 - p2`) or a chunk with `return`
   std::chrono::milliseconds period{1000};     // calculation
+  // calculation: at the minutes of a cron-like schedule in UTC instead of every period, e.g.
+  // "0 * * * *" (each hour), "*/15 6-18 * * 1-5", "@daily" (docs/scripts.md "Schedules")
+  std::string schedule;
   std::chrono::milliseconds on_delay{0};      // alarm: true this long before active
   std::chrono::milliseconds off_delay{0};     // alarm: false this long before inactive
   double hysteresis = 0;                      // alarm with a numeric predicate x: active x > 0, inactive x < -hysteresis

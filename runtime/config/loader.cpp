@@ -170,6 +170,7 @@ constexpr std::string_view key_table[] = {
     "calculations[].inputs",
     "calculations[].script",
     "calculations[].period_ms",
+    "calculations[].schedule",
     "alarms[]",
     "alarms[].name",
     "alarms[].output",
@@ -1488,6 +1489,13 @@ private:
       std::int64_t ms = 0;
       if (kind == script_kind::calculation && s.integer("period_ms", 1, 86'400'000, ms))
         d.period = std::chrono::milliseconds(ms);
+      if (kind == script_kind::calculation && s.string("schedule", d.schedule)) {
+        std::string error;
+        if (t.get("period_ms"))
+          c_.error(*t.get("schedule"), s.key("schedule"), "a calculation runs on a period_ms or a schedule, not both");
+        else if (!scripting::cron_schedule::parse(d.schedule, error))
+          c_.error(*t.get("schedule"), s.key("schedule"), "'" + d.schedule + "' " + error);
+      }
       if (kind == script_kind::alarm) {
         if (s.integer("on_delay_ms", 0, 86'400'000, ms)) d.on_delay = std::chrono::milliseconds(ms);
         if (s.integer("off_delay_ms", 0, 86'400'000, ms)) d.off_delay = std::chrono::milliseconds(ms);

@@ -203,6 +203,34 @@ TEST_CASE("scripts in process: an error and a memory bomb and a runaway are cont
 }
 
 // The worker end alone, over a socket pair, on a thread: hostile and truncated frames.
+TEST_CASE("scripts: a schedule only on a calculation, and one that names a minute; a scheduled calculation waits for it",
+          "[scripts]") {
+  plant p;
+  script_plan plan;
+  auto bad = p.tag("Flow", "p1", {{"p1", "P1"}});
+  bad.schedule = "@hourly";
+  plan.scripts.push_back(bad);
+  auto never = p.tag("Total", "return 1", {});
+  never.kind = script_kind::calculation;
+  never.schedule = "0 0 31 4 *";  // April has 30 days
+  plan.scripts.push_back(never);
+  const auto report = p.srv->add_scripts(plan);
+  REQUIRE(report.errors.size() == 2);
+  CHECK(report.errors[0] == "virtual_tags[0] (ns=2;s=Flow): only a calculation has a schedule");
+  CHECK(report.errors[1] == "calculations[0] (ns=2;s=Total): the schedule '0 0 31 4 *': names no minute that exists "
+                            "(such as the 30th of February)");
+
+  // Accepted; not run at once (its first minute comes at the latest in a year): the output waits.
+  script_plan ok;
+  auto yearly = p.tag("Total", "return 1", {});
+  yearly.kind = script_kind::calculation;
+  yearly.schedule = "@yearly";
+  ok.scripts.push_back(yearly);
+  REQUIRE(p.srv->add_scripts(ok).ok());
+  std::this_thread::sleep_for(100ms);  // no evaluation may come; nothing to wait for
+  CHECK(p.srv->scripts_metrics().evaluations == 0);
+}
+
 TEST_CASE("worker: an oversized header or an unknown frame ends it with 2 and a closed host with 0", "[scripts]") {
   const auto run = [](std::vector<std::byte> bytes, bool close_after) {
     int sv[2];
