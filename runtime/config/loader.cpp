@@ -894,8 +894,7 @@ private:
 
   void read_nodesets(section& top) {
     const auto* sets = table_array(top, "nodesets", c_);
-    if (!sets) return;
-    for (std::size_t i = 0; i < sets->size(); ++i) {
+    for (std::size_t i = 0; sets && i < sets->size(); ++i) {
       const auto& st = *(*sets)[i].as_table();
       section n(c_, st, fmt::format("nodesets[{}]", i));
       std::string path;
@@ -943,6 +942,7 @@ private:
     const auto& errors = doc.ok() ? result.errors : doc.errors();
     for (const auto& e : errors) report("the NodeSet is refused: " + e.to_string());
     check.ok = errors.empty();
+    if (!check.ok) return;
     check.namespaces.insert(check.namespaces.end(), result.new_namespaces.begin(), result.new_namespaces.end());
     check.models.insert(check.models.end(), result.models.begin(), result.models.end());
   }
@@ -956,7 +956,8 @@ private:
     }
     const std::size_t declared = 1 + p_.namespaces.size();
     const std::size_t last = nodesets_ ? nodesets_->namespaces.size() - 1 : declared;  // the NodeSets' own after them
-    if (id->namespace_index() > last) {
+    const bool refused = nodesets_ && !nodesets_->ok;  // the namespaces of a refused NodeSet are unknown
+    if (id->namespace_index() > last && !refused) {
       c_.error(at, key,
                fmt::format("{}: namespace {} is not declared (0, 1 = server.namespace_uri{}{})", text,
                            id->namespace_index(),

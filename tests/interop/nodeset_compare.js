@@ -1,11 +1,13 @@
 // Issue 13's comparison: the same companion NodeSets loaded into our server (ENDPOINT, started
 // by server_interop.sh with --nodeset ...) and into a node-opcua server started here; both are
-// browsed from the Root down (forward hierarchical references), and every node of the companion
-// namespaces is compared, keyed by namespace URI and identifier: NodeClass, BrowseName,
-// DisplayName, DataType, ValueRank, ArrayDimensions, the Value where one is given, and its
-// forward references (type and target). Prints each difference; exit 0 when there is none.
+// browsed from the Root down (forward references), and every node of the companion namespaces
+// (those the files declare) is compared, keyed by namespace URI and identifier: NodeClass,
+// BrowseName, DisplayName, DataType, ValueRank, ArrayDimensions, TypeDefinition, DataTypeDefinition,
+// the Value where one is given, and its references forward and inverse (type and target). Prints
+// each difference; exit 0 when there is none.
 //   node nodeset_compare.js ENDPOINT [--timeout S]
 "use strict";
+const fs = require("fs");
 const path = require("path");
 const net = require("net");
 const {
@@ -16,10 +18,11 @@ const {
 const dir = path.join(__dirname, "node_modules/node-opcua-nodesets/nodesets");
 const files = (process.env.UACTOR_COMPARE_NODESETS || "Opc.Ua.Di.NodeSet2.xml,Opc.Ua.IA.NodeSet2.xml,Opc.Ua.Machinery.NodeSet2.xml")
     .split(",");
-const companionUris = new Set(["http://opcfoundation.org/UA/DI/", "http://opcfoundation.org/UA/IA/",
-    "http://opcfoundation.org/UA/Machinery/", "http://opcfoundation.org/UA/PackML/", "http://opcfoundation.org/UA/Robotics/",
-    "http://opcfoundation.org/UA/MachineTool/", "http://opcfoundation.org/UA/ISA95-JOBCONTROL_V2/",
-    "http://opcfoundation.org/UA/Machinery/Jobs/"]);
+// The namespaces the files declare (<NamespaceUris>).
+const companionUris = new Set(files.flatMap((f) => {
+    const uris = /<NamespaceUris>([\s\S]*?)<\/NamespaceUris>/.exec(fs.readFileSync(path.join(dir, f), "utf8"));
+    return uris ? [...uris[1].matchAll(/<Uri>\s*([^<]*?)\s*<\/Uri>/g)].map((m) => m[1]) : [];
+}));
 
 function freePort() {
     return new Promise((resolve, reject) => {
@@ -50,7 +53,7 @@ async function crawl(endpoint) {
     const nsArray = (await session.read({ nodeId: "i=2255", attributeId: AttributeIds.Value })).value.value;
     const key = (nodeId) => `${nsArray[nodeId.namespace]}|${nodeId.identifierType}|${nodeId.value}`;
     const seen = new Map();  // key -> nodeId
-    const refs = new Map();  // key -> [ "type|target" ]
+    const refs = new Map();  // key -> [ "type>target" forward, "type<target" inverse ]
     let frontier = [resolveNodeId("i=84")];
     const visited = new Set([key(frontier[0])]);
     while (frontier.length) {
@@ -58,7 +61,7 @@ async function crawl(endpoint) {
         for (let i = 0; i < frontier.length; i += 200) {
             const batch = frontier.slice(i, i + 200);
             const results = await session.browse(batch.map((nodeId) => ({
-                nodeId, browseDirection: BrowseDirection.Forward, includeSubtypes: true, nodeClassMask: 0, resultMask: 0x3f,
+                nodeId, browseDirection: BrowseDirection.Both, includeSubtypes: true, nodeClassMask: 0, resultMask: 0x3f,
             })));
             for (let j = 0; j < batch.length; ++j) {
                 const from = key(batch[j]);
@@ -69,9 +72,10 @@ async function crawl(endpoint) {
                     all.push(...(r.references || []));
                 }
                 if (companionUris.has(nsArray[batch[j].namespace]))
-                    refs.set(from, all.map((x) => `${key(x.referenceTypeId)}>${nsArray[x.nodeId.namespace] !== undefined ? key(x.nodeId) : x.nodeId.toString()}`).sort());
+                    refs.set(from, all.map((x) => `${key(x.referenceTypeId)}${x.isForward ? ">" : "<"}${
+                        nsArray[x.nodeId.namespace] !== undefined ? key(x.nodeId) : x.nodeId.toString()}`).sort());
                 for (const x of all) {
-                    if (x.nodeId.serverIndex) continue;
+                    if (x.nodeId.serverIndex || !x.isForward) continue;  // the tree is walked forward
                     const nodeId = resolveNodeId(x.nodeId.toString().replace(/^nsu=[^;]*;/, ""));
                     const k = key(nodeId);
                     if (visited.has(k)) continue;
@@ -85,7 +89,8 @@ async function crawl(endpoint) {
         frontier = next;
     }
     const attrs = [AttributeIds.NodeClass, AttributeIds.BrowseName, AttributeIds.DisplayName, AttributeIds.DataType,
-        AttributeIds.ValueRank, AttributeIds.ArrayDimensions, AttributeIds.Value];
+        AttributeIds.ValueRank, AttributeIds.ArrayDimensions, AttributeIds.Value, AttributeIds.DataTypeDefinition];
+    const hasTypeDefinition = `${nsArray[0]}|1|40>`;  // NodeIdType.NUMERIC is 1
     const nodes = new Map();
     const list = [...seen.entries()];
     for (let i = 0; i < list.length; i += 100) {
@@ -97,6 +102,7 @@ async function crawl(endpoint) {
             const v = dv.slice(j * attrs.length, (j + 1) * attrs.length).map((d) => d.statusCode.isGood() ? d.value.value : null);
             const cls = v[0];
             const withValue = cls === NodeClass.Variable || cls === NodeClass.VariableType;
+            const typeDefinition = (refs.get(k) || []).filter((r) => r.startsWith(hasTypeDefinition));
             nodes.set(k, {
                 NodeClass: NodeClass[cls],
                 BrowseName: v[1] ? `${nsArray[v[1].namespaceIndex]}:${v[1].name}` : null,
@@ -105,6 +111,8 @@ async function crawl(endpoint) {
                 ValueRank: withValue ? v[4] : null,
                 ArrayDimensions: withValue ? stable(v[5] && v[5].length ? v[5] : null) : null,
                 Value: withValue ? stable(v[6]) : null,
+                TypeDefinition: typeDefinition.length ? typeDefinition.map((r) => r.slice(hasTypeDefinition.length)).join(" ") : null,
+                DataTypeDefinition: cls === NodeClass.DataType ? stable(v[7]) : null,
             });
         });
     }
