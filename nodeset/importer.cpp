@@ -483,6 +483,11 @@ private:
     return false;
   }
 
+  // A part the file leaves out (no Locale attribute) is null, not empty (Part 6 §5.2.2.14).
+  static localized_text localized(text_view t) {
+    return localized_text{t.locale.data() ? ua_string(t.locale) : ua_string(), t.text.data() ? ua_string(t.text) : ua_string()};
+  }
+
   static text_view text_of(pugi::xml_node el) {
     if (!el) return {};
     return text_view{el.attribute("Locale") ? std::string_view(el.attribute("Locale").value()) : std::string_view{},
@@ -745,11 +750,9 @@ private:
             err(f, n.id_text, std::string("enumeration field Value '") + f.attribute("Value").value() + "' is not a number");
           next = ef.value + 1;
           const text_view dn = text_of(kid(f, "DisplayName"));
-          ef.display_name = localized_text{ua_string(dn.locale), dn.text.data() ? ua_string(dn.text) : ef.name};
-          if (kid(f, "Description")) {
-            const text_view d = text_of(kid(f, "Description"));
-            ef.description = localized_text{ua_string(d.locale), ua_string(d.text)};
-          }
+          ef.display_name = localized(dn);
+          if (!dn.text.data()) ef.display_name.text = ef.name;
+          if (kid(f, "Description")) ef.description = localized(text_of(kid(f, "Description")));
           e->fields.push_back(std::move(ef));
         }
         n.enumeration = std::move(e);
@@ -783,10 +786,7 @@ private:
           std::uint32_t d = 0;
           if (parse_int(dims, d)) sf.array_dimensions.push_back(d);
         }
-        if (kid(f, "Description")) {
-          const text_view d = text_of(kid(f, "Description"));
-          sf.description = localized_text{ua_string(d.locale), ua_string(d.text)};
-        }
+        if (kid(f, "Description")) sf.description = localized(text_of(kid(f, "Description")));
         if (class_of(sf.data_type) != node_class::data_type)
           err(f, n.id_text, "field " + std::string(sf.name.view()) + ": DataType " + sf.data_type.to_string() +
                                 " is neither in the file nor in the server");

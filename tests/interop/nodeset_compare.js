@@ -18,11 +18,17 @@ const {
 const dir = path.join(__dirname, "node_modules/node-opcua-nodesets/nodesets");
 const files = (process.env.UACTOR_COMPARE_NODESETS || "Opc.Ua.Di.NodeSet2.xml,Opc.Ua.IA.NodeSet2.xml,Opc.Ua.Machinery.NodeSet2.xml")
     .split(",");
-// The namespaces the files declare (<NamespaceUris>).
-const companionUris = new Set(files.flatMap((f) => {
-    const uris = /<NamespaceUris>([\s\S]*?)<\/NamespaceUris>/.exec(fs.readFileSync(path.join(dir, f), "utf8"));
-    return uris ? [...uris[1].matchAll(/<Uri>\s*([^<]*?)\s*<\/Uri>/g)].map((m) => m[1]) : [];
-}));
+// The namespaces the files declare (<NamespaceUris>), and their OptionSet DataTypes (keys as crawl's).
+const companionUris = new Set();
+const optionSets = new Set();
+for (const f of files) {
+    const text = fs.readFileSync(path.join(dir, f), "utf8");
+    const declared = /<NamespaceUris>([\s\S]*?)<\/NamespaceUris>/.exec(text);
+    const uris = declared ? [...declared[1].matchAll(/<Uri>\s*([^<]*?)\s*<\/Uri>/g)].map((m) => m[1]) : [];
+    uris.forEach((u) => companionUris.add(u));
+    for (const m of text.matchAll(/<UADataType\s[^>]*NodeId="ns=(\d+);i=(\d+)"[^>]*>([\s\S]*?)<\/UADataType>/g))
+        if (/IsOptionSet="true"/.test(m[3])) optionSets.add(`${uris[m[1] - 1]}|1|${m[2]}`);
+}
 
 function freePort() {
     return new Promise((resolve, reject) => {
@@ -112,7 +118,8 @@ async function crawl(endpoint) {
                 ArrayDimensions: withValue ? stable(v[5] && v[5].length ? v[5] : null) : null,
                 Value: withValue ? stable(v[6]) : null,
                 TypeDefinition: typeDefinition.length ? typeDefinition.map((r) => r.slice(hasTypeDefinition.length)).join(" ") : null,
-                DataTypeDefinition: cls === NodeClass.DataType ? stable(v[7]) : null,
+                // NodeIds in it by namespace URI, as the keys (the indices differ between servers).
+                DataTypeDefinition: cls === NodeClass.DataType ? stable(v[7]).replace(/ns=(\d+);/g, (m, i) => `${nsArray[i]};`) : null,
             });
         });
     }
@@ -149,8 +156,22 @@ async function crawl(endpoint) {
         // A MultiStateValueDiscrete's ValueAsText: node-opcua computes it from the Value (none given:
         // "Unknown"), the file gives the text of the declared default.
         "ValueAsText node-opcua computes": (f, o, t, n) => f === "Value" && /:ValueAsText$/.test(n.BrowseName),
+        // In a DataTypeDefinition: an enumeration <Field> without <DisplayName> (ours gives the field's
+        // Name as its DisplayName, as EnumValues does; node-opcua none), a field's Description Locale
+        // (node-opcua drops it), a structure field without DataType (the xsd's default i=24;
+        // node-opcua a null NodeId).
+        "definition: DisplayName the file leaves out, Description Locale, field DataType i=24": (f, o, t) =>
+            f === "DataTypeDefinition" && o.replace(/"displayName":\{"text":"[^"]*"\}/g, '"displayName":{}')
+                .replace(/"description":\{"locale":"[^"]*",/g, '"description":{')
+                .replace(/"dataType":"http:\/\/opcfoundation.org\/UA\/;i=24"/g, '"dataType":"http://opcfoundation.org/UA/;i=0"') === t,
+        // An OptionSet (IsOptionSet, a UInt32 subtype): node-opcua serves no DataTypeDefinition.
+        "OptionSet DataTypeDefinition node-opcua does not serve": (f, o, t, n, k) =>
+            f === "DataTypeDefinition" && t === "null" && optionSets.has(k),
     };
     const counts = Object.fromEntries(Object.keys(explained).map((e) => [e, 0]));
+    const inverseWhy = "inverse HasTypeDefinition node-opcua does not browse";
+    const inverseTypeDefinition = "http://opcfoundation.org/UA/|1|40<";
+    counts[inverseWhy] = 0;
     const diffs = [];
     for (const [k, n] of b.nodes) {
         const m = a.nodes.get(k);
@@ -158,12 +179,19 @@ async function crawl(endpoint) {
         for (const f of Object.keys(n)) {
             const [o, t] = [stable(m[f]), stable(n[f])];
             if (o === t) continue;
-            const why = Object.keys(explained).find((e) => explained[e](f, o, t, n));
+            const why = Object.keys(explained).find((e) => explained[e](f, o, t, n, k));
             if (why) ++counts[why];
             else diffs.push(`${k}: ${f} ours ${o} node-opcua ${t}`);
         }
-        const ra = (a.refs.get(k) || []).join(" "), rb = (b.refs.get(k) || []).join(" ");
-        if (ra !== rb) diffs.push(`${k}: references ours [${ra}] node-opcua [${rb}]`);
+        const ra = new Set(a.refs.get(k) || []), rb = new Set(b.refs.get(k) || []);
+        const onlyOurs = [...ra].filter((r) => !rb.has(r)), onlyTheirs = [...rb].filter((r) => !ra.has(r));
+        // An instance's HasTypeDefinition seen from its type (the inverse end, Part 3 §7.13 makes it
+        // browsable): node-opcua's Browse leaves it out.
+        const hiddenInverse = onlyOurs.filter((r) => r.startsWith(inverseTypeDefinition));
+        counts[inverseWhy] += hiddenInverse.length;
+        const rest = onlyOurs.filter((r) => !r.startsWith(inverseTypeDefinition));
+        if (rest.length || onlyTheirs.length)
+            diffs.push(`${k}: references only in ours [${rest.join(" ")}], only in node-opcua's [${onlyTheirs.join(" ")}]`);
     }
     for (const k of a.nodes.keys()) if (!b.nodes.has(k)) diffs.push(`${k}: only in ours`);
     console.log(`compared ${b.nodes.size} nodes of node-opcua with ${a.nodes.size} of ours: ${diffs.length} differences`);
