@@ -307,6 +307,7 @@ public:
     }
     if (!stop()) check_references();
     if (!stop()) definitions();
+    if (!stop()) inherit_fields();
     if (!stop()) values();
     if (result_.errors.empty()) apply();
     return std::move(result_);
@@ -803,6 +804,29 @@ private:
     }
   }
 
+  // Part 3 §8.48: the fields of a structure derived from another begin with its base's fields; a
+  // <Definition> lists its own (Opc.Ua.Woodworking's subtype of Argument), so the base's are put in
+  // front, bases first. A Definition that already begins with its base's fields is left as it is.
+  void inherit_fields() {
+    std::unordered_set<std::string> done;
+    for (file_node& n : nodes_) inherit_fields(n, done, 0);
+  }
+  void inherit_fields(file_node& n, std::unordered_set<std::string>& done, int depth) {
+    if (!n.structure || depth > lim_.max_value_depth || !done.insert(key(n.spec.id)).second) return;
+    const node_id base = n.structure->base_data_type;
+    if (base == node_id(0, ids::structure) || base == node_id(0, ids::union_)) return;
+    if (auto it = by_id_.find(key(base)); it != by_id_.end()) inherit_fields(nodes_[it->second], done, depth + 1);
+    const structure_definition* b = structure_of(base);
+    if (!b || b->fields.empty()) return;
+    auto& own = n.structure->fields;
+    const bool has_them = own.size() >= b->fields.size() &&
+                          std::equal(b->fields.begin(), b->fields.end(), own.begin(),
+                                     [](const structure_field& x, const structure_field& y) { return x.name == y.name; });
+    if (!has_them) own.insert(own.begin(), b->fields.begin(), b->fields.end());
+    if (n.structure->structure_type == structure_type::structure && b->structure_type != structure_type::structure)
+      n.structure->structure_type = b->structure_type;  // the base's optional or subtyped fields are its too
+  }
+
   // ---- Values (Part 6 §5.3) ----
 
   // One scalar of built-in type T from its XML element.
@@ -854,7 +878,9 @@ private:
     return true;
   }
   bool scalar(pugi::xml_node el, localized_text& v) {
-    if (kid(el, "Locale")) v.locale = ua_string(kid(el, "Locale").child_value());
+    // A locale id holds no white space (RFC 3066): a pretty-printed <Locale> with nothing else in it
+    // (Opc.ISA95.NodeSet2.xml's EnumStrings) is no locale.
+    if (const std::string_view locale = trim(kid(el, "Locale").child_value()); !locale.empty()) v.locale = ua_string(locale);
     if (kid(el, "Text")) v.text = ua_string(kid(el, "Text").child_value());
     // <LocalizedText/>: both parts null (Part 6 §5.3.1.14: an absent element is a null part).
     else if (el.first_child() && el.first_child().type() == pugi::node_pcdata) v.text = ua_string(el.child_value());

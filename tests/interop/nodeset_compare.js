@@ -147,10 +147,10 @@ async function crawl(endpoint) {
         "DataType i=24, the xsd's default": (f, o, t) => f === "DataType" && o.endsWith("UA/|1|24") && t.endsWith("UA/|1|0"),
         // NamespaceMetadata's NamespacePublicationDate: node-opcua replaces the file's date by its own (null).
         "NamespacePublicationDate node-opcua resets": (f, o, t) => f === "Value" && t === '"1601-01-01T00:00:00.000Z"',
-        // Argument.ArrayDimensions given as <UInt32>0</UInt32> in the file: node-opcua drops it; and
-        // it trims the texts of values (an Argument's Description ending in a space).
-        "Argument ArrayDimensions [0] node-opcua drops, texts it trims": (f, o, t) =>
-            f === "Value" && o.replace(/"arrayDimensions":\[0\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
+        // Argument.ArrayDimensions given in the file (<UInt32>0</UInt32>, LADS's 1): node-opcua drops
+        // them; and it trims the texts of values (an Argument's Description ending in a space).
+        "Argument ArrayDimensions node-opcua drops, texts it trims": (f, o, t) =>
+            f === "Value" && o.replace(/"arrayDimensions":\[[\d,]+\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
         // ValueRank 1 and no ArrayDimensions in the file: node-opcua reports [0] (unknown length).
         "ArrayDimensions [0] node-opcua makes up": (f, o, t) => f === "ArrayDimensions" && o === "null" && t === "[0]",
         // A MultiStateValueDiscrete's ValueAsText: node-opcua computes it from the Value (none given:

@@ -767,7 +767,7 @@ TEST_CASE("nodeset: a structure field of ValueRank 2 is the inline matrix, its d
   CHECK(only_error(three) == "board.xml:21: ns=1;i=3: a Matrix of 3 dimensions in field Cells of ValueRank 2");
 }
 
-TEST_CASE("nodeset: ExpandedNodeId, Guid, DateTime, ByteString, XmlElement, Float, Int64 values and an OptionSet (Part 6 §5.3.1)",
+TEST_CASE("nodeset: ExpandedNodeId, Guid, DateTime, ByteString, XmlElement, Float, Int64, LocalizedText values and an OptionSet",
           "[nodeset]") {
   // Each value in the XML form of Part 6 §5.3.1; the OptionSet a UInt32 subtype whose fields are
   // bit numbers (Part 3 §8.52), its value the mask.
@@ -808,6 +808,14 @@ TEST_CASE("nodeset: ExpandedNodeId, Guid, DateTime, ByteString, XmlElement, Floa
   </UAVariable>
   <UAVariable NodeId="ns=1;i=9" BrowseName="1:Ids" DataType="i=14" ValueRank="1">
     <Value><uax:ListOfGuid><uax:Guid><uax:String>00000000-0000-0000-0000-000000000001</uax:String></uax:Guid></uax:ListOfGuid></Value>
+  </UAVariable>
+  <UADataType NodeId="ns=1;i=60" BrowseName="1:ToolArgument">
+    <References><Reference ReferenceType="i=45" IsForward="false">i=296</Reference></References>
+    <Definition Name="1:ToolArgument"><Field Name="Unit" DataType="i=12" /></Definition>
+  </UADataType>
+  <UAVariable NodeId="ns=1;i=10" BrowseName="1:Label" DataType="i=21">
+    <Value><uax:LocalizedText><uax:Locale>
+      </uax:Locale><uax:Text>Site</uax:Text></uax:LocalizedText></Value>
   </UAVariable>
 </UANodeSet>
 )";
@@ -873,6 +881,20 @@ TEST_CASE("nodeset: ExpandedNodeId, Guid, DateTime, ByteString, XmlElement, Floa
   REQUIRE(ids);
   REQUIRE(ids->size() == 1);
   CHECK(ids->front().data4[7] == 1);
+
+  // A subtype of Argument: Argument's five fields, then its own (Part 3 §8.48).
+  s.as.read(node_id(ns, 60), attribute_id::data_type_definition, v);
+  const auto* sub = v.value.get_if<extension_object>()->get_if<structure_definition>();
+  REQUIRE(sub);
+  CHECK(sub->base_data_type == node_id(0, 296));
+  REQUIRE(sub->fields.size() == 6);
+  CHECK(sub->fields[0].name.view() == "Name");
+  CHECK(sub->fields[5].name.view() == "Unit");
+
+  s.as.read(node_id(ns, 10), attribute_id::value, v);  // a <Locale> of white space only: no locale
+  REQUIRE(v.value.get_if<localized_text>());
+  CHECK(v.value.get_if<localized_text>()->locale.is_null());
+  CHECK(v.value.get_if<localized_text>()->text.view() == "Site");
 
   // Each kind malformed: refused with its line and NodeId.
   for (const auto& [from, to, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
