@@ -822,7 +822,11 @@ private:
     const bool has_them = own.size() >= b->fields.size() &&
                           std::equal(b->fields.begin(), b->fields.end(), own.begin(),
                                      [](const structure_field& x, const structure_field& y) { return x.name == y.name; });
-    if (!has_them) own.insert(own.begin(), b->fields.begin(), b->fields.end());
+    if (!has_them) {
+      own.insert(own.begin(), b->fields.begin(), b->fields.end());
+      // Empty, not null, as the file's own fields (namespace 0's generated definitions have null ones).
+      for (std::size_t i = 0; i < b->fields.size(); ++i) own[i].array_dimensions.set_not_null();
+    }
     if (n.structure->structure_type == structure_type::structure && b->structure_type != structure_type::structure)
       n.structure->structure_type = b->structure_type;  // the base's optional or subtyped fields are its too
   }
