@@ -163,12 +163,14 @@ async function crawl(endpoint) {
         "ValueAsText node-opcua computes": (f, o, t, n) => f === "Value" && /:ValueAsText$/.test(n.BrowseName),
         // In a DataTypeDefinition: an enumeration <Field> without <DisplayName> (ours gives the field's
         // Name as its DisplayName, as EnumValues does; node-opcua none), a field's Description Locale
-        // (node-opcua drops it), a structure field without DataType (the xsd's default i=24;
-        // node-opcua a null NodeId).
-        "definition: DisplayName the file leaves out, Description Locale, field DataType i=24": (f, o, t) =>
+        // (node-opcua drops it) and trailing spaces (it trims them), a structure field without
+        // DataType (the xsd's default i=24; node-opcua a null NodeId).
+        "definition: DisplayName the file leaves out, Description Locale and spaces, field DataType i=24": (f, o, t) =>
             f === "DataTypeDefinition" && o.replace(/"displayName":\{"text":"[^"]*"\}/g, '"displayName":{}')
                 .replace(/"description":\{"locale":"[^"]*",/g, '"description":{')
-                .replace(/"dataType":"http:\/\/opcfoundation.org\/UA\/;i=24"/g, '"dataType":"http://opcfoundation.org/UA/;i=0"') === t,
+                .replace(/ +"/g, '"') ===
+            t.replace(/"dataType":"http:\/\/opcfoundation.org\/UA\/;i=0"/g, '"dataType":"http://opcfoundation.org/UA/;i=24"')
+                .replace(/ +"/g, '"'),
         // An OptionSet (IsOptionSet, a UInt32 subtype): node-opcua serves no DataTypeDefinition.
         "OptionSet DataTypeDefinition node-opcua does not serve": (f, o, t, n, k) =>
             f === "DataTypeDefinition" && t === "null" && optionSets.has(k),
