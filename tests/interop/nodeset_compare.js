@@ -153,13 +153,13 @@ async function crawl(endpoint) {
             f === "Value" && o.replace(/"arrayDimensions":\[[\d,]+\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
         // ValueRank 1 and no ArrayDimensions in the file: node-opcua reports [0] (unknown length).
         "ArrayDimensions [0] node-opcua makes up": (f, o, t) => f === "ArrayDimensions" && o === "null" && /^\[0(,0)*\]$/.test(t),
-        // A MultiStateValueDiscrete's ValueAsText: node-opcua computes it from the Value (none given:
-        // "Unknown"), the file gives the text of the declared default.
         // A String of a value that is white space around its text (a pretty-printed <Name>
         // </Name>): node-opcua trims it; and an empty <Text/> of a LocalizedText it makes null.
         "String white space node-opcua trims, empty Text it nulls": (f, o, t) =>
             f === "Value" && (o.trim() === t ||
                 o.replace(/(\\[nrt]| )+"/g, '"').replace(/"(\\[nrt]| )+/g, '"').replace(/,"text":""/g, "") === t),
+        // A MultiStateValueDiscrete's ValueAsText: node-opcua computes it from the Value (none given:
+        // "Unknown"), the file gives the text of the declared default.
         "ValueAsText node-opcua computes": (f, o, t, n) => f === "Value" && /:ValueAsText$/.test(n.BrowseName),
         // In a DataTypeDefinition: an enumeration <Field> without <DisplayName> (ours gives the field's
         // Name as its DisplayName, as EnumValues does; node-opcua none), a field's Description Locale
