@@ -307,6 +307,7 @@ public:
     }
     if (!stop()) check_references();
     if (!stop()) definitions();
+    if (!stop()) inherit_fields();
     if (!stop()) values();
     if (result_.errors.empty()) apply();
     return std::move(result_);
@@ -481,6 +482,11 @@ private:
     }
     err(el, node, "malformed NodeId '" + std::string(text) + "'");
     return false;
+  }
+
+  // A part the file leaves out (no Locale attribute) is null, not empty (Part 6 §5.2.2.14).
+  static localized_text localized(text_view t) {
+    return localized_text{t.locale.data() ? ua_string(t.locale) : ua_string(), t.text.data() ? ua_string(t.text) : ua_string()};
   }
 
   static text_view text_of(pugi::xml_node el) {
@@ -745,11 +751,9 @@ private:
             err(f, n.id_text, std::string("enumeration field Value '") + f.attribute("Value").value() + "' is not a number");
           next = ef.value + 1;
           const text_view dn = text_of(kid(f, "DisplayName"));
-          ef.display_name = localized_text{ua_string(dn.locale), dn.text.data() ? ua_string(dn.text) : ef.name};
-          if (kid(f, "Description")) {
-            const text_view d = text_of(kid(f, "Description"));
-            ef.description = localized_text{ua_string(d.locale), ua_string(d.text)};
-          }
+          ef.display_name = localized(dn);
+          if (!dn.text.data()) ef.display_name.text = ef.name;
+          if (kid(f, "Description")) ef.description = localized(text_of(kid(f, "Description")));
           e->fields.push_back(std::move(ef));
         }
         n.enumeration = std::move(e);
@@ -783,10 +787,7 @@ private:
           std::uint32_t d = 0;
           if (parse_int(dims, d)) sf.array_dimensions.push_back(d);
         }
-        if (kid(f, "Description")) {
-          const text_view d = text_of(kid(f, "Description"));
-          sf.description = localized_text{ua_string(d.locale), ua_string(d.text)};
-        }
+        if (kid(f, "Description")) sf.description = localized(text_of(kid(f, "Description")));
         if (class_of(sf.data_type) != node_class::data_type)
           err(f, n.id_text, "field " + std::string(sf.name.view()) + ": DataType " + sf.data_type.to_string() +
                                 " is neither in the file nor in the server");
@@ -801,6 +802,33 @@ private:
                                           : structure_type::structure;
       n.structure = std::move(sd);
     }
+  }
+
+  // Part 3 §8.48: the fields of a structure derived from another begin with its base's fields; a
+  // <Definition> lists its own (Opc.Ua.Woodworking's subtype of Argument), so the base's are put in
+  // front, bases first. A Definition that already begins with its base's fields is left as it is.
+  void inherit_fields() {
+    std::unordered_set<std::string> done;
+    for (file_node& n : nodes_) inherit_fields(n, done, 0);
+  }
+  void inherit_fields(file_node& n, std::unordered_set<std::string>& done, int depth) {
+    if (!n.structure || depth > lim_.max_value_depth || !done.insert(key(n.spec.id)).second) return;
+    const node_id base = n.structure->base_data_type;
+    if (base == node_id(0, ids::structure) || base == node_id(0, ids::union_)) return;
+    if (auto it = by_id_.find(key(base)); it != by_id_.end()) inherit_fields(nodes_[it->second], done, depth + 1);
+    const structure_definition* b = structure_of(base);
+    if (!b || b->fields.empty()) return;
+    auto& own = n.structure->fields;
+    const bool has_them = own.size() >= b->fields.size() &&
+                          std::equal(b->fields.begin(), b->fields.end(), own.begin(),
+                                     [](const structure_field& x, const structure_field& y) { return x.name == y.name; });
+    if (!has_them) {
+      own.insert(own.begin(), b->fields.begin(), b->fields.end());
+      // Empty, not null, as the file's own fields (namespace 0's generated definitions have null ones).
+      for (std::size_t i = 0; i < b->fields.size(); ++i) own[i].array_dimensions.set_not_null();
+    }
+    if (n.structure->structure_type == structure_type::structure && b->structure_type != structure_type::structure)
+      n.structure->structure_type = b->structure_type;  // the base's optional or subtyped fields are its too
   }
 
   // ---- Values (Part 6 §5.3) ----
@@ -854,7 +882,9 @@ private:
     return true;
   }
   bool scalar(pugi::xml_node el, localized_text& v) {
-    if (kid(el, "Locale")) v.locale = ua_string(kid(el, "Locale").child_value());
+    // A locale id holds no white space (RFC 3066): a pretty-printed <Locale> with nothing else in it
+    // (Opc.ISA95.NodeSet2.xml's EnumStrings) is no locale.
+    if (const std::string_view locale = trim(kid(el, "Locale").child_value()); !locale.empty()) v.locale = ua_string(locale);
     if (kid(el, "Text")) v.text = ua_string(kid(el, "Text").child_value());
     // <LocalizedText/>: both parts null (Part 6 §5.3.1.14: an absent element is a null part).
     else if (el.first_child() && el.first_child().type() == pugi::node_pcdata) v.text = ua_string(el.child_value());

@@ -22,7 +22,6 @@
 #include "runtime/config/start.hpp"
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/prometheus_text.hpp"
-#include "runtime/nodeset_loader.hpp"
 #include "runtime/process_stats.hpp"
 #include "scripting/worker.hpp"
 #include "uactor/runtime.hpp"
@@ -86,10 +85,9 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
 // and goes on serving: the load harness asks at both edges of its measurement window; on SIGHUP
 // reloads (above). The signals are blocked before any thread starts (CAF's threads inherit the
 // mask), so only sigwait here sees them and the stop is an orderly one.
-// The plant's servers, then the NodeSet2 files of --nodeset into the first one, in the order given
-// (DI before Machinery); any error refuses the start.
-int run_server(const uactor::config::plant& plant, const plant_source& reread, const std::vector<std::string>& nodesets,
-               const uactor::nodeset_options& nodeset_options) {
+// The plant's NodeSets ([[nodesets]], then --nodeset) are loaded before it opens; any error refuses
+// the start.
+int run_server(const uactor::config::plant& plant, const plant_source& reread) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -107,11 +105,6 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread, c
   if (plant.metrics.enabled && !http) return 1;
   if (std::string error; !runtime.start(plant, error)) {
     std::fprintf(stderr, "uactor: %s\n", error.c_str());
-    return 1;
-  }
-  if (!nodesets.empty() && !uactor::app::load_nodesets(*runtime.server(), nodesets, nodeset_options)) {
-    http.reset();
-    runtime.stop();
     return 1;
   }
   ready.store(true, std::memory_order_release);
@@ -259,10 +252,13 @@ int main(int argc, char** argv) {
     plan.anonymous = !no_anonymous;
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
-    auto plant = uactor::config::plant_for_run(config_file, plan, *run);
+    // --nodeset files after the file's [[nodesets]], in the order given (DI before Machinery).
+    std::vector<uactor::config::nodeset_file> nodeset_files;
+    for (const auto& f : nodesets) nodeset_files.push_back({f, nodeset_options});
+    auto plant = uactor::config::plant_for_run(config_file, plan, *run, nodeset_files);
     if (plant && !uactor::config::add_cli_mirrors(*plant, mirrors)) return 2;
-    const plant_source reread = [&] { return uactor::config::plant_for_run(config_file, plan, *run, true); };
-    return plant ? run_server(*plant, reread, nodesets, nodeset_options) : 2;
+    const plant_source reread = [&] { return uactor::config::plant_for_run(config_file, plan, *run, nodeset_files, true); };
+    return plant ? run_server(*plant, reread) : 2;
   }
   return 0;
 }

@@ -1,7 +1,6 @@
 // server::load_nodeset on the server's thread (docs/decisions/0015-nodeset-import.md).
 #include "runtime/nodeset_loader.hpp"
 
-#include <cstdio>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -60,20 +59,6 @@ nodeset_report apply_nodeset(ua::address_space& as, const nodeset::document& doc
   r.references = result.references;
   spdlog::info("nodeset {}: {} nodes, {} references", doc.file_name(), r.nodes, r.references);
   return r;
-}
-
-bool load_nodesets(server& srv, const std::vector<std::string>& files, const nodeset_options& options) {
-  for (const std::string& file : files) {
-    const auto r = srv.load_nodeset(file, options);
-    for (const auto& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    for (const auto& e : r.errors) std::fprintf(stderr, "%s\n", e.c_str());
-    if (!r.ok()) {
-      std::fprintf(stderr, "uactor: nodeset %s refused (%zu errors)\n", file.c_str(), r.errors.size());
-      return false;
-    }
-    std::printf("nodeset %s: %zu nodes, %zu references\n", file.c_str(), r.nodes, r.references);
-  }
-  return true;
 }
 
 }  // namespace uactor::app

@@ -19,8 +19,4 @@ nodeset_report apply_nodeset(ua::address_space& as, const nodeset::document& doc
 // The report of a file that did not parse (or could not be read): its errors.
 nodeset_report refused_nodeset(const nodeset::document& doc);
 
-// `uactor run --nodeset FILE...`: loads the files into `srv` in the order given, printing a line
-// per file (its errors and warnings to stderr); false at the first file refused.
-bool load_nodesets(server& srv, const std::vector<std::string>& files, const nodeset_options& options);
-
 }  // namespace uactor::app

@@ -67,11 +67,12 @@ void add_config_commands(CLI::App& app) {
 }
 
 std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run,
-                                   bool reloading) {
+                                   std::span<const nodeset_file> nodesets, bool reloading) {
   auto given = [&](const char* name) { return run.count(name) > 0; };
   // A --port on the command line replaces the file's: the file's port is not checked then.
   const bool check_ports = !given("--port") && !reloading;
-  auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports) : load_file(file, check_ports);
+  auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports, nodesets)
+                        : load_file(file, check_ports, nodesets);
   if (!report(r)) return std::nullopt;
   plant p = std::move(r.value);
   auto& s = p.server;

@@ -22,8 +22,9 @@ void add_config_commands(CLI::App& app);
 // The file (or, empty, the embedded default) checked, each error printed to stderr; nullopt when
 // there is any (exit 2, nothing started). Then every flag `run` was given overrides the file:
 // `flags` holds their values. `reloading`: the running servers hold the ports, which are not checked.
+// `nodesets` (--nodeset) are checked with the file and loaded after its [[nodesets]].
 std::optional<plant> plant_for_run(const std::string& file, const server_plan& flags, const CLI::App& run,
-                                   bool reloading = false);
+                                   std::span<const nodeset_file> nodesets = {}, bool reloading = false);
 
 // `uactor run --mirror ENDPOINT,NODE[,NODE...]` (repeatable, docs/gateway.md): each one a mirror
 // named mirror1, mirror2, ... in the order given, after the file's [[mirrors]]. False, with each

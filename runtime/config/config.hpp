@@ -68,6 +68,12 @@ struct metrics_spec {
   std::uint32_t max_connections = 16;  // HTTP connections at once; more are closed at accept
 };
 
+// [[nodesets]] and `uactor run --nodeset`: a NodeSet2 XML file, loaded before the plant's nodes.
+struct nodeset_file {
+  std::string path;
+  nodeset_options options;  // accept_older_models: a warning instead of an error
+};
+
 // Everything a file says: one server, its [[server.endpoints]] in server.endpoints (always at
 // least one: the default endpoint when the file names none).
 struct plant {
@@ -84,7 +90,9 @@ struct plant {
   // HasEventSource from an alarm's `notifier` to its input (deduplicated), so that the notifier's
   // event subscribers see the alarm's events (Part 3 §7.16).
   std::vector<reference_node> event_sources;
-  std::vector<std::string> nodesets;    // [[nodesets]] paths, in order (checked to exist)
+  // [[nodesets]] in order, then the --nodeset files: each parsed and checked against namespace 0
+  // and the ones before it, and the plant's nodes against them (docs/configuration.md "NodeSets").
+  std::vector<nodeset_file> nodesets;
   logging_spec logging;
   metrics_spec metrics;
   std::size_t threads = 2;              // [actors] threads
@@ -102,10 +110,11 @@ struct load_result {
 
 // Parses and checks `text` (named `file_name` in the diagnostics; relative paths in it are taken
 // relative to `base_dir`). `check_ports`: also refuse a port some other socket holds.
+// `more_nodesets` (`uactor run --nodeset`) are checked and loaded after the file's [[nodesets]].
 load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir = ".",
-                 bool check_ports = true);
+                 bool check_ports = true, std::span<const nodeset_file> more_nodesets = {});
 // Reads the file first (an unreadable file is one diagnostic without a line).
-load_result load_file(const std::string& path, bool check_ports = true);
+load_result load_file(const std::string& path, bool check_ports = true, std::span<const nodeset_file> more_nodesets = {});
 
 // The embedded default (runtime/config/default.toml): today's `uactor run`.
 std::string_view default_toml();

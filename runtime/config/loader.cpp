@@ -25,6 +25,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "nodeset/importer.hpp"
+#include "protocol/address_space.hpp"
 #include "runtime/client_cli.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
@@ -84,6 +86,7 @@ constexpr std::string_view key_table[] = {
     "namespaces[].uri",
     "nodesets[]",
     "nodesets[].path",
+    "nodesets[].accept_older_models",
     "folders[]",
     "folders[].id",
     "folders[].parent",
@@ -335,6 +338,8 @@ public:
     errors_.push_back({file_, at.begin.line, at.begin.column, std::move(key), std::move(message)});
   }
   void error(const toml::node& at, std::string key, std::string message) { error(at.source(), std::move(key), std::move(message)); }
+  // A mistake outside the file (a --nodeset flag's file): `what` instead of the file, no line.
+  void error(std::string what, std::string message) { errors_.push_back({std::move(what), 0, 0, "", std::move(message)}); }
 
   std::filesystem::path resolve(const std::string& p) const {
     std::filesystem::path path(p);
@@ -569,7 +574,8 @@ struct node_entry {
 
 class plant_reader {
 public:
-  plant_reader(checker& c, bool check_ports) : c_(c), check_ports_(check_ports) {}
+  plant_reader(checker& c, bool check_ports, std::span<const nodeset_file> more_nodesets)
+      : c_(c), check_ports_(check_ports), more_nodesets_(more_nodesets) {}
 
   plant read(const toml::table& root) {
     section top(c_, root, "");
@@ -889,8 +895,7 @@ private:
 
   void read_nodesets(section& top) {
     const auto* sets = table_array(top, "nodesets", c_);
-    if (!sets) return;
-    for (std::size_t i = 0; i < sets->size(); ++i) {
+    for (std::size_t i = 0; sets && i < sets->size(); ++i) {
       const auto& st = *(*sets)[i].as_table();
       section n(c_, st, fmt::format("nodesets[{}]", i));
       std::string path;
@@ -898,12 +903,49 @@ private:
         if (!st.get("path")) c_.error(st.source(), n.key("path"), "missing (the NodeSet2 XML file to load)");
         continue;
       }
-      const auto resolved = c_.resolve(path);
-      std::string why;
-      if (!readable_file(resolved, why))
-        c_.error(*st.get("path"), n.key("path"), fmt::format("cannot read {}: {}", resolved.string(), why));
-      p_.nodesets.push_back(resolved.string());
+      nodeset_file file{c_.resolve(path).string(), {}};
+      n.boolean("accept_older_models", file.options.accept_older_models);
+      check_nodeset(file, [&](std::string message) { c_.error(*st.get("path"), n.key("path"), std::move(message)); });
+      p_.nodesets.push_back(std::move(file));
     }
+    for (const auto& file : more_nodesets_) {
+      check_nodeset(file, [&](std::string message) { c_.error("--nodeset " + file.path, std::move(message)); });
+      p_.nodesets.push_back(file);
+    }
+  }
+
+  // A NodeSet parsed and checked as the server will load it (nodeset/importer.hpp): against namespace
+  // 0, the [[namespaces]] and the files before it, applied to a scratch address space of this check
+  // so that the plant's nodes are checked against its nodes. After a file is refused, the ones after
+  // it are not checked (the server never gets that far), nor the plant's nodes below theirs.
+  template <class Report>
+  void check_nodeset(const nodeset_file& file, Report&& report) {
+    if (!nodesets_) {
+      nodesets_ = std::make_unique<nodeset_check>();
+      ua::load_namespace0(nodesets_->space);
+      nodesets_->namespaces = {nodeset::namespace0_model().uri, server_.demo_namespace_uri};
+      nodesets_->namespaces.insert(nodesets_->namespaces.end(), p_.namespaces.begin(), p_.namespaces.end());
+      nodesets_->models.push_back(nodeset::namespace0_model());
+    }
+    auto& check = *nodesets_;
+    if (!check.ok) return;
+    if (std::string why; !readable_file(file.path, why)) {
+      report(fmt::format("cannot read {}: {}", file.path, why));
+      check.ok = false;
+      return;
+    }
+    const auto doc = nodeset::document::load(file.path);
+    nodeset::import_result result;
+    if (doc.ok()) {
+      const nodeset::server_state state{check.namespaces, check.models, {}, file.options.accept_older_models};
+      result = nodeset::import(doc, check.space, state);
+    }
+    const auto& errors = doc.ok() ? result.errors : doc.errors();
+    for (const auto& e : errors) report("the NodeSet is refused: " + e.to_string());
+    check.ok = errors.empty();
+    if (!check.ok) return;
+    check.namespaces.insert(check.namespaces.end(), result.new_namespaces.begin(), result.new_namespaces.end());
+    check.models.insert(check.models.end(), result.models.begin(), result.models.end());
   }
 
   // A NodeId of the file: its namespace declared (0, 1 the server's, 2.. [[namespaces]]).
@@ -913,12 +955,16 @@ private:
       c_.error(at, key, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Plant.Tag1 or i=85)", text));
       return std::nullopt;
     }
-    if (id->namespace_index() > 1 + p_.namespaces.size()) {
+    const std::size_t declared = 1 + p_.namespaces.size();
+    const std::size_t last = nodesets_ ? nodesets_->namespaces.size() - 1 : declared;  // the NodeSets' own after them
+    const bool refused = nodesets_ && !nodesets_->ok;  // the namespaces of a refused NodeSet are unknown
+    if (id->namespace_index() > last && !refused) {
       c_.error(at, key,
-               fmt::format("{}: namespace {} is not declared (0, 1 = server.namespace_uri{})", text,
+               fmt::format("{}: namespace {} is not declared (0, 1 = server.namespace_uri{}{})", text,
                            id->namespace_index(),
                            p_.namespaces.empty() ? std::string(", [[namespaces]] give 2, 3, ...")
-                                                 : fmt::format(", 2..{} = [[namespaces]]", 1 + p_.namespaces.size())));
+                                                 : fmt::format(", 2..{} = [[namespaces]]", declared),
+                           last > declared ? fmt::format(", {}..{} = the NodeSets' namespaces", declared + 1, last) : ""));
       return std::nullopt;
     }
     return *id;
@@ -1236,12 +1282,14 @@ private:
     std::vector<std::size_t> depth(p_.nodes.size(), 0);
     std::set<std::string> reported;
     for (auto& [id, e] : ids_) {
+      if (const auto self = app::parse_node_id(id); self && in_nodesets(*self))
+        c_.error(e.at, e.key, fmt::format("{} is already a node of the server (namespace 0 or a NodeSet file)", id));
       if (e.parent.empty()) continue;
-      if (e.parent.starts_with("ns=1;") && server_.demo) continue;  // the demo's nodes (docs/demo-namespace.md)
-      if (!p_.nodesets.empty()) continue;  // a NodeSet's node: the server says at start
+      if (const auto parent = app::parse_node_id(e.parent); parent && left_to_server(*parent)) continue;
       if (!ids_.count(e.parent)) {
         if (reported.insert(c_.where(e.parent_at) + e.parent).second)
-          c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables)", e.parent));
+          c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables){}",
+                                                          e.parent, nodesets_ ? " or of its NodeSets" : ""));
       }
     }
     // Depth by walking up (bounded: a cycle is reported once).
@@ -1572,10 +1620,13 @@ private:
     return a;
   }
 
-  // A node the file does not define but the server may hold: namespace 0, the demo's, a NodeSet's.
+  // A node the file does not define but the server holds: namespace 0, the demo's, a NodeSet's (any
+  // node when a NodeSet was refused: its errors say enough).
   bool left_to_server(const node_id& id) const {
-    return id.namespace_index() == 0 || (id.namespace_index() == 1 && server_.demo) || !p_.nodesets.empty();
+    return id.namespace_index() == 0 || (id.namespace_index() == 1 && server_.demo) || in_nodesets(id) ||
+           (nodesets_ && !nodesets_->ok);
   }
+  bool in_nodesets(const node_id& id) const { return nodesets_ && nodesets_->ok && nodesets_->space.find(id) != ua::no_node; }
 
   // [[limit_alarms]]: ExclusiveLimitAlarmType (or, exclusive = false, NonExclusiveLimitAlarmType)
   // conditions (uactor::limit_alarm).
@@ -1791,8 +1842,19 @@ private:
     plan.trust = trust_;
   }
 
+  // What the NodeSets checked so far gave: namespace 0 and their nodes, the NamespaceArray and
+  // the models the server will have when the plant's nodes are added.
+  struct nodeset_check {
+    ua::address_space space;
+    std::vector<std::string> namespaces;
+    std::vector<nodeset::model> models;
+    bool ok = true;
+  };
+
   checker& c_;
   bool check_ports_;
+  std::span<const nodeset_file> more_nodesets_;
+  std::unique_ptr<nodeset_check> nodesets_;  // null: no NodeSets
   plant p_;
   server_plan server_;
   bool application_uri_set_ = false;
@@ -1811,7 +1873,8 @@ std::string diagnostic::to_string() const {
   return fmt::format("{}:{}:{}: {}{}{}", file, line, column, key, key.empty() ? "" : ": ", message);
 }
 
-load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir, bool check_ports) {
+load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir, bool check_ports,
+                 std::span<const nodeset_file> more_nodesets) {
   load_result r;
   checker c{std::string(file_name), std::filesystem::path(base_dir)};
   toml::table root;
@@ -1822,13 +1885,13 @@ load_result load(std::string_view text, std::string_view file_name, std::string_
     r.errors.push_back({std::string(file_name), at.begin.line, at.begin.column, "", std::string(e.description())});
     return r;
   }
-  plant_reader reader(c, check_ports);
+  plant_reader reader(c, check_ports, more_nodesets);
   r.value = reader.read(root);
   r.errors = c.take();
   return r;
 }
 
-load_result load_file(const std::string& path, bool check_ports) {
+load_result load_file(const std::string& path, bool check_ports, std::span<const nodeset_file> more_nodesets) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || std::filesystem::is_directory(path, ec)) {
@@ -1841,7 +1904,7 @@ load_result load_file(const std::string& path, bool check_ports) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const auto base = std::filesystem::path(path).parent_path();
-  return load(buffer.str(), path, base.empty() ? "." : base.string(), check_ports);
+  return load(buffer.str(), path, base.empty() ? "." : base.string(), check_ports, more_nodesets);
 }
 
 std::span<const std::string_view> known_keys() { return key_table; }

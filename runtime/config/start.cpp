@@ -109,13 +109,13 @@ caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, serve
   };
 }
 
-// [[nodesets]] go to uactor::server::load_nodeset, strict (docs/configuration.md): every error of
-// the file in the message, nothing of it applied.
-bool load_nodeset(server& srv, const std::string& path, std::string& error) {
-  const auto report = srv.load_nodeset(path);
-  for (const auto& w : report.warnings) spdlog::warn("{}", w);
+// [[nodesets]] and --nodeset go to uactor::server::load_nodeset, strict unless the entry says
+// accept_older_models (docs/configuration.md): every error of the file in the message, nothing of
+// it applied. Its warnings and counts are logged there (runtime/nodeset_loader.cpp).
+bool load_nodeset(server& srv, const nodeset_file& file, std::string& error) {
+  const auto report = srv.load_nodeset(file.path, file.options);
   if (report.ok()) return true;
-  error = fmt::format("[[nodesets]]: {} is refused:", path);
+  error = fmt::format("nodeset {} is refused:", file.path);
   for (const auto& e : report.errors) error += "\n  " + e;
   return false;
 }
@@ -233,7 +233,8 @@ bool plant_runner::start(const plant& p, std::string& error) {
     if (index != i + 2)
       return fail(fmt::format("namespaces[{}]: {} got index {}, the file's NodeIds expect {}", i, p.namespaces[i], index, i + 2));
   }
-  // NodeSet files first (in order): the file's own nodes may hang below their nodes.
+  // NodeSet files first (in order), before the server opens: the file's own nodes may hang below
+  // their nodes, and no client sees a half-loaded address space.
   for (const auto& file : p.nodesets) {
     if (!load_nodeset(srv, file, error)) return fail(error);
   }

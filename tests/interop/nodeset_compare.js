@@ -1,11 +1,13 @@
 // Issue 13's comparison: the same companion NodeSets loaded into our server (ENDPOINT, started
 // by server_interop.sh with --nodeset ...) and into a node-opcua server started here; both are
-// browsed from the Root down (forward hierarchical references), and every node of the companion
-// namespaces is compared, keyed by namespace URI and identifier: NodeClass, BrowseName,
-// DisplayName, DataType, ValueRank, ArrayDimensions, the Value where one is given, and its
-// forward references (type and target). Prints each difference; exit 0 when there is none.
+// browsed from the Root down (forward references), and every node of the companion namespaces
+// (those the files declare) is compared, keyed by namespace URI and identifier: NodeClass,
+// BrowseName, DisplayName, DataType, ValueRank, ArrayDimensions, TypeDefinition, DataTypeDefinition,
+// the Value where one is given, and its references forward and inverse (type and target). Prints
+// each difference; exit 0 when there is none.
 //   node nodeset_compare.js ENDPOINT [--timeout S]
 "use strict";
+const fs = require("fs");
 const path = require("path");
 const net = require("net");
 const {
@@ -16,10 +18,17 @@ const {
 const dir = path.join(__dirname, "node_modules/node-opcua-nodesets/nodesets");
 const files = (process.env.UACTOR_COMPARE_NODESETS || "Opc.Ua.Di.NodeSet2.xml,Opc.Ua.IA.NodeSet2.xml,Opc.Ua.Machinery.NodeSet2.xml")
     .split(",");
-const companionUris = new Set(["http://opcfoundation.org/UA/DI/", "http://opcfoundation.org/UA/IA/",
-    "http://opcfoundation.org/UA/Machinery/", "http://opcfoundation.org/UA/PackML/", "http://opcfoundation.org/UA/Robotics/",
-    "http://opcfoundation.org/UA/MachineTool/", "http://opcfoundation.org/UA/ISA95-JOBCONTROL_V2/",
-    "http://opcfoundation.org/UA/Machinery/Jobs/"]);
+// The namespaces the files declare (<NamespaceUris>), and their OptionSet DataTypes (keys as crawl's).
+const companionUris = new Set();
+const optionSets = new Set();
+for (const f of files) {
+    const text = fs.readFileSync(path.join(dir, f), "utf8");
+    const declared = /<NamespaceUris>([\s\S]*?)<\/NamespaceUris>/.exec(text);
+    const uris = declared ? [...declared[1].matchAll(/<Uri>\s*([^<]*?)\s*<\/Uri>/g)].map((m) => m[1]) : [];
+    uris.forEach((u) => companionUris.add(u));
+    for (const m of text.matchAll(/<UADataType\s[^>]*NodeId="ns=(\d+);i=(\d+)"[^>]*>([\s\S]*?)<\/UADataType>/g))
+        if (/IsOptionSet="true"/.test(m[3])) optionSets.add(`${uris[m[1] - 1]}|1|${m[2]}`);
+}
 
 function freePort() {
     return new Promise((resolve, reject) => {
@@ -50,7 +59,7 @@ async function crawl(endpoint) {
     const nsArray = (await session.read({ nodeId: "i=2255", attributeId: AttributeIds.Value })).value.value;
     const key = (nodeId) => `${nsArray[nodeId.namespace]}|${nodeId.identifierType}|${nodeId.value}`;
     const seen = new Map();  // key -> nodeId
-    const refs = new Map();  // key -> [ "type|target" ]
+    const refs = new Map();  // key -> [ "type>target" forward, "type<target" inverse ]
     let frontier = [resolveNodeId("i=84")];
     const visited = new Set([key(frontier[0])]);
     while (frontier.length) {
@@ -58,7 +67,7 @@ async function crawl(endpoint) {
         for (let i = 0; i < frontier.length; i += 200) {
             const batch = frontier.slice(i, i + 200);
             const results = await session.browse(batch.map((nodeId) => ({
-                nodeId, browseDirection: BrowseDirection.Forward, includeSubtypes: true, nodeClassMask: 0, resultMask: 0x3f,
+                nodeId, browseDirection: BrowseDirection.Both, includeSubtypes: true, nodeClassMask: 0, resultMask: 0x3f,
             })));
             for (let j = 0; j < batch.length; ++j) {
                 const from = key(batch[j]);
@@ -69,9 +78,10 @@ async function crawl(endpoint) {
                     all.push(...(r.references || []));
                 }
                 if (companionUris.has(nsArray[batch[j].namespace]))
-                    refs.set(from, all.map((x) => `${key(x.referenceTypeId)}>${nsArray[x.nodeId.namespace] !== undefined ? key(x.nodeId) : x.nodeId.toString()}`).sort());
+                    refs.set(from, all.map((x) => `${key(x.referenceTypeId)}${x.isForward ? ">" : "<"}${
+                        nsArray[x.nodeId.namespace] !== undefined ? key(x.nodeId) : x.nodeId.toString()}`).sort());
                 for (const x of all) {
-                    if (x.nodeId.serverIndex) continue;
+                    if (x.nodeId.serverIndex || !x.isForward) continue;  // the tree is walked forward
                     const nodeId = resolveNodeId(x.nodeId.toString().replace(/^nsu=[^;]*;/, ""));
                     const k = key(nodeId);
                     if (visited.has(k)) continue;
@@ -85,7 +95,8 @@ async function crawl(endpoint) {
         frontier = next;
     }
     const attrs = [AttributeIds.NodeClass, AttributeIds.BrowseName, AttributeIds.DisplayName, AttributeIds.DataType,
-        AttributeIds.ValueRank, AttributeIds.ArrayDimensions, AttributeIds.Value];
+        AttributeIds.ValueRank, AttributeIds.ArrayDimensions, AttributeIds.Value, AttributeIds.DataTypeDefinition];
+    const hasTypeDefinition = `${nsArray[0]}|1|40>`;  // NodeIdType.NUMERIC is 1
     const nodes = new Map();
     const list = [...seen.entries()];
     for (let i = 0; i < list.length; i += 100) {
@@ -97,6 +108,7 @@ async function crawl(endpoint) {
             const v = dv.slice(j * attrs.length, (j + 1) * attrs.length).map((d) => d.statusCode.isGood() ? d.value.value : null);
             const cls = v[0];
             const withValue = cls === NodeClass.Variable || cls === NodeClass.VariableType;
+            const typeDefinition = (refs.get(k) || []).filter((r) => r.startsWith(hasTypeDefinition));
             nodes.set(k, {
                 NodeClass: NodeClass[cls],
                 BrowseName: v[1] ? `${nsArray[v[1].namespaceIndex]}:${v[1].name}` : null,
@@ -105,6 +117,9 @@ async function crawl(endpoint) {
                 ValueRank: withValue ? v[4] : null,
                 ArrayDimensions: withValue ? stable(v[5] && v[5].length ? v[5] : null) : null,
                 Value: withValue ? stable(v[6]) : null,
+                TypeDefinition: typeDefinition.length ? typeDefinition.map((r) => r.slice(hasTypeDefinition.length)).join(" ") : null,
+                // NodeIds in it by namespace URI, as the keys (the indices differ between servers).
+                DataTypeDefinition: cls === NodeClass.DataType ? stable(v[7]).replace(/ns=(\d+);/g, (m, i) => `${nsArray[i]};`) : null,
             });
         });
     }
@@ -132,17 +147,38 @@ async function crawl(endpoint) {
         "DataType i=24, the xsd's default": (f, o, t) => f === "DataType" && o.endsWith("UA/|1|24") && t.endsWith("UA/|1|0"),
         // NamespaceMetadata's NamespacePublicationDate: node-opcua replaces the file's date by its own (null).
         "NamespacePublicationDate node-opcua resets": (f, o, t) => f === "Value" && t === '"1601-01-01T00:00:00.000Z"',
-        // Argument.ArrayDimensions given as <UInt32>0</UInt32> in the file: node-opcua drops it; and
-        // it trims the texts of values (an Argument's Description ending in a space).
-        "Argument ArrayDimensions [0] node-opcua drops, texts it trims": (f, o, t) =>
-            f === "Value" && o.replace(/"arrayDimensions":\[0\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
+        // Argument.ArrayDimensions given in the file (<UInt32>0</UInt32>, LADS's 1): node-opcua drops
+        // them; and it trims the texts of values (an Argument's Description ending in a space).
+        "Argument ArrayDimensions node-opcua drops, texts it trims": (f, o, t) =>
+            f === "Value" && o.replace(/"arrayDimensions":\[[\d,]+\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
         // ValueRank 1 and no ArrayDimensions in the file: node-opcua reports [0] (unknown length).
-        "ArrayDimensions [0] node-opcua makes up": (f, o, t) => f === "ArrayDimensions" && o === "null" && t === "[0]",
+        "ArrayDimensions [0] node-opcua makes up": (f, o, t) => f === "ArrayDimensions" && o === "null" && /^\[0(,0)*\]$/.test(t),
+        // A String of a value that is white space around its text (a pretty-printed <Name>
+        // </Name>): node-opcua trims it; and an empty <Text/> of a LocalizedText it makes null.
+        "String white space node-opcua trims, empty Text it nulls": (f, o, t) =>
+            f === "Value" && (o.trim() === t ||
+                o.replace(/(\\[nrt]| )+"/g, '"').replace(/"(\\[nrt]| )+/g, '"').replace(/,"text":""/g, "") === t),
         // A MultiStateValueDiscrete's ValueAsText: node-opcua computes it from the Value (none given:
         // "Unknown"), the file gives the text of the declared default.
         "ValueAsText node-opcua computes": (f, o, t, n) => f === "Value" && /:ValueAsText$/.test(n.BrowseName),
+        // In a DataTypeDefinition: an enumeration <Field> without <DisplayName> (ours gives the field's
+        // Name as its DisplayName, as EnumValues does; node-opcua none), a field's Description Locale
+        // (node-opcua drops it) and trailing spaces (it trims them), a structure field without
+        // DataType (the xsd's default i=24; node-opcua a null NodeId).
+        "definition: DisplayName the file leaves out, Description Locale and spaces, field DataType i=24": (f, o, t) =>
+            f === "DataTypeDefinition" && o.replace(/"displayName":\{"text":"[^"]*"\}/g, '"displayName":{}')
+                .replace(/"description":\{"locale":"[^"]*",/g, '"description":{')
+                .replace(/ +"/g, '"') ===
+            t.replace(/"dataType":"http:\/\/opcfoundation.org\/UA\/;i=0"/g, '"dataType":"http://opcfoundation.org/UA/;i=24"')
+                .replace(/ +"/g, '"'),
+        // An OptionSet (IsOptionSet, a UInt32 subtype): node-opcua serves no DataTypeDefinition.
+        "OptionSet DataTypeDefinition node-opcua does not serve": (f, o, t, n, k) =>
+            f === "DataTypeDefinition" && t === "null" && optionSets.has(k),
     };
     const counts = Object.fromEntries(Object.keys(explained).map((e) => [e, 0]));
+    const inverseWhy = "inverse HasTypeDefinition node-opcua does not browse";
+    const inverseTypeDefinition = "http://opcfoundation.org/UA/|1|40<";
+    counts[inverseWhy] = 0;
     const diffs = [];
     for (const [k, n] of b.nodes) {
         const m = a.nodes.get(k);
@@ -150,12 +186,19 @@ async function crawl(endpoint) {
         for (const f of Object.keys(n)) {
             const [o, t] = [stable(m[f]), stable(n[f])];
             if (o === t) continue;
-            const why = Object.keys(explained).find((e) => explained[e](f, o, t, n));
+            const why = Object.keys(explained).find((e) => explained[e](f, o, t, n, k));
             if (why) ++counts[why];
             else diffs.push(`${k}: ${f} ours ${o} node-opcua ${t}`);
         }
-        const ra = (a.refs.get(k) || []).join(" "), rb = (b.refs.get(k) || []).join(" ");
-        if (ra !== rb) diffs.push(`${k}: references ours [${ra}] node-opcua [${rb}]`);
+        const ra = new Set(a.refs.get(k) || []), rb = new Set(b.refs.get(k) || []);
+        const onlyOurs = [...ra].filter((r) => !rb.has(r)), onlyTheirs = [...rb].filter((r) => !ra.has(r));
+        // An instance's HasTypeDefinition seen from its type (the inverse end, Part 3 §7.13 makes it
+        // browsable): node-opcua's Browse leaves it out.
+        const hiddenInverse = onlyOurs.filter((r) => r.startsWith(inverseTypeDefinition));
+        counts[inverseWhy] += hiddenInverse.length;
+        const rest = onlyOurs.filter((r) => !r.startsWith(inverseTypeDefinition));
+        if (rest.length || onlyTheirs.length)
+            diffs.push(`${k}: references only in ours [${rest.join(" ")}], only in node-opcua's [${onlyTheirs.join(" ")}]`);
     }
     for (const k of a.nodes.keys()) if (!b.nodes.has(k)) diffs.push(`${k}: only in ours`);
     console.log(`compared ${b.nodes.size} nodes of node-opcua with ${a.nodes.size} of ours: ${diffs.length} differences`);

@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "nodeset/importer.hpp"
@@ -762,4 +765,152 @@ TEST_CASE("nodeset: a structure field of ValueRank 2 is the inline matrix, its d
                             "board.xml");
   REQUIRE(!three.ok());
   CHECK(only_error(three) == "board.xml:21: ns=1;i=3: a Matrix of 3 dimensions in field Cells of ValueRank 2");
+}
+
+TEST_CASE("nodeset: ExpandedNodeId, Guid, DateTime, ByteString, XmlElement, Float, Int64, LocalizedText values and an OptionSet",
+          "[nodeset]") {
+  // Each value in the XML form of Part 6 §5.3.1; the OptionSet a UInt32 subtype whose fields are
+  // bit numbers (Part 3 §8.52), its value the mask.
+  const std::string file = R"(<?xml version="1.0" encoding="utf-8"?>
+<UANodeSet xmlns="http://opcfoundation.org/UA/2011/03/UANodeSet.xsd" xmlns:uax="http://opcfoundation.org/UA/2008/02/Types.xsd">
+  <NamespaceUris><Uri>urn:test:kinds</Uri></NamespaceUris>
+  <UADataType NodeId="ns=1;i=50" BrowseName="1:Features">
+    <References><Reference ReferenceType="i=45" IsForward="false">i=7</Reference></References>
+    <Definition Name="1:Features" IsOptionSet="true">
+      <Field Name="Heating" Value="0" />
+      <Field Name="Cooling" Value="1"><Description>cools</Description></Field>
+      <Field Name="Drying" Value="2" />
+    </Definition>
+  </UADataType>
+  <UAVariable NodeId="ns=1;i=1" BrowseName="1:Target" DataType="i=18">
+    <Value><uax:ExpandedNodeId><uax:Identifier>nsu=urn:test:kinds;s=Somewhere</uax:Identifier></uax:ExpandedNodeId></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=2" BrowseName="1:Id" DataType="i=14">
+    <Value><uax:Guid><uax:String>72962B91-FA75-4AE6-8D28-B404DC7DAF63</uax:String></uax:Guid></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=3" BrowseName="1:When" DataType="i=13">
+    <Value><uax:DateTime>2024-05-01T12:30:15.5Z</uax:DateTime></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=4" BrowseName="1:Blob" DataType="i=15">
+    <Value><uax:ByteString>AQID/w==</uax:ByteString></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=5" BrowseName="1:Doc" DataType="i=16">
+    <Value><uax:XmlElement><a x="1">b</a></uax:XmlElement></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=6" BrowseName="1:Ratio" DataType="i=10" ValueRank="1">
+    <Value><uax:ListOfFloat><uax:Float>1.5</uax:Float><uax:Float>-INF</uax:Float><uax:Float>NaN</uax:Float></uax:ListOfFloat></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=7" BrowseName="1:Big" DataType="i=8">
+    <Value><uax:Int64>-9000000000</uax:Int64></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=8" BrowseName="1:Installed" DataType="ns=1;i=50">
+    <Value><uax:UInt32>5</uax:UInt32></Value>
+  </UAVariable>
+  <UAVariable NodeId="ns=1;i=9" BrowseName="1:Ids" DataType="i=14" ValueRank="1">
+    <Value><uax:ListOfGuid><uax:Guid><uax:String>00000000-0000-0000-0000-000000000001</uax:String></uax:Guid></uax:ListOfGuid></Value>
+  </UAVariable>
+  <UADataType NodeId="ns=1;i=60" BrowseName="1:ToolArgument">
+    <References><Reference ReferenceType="i=45" IsForward="false">i=296</Reference></References>
+    <Definition Name="1:ToolArgument"><Field Name="Unit" DataType="i=12" /></Definition>
+  </UADataType>
+  <UAVariable NodeId="ns=1;i=10" BrowseName="1:Label" DataType="i=21">
+    <Value><uax:LocalizedText><uax:Locale>
+      </uax:Locale><uax:Text>Site</uax:Text></uax:LocalizedText></Value>
+  </UAVariable>
+</UANodeSet>
+)";
+  loaded s;
+  s.namespaces.push_back("urn:test:before");  // the file's ns=1 becomes 2
+  const auto r = s.load(file, "kinds.xml");
+  INFO((r.errors.empty() ? "" : r.errors.front().to_string()));
+  REQUIRE(r.ok());
+  const std::uint16_t ns = 2;
+  data_value v;
+
+  s.as.read(node_id(ns, 1), attribute_id::value, v);
+  const auto* target = v.value.get_if<expanded_node_id>();
+  REQUIRE(target);
+  CHECK(target->id == node_id::string(ns, "Somewhere"));  // nsu= mapped to this server's index
+  CHECK(target->server_index == 0);
+
+  s.as.read(node_id(ns, 2), attribute_id::value, v);
+  const auto* g = v.value.get_if<guid>();
+  REQUIRE(g);
+  CHECK(g->to_string() == "72962B91-FA75-4AE6-8D28-B404DC7DAF63");
+  CHECK(g->data1 == 0x72962B91u);
+  CHECK(g->data4[0] == 0x8D);
+
+  s.as.read(node_id(ns, 3), attribute_id::value, v);
+  REQUIRE(v.value.get_if<date_time>());
+  CHECK(v.value.get_if<date_time>()->ticks == date_time::unix_epoch_ticks + 1714566615LL * date_time::ticks_per_second + 5'000'000);
+
+  s.as.read(node_id(ns, 4), attribute_id::value, v);
+  REQUIRE(v.value.get_if<byte_string>());
+  CHECK(v.value.get_if<byte_string>()->view() == std::string_view("\x01\x02\x03\xff", 4));
+
+  s.as.read(node_id(ns, 5), attribute_id::value, v);
+  REQUIRE(v.value.get_if<xml_element>());
+  CHECK(v.value.get_if<xml_element>()->view() == R"(<a x="1">b</a>)");
+
+  s.as.read(node_id(ns, 6), attribute_id::value, v);
+  const auto* ratios = v.value.get_if<ua_array<float>>();
+  REQUIRE(ratios);
+  REQUIRE(ratios->size() == 3);
+  CHECK((*ratios)[0] == 1.5f);
+  CHECK((*ratios)[1] == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan((*ratios)[2]));
+
+  s.as.read(node_id(ns, 7), attribute_id::value, v);
+  CHECK(v.value == variant(std::int64_t{-9'000'000'000}));
+
+  s.as.read(node_id(ns, 8), attribute_id::value, v);
+  CHECK(v.value == variant(std::uint32_t{5}));  // Heating and Drying
+  s.as.read(node_id(ns, 50), attribute_id::data_type_definition, v);
+  const auto* def = v.value.get_if<extension_object>();
+  REQUIRE(def);
+  const auto* options = def->get_if<enum_definition>();  // Part 3 §8.49: an OptionSet's is an EnumDefinition
+  REQUIRE(options);
+  REQUIRE(options->fields.size() == 3);
+  CHECK(options->fields[0].name.view() == "Heating");
+  CHECK(options->fields[1].value == 1);
+  CHECK(options->fields[1].description.text.view() == "cools");
+  CHECK(options->fields[2].value == 2);
+
+  s.as.read(node_id(ns, 9), attribute_id::value, v);
+  const auto* ids = v.value.get_if<ua_array<guid>>();
+  REQUIRE(ids);
+  REQUIRE(ids->size() == 1);
+  CHECK(ids->front().data4[7] == 1);
+
+  // A subtype of Argument: Argument's five fields, then its own (Part 3 §8.48).
+  s.as.read(node_id(ns, 60), attribute_id::data_type_definition, v);
+  const auto* sub = v.value.get_if<extension_object>()->get_if<structure_definition>();
+  REQUIRE(sub);
+  CHECK(sub->base_data_type == node_id(0, 296));
+  REQUIRE(sub->fields.size() == 6);
+  CHECK(sub->fields[0].name.view() == "Name");
+  CHECK(sub->fields[5].name.view() == "Unit");
+
+  s.as.read(node_id(ns, 10), attribute_id::value, v);  // a <Locale> of white space only: no locale
+  REQUIRE(v.value.get_if<localized_text>());
+  CHECK(v.value.get_if<localized_text>()->locale.is_null());
+  CHECK(v.value.get_if<localized_text>()->text.view() == "Site");
+
+  // Each kind malformed: refused with its line and NodeId.
+  for (const auto& [from, to, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"nsu=urn:test:kinds;s=Somewhere", "nsu=urn:test:nowhere;s=X", "names an unknown namespace"},
+           {"72962B91-FA75-4AE6-8D28-B404DC7DAF63", "72962B91-FA75", "ns=1;i=2"},
+           {"2024-05-01T12:30:15.5Z", "2024-13-01T12:30:15Z", "ns=1;i=3"},
+           {"AQID/w==", "AQ*D", "ns=1;i=4"},
+           {"<uax:Int64>-9000000000</uax:Int64>", "<uax:Int64>99999999999999999999</uax:Int64>", "ns=1;i=7"},
+           {"<uax:Float>1.5</uax:Float>", "<uax:Float>fast</uax:Float>", "ns=1;i=6"}}) {
+    INFO(to);
+    std::string bad = file;
+    bad.replace(bad.find(from), from.size(), to);
+    loaded fresh;
+    const auto refused = fresh.load(bad, "kinds.xml");
+    REQUIRE(refused.errors.size() == 1);
+    CHECK(refused.errors[0].to_string().find(what) != std::string::npos);
+    CHECK(refused.nodes == 0);
+  }
 }

@@ -45,7 +45,8 @@ tracer=()
 if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then tracer=(strace -f -qq -e trace=bind,listen -o "$tmp/trace"); fi
 
 bad="$src/tests/runtime/config_bad"
-for name in 07-port-out-of-range 17-users-file-missing 24-duplicate-node-id 31-writer-dangling-target 37-many-errors; do
+for name in 07-port-out-of-range 17-users-file-missing 24-duplicate-node-id 31-writer-dangling-target 37-many-errors \
+            75-nodeset-refused 76-nodeset-node-conflicts; do
     f="$bad/$name.toml"
     expected="$(sed -n 's/^# expect: //p' "$f" | sed "s#{file}#$f#g; s#{dir}#$bad#g" | sed "s#^#$f:#")"
     "$uactor" check-config "$f" >"$tmp/out" 2>"$tmp/err"
@@ -86,6 +87,31 @@ pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$tmp/out" && break; sleep 0.1; done
 if grep -q "^listening on opc.tcp://" "$tmp/out" && ! grep -q "^listening on .*:$port\$" "$tmp/out"; then pass "--port overrides the file's port"
 else fail "--port 0 over the file: $(cat "$tmp/out" "$tmp/err")"; fi
+
+# --nodeset: checked with the file (a broken one: exit 2, its line, nothing started), loaded before
+# the server opens, and the plant's nodes may hang below its nodes (small.NodeSet2.xml's namespace
+# gets index 2: the file declares none).
+small="$src/tests/fuzz/nodeset_seeds/small.NodeSet2.xml"
+printf '[server]\ndemo = false\n[[variables]]\nid = "ns=2;s=Pump1.Flow"\nparent = "ns=2;s=Pump1"\ntype = "Double"\nvalue = 2.5\n' \
+    >"$tmp/below.toml"
+broken="$bad/nodesets/unknown-alias.NodeSet2.xml"
+"$uactor" run --config "$tmp/below.toml" --nodeset "$small" --nodeset "$broken" --port 0 >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" -eq 2 ] && grep -q "^--nodeset $broken: the NodeSet is refused: $broken:7: ns=1;i=2: unknown alias 'Int32'$" "$tmp/err" &&
+    ! grep -q "listening on" "$tmp/out"
+then pass "run --nodeset BROKEN: exit 2 before anything starts, the file's line"
+else fail "run --nodeset BROKEN: exit $status: $(cat "$tmp/out" "$tmp/err")"; fi
+if ! "$uactor" check-config "$tmp/below.toml" >/dev/null 2>&1; then pass "without --nodeset, the plant's parent in its namespace is refused"
+else fail "check-config below.toml (no NodeSet) accepted a parent in an undeclared namespace"; fi
+"$uactor" run --config "$tmp/below.toml" --nodeset "$small" --port 0 --host 127.0.0.1 --security none --pki "$tmp/pki" \
+    >"$tmp/out" 2>"$tmp/err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "listening on" "$tmp/out" && break; sleep 0.1; done
+url="$(sed -n 's#^listening on \(opc\.tcp://[^[:space:]]*\).*#\1#p' "$tmp/out" | head -n 1)"
+if [ -n "$url" ] && "$uactor" read "$url" "ns=2;s=Pump1.Flow" "ns=2;i=1001" >"$tmp/read" 2>&1 &&
+    grep -q "Double 2.5" "$tmp/read" && grep -q "Int32 42" "$tmp/read"
+then pass "run --config --nodeset: the plant's variable below the NodeSet's Pump1, and the NodeSet's values"
+else fail "run --config --nodeset: $(cat "$tmp/out" "$tmp/err" "$tmp/read" 2>/dev/null)"; fi
 
 line="$(echo "s3cret" | "$uactor" hash-password operator)"
 printf '[[users]]\nname = "%s"\nhash = "%s"\n' "${line%%:*}" "${line#*:}" >"$tmp/users.toml"

@@ -387,3 +387,32 @@ enabled = false
   CHECK(fault.active == ua::variant(3.0));
   CHECK_FALSE(fault.enabled);
 }
+
+TEST_CASE("config: [[nodesets]] accept_older_models loads node-opcua-nodesets' DI and Machinery; strict refuses DI", "[config]") {
+  const auto dir = std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/interop/node_modules/node-opcua-nodesets/nodesets";
+  if (!std::filesystem::exists(dir / "Opc.Ua.Machinery.NodeSet2.xml")) {
+    WARN("skipped: node-opcua-nodesets not installed (scripts/setup.sh runs npm ci)");
+    return;
+  }
+  // DI, IA, Machinery: namespaces 2, 3, 4 in the order the files use them. The plant's machine
+  // hangs below DI's DeviceSet (i=5001), typed as Machinery's MachineIdentificationType (i=1012).
+  auto plant = [&](const char* accept) {
+    std::string text = "[server]\ndemo = false\n";
+    for (const char* f : {"Opc.Ua.Di.NodeSet2.xml", "Opc.Ua.IA.NodeSet2.xml", "Opc.Ua.Machinery.NodeSet2.xml"})
+      text += "[[nodesets]]\npath = \"" + (dir / f).string() + "\"\n" + accept;
+    return text + "[[objects]]\nid = \"ns=4;s=Press\"\nparent = \"ns=2;i=5001\"\ntype = \"ns=4;i=1012\"\n";
+  };
+  const auto relaxed = config::load(plant("accept_older_models = true\n"), "plant.toml", ".", false);
+  for (const auto& e : relaxed.errors) INFO(e.to_string());
+  REQUIRE(relaxed.errors.empty());
+  REQUIRE(relaxed.value.nodesets.size() == 3);
+  CHECK(relaxed.value.nodesets[0].options.accept_older_models);
+
+  // node-opcua-nodesets' DI asks for namespace 0 1.05.04, this build has 1.05.03. The files after
+  // it are not checked, nor the machine's parent (no cascade of errors).
+  const auto strict = config::load(plant(""), "plant.toml", ".", false);
+  REQUIRE(strict.errors.size() == 1);
+  CHECK(strict.errors[0].line == 4);
+  CHECK(strict.errors[0].key == "nodesets[0].path");
+  CHECK(strict.errors[0].message.find("RequiredModel http://opcfoundation.org/UA/ 1.05.04") != std::string::npos);
+}

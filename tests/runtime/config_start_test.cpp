@@ -118,17 +118,87 @@ TEST_CASE("config: a started plant serves its nodes, and its writers change them
   runner.stop();
 }
 
-TEST_CASE("config: a plant with [[nodesets]] does not start without the NodeSet importer", "[config]") {
+TEST_CASE("config: a plant's [[nodesets]] file is loaded before its nodes, which hang below the NodeSet's", "[config]") {
+  // small.NodeSet2.xml's urn:test:small gets index 3, after the file's [[namespaces]].
+  const auto small = std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/fuzz/nodeset_seeds/small.NodeSet2.xml";
+  const std::string text = R"(
+[server]
+demo = false
+[[server.endpoints]]
+listen_address = "127.0.0.1"
+port = 0
+security = ["none"]
+[[namespaces]]
+uri = "urn:test:plant"
+[[nodesets]]
+path = ")" + small.string() + R"("
+[[objects]]
+id = "ns=2;s=Pump1.Motor"
+parent = "ns=3;s=Pump1"
+[[variables]]
+id = "ns=2;s=Pump1.Motor.Current"
+parent = "ns=2;s=Pump1.Motor"
+type = "Double"
+value = 7.5
+)";
+  auto loaded = config::load(text, "plant.toml", ".", false);
+  for (const auto& e : loaded.errors) INFO(e.to_string());
+  REQUIRE(loaded.errors.empty());
+  config::plant_runner runner;
+  std::string error;
+  INFO(error);
+  REQUIRE(runner.start(loaded.value, error));
+
+  runtime client_side;
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(runner.server()->port());
+  auto c = client_side.connect(o);
+  REQUIRE(c.has_value());
+  const auto ns = read(*c, node_id(0, ua::ids::server_namespace_array));
+  const auto* uris = ns.value.get_if<ua::ua_array<ua::ua_string>>();
+  REQUIRE(uris);
+  REQUIRE(uris->size() == 4);
+  CHECK((*uris)[3].view() == "urn:test:small");
+  const auto speed = read(*c, node_id(3, 1001));  // the NodeSet's PumpType.Speed, its Value from the file
+  REQUIRE(speed.value.get_if<std::int32_t>());
+  CHECK(*speed.value.get_if<std::int32_t>() == 42);
+  const auto current = read(*c, node_id::string(2, "Pump1.Motor.Current"));
+  REQUIRE(current.value.get_if<double>());
+  CHECK(*current.value.get_if<double>() == 7.5);
+
+  // The plant's object is a child of the NodeSet's Pump1 (HasComponent, the default).
+  ua::browse_request b;
+  ua::browse_description d;
+  d.node_id = node_id::string(3, "Pump1");
+  d.browse_direction = ua::browse_direction::forward;
+  d.include_subtypes = true;
+  d.reference_type_id = ua::node_id(0, 33);  // HierarchicalReferences
+  d.result_mask = 63;
+  b.nodes_to_browse.push_back(d);
+  auto browsed = c->browse_sync(b);
+  REQUIRE(browsed.has_value());
+  REQUIRE(browsed->results.size() == 1);
+  bool motor = false;
+  for (const auto& r : browsed->results[0].references)
+    motor = motor || r.node_id.id == node_id::string(2, "Pump1.Motor");
+  CHECK(motor);
+  c->close();
+  client_side.stop();
+  runner.stop();
+}
+
+TEST_CASE("config: a plant whose NodeSet file cannot be read does not start, and says which", "[config]") {
   config::plant p;
   p.server = default_server_plan();
   p.server.port = 0;
   p.server.listen_address = "127.0.0.1";
   p.server.security = {"none"};
-  p.nodesets.push_back("/tmp/Opc.Ua.Di.NodeSet2.xml");
+  const auto gone = std::filesystem::temp_directory_path() / ("uactor-no-such-" + std::to_string(::getpid()) + ".xml");
+  p.nodesets.push_back({gone.string(), {}});
   config::plant_runner runner;
   std::string error;
   CHECK_FALSE(runner.start(p, error));
-  CHECK(error.find("Opc.Ua.Di.NodeSet2.xml") != std::string::npos);  // not loaded: no importer, or no such file
+  CHECK(error.find(gone.string()) != std::string::npos);
 }
 
 TEST_CASE("config: JSON log lines escape what the message holds", "[config]") {
