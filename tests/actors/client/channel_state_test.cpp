@@ -3,6 +3,7 @@
 // chunk_readers, no sockets.
 #include <catch2/catch.hpp>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,14 @@ struct loopback {
         server_reader(server_limits),
         client(std::move(cc)),
         client_reader(client.config().limits) {}
+
+  // `wire` as the server's next bytes: the client's events for them.
+  std::vector<cevent> from_server(std::span<const std::uint8_t> wire, const actors::instant& now) {
+    events.clear();
+    const auto used = client_reader.put(wire, [&](const ua::chunk_view& v) { events.push_back(client.on_chunk(v, now)); });
+    REQUIRE(used.has_value());
+    return events;
+  }
 
   // Client output to the server, the server's answers back to the client; repeated until quiet.
   void pump(const actors::instant& now) {
@@ -327,10 +336,7 @@ TEST_CASE("client_channel: an ERR in the middle of a conversation ends it too", 
   err.error = status::bad_too_many_sessions;
   err.reason = "going away";
   ua::write_message(wire, err);
-  lb.events.clear();
-  const auto used = lb.client_reader.put(wire.bytes(), [&](const ua::chunk_view& v) { lb.events.push_back(lb.client.on_chunk(v, at(1))); });
-  REQUIRE(used.has_value());
-  REQUIRE(lb.events == std::vector{cevent::closed});
+  REQUIRE(lb.from_server(wire.bytes(), at(1)) == std::vector{cevent::closed});
   REQUIRE(lb.client.close_status() == status::bad_too_many_sessions);
   REQUIRE(lb.client.close_reason() == "going away");
 }
@@ -347,12 +353,8 @@ TEST_CASE("client_channel: node-opcua's ERR carrying a ServiceFault ends the cha
         "74703a2f2f6f7063666f756e646174696f6e2e6f72672f55412f5365637572697479506f6c696379234e6f6e65203326"
         "0000004261645365637572697479506f6c69637952656a656374656420283078383035353030303029000000");
   loopback lb;
-  lb.client.write_hello();
-  lb.pump(at(0));
-  lb.events.clear();
-  const auto used = lb.client_reader.put(wire, [&](const ua::chunk_view& v) { lb.events.push_back(lb.client.on_chunk(v, at(1))); });
-  REQUIRE(used.has_value());
-  REQUIRE(lb.events == std::vector{cevent::closed});
+  lb.connect(at(0));
+  REQUIRE(lb.from_server(wire, at(1)) == std::vector{cevent::closed});
   REQUIRE(lb.client.close_status() == status::bad_security_policy_rejected);
   REQUIRE(std::string(lb.client.close_reason()).find("doesn't not support") != std::string::npos);
 }
@@ -361,12 +363,8 @@ TEST_CASE("client_channel: an ERR that is neither an Error nor node-opcua's Serv
   // The Error's Reason claims 100 bytes and 2 follow.
   const auto wire = test::from_hex("455252461200000000005580640000006869");
   loopback lb;
-  lb.client.write_hello();
-  lb.pump(at(0));
-  lb.events.clear();
-  const auto used = lb.client_reader.put(wire, [&](const ua::chunk_view& v) { lb.events.push_back(lb.client.on_chunk(v, at(1))); });
-  REQUIRE(used.has_value());
-  REQUIRE(lb.events == std::vector{cevent::closed});
+  lb.connect(at(0));
+  REQUIRE(lb.from_server(wire, at(1)) == std::vector{cevent::closed});
   REQUIRE(lb.client.close_status() == status::bad_decoding_error);
 }
 
