@@ -5,8 +5,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <openssl/pem.h>
