@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "protocol/codec.hpp"
+#include "protocol/generated/types.hpp"
 
 namespace uactor::ua {
 
@@ -23,6 +24,17 @@ template <class T>
 void encode_message(encoder& e, const T& body) {
   encode(e, node_id{0, T::binary_encoding_id});
   encode(e, body);
+}
+
+// A service response as the server sends it: a ServiceFault carrying its ResponseHeader when the
+// ServiceResult is Bad (Part 4 §5.3 and §7.34 ServiceFault, 1.05: "shall be returned instead of the
+// Service response message when the serviceResult is a StatusCode with Severity Bad"), the response
+// itself otherwise. A ServiceFault is nothing but a ResponseHeader, so nothing is copied.
+template <class Response>
+void encode_response(encoder& e, const Response& r) {
+  if (!r.response_header.service_result.is_bad()) return encode_message(e, r);
+  encode(e, node_id{0, service_fault::binary_encoding_id});
+  encode(e, r.response_header);
 }
 
 }  // namespace uactor::ua

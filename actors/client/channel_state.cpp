@@ -113,9 +113,36 @@ client_channel_state::event client_channel_state::on_ack(const ua::chunk_view& c
 
 client_channel_state::event client_channel_state::on_error(const ua::chunk_view& chunk) {
   ua::error_message err;
-  if (const auto sc = ua::read_message(chunk.bytes, err); sc.is_bad()) return fail(sc, "malformed Error message");
-  const auto status = err.error.is_bad() ? err.error : ua::status::bad_unexpected_error;
-  return fail(status, err.reason.view());
+  const auto sc = ua::read_message(chunk.bytes, err);
+  if (sc.is_good()) return fail(err.error.is_bad() ? err.error : ua::status::bad_unexpected_error, err.reason.view());
+  if (const auto* fault = service_fault_in_error(chunk)) {
+    const auto result = fault->response_header.service_result;
+    const auto& strings = fault->response_header.string_table;
+    std::string reason = "the OpenSecureChannel was refused with a ServiceFault in an Error message";
+    if (!strings.empty()) reason += ": " + std::string(strings[0].view());
+    return fail(result.is_bad() ? result : ua::status::bad_unexpected_error, reason);
+  }
+  return fail(sc, "malformed Error message");
+}
+
+// node-opcua 2.163 (ServerSecureChannelLayer #_on_OpenSecureChannelRequestError) refuses an
+// OpenSecureChannel with an ERR that is laid out as the OPN response would be, unsigned and
+// unencrypted: SecureChannelId, the request's asymmetric security header echoed, a sequence header,
+// then a ServiceFault (Part 4 §7.34) instead of Part 6 §7.1.2.5's Error + Reason. Its ServiceResult
+// is what the server meant; tests/actors/client/channel_state_test.cpp holds the captured bytes.
+const ua::service_fault* client_channel_state::service_fault_in_error(const ua::chunk_view& chunk) {
+  if (chunk.bytes.size() < ua::secure_message_header_size) return nullptr;
+  ua::decoder d(chunk.bytes.subspan(ua::secure_message_header_size), config_.decode);
+  ua::asymmetric_security_header header;
+  ua::decode(d, header.security_policy_uri);
+  ua::decode(d, header.sender_certificate);
+  ua::decode(d, header.receiver_certificate_thumbprint);
+  d.read<std::uint32_t>();  // SequenceNumber
+  d.read<std::uint32_t>();  // RequestId
+  if (!d.ok()) return nullptr;
+  const auto body = chunk.bytes.subspan(ua::secure_message_header_size + d.position());
+  if (ua::decode_message(body, message_, config_.decode).is_bad()) return nullptr;
+  return message_.get_if<ua::service_fault>();
 }
 
 client_channel_state::event client_channel_state::on_open_response(const ua::chunk_view& chunk, const instant& now) {

@@ -157,6 +157,8 @@ public:
 private:
   event on_ack(const ua::chunk_view& chunk);
   event on_error(const ua::chunk_view& chunk);
+  // The ServiceFault of an ERR in node-opcua's form (decoded into message_), or null.
+  const ua::service_fault* service_fault_in_error(const ua::chunk_view& chunk);
   event on_open_response(const ua::chunk_view& chunk, const instant& now);
   event on_message(const ua::chunk_view& chunk);
   // A MSG chunk after its token check: verified and decrypted (policy other than None), parsed.

@@ -295,7 +295,7 @@ void application_calls::finish(std::uint64_t key, const instant& now) {
   const auto put = [&](auto& response) {
     response.response_header.request_handle = w.request_handle;
     response.response_header.timestamp = now.utc;
-    encode_message(e, response);
+    encode_response(e, response);  // a Bad ServiceResult as a ServiceFault (Part 4 §7.34)
   };
   switch (w.kind) {
     case app_call_kind::write: put(w.write); break;

@@ -21,10 +21,11 @@ session_config with_endpoints(session_config c, const services::server_descripti
   return c;
 }
 
+// Every response of the services below leaves here: a Bad ServiceResult as a ServiceFault.
 template <class Response>
 void encode_response(const Response& r, ua::byte_buffer& out) {
   ua::encoder e(out);
-  ua::encode_message(e, r);
+  ua::encode_response(e, r);
 }
 
 }  // namespace

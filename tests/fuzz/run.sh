@@ -2,16 +2,17 @@
 # Runs every libFuzzer target for a bounded time in two lanes at once that end together, so that
 # the stage takes about 5/4 x SECONDS of wall time on two cores (150 s and some start-up for CI's
 # 120; docs/fuzzing.md):
-#   decoder lane: the message decoder for SECONDS, seeded with node-opcua's message vectors and
-#     tests/fuzz/regressions (inputs that once failed; add new finds there), then for a twelfth
-#     each the server's UA-TCP handshake and chunk path, its secured chunk path (each input opens
-#     a channel with RSA, some 4 ms) and the client's response decoding (tests/fuzz/
+#   decoder lane: the message decoder for 11/12 of SECONDS, seeded with node-opcua's message
+#     vectors and tests/fuzz/regressions (inputs that once failed; add new finds there), then for a
+#     twelfth each the server's UA-TCP handshake and chunk path, its secured chunk path (each input
+#     opens a channel with RSA, some 4 ms), the client's response decoding (tests/fuzz/
 #     server_channel_seeds, secured_chunk_seeds, client_channel_seeds, and the inputs in
-#     tests/fuzz/channel_regressions/NAME);
-#   parsers lane: the NodeSet2 importer for half of SECONDS (tests/fuzz/nodeset_seeds), then the
+#     tests/fuzz/channel_regressions/NAME) and the script workers' frames (tests/fuzz/frames_seeds);
+#   parsers lane: the NodeSet2 importer for 5/12 of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
-#     and tests/fuzz/chain_seeds).
+#     and tests/fuzz/chain_seeds), and the load agents' wire form for a twelfth
+#     (tests/fuzz/agent_wire_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -21,7 +22,8 @@ build=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
 seconds=${2:-60}
 work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
-  "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus"
+  "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
+  "$work/frames_corpus" "$work/agent_wire_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -31,6 +33,8 @@ cp "$here"/nodeset_seeds/* "$work/nodeset_corpus/"
 cp "$here"/config_seeds/* "$here"/../runtime/config_bad/*.toml "$work/config_corpus/"
 cp "$here"/http_seeds/* "$work/http_corpus/"
 cp "$here"/chain_seeds/* "$work/chain_corpus/"
+cp "$here"/frames_seeds/* "$work/frames_corpus/"
+cp "$here"/agent_wire_seeds/* "$work/agent_wire_corpus/"
 for name in server_channel secured_chunk client_channel; do
   cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
   cp "$here/channel_regressions/$name"/* "$work/${name}_corpus/" 2>/dev/null || true
@@ -51,23 +55,28 @@ fuzz() {
 }
 
 decoder_lane() {
-  fuzz message_fuzz "$seconds" 65536 corpus &&
+  fuzz message_fuzz "$(( seconds * 11 / 12 ))" 65536 corpus &&
   # The server's channel state (actors/server/secure_channel_state): what a client's socket delivers.
   fuzz server_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 server_channel_corpus &&
   # Its secured chunk path: MSG/CLO signed and encrypted with a real channel's keys.
   fuzz secured_chunk_fuzz "$(( (seconds + 11) / 12 ))" 65536 secured_chunk_corpus &&
   # The client's channel state (actors/client/channel_state): what a hostile server answers.
-  fuzz client_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 client_channel_corpus
+  fuzz client_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 client_channel_corpus &&
+  # The script workers' frames (scripting/frames): what a worker process writes to its supervisor.
+  fuzz frames_fuzz "$(( (seconds + 11) / 12 ))" 65536 frames_corpus
 }
 parsers_lane() {
   # The NodeSet2 importer (nodeset/importer.hpp), seeded with small valid files.
-  fuzz nodeset_fuzz "$(( (seconds + 1) / 2 ))" 16384 nodeset_corpus -dict="$here/nodeset.dict" &&
+  fuzz nodeset_fuzz "$(( seconds * 5 / 12 ))" 16384 nodeset_corpus -dict="$here/nodeset.dict" &&
   # The config file parser (runtime/config), seeded with good files and the bad-file catalogue.
   fuzz config_fuzz "$(( (seconds + 3) / 4 ))" 8192 config_corpus -dict="$here/config.dict" &&
   # The HTTP door (runtime/http): /metrics and /health requests, good and bad.
   fuzz http_fuzz "$(( (seconds + 3) / 4 ))" 16384 http_corpus &&
   # The certificate chain split (security/certificate.cpp): what a peer sends as its certificate.
-  fuzz certificate_chain_fuzz "$(( (seconds + 3) / 4 ))" 20000 chain_corpus
+  fuzz certificate_chain_fuzz "$(( (seconds + 3) / 4 ))" 20000 chain_corpus &&
+  # The load agents' job and report blobs (scenarios/agent_wire): bytes from whoever reaches an
+  # agent's port.
+  fuzz agent_wire_fuzz "$(( (seconds + 11) / 12 ))" 65536 agent_wire_corpus
 }
 
 if [[ "${UACTOR_FUZZ_LANES:-2}" == 1 ]]; then

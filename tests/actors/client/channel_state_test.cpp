@@ -3,6 +3,7 @@
 // chunk_readers, no sockets.
 #include <catch2/catch.hpp>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "actors/server/session_manager.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "tests/actors/read_fixture.hpp"
+#include "tests/support/bytes.hpp"
 
 using namespace uactor;
 using actors::client_channel_state;
@@ -104,6 +106,14 @@ struct loopback {
         server_reader(server_limits),
         client(std::move(cc)),
         client_reader(client.config().limits) {}
+
+  // `wire` as the server's next bytes: the client's events for them.
+  std::vector<cevent> from_server(std::span<const std::uint8_t> wire, const actors::instant& now) {
+    events.clear();
+    const auto used = client_reader.put(wire, [&](const ua::chunk_view& v) { events.push_back(client.on_chunk(v, now)); });
+    REQUIRE(used.has_value());
+    return events;
+  }
 
   // Client output to the server, the server's answers back to the client; repeated until quiet.
   void pump(const actors::instant& now) {
@@ -326,12 +336,36 @@ TEST_CASE("client_channel: an ERR in the middle of a conversation ends it too", 
   err.error = status::bad_too_many_sessions;
   err.reason = "going away";
   ua::write_message(wire, err);
-  lb.events.clear();
-  const auto used = lb.client_reader.put(wire.bytes(), [&](const ua::chunk_view& v) { lb.events.push_back(lb.client.on_chunk(v, at(1))); });
-  REQUIRE(used.has_value());
-  REQUIRE(lb.events == std::vector{cevent::closed});
+  REQUIRE(lb.from_server(wire.bytes(), at(1)) == std::vector{cevent::closed});
   REQUIRE(lb.client.close_status() == status::bad_too_many_sessions);
   REQUIRE(lb.client.close_reason() == "going away");
+}
+
+TEST_CASE("client_channel: node-opcua's ERR carrying a ServiceFault ends the channel with the fault's ServiceResult", "[actors][client]") {
+  // Captured from node-opcua 2.163's server (tests/interop/node_secure_server.js) answering an OPN
+  // for SecurityPolicy None in SignAndEncrypt, an endpoint it does not have: "ERRF", SecureChannelId
+  // 1, the request's asymmetric security header (None, no certificates), sequence number 1, request
+  // id 1, then ServiceFault (i=397) with Bad_SecurityPolicyRejected and a two-string StringTable.
+  const auto wire = test::from_hex(
+        "45525246ec000000010000002f000000687474703a2f2f6f7063666f756e646174696f6e2e6f72672f55412f53656375"
+        "72697479506f6c696379234e6f6e65ffffffffffffffff010000000100000001008d01200537db7a82dd010700000000"
+        "00558000020000005300000020546869732073657276657220646f65736e2774206e6f7420737570706f727420206874"
+        "74703a2f2f6f7063666f756e646174696f6e2e6f72672f55412f5365637572697479506f6c696379234e6f6e65203326"
+        "0000004261645365637572697479506f6c69637952656a656374656420283078383035353030303029000000");
+  loopback lb;
+  lb.connect(at(0));
+  REQUIRE(lb.from_server(wire, at(1)) == std::vector{cevent::closed});
+  REQUIRE(lb.client.close_status() == status::bad_security_policy_rejected);
+  REQUIRE(std::string(lb.client.close_reason()).find("doesn't not support") != std::string::npos);
+}
+
+TEST_CASE("client_channel: an ERR that is neither an Error nor node-opcua's ServiceFault is Bad_DecodingError", "[actors][client]") {
+  // The Error's Reason claims 100 bytes and 2 follow.
+  const auto wire = test::from_hex("455252461200000000005580640000006869");
+  loopback lb;
+  lb.connect(at(0));
+  REQUIRE(lb.from_server(wire, at(1)) == std::vector{cevent::closed});
+  REQUIRE(lb.client.close_status() == status::bad_decoding_error);
 }
 
 TEST_CASE("client_channel: the token is renewed at 75 % of its lifetime and the old one is still accepted", "[actors][client]") {

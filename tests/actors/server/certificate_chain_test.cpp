@@ -11,15 +11,12 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <caf/all.hpp>
 #include <openssl/rand.h>
 #include <caf/io/all.hpp>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "actors/server/demo_namespace.hpp"
 #include "actors/server/server_actors.hpp"
@@ -27,11 +24,13 @@
 #include "security/pki_store.hpp"
 #include "security/policy.hpp"
 #include "tests/security/pki_test_support.hpp"
+#include "tests/support/captured_log.hpp"
 #include "uactor/client.hpp"
 
 using namespace uactor;
 using namespace std::chrono_literals;
 using namespace uactor::security::testing;
+using uactor::test::captured_log;
 namespace fs = std::filesystem;
 namespace status = ua::status;
 
@@ -113,27 +112,6 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", 2);
   return cfg;
 }
-
-// spdlog's default logger, copied into a string for the test's duration (set before any actor
-// logs and restored after they stopped).
-class captured_log {
-public:
-  captured_log() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text_);
-    auto logger = std::make_shared<spdlog::logger>("chain-test", spdlog::sinks_init_list{sink});
-    logger->set_level(spdlog::level::info);
-    spdlog::set_default_logger(logger);
-  }
-  ~captured_log() { spdlog::set_default_logger(previous_); }
-  std::string text() {
-    spdlog::default_logger()->flush();
-    return text_.str();
-  }
-
-private:
-  std::shared_ptr<spdlog::logger> previous_;
-  std::ostringstream text_;
-};
 
 struct chain_fixture {
   temp_dir server_pki, client_pki;

@@ -3,11 +3,24 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <openssl/pem.h>
+
+#include "actors/common/channel_crypto.hpp"
+#include "actors/server/services/discovery.hpp"
 #include "actors/server/session_manager.hpp"
+#include "security/openssl.hpp"
+#include "security/pki_store.hpp"
+#include "security/policy.hpp"
+#include "security/session_crypto.hpp"
+#include "tests/security/pki_test_support.hpp"
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/captured_log.hpp"
 
 using namespace uactor;
 using actors::session_manager;
@@ -363,4 +376,141 @@ TEST_CASE("session_manager: a configuration without a random source is refused",
   auto c = config();
   c.random = nullptr;
   CHECK_THROWS_AS(session_manager(std::move(c)), std::invalid_argument);
+}
+
+namespace {
+
+namespace pki = security::testing;
+
+const security::security_policy& basic256sha256() { return *security::find_policy(security::policy_uri_basic256sha256); }
+
+pki::issued application_cert(const char* name, const char* uri) {
+  pki::cert_spec s;
+  s.common_name = name;
+  s.uri = uri;
+  s.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);  // before at(0), the sessions' clock
+  s.not_after = ua::date_time::from_unix_ms(security::system_now().to_unix_ms() + 365 * pki::day_ms);
+  return pki::make_cert(s);
+}
+
+ua::byte_string pem_of(const security::certificate& cert) {
+  security::bio_ptr bio(BIO_new(BIO_s_mem()));
+  REQUIRE(PEM_write_bio_X509(bio.get(), cert.native()) == 1);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio.get(), &data);
+  return ua::byte_string(std::string(data, static_cast<std::size_t>(n)));
+}
+
+// A session over a Basic256Sha256 SignAndEncrypt channel whose ActivateSession carries an
+// X509IdentityToken (Part 4 §7.41.2.4, §5.7.3.2), the user certificates checked by a real pki_store
+// that trusts `trusted_user` only.
+struct x509_session {
+  struct identities {
+    pki::issued server = application_cert("x509 server", "urn:test:x509:server");
+    pki::issued client = application_cert("x509 client", "urn:test:x509:client");
+    pki::issued trusted_user = application_cert("trusted user", "urn:test:x509:user");
+    pki::issued stranger = application_cert("unknown user", "urn:test:x509:stranger");
+  };
+  static const identities& ids() {
+    static const identities i;  // RSA keys are slow to make: once for every test
+    return i;
+  }
+
+  pki::temp_dir folder;
+  std::shared_ptr<actors::server_security> sec = std::make_shared<actors::server_security>();
+  std::optional<harness> h;
+  ua::node_id token;
+  ua::byte_string server_nonce;
+
+  x509_session() {
+    sec->offers = {{&basic256sha256(), ua::message_security_mode::sign_and_encrypt}};
+    sec->certificate = ids().server.cert;
+    sec->private_key = ids().server.key;
+    sec->store = std::make_shared<security::pki_store>(folder.path());
+    REQUIRE(sec->store->trust(ids().trusted_user.cert).is_good());
+    sec->checker = std::make_shared<actors::pki_checker>(sec->store);
+    sec->channels.put(channel_a, {&basic256sha256(), ua::message_security_mode::sign_and_encrypt, ids().client.cert, 0});
+    auto c = config();
+    services::server_description d;
+    d.application_uri = "urn:test:x509:server";
+    d.endpoint_url = "opc.tcp://localhost:4840";
+    c.endpoints = services::make_endpoints(d, *sec);
+    c.security = sec;
+    h.emplace(std::move(c));
+    ua::create_session_request req;
+    req.client_description.application_uri = "urn:test:x509:client";
+    req.client_certificate = actors::to_byte_string(ids().client.cert.der());
+    req.client_nonce = ua::byte_string(std::string(32, 'n'));
+    req.requested_session_timeout = 60'000;
+    const auto* resp = harness::answer<ua::create_session_response>(h->call(channel_a, req, at(0)));
+    REQUIRE(resp);
+    token = resp->authentication_token;
+    server_nonce = resp->server_nonce;
+  }
+
+  // ActivateSession with `certificate_data` as the token's certificate, the token signed with `user_key`.
+  session_manager::routed activate(ua::byte_string certificate_data, const security::rsa_key& user_key) {
+    const auto signed_part = actors::signed_data(ids().server.cert.der(), actors::bytes_of(server_nonce));
+    ua::activate_session_request req;
+    req.request_header.authentication_token = token;
+    req.client_signature.algorithm = ua::ua_string(basic256sha256().signature_algorithm_uri);
+    req.client_signature.signature = security::sign(basic256sha256(), ids().client.key, signed_part);
+    ua::x509_identity_token t;
+    t.certificate_data = std::move(certificate_data);
+    req.user_identity_token = ua::extension_object(std::move(t));
+    req.user_token_signature.algorithm = ua::ua_string(basic256sha256().signature_algorithm_uri);
+    req.user_token_signature.signature = security::sign(basic256sha256(), user_key, signed_part);
+    return h->call(channel_a, req, at(1));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("session_manager: an X509 identity token in PEM of a trusted user with a valid signature activates the session",
+          "[actors][security]") {
+  x509_session x;
+  const auto& user = x509_session::ids().trusted_user;
+  REQUIRE(harness::answer<ua::activate_session_response>(x.activate(pem_of(user.cert), user.key)));
+  const auto* s = x.h->sessions.find(x.token);
+  REQUIRE(s);
+  CHECK(s->activated);
+  CHECK(s->identity.token == actors::session_identity::kind::certificate);
+  CHECK(s->identity.name == user.cert.thumbprint_hex());  // the same user as the DER token names
+}
+
+TEST_CASE("session_manager: a PEM X509 identity token of an untrusted user is Bad_IdentityTokenRejected, logged with the "
+          "check it failed", "[actors][security]") {
+  x509_session x;
+  test::captured_log log;
+  const auto& user = x509_session::ids().stranger;
+  CHECK(harness::fault_status(x.activate(pem_of(user.cert), user.key)) == status::bad_identity_token_rejected);
+  INFO(log.text());
+  CHECK(log.text().find("ActivateSession refused: the X509 user certificate failed the trust list check "
+                        "(BadCertificateUntrusted)") != std::string::npos);
+  CHECK_FALSE(x.h->sessions.find(x.token)->activated);
+}
+
+TEST_CASE("session_manager: a PEM X509 identity token signed with another key is Bad_UserSignatureInvalid, logged",
+          "[actors][security]") {
+  x509_session x;
+  test::captured_log log;
+  const auto& user = x509_session::ids().trusted_user;
+  CHECK(harness::fault_status(x.activate(pem_of(user.cert), x509_session::ids().stranger.key)) ==
+        status::bad_user_signature_invalid);
+  INFO(log.text());
+  CHECK(log.text().find("ActivateSession refused: the UserTokenSignature does not verify with the X509 user "
+                        "certificate") != std::string::npos);
+  CHECK_FALSE(x.h->sessions.find(x.token)->activated);
+}
+
+TEST_CASE("session_manager: an X509 identity token that is neither DER nor PEM is Bad_IdentityTokenInvalid, logged",
+          "[actors][security]") {
+  x509_session x;
+  test::captured_log log;
+  auto pem = pem_of(x509_session::ids().trusted_user.cert);
+  std::string broken(pem.view());
+  broken[broken.size() / 2] ^= 0x55;  // inside the base64 body
+  CHECK(harness::fault_status(x.activate(ua::byte_string(broken), x509_session::ids().trusted_user.key)) ==
+        status::bad_identity_token_invalid);
+  CHECK(log.text().find("its certificateData is neither a DER nor a PEM certificate") != std::string::npos);
 }
