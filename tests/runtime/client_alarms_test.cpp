@@ -83,3 +83,65 @@ TEST_CASE("client: acknowledge, confirm, comment and ConditionRefresh on our ser
   };
   CHECK(lines == want);
 }
+
+TEST_CASE("client: ConditionRefresh after a reconnect sends exactly the retained conditions of our server",
+          "[runtime][client-events][client-alarms]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto started = rt.start_server(plan);
+  REQUIRE(started.has_value());
+  server& srv = **started;
+  const std::uint16_t ns = srv.register_namespace("urn:test:client-alarms");
+  std::vector<testing::alarm_scenario_ids> alarms;
+  for (const char* tank : {"Tank1", "Tank2", "Tank3"}) {
+    variable_node level;
+    level.id = node_id::string(ns, std::string(tank) + ".Level");
+    level.parent = ns0::objects_folder;
+    level.browse_name = qualified_name{ns, ua::ua_string(std::string(tank) + "Level")};
+    level.data_type = ns0::double_;
+    level.access_level = access::read | access::write;
+    level.value.set_value(50.0);
+    REQUIRE(srv.apply(level) == status::good);
+    limit_alarm alarm;
+    alarm.id = node_id::string(ns, std::string(tank) + ".Level.Alarm");
+    alarm.input = level.id;
+    alarm.name = std::string(tank) + "LevelAlarm";
+    alarm.high_high = 90;
+    alarm.high = 70;
+    REQUIRE(srv.add_limit_alarm(alarm) == status::good);
+    alarms.push_back({level.id, alarm.id});
+  }
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  const auto lines = testing::run_refresh_after_reconnect_scenario(*c, [&] { return rt.connect(o); }, alarms);
+  INFO([&] {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }());
+  // Part 9 §5.5.2: A active, B back to normal but unacknowledged: retained; C acknowledged,
+  // confirmed and back to normal: not retained, so not refreshed (§5.5.7).
+  const std::vector<std::string> want{
+      "write A 80 Good",
+      "write B 80 Good",
+      "write C 80 Good",
+      "write B 50 Good",
+      "acknowledge C Good",
+      "confirm C Good",
+      "write C 50 Good",
+      "before A active=true acked=false confirmed=true retain=true",
+      "before B active=false acked=false confirmed=true retain=true",
+      "before C active=false acked=true confirmed=true retain=false",
+      "refresh Good",
+      "refresh-start",
+      "refreshed A active=true acked=false confirmed=true retain=true",
+      "refreshed B active=false acked=false confirmed=true retain=true",
+      "refresh-end",
+  };
+  CHECK(lines == want);
+}
