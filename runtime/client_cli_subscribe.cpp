@@ -2,14 +2,14 @@
 // until --count, --seconds or Ctrl-C, and the subscription's status changes (silent, recovered,
 // data lost, closed).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
-#include <climits>
-#include <cstdint>
-#include <atomic>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -25,17 +25,18 @@ namespace uactor::app {
 
 namespace {
 
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
 std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
   return s;
 }
 
+// A field path as --select and --where take it: no empty element.
 bool valid_path(std::string_view p) {
   return !p.empty() && p.front() != '/' && p.back() != '/' && p.find("//") == std::string_view::npos;
 }
-
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // `like` as a word at `i` of `text` (case-insensitive), blanks on both sides.
 bool like_at(std::string_view text, std::size_t i) {
@@ -220,9 +221,7 @@ std::vector<std::string> select_paths(const std::string& text) {
   std::size_t from = 0;
   for (;;) {
     const auto comma = text.find(',', from);
-    std::string p = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
+    std::string p(trimmed(std::string_view(text).substr(from, comma == std::string::npos ? std::string::npos : comma - from)));
     if (!valid_path(p))
       usage("subscribe: --select wants comma-separated field paths such as Time,Severity,ActiveState/Id, not '" + text + "'");
     paths.push_back(std::move(p));

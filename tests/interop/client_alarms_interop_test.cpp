@@ -25,11 +25,7 @@ TEST_CASE("client alarms interop: acknowledge, confirm, comment and ConditionRef
   const auto lines = testing::run_alarm_scenario(
       *c, {ua::node_id::string(1, "Tank.Level"), ua::node_id::string(1, "Tank.Level.Alarm")});
   c->close();
-  INFO([&] {
-    std::string all;
-    for (const auto& l : lines) all += l + "\n";
-    return all;
-  }());
+  INFO(testing::transcript(lines));
   // node-opcua 2.163's answers, where they differ from ours (tests/runtime/client_alarms_test.cpp):
   // - the ConditionId select clause (ConditionType, NodeId attribute) is served, yet its result in
   //   the EventFilterResult is Bad_NothingToDo;
@@ -86,11 +82,7 @@ TEST_CASE("client alarms interop: ConditionRefresh after a reconnect on node-opc
     alarms.push_back({ua::node_id::string(1, std::string(tank) + ".Level"),
                       ua::node_id::string(1, std::string(tank) + ".Level.Alarm")});
   const auto lines = testing::run_refresh_after_reconnect_scenario(*c, [&] { return client::connect(o); }, alarms);
-  INFO([&] {
-    std::string all;
-    for (const auto& l : lines) all += l + "\n";
-    return all;
-  }());
+  INFO(testing::transcript(lines));
   // Our server's transcript (tests/runtime/client_alarms_test.cpp) refreshes A and B only. node-opcua
   // 2.163 differs from Part 9 §5.5.2 and §5.8 where noted; its refresh sends exactly the conditions
   // it marks retained, as the spec asks:

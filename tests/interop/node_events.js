@@ -198,12 +198,15 @@ async function main() {
     process.stdout.write("ready\n");
 }
 
-async function alarms() {
+// A connection, a session, a 50 ms subscription and one event item on the Server object selecting
+// `fields`; `onValues` gets each event's values in that order.
+async function subscribeEvents(fields, clientOptions, onValues) {
     const client = OPCUAClient.create({
         endpointMustExist: false,
         securityMode: MessageSecurityMode.None,
         securityPolicy: SecurityPolicy.None,
-        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 }
+        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 },
+        ...clientOptions
     });
     await client.connect(endpoint);
     const session = await client.createSession();
@@ -217,25 +220,39 @@ async function alarms() {
         subscription.once("started", resolve);
         subscription.once("internal_error", reject);
     });
-    const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
-                   "AckedState.Id", "ConfirmedState.Id", "Retain", "HighHighState.Id", "HighState.Id", "LowState.Id",
-                   "LowLowState.Id"];
-    const withStates = args.includes("--states");
     const item = ClientMonitoredItem.create(
         subscription,
         { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
-        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(names) },
+        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(fields) },
         TimestampsToReturn.Both
     );
     await new Promise((resolve, reject) => {
         item.once("initialized", resolve);
         item.once("err", (e) => reject(new Error("the event item failed: " + e)));
     });
+    item.on("changed", onValues);
+    return { client, session, subscription };
+}
+
+async function alarms() {
+    const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
+                   "AckedState.Id", "ConfirmedState.Id", "Retain", "HighHighState.Id", "HighState.Id", "LowState.Id",
+                   "LowLowState.Id"];
+    const withStates = args.includes("--states");
     // Events are handled one after the other, each step's calls awaited before the next event.
     const queue = [];
     let busy = false;
     let phase = "active";
     const out = (line) => process.stdout.write(line + "\n");
+    const { client, session, subscription } = await subscribeEvents(names, {}, (values) => {
+        queue.push(values);
+        if (busy) return;
+        busy = true;
+        (async () => {
+            while (queue.length) await handle(queue.shift());
+            busy = false;
+        })().catch((e) => fail(e.message));
+    });
     async function handle(v) {
         const ev = {};
         names.forEach((n, i) => (ev[n] = v[i] ? v[i].value : null));
@@ -276,15 +293,6 @@ async function alarms() {
             out(`refreshed ${ev.ConditionName} active=${active} acked=${acked}`);
         }
     }
-    item.on("changed", (values) => {
-        queue.push(values);
-        if (busy) return;
-        busy = true;
-        (async () => {
-            while (queue.length) await handle(queue.shift());
-            busy = false;
-        })().catch((e) => fail(e.message));
-    });
     out("ready");
 }
 
@@ -293,42 +301,13 @@ const conditionFields = ["EventId", "EventType", "ConditionId", "ConditionName",
                          "AckedState.Id", "ConfirmedState.Id", "Retain"];
 const refreshStartType = "ns=0;i=2787", refreshEndType = "ns=0;i=2788";
 
-// A connection, a session, a 50 ms subscription and one event item on the Server object; `onEvent`
-// gets each event's fields by name.
-async function subscribeConditions(options, onEvent) {
-    const client = OPCUAClient.create({
-        endpointMustExist: false,
-        securityMode: MessageSecurityMode.None,
-        securityPolicy: SecurityPolicy.None,
-        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 },
-        ...options
-    });
-    await client.connect(endpoint);
-    const session = await client.createSession();
-    const subscription = ClientSubscription.create(session, {
-        requestedPublishingInterval: 50, requestedLifetimeCount: 1000, requestedMaxKeepAliveCount: 20, publishingEnabled: true
-    });
-    await new Promise((resolve, reject) => {
-        subscription.once("started", resolve);
-        subscription.once("internal_error", reject);
-    });
-    const item = ClientMonitoredItem.create(
-        subscription,
-        { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
-        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(conditionFields) },
-        TimestampsToReturn.Both
-    );
-    await new Promise((resolve, reject) => {
-        item.once("initialized", resolve);
-        item.once("err", (e) => reject(new Error("the event item failed: " + e)));
-    });
-    item.on("changed", (values) => {
+// The conditionFields of each event by name.
+const subscribeConditions = (clientOptions, onEvent) =>
+    subscribeEvents(conditionFields, clientOptions, (values) => {
         const ev = {};
         conditionFields.forEach((n, i) => (ev[n] = values[i] ? values[i].value : null));
         onEvent(ev);
     });
-    return { client, session, subscription };
-}
 
 const conditionLine = (what, ev) =>
     `${what} ${ev.ConditionName} ${ev.ConditionId} ${ev.SourceNode} active=${ev["ActiveState.Id"]} ` +

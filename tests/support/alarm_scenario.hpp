@@ -132,6 +132,13 @@ inline alarm_subscription subscribe_alarm_events(client& c, alarm_event_inbox& b
 
 }  // namespace alarm_detail
 
+// A scenario's lines, one a line, for a failed check's message.
+inline std::string transcript(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  return all;
+}
+
 // Runs the scenario; every line is the client's view of one step. `c` must be connected.
 inline std::vector<std::string> run_alarm_scenario(client& c, const alarm_scenario_ids& ids) {
   using namespace alarm_detail;
