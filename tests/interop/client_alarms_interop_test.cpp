@@ -13,13 +13,23 @@
 
 using namespace uactor;
 
-TEST_CASE("client alarms interop: acknowledge, confirm, comment and ConditionRefresh on node-opcua's limit alarm",
-          "[.][interop-alarms]") {
+namespace {
+
+// node_server.js --alarms, started by client_alarms_interop.sh.
+client_options node_server() {
   const char* endpoint = std::getenv("UACTOR_INTEROP_ENDPOINT");
   if (!endpoint || !*endpoint) FAIL("UACTOR_INTEROP_ENDPOINT is not set: run tests/interop/client_alarms_interop.sh");
   client_options o;
   o.endpoint_url = endpoint;
   o.request_timeout = std::chrono::milliseconds(5000);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("client alarms interop: acknowledge, confirm, comment and ConditionRefresh on node-opcua's limit alarm",
+          "[.][interop-alarms]") {
+  const client_options o = node_server();
   auto c = client::connect(o);
   REQUIRE(c);
   const auto lines = testing::run_alarm_scenario(
@@ -70,11 +80,7 @@ TEST_CASE("client alarms interop: acknowledge, confirm, comment and ConditionRef
 
 TEST_CASE("client alarms interop: ConditionRefresh after a reconnect on node-opcua's limit alarms",
           "[.][interop-alarms]") {
-  const char* endpoint = std::getenv("UACTOR_INTEROP_ENDPOINT");
-  if (!endpoint || !*endpoint) FAIL("UACTOR_INTEROP_ENDPOINT is not set: run tests/interop/client_alarms_interop.sh");
-  client_options o;
-  o.endpoint_url = endpoint;
-  o.request_timeout = std::chrono::milliseconds(5000);
+  const client_options o = node_server();
   auto c = client::connect(o);
   REQUIRE(c);
   std::vector<testing::alarm_scenario_ids> alarms;
