@@ -180,13 +180,18 @@ void add_client_commands(CLI::App& app) {
       ->check(CLI::Range(1u, 1000u));
   subscribe->add_option("--event-type", sub->event_type,
                         "with --events: only events of this type or a subtype (a NodeId, e.g. i=9341)");
+  subscribe->add_option("--where", sub->where,
+                        "with --events, repeatable (all must hold): FIELD OP VALUE, FIELD a path as --select takes, "
+                        "OP one of == != < <= > >= like, e.g. 'Severity >= 500', 'SourceName == Pump1', "
+                        "'ActiveState/Id == true', 'Message like %trip%'")
+      ->allow_extra_args(false);
   subscribe->callback([a, sub, subscribe] {
     sub->queue_given = subscribe->count("--queue") > 0;
     sub->value_options = subscribe->count("--deadband") + subscribe->count("--deadband-type") +
                              subscribe->count("--trigger") + subscribe->count("--sampling") >
                          0;
     sub->event_options = subscribe->count("--select") + subscribe->count("--select-type") + subscribe->count("--min-severity") +
-                             subscribe->count("--event-type") >
+                             subscribe->count("--event-type") + subscribe->count("--where") >
                          0;
     need_endpoint(a->common, "subscribe");
     finish(run_subscribe(a->common, *sub, a->nodes));

@@ -29,6 +29,18 @@ ua::expected<ua::node_id> parse_node_id(std::string_view text);
 // `en "text"` or text; an array as [a, b, c]. Bad_TypeMismatch when the text does not fit.
 ua::expected<ua::variant> parse_value(ua::builtin_type type, bool array, std::string_view text);
 
+// `uactor subscribe --events --where EXPR` (docs/cli.md): "FIELD OP VALUE", FIELD a path of
+// `event_type`'s fields as --select takes them ("Severity", "ActiveState/Id"), OP one of == != < <=
+// > >= like (Part 4 §7.7.3: Equals, Not over Equals, LessThan, ..., Like), VALUE true/false
+// (Boolean), an integer (Int32, Int64 beyond), a decimal number (Double), a NodeId with its i=, s=,
+// g=, b= or ns= prefix, '...' or "..." (a String as quoted) or other text (a String). `negated`:
+// the element is to hold not (!=). Empty `why` when it parsed; else what is wrong with it.
+struct where_condition {
+  ua::content_filter_element element;
+  bool negated = false;
+};
+where_condition parse_where(std::string_view text, const ua::node_id& event_type, std::string& why);
+
 // "Int32 43", "Double[] [-1.25, 0, 1.25]", "String \"uactor\"".
 std::string format_value(const ua::variant& v);
 std::string_view builtin_type_name(ua::builtin_type t) noexcept;

@@ -102,8 +102,9 @@ struct subscribe_args {
   std::string select_type;       // the event type the paths start from; empty: BaseEventType
   unsigned min_severity = 0;     // 0: no such where condition
   std::string event_type;        // a NodeId: OfType where condition; empty: none
+  std::vector<std::string> where;  // "FIELD OP VALUE" where conditions (parse_where), ANDed
   bool value_options = false;    // --deadband, --deadband-type, --trigger or --sampling given
-  bool event_options = false;    // --select, --select-type, --min-severity or --event-type given
+  bool event_options = false;    // --select, --select-type, --min-severity, --event-type or --where given
 };
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes);

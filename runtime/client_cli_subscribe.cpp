@@ -3,9 +3,13 @@
 // data lost, closed).
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -16,6 +20,107 @@
 #include "runtime/client_cli_internal.hpp"
 #include "runtime/client_cli_structures.hpp"
 #include "uactor/client.hpp"
+
+namespace uactor::app {
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A field path as --select and --where take it: no empty element.
+bool valid_path(std::string_view p) {
+  return !p.empty() && p.front() != '/' && p.back() != '/' && p.find("//") == std::string_view::npos;
+}
+
+// `like` as a word at `i` of `text` (case-insensitive), blanks on both sides.
+bool like_at(std::string_view text, std::size_t i) {
+  if (i == 0 || i + 5 > text.size() || !is_blank(text[i - 1]) || !is_blank(text[i + 4])) return false;
+  for (std::size_t k = 0; k < 4; ++k)
+    if ((text[i + k] | 0x20) != "like"[k]) return false;
+  return true;
+}
+
+// The literal of a where condition (parse_where says which text is which type).
+ua::variant where_literal(std::string_view v, std::string& why) {
+  if (v.front() == '\'' || v.front() == '"') {
+    if (v.size() < 2 || v.back() != v.front()) {
+      why = "an unterminated quote";
+      return {};
+    }
+    return ua::variant(ua::ua_string(v.substr(1, v.size() - 2)));
+  }
+  if (v == "true" || v == "false") return ua::variant(v == "true");
+  std::int64_t i = 0;
+  if (auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), i); ec == std::errc{} && end == v.data() + v.size()) {
+    // Int32, not Int64: node-opcua compares JavaScript numbers, and its Int64 is no number.
+    if (i >= INT32_MIN && i <= INT32_MAX) return ua::variant(static_cast<std::int32_t>(i));
+    return ua::variant(i);
+  }
+  double d = 0;
+  if (auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+      ec == std::errc{} && end == v.data() + v.size() && (std::isdigit(static_cast<unsigned char>(v.back())) || v.back() == '.'))
+    return ua::variant(d);
+  for (const char* prefix : {"i=", "s=", "g=", "b=", "ns="})
+    if (v.rfind(prefix, 0) == 0) {
+      auto id = parse_node_id(v);
+      if (!id) why = "'" + std::string(v) + "' is no NodeId (quote it for a String)";
+      return id ? ua::variant(*id) : ua::variant();
+    }
+  return ua::variant(ua::ua_string(v));
+}
+
+}  // namespace
+
+where_condition parse_where(std::string_view text, const ua::node_id& event_type, std::string& why) {
+  why.clear();
+  where_condition w;
+  // The first operator from the left: FIELD OP VALUE, the value may hold anything.
+  std::size_t at = 0, length = 0;
+  ua::filter_operator op = ua::filter_operator::equals;
+  for (; at < text.size() && !length; ++at) {
+    const std::string_view rest = text.substr(at);
+    if (rest.rfind("==", 0) == 0) op = ua::filter_operator::equals, length = 2;
+    else if (rest.rfind("!=", 0) == 0) op = ua::filter_operator::equals, w.negated = true, length = 2;
+    else if (rest.rfind("<=", 0) == 0) op = ua::filter_operator::less_than_or_equal, length = 2;
+    else if (rest.rfind(">=", 0) == 0) op = ua::filter_operator::greater_than_or_equal, length = 2;
+    else if (rest.front() == '<') op = ua::filter_operator::less_than, length = 1;
+    else if (rest.front() == '>') op = ua::filter_operator::greater_than, length = 1;
+    else if (like_at(text, at)) op = ua::filter_operator::like, length = 4;
+    else if (rest.front() == '=' || rest.front() == '!') break;  // a lone = or !
+  }
+  if (!length) {
+    why = "no operator (== != < <= > >= like) between a field and a value";
+    return w;
+  }
+  --at;
+  const auto field = trimmed(text.substr(0, at));
+  const auto value = trimmed(text.substr(at + length));
+  const std::string op_text(text.substr(at, length));
+  if (field.empty()) why = "no field before " + op_text;
+  else if (!valid_path(field)) why = "the field '" + std::string(field) + "' has an empty path element";
+  else if (value.empty()) why = "no value after " + op_text;
+  if (!why.empty()) return w;
+  ua::literal_operand literal;
+  if (op == ua::filter_operator::like) {  // Part 4 §7.7.3: Like wants a String pattern
+    const bool quoted = value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front();
+    literal.value = ua::variant(ua::ua_string(quoted ? value.substr(1, value.size() - 2) : value));
+  } else {
+    literal.value = where_literal(value, why);
+    if (!why.empty()) return w;
+  }
+  w.element.filter_operator = op;
+  w.element.filter_operands = ua::ua_array<ua::extension_object>(std::vector<ua::extension_object>{
+      ua::extension_object(event_field(field, event_type)), ua::extension_object(std::move(literal))});
+  return w;
+}
+
+}  // namespace uactor::app
 
 namespace uactor::app::client_cli {
 
@@ -116,10 +221,8 @@ std::vector<std::string> select_paths(const std::string& text) {
   std::size_t from = 0;
   for (;;) {
     const auto comma = text.find(',', from);
-    std::string p = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    if (p.empty() || p.front() == '/' || p.back() == '/' || p.find("//") != std::string::npos)
+    std::string p(trimmed(std::string_view(text).substr(from, comma == std::string::npos ? std::string::npos : comma - from)));
+    if (!valid_path(p))
       usage("subscribe: --select wants comma-separated field paths such as Time,Severity,ActiveState/Id, not '" + text + "'");
     paths.push_back(std::move(p));
     if (comma == std::string::npos) return paths;
@@ -137,8 +240,8 @@ std::string refused_clause(const ua::monitored_item_create_result& r, const std:
   for (std::size_t i = 0; i < elements.size(); ++i) {
     if (!elements[i].status_code.is_bad()) continue;
     std::string what = "the where clause (element " + std::to_string(i) + ")";
-    for (std::size_t k = 0; k < conditions.size(); ++k)
-      if (filter.where_element(k) == i) what = conditions[k] + " (where element " + std::to_string(i) + ")";
+    if (const auto k = filter.condition_of_element(i); k < conditions.size())
+      what = conditions[k] + " (where element " + std::to_string(i) + ")";
     std::string s = what + ": " + elements[i].status_code.to_string();
     for (std::size_t j = 0; j < elements[i].operand_status_codes.size(); ++j)
       if (elements[i].operand_status_codes[j].is_bad()) {
@@ -173,6 +276,14 @@ int run_subscribe_events(const common_args& a, const subscribe_args& sa, const s
   if (!sa.event_type.empty()) {
     filter.of_type(node_or_exit(sa.event_type));
     conditions.push_back("--event-type " + sa.event_type);
+  }
+  for (const auto& text : sa.where) {  // ANDed with the others, their paths from --select-type
+    std::string why;
+    auto w = parse_where(text, select_type, why);
+    if (!why.empty()) usage("subscribe: --where '" + text + "': " + why + " (e.g. --where 'Severity >= 500')");
+    if (w.negated) filter.where_not(std::move(w.element));
+    else filter.where(std::move(w.element));
+    conditions.push_back("--where '" + text + "'");
   }
   const auto style = a.style();
   auto c = connect_or_exit(a, reconnect_printer(sa, style));
@@ -250,7 +361,7 @@ int run_subscribe_events(const common_args& a, const subscribe_args& sa, const s
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes) {
   if (sa.events) return run_subscribe_events(a, sa, nodes);
-  if (sa.event_options) usage("subscribe: --select, --select-type, --min-severity and --event-type need --events");
+  if (sa.event_options) usage("subscribe: --select, --select-type, --min-severity, --event-type and --where need --events");
   if (nodes.empty()) usage("subscribe: give at least one NodeId");
   std::vector<ua::node_id> ids;
   for (const auto& n : nodes) ids.push_back(node_or_exit(n));

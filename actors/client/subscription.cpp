@@ -85,14 +85,32 @@ event_filter_builder& event_filter_builder::of_type(ua::node_id type) {
 
 event_filter_builder& event_filter_builder::where(ua::content_filter_element condition) {
   conditions_.push_back(std::move(condition));
+  negated_.push_back(false);
   return *this;
 }
 
-// Layout of n > 1 conditions: n-1 And elements first, then the conditions, so that every
+event_filter_builder& event_filter_builder::where_not(ua::content_filter_element condition) {
+  where(std::move(condition));
+  negated_.back() = true;
+  return *this;
+}
+
+// Layout of n conditions, m of them negated: n-1 And elements first, then one element per
+// condition (a negated one's Not), then the negated conditions themselves, so that every
 // ElementOperand points to a later element (Part 4 §7.7.4.2):
-//   [And(E(n-1), E(1)), And(E(n), E(2)), ..., And(E(2n-3), E(2n-2)), c0, c1, ..., c(n-1)]
+//   [And(E(n-1), E(1)), And(E(n), E(2)), ..., And(E(2n-3), E(2n-2)), c0, Not(E(2n-1)), ..., c(n-1), c1]
 std::size_t event_filter_builder::where_element(std::size_t k) const noexcept {
   return conditions_.size() > 1 ? conditions_.size() - 1 + k : 0;
+}
+
+std::size_t event_filter_builder::condition_of_element(std::size_t element) const noexcept {
+  const std::size_t n = conditions_.size();
+  if (n == 0 || element < where_element(0)) return static_cast<std::size_t>(-1);
+  if (element <= where_element(n - 1)) return element - where_element(0);
+  std::size_t under = where_element(n - 1);  // the element before the first negated condition
+  for (std::size_t k = 0; k < n; ++k)
+    if (negated_[k] && ++under == element) return k;
+  return static_cast<std::size_t>(-1);
 }
 
 ua::event_filter event_filter_builder::build() const {
@@ -111,7 +129,19 @@ ua::event_filter event_filter_builder::build() const {
     a.filter_operands = ua::ua_array<ua::extension_object>(std::vector<ua::extension_object>{element(where_element(i)), element(second)});
     elements.push_back(std::move(a));
   }
-  for (const auto& c : conditions_) elements.push_back(c);
+  std::size_t under = n > 0 ? where_element(n - 1) : 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!negated_[k]) {
+      elements.push_back(conditions_[k]);
+      continue;
+    }
+    ua::content_filter_element no;
+    no.filter_operator = ua::filter_operator::not_;
+    no.filter_operands = ua::ua_array<ua::extension_object>(std::vector<ua::extension_object>{element(++under)});
+    elements.push_back(std::move(no));
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (negated_[k]) elements.push_back(conditions_[k]);
   f.where_clause.elements = ua::ua_array<ua::content_filter_element>(std::move(elements));
   return f;
 }

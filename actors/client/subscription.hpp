@@ -130,16 +130,23 @@ public:
   event_filter_builder& of_type(ua::node_id type);
   // Where: a condition of one's own (its operands may not be ElementOperands: it is one element).
   event_filter_builder& where(ua::content_filter_element condition);
+  // Where: `condition` does not hold (a Not over it, Part 4 §7.7.3), e.g. a field that is not
+  // equal to a literal: Part 4 has no NotEquals.
+  event_filter_builder& where_not(ua::content_filter_element condition);
   std::size_t select_count() const noexcept { return filter_.select_clauses.size(); }
   std::size_t where_count() const noexcept { return conditions_.size(); }
-  // The index in the built where clause of the k-th condition added, to read its result in the
-  // EventFilterResult's where_clause_result.element_results.
+  // The index in the built where clause of the k-th condition added (of where_not's Not), to read
+  // its result in the EventFilterResult's where_clause_result.element_results.
   std::size_t where_element(std::size_t k) const noexcept;
+  // Which condition an element of the built where clause belongs to (where_not's Not and the
+  // condition under it both count), npos for the Ands that join them: to name a refused element.
+  std::size_t condition_of_element(std::size_t element) const noexcept;
   ua::event_filter build() const;
 
 private:
   ua::event_filter filter_;
   std::vector<ua::content_filter_element> conditions_;
+  std::vector<bool> negated_;  // per condition
 };
 
 // The EventFilterResult of an event item's CreateMonitoredItems or ModifyMonitoredItems result,

@@ -3,7 +3,7 @@
 # from the Server object (node_server.js / node_secure_server.js --events: "minor event N" with
 # Severity 300 and "major event N" with Severity 800 in turn):
 # - over None (node_server.js): the default fields in text, --json parsed (python3), --select with
-#   a nested path from --select-type, --min-severity and --event-type as where clauses, a select
+#   a nested path from --select-type, --min-severity, --event-type and --where as where clauses, a select
 #   clause the server refuses (exit 1, named), no event lost between publishes, usage errors (exit 2);
 # - over SignAndEncrypt with a UserName (node_secure_server.js), text and --json.
 #
@@ -149,6 +149,23 @@ run "--queue default: no event lost between publishes" 0 "$uactor" subscribe "$u
 n = [int(l.split('event ')[1].rstrip('\"')) for l in lines]
 assert n == list(range(n[0], n[0] + 8)), n
 "
+run "--where twice, ANDed: Severity > 500 and SourceName ==" 0 "$uactor" subscribe "$url" --events --select Severity,SourceName \
+    --where 'Severity > 500' --where 'SourceName == uactor-interop' --count 3 --interval 50 --json &&
+    check "--where: Severity 800 each" "
+assert len(lines) == 3, lines
+assert all(l['fields']['Severity']['value'] == 800 and l['fields']['SourceName']['value'] == 'uactor-interop' for l in lines), lines
+"
+run "--where != (Not over Equals)" 0 "$uactor" subscribe "$url" --events --select Severity --where 'Severity != 800' \
+    --count 3 --interval 50 --json &&
+    check "--where !=: Severity 300 each" "assert len(lines) == 3 and all(l['fields']['Severity']['value'] == 300 for l in lines), lines"
+# node-opcua 2.163 checks no where clause: a field its type lacks is accepted (our server refuses it,
+# BadBrowseNameInvalid: tests/runtime/client_events_test.cpp) and matches nothing; Like it does not
+# evaluate at all (false: no event passes).
+run "--where on a field the events lack: accepted by node-opcua" 0 "$uactor" subscribe "$url" --events \
+    --select-type i=2915 --where 'NoSuchField == 1' --seconds 1 &&
+    check "--where NoSuchField: nothing refused, no event" "assert lines == [], lines"
+expect "a malformed --where: exit 2" 2 "--where 'Severity 500': no operator" "$uactor" subscribe "$url" --events --where "Severity 500"
+expect "--where without --events: exit 2" 2 "need --events" "$uactor" subscribe "$url" "i=2258" --where 'Severity > 1'
 expect "--min-severity without --events: exit 2" 2 "need --events" "$uactor" subscribe "$url" "i=2258" --min-severity 10
 expect "--events with --deadband: exit 2" 2 "not --events" "$uactor" subscribe "$url" --events --deadband 1 --deadband-type absolute
 expect "--select with an empty path: exit 2" 2 "--select" "$uactor" subscribe "$url" --events --select "Time,,Message"

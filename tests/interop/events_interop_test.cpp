@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -168,10 +170,17 @@ struct alarm_bench {
     REQUIRE(srv->apply(v) == status::good);
   }
 
-  // Runs node_events.js with `flags`; at `ready` writes `value` to `input`. Its lines.
-  std::vector<std::string> run(const std::string& flags, const node_id& input, ua::variant value) {
+  void write(const node_id& input, ua::variant value) {
     auto handle = srv->resolve(input);
     REQUIRE(handle.has_value());
+    value_update u;
+    u.node = *handle;
+    u.value = std::move(value);
+    REQUIRE(srv->write_values(std::span(&u, 1)) == status::good);
+  }
+
+  // Runs node_events.js with `flags`, handing each line it prints to `on_line`. Its lines.
+  std::vector<std::string> run(const std::string& flags, const std::function<void(const std::string&)>& on_line) {
     const std::string cmd = "node " UACTOR_SOURCE_DIR "/tests/interop/node_events.js opc.tcp://127.0.0.1:" +
                             std::to_string(srv->port()) + " " + flags + " --timeout 30";
     FILE* node = popen(cmd.c_str(), "r");
@@ -180,15 +189,17 @@ struct alarm_bench {
     char buf[512];
     while (std::fgets(buf, sizeof buf, node)) {  // bounded by the script's own timeout
       lines.push_back(trim(buf));
-      if (lines.back() == "ready") {
-        value_update u;
-        u.node = *handle;
-        u.value = value;
-        REQUIRE(srv->write_values(std::span(&u, 1)) == status::good);
-      }
+      on_line(lines.back());
     }
     CHECK(pclose(node) == 0);
     return lines;
+  }
+
+  // Runs node_events.js with `flags`; at `ready` writes `value` to `input`.
+  std::vector<std::string> run(const std::string& flags, const node_id& input, ua::variant value) {
+    return run(flags, [&](const std::string& line) {
+      if (line == "ready") write(input, value);
+    });
   }
 };
 
@@ -253,5 +264,56 @@ TEST_CASE("events interop: node-opcua acknowledges and confirms a discrete alarm
                                       "refreshed PumpDry active=true acked=true",
                                       "refresh-end",
                                       "done"};
+  CHECK(lines == want);
+}
+
+TEST_CASE("events interop: ConditionRefresh on a new connection sends node-opcua exactly the retained conditions",
+          "[.][interop-events]") {
+  alarm_bench b;
+  const std::uint16_t ns = b.level.namespace_index();
+  // Four discrete alarms PumpA..PumpD (Part 9 §5.8.24.1) on the Booleans A..D, all false.
+  std::map<std::string, node_id> inputs;
+  for (const char* n : {"A", "B", "C", "D"}) {
+    variable_node v;
+    v.id = node_id::string(ns, std::string("Pump.") + n);
+    v.parent = ns0::objects_folder;
+    v.browse_name = qualified_name{ns, ua::ua_string(std::string("Pump") + n)};
+    v.data_type = ns0::boolean;
+    v.value.set_value(false);
+    REQUIRE(b.srv->apply(v) == status::good);
+    discrete_alarm alarm;
+    alarm.id = node_id::string(ns, std::string("Pump.") + n + ".Alarm");
+    alarm.input = v.id;
+    alarm.name = std::string("Pump") + n;
+    REQUIRE(b.srv->add_discrete_alarm(alarm) == status::good);
+    inputs[n] = v.id;
+  }
+  const auto lines = b.run("--refresh-after-reconnect", [&](const std::string& line) {
+    // `set <input> <true|false>`
+    if (line.rfind("set ", 0) != 0 || line.size() < 7) return;
+    const auto it = inputs.find(line.substr(4, 1));
+    REQUIRE(it != inputs.end());
+    b.write(it->second, line.substr(6) == "true");
+  });
+  INFO("node_events.js said:\n" << joined(lines));
+  const std::string n = "ns=" + std::to_string(ns) + ";s=Pump.";
+  // Retain (Part 9 §5.5.2): A active; B back to normal but unacknowledged; C acknowledged,
+  // confirmed and back to normal: not retained, so not refreshed; D never active: no event at all.
+  const std::vector<std::string> want{
+      "set A true",
+      "set B true",
+      "set C true",
+      "set B false",
+      "ack PumpC Good",
+      "confirm PumpC Good",
+      "set C false",
+      "before PumpA " + n + "A.Alarm " + n + "A active=true acked=false confirmed=true retain=true",
+      "before PumpB " + n + "B.Alarm " + n + "B active=false acked=false confirmed=true retain=true",
+      "before PumpC " + n + "C.Alarm " + n + "C active=false acked=true confirmed=true retain=false",
+      "refresh Good",
+      "refreshed PumpA " + n + "A.Alarm " + n + "A active=true acked=false confirmed=true retain=true",
+      "refreshed PumpB " + n + "B.Alarm " + n + "B active=false acked=false confirmed=true retain=true",
+      "refresh-end",
+      "done"};
   CHECK(lines == want);
 }

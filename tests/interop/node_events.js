@@ -23,6 +23,16 @@
 // active=<a> acked=<k>` per retained condition and `refresh-end`, then `done`.
 // --states: the active line also names NonExclusiveLimitAlarmType's states (Part 9 §5.8.20):
 // `active <severity> <message> hh=<HighHighState.Id> h=<HighState.Id> l=<LowState.Id> ll=<LowLowState.Id>`.
+//
+// --refresh-after-reconnect: ConditionRefresh on a new connection returns exactly the retained
+// conditions (Part 9 §5.5.7). The test serves discrete alarms PumpA..PumpD on Booleans A..D (all
+// false) and sets an input when this script prints `set <input> <true|false>`. On a first
+// connection: A, B and C active; B back to normal unacknowledged (retained: unacknowledged); C
+// acknowledged, confirmed and back to normal (Part 9 §5.5.2: Retain false); D never active. One
+// `before <name> <ConditionId> <SourceNode> active= acked= confirmed= retain=` line per condition
+// as last seen, then the connection is dropped (its session left behind on the server). On a new
+// connection, session and subscription: ConditionRefresh, and one `refreshed ...` line (the same
+// form) per event between RefreshStart and RefreshEnd, sorted by name, then `refresh-end` and `done`.
 "use strict";
 
 const util = require("util");
@@ -188,12 +198,15 @@ async function main() {
     process.stdout.write("ready\n");
 }
 
-async function alarms() {
+// A connection, a session, a 50 ms subscription and one event item on the Server object selecting
+// `fields`; `onValues` gets each event's values in that order.
+async function subscribeEvents(fields, clientOptions, onValues) {
     const client = OPCUAClient.create({
         endpointMustExist: false,
         securityMode: MessageSecurityMode.None,
         securityPolicy: SecurityPolicy.None,
-        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 }
+        connectionStrategy: { maxRetry: 2, initialDelay: 200, maxDelay: 1000 },
+        ...clientOptions
     });
     await client.connect(endpoint);
     const session = await client.createSession();
@@ -207,25 +220,39 @@ async function alarms() {
         subscription.once("started", resolve);
         subscription.once("internal_error", reject);
     });
-    const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
-                   "AckedState.Id", "ConfirmedState.Id", "Retain", "HighHighState.Id", "HighState.Id", "LowState.Id",
-                   "LowLowState.Id"];
-    const withStates = args.includes("--states");
     const item = ClientMonitoredItem.create(
         subscription,
         { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
-        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(names) },
+        { samplingInterval: 0, queueSize: 100, discardOldest: true, filter: constructEventFilter(fields) },
         TimestampsToReturn.Both
     );
     await new Promise((resolve, reject) => {
         item.once("initialized", resolve);
         item.once("err", (e) => reject(new Error("the event item failed: " + e)));
     });
+    item.on("changed", onValues);
+    return { client, session, subscription };
+}
+
+async function alarms() {
+    const names = ["EventId", "EventType", "ConditionId", "ConditionName", "Message", "Severity", "ActiveState.Id",
+                   "AckedState.Id", "ConfirmedState.Id", "Retain", "HighHighState.Id", "HighState.Id", "LowState.Id",
+                   "LowLowState.Id"];
+    const withStates = args.includes("--states");
     // Events are handled one after the other, each step's calls awaited before the next event.
     const queue = [];
     let busy = false;
     let phase = "active";
     const out = (line) => process.stdout.write(line + "\n");
+    const { client, session, subscription } = await subscribeEvents(names, {}, (values) => {
+        queue.push(values);
+        if (busy) return;
+        busy = true;
+        (async () => {
+            while (queue.length) await handle(queue.shift());
+            busy = false;
+        })().catch((e) => fail(e.message));
+    });
     async function handle(v) {
         const ev = {};
         names.forEach((n, i) => (ev[n] = v[i] ? v[i].value : null));
@@ -266,16 +293,80 @@ async function alarms() {
             out(`refreshed ${ev.ConditionName} active=${active} acked=${acked}`);
         }
     }
-    item.on("changed", (values) => {
-        queue.push(values);
-        if (busy) return;
-        busy = true;
-        (async () => {
-            while (queue.length) await handle(queue.shift());
-            busy = false;
-        })().catch((e) => fail(e.message));
-    });
     out("ready");
 }
 
-(args.includes("--alarms") ? alarms() : main()).catch((e) => fail(e.message));
+// Part 9 §5.5.2 fields; ConditionId by the NodeId attribute of ConditionType (constructEventFilter).
+const conditionFields = ["EventId", "EventType", "ConditionId", "ConditionName", "SourceNode", "ActiveState.Id",
+                         "AckedState.Id", "ConfirmedState.Id", "Retain"];
+const refreshStartType = "ns=0;i=2787", refreshEndType = "ns=0;i=2788";
+
+// The conditionFields of each event by name.
+const subscribeConditions = (clientOptions, onEvent) =>
+    subscribeEvents(conditionFields, clientOptions, (values) => {
+        const ev = {};
+        conditionFields.forEach((n, i) => (ev[n] = values[i] ? values[i].value : null));
+        onEvent(ev);
+    });
+
+const conditionLine = (what, ev) =>
+    `${what} ${ev.ConditionName} ${ev.ConditionId} ${ev.SourceNode} active=${ev["ActiveState.Id"]} ` +
+    `acked=${ev["AckedState.Id"]} confirmed=${ev["ConfirmedState.Id"]} retain=${ev.Retain}`;
+
+async function refreshAfterReconnect() {
+    const out = (line) => process.stdout.write(line + "\n");
+    // The first connection: the latest event of each condition, and waits on them.
+    const latest = {};
+    let waiters = [];
+    const until = (name, test) => new Promise((resolve) => {
+        waiters.push({ check: () => latest[name] && test(latest[name]), resolve });
+        waiters = waiters.filter((w) => !(w.check() && (w.resolve(), true)));
+    });
+    const first = await subscribeConditions({ keepPendingSessionsOnDisconnect: true }, (ev) => {
+        if (!ev.ConditionName) return;
+        latest[ev.ConditionName.toString()] = ev;
+        waiters = waiters.filter((w) => !(w.check() && (w.resolve(), true)));
+    });
+    const active = (e) => e["ActiveState.Id"] === true;
+    for (const n of ["A", "B", "C"]) out(`set ${n} true`);
+    for (const n of ["PumpA", "PumpB", "PumpC"]) await until(n, active);
+    out("set B false");
+    await until("PumpB", (e) => !active(e));
+    let st = await first.session.acknowledgeCondition(latest.PumpC.ConditionId, latest.PumpC.EventId, "seen");
+    out(`ack PumpC ${st.name}`);
+    await until("PumpC", (e) => e["AckedState.Id"] === true);
+    st = await first.session.confirmCondition(latest.PumpC.ConditionId, latest.PumpC.EventId, "fixed");
+    out(`confirm PumpC ${st.name}`);
+    await until("PumpC", (e) => e["ConfirmedState.Id"] === true);
+    out("set C false");
+    await until("PumpC", (e) => !active(e));
+    for (const n of Object.keys(latest).sort()) out(conditionLine("before", latest[n]));
+    // Dropped: no CloseSession, the old session and its subscription stay behind on the server.
+    await first.client.disconnect();
+
+    const refreshed = [];
+    let phase = "wait";
+    let done;
+    const ended = new Promise((resolve) => (done = resolve));
+    const second = await subscribeConditions({}, (ev) => {
+        const type = ev.EventType ? ev.EventType.toString() : "";
+        if (type === refreshStartType && phase === "wait") phase = "refreshing";
+        else if (type === refreshEndType && phase === "refreshing") done();
+        else if (phase === "refreshing") refreshed.push(ev);
+        else out(`unexpected ${type} ${ev.ConditionName}`);  // nothing comes before the refresh
+    });
+    st = await callConditionRefresh(second.session, second.subscription.subscriptionId);
+    out(`refresh ${st.name}`);
+    await ended;
+    refreshed.sort((a, b) => String(a.ConditionName).localeCompare(String(b.ConditionName)));
+    for (const ev of refreshed) out(conditionLine("refreshed", ev));
+    out("refresh-end");
+    out("done");
+    await second.subscription.terminate();
+    await second.session.close();
+    await second.client.disconnect();
+    process.exit(0);
+}
+
+(args.includes("--refresh-after-reconnect") ? refreshAfterReconnect() : args.includes("--alarms") ? alarms() : main())
+    .catch((e) => fail(e.message));

@@ -16,7 +16,8 @@
 //                        (Double, writable, 50) and ns=1;s=Tank.Level.Alarm, an
 //                        ExclusiveLimitAlarmType on it (HighHigh 90, High 70, Low 20, LowLow 10, with
 //                        ConfirmedState and Confirm); a client's Write of the level drives it
-//                        (tests/interop/client_alarms_interop.sh)
+//                        (tests/interop/client_alarms_interop.sh); the same for ns=1;s=Tank2.Level
+//                        and ns=1;s=Tank3.Level
 //   --max-seconds S      exit by itself after S seconds (default 600) so that a test run
 //                        can never hang on it
 //   --standby            initialise (seconds: the nodeset), then listen only once a line comes
@@ -367,17 +368,21 @@ function buildAlarms(addressSpace) {
     const tank = ns.addObject({
         nodeId: "s=Tank", browseName: "Tank", organizedBy: objects, eventNotifier: 0x01, notifierOf: objects.server
     });
-    const level = ns.addVariable({
-        nodeId: "s=Tank.Level", browseName: "TankLevel", componentOf: tank, eventSourceOf: tank,
-        dataType: "Double", accessLevel: RW, userAccessLevel: RW, minimumSamplingInterval: 0,
-        value: { dataType: DataType.Double, value: 50 }
-    });
-    ns.instantiateExclusiveLimitAlarm("ExclusiveLimitAlarmType", {
-        nodeId: "s=Tank.Level.Alarm", browseName: "TankLevelAlarm", conditionName: "TankLevelAlarm",
-        componentOf: tank, conditionSource: level, inputNode: level,
-        highHighLimit: 90, highLimit: 70, lowLimit: 20, lowLowLimit: 10,
-        optionals: ["ConfirmedState", "Confirm"]
-    });
+    // Tank.Level for the scenario of one alarm; Tank2 and Tank3 beside it for the refresh after a
+    // reconnect, which needs three.
+    for (const name of ["Tank", "Tank2", "Tank3"]) {
+        const level = ns.addVariable({
+            nodeId: `s=${name}.Level`, browseName: `${name}Level`, componentOf: tank, eventSourceOf: tank,
+            dataType: "Double", accessLevel: RW, userAccessLevel: RW, minimumSamplingInterval: 0,
+            value: { dataType: DataType.Double, value: 50 }
+        });
+        ns.instantiateExclusiveLimitAlarm("ExclusiveLimitAlarmType", {
+            nodeId: `s=${name}.Level.Alarm`, browseName: `${name}LevelAlarm`, conditionName: `${name}LevelAlarm`,
+            componentOf: tank, conditionSource: level, inputNode: level,
+            highHighLimit: 90, highLimit: 70, lowLimit: 20, lowLowLimit: 10,
+            optionals: ["ConfirmedState", "Confirm"]
+        });
+    }
 }
 
 function answerCallsAsTheSpecSays(addressSpace, accessor) {

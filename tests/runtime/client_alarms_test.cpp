@@ -12,46 +12,55 @@
 
 using namespace uactor;
 
-TEST_CASE("client: acknowledge, confirm, comment and ConditionRefresh on our server's limit alarm",
-          "[runtime][client-events][client-alarms]") {
-  runtime rt;
+namespace {
+
+server& start(runtime& rt) {
   auto plan = default_server_plan();
   plan.listen_address = "127.0.0.1";
   plan.port = 0;
   plan.security = {"none"};
   auto started = rt.start_server(plan);
   REQUIRE(started.has_value());
-  server& srv = **started;
-  const std::uint16_t ns = srv.register_namespace("urn:test:client-alarms");
+  return **started;
+}
+
+// `<tank>.Level`, a writable Double at 50, and `<tank>.Level.Alarm`, an ExclusiveLimitAlarmType on
+// it (HighHigh 90, High 70, Low 20, LowLow 10), as node_server.js --alarms serves them.
+testing::alarm_scenario_ids add_tank(server& srv, std::uint16_t ns, const std::string& tank) {
   variable_node level;
-  level.id = node_id::string(ns, "Tank.Level");
+  level.id = node_id::string(ns, tank + ".Level");
   level.parent = ns0::objects_folder;
-  level.browse_name = qualified_name{ns, ua::ua_string("TankLevel")};
+  level.browse_name = qualified_name{ns, ua::ua_string(tank + "Level")};
   level.data_type = ns0::double_;
   level.access_level = access::read | access::write;
   level.value.set_value(50.0);
   REQUIRE(srv.apply(level) == status::good);
   limit_alarm alarm;
-  alarm.id = node_id::string(ns, "Tank.Level.Alarm");
+  alarm.id = node_id::string(ns, tank + ".Level.Alarm");
   alarm.input = level.id;
-  alarm.name = "TankLevelAlarm";
+  alarm.name = tank + "LevelAlarm";
   alarm.high_high = 90;
   alarm.high = 70;
   alarm.low = 20;
   alarm.low_low = 10;
   REQUIRE(srv.add_limit_alarm(alarm) == status::good);
+  return {level.id, alarm.id};
+}
 
+}  // namespace
+
+TEST_CASE("client: acknowledge, confirm, comment and ConditionRefresh on our server's limit alarm",
+          "[runtime][client-events][client-alarms]") {
+  runtime rt;
+  server& srv = start(rt);
+  const auto tank = add_tank(srv, srv.register_namespace("urn:test:client-alarms"), "Tank");
   client_options o;
   o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
   auto c = rt.connect(o);
   REQUIRE(c.has_value());
-  const auto lines = testing::run_alarm_scenario(*c, {level.id, alarm.id});
+  const auto lines = testing::run_alarm_scenario(*c, tank);
   c->close();
-  INFO([&] {
-    std::string all;
-    for (const auto& l : lines) all += l + "\n";
-    return all;
-  }());
+  INFO(testing::transcript(lines));
   const std::vector<std::string> want{
       "write 80 Good",
       "active active=true acked=false confirmed=true retain=true",
@@ -79,6 +88,41 @@ TEST_CASE("client: acknowledge, confirm, comment and ConditionRefresh on our ser
       "normal active=false acked=true confirmed=true retain=false",
       "refresh Good",
       "refresh-start",
+      "refresh-end",
+  };
+  CHECK(lines == want);
+}
+
+TEST_CASE("client: ConditionRefresh after a reconnect sends exactly the retained conditions of our server",
+          "[runtime][client-events][client-alarms]") {
+  runtime rt;
+  server& srv = start(rt);
+  const std::uint16_t ns = srv.register_namespace("urn:test:client-alarms");
+  std::vector<testing::alarm_scenario_ids> alarms;
+  for (const char* tank : {"Tank1", "Tank2", "Tank3"}) alarms.push_back(add_tank(srv, ns, tank));
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  const auto lines = testing::run_refresh_after_reconnect_scenario(*c, [&] { return rt.connect(o); }, alarms);
+  INFO(testing::transcript(lines));
+  // Part 9 §5.5.2: A active, B back to normal but unacknowledged: retained; C acknowledged,
+  // confirmed and back to normal: not retained, so not refreshed (§5.5.7).
+  const std::vector<std::string> want{
+      "write A 80 Good",
+      "write B 80 Good",
+      "write C 80 Good",
+      "write B 50 Good",
+      "acknowledge C Good",
+      "confirm C Good",
+      "write C 50 Good",
+      "before A active=true acked=false confirmed=true retain=true",
+      "before B active=false acked=false confirmed=true retain=true",
+      "before C active=false acked=true confirmed=true retain=false",
+      "refresh Good",
+      "refresh-start",
+      "refreshed A active=true acked=false confirmed=true retain=true",
+      "refreshed B active=false acked=false confirmed=true retain=true",
       "refresh-end",
   };
   CHECK(lines == want);

@@ -384,4 +384,35 @@ TEST_CASE("client: uactor subscribe --events against our server, text, --json, a
     CHECK(contains(r.all(), "BadEventFilterInvalid"));
     CHECK(contains(r.all(), "refused --event-type i=85 (where element 0): BadFilterOperandInvalid"));
   }
+  SECTION("--where twice, ANDed: Severity and Like") {
+    const auto r = run_command(cmd + " --count 3 --interval 50 --select Severity,Message --where 'Severity >= 500'"
+                                     " --where 'Message like %major%'");
+    INFO(r.all());
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.lines.size() == 3);
+    for (const auto& l : r.lines) CHECK(l == "i=2253\tSeverity=800\tMessage=en \"major event\"");
+  }
+  SECTION("--where != (a Not over Equals), == on a String, < with --min-severity") {
+    const auto r = run_command(cmd + " --count 3 --interval 50 --select Severity,SourceName --where 'Severity != 800'"
+                                     " --where 'SourceName == uactor-test' --where 'Severity<301' --min-severity 300");
+    INFO(r.all());
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.lines.size() == 3);
+    for (const auto& l : r.lines) CHECK(l == "i=2253\tSeverity=300\tSourceName=\"uactor-test\"");
+  }
+  SECTION("a --where on a field AlarmConditionType lacks: named by its text, exit 1") {
+    // Part 4 §7.22.3: paths are checked against a type other than BaseEventType.
+    const auto r = run_command(cmd + " --select-type i=2915 --where 'Severity > 1' --where 'NoSuchField != true' --seconds 5");
+    INFO(r.all());
+    CHECK(r.rc == 1);
+    // The Equals under the Not is refused: named as the --where it came from.
+    CHECK(contains(r.all(), "refused --where 'NoSuchField != true' (where element 3): BadFilterOperandInvalid (0x80490000), "
+                            "operand 0: BadBrowseNameInvalid"));
+  }
+  SECTION("a malformed --where: named, exit 2") {
+    const auto r = run_command(cmd + " --where 'Severity => 500' --seconds 5");
+    INFO(r.all());
+    CHECK(r.rc == 2);
+    CHECK(contains(r.all(), "--where 'Severity => 500': no operator"));
+  }
 }

@@ -101,6 +101,20 @@ void subscription_manager::enqueue_event(item& it, const event_record& e) {
   if (it.mode == monitoring_mode::reporting) mark_ready(it, false);
 }
 
+// A message's event list to `n` entries, their field storage kept: take_event swaps an entry's
+// storage into the event queue, so an entry made empty by a plain resize (more events than the
+// recycled message had) would make the queue's next select allocate. The storage of the entries a
+// shorter message drops waits here for the next longer one.
+void subscription_manager::resize_events(ua_array<event_field_list>& events, std::size_t n) {
+  for (std::size_t i = n; i < events.size(); ++i) spare_fields_.push_back(std::move(events[i].event_fields));
+  const std::size_t had = events.size();
+  events.resize(n);
+  for (std::size_t i = had; i < n && !spare_fields_.empty(); ++i) {
+    events[i].event_fields = std::move(spare_fields_.back());
+    spare_fields_.pop_back();
+  }
+}
+
 // The next notification of an event item into `out` (its storage swapped with the queue's).
 void subscription_manager::take_event(item& it, event_field_list& out) {
   out.client_handle = it.client_handle;

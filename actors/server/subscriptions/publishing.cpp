@@ -161,7 +161,7 @@ void subscription_manager::send_data(subscription& s, session_state& ss, const i
   }
   if (event_total > 0) {
     enl = &m.message.notification_data[slot++].emplace<event_notification_list>();
-    enl->events.resize(event_total);
+    resize_events(enl->events, event_total);
   }
   std::size_t n = 0;   // data changes written
   std::size_t ne = 0;  // events written

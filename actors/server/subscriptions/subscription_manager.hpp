@@ -167,6 +167,7 @@ private:
                                        std::unique_ptr<event_filter_program>& out, ua::extension_object& filter_result);
   void resize_event_queue(item& it, std::uint32_t size);
   void take_event(item& it, ua::event_field_list& out);
+  void resize_events(ua::ua_array<ua::event_field_list>& events, std::size_t n);
   void mark_ready(item& it, bool triggered);
   void cycle(subscription& s, const instant& now);
   bool answer_one(session_state& ss, const instant& now);
@@ -189,6 +190,7 @@ private:
   std::size_t event_item_count_ = 0;
   field_catalogue catalogue_;
   event_record overflow_event_;           // EventQueueOverflowEventType, its Time set per use
+  std::vector<ua::ua_array<ua::variant>> spare_fields_;  // field storage of events a message dropped
   std::vector<ua::node_index> notifiers_;  // reused by raise_event
   std::size_t item_count_ = 0;
   std::uint32_t next_subscription_id_ = 1;
