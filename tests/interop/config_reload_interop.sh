@@ -132,10 +132,10 @@ EOB
 run_batch "$tmp/after.txt"
 
 # A session of late's, held through the reload that stops trusting it.
-timeout -k 5 90 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 80 --session-only $late \
+timeout -k 5 250 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 240 --session-only $late \
     --user bob --password bob-pw --hold-until "$tmp/release-late" >"$tmp/late.out" 2>"$tmp/late.err" &
 late_pid=$!
-for _ in $(seq 200); do grep -q "ok read ServerState" "$tmp/late.out" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q "ok read ServerState" "$tmp/late.out" && break; sleep 0.1; done
 grep -q "ok read ServerState" "$tmp/late.out" || fail "late's held session did not start: $(tail -n 3 "$tmp/late.out")"
 
 touch "$tmp/release"
@@ -170,7 +170,6 @@ else
 fi
 cat >"$tmp/still.txt" <<EOB
 still-bob-logs-in     $secure --user bob --password bob-pw
-still-late-gets-in    $late --user bob --password bob-pw
 EOB
 run_batch "$tmp/still.txt"
 
