@@ -830,13 +830,14 @@ private:
     if (s.string("dir", dir) && !dir.empty()) {
       const auto path = c_.resolve(dir);
       std::error_code ec;
+      std::string why;
       if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
-        c_.error(*s.table().get("dir"), s.key("dir"), fmt::format("{} is not a directory", path.string()));
+        why = fmt::format("{} is not a directory", path.string());
       else if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), R_OK | W_OK | X_OK) != 0
                                                  : ::access(path.parent_path().empty() ? "." : path.parent_path().c_str(), W_OK) != 0)
-        pki_dir_refused_ = true, c_.error(*s.table().get("dir"), s.key("dir"),
-                 fmt::format("{} cannot be used as the certificate store (read, write): {}", path.string(),
-                             std::strerror(errno)));
+        why = fmt::format("{} cannot be used as the certificate store (read, write): {}", path.string(), std::strerror(errno));
+      pki_dir_refused_ = !why.empty();
+      if (pki_dir_refused_) c_.error(*s.table().get("dir"), s.key("dir"), why);
       pki_dir_ = path.string();
       pki_dir_at_ = place{s.table().get("dir")->source(), s.key("dir")};
     }
