@@ -182,7 +182,6 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
   return true;
 }
 
-// The same behaviour for both homes: a scheduler actor or a broker without connections.
 // An answered batch back to its connection, stamped for the connection's wait metric (one clock
 // read a batch, as the connection's stamp on the way in).
 template <class Self>
@@ -191,6 +190,7 @@ void send_back(Self* self, const caf::actor& connection, batch_ptr&& batch) {
   self->send(connection, std::move(batch));
 }
 
+// The same behaviour for both homes: a scheduler actor or a broker without connections.
 template <class Self>
 caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chrono::milliseconds housekeeping) {
   st->host = self->address();

@@ -80,14 +80,15 @@ variant as_type(double v, ua::builtin_type t) {
 
 using tick_atom = caf::atom_constant<caf::atom("cfgtick")>;
 
-// One [[writers]] entry (DESIGN.md "writer"): each tick one batch, through the same door as any
-// application's values.
 // What the writers count, shared by them: one tick an interval each is no hot path.
 struct writer_counters {
   std::atomic<std::uint64_t> cycles{0};
   std::atomic<std::uint64_t> wait_ns{0};
   std::atomic<std::uint64_t> waits{0};
 };
+
+// One [[writers]] entry (DESIGN.md "writer"): each tick one batch, through the same door as any
+// application's values.
 
 caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, server* srv, std::vector<value_handle> handles,
                            std::shared_ptr<writer_counters> counters) {
