@@ -20,11 +20,9 @@ if [ ! -d "$here/node_modules" ]; then echo "skipped: $here/node_modules missing
 uactor="${1:?usage: config_reload_interop.sh UACTOR_BINARY}"
 tmp="$(mktemp -d)"
 server_pid=""
-hold_pid=""
-late_pid=""
+declare -A holds=()  # name -> pid of a node client holding a session (start_hold)
 cleanup() {
-    [ -n "$hold_pid" ] && kill "$hold_pid" 2>/dev/null
-    [ -n "$late_pid" ] && kill "$late_pid" 2>/dev/null
+    for p in "${holds[@]}"; do kill "$p" 2>/dev/null; done
     if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
     rm -rf "$tmp"
 }
@@ -111,12 +109,32 @@ before-late-refused   $late --user alice --password alice-pw --expect-fail BadSe
 EOB
 run_batch "$tmp/before.txt"
 
+# Opens a session as NAME ($1) with the client arguments after it, and holds it (reading
+# ServerState) until end_hold NAME.
+start_hold() {
+    local name="$1"
+    shift
+    timeout -k 5 250 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 240 --session-only "$@" \
+        --hold-until "$tmp/release-$name" >"$tmp/hold-$name.out" 2>"$tmp/hold-$name.err" &
+    holds[$name]=$!
+    for _ in $(seq 600); do grep -q "ok read ServerState" "$tmp/hold-$name.out" && break; sleep 0.1; done
+    grep -q "ok read ServerState" "$tmp/hold-$name.out" || fail "$name's held session did not start: $(tail -n 3 "$tmp/hold-$name.out")"
+}
+# Lets NAME's ($1) session end and checks that it went on all along (since $2).
+end_hold() {
+    touch "$tmp/release-$1"
+    wait "${holds[$1]}"
+    local status=$?
+    unset "holds[$1]"
+    if [ "$status" -eq 0 ] && grep -q "ok held the session" "$tmp/hold-$1.out"; then
+        pass "$1's session from $2 went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/hold-$1.out")"
+    else
+        fail "$1's held session (exit $status): $(tail -n 3 "$tmp/hold-$1.out")"
+    fi
+}
+
 # A session of alice's, opened before the reload, held through it.
-timeout -k 5 90 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 80 --session-only $secure \
-    --user alice --password alice-pw --hold-until "$tmp/release" >"$tmp/hold.out" 2>"$tmp/hold.err" &
-hold_pid=$!
-for _ in $(seq 200); do grep -q "ok read ServerState" "$tmp/hold.out" && break; sleep 0.1; done
-grep -q "ok read ServerState" "$tmp/hold.out" || fail "the held session did not start: $(tail -n 3 "$tmp/hold.out")"
+start_hold alice $secure --user alice --password alice-pw
 
 "$uactor" hash-password bob <<<'bob-pw' >"$tmp/users"
 cp "$tmp/plant.trusting" "$tmp/plant.toml"
@@ -132,21 +150,8 @@ EOB
 run_batch "$tmp/after.txt"
 
 # A session of late's, held through the reload that stops trusting it.
-timeout -k 5 250 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 240 --session-only $late \
-    --user bob --password bob-pw --hold-until "$tmp/release-late" >"$tmp/late.out" 2>"$tmp/late.err" &
-late_pid=$!
-for _ in $(seq 600); do grep -q "ok read ServerState" "$tmp/late.out" && break; sleep 0.1; done
-grep -q "ok read ServerState" "$tmp/late.out" || fail "late's held session did not start: $(tail -n 3 "$tmp/late.out")"
-
-touch "$tmp/release"
-wait "$hold_pid"
-hold_status=$?
-hold_pid=""
-if [ "$hold_status" -eq 0 ] && grep -q "ok held the session" "$tmp/hold.out"; then
-    pass "alice's session from before the reload went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/hold.out")"
-else
-    fail "the held session (exit $hold_status): $(tail -n 3 "$tmp/hold.out")"
-fi
+start_hold late $late --user bob --password bob-pw
+end_hold alice "before the reload"
 
 # A broken plant file: every error logged, nothing changes.
 printf '[server]\nport = "x"\nbogus_key = 1\n' >"$tmp/plant.toml"
@@ -185,15 +190,7 @@ untrusted-late-refused $late --user bob --password bob-pw --expect-fail BadSecur
 untrusted-bob-logs-in  $secure --user bob --password bob-pw
 EOB
 run_batch "$tmp/untrusted.txt"
-touch "$tmp/release-late"
-wait "$late_pid"
-late_status=$?
-late_pid=""
-if [ "$late_status" -eq 0 ] && grep -q "ok held the session" "$tmp/late.out"; then
-    pass "late's session from before its trust was taken went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/late.out")"
-else
-    fail "late's held session (exit $late_status): $(tail -n 3 "$tmp/late.out")"
-fi
+end_hold late "before its trust was taken"
 kill -0 "$server_pid" 2>/dev/null && pass "the server still runs" || fail "the server ended"
 
 if [ "$failures" -ne 0 ]; then
