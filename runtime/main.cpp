@@ -71,6 +71,8 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
         endpoints.push_back({s->endpoint_url(), s->metrics(), s->scripts_metrics(), s->endpoint_urls()});
     auto process = uactor::app::sample_process();
     process.writer_cycles = runtime.writer_cycles();
+    process.writer_wait_ns = runtime.writer_wait_ns();
+    process.writer_waits = runtime.writer_waits();
     return uactor::app::prometheus_text(endpoints, process);
   };
   auto http = uactor::app::http_service::start(std::move(o), std::move(sources));

@@ -90,9 +90,22 @@ std::vector<std::string> endpoint_urls_of(const server_plan& plan, const std::ve
   return urls;
 }
 
+// Writes the certificates into trusted/certs; returns their thumbprints (what a reload without
+// them takes out again).
+std::vector<std::string> trust_all(security::pki_store& store, const std::vector<security::certificate>& certs) {
+  std::vector<std::string> thumbprints;
+  for (const auto& cert : certs) {
+    if (const auto sc = store.trust(cert); sc.is_bad())
+      throw std::runtime_error("trust: " + cert.subject() + " could not be written into the trust list: " + sc.to_string());
+    thumbprints.push_back(cert.thumbprint_hex());
+  }
+  return thumbprints;
+}
+
 // The offers, the certificate (created in the PKI folder on first start), the trust checks and
-// the users of the plan. Throws std::runtime_error on a bad configuration.
-std::shared_ptr<actors::server_security> make_security(const server_plan& plan) {
+// the users of the plan. Throws std::runtime_error on a bad configuration. `trusted`: the
+// thumbprints of the plan's `trust` certificates, now in trusted/.
+std::shared_ptr<actors::server_security> make_security(const server_plan& plan, std::vector<std::string>& trusted) {
   auto sec = std::make_shared<actors::server_security>();
   // Each endpoint's offers and token types; `offers` is all of them (the certificate, the crypto
   // pool and the None check of the channels go by it).
@@ -132,7 +145,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan) 
   if (own->cert.application_uri() != plan.application_uri)
     spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
                  "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
-  for (const auto& cert : read_trust(plan)) store->trust(cert);
+  trusted = trust_all(*store, read_trust(plan));
   sec->certificate = own->cert;
   sec->private_key = own->private_key;
   sec->certificate_issuers = own->issuers;  // sent after the certificate when own/ holds its chain
@@ -276,8 +289,10 @@ void guarded(const char* kind, const Reply& reply, Handler&& handler) {
 
 class embedded_server final : public server {
 public:
-  embedded_server(server_plan plan, actors::server_handle handle, std::shared_ptr<actors::server_security> security)
+  embedded_server(server_plan plan, actors::server_handle handle, std::shared_ptr<actors::server_security> security,
+                  std::vector<std::string> trusted_by_plan)
       : plan_(std::move(plan)),
+        trusted_by_plan_(std::move(trusted_by_plan)),
         handle_(std::move(handle)),
         urls_(endpoint_urls_of(plan_, handle_.ports)),
         security_(std::move(security)),
@@ -437,10 +452,23 @@ public:
       return {"trust: this server offers no secured endpoint, so it has no trust list"};
     if (users->size() > 0 && !security_->identities.user_name)
       return {"users: this server started without users, so its endpoints offer no UserName login (restart it)"};
-    for (const auto& cert : trust)
-      if (const auto sc = security_->store->trust(cert); sc.is_bad())
-        return {"trust: " + cert.subject() + " could not be written into the trust list: " + sc.to_string()};
-    spdlog::info("reload: {} user(s), {} certificate(s) trusted", users->size(), trust.size());
+    std::vector<std::string> trusted;
+    try {
+      if (security_->store) trusted = trust_all(*security_->store, trust);
+    } catch (const std::exception& e) {
+      return {e.what()};
+    }
+    // A certificate the last plan trusted and this one does not leaves trusted/certs: its next
+    // OpenSecureChannel is refused (Part 4 §6.1.3 trust list); channels open now go on.
+    std::size_t removed = 0;
+    for (const auto& old : trusted_by_plan_) {
+      if (std::ranges::find(trusted, old) != trusted.end()) continue;
+      std::error_code ec;
+      if (const auto file = security_->store->find("trusted", old); !file.empty() && std::filesystem::remove(file, ec))
+        ++removed;
+    }
+    trusted_by_plan_ = std::move(trusted);
+    spdlog::info("reload: {} user(s), {} certificate(s) trusted, {} no longer", users->size(), trust.size(), removed);
     security_->identities.users.set(std::move(users));
     return {};
   }
@@ -596,6 +624,7 @@ private:
   }
 
   server_plan plan_;
+  std::vector<std::string> trusted_by_plan_;  // thumbprints of the last (re)load's `trust` certificates
   actors::server_handle handle_;
   std::vector<std::string> urls_;  // one per endpoint, with the ports bound
   std::shared_ptr<actors::server_security> security_;
@@ -691,8 +720,9 @@ runtime::~runtime() { stop(); }
 
 ua::expected<server*> runtime::start_server(const server_plan& plan) {
   std::shared_ptr<actors::server_security> security;
+  std::vector<std::string> trusted;
   try {
-    security = make_security(plan);
+    security = make_security(plan, trusted);
   } catch (const std::exception& e) {
     spdlog::error("uactor: {}", e.what());
     return ua::status::bad_configuration_error;
@@ -726,7 +756,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   auto h = actors::spawn_server(
       sys, o, actors::endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) { return make_core(plan, ports, security); }));
   if (!h) return h.error();
-  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h, security));
+  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h, security, std::move(trusted)));
   if (plan.demo) {
     if (const auto sc = serve_demo(sys, *s, s->door(), plan); sc.is_bad()) {
       spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());

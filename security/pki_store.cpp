@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iterator>
@@ -443,6 +444,53 @@ std::string pki_store::file_name_for(const certificate& cert) {
 std::string default_pki_dir() {
   const char* env = std::getenv("UACTOR_PKI");
   return env && *env ? env : "./pki";
+}
+
+namespace {
+
+// A folder the store needs: there as a folder (writable when `write`), or creatable (its nearest
+// existing ancestor a writable folder). Empty when fine, else why not.
+std::string folder_problem(const fs::path& dir, bool write) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return dir.string() + " is not a folder";
+    if (write && ::access(dir.c_str(), W_OK | X_OK) != 0) return dir.string() + ": " + std::strerror(errno);
+    return {};
+  }
+  fs::path up = dir.parent_path();
+  while (!up.empty() && !fs::exists(up, ec)) up = up.parent_path();
+  if (up.empty()) up = ".";
+  if (!fs::is_directory(up, ec)) return "cannot create " + dir.string() + ": " + up.string() + " is not a folder";
+  if (::access(up.c_str(), W_OK | X_OK) != 0) return "cannot create " + dir.string() + ": " + std::strerror(errno);
+  return {};
+}
+
+}  // namespace
+
+std::string own_identity_problem(const fs::path& root, std::string_view name) {
+  const fs::path own_certs = root / "own" / "certs", own_private = root / "own" / "private";
+  const fs::path cert_file = own_certs / (std::string(name) + ".der");
+  const fs::path key_file = own_private / (std::string(name) + ".pem");
+  std::error_code ec;
+  const bool have_cert = fs::exists(cert_file, ec), have_key = fs::exists(key_file, ec);
+  const bool create = !have_cert && !have_key;
+  for (const auto& dir : {own_certs, own_private, root / "trusted" / "certs", root / "trusted" / "crl",
+                          root / "issuers" / "certs", root / "issuers" / "crl", root / "rejected" / "certs"})
+    if (auto why = folder_problem(dir, create && dir.parent_path() == root / "own"); !why.empty()) return why;
+  if (create) return {};
+  // As load_or_create_own: one without the other is an operator's half-finished change.
+  if (!have_key) return cert_file.string() + " is there without its key " + key_file.string();
+  if (!have_cert) return key_file.string() + " is there without its certificate " + cert_file.string();
+  const auto chain = certificate::chain_from_file(cert_file);
+  if (!chain) return "cannot read a certificate from " + cert_file.string();
+  const auto pem = read_small_file(key_file);
+  if (!pem) return "cannot read " + key_file.string();
+  const auto key = rsa_key::from_private_pem({reinterpret_cast<const char*>(pem->data()), pem->size()});
+  if (!key) return "cannot read a PEM private key from " + key_file.string();
+  const int same = EVP_PKEY_eq(chain->front().public_key().native(), key->native());
+  ERR_clear_error();
+  if (same != 1) return cert_file.string() + " and " + key_file.string() + " do not belong together";
+  return {};
 }
 
 ua::expected<application_identity> pki_store::load_or_create_own(const certificate_request& request,

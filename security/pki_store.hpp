@@ -49,6 +49,12 @@ validation_result check_host_name(const certificate& server, const std::string& 
 // $UACTOR_PKI, else ./pki: where uactor's server, client and `uactor certs` keep certificates.
 std::string default_pki_dir();
 
+// Why pki_store(root).load_or_create_own(.., name) would fail, found without creating or
+// writing anything (`uactor check-config`: nothing starts before the file is known good). Empty
+// when every folder of the store exists or can be created and own/ holds a certificate and key
+// that belong together, or neither and both can be written there.
+std::string own_identity_problem(const std::filesystem::path& root, std::string_view name = "uactor");
+
 class pki_store {
 public:
   // Creates the folders when missing (throws std::filesystem::filesystem_error when it cannot:

@@ -372,6 +372,12 @@ void on_open_done(caf::io::broker* self, caf::io::connection_handle hdl, connect
 }
 
 void on_answered(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, batch_ptr& batch) {
+  if (c.counters) {  // the host stamped `sent` when it sent the batch back
+    c.counters->wait_ns.add(static_cast<std::uint64_t>(
+        std::chrono::nanoseconds(std::chrono::steady_clock::now() - batch->sent).count()));
+    c.counters->waits.add();
+  }
+  batch->sent = {};  // an inline host (answer_inline) must not count this stamp as its own wait
   if (c.channel_away) {
     c.held_batch = std::move(batch);
     return;
@@ -420,6 +426,8 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       if (t->what() == crypto_task::kind::channel_open) on_open_done(self, hdl, *c, static_cast<channel_open_task&>(*t));
     },
     [self, hdl, c, next_tick](housekeeping_atom) {
+      // As the session host samples its own (total_task_size, not mailbox().size(): CAF 0.17).
+      if (c->counters) c->counters->mailbox_depth.set(self->mailbox().queue().total_task_size());
       if (c->channel_away) return next_tick();  // its timers wait until it is back
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);

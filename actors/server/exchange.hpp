@@ -35,7 +35,8 @@ struct exchange_batch {
   std::uint32_t channel_id = 0;
   std::vector<exchange> items;  // the first `size` are in use; the rest keep their storage
   std::size_t size = 0;
-  std::chrono::steady_clock::time_point sent{};  // by the connection, for the host's wait metric
+  // When it was sent, by the connection to the host and by the host back: the wait metrics.
+  std::chrono::steady_clock::time_point sent{};
 
   exchange& next() {
     if (size == items.size()) items.emplace_back();

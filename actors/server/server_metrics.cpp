@@ -170,6 +170,8 @@ server_metrics metrics_registry::snapshot() {
     closed_sent_ += c->bytes_sent.get();
     closed_renewals_ += c->renewals.get();
     closed_rejected_ += c->certificates_rejected.get();
+    closed_wait_ns_ += c->wait_ns.get();
+    closed_waits_ += c->waits.get();
     return true;
   });
   m.connections_accepted = accepted_;
@@ -178,6 +180,8 @@ server_metrics metrics_registry::snapshot() {
   m.bytes_sent = closed_sent_;
   m.channel_renewals = closed_renewals_;
   m.certificates_rejected = closed_rejected_;
+  m.connection_wait_ns = closed_wait_ns_;
+  m.connection_waits = closed_waits_;
   m.endpoints.resize(accepted_by_endpoint_.size());
   for (std::size_t i = 0; i < accepted_by_endpoint_.size(); ++i) m.endpoints[i].connections_accepted = accepted_by_endpoint_[i];
   for (const auto& c : open_) {
@@ -186,6 +190,9 @@ server_metrics metrics_registry::snapshot() {
     m.bytes_sent += c->bytes_sent.get();
     m.channel_renewals += c->renewals.get();
     m.certificates_rejected += c->certificates_rejected.get();
+    m.connection_mailbox_depth += c->mailbox_depth.get();
+    m.connection_wait_ns += c->wait_ns.get();
+    m.connection_waits += c->waits.get();
   }
   host_.add_to(m);
   return m;

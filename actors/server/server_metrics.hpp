@@ -39,6 +39,9 @@ struct connection_counters {
   local_counter bytes_sent;
   local_counter renewals;
   local_counter certificates_rejected;
+  local_counter mailbox_depth;  // sampled at the housekeeping tick
+  local_counter wait_ns;        // answered batches: from the host's send to the broker's start
+  local_counter waits;
   std::atomic<bool> closed{false};  // set last: the registry folds the block into its totals
   std::uint16_t endpoint = 0;       // the endpoint (listener) it came through; set before it is shared
 };
@@ -94,6 +97,7 @@ private:
   std::uint64_t accepted_ = 0;
   std::vector<std::uint64_t> accepted_by_endpoint_;
   std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
+  std::uint64_t closed_wait_ns_ = 0, closed_waits_ = 0;
   host_counters host_;
 };
 

@@ -182,6 +182,14 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
   return true;
 }
 
+// An answered batch back to its connection, stamped for the connection's wait metric (one clock
+// read a batch, as the connection's stamp on the way in).
+template <class Self>
+void send_back(Self* self, const caf::actor& connection, batch_ptr&& batch) {
+  batch->sent = std::chrono::steady_clock::now();
+  self->send(connection, std::move(batch));
+}
+
 // The same behaviour for both homes: a scheduler actor or a broker without connections.
 template <class Self>
 caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chrono::milliseconds housekeeping) {
@@ -200,7 +208,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       auto& ch = st->channels[batch->channel_id];
       auto sender = caf::actor_cast<caf::actor>(self->current_sender());
       if (ch.connection != sender) ch.connection = sender;
-      if (answer_from(*st, batch, 0, nullptr, sender)) self->send(sender, std::move(batch));
+      if (answer_from(*st, batch, 0, nullptr, sender)) send_back(self, sender, std::move(batch));
       push_deferred(self, *st);
       arm_tick(self, *st);
     },
@@ -212,7 +220,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       if (it == st->parked.end()) return;  // its channel closed meanwhile
       parked_batch p = std::move(it->second);
       st->parked.erase(it);
-      if (answer_from(*st, p.batch, p.at, task.work.get(), p.connection)) self->send(p.connection, std::move(p.batch));
+      if (answer_from(*st, p.batch, p.at, task.work.get(), p.connection)) send_back(self, p.connection, std::move(p.batch));
       push_deferred(self, *st);
       arm_tick(self, *st);
     },

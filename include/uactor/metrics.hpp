@@ -43,6 +43,13 @@ struct server_metrics {
   std::uint64_t host_waits = 0;          // batches measured
   std::uint64_t host_wait_max_ns = 0;    // the longest wait since the last housekeeping tick
   std::uint64_t host_mailbox_depth = 0;  // gauge, sampled at the housekeeping tick
+  // The connection brokers, summed over the open ones (the waits also over the closed ones):
+  // mailboxes sampled at the listener's housekeeping tick, and the wait of an answered batch from
+  // the host's send to the broker's start on it (session host on the scheduler only: with the
+  // multiplexer the answer is written in place).
+  std::uint64_t connection_mailbox_depth = 0;  // gauge
+  std::uint64_t connection_wait_ns = 0;
+  std::uint64_t connection_waits = 0;
   std::vector<service_metrics> services;  // the services asked for at least once
   // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
   // (the sums are connections_accepted and connections_open).

@@ -280,7 +280,8 @@ public:
 
   // What changes without a restart (`uactor run` on SIGHUP, docs/configuration.md "Reload"): the
   // UserName logins (users_file read again, users, user_hashes replace the running set) and the
-  // certificates of `trust` (added to the trust list; trusted/ and issuers/ are read again by
+  // certificates of `trust` (added to the trust list, and those of the last start or reload's
+  // `trust` that `plan` no longer lists taken out of it; trusted/ and issuers/ are read again by
   // themselves whenever they change). Everything else of `plan` is ignored. All or nothing: the
   // errors, and nothing changed, or none. Sessions stay (also those of a removed user: Part 4 has
   // no recall of an activated session; they end with their channel or timeout).

@@ -71,8 +71,10 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
   auto given = [&](const char* name) { return run.count(name) > 0; };
   // A --port on the command line replaces the file's: the file's port is not checked then.
   const bool check_ports = !given("--port") && !reloading;
-  auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports, nodesets)
-                        : load_file(file, check_ports, nodesets);
+  // Nor the store when --pki or --security replaces what the file says (a running server has one).
+  const bool check_store = !given("--pki") && !given("--security") && !reloading;
+  auto r = file.empty() ? load(default_toml(), "(default)", ".", check_ports, check_store, nodesets)
+                        : load_file(file, check_ports, check_store, nodesets);
   if (!report(r)) return std::nullopt;
   plant p = std::move(r.value);
   auto& s = p.server;

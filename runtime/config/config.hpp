@@ -109,12 +109,15 @@ struct load_result {
 };
 
 // Parses and checks `text` (named `file_name` in the diagnostics; relative paths in it are taken
-// relative to `base_dir`). `check_ports`: also refuse a port some other socket holds.
+// relative to `base_dir`). `check_ports`: also refuse a port some other socket holds. `check_store`:
+// also refuse a secured policy when the certificate store can neither give nor make the server
+// certificate (security::own_identity_problem; the default store is $UACTOR_PKI or ./pki).
 // `more_nodesets` (`uactor run --nodeset`) are checked and loaded after the file's [[nodesets]].
 load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir = ".",
-                 bool check_ports = true, std::span<const nodeset_file> more_nodesets = {});
+                 bool check_ports = true, bool check_store = true, std::span<const nodeset_file> more_nodesets = {});
 // Reads the file first (an unreadable file is one diagnostic without a line).
-load_result load_file(const std::string& path, bool check_ports = true, std::span<const nodeset_file> more_nodesets = {});
+load_result load_file(const std::string& path, bool check_ports = true, bool check_store = true,
+                      std::span<const nodeset_file> more_nodesets = {});
 
 // The embedded default (runtime/config/default.toml): today's `uactor run`.
 std::string_view default_toml();

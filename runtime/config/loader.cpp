@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +31,7 @@
 #include "runtime/client_cli.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
+#include "security/pki_store.hpp"
 #include "security/policy.hpp"
 
 namespace uactor::config {
@@ -574,8 +576,8 @@ struct node_entry {
 
 class plant_reader {
 public:
-  plant_reader(checker& c, bool check_ports, std::span<const nodeset_file> more_nodesets)
-      : c_(c), check_ports_(check_ports), more_nodesets_(more_nodesets) {}
+  plant_reader(checker& c, bool check_ports, bool check_store, std::span<const nodeset_file> more_nodesets)
+      : c_(c), check_ports_(check_ports), check_store_(check_store), more_nodesets_(more_nodesets) {}
 
   plant read(const toml::table& root) {
     section top(c_, root, "");
@@ -621,7 +623,7 @@ private:
     if (s.integer("demo_writer_interval_ms", 1, 86'400'000, writer_ms)) server_.writer_interval = std::chrono::milliseconds(writer_ms);
     s.integer("load_variables", 0, 1'000'000, server_.load_variables);
     s.choice("profile", {"default", "interop"}, server_.profile);
-    read_security(s, "security", server_.security);
+    const auto server_secured = read_security(s, "security", server_.security);
     s.boolean("anonymous", server_.anonymous);  // server.user_tokens below: refused together
     if (s.string("users_file", server_.users_file) && !server_.users_file.empty()) {
       const auto path = c_.resolve(server_.users_file);
@@ -673,6 +675,7 @@ private:
       e.security = server_.security;
       e.user_tokens = std::move(server_tokens);
       if (server_tokens_given) check_tokens_secured(s, e);
+      note_secured(e, server_secured, {s.where(), "server.security", false});
       server_.endpoints.push_back(std::move(e));
       p_.server = server_;
       return;
@@ -700,7 +703,7 @@ private:
                    fmt::format("\"{}\" is not an IPv4 address", plan.listen_address));
       }
       if (e.string("host_name", host) && !host.empty()) plan.host_name = host;
-      read_security(e, "security", plan.security);
+      const auto secured = read_security(e, "security", plan.security);
       // An endpoint's own user_tokens win; else its `anonymous` changes the server's list.
       bool anonymous = true;
       const bool anonymous_given = e.boolean("anonymous", anonymous);
@@ -719,6 +722,7 @@ private:
           c_.error(*et.get("port"), e.key("port"),
                    fmt::format("{} cannot be bound on {}: {}", plan.port, plan.listen_address, why));
       }
+      note_secured(plan, secured ? secured : server_secured, {e.where(), e.key("security"), false});
       server_.endpoints.push_back(std::move(plan));
     }
     p_.server = server_;
@@ -767,12 +771,7 @@ private:
   // UserName and X509 need a secured channel (the password encrypted, the token signed): an
   // endpoint that offers None only cannot offer them (Part 4 §7.42, §5.7.3).
   void check_tokens_secured(section& s, const endpoint_plan& e) {
-    const bool none_only = std::ranges::all_of(e.security, [](const std::string& item) {
-      return item.size() == 4 && std::equal(item.begin(), item.end(), "none", [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == y;
-             });
-    });
-    if (!none_only) return;
+    if (!std::ranges::all_of(e.security, is_none)) return;
     const auto& a = *s.table().get("user_tokens")->as_array();
     for (std::size_t i = 0; i < e.user_tokens.size(); ++i) {
       if (e.user_tokens[i] == "anonymous") continue;
@@ -789,9 +788,27 @@ private:
     if (s.integer(name, min, max, ms)) out = std::chrono::milliseconds(ms);
   }
 
-  void read_security(section& s, std::string_view name, std::vector<std::string>& out) {
+  // Where a policy needs the server certificate: the first secured endpoint's first policy other
+  // than None, or (when it comes from the defaults) its table.
+  struct place {
+    toml::source_region at;
+    std::string key;
+    bool written = true;  // false: the default policies, `at` is the table
+  };
+  static bool is_none(const std::string& item) {
+    return item.size() == 4 && std::equal(item.begin(), item.end(), "none", [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == y;
+           });
+  }
+  void note_secured(const endpoint_plan& e, const std::optional<place>& given, place fallback) {
+    if (secured_at_ || std::ranges::all_of(e.security, is_none)) return;
+    secured_at_ = given ? *given : std::move(fallback);
+  }
+
+  // Reads `name` into `out`; returns where its first secured item is.
+  std::optional<place> read_security(section& s, std::string_view name, std::vector<std::string>& out) {
     std::vector<std::string> items;
-    if (!s.strings(name, items)) return;
+    if (!s.strings(name, items)) return std::nullopt;
     const auto& a = *s.table().get(name)->as_array();
     bool ok = !items.empty();
     if (items.empty())
@@ -804,7 +821,11 @@ private:
                            "Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss; MODE Sign or SignAndEncrypt)",
                            items[i]));
     }
-    if (ok) out = std::move(items);
+    if (!ok) return std::nullopt;
+    out = std::move(items);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (!is_none(out[i])) return place{a[i].source(), fmt::format("{}[{}]", s.key(name), i)};
+    return std::nullopt;
   }
 
   void read_pki(section& top) {
@@ -815,14 +836,16 @@ private:
     if (s.string("dir", dir) && !dir.empty()) {
       const auto path = c_.resolve(dir);
       std::error_code ec;
+      std::string why;
       if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
-        c_.error(*s.table().get("dir"), s.key("dir"), fmt::format("{} is not a directory", path.string()));
+        why = fmt::format("{} is not a directory", path.string());
       else if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), R_OK | W_OK | X_OK) != 0
                                                  : ::access(path.parent_path().empty() ? "." : path.parent_path().c_str(), W_OK) != 0)
-        c_.error(*s.table().get("dir"), s.key("dir"),
-                 fmt::format("{} cannot be used as the certificate store (read, write): {}", path.string(),
-                             std::strerror(errno)));
+        why = fmt::format("{} cannot be used as the certificate store (read, write): {}", path.string(), std::strerror(errno));
+      pki_dir_refused_ = !why.empty();
+      if (pki_dir_refused_) c_.error(*s.table().get("dir"), s.key("dir"), why);
       pki_dir_ = path.string();
+      pki_dir_at_ = place{s.table().get("dir")->source(), s.key("dir")};
     }
     std::vector<std::string> trust;
     if (s.strings("trust", trust)) {
@@ -1840,6 +1863,16 @@ private:
     plan.user_hashes = user_hashes_;
     if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
     plan.trust = trust_;
+    // A secured policy needs the server certificate: in own/ already, or made there at start
+    // (security::pki_store::load_or_create_own); found out now, not after the listeners opened.
+    if (check_store_ && secured_at_ && !pki_dir_refused_) {
+      const auto store = pki_dir_.empty() ? security::default_pki_dir() : pki_dir_;
+      const place& at = !secured_at_->written && pki_dir_at_ ? *pki_dir_at_ : *secured_at_;
+      if (auto why = security::own_identity_problem(store); !why.empty())
+        c_.error(at.at, at.key,
+                 fmt::format("a secured policy needs the server certificate, and the store {} cannot give one: {}", store,
+                             why));
+    }
   }
 
   // What the NodeSets checked so far gave: namespace 0 and their nodes, the NamespaceArray and
@@ -1853,6 +1886,10 @@ private:
 
   checker& c_;
   bool check_ports_;
+  bool check_store_;
+  std::optional<place> secured_at_;
+  std::optional<place> pki_dir_at_;
+  bool pki_dir_refused_ = false;
   std::span<const nodeset_file> more_nodesets_;
   std::unique_ptr<nodeset_check> nodesets_;  // null: no NodeSets
   plant p_;
@@ -1874,7 +1911,7 @@ std::string diagnostic::to_string() const {
 }
 
 load_result load(std::string_view text, std::string_view file_name, std::string_view base_dir, bool check_ports,
-                 std::span<const nodeset_file> more_nodesets) {
+                 bool check_store, std::span<const nodeset_file> more_nodesets) {
   load_result r;
   checker c{std::string(file_name), std::filesystem::path(base_dir)};
   toml::table root;
@@ -1885,13 +1922,14 @@ load_result load(std::string_view text, std::string_view file_name, std::string_
     r.errors.push_back({std::string(file_name), at.begin.line, at.begin.column, "", std::string(e.description())});
     return r;
   }
-  plant_reader reader(c, check_ports, more_nodesets);
+  plant_reader reader(c, check_ports, check_store, more_nodesets);
   r.value = reader.read(root);
   r.errors = c.take();
   return r;
 }
 
-load_result load_file(const std::string& path, bool check_ports, std::span<const nodeset_file> more_nodesets) {
+load_result load_file(const std::string& path, bool check_ports, bool check_store,
+                      std::span<const nodeset_file> more_nodesets) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || std::filesystem::is_directory(path, ec)) {
@@ -1904,7 +1942,7 @@ load_result load_file(const std::string& path, bool check_ports, std::span<const
   std::stringstream buffer;
   buffer << in.rdbuf();
   const auto base = std::filesystem::path(path).parent_path();
-  return load(buffer.str(), path, base.empty() ? "." : base.string(), check_ports, more_nodesets);
+  return load(buffer.str(), path, base.empty() ? "." : base.string(), check_ports, check_store, more_nodesets);
 }
 
 std::span<const std::string_view> known_keys() { return key_table; }

@@ -80,24 +80,42 @@ variant as_type(double v, ua::builtin_type t) {
 
 using tick_atom = caf::atom_constant<caf::atom("cfgtick")>;
 
+// What the writers count, shared by them: one tick an interval each is no hot path.
+struct writer_counters {
+  std::atomic<std::uint64_t> cycles{0};
+  std::atomic<std::uint64_t> wait_ns{0};
+  std::atomic<std::uint64_t> waits{0};
+};
+
 // One [[writers]] entry (DESIGN.md "writer"): each tick one batch, through the same door as any
 // application's values.
+
 caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, server* srv, std::vector<value_handle> handles,
-                           std::shared_ptr<std::atomic<std::uint64_t>> cycles) {
+                           std::shared_ptr<writer_counters> counters) {
   struct state {
     writer_spec spec;
     signal sig;
     server* srv;
     std::vector<value_handle> handles;
     std::vector<value_update> batch;
+    std::chrono::steady_clock::time_point due{};  // of the tick sent last; none before the first
     state(writer_spec s, server* to, std::vector<value_handle> h)
         : spec(std::move(s)), sig(spec), srv(to), handles(std::move(h)) {}
   };
   auto st = std::make_shared<state>(std::move(spec), srv, std::move(handles));
   self->send(self, tick_atom::value);
   return {
-      [self, st, cycles](tick_atom) {
-        cycles->fetch_add(1, std::memory_order_relaxed);  // one tick a writer interval: not a hot path
+      [self, st, counters](tick_atom) {
+        const auto now = std::chrono::steady_clock::now();
+        counters->cycles.fetch_add(1, std::memory_order_relaxed);
+        // A writer's mailbox holds its own next tick and nothing else: its depth says nothing, how
+        // late the tick runs (the timer, then the scheduler) is its message's wait.
+        if (st->due != std::chrono::steady_clock::time_point{}) {
+          const auto late = std::max(now - st->due, std::chrono::steady_clock::duration::zero());
+          counters->wait_ns.fetch_add(static_cast<std::uint64_t>(std::chrono::nanoseconds(late).count()),
+                                      std::memory_order_relaxed);
+          counters->waits.fetch_add(1, std::memory_order_relaxed);
+        }
         const double v = st->sig.next();
         st->batch.resize(st->handles.size());
         for (std::size_t i = 0; i < st->handles.size(); ++i)
@@ -105,6 +123,7 @@ caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, serve
         if (const auto sc = st->srv->write_values(st->batch); sc.is_bad() && sc != ua::status::bad_server_halted)
           spdlog::warn("writer ({}): a tick's values were not taken: {}", st->spec.kind, sc.to_string());
         self->delayed_send(self, st->spec.interval, tick_atom::value);
+        st->due = std::chrono::steady_clock::now() + st->spec.interval;
       },
   };
 }
@@ -194,10 +213,12 @@ struct plant_runner::impl {
   uactor::server* srv = nullptr;
   std::vector<caf::actor> writers;
   std::vector<std::unique_ptr<app::mirror>> mirrors;  // closed before the server stops
-  std::shared_ptr<std::atomic<std::uint64_t>> writer_cycles = std::make_shared<std::atomic<std::uint64_t>>(0);
+  std::shared_ptr<writer_counters> writers_counted = std::make_shared<writer_counters>();
 };
 
-std::uint64_t plant_runner::writer_cycles() const noexcept { return impl_->writer_cycles->load(std::memory_order_relaxed); }
+std::uint64_t plant_runner::writer_cycles() const noexcept { return impl_->writers_counted->cycles.load(std::memory_order_relaxed); }
+std::uint64_t plant_runner::writer_wait_ns() const noexcept { return impl_->writers_counted->wait_ns.load(std::memory_order_relaxed); }
+std::uint64_t plant_runner::writer_waits() const noexcept { return impl_->writers_counted->waits.load(std::memory_order_relaxed); }
 
 plant_runner::plant_runner() : impl_(std::make_unique<impl>()) {}
 plant_runner::~plant_runner() { stop(); }
@@ -270,8 +291,8 @@ bool plant_runner::start(const plant& p, std::string& error) {
       handles.push_back(*h);
     }
     m.writers.push_back(p.writer_placement == "detached"
-                            ? m.system->spawn<caf::detached>(plant_writer, w, &srv, std::move(handles), m.writer_cycles)
-                            : m.system->spawn(plant_writer, w, &srv, std::move(handles), m.writer_cycles));
+                            ? m.system->spawn<caf::detached>(plant_writer, w, &srv, std::move(handles), m.writers_counted)
+                            : m.system->spawn(plant_writer, w, &srv, std::move(handles), m.writers_counted));
   }
   // Mirrors (docs/gateway.md) before the server opens: a client sees the mirrored nodes from its
   // first request. A remote that cannot be reached refuses the start (docs/decisions/0028).

@@ -31,6 +31,10 @@ public:
   uactor::server* server() const noexcept;
   // Ticks of the writers so far (any thread).
   std::uint64_t writer_cycles() const noexcept;
+  // How late the writers' ticks ran, summed: from each tick's due time (the previous tick's start
+  // plus the interval) to its start; and how many ticks were measured (any thread).
+  std::uint64_t writer_wait_ns() const noexcept;
+  std::uint64_t writer_waits() const noexcept;
   void stop();
 
 private:

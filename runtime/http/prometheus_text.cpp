@@ -113,20 +113,29 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   }
 
   // Per actor path (DESIGN.md): the session host's mailbox and how long a batch of requests waited
-  // in it. With session_host = "multiplexer" the connections answer in place: no waits to count.
+  // in it (with session_host = "multiplexer" the connections answer in place: no waits to count);
+  // the connection brokers summed (their mailboxes, the answered batches' waits); the writers' ticks
+  // (how late they ran). docs/decisions/0019 says why not the crypto workers and script shards.
   auto& depth = f.add("uactor_actor_mailbox_depth", "messages taken into the actor's queue and not yet handled (sampled each second)", C::Gauge);
-  auto& waits = f.add("uactor_actor_message_wait_seconds", "time from a connection's send to the host's start", C::Summary);
+  auto& waits = f.add("uactor_actor_message_wait_seconds", "how long a message waited: a request batch for the session host, an answered batch for its connection, a writer's tick past its due time", C::Summary);
+  const auto summary = [](std::uint64_t count, std::uint64_t ns, std::vector<ClientMetric::Label> labels) {
+    ClientMetric w;
+    w.label = std::move(labels);
+    w.summary.sample_count = count;
+    w.summary.sample_sum = static_cast<double>(ns) / 1e9;
+    return w;
+  };
   auto& wait_max = f.add("uactor_actor_message_wait_max_seconds", "the longest wait of the last second", C::Gauge);
   for (const auto& e : eps) {
     const std::vector<ClientMetric::Label> labels{{"actor", "session_host"}, {"endpoint", e.endpoint}};
     depth.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.host_mailbox_depth), labels));
-    ClientMetric w;
-    w.label = labels;
-    w.summary.sample_count = e.metrics.host_waits;
-    w.summary.sample_sum = static_cast<double>(e.metrics.host_wait_ns) / 1e9;
-    waits.metric.push_back(std::move(w));
+    waits.metric.push_back(summary(e.metrics.host_waits, e.metrics.host_wait_ns, labels));
     wait_max.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.host_wait_max_ns) / 1e9, labels));
+    const std::vector<ClientMetric::Label> brokers{{"actor", "connections"}, {"endpoint", e.endpoint}};
+    depth.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.connection_mailbox_depth), brokers));
+    waits.metric.push_back(summary(e.metrics.connection_waits, e.metrics.connection_wait_ns, brokers));
   }
+  waits.metric.push_back(summary(process.writer_waits, process.writer_wait_ns, {{"actor", "writers"}}));
 
   // Scripts (docs/scripts.md), summed over the endpoint's script plans.
   const auto per_scripts = [&](std::string name, std::string help, MetricType type, auto field, double scale = 1) {

@@ -25,6 +25,8 @@ struct process_sample {
   double cpu_seconds = 0;        // user + system
   std::uint64_t resident_bytes = 0;
   std::uint64_t writer_cycles = 0;  // ticks of the plant's [[writers]]
+  std::uint64_t writer_wait_ns = 0;  // plant_runner::writer_wait_ns
+  std::uint64_t writer_waits = 0;
 };
 
 // This process now: CPU (getrusage) and resident set (/proc/self/statm).

@@ -4,6 +4,9 @@
 # - /metrics parsed as Prometheus text moves by exactly the Reads node-opcua made; /health answers;
 # - SIGHUP with a changed users file: the new user logs in, the removed one is refused, a session
 #   opened before the reload goes on reading;
+# - SIGHUP and the trust list: a client certificate (its own, SignAndEncrypt) refused at first is
+#   let in after the reload that adds it to pki.trust, and refused again after the reload that
+#   takes it out, while its session from between the two goes on;
 # - SIGHUP with a broken plant file, then with a broken users file: every error logged, nothing
 #   changes (the user of the last good reload still logs in).
 #
@@ -17,9 +20,9 @@ if [ ! -d "$here/node_modules" ]; then echo "skipped: $here/node_modules missing
 uactor="${1:?usage: config_reload_interop.sh UACTOR_BINARY}"
 tmp="$(mktemp -d)"
 server_pid=""
-hold_pid=""
+declare -A holds=()  # name -> pid of a node client holding a session (start_hold)
 cleanup() {
-    [ -n "$hold_pid" ] && kill "$hold_pid" 2>/dev/null
+    for p in "${holds[@]}"; do kill "$p" 2>/dev/null; done
     if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
     rm -rf "$tmp"
 }
@@ -38,7 +41,9 @@ wait_log() {
 log_lines() { wc -l <"$tmp/server.err"; }
 
 client_uri="urn:uactor:node-secure-client"
-if ! timeout -k 5 90 node "$here/security/make_certs.js" "$tmp/certs" "client=$client_uri" >"$tmp/certs.out" 2>&1; then
+# `late`: a client whose certificate only a reload trusts (pki.trust), and a later one takes out.
+if ! timeout -k 5 90 node "$here/security/make_certs.js" "$tmp/certs" "client=$client_uri" "late=urn:uactor:node-late-client" \
+    >"$tmp/certs.out" 2>&1; then
     cat "$tmp/certs.out"; echo "config_reload_interop: FAIL: make_certs.js"; exit 1
 fi
 "$uactor" hash-password alice <<<'alice-pw' >"$tmp/users" || { echo "FAIL hash-password"; exit 1; }
@@ -57,6 +62,9 @@ dir = "pki"
 [metrics]
 port = 0
 EOF
+# The plant file with `late` trusted, and without.
+sed 's#^dir = "pki"$#dir = "pki"\ntrust = ["certs/late/cert.der"]#' "$tmp/plant.toml" >"$tmp/plant.trusting"
+cp "$tmp/plant.toml" "$tmp/plant.untrusting"
 "$uactor" run --config "$tmp/plant.toml" --host 127.0.0.1 --trust "$tmp/certs/client/cert.der" \
     >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
@@ -82,6 +90,7 @@ node_pki="$tmp/node-pki"
 mkdir -p "$node_pki/trusted/certs"
 cp "$tmp"/pki/own/certs/*.der "$node_pki/trusted/certs/"
 secure="--endpoint $url --policy Basic256Sha256 --mode SignAndEncrypt --cert $tmp/certs/client/cert.pem --key $tmp/certs/client/key.pem"
+late="--endpoint $url --policy Basic256Sha256 --mode SignAndEncrypt --cert $tmp/certs/late/cert.pem --key $tmp/certs/late/key.pem"
 # Runs the batch file $1 (one case a line) and checks each case's verdict.
 run_batch() {
     timeout -k 5 150 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 30 --session-only --batch "$1" \
@@ -96,17 +105,39 @@ run_batch() {
 cat >"$tmp/before.txt" <<EOB
 before-alice-logs-in  $secure --user alice --password alice-pw
 before-bob-refused    $secure --user bob --password bob-pw --expect-fail BadUserAccessDenied --expect-step session
+before-late-refused   $late --user alice --password alice-pw --expect-fail BadSecurityChecksFailed --expect-step connect
 EOB
 run_batch "$tmp/before.txt"
 
+# Opens a session as NAME ($1) with the client arguments after it, and holds it (reading
+# ServerState) until end_hold NAME.
+start_hold() {
+    local name="$1"
+    shift
+    timeout -k 5 250 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 240 --session-only "$@" \
+        --hold-until "$tmp/release-$name" >"$tmp/hold-$name.out" 2>"$tmp/hold-$name.err" &
+    holds[$name]=$!
+    for _ in $(seq 600); do grep -q "ok read ServerState" "$tmp/hold-$name.out" && break; sleep 0.1; done
+    grep -q "ok read ServerState" "$tmp/hold-$name.out" || fail "$name's held session did not start: $(tail -n 3 "$tmp/hold-$name.out")"
+}
+# Lets NAME's ($1) session end and checks that it went on all along (since $2).
+end_hold() {
+    touch "$tmp/release-$1"
+    wait "${holds[$1]}"
+    local status=$?
+    unset "holds[$1]"
+    if [ "$status" -eq 0 ] && grep -q "ok held the session" "$tmp/hold-$1.out"; then
+        pass "$1's session from $2 went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/hold-$1.out")"
+    else
+        fail "$1's held session (exit $status): $(tail -n 3 "$tmp/hold-$1.out")"
+    fi
+}
+
 # A session of alice's, opened before the reload, held through it.
-timeout -k 5 90 node "$here/node_secure_client.js" --pki "$node_pki" --timeout 80 --session-only $secure \
-    --user alice --password alice-pw --hold-until "$tmp/release" >"$tmp/hold.out" 2>"$tmp/hold.err" &
-hold_pid=$!
-for _ in $(seq 200); do grep -q "ok read ServerState" "$tmp/hold.out" && break; sleep 0.1; done
-grep -q "ok read ServerState" "$tmp/hold.out" || fail "the held session did not start: $(tail -n 3 "$tmp/hold.out")"
+start_hold alice $secure --user alice --password alice-pw
 
 "$uactor" hash-password bob <<<'bob-pw' >"$tmp/users"
+cp "$tmp/plant.trusting" "$tmp/plant.toml"
 mark=$(log_lines)
 kill -HUP "$server_pid"
 if wait_log "reload: 1 user(s)" "$mark"; then pass "SIGHUP reloaded the users file"
@@ -114,21 +145,15 @@ else fail "no reload line after SIGHUP: $(tail -n 5 "$tmp/server.err")"; fi
 cat >"$tmp/after.txt" <<EOB
 after-bob-logs-in     $secure --user bob --password bob-pw
 after-alice-refused   $secure --user alice --password alice-pw --expect-fail BadUserAccessDenied --expect-step session
+after-late-gets-in    $late --user bob --password bob-pw
 EOB
 run_batch "$tmp/after.txt"
 
-touch "$tmp/release"
-wait "$hold_pid"
-hold_status=$?
-hold_pid=""
-if [ "$hold_status" -eq 0 ] && grep -q "ok held the session" "$tmp/hold.out"; then
-    pass "alice's session from before the reload went on: $(grep -o 'held the session for [0-9]* reads' "$tmp/hold.out")"
-else
-    fail "the held session (exit $hold_status): $(tail -n 3 "$tmp/hold.out")"
-fi
+# A session of late's, held through the reload that stops trusting it.
+start_hold late $late --user bob --password bob-pw
+end_hold alice "before the reload"
 
 # A broken plant file: every error logged, nothing changes.
-cp "$tmp/plant.toml" "$tmp/plant.good"
 printf '[server]\nport = "x"\nbogus_key = 1\n' >"$tmp/plant.toml"
 mark=$(log_lines)
 kill -HUP "$server_pid"
@@ -137,7 +162,7 @@ if wait_log "reload refused: the file has errors" "$mark" && tail -n "+$((mark +
 else
     fail "broken plant file: $(tail -n 5 "$tmp/server.err")"
 fi
-cp "$tmp/plant.good" "$tmp/plant.toml"
+cp "$tmp/plant.trusting" "$tmp/plant.toml"
 # A users file with a line that is not USER:HASH.
 echo "not a users line" >>"$tmp/users"
 mark=$(log_lines)
@@ -152,6 +177,20 @@ cat >"$tmp/still.txt" <<EOB
 still-bob-logs-in     $secure --user bob --password bob-pw
 EOB
 run_batch "$tmp/still.txt"
+
+# late out of pki.trust (and the users file good again): refused from its next connection on.
+"$uactor" hash-password bob <<<'bob-pw' >"$tmp/users"
+cp "$tmp/plant.untrusting" "$tmp/plant.toml"
+mark=$(log_lines)
+kill -HUP "$server_pid"
+if wait_log "reload: 1 user(s), 1 certificate(s) trusted, 1 no longer" "$mark"; then pass "SIGHUP took late's certificate out of the trust list"
+else fail "no reload line for the trust list: $(tail -n 5 "$tmp/server.err")"; fi
+cat >"$tmp/untrusted.txt" <<EOB
+untrusted-late-refused $late --user bob --password bob-pw --expect-fail BadSecurityChecksFailed --expect-step connect
+untrusted-bob-logs-in  $secure --user bob --password bob-pw
+EOB
+run_batch "$tmp/untrusted.txt"
+end_hold late "before its trust was taken"
 kill -0 "$server_pid" 2>/dev/null && pass "the server still runs" || fail "the server ended"
 
 if [ "$failures" -ne 0 ]; then

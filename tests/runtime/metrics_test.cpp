@@ -160,6 +160,11 @@ TEST_CASE("metrics: a closed connection's counts stay in the totals", "[metrics]
   a->bytes_received.add(100);
   b->bytes_sent.add(7);
   a->renewals.add(2);
+  a->wait_ns.add(500);
+  a->waits.add(2);
+  b->waits.add();
+  b->mailbox_depth.set(4);
+  a->mailbox_depth.set(9);
   a->closed.store(true);
   a.reset();
   auto m = registry.snapshot();
@@ -168,19 +173,31 @@ TEST_CASE("metrics: a closed connection's counts stay in the totals", "[metrics]
   CHECK(m.bytes_received == 100);
   CHECK(m.bytes_sent == 7);
   CHECK(m.channel_renewals == 2);
+  CHECK(m.connection_wait_ns == 500);
+  CHECK(m.connection_waits == 3);
+  CHECK(m.connection_mailbox_depth == 4);  // a gauge: the open connections only
   m = registry.snapshot();  // folded once, not twice
   CHECK(m.bytes_received == 100);
+  CHECK(m.connection_waits == 3);
 }
 
 TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and status", "[metrics]") {
   server_metrics m;
   m.connections_open = 3;
+  m.connection_mailbox_depth = 2;
+  m.connection_waits = 4;
+  m.connection_wait_ns = 2'000'000'000;
   m.services.push_back({"Read", 11, {{ua::status::bad_nothing_to_do, 2}}});
   script_metrics sm;
   sm.kills = 2;
   sm.eval_ns = 1'500'000'000;
   sm.shards = {{.evaluations = 5}, {.evaluations = 7, .kills = 1, .eval_ns = 250'000'000}};
-  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm, {}}}, {1.5, 4096, 9});
+  const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm, {}}}, {1.5, 4096, 9, 750'000'000, 3});
+  CHECK_THAT(text, Catch::Contains("uactor_actor_mailbox_depth{actor=\"connections\",endpoint=\"opc.tcp://h:4840\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_actor_message_wait_seconds_count{actor=\"connections\",endpoint=\"opc.tcp://h:4840\"} 4\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_actor_message_wait_seconds_sum{actor=\"connections\",endpoint=\"opc.tcp://h:4840\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_actor_message_wait_seconds_count{actor=\"writers\"} 3\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_actor_message_wait_seconds_sum{actor=\"writers\"} 0.75\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_kills_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\"} 1.5\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_shard_evaluations_total{endpoint=\"opc.tcp://h:4840\",shard=\"1\"} 7\n"));
@@ -324,6 +341,7 @@ TEST_CASE("embedded server: metrics count what a client asked and answered", "[r
   plan.listen_address = "127.0.0.1";
   plan.port = 0;
   plan.security = {"none"};
+  plan.session_host = "scheduler";  // the batches cross to the host and back: both waits counted
   server& srv = **rt.start_server(plan);
   client_options o;
   o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
@@ -347,6 +365,10 @@ TEST_CASE("embedded server: metrics count what a client asked and answered", "[r
   CHECK(m.connections_open == 1);
   CHECK(m.bytes_received > 11 * 50);
   CHECK(m.bytes_sent > 11 * 50);
+  // One request at a time: each Read a batch of its own, measured at the host and back at its
+  // connection.
+  CHECK(m.host_waits >= 11);
+  CHECK(m.connection_waits >= 11);
   c->close();
   bool closed = false;
   for (int i = 0; i < 100 && !closed; ++i) {
