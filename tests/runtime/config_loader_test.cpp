@@ -388,7 +388,7 @@ enabled = false
   CHECK_FALSE(fault.enabled);
 }
 
-TEST_CASE("config: [[nodesets]] accept_older_models loads node-opcua-nodesets' DI and Machinery; strict refuses DI", "[config]") {
+TEST_CASE("config: [[nodesets]] accept_older_models loads node-opcua-nodesets' DI and Machinery, and strict refuses DI", "[config]") {
   const auto dir = std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/interop/node_modules/node-opcua-nodesets/nodesets";
   if (!std::filesystem::exists(dir / "Opc.Ua.Machinery.NodeSet2.xml")) {
     WARN("skipped: node-opcua-nodesets not installed (scripts/setup.sh runs npm ci)");

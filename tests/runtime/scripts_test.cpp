@@ -203,7 +203,7 @@ TEST_CASE("scripts in process: an error and a memory bomb and a runaway are cont
 }
 
 // The worker end alone, over a socket pair, on a thread: hostile and truncated frames.
-TEST_CASE("scripts: a schedule only on a calculation, and one that names a minute; a scheduled calculation waits for it",
+TEST_CASE("scripts: a schedule only on a calculation, and one that names a minute, and a scheduled calculation waits for it",
           "[scripts]") {
   plant p;
   script_plan plan;
