@@ -95,6 +95,32 @@ caf::actor spawn_shard_supervisor(caf::actor_system& sys, runner_setup setup, ca
 // at once, then 100 ms doubling to 5 s.
 std::chrono::milliseconds restart_delay(std::uint32_t failures);
 
+// A warning that repeats (a runaway's worker killed again and again) said at most once per
+// interval, with how many were held back since the last one said (issue 16: rate-limited warnings
+// with a count). Pure: the caller passes the time.
+class rate_limited_warning {
+public:
+  explicit rate_limited_warning(std::chrono::steady_clock::duration interval) : interval_(interval) {}
+  // Whether to say this one now; `held_back` is then the number not said since the last one.
+  bool due(std::chrono::steady_clock::time_point now, std::uint64_t& held_back) {
+    if (said_ && now - last_ < interval_) {
+      ++held_back_;
+      return false;
+    }
+    said_ = true;
+    last_ = now;
+    held_back = held_back_;
+    held_back_ = 0;
+    return true;
+  }
+
+private:
+  std::chrono::steady_clock::duration interval_;
+  std::chrono::steady_clock::time_point last_{};
+  bool said_ = false;
+  std::uint64_t held_back_ = 0;
+};
+
 }  // namespace uactor::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::input_changes_ptr)

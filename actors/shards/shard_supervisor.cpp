@@ -86,6 +86,7 @@ struct supervisor_state {
   bool flush_scheduled = false;
   std::optional<clock::time_point> timer;
   bool stopping = false;
+  rate_limited_warning kill_warning{std::chrono::seconds(10)};
 
   void shutdown() {
     stopping = true;
@@ -188,7 +189,9 @@ public:
   void kill(std::uint32_t w, const std::string& why) {
     auto& slot = st_->slots[w];
     if (slot.killing || slot.proc.pid < 0) return;
-    spdlog::warn("scripts: shard {} (pid {}) killed: {}", w, slot.proc.pid, why);
+    if (std::uint64_t held_back = 0; st_->kill_warning.due(clock::now(), held_back))
+      spdlog::warn("scripts: shard {} (pid {}) killed: {}{}", w, slot.proc.pid, why,
+                   held_back ? fmt::format(" ({} more kills since the last warning)", held_back) : "");
     slot.killing = true;
     if (slot.at == phase::up) --st_->setup.counters->workers_up;
     slot.at = phase::down;

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "actors/shards/runner.hpp"
 #include "protocol/generated/attribute_ids.hpp"
 #include "protocol/generated/node_ids.hpp"
 #include "protocol/generated/status_codes.hpp"
@@ -432,4 +433,18 @@ TEST_CASE("scripts out of process: a hung worker (SIGSTOP) misses its heartbeats
   p.set({{"P1", 4}});
   CHECK(p.until_value("Flow", 8));
   CHECK(p.srv->scripts_metrics().quarantines == 0);
+}
+
+TEST_CASE("scripts: a repeated kill warning is said once per interval, with the count held back", "[scripts]") {
+  actors::rate_limited_warning w(std::chrono::seconds(10));
+  const std::chrono::steady_clock::time_point t0{};
+  std::uint64_t held = 99;
+  REQUIRE(w.due(t0 + 1s, held));  // the first is said at once
+  CHECK(held == 0);
+  for (int i = 1; i <= 5; ++i) CHECK_FALSE(w.due(t0 + 1s + i * 1s, held));
+  REQUIRE(w.due(t0 + 11s, held));  // the interval has passed: said, with the five held back
+  CHECK(held == 5);
+  CHECK_FALSE(w.due(t0 + 12s, held));
+  REQUIRE(w.due(t0 + 60s, held));
+  CHECK(held == 1);
 }
