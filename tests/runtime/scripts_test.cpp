@@ -41,7 +41,7 @@ struct plant {
     srv = *rt.start_server(plan);
     ns = srv->register_namespace("urn:test:scripts");
     REQUIRE(srv->apply(folder(id("Plant"), ns0::objects_folder, "Plant")) == ua::status::good);
-    for (const char* name : {"P1", "P2", "P3", "Flow", "Ratio", "Other", "Total", "Bomb", "Slow"}) add(name, ids::double_);
+    for (const char* name : {"P1", "P2", "P3", "Flow", "Ratio", "Other", "Total", "Bomb", "Slow", "Busy"}) add(name, ids::double_);
     for (const char* name : {"High", "Low"}) add(name, ids::boolean);
     client_options o;
     o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv->port());
@@ -290,9 +290,15 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
   plan.scripts.push_back(p.tag("High", "p1 > 80", {{"p1", "P1"}}, script_kind::alarm));
   plan.scripts.push_back(p.tag("Ratio", "p1 / p2", {{"p1", "P1"}, {"p2", "P2"}}));
   plan.scripts.push_back(p.tag("Other", "nil + 1", {{"p1", "P1"}}));
+  // Slow, and under its deadline: 500,000 Lua steps (milliseconds), a soft deadline of 5 s that a
+  // descheduled worker on a loaded machine does not reach either: its value, no timeout, no strike.
+  plan.scripts.push_back(p.tag("Busy", "(function() local x = 0 for i = 1, 500000 do x = x + 1 end return x end)() + p1 * 0",
+                               {{"p1", "P1"}}));
+  plan.limits.soft_deadline = 5s;
   REQUIRE(p.srv->add_scripts(plan).ok());
   REQUIRE(until([&] { return p.srv->scripts_metrics().workers_up == 2; }));
   for (int k = 0; k < 20; ++k) p.set({{"P1", 100.0 + k}, {"P2", double(k + 1)}});
+  CHECK(p.until_value("Busy", 500000));
   CHECK(p.until_value("Flow", 99));
   CHECK(p.until_value("Ratio", 119.0 / 20.0));
   CHECK(p.until_bool("High", true));
@@ -302,6 +308,7 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
   CHECK(p.until_value("Flow", -10));
   const auto m = p.srv->scripts_metrics();
   CHECK(m.kills == 0);
+  CHECK(m.timeouts == 0);
   CHECK(m.worker_deaths == 0);
   // Per shard: both served, and together they are the totals.
   REQUIRE(m.shards.size() == 2);
