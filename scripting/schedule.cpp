@@ -73,7 +73,6 @@ std::string_view shortcut(std::string_view text) {
 
 std::optional<cron_schedule> cron_schedule::parse(std::string_view text, std::string& error) {
   cron_schedule s;
-  s.text_ = std::string(text);
   if (text.size() > 256) {
     error = "longer than 256 characters";
     return std::nullopt;

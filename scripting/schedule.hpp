@@ -23,8 +23,6 @@ public:
   // The first whole minute strictly after `t` that the schedule names.
   wall_time next_after(wall_time t) const;
 
-  const std::string& text() const noexcept { return text_; }
-
 private:
   cron_schedule() = default;
   bool day_matches(std::chrono::sys_days day) const;
@@ -37,7 +35,6 @@ private:
   std::bitset<7> weekdays_; // 0 = Sunday (7 is read as 0)
   bool days_restricted_ = false;
   bool weekdays_restricted_ = false;
-  std::string text_;
 };
 
 }  // namespace uactor::scripting
