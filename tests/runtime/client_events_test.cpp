@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -285,23 +289,29 @@ TEST_CASE("client: a supervised client's event items come back with their filter
 
 namespace {
 
-// A command's stdout and stderr (2>&1) and its exit code. Bounded by `timeout`.
+// A command's stdout as lines, its stderr apart (LeakSanitizer's report of the suppressions it
+// used goes there, so it must not count as an event line), and its exit code. Bounded by `timeout`.
 struct command_result {
   int rc = -1;
   std::vector<std::string> lines;
+  std::string errors;
   std::string all() const {
     std::string s;
     for (const auto& l : lines) s += l + "\n";
-    return s;
+    return s + errors;
   }
 };
 
 command_result run_command(const std::string& cmd) {
   command_result r;
+  char err_path[] = "/tmp/uactor-cli-stderr-XXXXXX";
+  const int err_fd = ::mkstemp(err_path);
+  REQUIRE(err_fd >= 0);
+  ::close(err_fd);
   // LeakSanitizer on for the child too, with CI's suppressions of CAF 0.17's actor objects
   // (docs/decisions/0009).
   const std::string lsan = "LSAN_OPTIONS=suppressions=" UACTOR_SOURCE_DIR "/tests/lsan.supp ";
-  FILE* p = popen((lsan + "timeout -k 5 30 " + cmd + " 2>&1").c_str(), "r");
+  FILE* p = popen((lsan + "timeout -k 5 30 " + cmd + " 2>" + err_path).c_str(), "r");
   REQUIRE(p);
   char buf[2048];
   while (std::fgets(buf, sizeof buf, p)) {
@@ -311,6 +321,9 @@ command_result run_command(const std::string& cmd) {
   }
   const int status = pclose(p);
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  r.errors.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+  std::filesystem::remove(err_path);
   return r;
 }
 
