@@ -1,0 +1,30 @@
+#!/bin/bash
+# `uactor load --faults` refuses bad values and combinations it cannot honour: exit status 2 and a
+# message on stderr naming the bad part (docs/load-faults.md). Usage: load_faults_refusals.sh UACTOR
+set -u
+uactor=$1
+failures=0
+expect() {  # expect "what stderr must contain" args...
+  local want=$1
+  shift
+  local err rc
+  err=$(timeout 30 "$uactor" load "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -ne 2 ] || [[ "$err" != *"$want"* ]]; then
+    echo "FAIL: uactor load $* -> exit $rc, stderr: $err (wanted exit 2 and: $want)"
+    failures=$((failures + 1))
+  else
+    echo "ok: uactor load $* -> $err"
+  fi
+}
+sub=(--scenario sub --sessions 1 --duration 0.5 --warmup 0)
+expect "--faults cut:abc: 'abc' is not a duration" "${sub[@]}" --faults cut:abc
+expect "--faults drop:2s: unknown fault 'drop' (cut or stall)" "${sub[@]}" --faults drop:2s
+expect "--faults cut:0s: '0s' is not positive" "${sub[@]}" --faults cut:0s
+expect "--faults stall:-3s: '-3s' is not positive" "${sub[@]}" --faults cut:2s,stall:-3s
+expect "--faults cut:2: '2' has no unit" "${sub[@]}" --faults cut:2
+expect "--faults cut:2s:sideways: 'sideways' is not a cut's variant" "${sub[@]}" --faults cut:2s:sideways
+expect "not yet: --faults outside --scenario sub" --scenario read --duration 0.5 --faults cut:1s
+expect "not yet: --faults with --agents" "${sub[@]}" --faults cut:1s --agents 127.0.0.1:1
+expect "not yet: --faults with --endpoint" "${sub[@]}" --faults cut:1s --endpoint opc.tcp://127.0.0.1:1
+[ "$failures" -eq 0 ]
