@@ -15,6 +15,8 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "runtime/process_stats.hpp"
 #include "scenarios/agent.hpp"
@@ -262,6 +264,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (o.serve_floor) return serve_floor({o.request_size, o.response_size});
+  // The result goes to stdout (one JSON line with --json): the clients' log lines (a supervised
+  // client's losses and reconnects, with --faults) go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("uactor-load"));
   fault_plan faults;
   if (app.count("--faults")) {
     if (auto error = parse_faults(o.faults, faults); !error.empty()) {
