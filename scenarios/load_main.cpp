@@ -544,7 +544,12 @@ int main(int argc, char** argv) {
   if (result.server_syscalls && !o.json) std::printf("  (strace's table of the window: %s)\n", strace_out.c_str());
   // A run that measured nothing, saw errors, or lost the server's figures is not a result;
   // a good one leaves no log of its children behind.
-  const bool incomplete =
+  // Asked for faults and none fell in the window: not a result of faults.
+  const bool no_faults = result.faults && result.faults->cuts + result.faults->stalls == 0;
+  if (no_faults)
+    std::fprintf(stderr, "uactor-load: --faults %s: no fault fell in the %.1f s window (the first of each kind is due "
+                 "one period after the window opens)\n", result.faults->plan.c_str(), result.window_s);
+  const bool incomplete = no_faults ||
       (result.lost_changes && (*result.lost_changes > 0 || result.repeated_changes > 0 || result.overflows > 0)) ||
       (result.faults && (result.faults->unrecovered > 0 || result.faults->data_lost_events > 0));
   if (result.requests == 0 || result.errors > 0 || (child && !result.server) || incomplete) {
