@@ -14,6 +14,10 @@ expect_rc() {  # expect_rc STATUS "what stderr must contain" args...
   local err rc
   err=$(timeout 30 "$uactor" load "$@" 2>&1 >/dev/null)
   rc=$?
+  # A failed run keeps its child's log for people; not this one's.
+  local log
+  log=$(sed -n 's/.*the child.s stderr: \(\/tmp\/uactor-load-[0-9]*\.child\.log\).*/\1/p' <<<"$err")
+  [ -n "$log" ] && rm -f "$log"
   if [ "$rc" -ne "$want_rc" ] || [[ "$err" != *"$want"* ]]; then
     echo "FAIL: uactor load $* -> exit $rc, stderr: $err (wanted exit $want_rc and: $want)"
     failures=$((failures + 1))
