@@ -15,9 +15,10 @@
 #include <string>
 
 #include "scenarios/driver.hpp"
-#include "scenarios/fault_injector.hpp"
 
 namespace uactor::scenarios {
+
+class recovery_tracker;  // scenarios/fault_injector.hpp
 
 inline constexpr const char* subscribed_node = "ns=1;s=Demo.Dynamic.Counter";
 
