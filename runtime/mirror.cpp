@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <span>
 #include <thread>
 
 #include <fmt/format.h>
@@ -43,6 +44,16 @@ bool link_failure(ua::status_code sc) {
   return sc == ua::status::bad_server_not_connected || sc == ua::status::bad_connection_closed ||
          sc == ua::status::bad_not_connected || sc == ua::status::bad_secure_channel_closed ||
          sc == ua::status::bad_communication_error || sc == ua::status::bad_shutdown;
+}
+
+// Adds a Read of each of `attributes` of `node` to `rr`.
+void read_attributes(ua::read_request& rr, const ua::node_id& node, std::span<const ua::attribute_id> attributes) {
+  for (auto a : attributes) {
+    ua::read_value_id id;
+    id.node_id = node;
+    id.attribute_id = attribute(a);
+    rr.nodes_to_read.push_back(std::move(id));
+  }
 }
 
 // A remote node the mirror copies: a variable (its value mirrored) or an object of a subtree (a
@@ -85,13 +96,7 @@ ua::status_code discover(uactor::client& c, const mirror_spec& sp, std::vector<r
   if (sp.subtrees.empty()) return ua::status::good;
   constexpr std::array root_attributes{ua::attribute_id::node_class, ua::attribute_id::browse_name, ua::attribute_id::display_name};
   ua::read_request rr;
-  for (const auto& root : sp.subtrees)
-    for (auto a : root_attributes) {
-      ua::read_value_id id;
-      id.node_id = root;
-      id.attribute_id = attribute(a);
-      rr.nodes_to_read.push_back(std::move(id));
-    }
+  for (const auto& root : sp.subtrees) read_attributes(rr, root, root_attributes);
   const auto expected_results = rr.nodes_to_read.size();
   auto r = c.read_sync(std::move(rr));
   if (!r) {
@@ -380,12 +385,7 @@ struct mirror::state {
     for (std::size_t from = 0; from < variables.size(); from += nodes_per_read) {
       ua::read_request rr;
       for (std::size_t i = from; i < std::min(variables.size(), from + nodes_per_read); ++i)
-        for (auto a : copied_attributes) {
-          ua::read_value_id id;
-          id.node_id = variables[i]->id;
-          id.attribute_id = attribute(a);
-          rr.nodes_to_read.push_back(std::move(id));
-        }
+        read_attributes(rr, variables[i]->id, copied_attributes);
       const auto expected_results = rr.nodes_to_read.size();
       auto r = c.read_sync(std::move(rr));
       if (!r) {
