@@ -39,6 +39,12 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
   const double wall = seconds_since_1970();
   auto& c = *st.setup.counters;
   std::string log;
+  std::shared_ptr<shadow_runs> shadow;
+  if (st.setup.shadow && !st.ready.empty()) {
+    shadow = std::make_shared<shadow_runs>();
+    shadow->now_seconds = wall;
+    shadow->published.reserve(st.ready.size());
+  }
   for (const auto& r : st.ready) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto result =
@@ -51,8 +57,15 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
     st.set.completed(r.item, result, now, st.out, log);
     if (!was && st.set.quarantined(r.item)) ++c.quarantines;
     if (!log.empty()) spdlog::warn("scripts: {}", log);
+    if (shadow) shadow->published.push_back(result);
   }
   if (!st.out.empty()) st.setup.publish(st.out);
+  if (shadow) {
+    // Fire and forget: the shadow never holds this runner (docs/decisions/0043).
+    shadow->runs = std::move(st.ready);
+    st.ready = {};
+    self->send(st.setup.shadow, shadow_runs_ptr(std::move(shadow)));
+  }
   if (const auto due = st.set.next_due(); due && (!st.timer || *due < *st.timer)) {
     st.timer = *due;
     self->delayed_send(self, std::max(*due - std::chrono::steady_clock::now(), scripting::steady_time::duration{0}),
@@ -102,6 +115,18 @@ caf::actor spawn_in_process_runner(caf::actor_system& sys, runner_setup setup, c
     if (auto error = st->eng.load(it.spec); !error.empty()) spdlog::error("scripts: {}", error);
   }
   return sys.spawn(in_process_runner, std::move(st), std::move(host));
+}
+
+caf::actor spawn_shadowed_runner(caf::actor_system& sys, runner_setup published, runner_setup shadow, caf::actor host,
+                                 caf::actor* shadow_actor) {
+  shadow.compare = true;
+  shadow.publish = [](std::span<const scripting::output_value>) {};
+  auto sup = spawn_shard_supervisor(sys, std::move(shadow), host);
+  published.shadow = sup;
+  auto runner = spawn_in_process_runner(sys, std::move(published), host);
+  caf::anon_send(sup, runner);  // the shadow ends with its published runner
+  if (shadow_actor) *shadow_actor = sup;
+  return runner;
 }
 
 std::chrono::milliseconds restart_delay(std::uint32_t failures) {

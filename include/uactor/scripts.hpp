@@ -64,6 +64,9 @@ struct script_plan {
   // Out of process: uactor-worker (or uactor, which has a `worker` mode); empty: uactor-worker
   // beside this program, else this program.
   std::string worker_program;
+  // Shadow mode: runs waiting for a shadow worker at most; beyond, a run is not run by the shadow
+  // (counted in shadow_unavailable). A slow or stopped shadow holds no more than this.
+  std::uint32_t shadow_queue = 10'000;
   std::vector<script_definition> scripts;
   script_limits limits;
 };
