@@ -9,6 +9,8 @@
 //   idle      one change, 2 ms apart: µs from the change sent to its output published, p50 / p99
 //   alarms    1,000 alarm predicates flipped in one message: ms until all 1,000 are published,
 //             p50 / p99 over the passes
+//   batch     unpaced: 1,000 virtual tags changed in one message, the next once all 1,000 are
+//             published: runs/s, host CPU and workers' CPU per run
 //   kill      a runaway (T = 50 ms, G = 50 ms): ms past T + G until its worker is killed (its
 //             output published) and until the shard is loaded again
 //   rss       a worker's VmRSS, idle, after loading the set
@@ -236,6 +238,41 @@ void alarms(caf::actor_system& sys, caf::actor host, bool oop, const options& o)
   stop(r);
 }
 
+// Unpaced: 1,000 virtual tags changed in one message, the next batch once all 1,000 outputs are
+// published, for the phase's seconds: runs per second, host CPU (and the workers') per run.
+void batch_throughput(caf::actor_system& sys, caf::actor host, bool oop, const options& o) {
+  constexpr std::uint32_t n = 1000;
+  std::vector<scripting::set_item> items;
+  for (std::uint32_t i = 0; i < n; ++i) items.push_back(tag(i, scripting::item_kind::virtual_tag, "x * 2 + 1"));
+  auto r = start(sys, host, oop, o, std::move(items));
+  caf::anon_send(r.actor, changes(0, n, 0));
+  r.out->wait(n);  // the first runs (and their workers warm)
+  const auto pids = r.counters->worker_pids();
+  const double cpu0 = cpu_seconds_self();
+  double workers0 = 0;
+  for (int pid : pids) workers0 += cpu_seconds_of(pid);
+  const auto evals0 = r.counters->evaluations.load();
+  const auto t0 = clock_type::now();
+  const auto until = t0 + std::chrono::duration<double>(o.seconds);
+  std::uint64_t batches = 0;
+  while (clock_type::now() < until) {
+    const auto before = r.out->count();
+    caf::anon_send(r.actor, changes(0, n, static_cast<double>(++batches)));
+    if (!r.out->wait(before + n)) break;
+  }
+  const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
+  const double cpu = cpu_seconds_self() - cpu0;
+  double workers = 0;
+  for (int pid : pids) workers += cpu_seconds_of(pid);
+  workers -= workers0;
+  const auto evals = r.counters->evaluations.load() - evals0;
+  const double e = static_cast<double>(std::max<std::uint64_t>(evals, 1));
+  std::printf("batch.throughput.%s/1000   %8.0f evals/s   (%llu batches)   host CPU %5.2f us/eval   workers CPU %5.2f us/eval\n",
+              oop ? "out_of_process" : "in_process", static_cast<double>(evals) / wall,
+              static_cast<unsigned long long>(batches), 1e6 * cpu / e, 1e6 * workers / e);
+  stop(r);
+}
+
 void kill_latency(caf::actor_system& sys, caf::actor host, const options& o) {
   std::vector<double> past, back;
   for (int round = 0; round < 5; ++round) {
@@ -301,6 +338,7 @@ int main(int argc, char** argv) {
     for (const bool oop : {false, true}) paced(sys, host, oop, batched, o);
   for (const bool oop : {false, true}) idle(sys, host, oop, o);
   for (const bool oop : {false, true}) alarms(sys, host, oop, o);
+  for (const bool oop : {false, true}) batch_throughput(sys, host, oop, o);
   kill_latency(sys, host, o);
   rss(sys, host, o);
   caf::anon_send_exit(host, caf::exit_reason::user_shutdown);
