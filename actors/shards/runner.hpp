@@ -96,6 +96,9 @@ struct runner_setup {
   // `shadow_queue` waiting for a worker are dropped (shadow_unavailable): a slow shadow holds no
   // more than that.
   bool compare = false;
+  // The old idle path, for the bench's A/B (docs/decisions/0043 "The idle path"): every result's
+  // outputs wait for a flush message to the supervisor itself, even when no other result can come.
+  bool flush_by_message = false;
   std::size_t shadow_queue = 10'000;
 };
 

@@ -444,7 +444,10 @@ public:
         slot.failures = 0;
         send_batch(e.worker);
       }
-      publish();
+      // No batch in flight any more: no result can join these outputs, so they leave now rather
+      // than after a message to ourselves (one mailbox hop, ~4 µs of an idle run's latency).
+      if (!st.setup.flush_by_message && idle()) flush();
+      else publish();
       if (!st.setup.compare && st.set.has_dirty()) schedule();
       return;
     }
@@ -518,6 +521,11 @@ public:
   }
 
 private:
+  bool idle() const {
+    for (const auto& slot : st_->slots)
+      if (!slot.batch.empty()) return false;
+    return true;
+  }
   shard_counters& shard(std::uint32_t w) { return st_->setup.counters->shards[w]; }
   void dequeued(std::uint32_t w, std::size_t n) {
     st_->setup.counters->queue_depth -= n;

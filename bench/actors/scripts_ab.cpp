@@ -140,8 +140,10 @@ struct runner {
 };
 
 runner start(caf::actor_system& sys, caf::actor host, bool oop, const options& o, std::vector<scripting::set_item> items,
-             std::chrono::milliseconds soft = 1000ms, std::chrono::milliseconds grace = 1000ms, std::uint32_t workers = 0) {
+             std::chrono::milliseconds soft = 1000ms, std::chrono::milliseconds grace = 1000ms, std::uint32_t workers = 0,
+             bool flush_by_message = false) {
   actors::runner_setup setup;
+  setup.flush_by_message = flush_by_message;
   setup.input_slots = items.size();
   setup.items = std::move(items);
   setup.soft_deadline = soft;
@@ -200,8 +202,9 @@ void paced(caf::actor_system& sys, caf::actor host, bool oop, bool batched, cons
   stop(r);
 }
 
-void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o) {
-  auto r = start(sys, host, oop, o, {tag(0, scripting::item_kind::virtual_tag, "x * 2 + 1")});
+// `old`: out of process with the old idle path (outputs flushed by a message to the supervisor).
+void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o, bool old = false) {
+  auto r = start(sys, host, oop, o, {tag(0, scripting::item_kind::virtual_tag, "x * 2 + 1")}, 1000ms, 1000ms, 0, old);
   r.out->wait(1);  // the first run (waiting for initial data) is published at start
   std::vector<double> us;
   for (int i = 0; i < 1000; ++i) {
@@ -212,8 +215,8 @@ void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o) {
     const auto t1 = r.out->wait(n + 1);
     if (t1) us.push_back(std::chrono::duration<double, std::micro>(*t1 - t0).count());
   }
-  std::printf("idle.single.%s   p50 %7.1f us   p99 %7.1f us   (%zu samples)\n", oop ? "out_of_process" : "in_process",
-              percentile(us, 0.5), percentile(us, 0.99), us.size());
+  std::printf("idle.single.%s%s   p50 %7.1f us   p99 %7.1f us   (%zu samples)\n", oop ? "out_of_process" : "in_process",
+              old ? ".flush_by_message" : "", percentile(us, 0.5), percentile(us, 0.99), us.size());
   stop(r);
 }
 
@@ -337,6 +340,8 @@ int main(int argc, char** argv) {
   for (const bool batched : {true, false})
     for (const bool oop : {false, true}) paced(sys, host, oop, batched, o);
   for (const bool oop : {false, true}) idle(sys, host, oop, o);
+  idle(sys, host, true, o, true);  // the A/B: the old idle path in the same run
+  idle(sys, host, true, o);
   for (const bool oop : {false, true}) alarms(sys, host, oop, o);
   for (const bool oop : {false, true}) batch_throughput(sys, host, oop, o);
   kill_latency(sys, host, o);
