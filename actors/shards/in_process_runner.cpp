@@ -59,13 +59,15 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
     if (!log.empty()) spdlog::warn("scripts: {}", log);
     if (shadow) shadow->published.push_back(result);
   }
-  if (!st.out.empty()) st.setup.publish(st.out);
   if (shadow) {
-    // Fire and forget: the shadow never holds this runner (docs/decisions/0043).
+    // Fire and forget: the shadow never holds this runner (docs/decisions/0043). Sent before the
+    // outputs are published (an enqueue, no wait): whoever sees a published value knows its run is
+    // in the shadow's mailbox already, ahead of anything that happens to the shadow after.
     shadow->runs = std::move(st.ready);
     st.ready = {};
     self->send(st.setup.shadow, shadow_runs_ptr(std::move(shadow)));
   }
+  if (!st.out.empty()) st.setup.publish(st.out);
   if (const auto due = st.set.next_due(); due && (!st.timer || *due < *st.timer)) {
     st.timer = *due;
     self->delayed_send(self, std::max(*due - std::chrono::steady_clock::now(), scripting::steady_time::duration{0}),

@@ -209,7 +209,10 @@ TEST_CASE("shadow: the shadow's worker killed mid-run changes nothing published 
   REQUIRE(s.out->until(0, 2));  // published in process, whatever the shadow does
   REQUIRE(::kill(pid, SIGKILL) == 0);
   REQUIRE(until([&] { return s.shadow_counters->worker_deaths == 1; }));
-  // The run it held is not compared and is no mismatch; published values go on as before.
+  // The run it held is not compared and is no mismatch, but counted (with the death, before any
+  // other run could find the shadow down); published values go on as before.
+  CHECK(s.shadow_counters->shadow_unavailable == 1);
+  CHECK(s.shadow_counters->shadow_compared == 2);
   s.set(1, 7);
   CHECK(s.out->until(1, 8));
   REQUIRE(until([&] { return s.shadow_counters->workers_up == 1 && s.shadow_pid() != pid; }));
