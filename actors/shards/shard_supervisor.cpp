@@ -250,18 +250,22 @@ public:
   void shadow_pass(const shadow_runs& in) {
     auto& st = *st_;
     auto& c = *st.setup.counters;
+    const auto n = static_cast<std::uint32_t>(st.slots.size());
     for (std::size_t i = 0; i < in.runs.size() && i < in.published.size(); ++i) {
-      const auto w = route(in.runs[i].item);
-      if (!w || c.queue_depth >= st.setup.shadow_queue) {
+      // No shard up (loading at the start, restarting): the home shard's queue keeps the run until
+      // it is (a calculation's first runs, missed, would leave its state behind for good), as far
+      // as the queue's bound.
+      const auto w = route(in.runs[i].item).value_or(in.runs[i].item % n);
+      if (c.queue_depth >= st.setup.shadow_queue) {
         ++c.shadow_unavailable;
         continue;
       }
-      auto& slot = st.slots[*w];
+      auto& slot = st.slots[w];
       slot.queue.push_back(in.runs[i]);
       slot.queue_published.push_back(in.published[i]);
       slot.queue_now.push_back(in.now_seconds);
       ++c.queue_depth;
-      ++shard(*w).queue_depth;
+      ++shard(w).queue_depth;
     }
     for (std::uint32_t w = 0; w < st.slots.size(); ++w) send_batch(w);
   }
