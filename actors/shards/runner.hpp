@@ -49,7 +49,7 @@ struct script_counters {
   std::atomic<std::uint32_t> workers_up{0};
   // Shadow mode (a shard supervisor comparing, docs/decisions/0043): runs compared with the
   // published ones, mismatches, not compared for a shadow past its deadline, not run by the shadow
-  // (its shards down, the run lost with a worker, its queue full).
+  // (the run lost with a worker, or beyond its queue).
   std::atomic<std::uint64_t> shadow_compared{0};
   std::atomic<std::uint64_t> shadow_mismatches{0};
   std::atomic<std::uint64_t> shadow_timeouts{0};

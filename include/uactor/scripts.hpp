@@ -106,7 +106,7 @@ struct script_metrics {
   // Shadow mode (script_runner::shadow; the counters above sum both runners, the shadow's shards
   // among `shards`): runs compared, those whose results differed (value or status; numbers bit for
   // bit, any NaN equal to any NaN), and those not compared because the shadow timed out (past the
-  // soft deadline) or could not run them (its worker down or lost with the run, its queue full).
+  // soft deadline) or did not run them (lost with a worker, or beyond its queue: script_plan::shadow_queue).
   std::uint64_t shadow_compared = 0;
   std::uint64_t shadow_mismatches = 0;
   std::uint64_t shadow_timeouts = 0;

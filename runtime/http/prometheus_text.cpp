@@ -165,7 +165,7 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   per_scripts("uactor_script_shadow_timeouts_total", "script runs not compared: the shadow or the run passed a deadline",
               C::Counter, &script_metrics::shadow_timeouts);
   per_scripts("uactor_script_shadow_unavailable_total",
-              "script runs the shadow did not run (its workers down, the run lost with a worker, its queue full)",
+              "script runs the shadow did not run (lost with a worker, or beyond its queue)",
               C::Counter, &script_metrics::shadow_unavailable);
   // The same per worker shard (out of process).
   const auto per_shard = [&](std::string name, std::string help, MetricType type, auto field, double scale = 1) {
