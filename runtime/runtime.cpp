@@ -520,10 +520,20 @@ public:
         spdlog::warn("scripts: {} output values not taken: {}", batch.size(), sc.to_string());
     };
     auto counters = setup.counters;
+    std::shared_ptr<actors::script_counters> shadow_counters;
     auto& sys = handle_.host.home_system();
-    caf::actor runner = plan.runner == script_runner::out_of_process
-                            ? actors::spawn_shard_supervisor(sys, std::move(setup), handle_.host)
-                            : actors::spawn_in_process_runner(sys, std::move(setup), handle_.host);
+    caf::actor runner;
+    if (plan.runner == script_runner::shadow) {
+      // docs/decisions/0043: in process publishes, the same runs out of process are compared.
+      auto shadow = setup;
+      shadow.counters = shadow_counters = std::make_shared<actors::script_counters>();
+      shadow.shadow_queue = plan.shadow_queue;
+      runner = actors::spawn_shadowed_runner(sys, std::move(setup), std::move(shadow), handle_.host);
+    } else {
+      runner = plan.runner == script_runner::out_of_process
+                   ? actors::spawn_shard_supervisor(sys, std::move(setup), handle_.host)
+                   : actors::spawn_in_process_runner(sys, std::move(setup), handle_.host);
+    }
     auto watched = run_on_host([inputs = std::move(res.inputs), runner](actors::server_core& core) {
       return core.watches().add(core.space(), inputs, [runner](actors::watched_changes&& changes) {
         caf::anon_send(runner, actors::input_changes_ptr(std::make_shared<const actors::watched_changes>(std::move(changes))));
@@ -536,6 +546,7 @@ public:
     }
     std::lock_guard lock(scripts_mutex_);
     script_counters_.push_back(std::move(counters));
+    if (shadow_counters) script_counters_.push_back(std::move(shadow_counters));
     runners_.push_back(std::move(runner));
     return report;
   }
@@ -555,6 +566,10 @@ public:
       m.queue_depth += c->queue_depth;
       m.eval_ns += c->eval_ns;
       m.workers_up += c->workers_up;
+      m.shadow_compared += c->shadow_compared;
+      m.shadow_mismatches += c->shadow_mismatches;
+      m.shadow_timeouts += c->shadow_timeouts;
+      m.shadow_unavailable += c->shadow_unavailable;
       m.worker_pids = c->worker_pids();
       for (std::size_t w = 0; w < c->shard_count; ++w) {
         const auto& s = c->shards[w];

@@ -84,11 +84,13 @@ std::vector<std::string> script_names(const script_plan& plan) {
 
 void check_scripts(const script_plan& plan, std::vector<std::string>& errors) {
   const auto names = script_names(plan);
-  if (plan.runner == script_runner::out_of_process && (plan.workers == 0 || plan.workers > 64))
+  if (plan.runner != script_runner::in_process && (plan.workers == 0 || plan.workers > 64))
     errors.push_back("scripts: workers must be 1..64, not " + std::to_string(plan.workers));
   if (plan.limits.soft_deadline.count() <= 0 || plan.limits.grace.count() < 0)
     errors.push_back("scripts: the soft deadline must be > 0 ms and the grace >= 0 ms");
   if (plan.limits.strikes == 0) errors.push_back("scripts: strikes must be at least 1");
+  if (plan.runner == script_runner::shadow && plan.shadow_queue == 0)
+    errors.push_back("scripts: the shadow's queue must hold at least 1 run");
   if (plan.limits.memory_bytes < (1u << 20)) errors.push_back("scripts: memory must be at least 1 MiB");
   scripting::engine_limits limits;
   limits.memory_bytes = plan.limits.memory_bytes;

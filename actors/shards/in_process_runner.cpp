@@ -39,6 +39,12 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
   const double wall = seconds_since_1970();
   auto& c = *st.setup.counters;
   std::string log;
+  std::shared_ptr<shadow_runs> shadow;
+  if (st.setup.shadow && !st.ready.empty()) {
+    shadow = std::make_shared<shadow_runs>();
+    shadow->now_seconds = wall;
+    shadow->published.reserve(st.ready.size());
+  }
   for (const auto& r : st.ready) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto result =
@@ -51,6 +57,15 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
     st.set.completed(r.item, result, now, st.out, log);
     if (!was && st.set.quarantined(r.item)) ++c.quarantines;
     if (!log.empty()) spdlog::warn("scripts: {}", log);
+    if (shadow) shadow->published.push_back(result);
+  }
+  if (shadow) {
+    // Fire and forget: the shadow never holds this runner (docs/decisions/0043). Sent before the
+    // outputs are published (an enqueue, no wait): whoever sees a published value knows its run is
+    // in the shadow's mailbox already, ahead of anything that happens to the shadow after.
+    shadow->runs = std::move(st.ready);
+    st.ready = {};
+    self->send(st.setup.shadow, shadow_runs_ptr(std::move(shadow)));
   }
   if (!st.out.empty()) st.setup.publish(st.out);
   if (const auto due = st.set.next_due(); due && (!st.timer || *due < *st.timer)) {
@@ -102,6 +117,18 @@ caf::actor spawn_in_process_runner(caf::actor_system& sys, runner_setup setup, c
     if (auto error = st->eng.load(it.spec); !error.empty()) spdlog::error("scripts: {}", error);
   }
   return sys.spawn(in_process_runner, std::move(st), std::move(host));
+}
+
+caf::actor spawn_shadowed_runner(caf::actor_system& sys, runner_setup published, runner_setup shadow, caf::actor host,
+                                 caf::actor* shadow_actor) {
+  shadow.compare = true;
+  shadow.publish = [](std::span<const scripting::output_value>) {};
+  auto sup = spawn_shard_supervisor(sys, std::move(shadow), host);
+  published.shadow = sup;
+  auto runner = spawn_in_process_runner(sys, std::move(published), host);
+  caf::anon_send(sup, runner);  // the shadow ends with its published runner
+  if (shadow_actor) *shadow_actor = sup;
+  return runner;
 }
 
 std::chrono::milliseconds restart_delay(std::uint32_t failures) {

@@ -47,6 +47,13 @@ struct script_counters {
   std::atomic<std::uint64_t> queue_depth{0};   // runs taken and not yet sent to a worker
   std::atomic<std::uint64_t> eval_ns{0};       // summed run time (the worker's measure out of process)
   std::atomic<std::uint32_t> workers_up{0};
+  // Shadow mode (a shard supervisor comparing, docs/decisions/0043): runs compared with the
+  // published ones, mismatches, not compared for a shadow past its deadline, not run by the shadow
+  // (the run lost with a worker, or beyond its queue).
+  std::atomic<std::uint64_t> shadow_compared{0};
+  std::atomic<std::uint64_t> shadow_mismatches{0};
+  std::atomic<std::uint64_t> shadow_timeouts{0};
+  std::atomic<std::uint64_t> shadow_unavailable{0};
   // Per worker shard, out of process; sized by spawn_shard_supervisor before the runner starts and
   // never after, so readers need no lock (in process: none).
   std::unique_ptr<shard_counters[]> shards;
@@ -75,6 +82,8 @@ struct runner_setup {
   // The outputs' values, in order; called on the runner's thread.
   std::function<void(std::span<const scripting::output_value>)> publish;
   std::shared_ptr<script_counters> counters = std::make_shared<script_counters>();
+  // In process: the shadow that every pass's runs and results are sent to (none: no shadow).
+  caf::actor shadow;
 
   // Out of process only.
   std::uint32_t workers = 2;
@@ -82,7 +91,25 @@ struct runner_setup {
   std::size_t worker_address_space = 512u << 20; // RLIMIT_AS of a worker
   std::chrono::milliseconds heartbeat{500};      // a worker idle this long says it is alive; silent 4x: killed
   std::chrono::milliseconds load_timeout{5000};  // compiling the set, from the worker's start
+  // Out of process as a shadow: runs come from the published runner (shadow_runs), their results
+  // are compared with the published ones and counted; nothing is published. Runs beyond
+  // `shadow_queue` waiting for a worker are dropped (shadow_unavailable): a slow shadow holds no
+  // more than that.
+  bool compare = false;
+  // The old idle path, for the bench's A/B (docs/decisions/0043 "The idle path"): every result's
+  // outputs wait for a flush message to the supervisor itself, even when no other result can come.
+  bool flush_by_message = false;
+  std::size_t shadow_queue = 10'000;
 };
+
+// One pass of the published runner, for its shadow: what ran (the same inputs, alarm states and
+// `now`) and what came of it.
+struct shadow_runs {
+  double now_seconds = 0;
+  std::vector<scripting::eval_request> runs;
+  std::vector<scripting::eval_result> published;  // one per run
+};
+using shadow_runs_ptr = std::shared_ptr<const shadow_runs>;
 
 using input_changes_ptr = std::shared_ptr<const watched_changes>;
 
@@ -90,6 +117,11 @@ using input_changes_ptr = std::shared_ptr<const watched_changes>;
 // message. Input changes reach it as input_changes_ptr messages (the watch sink sends them).
 caf::actor spawn_in_process_runner(caf::actor_system& sys, runner_setup setup, caf::actor host);
 caf::actor spawn_shard_supervisor(caf::actor_system& sys, runner_setup setup, caf::actor host);
+// Shadow mode: `published` runs in process and publishes; `shadow` (compare set, publish unused) is
+// a shard supervisor sent every pass's runs. Returns the in-process runner (the one input changes
+// go to); the shadow ends with it or with `host`. `shadow_actor` (optional): the shadow, for tests.
+caf::actor spawn_shadowed_runner(caf::actor_system& sys, runner_setup published, runner_setup shadow, caf::actor host,
+                                 caf::actor* shadow_actor = nullptr);
 
 // The delay before restarting a worker after `failures` deaths in a row (pure): the first restart
 // at once, then 100 ms doubling to 5 s.
@@ -124,3 +156,4 @@ private:
 }  // namespace uactor::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::input_changes_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::shadow_runs_ptr)

@@ -9,6 +9,10 @@
 //   idle      one change, 2 ms apart: µs from the change sent to its output published, p50 / p99
 //   alarms    1,000 alarm predicates flipped in one message: ms until all 1,000 are published,
 //             p50 / p99 over the passes
+//   batch     unpaced: 1,000 virtual tags changed in one message, the next once all 1,000 are
+//             published: runs/s, host CPU and workers' CPU per run
+//   shadow    idle and batch again in shadow mode (docs/decisions/0043): the published runner's
+//             figures while the shadow runs and compares every run
 //   kill      a runaway (T = 50 ms, G = 50 ms): ms past T + G until its worker is killed (its
 //             output published) and until the shard is loaded again
 //   rss       a worker's VmRSS, idle, after loading the set
@@ -135,11 +139,20 @@ struct runner {
   caf::actor actor;
   std::shared_ptr<actors::script_counters> counters;
   std::shared_ptr<sink> out;
+  std::shared_ptr<actors::script_counters> shadow;  // shadow mode: the shadow's (its workers)
+  std::vector<int> worker_pids() const { return (shadow ? shadow : counters)->worker_pids(); }
 };
 
+enum class mode { in_process, out_of_process, shadow };
+const char* name(mode m) {
+  return m == mode::in_process ? "in_process" : m == mode::out_of_process ? "out_of_process" : "shadow";
+}
+
 runner start(caf::actor_system& sys, caf::actor host, bool oop, const options& o, std::vector<scripting::set_item> items,
-             std::chrono::milliseconds soft = 1000ms, std::chrono::milliseconds grace = 1000ms, std::uint32_t workers = 0) {
+             std::chrono::milliseconds soft = 1000ms, std::chrono::milliseconds grace = 1000ms, std::uint32_t workers = 0,
+             bool flush_by_message = false) {
   actors::runner_setup setup;
+  setup.flush_by_message = flush_by_message;
   setup.input_slots = items.size();
   setup.items = std::move(items);
   setup.soft_deadline = soft;
@@ -149,7 +162,7 @@ runner start(caf::actor_system& sys, caf::actor host, bool oop, const options& o
   setup.worker_program = o.worker;
   auto s = std::make_shared<sink>();
   setup.publish = [s](std::span<const scripting::output_value> out) { s->publish(out); };
-  runner r{{}, setup.counters, s};
+  runner r{{}, setup.counters, s, {}};
   r.actor = oop ? actors::spawn_shard_supervisor(sys, std::move(setup), host)
                 : actors::spawn_in_process_runner(sys, std::move(setup), host);
   if (oop) {
@@ -157,6 +170,37 @@ runner start(caf::actor_system& sys, caf::actor host, bool oop, const options& o
       std::this_thread::sleep_for(1ms);
   }
   return r;
+}
+
+// Shadow mode (docs/decisions/0043): in process publishes, the shadow's workers compare.
+runner start_shadowed(caf::actor_system& sys, caf::actor host, const options& o, std::vector<scripting::set_item> items) {
+  actors::runner_setup setup;
+  setup.input_slots = items.size();
+  setup.items = std::move(items);
+  setup.soft_deadline = 1000ms;
+  setup.grace = 1000ms;
+  setup.limits.max_instructions = 0;
+  setup.workers = o.workers;
+  setup.worker_program = o.worker;
+  auto shadow = setup;
+  shadow.counters = std::make_shared<actors::script_counters>();
+  auto s = std::make_shared<sink>();
+  setup.publish = [s](std::span<const scripting::output_value> out) { s->publish(out); };
+  runner r{{}, setup.counters, s, shadow.counters};
+  r.actor = actors::spawn_shadowed_runner(sys, std::move(setup), std::move(shadow), host);
+  for (int i = 0; i < 5000 && r.shadow->workers_up < std::max<std::uint32_t>(o.workers, 1); ++i)
+    std::this_thread::sleep_for(1ms);
+  return r;
+}
+
+runner start(caf::actor_system& sys, caf::actor host, mode m, const options& o, std::vector<scripting::set_item> items) {
+  return m == mode::shadow ? start_shadowed(sys, host, o, std::move(items))
+                           : start(sys, host, m == mode::out_of_process, o, std::move(items));
+}
+
+std::string fmt_shadow(const actors::script_counters& c) {
+  return "   shadow: compared " + std::to_string(c.shadow_compared.load()) + ", mismatches " +
+         std::to_string(c.shadow_mismatches.load()) + ", unavailable " + std::to_string(c.shadow_unavailable.load());
 }
 
 void stop(runner& r) {
@@ -198,8 +242,10 @@ void paced(caf::actor_system& sys, caf::actor host, bool oop, bool batched, cons
   stop(r);
 }
 
-void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o) {
-  auto r = start(sys, host, oop, o, {tag(0, scripting::item_kind::virtual_tag, "x * 2 + 1")});
+// `old`: out of process with the old idle path (outputs flushed by a message to the supervisor).
+void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o, bool old = false, bool shadowed = false) {
+  auto r = shadowed ? start_shadowed(sys, host, o, {tag(0, scripting::item_kind::virtual_tag, "x * 2 + 1")})
+                    : start(sys, host, oop, o, {tag(0, scripting::item_kind::virtual_tag, "x * 2 + 1")}, 1000ms, 1000ms, 0, old);
   r.out->wait(1);  // the first run (waiting for initial data) is published at start
   std::vector<double> us;
   for (int i = 0; i < 1000; ++i) {
@@ -210,8 +256,10 @@ void idle(caf::actor_system& sys, caf::actor host, bool oop, const options& o) {
     const auto t1 = r.out->wait(n + 1);
     if (t1) us.push_back(std::chrono::duration<double, std::micro>(*t1 - t0).count());
   }
-  std::printf("idle.single.%s   p50 %7.1f us   p99 %7.1f us   (%zu samples)\n", oop ? "out_of_process" : "in_process",
-              percentile(us, 0.5), percentile(us, 0.99), us.size());
+  std::printf("idle.single.%s%s   p50 %7.1f us   p99 %7.1f us   (%zu samples)%s\n",
+              shadowed ? "shadow" : oop ? "out_of_process" : "in_process", old ? ".flush_by_message" : "",
+              percentile(us, 0.5), percentile(us, 0.99), us.size(),
+              shadowed ? fmt_shadow(*r.shadow).c_str() : "");
   stop(r);
 }
 
@@ -233,6 +281,41 @@ void alarms(caf::actor_system& sys, caf::actor host, bool oop, const options& o)
   }
   std::printf("alarms.pass.%s/1000   p50 %6.2f ms   p99 %6.2f ms   (%zu passes)\n", oop ? "out_of_process" : "in_process",
               percentile(ms, 0.5), percentile(ms, 0.99), ms.size());
+  stop(r);
+}
+
+// Unpaced: 1,000 virtual tags changed in one message, the next batch once all 1,000 outputs are
+// published, for the phase's seconds: runs per second, host CPU (and the workers') per run.
+void batch_throughput(caf::actor_system& sys, caf::actor host, mode m, const options& o) {
+  constexpr std::uint32_t n = 1000;
+  std::vector<scripting::set_item> items;
+  for (std::uint32_t i = 0; i < n; ++i) items.push_back(tag(i, scripting::item_kind::virtual_tag, "x * 2 + 1"));
+  auto r = start(sys, host, m, o, std::move(items));
+  caf::anon_send(r.actor, changes(0, n, 0));
+  r.out->wait(n);  // the first runs (and their workers warm)
+  const auto pids = r.worker_pids();
+  const double cpu0 = cpu_seconds_self();
+  double workers0 = 0;
+  for (int pid : pids) workers0 += cpu_seconds_of(pid);
+  const auto evals0 = r.counters->evaluations.load();
+  const auto t0 = clock_type::now();
+  const auto until = t0 + std::chrono::duration<double>(o.seconds);
+  std::uint64_t batches = 0;
+  while (clock_type::now() < until) {
+    const auto before = r.out->count();
+    caf::anon_send(r.actor, changes(0, n, static_cast<double>(++batches)));
+    if (!r.out->wait(before + n)) break;
+  }
+  const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
+  const double cpu = cpu_seconds_self() - cpu0;
+  double workers = 0;
+  for (int pid : pids) workers += cpu_seconds_of(pid);
+  workers -= workers0;
+  const auto evals = r.counters->evaluations.load() - evals0;
+  const double e = static_cast<double>(std::max<std::uint64_t>(evals, 1));
+  std::printf("batch.throughput.%s/1000   %8.0f evals/s   (%llu batches)   host CPU %5.2f us/eval   workers CPU %5.2f us/eval%s\n",
+              name(m), static_cast<double>(evals) / wall, static_cast<unsigned long long>(batches), 1e6 * cpu / e,
+              1e6 * workers / e, r.shadow ? fmt_shadow(*r.shadow).c_str() : "");
   stop(r);
 }
 
@@ -300,7 +383,11 @@ int main(int argc, char** argv) {
   for (const bool batched : {true, false})
     for (const bool oop : {false, true}) paced(sys, host, oop, batched, o);
   for (const bool oop : {false, true}) idle(sys, host, oop, o);
+  idle(sys, host, true, o, true);  // the A/B: the old idle path in the same run
+  idle(sys, host, true, o);
+  idle(sys, host, false, o, false, true);  // shadow mode: the published (in-process) latency
   for (const bool oop : {false, true}) alarms(sys, host, oop, o);
+  for (const mode m : {mode::in_process, mode::out_of_process, mode::shadow}) batch_throughput(sys, host, m, o);
   kill_latency(sys, host, o);
   rss(sys, host, o);
   caf::anon_send_exit(host, caf::exit_reason::user_shutdown);

@@ -52,6 +52,10 @@ struct script_limits {
 enum class script_runner : std::uint8_t {
   in_process,      // an actor on the scheduler (the default)
   out_of_process,  // uactor-worker shard processes watched by a supervisor actor
+  // Both at once (docs/decisions/0043): in process publishes; every run is also made out of process
+  // (the shadow, `workers` shards) with the same inputs, and the two results compared, item by
+  // item. The published path never waits on the shadow.
+  shadow,
 };
 
 struct script_plan {
@@ -60,6 +64,9 @@ struct script_plan {
   // Out of process: uactor-worker (or uactor, which has a `worker` mode); empty: uactor-worker
   // beside this program, else this program.
   std::string worker_program;
+  // Shadow mode: runs waiting for a shadow worker at most; beyond, a run is not run by the shadow
+  // (counted in shadow_unavailable). A slow or stopped shadow holds no more than this.
+  std::uint32_t shadow_queue = 10'000;
   std::vector<script_definition> scripts;
   script_limits limits;
 };
@@ -96,6 +103,14 @@ struct script_metrics {
   std::uint64_t eval_ns = 0;       // summed run time
   std::uint32_t workers_up = 0;
   std::vector<int> worker_pids;    // by shard; -1 while down
+  // Shadow mode (script_runner::shadow; the counters above sum both runners, the shadow's shards
+  // among `shards`): runs compared, those whose results differed (value or status; numbers bit for
+  // bit, any NaN equal to any NaN), and those not compared because the shadow timed out (past the
+  // soft deadline) or did not run them (lost with a worker, or beyond its queue: script_plan::shadow_queue).
+  std::uint64_t shadow_compared = 0;
+  std::uint64_t shadow_mismatches = 0;
+  std::uint64_t shadow_timeouts = 0;
+  std::uint64_t shadow_unavailable = 0;
   // Out of process, one per worker shard, numbered across the server's script plans in the order
   // they were added (in /metrics as label shard="0", "1", ...).
   std::vector<script_shard_metrics> shards;

@@ -166,6 +166,7 @@ constexpr std::string_view key_table[] = {
     "scripts.grace_ms",
     "scripts.strikes",
     "scripts.worker_address_space_mb",
+    "scripts.shadow_queue",
     "virtual_tags[]",
     "virtual_tags[].name",
     "virtual_tags[].output",
@@ -1495,8 +1496,10 @@ private:
     if (const toml::table* t = sub_table(top, "scripts", c_)) {
       section s(c_, *t, "scripts");
       std::string runner = "in_process";
-      if (s.choice("runner", {"in_process", "out_of_process"}, runner))
-        plan.runner = runner == "out_of_process" ? script_runner::out_of_process : script_runner::in_process;
+      if (s.choice("runner", {"in_process", "out_of_process", "shadow"}, runner))
+        plan.runner = runner == "out_of_process" ? script_runner::out_of_process
+                      : runner == "shadow"       ? script_runner::shadow
+                                                 : script_runner::in_process;
       s.integer("workers", 1, 64, plan.workers);
       std::int64_t mb = 64;
       if (s.integer("memory_mb", 1, 65536, mb)) plan.limits.memory_bytes = static_cast<std::size_t>(mb) << 20;
@@ -1507,6 +1510,9 @@ private:
       s.integer("strikes", 1, 1000, plan.limits.strikes);
       if (s.integer("worker_address_space_mb", 16, 1 << 20, mb))
         plan.limits.worker_address_space = static_cast<std::size_t>(mb) << 20;
+      if (s.integer("shadow_queue", 1, 1'000'000, plan.shadow_queue) && plan.runner != script_runner::shadow)
+        c_.error(*t->get("shadow_queue"), s.key("shadow_queue"),
+                 "only with runner = \"shadow\" (the runs a shadow may hold back)");
     }
     scripting::engine_limits limits;
     limits.memory_bytes = plan.limits.memory_bytes;

@@ -157,6 +157,16 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   per_scripts("uactor_script_queue_depth", "script runs waiting for a worker", C::Gauge, &script_metrics::queue_depth);
   per_scripts("uactor_script_workers_up", "worker processes serving", C::Gauge, &script_metrics::workers_up);
   per_scripts("uactor_script_evaluation_seconds_total", "summed script run time", C::Counter, &script_metrics::eval_ns, 1e-9);
+  // Shadow mode (docs/decisions/0043): 0 unless a script set runs as runner = "shadow".
+  per_scripts("uactor_script_shadow_compared_total", "script runs compared with their out-of-process shadow", C::Counter,
+              &script_metrics::shadow_compared);
+  per_scripts("uactor_script_shadow_mismatches_total", "script runs whose shadow gave another value or status",
+              C::Counter, &script_metrics::shadow_mismatches);
+  per_scripts("uactor_script_shadow_timeouts_total", "script runs not compared: the shadow or the run passed a deadline",
+              C::Counter, &script_metrics::shadow_timeouts);
+  per_scripts("uactor_script_shadow_unavailable_total",
+              "script runs the shadow did not run (lost with a worker, or beyond its queue)",
+              C::Counter, &script_metrics::shadow_unavailable);
   // The same per worker shard (out of process).
   const auto per_shard = [&](std::string name, std::string help, MetricType type, auto field, double scale = 1) {
     auto& fam = f.add(std::move(name), std::move(help), type);

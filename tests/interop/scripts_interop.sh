@@ -2,9 +2,11 @@
 # examples/config/scripts.toml served by `uactor run` (scripts out of process, two `uactor worker`
 # shards) to node-opcua's client, which subscribes to a virtual tag and an alarm Boolean while it
 # writes their inputs (node_scripts.js). Then a worker is killed with SIGKILL from outside and the
-# tag must follow its inputs again.
+# tag must follow its inputs again. With RUNNER `shadow` (docs/decisions/0043) the same file runs in
+# shadow mode: the client sees the in-process values, the two killed-and-restarted workers are the
+# shadow's, and /metrics must show runs compared and no mismatch.
 #
-#   bash scripts_interop.sh UACTOR_BINARY SOURCE_DIR
+#   bash scripts_interop.sh UACTOR_BINARY SOURCE_DIR [RUNNER]
 #
 # Exit 0 = all passed, 77 without node or node_modules, 1 otherwise.
 set -u
@@ -13,6 +15,7 @@ if ! command -v node >/dev/null 2>&1; then echo "skipped: node not found"; exit 
 if [ ! -d "$here/node_modules" ]; then echo "skipped: $here/node_modules missing (npm ci)"; exit 77; fi
 uactor="${1:?usage: scripts_interop.sh UACTOR_BINARY SOURCE_DIR}"
 src="${2:?usage: scripts_interop.sh UACTOR_BINARY SOURCE_DIR}"
+runner="${3:-out_of_process}"
 tmp="$(mktemp -d)"
 server_pid=""
 cleanup() {
@@ -21,7 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-sed 's/^port = [0-9]*/port = 0/' "$src/examples/config/scripts.toml" >"$tmp/scripts.toml"
+sed -e 's/^port = [0-9]*/port = 0/' -e "s/^runner = \"out_of_process\"/runner = \"$runner\"/" \
+    "$src/examples/config/scripts.toml" >"$tmp/scripts.toml"
+grep -q "^runner = \"$runner\"" "$tmp/scripts.toml" || { echo "scripts_interop: FAIL: no runner line to set"; exit 1; }
+if [ "$runner" = shadow ]; then printf '\n[metrics]\nport = 0\n' >>"$tmp/scripts.toml"; fi
 "$uactor" run --config "$tmp/scripts.toml" --host 127.0.0.1 >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
 url=""
@@ -42,6 +48,21 @@ timeout -k 5 90 node "$here/node_scripts.js" "$url" >"$tmp/client.out" 2>"$tmp/c
 status=$?
 cat "$tmp/client.out"
 [ "$status" -eq 0 ] || { echo "FAIL node_scripts.js (exit $status): $(tail -n 5 "$tmp/client.err")"; failures=$((failures + 1)); }
+
+# Shadow mode: before any worker is killed (a calculation's state starts afresh in a restarted
+# shadow worker and mismatches after, as documented), every run compared so far agreed.
+if [ "$runner" = shadow ]; then
+    metrics="$(sed -n 's#^metrics on \(http://[^/]*\)/metrics#\1#p' "$tmp/server.out" | head -n 1)"
+    page="$(node -e "require('http').get(process.argv[1], r => { let d = ''; r.on('data', c => d += c); r.on('end', () => process.stdout.write(d)); })" "$metrics/metrics" 2>/dev/null || true)"
+    value() { echo "$page" | sed -n "s/^$1{[^}]*} \([0-9.e+]*\)\$/\1/p" | head -n 1; }
+    compared="$(value uactor_script_shadow_compared_total)"
+    mismatches="$(value uactor_script_shadow_mismatches_total)"
+    if [ -n "$compared" ] && [ "${compared%.*}" -gt 0 ] 2>/dev/null && [ "$mismatches" = 0 ]; then
+        echo "ok   shadow: $compared runs compared, $mismatches mismatches"
+    else
+        echo "FAIL shadow metrics: compared '$compared' mismatches '$mismatches'"; failures=$((failures + 1))
+    fi
+fi
 
 # A worker killed from outside: the supervisor restarts it, the values follow their inputs again.
 victim="$(workers | head -n 1)"

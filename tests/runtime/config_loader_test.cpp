@@ -422,3 +422,33 @@ TEST_CASE("config: [[nodesets]] accept_older_models loads node-opcua-nodesets' D
   CHECK(strict.errors[0].key == "nodesets[0].path");
   CHECK(strict.errors[0].message.find("RequiredModel http://opcfoundation.org/UA/ 1.05.04") != std::string::npos);
 }
+
+TEST_CASE("config: runner = shadow with its workers and queue reaches the script plan", "[config]") {
+  const auto r = config::load(R"([[namespaces]]
+uri = "urn:test"
+
+[[variables]]
+id = "ns=2;s=P1"
+type = "Double"
+
+[[variables]]
+id = "ns=2;s=Flow"
+type = "Double"
+
+[[virtual_tags]]
+output = "ns=2;s=Flow"
+inputs = { p = "ns=2;s=P1" }
+expression = "p * 2"
+
+[scripts]
+runner = "shadow"
+workers = 3
+shadow_queue = 500
+)", "shadow.toml", ".", false);
+  for (const auto& e : r.errors) UNSCOPED_INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  CHECK(r.value.scripts.runner == script_runner::shadow);
+  CHECK(r.value.scripts.workers == 3);
+  CHECK(r.value.scripts.shadow_queue == 500);
+  CHECK(r.value.scripts.scripts.size() == 1);
+}

@@ -191,6 +191,10 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   script_metrics sm;
   sm.kills = 2;
   sm.eval_ns = 1'500'000'000;
+  sm.shadow_compared = 40;
+  sm.shadow_mismatches = 3;
+  sm.shadow_timeouts = 2;
+  sm.shadow_unavailable = 1;
   sm.shards = {{.evaluations = 5}, {.evaluations = 7, .kills = 1, .eval_ns = 250'000'000}};
   const auto text = app::prometheus_text({{"opc.tcp://h:4840", m, sm, {}}}, {1.5, 4096, 9, 750'000'000, 3});
   CHECK_THAT(text, Catch::Contains("uactor_actor_mailbox_depth{actor=\"connections\",endpoint=\"opc.tcp://h:4840\"} 2\n"));
@@ -201,6 +205,10 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   CHECK_THAT(text, Catch::Contains("uactor_script_kills_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\"} 1.5\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_shard_evaluations_total{endpoint=\"opc.tcp://h:4840\",shard=\"1\"} 7\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shadow_compared_total{endpoint=\"opc.tcp://h:4840\"} 40\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shadow_mismatches_total{endpoint=\"opc.tcp://h:4840\"} 3\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shadow_timeouts_total{endpoint=\"opc.tcp://h:4840\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_script_shadow_unavailable_total{endpoint=\"opc.tcp://h:4840\"} 1\n"));
   CHECK_THAT(text, Catch::Contains("uactor_script_shard_kills_total{endpoint=\"opc.tcp://h:4840\",shard=\"0\"} 0\n"));
   CHECK_THAT(text,
              Catch::Contains("uactor_script_shard_evaluation_seconds_total{endpoint=\"opc.tcp://h:4840\",shard=\"1\"} 0.25\n"));

@@ -455,3 +455,67 @@ TEST_CASE("scripts: a repeated kill warning is said once per interval, with the 
   REQUIRE(w.due(t0 + 60s, held));
   CHECK(held == 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Shadow mode through the embedding API (docs/decisions/0043; the runners' cases, with a gate and a
+// kill -9, in shadow_runner_test.cpp).
+
+TEST_CASE("scripts in shadow mode: both runners agree, every run compared, and the published values follow the inputs",
+          "[.scripts-oop]") {
+  REQUIRE_FALSE(worker_bin().empty());
+  plant p;
+  auto plan = out_of_process(2);
+  plan.runner = script_runner::shadow;
+  plan.scripts.push_back(p.tag("Flow", "p1 - p2", {{"p1", "P1"}, {"p2", "P2"}}));
+  plan.scripts.push_back(p.tag("High", "p1 > 80", {{"p1", "P1"}}, script_kind::alarm));
+  plan.scripts.push_back(p.tag("Other", "nil + 1", {{"p1", "P1"}}));  // an error on both sides: the same outcome
+  REQUIRE(p.srv->add_scripts(plan).ok());
+  REQUIRE(until([&] { return p.srv->scripts_metrics().workers_up == 2; }));
+  for (int k = 0; k < 20; ++k) p.set({{"P1", 100.0 + k}, {"P2", double(k)}});
+  CHECK(p.until_value("Flow", 100));
+  CHECK(p.until_bool("High", true));
+  CHECK(p.until_status("Other", ua::status::bad_internal_error));
+  p.set({{"P1", 10}});
+  CHECK(p.until_value("Flow", -9));
+  CHECK(p.until_bool("High", false));
+  // The counters sum both runners: every published run was run and compared by the shadow too.
+  REQUIRE(until([&] {
+    const auto m = p.srv->scripts_metrics();
+    return m.shadow_compared > 0 && 2 * m.shadow_compared == m.evaluations;
+  }));
+  const auto m = p.srv->scripts_metrics();
+  CHECK(m.shadow_mismatches == 0);
+  CHECK(m.shadow_timeouts == 0);
+  CHECK(m.shadow_unavailable == 0);
+  CHECK(m.shards.size() == 2);  // the shadow's
+}
+
+TEST_CASE("scripts in shadow mode: a script that differs per process is a mismatch on every run and publishes "
+          "the in-process value", "[.scripts-oop]") {
+  REQUIRE_FALSE(worker_bin().empty());
+  plant p;
+  auto plan = out_of_process(1);
+  plan.runner = script_runner::shadow;
+  // Each Lua state seeds math.random itself (time and its own address): the two runners draw
+  // differently (equal by chance once in 2^40 runs).
+  plan.scripts.push_back(p.tag("Ratio", "math.random(0, 1 << 40) + p1 * 0", {{"p1", "P1"}}));
+  plan.scripts.push_back(p.tag("Flow", "p1 * 2", {{"p1", "P1"}}));
+  REQUIRE(p.srv->add_scripts(plan).ok());
+  REQUIRE(until([&] { return p.srv->scripts_metrics().workers_up == 1; }));
+  for (int k = 1; k <= 3; ++k) {
+    p.set({{"P1", double(k)}});
+    CHECK(p.until_value("Flow", 2.0 * k));
+  }
+  REQUIRE(until([&] {
+    const auto m = p.srv->scripts_metrics();
+    return m.shadow_compared > 0 && 2 * m.shadow_compared == m.evaluations;
+  }));
+  const auto m = p.srv->scripts_metrics();
+  // Ratio's runs mismatch, Flow's agree: half of what was compared.
+  CHECK(m.shadow_mismatches * 2 == m.shadow_compared);
+  CHECK(m.shadow_mismatches >= 1);
+  // Published: the in-process draw, Good (the shadow's is only compared).
+  const auto ratio = p.read("Ratio");
+  CHECK(ratio.status.is_good());
+  CHECK(ratio.value.get_if<double>() != nullptr);
+}
