@@ -4,8 +4,9 @@
 // callback (where outputs become a value batch). The server's own hops are the same for both and
 // left out. Figures:
 //   paced     10,000 evaluations/s: 10 virtual tags changed per 1 ms tick, one message per tick
-//             (batched) or one per change (unbatched); CPU of this process and of the workers, %
-//             of one core over the phase
+//             (batched) or one per change (unbatched), 100 tags in turn so that each changes
+//             every 10 ms (a tag changed again before its run would be coalesced into one run);
+//             CPU of this process and of the workers, % of one core over the phase
 //   idle      one change, 2 ms apart: µs from the change sent to its output published, p50 / p99
 //   alarms    1,000 alarm predicates flipped in one message: ms until all 1,000 are published,
 //             p50 / p99 over the passes
@@ -211,8 +212,9 @@ void stop(runner& r) {
 
 void paced(caf::actor_system& sys, caf::actor host, bool oop, bool batched, const options& o) {
   constexpr std::uint32_t per_tick = 10;
+  constexpr std::uint32_t tags = 100;  // tick t changes tags 10 (t mod 10) .. +9
   std::vector<scripting::set_item> items;
-  for (std::uint32_t i = 0; i < per_tick; ++i) items.push_back(tag(i, scripting::item_kind::virtual_tag, "x * 2 + 1"));
+  for (std::uint32_t i = 0; i < tags; ++i) items.push_back(tag(i, scripting::item_kind::virtual_tag, "x * 2 + 1"));
   auto r = start(sys, host, oop, o, std::move(items));
   const auto pids = r.counters->worker_pids();
   const auto ticks = static_cast<std::uint64_t>(o.seconds * 1000);
@@ -223,9 +225,10 @@ void paced(caf::actor_system& sys, caf::actor host, bool oop, bool batched, cons
   const auto t0 = clock_type::now();
   for (std::uint64_t t = 0; t < ticks; ++t) {
     std::this_thread::sleep_until(t0 + std::chrono::milliseconds(t));
-    if (batched) caf::anon_send(r.actor, changes(0, per_tick, static_cast<double>(t)));
+    const auto first = static_cast<std::uint32_t>(t % (tags / per_tick)) * per_tick;
+    if (batched) caf::anon_send(r.actor, changes(first, per_tick, static_cast<double>(t)));
     else
-      for (std::uint32_t i = 0; i < per_tick; ++i) caf::anon_send(r.actor, changes(i, 1, static_cast<double>(t)));
+      for (std::uint32_t i = 0; i < per_tick; ++i) caf::anon_send(r.actor, changes(first + i, 1, static_cast<double>(t)));
   }
   std::this_thread::sleep_for(20ms);
   const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
