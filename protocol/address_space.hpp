@@ -165,6 +165,10 @@ public:
   // Bad_DuplicateReferenceNotAllowed. References to other servers are not kept here.
   status_code add_reference(node_index source, node_index type, node_index target);
   status_code add_reference(const node_id& source, const node_id& type, const node_id& target);
+  // Removes the reference (both ends), e.g. to retype an instance of namespace 0 (a HasTypeDefinition
+  // replaced by a subtype's). Bad_NoMatch when there is no such forward reference. The serials of
+  // the references left are kept: a Browse continuation point stays valid.
+  status_code remove_reference(node_index source, node_index type, node_index target);
 
   // Removes node n and its references at both ends (Part 4 §5.8.4 DeleteNodes, one node). Its
   // index is never reused: at(n).removed says so, and find(), read() and set_value() treat it as
