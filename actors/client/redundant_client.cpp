@@ -87,6 +87,7 @@ struct redundant_client::impl {
   std::vector<connection_event> outbox;  // told after m is released (a handler may call us)
 
   std::atomic<std::size_t> active{no_server};  // read by the data handlers
+  std::size_t lost_active = no_server;          // the server in use that was lost, for `previous`
   mutable std::mutex active_m;
   std::shared_ptr<client> active_client;  // for the requests
 
@@ -191,7 +192,10 @@ struct redundant_client::impl {
     s.level = -1;
     s.subs.clear();
     s.next_try = clock_type::now() + options.retry_interval;
-    if (active.load(std::memory_order_acquire) == i) set_active(no_server);
+    if (active.load(std::memory_order_acquire) == i) {
+      lost_active = i;
+      set_active(no_server);
+    }
     if (c) c->close();
   }
 
@@ -284,7 +288,9 @@ struct redundant_client::impl {
     connection_event e;
     e.status = status;
     e.reason = why;
-    e.previous = old == no_server ? connection_event::no_endpoint : old;
+    const std::size_t left = old != no_server ? old : lost_active;
+    e.previous = left == no_server ? connection_event::no_endpoint : left;
+    lost_active = no_server;
     if (n == no_server) {
       set_active(no_server);
       e.what = connection_event_kind::lost;

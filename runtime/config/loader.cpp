@@ -1852,7 +1852,8 @@ private:
     section s(c_, *t, "redundancy");
     auto& r = p_.server.redundancy;
     std::string support = "none";
-    s.choice("support", {"none", "cold", "warm", "hot"}, support);
+    // A support value refused already says what is wrong: no second error about the URIs.
+    const bool support_ok = s.choice("support", {"none", "cold", "warm", "hot"}, support) || !t->get("support");
     r.support = parse_redundancy_support(support).value_or(redundancy_support::none);
     std::vector<std::string> uris;
     const bool uris_ok = s.strings("server_uris", uris);
@@ -1872,7 +1873,7 @@ private:
                s.key(t->get("server_uris") ? "server_uris" : "support"),
                fmt::format("support \"{}\" needs server_uris: the ApplicationUris of the redundant servers, this one's included",
                            support));
-    if (r.support == redundancy_support::none && !r.server_uris.empty())
+    if (support_ok && r.support == redundancy_support::none && !r.server_uris.empty())
       c_.error(*t->get("server_uris"), s.key("server_uris"),
                "server_uris without support = \"cold\", \"warm\" or \"hot\": a server of no redundant set lists none");
     s.integer("service_level", 0, 255, r.service_level);

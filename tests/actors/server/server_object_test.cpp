@@ -184,7 +184,7 @@ TEST_CASE("server object: a warm set makes ServerRedundancy a NonTransparentRedu
           "[actors]") {
   fixture f;
   redundancy_plan plan;
-  plan.support = redundancy_support::warm;
+  plan.support = uactor::redundancy_support::warm;
   plan.server_uris = {"urn:a:uactor:server", "urn:b:uactor:server"};
   plan.service_level = 180;
   actors::init_server_redundancy(f.as, plan, start);
