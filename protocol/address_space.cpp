@@ -346,6 +346,13 @@ status_code address_space::set_value(node_index n, data_value v) {
   return status::good;
 }
 
+status_code address_space::set_minimum_sampling_interval(node_index n, double ms) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (nodes_[n].cls != node_class::variable) return status::bad_attribute_id_invalid;
+  variables_[nodes_[n].detail].minimum_sampling_interval = ms;
+  return status::good;
+}
+
 bool address_space::set_monitored(node_index n, bool monitored) noexcept {
   if (n >= nodes_.size() || !has_variable_data(nodes_[n].cls)) return false;
   variables_[nodes_[n].detail].monitored = monitored;

@@ -184,6 +184,10 @@ public:
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   // A node marked monitored tells the observer, after the value is stored.
   status_code set_value(node_index n, data_value v);
+  // Replaces a Variable's MinimumSamplingInterval (Part 3 §5.6.2; 0: changes are reported as they
+  // happen), e.g. for a namespace-0 variable the server sets itself. Bad_NodeIdUnknown or
+  // Bad_AttributeIdInvalid (not a Variable).
+  status_code set_minimum_sampling_interval(node_index n, double ms);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

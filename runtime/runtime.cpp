@@ -576,14 +576,18 @@ public:
     return done ? ua::status::good : failed;
   }
 
-  void stop() override {
+  void drain() override {
     // Part 4 §6.6.2.4.2: ServiceLevel 0 (maintenance) while the sessions still work, so that
     // subscribed clients switch to a backup before the connection goes (docs/decisions/0041).
-    if (!stopped_.load(std::memory_order_acquire) && plan_.redundancy.shutdown_delay.count() > 0 &&
-        set_service_level(service_level_maintenance).is_good()) {
-      spdlog::info("ServiceLevel 0 (stopping): the sessions close in {} ms", plan_.redundancy.shutdown_delay.count());
-      std::this_thread::sleep_for(plan_.redundancy.shutdown_delay);
-    }
+    if (drained_.exchange(true) || stopped_.load(std::memory_order_acquire) || plan_.redundancy.shutdown_delay.count() <= 0)
+      return;
+    if (set_service_level(service_level_maintenance).is_bad()) return;
+    spdlog::info("ServiceLevel 0 (stopping): the sessions close in {} ms", plan_.redundancy.shutdown_delay.count());
+    std::this_thread::sleep_for(plan_.redundancy.shutdown_delay);
+  }
+
+  void stop() override {
+    drain();
     if (stopped_.exchange(true)) return;
     door_->stopped.store(true, std::memory_order_release);
     {
@@ -642,6 +646,7 @@ private:
   }
 
   server_plan plan_;
+  std::atomic<bool> drained_{false};
   std::vector<std::string> trusted_by_plan_;  // thumbprints of the last (re)load's `trust` certificates
   actors::server_handle handle_;
   std::vector<std::string> urls_;  // one per endpoint, with the ports bound

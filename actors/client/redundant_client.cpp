@@ -163,7 +163,7 @@ struct redundant_client::impl {
     if (sub) {
       ua::create_monitored_items_request req;
       req.subscription_id = sub->subscription_id;
-      req.items_to_create.push_back(monitor_value(ua::node_id(0, service_level_id), 0, -1, 1));
+      req.items_to_create.push_back(monitor_value(ua::node_id(0, service_level_id), 0, 0, 1));
       auto items = cp->create_monitored_items_sync(std::move(req));
       if (!items) failed = items.error();
       else if (items->results.empty() || items->results[0].status_code.is_bad())

@@ -94,6 +94,10 @@ void init_server_redundancy(address_space& as, const redundancy_plan& plan, date
   // Part 5 §12.5: RedundancySupport is an Int32 enumeration on the wire.
   set(as, ids::server_server_redundancy_redundancy_support, static_cast<std::int32_t>(plan.support), now);
   set_service_level(as, plan.service_level, now);
+  // Namespace 0 gives ServiceLevel a MinimumSamplingInterval of 1 s: a drop would reach a
+  // subscribed client up to a second late. The server sets it itself, so every change can be
+  // reported as it happens (Part 3 §5.6.2: 0), and a client fails over at once.
+  as.set_minimum_sampling_interval(require(as, ids::server_service_level), 0);
   if (plan.support == uactor::redundancy_support::none) return;
   const node_index redundancy = as.find(node_id(0, ids::server_server_redundancy));
   const node_index has_type_definition = as.find(node_id(0, 40));

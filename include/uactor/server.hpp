@@ -323,9 +323,12 @@ public:
   // drops. Waits for the server: never from an inline handler. Bad_ServerHalted after stop().
   virtual status_code set_service_level(std::uint8_t level) = 0;
 
+  // With plan.redundancy.shutdown_delay: ServiceLevel 0 (maintenance), then waits that long while
+  // everything still works, so that redundant clients switch to a backup first; once (later calls
+  // return at once). stop() does it first when the application has not (docs/decisions/0041).
+  virtual void drain() = 0;
+
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
-  // With plan.redundancy.shutdown_delay, ServiceLevel goes to 0 first and the sessions close that
-  // much later (docs/decisions/0041).
   virtual void stop() = 0;
 };
 

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -55,6 +57,7 @@ struct recorder {
   std::mutex m;
   std::vector<steady::time_point> arrivals;  // one per data message
   std::uint64_t changes = 0;
+  std::map<std::uint32_t, steady::time_point> last_seen;  // by client handle
   std::vector<connection_event> events;
   std::vector<steady::time_point> event_at;
   std::vector<subscription_status> status;
@@ -63,8 +66,10 @@ struct recorder {
     subscription_handlers h;
     h.on_data = [this](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> ch) {
       std::lock_guard lock(m);
-      arrivals.push_back(steady::now());
+      const auto now = steady::now();
+      arrivals.push_back(now);
       changes += ch.size();
+      for (const auto& c : ch) last_seen[c.client_handle] = now;
     };
     h.on_status = [this](const subscription_status& s) {
       std::lock_guard lock(m);
@@ -99,6 +104,13 @@ struct recorder {
       if (a > t) return a;
     return std::nullopt;
   }
+  // Every item (client handles 0..items-1, as the application made them) delivered after `t`.
+  bool all_items_after(steady::time_point t) {
+    std::lock_guard lock(m);
+    for (std::uint32_t h = 0; h < items; ++h)
+      if (auto it = last_seen.find(h); it == last_seen.end() || it->second <= t) return false;
+    return last_seen.size() == items;
+  }
   template <class Pred>
   bool wait(Pred pred, std::chrono::milliseconds timeout) {
     const auto deadline = steady::now() + timeout;
@@ -125,8 +137,10 @@ struct recorder {
 void print_switch(const char* what, std::vector<double> ms) {
   if (ms.empty()) return;
   std::sort(ms.begin(), ms.end());
-  std::printf("failover %s: n=%zu p50=%.0f ms max=%.0f ms (kill -9 to the first value from the other server)\n", what,
-              ms.size(), ms[ms.size() / 2], ms.back());
+  std::string all;
+  for (double x : ms) all += " " + std::to_string(static_cast<int>(x));
+  std::printf("failover %s: n=%zu p50=%.0f ms max=%.0f ms (kill -9 to the first value from the other server); ms:%s\n", what,
+              ms.size(), ms[ms.size() / 2], ms.back(), all.c_str());
 }
 
 void subscribe(redundant_client& c, recorder& r) {
@@ -198,6 +212,8 @@ void kill_and_switch(redundancy_support mode, int rounds) {
     CHECK(e.reason == failover_reason::connection_lost);
     CHECK(c->active_endpoint() == to);
     REQUIRE(r.flowing());  // values resume, from the other server (the killed one is gone)
+    // Every item, under the client handle the application gave it.
+    CHECK(r.wait([&] { return r.all_items_after(killed); }, 5000ms));
     if (auto first = r.first_after(killed)) switch_ms.push_back(std::chrono::duration<double, std::milli>(*first - killed).count());
     REQUIRE(servers[from]->start());  // back, as the backup now
   }
@@ -255,10 +271,16 @@ TEST_CASE("failover: a stopping server (SIGTERM) drops its ServiceLevel and the 
   REQUIRE(r.flowing());
   REQUIRE(r.wait([&] { return c->service_levels()[1] == 255; }, 10'000ms));
   const auto before = r.switches();
+  const auto stopped = steady::now();
   a.terminate();
   INFO(r.dump());
   REQUIRE(r.wait([&] { return r.switches() > before; }, 10'000ms));
   const auto e = r.last();
+  {
+    std::lock_guard lock(r.m);
+    std::printf("failover on SIGTERM (warm): switched %.0f ms after the signal\n",
+                std::chrono::duration<double, std::milli>(r.event_at.back() - stopped).count());
+  }
   CHECK(e.endpoint == 1);
   // ServiceLevel 0 came while the connection still worked (the server waits 1.5 s before it
   // closes the sessions): the reason is the level, not the loss.

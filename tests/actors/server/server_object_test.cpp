@@ -180,7 +180,7 @@ TEST_CASE("server object: without redundancy ServerRedundancy stays a ServerRedu
   CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 255);
 }
 
-TEST_CASE("server object: a warm set makes ServerRedundancy a NonTransparentRedundancyType with its ServerUriArray",
+TEST_CASE("server object: a warm redundant set makes ServerRedundancy a NonTransparentRedundancyType with its ServerUriArray",
           "[actors]") {
   fixture f;
   redundancy_plan plan;
