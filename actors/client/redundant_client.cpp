@@ -88,6 +88,7 @@ struct redundant_client::impl {
 
   std::atomic<std::size_t> active{no_server};  // read by the data handlers
   std::size_t lost_active = no_server;          // the server in use that was lost, for `previous`
+  std::atomic<std::uint64_t> dropped{0};        // messages of servers not in use
   mutable std::mutex active_m;
   std::shared_ptr<client> active_client;  // for the requests
 
@@ -207,11 +208,13 @@ struct redundant_client::impl {
       h.on_data = [this, i, id, f = b.handlers.on_data](std::uint32_t, std::uint32_t seq,
                                                           std::span<const ua::monitored_item_notification> ch) {
         if (active.load(std::memory_order_acquire) == i) f(id, seq, ch);
+        else dropped.fetch_add(1, std::memory_order_relaxed);
       };
     if (b.handlers.on_events)
       h.on_events = [this, i, id, f = b.handlers.on_events](std::uint32_t, std::uint32_t seq,
                                                               std::span<const ua::event_field_list> ev) {
         if (active.load(std::memory_order_acquire) == i) f(id, seq, ev);
+        else dropped.fetch_add(1, std::memory_order_relaxed);
       };
     if (b.handlers.on_status)
       h.on_status = [this, i, id, f = b.handlers.on_status](const subscription_status& st) {
@@ -479,6 +482,10 @@ ua::status_code redundant_client::close() { return impl_ ? impl_->close() : ua::
 std::size_t redundant_client::active_endpoint() const noexcept {
   const auto a = impl_->active.load(std::memory_order_acquire);
   return a == no_server ? connection_event::no_endpoint : a;
+}
+
+std::uint64_t redundant_client::dropped_backup_messages() const noexcept {
+  return impl_->dropped.load(std::memory_order_relaxed);
 }
 
 std::vector<int> redundant_client::service_levels() const {

@@ -84,8 +84,11 @@ public:
 
   // The server in use (its index in endpoint_urls), or connection_event::no_endpoint.
   std::size_t active_endpoint() const noexcept;
-  // The last ServiceLevel of each server; -1 when not connected or not known.
+  // The last ServiceLevel of each server; -1 when not connected or not known. Not from a handler.
   std::vector<int> service_levels() const;
+  // NotificationMessages with data or events that came from servers not in use and were dropped:
+  // hot mode's price (warm backups, Disabled, send none; cold has no backup connection).
+  std::uint64_t dropped_backup_messages() const noexcept;
 
   // Closes every connection; the subscriptions' handlers are told `closed` (Good). Blocks.
   ua::status_code close();

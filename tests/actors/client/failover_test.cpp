@@ -199,6 +199,11 @@ void kill_and_switch(redundancy_support mode, int rounds) {
       INFO("round " << round);
       REQUIRE(r.wait([&] { return c->service_levels()[to] == 255; }, 10'000ms));
     }
+    if (mode == redundancy_support::hot) {
+      // Hot (b): the backup reports too (its messages dropped, not shown) before it is needed.
+      const auto dropped = c->dropped_backup_messages();
+      CHECK(r.wait([&] { return c->dropped_backup_messages() > dropped; }, 5000ms));
+    }
     const auto before = r.switches();
     const auto killed = steady::now();
     servers[from]->kill9();
@@ -218,6 +223,11 @@ void kill_and_switch(redundancy_support mode, int rounds) {
     REQUIRE(servers[from]->start());  // back, as the backup now
   }
   print_switch(mode_name.c_str(), switch_ms);
+  // Warm backups are Disabled (SetMonitoringMode) and send no data; hot ones report all along.
+  std::printf("failover %s: %llu messages of servers not in use dropped\n", mode_name.c_str(),
+              static_cast<unsigned long long>(c->dropped_backup_messages()));
+  if (mode == redundancy_support::hot) CHECK(c->dropped_backup_messages() > 0);
+  else CHECK(c->dropped_backup_messages() == 0);
   // Requests go to the server in use.
   ua::read_request rr;
   ua::read_value_id id;
