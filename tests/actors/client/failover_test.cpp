@@ -259,11 +259,15 @@ TEST_CASE("failover: hot - the server in use killed - the backup's data reaches 
   kill_and_switch(redundancy_support::hot, 4);
 }
 
-TEST_CASE("failover: a stopping server (SIGTERM) drops its ServiceLevel and the client leaves it before the connection goes",
-          "[.failover-live]") {
+namespace {
+
+// SIGTERM to the server in use: ServiceLevel 0 (maintenance) while its sessions still work
+// (shutdown_delay_ms 1500), so the client switches for that reason, not for the lost connection.
+void stop_and_switch(redundancy_support mode) {
   REQUIRE_FALSE(uactor_bin().empty());
-  server_process a(uactor_bin(), run_args(plant_file("a", "warm")));
-  server_process b(uactor_bin(), run_args(plant_file("b", "warm")));
+  const std::string mode_name(to_string(mode));
+  server_process a(uactor_bin(), run_args(plant_file("a", mode_name)));
+  server_process b(uactor_bin(), run_args(plant_file("b", mode_name)));
   a.wait_for_output("listening on");
   b.wait_for_output("listening on");
   REQUIRE(a.start());
@@ -271,7 +275,7 @@ TEST_CASE("failover: a stopping server (SIGTERM) drops its ServiceLevel and the 
   recorder r;
   redundant_client_options o;
   o.endpoint_urls = {a.url(), b.url()};
-  o.mode = redundancy_support::warm;
+  o.mode = mode;
   o.retry_interval = 200ms;
   o.on_event = r.on_event();
   auto c = redundant_client::connect(o);
@@ -279,7 +283,7 @@ TEST_CASE("failover: a stopping server (SIGTERM) drops its ServiceLevel and the 
   REQUIRE(c->active_endpoint() == 0);
   subscribe(*c, r);
   REQUIRE(r.flowing());
-  REQUIRE(r.wait([&] { return c->service_levels()[1] == 255; }, 10'000ms));
+  if (mode != redundancy_support::cold) REQUIRE(r.wait([&] { return c->service_levels()[1] == 255; }, 10'000ms));
   const auto before = r.switches();
   const auto stopped = steady::now();
   a.terminate();
@@ -288,14 +292,31 @@ TEST_CASE("failover: a stopping server (SIGTERM) drops its ServiceLevel and the 
   const auto e = r.last();
   {
     std::lock_guard lock(r.m);
-    std::printf("failover on SIGTERM (warm): switched %.0f ms after the signal\n",
+    std::printf("failover on SIGTERM (%s): switched %.0f ms after the signal\n", mode_name.c_str(),
                 std::chrono::duration<double, std::milli>(r.event_at.back() - stopped).count());
   }
   CHECK(e.endpoint == 1);
-  // ServiceLevel 0 came while the connection still worked (the server waits 1.5 s before it
-  // closes the sessions): the reason is the level, not the loss.
+  CHECK(e.previous == 0);
   CHECK(e.reason == failover_reason::service_level);
   REQUIRE(r.flowing());
+  CHECK(r.all_items_after(stopped));
   CHECK(c->active_endpoint() == 1);
   CHECK(c->close().is_good());
+}
+
+}  // namespace
+
+TEST_CASE("failover: on stop - warm - a stopping server (SIGTERM) drops its ServiceLevel and the client leaves it before the connection goes",
+          "[.failover-live]") {
+  stop_and_switch(redundancy_support::warm);
+}
+
+TEST_CASE("failover: on stop - cold - the client connects the other server when the one in use drops its ServiceLevel",
+          "[.failover-live]") {
+  stop_and_switch(redundancy_support::cold);
+}
+
+TEST_CASE("failover: on stop - hot - the client shows the other server's data when the one in use drops its ServiceLevel",
+          "[.failover-live]") {
+  stop_and_switch(redundancy_support::hot);
 }
