@@ -42,7 +42,9 @@ struct redundant_client_options {
   // ServiceLevel at or above it is healthy (Part 4 §6.6.2.4.2, Table 109: 200).
   std::uint8_t healthy_service_level = 200;
   // switched (which server, why, `previous`), lost (no server usable: requests get
-  // Bad_ServerNotConnected until one is). On the redundant client's thread.
+  // Bad_ServerNotConnected until one is). On the redundant client's thread (the initial `switched`:
+  // on connect()'s caller's). Never call the redundant client's blocking functions from it or from
+  // a subscription handler.
   connection_event_handler on_event;
 };
 
