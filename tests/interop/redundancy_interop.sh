@@ -18,7 +18,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-"$uactor" run --host 127.0.0.1 --port 0 --redundancy warm --redundant-server urn:a:uactor:server \
+"$uactor" run --host 127.0.0.1 --port 0 --pki "$tmp/pki" --redundancy warm --redundant-server urn:a:uactor:server \
     --redundant-server urn:b:uactor:server --service-level 210 --shutdown-delay 2000 \
     >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
