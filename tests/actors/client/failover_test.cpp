@@ -39,18 +39,24 @@ std::string uactor_bin() {
   return bin ? bin : "";
 }
 
-// A plant file per server: its own ApplicationUri, both in the set's ServerUriArray.
-std::string plant_file(const std::string& name, const std::string& mode) {
-  const std::string path = "/tmp/uactor-failover-" + std::to_string(::getpid()) + "-" + name + ".toml";
-  std::ofstream out(path);
-  out << "[server]\nhost_name = \"127.0.0.1\"\napplication_uri = \"urn:failover:" << name << "\"\ndemo = true\n"
-      << "[redundancy]\nsupport = \"" << mode << "\"\nserver_uris = [\"urn:failover:a\", \"urn:failover:b\"]\n"
-      << "shutdown_delay_ms = 1500\n";
-  return path;
-}
+// A plant file per server: its own ApplicationUri, both in the set's ServerUriArray. Removed with
+// the object (the server has read it by then).
+struct plant_file {
+  std::string path;
+  plant_file(const std::string& name, const std::string& mode)
+      : path("/tmp/uactor-failover-" + std::to_string(::getpid()) + "-" + name + ".toml") {
+    std::ofstream out(path);
+    out << "[server]\nhost_name = \"127.0.0.1\"\napplication_uri = \"urn:failover:" << name << "\"\ndemo = true\n"
+        << "[redundancy]\nsupport = \"" << mode << "\"\nserver_uris = [\"urn:failover:a\", \"urn:failover:b\"]\n"
+        << "shutdown_delay_ms = 1500\n";
+  }
+  ~plant_file() { ::unlink(path.c_str()); }
+  plant_file(const plant_file&) = delete;
+  plant_file& operator=(const plant_file&) = delete;
+};
 
-std::vector<std::string> run_args(const std::string& file) {
-  return {"run", "--config", file, "--port", "{port}", "--writer-interval", "10", "--load-variables", std::to_string(items)};
+std::vector<std::string> run_args(const plant_file& file) {
+  return {"run", "--config", file.path, "--port", "{port}", "--writer-interval", "10", "--load-variables", std::to_string(items)};
 }
 
 struct recorder {
@@ -167,8 +173,10 @@ void subscribe(redundant_client& c, recorder& r) {
 void kill_and_switch(redundancy_support mode, int rounds) {
   REQUIRE_FALSE(uactor_bin().empty());
   const std::string mode_name(to_string(mode));
-  server_process a(uactor_bin(), run_args(plant_file("a", mode_name)));
-  server_process b(uactor_bin(), run_args(plant_file("b", mode_name)));
+  // The files outlive the servers: a restart reads its file again.
+  const plant_file file_a("a", mode_name), file_b("b", mode_name);
+  server_process a(uactor_bin(), run_args(file_a));
+  server_process b(uactor_bin(), run_args(file_b));
   a.wait_for_output("listening on");
   b.wait_for_output("listening on");
   REQUIRE(a.start());
@@ -266,8 +274,10 @@ namespace {
 void stop_and_switch(redundancy_support mode) {
   REQUIRE_FALSE(uactor_bin().empty());
   const std::string mode_name(to_string(mode));
-  server_process a(uactor_bin(), run_args(plant_file("a", mode_name)));
-  server_process b(uactor_bin(), run_args(plant_file("b", mode_name)));
+  // The files outlive the servers: a restart reads its file again.
+  const plant_file file_a("a", mode_name), file_b("b", mode_name);
+  server_process a(uactor_bin(), run_args(file_a));
+  server_process b(uactor_bin(), run_args(file_b));
   a.wait_for_output("listening on");
   b.wait_for_output("listening on");
   REQUIRE(a.start());
