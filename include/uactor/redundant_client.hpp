@@ -38,6 +38,8 @@ struct redundant_client_options {
   // this publishing interval (its keep-alive: 5 intervals); a silent or closed one is a lost server.
   std::chrono::milliseconds service_level_interval{100};
   // A server not connected is tried again this often (warm and hot; cold: when one is needed).
+  // Each attempt is bounded by client.connect_timeout; the application's subscription calls wait
+  // for an attempt under way (the requests do not).
   std::chrono::milliseconds retry_interval{500};
   // ServiceLevel at or above it is healthy (Part 4 §6.6.2.4.2, Table 109: 200).
   std::uint8_t healthy_service_level = 200;
