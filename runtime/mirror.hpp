@@ -28,6 +28,11 @@ struct mirror_spec {
   std::string name;                  // [A-Za-z0-9_.-]+: Objects/Mirrors/<name>, urn:uactor:mirror:<name>
   std::string endpoint;              // opc.tcp://host:port[/path], SecurityPolicy None, anonymous
   std::vector<ua::node_id> nodes;    // the remote's NodeIds (its namespace indices)
+  // Remote Objects (or Variables) whose hierarchy is mirrored as well (HierarchicalReferences,
+  // forward): their objects become local folders, their variables mirrored variables, in the same
+  // tree. Browsed at start, and again on the remote's ModelChangeEvents and after it restarted.
+  std::vector<ua::node_id> subtrees;
+  std::size_t max_nodes = 10'000;  // objects and variables of the subtrees together: more refuses the start
   std::chrono::milliseconds sampling_interval{100};
   std::chrono::milliseconds publishing_interval{100};
   mirror_loss on_loss = mirror_loss::bad;
@@ -46,9 +51,10 @@ ua::node_id mirror_node_id(std::uint16_t mirror_ns, const ua::node_id& remote);
 class mirror {
 public:
   // Connects to the remote (the first connection must succeed: refused otherwise, decision 0028),
-  // reads each node's BrowseName, DisplayName, DataType, ValueRank, ArrayDimensions and
-  // AccessLevel, adds the local variables under Objects/Mirrors/<name>, forwards Writes of the
-  // writable ones, and subscribes to all of them. The error says which node or step failed.
+  // browses the subtrees, reads each variable's BrowseName, DisplayName, DataType, ValueRank,
+  // ArrayDimensions and AccessLevel, adds the local nodes under Objects/Mirrors/<name>, forwards
+  // Writes of the writable variables, and subscribes to all of them (and, with subtrees, to the
+  // remote's ModelChangeEvents). The error says which node or step failed.
   static ua::expected<std::unique_ptr<mirror>> start(runtime& rt, server& srv, mirror_spec spec, std::string& error);
 
   ~mirror();  // closes the client; the local nodes stay (with their last value)

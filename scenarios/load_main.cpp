@@ -15,11 +15,16 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include "runtime/process_stats.hpp"
 #include "scenarios/agent.hpp"
 #include "scenarios/child_process.hpp"
 #include "scenarios/coordinator.hpp"
+#include "scenarios/fault_injector.hpp"
+#include "scenarios/fault_plan.hpp"
+#include "scenarios/fault_proxy.hpp"
 #include "scenarios/floor.hpp"
 #include "scenarios/load_security.hpp"
 #include "scenarios/opcua_driver.hpp"
@@ -62,6 +67,8 @@ struct cli {
   std::size_t response_size = 0;
   // Distributed (--agents): the coordinator's side of docs/distributed-load.md.
   coordinator_options distributed;
+  // sub --faults (docs/decisions/0042): the plan as given.
+  std::string faults;
 };
 
 // Sleeps `seconds`, showing the progress line when stderr is a terminal.
@@ -231,6 +238,10 @@ int main(int argc, char** argv) {
                  "one more argument for the child `uactor run` (repeatable), e.g. --server-arg=--session-host "
                  "--server-arg=scheduler")
       ->allow_extra_args(false);
+  app.add_option("--faults", o.faults,
+                 "sub: supervised clients through a fault-injecting proxy: cut:EVERY[:rst|fin][:client|server|both] "
+                 "and/or stall:T[:EVERY], comma-separated (e.g. cut:2s,stall:3s); reports faults, lost notifications, "
+                 "duplicates, recovery p50/p99/max and failed requests (docs/load-faults.md)");
   app.add_option("--agents", o.distributed.agents,
                  "HOST:PORT,...: split the sessions over these `uactor agent`s (docs/distributed-load.md)")
       ->delimiter(',');
@@ -253,6 +264,17 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (o.serve_floor) return serve_floor({o.request_size, o.response_size});
+  // The result goes to stdout (one JSON line with --json): the clients' log lines (a supervised
+  // client's losses and reconnects, with --faults) go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("uactor-load"));
+  fault_plan faults;
+  if (app.count("--faults")) {
+    if (auto error = parse_faults(o.faults, faults); !error.empty()) {
+      std::fprintf(stderr, "uactor-load: --faults %s\n", error.c_str());
+      return 2;
+    }
+    if (o.scenario != "sub") return not_yet("--faults outside --scenario sub");
+  }
   if (o.scenario == "sessions" || o.scenario == "storm") {
     if (!o.endpoint.empty()) return not_yet("--scenario " + o.scenario + " with --endpoint");
     if (!o.distributed.agents.empty()) return not_yet("--scenario " + o.scenario + " with --agents");
@@ -296,6 +318,17 @@ int main(int argc, char** argv) {
 
   if (o.variables && o.scenario != "sub") return not_yet("--variables outside --scenario sub");
   if (o.variables && !o.endpoint.empty()) return not_yet("--variables with --endpoint (the load variables are our child's)");
+  if (!faults.empty()) {
+    if (!o.distributed.agents.empty())
+      return not_yet("--faults with --agents (the proxy and the lost-notification count are this process's; run "
+                     "--faults without --agents)");
+    if (!o.endpoint.empty()) return not_yet("--faults with --endpoint (the lost-notification count needs our child's load variables)");
+    if (o.child_host != "127.0.0.1") return not_yet("--faults with --child-host (the proxy forwards to 127.0.0.1)");
+    // Every change of every item is checked: one load variable per item unless told otherwise, and
+    // queues long enough for an outage (1,000 changes per item: 10 s at --write-interval 10).
+    if (!o.variables) o.variables = o.load.sessions * o.subs * o.load.nodes;
+    if (o.queue_size == 0) o.queue_size = 1000;
+  }
   if (o.queue_size == 0) o.queue_size = o.variables ? 2 : 1;
 
   // The agents, before anything starts: an unreachable one or another version ends the run here.
@@ -392,6 +425,15 @@ int main(int argc, char** argv) {
     return rc;
   }
 
+  // --faults: the sessions connect to the proxy, which forwards to the child.
+  std::unique_ptr<fault_proxy> proxy;
+  if (!faults.empty()) {
+    const auto colon = url.rfind(':');
+    proxy = std::make_unique<fault_proxy>(static_cast<std::uint16_t>(std::stoul(url.substr(colon + 1))));
+    result.target += " through the fault proxy " + proxy->url();
+    url = proxy->url();
+  }
+
   std::unique_ptr<load_driver> driver;
   sub_load_driver* sub_driver = nullptr;  // the sub scenario's completeness check
   if (o.scenario == "floor") {
@@ -408,6 +450,7 @@ int main(int argc, char** argv) {
     so.per_item = o.callback == "item";
     so.variables = o.variables;
     so.queue_size = o.queue_size;
+    so.supervised = !faults.empty();
     auto d = make_sub_driver(o.load, so, url);
     sub_driver = d.get();
     driver = std::move(d);
@@ -436,6 +479,11 @@ int main(int argc, char** argv) {
   const auto t0 = load_clock::now();
   rec.set_measuring(true);
   if (sub_driver) sub_driver->start_counting();
+  std::unique_ptr<fault_injector> injector;
+  if (proxy) {
+    injector = std::make_unique<fault_injector>(*proxy, faults, *sub_driver->tracker());
+    injector->start();
+  }
   run_phase("measuring", o.duration_s, rec);
   rec.set_measuring(false);
   const auto t1 = load_clock::now();
@@ -443,6 +491,25 @@ int main(int argc, char** argv) {
   std::optional<app::process_stats> server_end;
   if (child) server_end = child_stats(*child);
   if (strace) result.server_syscalls = stop_strace(*strace, strace_out);
+  if (injector) {
+    // No new fault; the one under way is recovered from (bounded) before the count closes.
+    injector->stop();
+    load_result::fault_figures f;
+    f.plan = describe(faults);
+    f.cuts = injector->injected().cuts;
+    f.stalls = injector->injected().stalls;
+    const auto t = sub_driver->tracker()->take();
+    for (const auto& ns : t.samples) f.recovery_ms.push_back(std::chrono::duration<double, std::milli>(ns).count());
+    f.unrecovered = t.unrecovered;
+    f.losses = t.losses;
+    f.reconnects = t.reconnects;
+    const auto req = sub_driver->requests();
+    f.requests_sent = req.sent;
+    f.requests_failed = req.failed;
+    f.requests_connection_closed = req.connection_closed;
+    f.data_lost_events = req.data_lost_events;
+    result.faults = std::move(f);
+  }
   if (sub_driver && o.variables) {
     // After the figures: the grace time for the window's last changes is not measured.
     const auto c = sub_driver->finish_counting(std::chrono::milliseconds(o.write_interval_ms));
@@ -453,6 +520,7 @@ int main(int argc, char** argv) {
   }
 
   driver->stop();
+  proxy.reset();
   if (child) child->stop();
   if (secured) std::filesystem::remove_all(secured->folder);
 
@@ -476,8 +544,14 @@ int main(int argc, char** argv) {
   if (result.server_syscalls && !o.json) std::printf("  (strace's table of the window: %s)\n", strace_out.c_str());
   // A run that measured nothing, saw errors, or lost the server's figures is not a result;
   // a good one leaves no log of its children behind.
-  const bool incomplete =
-      result.lost_changes && (*result.lost_changes > 0 || result.repeated_changes > 0 || result.overflows > 0);
+  // Asked for faults and none fell in the window: not a result of faults.
+  const bool no_faults = result.faults && result.faults->cuts + result.faults->stalls == 0;
+  if (no_faults)
+    std::fprintf(stderr, "uactor-load: --faults %s: no fault fell in the %.1f s window (the first of each kind is due "
+                 "one period after the window opens)\n", result.faults->plan.c_str(), result.window_s);
+  const bool incomplete = no_faults ||
+      (result.lost_changes && (*result.lost_changes > 0 || result.repeated_changes > 0 || result.overflows > 0)) ||
+      (result.faults && (result.faults->unrecovered > 0 || result.faults->data_lost_events > 0));
   if (result.requests == 0 || result.errors > 0 || (child && !result.server) || incomplete) {
     if (child) std::fprintf(stderr, "uactor-load: the child's stderr: %s\n", child_log.c_str());
     return 1;

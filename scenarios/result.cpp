@@ -1,5 +1,7 @@
 #include "scenarios/result.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace uactor::scenarios {
@@ -42,6 +44,14 @@ std::string process_json(const char* who, const app::process_stats& s, std::uint
 
 }  // namespace
 
+double load_result::fault_figures::recovery_percentile(double p) const {
+  if (recovery_ms.empty()) return 0;
+  auto sorted = recovery_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = std::min(sorted.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[at];
+}
+
 std::string to_text(const load_result& r) {
   std::string out;
   if (r.unit == "request")
@@ -64,6 +74,18 @@ std::string to_text(const load_result& r) {
   if (r.lost_changes)
     out += fmt::format("completeness: {} lost changes ({} items behind at the end), {} repeated, {} overflows\n",
                        *r.lost_changes, r.items_behind, r.repeated_changes, r.overflows);
+  if (r.faults) {
+    const auto& f = *r.faults;
+    out += fmt::format("faults {}: {} injected ({} cuts, {} stalls); {} lost notifications, {} duplicates\n", f.plan,
+                       f.cuts + f.stalls, f.cuts, f.stalls, r.lost_changes.value_or(0), r.repeated_changes);
+    out += fmt::format("recovery (link back to the first notification after it, per session and fault, ms): n {}  p50 {:.1f}  "
+                       "p99 {:.1f}  max {:.1f}; {} unrecovered; {} losses noticed, {} reconnects\n",
+                       f.recovery_ms.size(), f.recovery_percentile(50), f.recovery_percentile(99),
+                       f.recovery_percentile(100), f.unrecovered, f.losses, f.reconnects);
+    out += fmt::format("requests (a Read per session every 100 ms): {} sent, {} failed ({} Bad_ConnectionClosed: in flight "
+                       "at a loss); {} data_lost events\n",
+                       f.requests_sent, f.requests_failed, f.requests_connection_closed, f.data_lost_events);
+  }
   out += fmt::format("latency (µs): p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  p99.9 {:.1f}  max {:.1f}\n",
                      us(r.latency.percentile(50)), us(r.latency.percentile(90)), us(r.latency.percentile(99)),
                      us(r.latency.percentile(99.9)), us(r.latency.max()));
@@ -117,6 +139,18 @@ std::string to_json(const load_result& r) {
   if (r.lost_changes)
     out += fmt::format(R"(,"lost_changes":{},"items_behind":{},"repeated_changes":{},"overflows":{})", *r.lost_changes,
                        r.items_behind, r.repeated_changes, r.overflows);
+  if (r.faults) {
+    const auto& f = *r.faults;
+    out += fmt::format(R"(,"faults":{},"faults_injected":{},"faults_cut":{},"faults_stall":{},)"
+                       R"("lost_notifications":{},"duplicate_notifications":{},)"
+                       R"("recovery_n":{},"recovery_p50_ms":{:.2f},"recovery_p99_ms":{:.2f},"recovery_max_ms":{:.2f},)"
+                       R"("unrecovered":{},"connection_losses":{},"reconnects":{},)"
+                       R"("requests_sent":{},"requests_failed":{},"requests_failed_connection_closed":{},"data_lost_events":{})",
+                       json_string(f.plan), f.cuts + f.stalls, f.cuts, f.stalls, r.lost_changes.value_or(0),
+                       r.repeated_changes, f.recovery_ms.size(), f.recovery_percentile(50), f.recovery_percentile(99),
+                       f.recovery_percentile(100), f.unrecovered, f.losses, f.reconnects, f.requests_sent,
+                       f.requests_failed, f.requests_connection_closed, f.data_lost_events);
+  }
   return out + "}";
 }
 

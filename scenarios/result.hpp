@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/process_stats.hpp"
 #include "scenarios/latency_histogram.hpp"
@@ -39,6 +40,23 @@ struct load_result {
   std::uint64_t repeated_changes = 0;             // a value not above the item's last one
   std::uint64_t overflows = 0;                    // values with the Overflow InfoBit
   std::uint64_t items_behind = 0;                 // items short of the window's last tick after the grace time
+  // sub --faults (docs/decisions/0042): what the proxy injected and how the clients came back.
+  struct fault_figures {
+    std::string plan;                 // canonical: cut:2s:rst:both,stall:3s:6s
+    std::uint64_t cuts = 0;
+    std::uint64_t stalls = 0;
+    std::vector<double> recovery_ms;  // per session and fault: link back to the first notification after it
+    std::uint64_t unrecovered = 0;    // sessions that had not notified again within the bound (15 s)
+    std::uint64_t losses = 0;         // connection losses the clients noticed
+    std::uint64_t reconnects = 0;
+    std::uint64_t requests_sent = 0;  // the Reads made beside the subscriptions
+    std::uint64_t requests_failed = 0;
+    std::uint64_t requests_connection_closed = 0;  // of those failed: in flight when a link went
+    std::uint64_t data_lost_events = 0;
+    // Nearest rank over the sorted samples, 0 without any.
+    double recovery_percentile(double p) const;
+  };
+  std::optional<fault_figures> faults;
 
   double requests_per_s() const { return window_s > 0 ? static_cast<double>(requests) / window_s : 0; }
   double values_per_s() const {

@@ -1,5 +1,7 @@
 #include "scenarios/sub_driver.hpp"
 
+#include "scenarios/fault_injector.hpp"
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
@@ -28,6 +30,10 @@ public:
   sub_driver(const load_options& load, const sub_options& sub, std::string url)
       : load_(load), sub_(sub), url_(std::move(url)) {
     if (sub_.variables) seen_ = std::vector<std::atomic<std::uint64_t>>(load_.sessions * sub_.subs * load_.nodes);
+    if (sub_.supervised) {
+      tracker_ = std::make_unique<recovery_tracker>(load_.sessions);
+      reading_ = std::make_unique<std::atomic<bool>[]>(load_.sessions);
+    }
   }
   ~sub_driver() override { stop(); }
 
@@ -42,6 +48,13 @@ public:
       co.endpoint_url = url_;
       co.security = load_.security;
       co.session_name = "uactor-load sub " + std::to_string(i);
+      if (sub_.supervised) {
+        co.reconnect.enabled = true;
+        co.reconnect.on_event = [this, i](const connection_event& e) {
+          if (e.what == connection_event_kind::lost) tracker_->lost(i);
+          else if (e.what == connection_event_kind::reconnected) tracker_->reconnected(i);
+        };
+      }
       auto c = client::connect(*system_, co);
       if (!c) return "session " + std::to_string(i) + ": " + c.error().to_string();
       clients_.push_back(std::make_unique<client>(std::move(*c)));
@@ -49,11 +62,16 @@ public:
       for (std::size_t s = 0; s < sub_.subs; ++s) {
         subscription_settings settings;
         settings.publishing_interval = sub_.publishing_interval;
-        // One pointer captured: std::function keeps it without an allocation.
+        if (sub_.supervised)  // 30 s without a Publish before the server ends it (Part 4 §5.13.1.1)
+          settings.lifetime_count = std::max<std::uint32_t>(
+              settings.lifetime_count, static_cast<std::uint32_t>(30'000 / std::max<std::int64_t>(1, sub_.publishing_interval.count())));
+        // At most two words captured (this and the session's index): std::function keeps them in
+        // place (16 bytes in libstdc++) without an allocation.
         subscription_handlers h;
         if (!sub_.per_item)
-          h.on_data = [this](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
-            on_changes(changes);
+          h.on_data = [this, client_index = static_cast<std::uint32_t>(i)](
+                          std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+            on_changes(changes, client_index);
           };
         h.on_status = [this](const subscription_status& st) { on_status(st); };
         auto created = cl.create_subscription_sync(settings, std::move(h));
@@ -68,8 +86,8 @@ public:
           const auto node = sub_.variables ? ua::node_id::string(1, "Load.V" + std::to_string((sub_.first_item + g) % sub_.variables)) : counter;
           req.items_to_create.push_back(monitor_value(node, g + 1, sub_.sampling_interval_ms, sub_.queue_size, true));
           if (sub_.per_item)
-            handlers.emplace_back([this, g](const ua::monitored_item_notification& c) {
-              on_changes({&c, 1});
+            handlers.emplace_back([this, g, client_index = static_cast<std::uint32_t>(i)](const ua::monitored_item_notification& c) {
+              on_changes({&c, 1}, client_index);
               if (!seen_.empty()) check(g, c.value);
             });
         }
@@ -82,22 +100,38 @@ public:
     }
     // The subscriptions publish already: only the window counts, as in a run of one process.
     if (load_.ready_to_load && !load_.ready_to_load()) return not_started;
+    if (sub_.supervised) reader_ = std::thread([this] { read_loop(); });
     return {};
   }
 
   void stop() override {
     if (stopped_.exchange(true)) return;
+    if (reader_.joinable()) reader_.join();
     for (auto& c : clients_) c->close();
     clients_.clear();
     system_.reset();
   }
 
-  void start_counting() override { counting_.store(true, std::memory_order_relaxed); }
+  void start_counting() override {
+    counting_.store(true, std::memory_order_relaxed);
+    if (tracker_) tracker_->set_counting(true);
+  }
+
+  recovery_tracker* tracker() override { return tracker_.get(); }
+  fault_requests requests() const override {
+    fault_requests r;
+    r.sent = reads_sent_.load();
+    r.failed = reads_failed_.load();
+    r.connection_closed = reads_closed_.load();
+    r.data_lost_events = data_lost_.load();
+    return r;
+  }
 
   sub_completeness finish_counting(std::chrono::milliseconds writer_interval) override {
     sub_completeness r;
     if (seen_.empty()) {
       counting_.store(false, std::memory_order_relaxed);
+      if (tracker_) tracker_->set_counting(false);
       return r;
     }
     // Every change the writer made up to the highest tick seen so far must arrive: each item's
@@ -114,6 +148,7 @@ public:
     };
     while (behind() > 0 && load_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     counting_.store(false, std::memory_order_relaxed);
+    if (tracker_) tracker_->set_counting(false);
     for (const auto& s : seen_) {
       const auto v = s.load(std::memory_order_relaxed);
       if (v >= last) continue;
@@ -127,8 +162,9 @@ public:
   }
 
 private:
-  void on_changes(std::span<const ua::monitored_item_notification> changes) {
+  void on_changes(std::span<const ua::monitored_item_notification> changes, std::uint32_t client_index) {
     const auto now = load_clock::now();
+    if (tracker_) tracker_->notified(client_index, now);
     const auto utc = utc_ticks_now();
     for (const auto& c : changes) {
       const bool ok = !c.value.has_status || c.value.status.is_good();
@@ -162,7 +198,43 @@ private:
     else if (now <= before) repeated_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // --faults: one Read of the Counter per session at a time, a new one every 100 ms: those in flight
+  // when a link goes fail (Bad_ConnectionClosed), those made while it is down are held.
+  void read_loop() {
+    const auto counter = ua::node_id::string(1, "Demo.Dynamic.Counter");
+    while (!stopped_.load()) {
+      for (std::size_t i = 0; i < clients_.size(); ++i) {
+        if (reading_[i].exchange(true)) continue;
+        ua::read_request req;
+        ua::read_value_id id;
+        id.node_id = counter;
+        id.attribute_id = 13;  // Value
+        req.nodes_to_read.push_back(id);
+        const bool counted = counting_.load(std::memory_order_relaxed);
+        if (counted) reads_sent_.fetch_add(1);
+        clients_[i]->read(std::move(req), [this, i, counted](ua::expected<ua::read_response> resp) {
+          if (counted && !resp) {
+            reads_failed_.fetch_add(1);
+            if (resp.error() == ua::status::bad_connection_closed) reads_closed_.fetch_add(1);
+          }
+          reading_[i].store(false);
+        });
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
   void on_status(const subscription_status& st) {
+    if (sub_.supervised) {
+      // Silence during a fault is the fault; what the client gave up is data lost.
+      if (st.what == subscription_event::data_lost) {
+        data_lost_.fetch_add(1);
+        rec_->completed(load_clock::now(), load_clock::now(), false);
+      } else if (st.what == subscription_event::closed && !stopped_.load()) {
+        rec_->completed(load_clock::now(), load_clock::now(), false);
+      }
+      return;
+    }
     // Lost data, silence and an ended subscription count as errors; a status change is reported only.
     if (st.what == subscription_event::data_lost || st.what == subscription_event::silent ||
         (st.what == subscription_event::closed && !stopped_.load()))
@@ -184,6 +256,11 @@ private:
   std::atomic<std::uint64_t> lost_{0};
   std::atomic<std::uint64_t> repeated_{0};
   std::atomic<std::uint64_t> overflows_{0};
+  // --faults.
+  std::unique_ptr<recovery_tracker> tracker_;
+  std::unique_ptr<std::atomic<bool>[]> reading_;  // per session: a Read in flight
+  std::thread reader_;
+  std::atomic<std::uint64_t> reads_sent_{0}, reads_failed_{0}, reads_closed_{0}, data_lost_{0};
 };
 
 }  // namespace

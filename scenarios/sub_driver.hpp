@@ -18,6 +18,8 @@
 
 namespace uactor::scenarios {
 
+class recovery_tracker;  // scenarios/fault_injector.hpp
+
 inline constexpr const char* subscribed_node = "ns=1;s=Demo.Dynamic.Counter";
 
 struct sub_options {
@@ -30,6 +32,19 @@ struct sub_options {
   // The number of the first item over every process of a distributed run (a load agent's share
   // monitors the variables after the previous agents'): item g monitors Load.V<(first_item + g) mod N>.
   std::uint64_t first_item = 0;
+  // --faults (docs/decisions/0042): supervised clients (client_options::reconnect), whose losses,
+  // reconnects and first notifications feed the recovery tracker; each session also keeps one Read
+  // of the Counter going (every 100 ms) so that the run says how many requests a fault failed; a
+  // subscription lifetime of 30 s, so that an outage does not end it on the server.
+  bool supervised = false;
+};
+
+// --faults: the Reads each session made while counting, and how they ended.
+struct fault_requests {
+  std::uint64_t sent = 0;
+  std::uint64_t failed = 0;          // every bad status
+  std::uint64_t connection_closed = 0;  // of those, Bad_ConnectionClosed: in flight when the link went
+  std::uint64_t data_lost_events = 0;   // subscription_event::data_lost: the client gave a message up
 };
 
 // What the completeness check of the load variables saw (all zero without --variables).
@@ -47,6 +62,9 @@ public:
   // The window closed: waits (bounded: a few publishing and writer intervals) until every item has
   // seen the highest tick any item saw by now, then stops counting and says what was missing.
   virtual sub_completeness finish_counting(std::chrono::milliseconds writer_interval) = 0;
+  // sub_options::supervised: what the fault injector arms and the report reads; nullptr otherwise.
+  virtual recovery_tracker* tracker() = 0;
+  virtual fault_requests requests() const = 0;
 };
 
 std::unique_ptr<sub_load_driver> make_sub_driver(const load_options& load, const sub_options& sub,

@@ -151,6 +151,8 @@ constexpr std::string_view key_table[] = {
     "mirrors[].name",
     "mirrors[].endpoint",
     "mirrors[].nodes",
+    "mirrors[].subtrees",
+    "mirrors[].max_nodes",
     "mirrors[].security",
     "mirrors[].sampling_interval_ms",
     "mirrors[].publishing_interval_ms",
@@ -1442,31 +1444,43 @@ private:
       } else if (!mt.get("endpoint")) {
         c_.error(mt.source(), s.key("endpoint"), "missing (the remote server's opc.tcp:// endpoint)");
       }
-      std::vector<std::string> nodes;
-      if (s.strings("nodes", nodes)) {
-        const auto& arr = *mt.get("nodes")->as_array();
-        if (nodes.empty()) c_.error(arr, s.key("nodes"), "expected at least one remote NodeId");
-        // One subscription per mirror: more items than this is a second mirror's job.
-        constexpr std::size_t max_mirrored = 100'000;
-        if (nodes.size() > max_mirrored)
-          c_.error(arr, s.key("nodes"), fmt::format("{} NodeIds: at most {} per mirror", nodes.size(), max_mirrored));
+      // One subscription per mirror: more items than this is a second mirror's job.
+      constexpr std::size_t max_mirrored = 100'000;
+      const auto node_ids = [&](const char* key, std::vector<ua::node_id>& into) {
+        std::vector<std::string> texts;
+        if (!s.strings(key, texts)) return;
+        const auto& arr = *mt.get(key)->as_array();
+        if (texts.size() > max_mirrored)
+          c_.error(arr, s.key(key), fmt::format("{} NodeIds: at most {} per mirror", texts.size(), max_mirrored));
         std::set<std::string> seen;
-        for (std::size_t k = 0; k < nodes.size(); ++k) {
-          const auto key = fmt::format("{}[{}]", s.key("nodes"), k);
-          auto id = app::parse_node_id(nodes[k]);
+        for (std::size_t k = 0; k < texts.size(); ++k) {
+          const auto where = fmt::format("{}[{}]", s.key(key), k);
+          auto id = app::parse_node_id(texts[k]);
           if (!id) {
-            c_.error(arr[k], key, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Line1.Speed or i=2258)", nodes[k]));
+            c_.error(arr[k], where, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Line1.Speed or i=2258)", texts[k]));
             continue;
           }
           if (!seen.insert(id->to_string()).second) {
-            c_.error(arr[k], key, fmt::format("{} is listed twice", id->to_string()));
+            c_.error(arr[k], where, fmt::format("{} is listed twice", id->to_string()));
             continue;
           }
-          m.nodes.push_back(*id);
+          into.push_back(*id);
         }
-      } else if (!mt.get("nodes")) {
-        c_.error(mt.source(), s.key("nodes"), "missing (the remote NodeIds to mirror)");
-      }
+      };
+      node_ids("nodes", m.nodes);
+      node_ids("subtrees", m.subtrees);
+      const auto listed = [&](const char* key) {
+        const auto* a = mt.get(key) ? mt.get(key)->as_array() : nullptr;
+        return a ? a->size() : 0;
+      };
+      if (!mt.get("nodes") && !mt.get("subtrees"))
+        c_.error(mt.source(), s.key("nodes"), "missing (the remote NodeIds to mirror, or subtrees of the remote to mirror)");
+      else if (listed("nodes") + listed("subtrees") == 0 && (!mt.get("nodes") || mt.get("nodes")->is_array()) &&
+               (!mt.get("subtrees") || mt.get("subtrees")->is_array()))
+        c_.error(mt.get("nodes") ? *mt.get("nodes") : *mt.get("subtrees"), s.key(mt.get("nodes") ? "nodes" : "subtrees"),
+                 "expected at least one remote NodeId");
+      if (std::int64_t n = 0; s.integer("max_nodes", 1, static_cast<std::int64_t>(max_mirrored), n))
+        m.max_nodes = static_cast<std::size_t>(n);
       std::string security = "none";
       s.choice("security", {"none"}, security);  // secured mirrors: not yet (docs/gateway.md)
       std::int64_t ms = 0;

@@ -5,11 +5,18 @@
 #   with a message naming the flag or the mirror and endpoint, and never says `listening on`;
 # - then node_mirror_check.js: node_server.js as the remote, two `uactor run` gateways (--mirror and
 #   [[mirrors]]) checked with node-opcua's client, the remote killed (SIGKILL) and restarted.
+#   bash mirror_interop.sh UACTOR_BINARY --subtrees
+# - node_mirror_subtree_check.js alone: a subtree mirrored, followed through ModelChangeEvents.
 # Exit 0 = every step passed, 77 (ctest's skip) without node or tests/interop/node_modules, 1 otherwise.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then echo "usage: mirror_interop.sh UACTOR_BINARY" >&2; exit 1; fi
 uactor="$1"
+if [ "${2:-}" = "--subtrees" ]; then
+    if ! command -v node >/dev/null 2>&1; then echo "skipped: node not found"; exit 77; fi
+    if [ ! -d "$here/node_modules" ]; then echo "skipped: $here/node_modules missing (npm ci)"; exit 77; fi
+    exec node "$here/node_mirror_subtree_check.js" "$uactor"
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 failures=0

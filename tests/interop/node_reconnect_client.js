@@ -48,7 +48,17 @@ async function main() {
     });
     await client.connect(endpoint);
     const session = await client.createSession();
-    session.on("session_restored", () => process.stdout.write("session_restored\n"));
+    session.on("session_restored", () => {
+        process.stdout.write("session_restored\n");
+        // node-opcua 2.163's client, when ActivateSession on the new channel succeeds, republishes
+        // and emits session_restored, but never sends Publish requests again: the ones pending at
+        // the cut ended with "Connection Break" (not renewed), and only its recreate-session path
+        // calls publishEngine.suspend(false), which replenishes them
+        // (node-opcua-client/dist/private/reconnection/reconnection.js). Against node-opcua's own
+        // server too. What this test judges is our server's side of the recovery, so the queue is
+        // replenished here, as that other path does.
+        session.getPublishEngine().replenish_publish_request_queue();
+    });
     const sub = ClientSubscription.create(session, {
         requestedPublishingInterval: 50,
         requestedLifetimeCount: 1000,

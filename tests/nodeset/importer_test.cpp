@@ -361,6 +361,26 @@ TEST_CASE("nodeset: each bad file is refused with its line, its NodeId and what 
   }
 }
 
+// Found by nodeset_fuzz: a node refused as a duplicate of a server node stayed in the importer's
+// index, pointing past its nodes, and a reference to it read there (ASan: heap-buffer-overflow).
+TEST_CASE("nodeset: a reference to a node the file redefines from the server is the server's", "[nodeset]") {
+  loaded s;
+  const std::size_t before = s.as.size();
+  const auto r = s.load(R"(<?xml version="1.0" encoding="utf-8"?>
+<UANodeSet xmlns="http://opcfoundation.org/UA/2011/03/UANodeSet.xsd">
+  <NamespaceUris><Uri>urn:test:dup</Uri></NamespaceUris>
+  <UAObject NodeId="ns=1;i=1" BrowseName="1:Thing"><DisplayName>Thing</DisplayName>
+    <References><Reference ReferenceType="i=35" IsForward="false">i=2253</Reference>
+      <Reference ReferenceType="i=40">i=58</Reference></References></UAObject>
+  <UAObject NodeId="i=2253" BrowseName="Server"><DisplayName>Server</DisplayName>
+    <References><Reference ReferenceType="i=40">i=58</Reference></References></UAObject>
+</UANodeSet>
+)");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].to_string() == "small.xml:7: i=2253: duplicate NodeId: the server already has this node");
+  CHECK(s.as.size() == before);
+}
+
 TEST_CASE("nodeset: a NodeId the server has already is a duplicate, every error is reported", "[nodeset]") {
   loaded s;
   REQUIRE(s.load(small_file).ok());

@@ -217,6 +217,8 @@ security = "none"
 sampling_interval_ms = 0
 publishing_interval_ms = 500
 on_loss = "last_usable"
+subtrees = ["ns=7;s=Line2", "ns=7;i=5"]
+max_nodes = 250
 )",
                               "m.toml", ".", false);
   REQUIRE(r.errors.empty());
@@ -229,7 +231,11 @@ on_loss = "last_usable"
   CHECK(a.sampling_interval == std::chrono::milliseconds(100));
   CHECK(a.publishing_interval == std::chrono::milliseconds(100));
   CHECK(a.on_loss == app::mirror_loss::bad);
+  CHECK(a.subtrees.empty());
+  CHECK(a.max_nodes == 10'000);
   const auto& b = r.value.mirrors[1];
+  CHECK(b.subtrees == std::vector<ua::node_id>{ua::node_id::string(7, "Line2"), ua::node_id(7, 5)});
+  CHECK(b.max_nodes == 250);
   CHECK(b.name == "line-2.b");
   CHECK(b.nodes == std::vector<ua::node_id>{ua::node_id(7, 12)});
   CHECK(b.sampling_interval == std::chrono::milliseconds(0));

@@ -1,5 +1,6 @@
 // The fault-injecting proxy of tests/support on its own, between a plain socket and an echo
 // server, both on 127.0.0.1: what each end sees for every fault.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -98,18 +99,22 @@ private:
   ended last_ = ended::open;
 };
 
-int dial(std::uint16_t port) {
+// A socket connected to 127.0.0.1:port, or -errno.
+int dial_or_errno(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    const int err = errno;
     ::close(fd);
-    return -1;
+    return -err;
   }
   return fd;
 }
+
+int dial(std::uint16_t port) { return std::max(dial_or_errno(port), -1); }
 
 struct got {
   ended how = ended::open;  // open: data or nothing within the timeout
@@ -141,16 +146,8 @@ got receive(int fd, std::chrono::milliseconds timeout, std::size_t want = 1) {
 // connecting thread returns from connect() (loopback, a loaded machine): then connect() itself
 // fails with ECONNRESET, which is the same reset seen earlier.
 ended dial_and_wait_end(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return err == ECONNRESET ? ended::reset : ended::open;
-  }
+  const int fd = dial_or_errno(port);
+  if (fd < 0) return fd == -ECONNRESET ? ended::reset : ended::open;
   const auto how = receive(fd, 2000ms).how;
   ::close(fd);
   return how;
