@@ -97,6 +97,13 @@ struct redundant_client::impl {
   std::deque<event> queue;
   bool stopping = false;
   std::thread thread;
+  // Connections given up are closed here, not on the thread: a server that stalls (no RST) would
+  // hold CloseSession up to the request timeout, and the switch with it. Joined at close().
+  struct closer {
+    std::thread t;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<closer> closers;  // under m
   bool closed = false;
   ua::status_code first_failure = ua::status::good;  // of connect(): the first server's that failed
 
@@ -197,7 +204,14 @@ struct redundant_client::impl {
       lost_active = i;
       set_active(no_server);
     }
-    if (c) c->close();
+    if (c) {
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      closers.push_back({std::thread([c = std::move(c), done] {
+                           c->close();
+                           done->store(true, std::memory_order_release);
+                         }),
+                         done});
+    }
   }
 
   // The application's handlers, for server i: its data only while it is the server in use.
@@ -402,6 +416,7 @@ struct redundant_client::impl {
             if (!servers[i].c && now >= servers[i].next_try && connect_server(i)) reproduce(i);
         }
         step(lost_status);
+        join_closers(false);
       }
       emit();
       ql.lock();
@@ -428,9 +443,25 @@ struct redundant_client::impl {
       for (std::size_t i = 0; i < servers.size(); ++i) disconnect(i);
       subs.swap(book);
     }
+    join_closers(true);
     for (const auto& b : subs)
       if (b.handlers.on_status) b.handlers.on_status(subscription_status{b.id, subscription_event::closed, ua::status::good, 0, 0});
     return ua::status::good;
+  }
+
+  // The closing threads that are done (all: wait for every one).
+  void join_closers(bool all) {
+    std::vector<closer> left;
+    for (auto& c : closers) {
+      if (all || c.done->load(std::memory_order_acquire)) c.t.join();
+      else left.push_back(std::move(c));
+    }
+    closers.swap(left);
+  }
+
+  ~impl() {
+    stop_thread();
+    join_closers(true);
   }
 
   book_sub* find(std::uint32_t id) {

@@ -330,3 +330,44 @@ TEST_CASE("failover: on stop - hot - the client shows the other server's data wh
           "[.failover-live]") {
   stop_and_switch(redundancy_support::hot);
 }
+
+TEST_CASE("failover: warm stall - the link to the server in use goes silent (no RST) - its watch's silence switches",
+          "[.failover-live]") {
+  REQUIRE_FALSE(uactor_bin().empty());
+  const plant_file file_a("a", "warm"), file_b("b", "warm");
+  server_process a(uactor_bin(), run_args(file_a));
+  server_process b(uactor_bin(), run_args(file_b));
+  a.wait_for_output("listening on");
+  b.wait_for_output("listening on");
+  REQUIRE(a.start());
+  REQUIRE(b.start());
+  test::fault_proxy proxy(a.port());
+  recorder r;
+  redundant_client_options o;
+  o.endpoint_urls = {proxy.url(), b.url()};
+  o.mode = redundancy_support::warm;
+  o.retry_interval = 200ms;
+  o.client.request_timeout = 2000ms;
+  o.on_event = r.on_event();
+  auto c = redundant_client::connect(o);
+  REQUIRE(c);
+  REQUIRE(c->active_endpoint() == 0);
+  subscribe(*c, r);
+  REQUIRE(r.flowing());
+  REQUIRE(r.wait([&] { return c->service_levels()[1] == 255; }, 10'000ms));
+  const auto before = r.switches();
+  const auto stalled = steady::now();
+  proxy.stall();  // nothing forwarded, nothing closed: only silence tells
+  INFO(r.dump());
+  REQUIRE(r.wait([&] { return r.switches() > before; }, 10'000ms));
+  const auto e = r.last();
+  CHECK(e.endpoint == 1);
+  CHECK(e.previous == 0);
+  CHECK(e.reason == failover_reason::connection_lost);
+  REQUIRE(r.flowing());
+  if (auto first = r.first_after(stalled))
+    std::printf("failover warm, stalled link: first value from the other server %.0f ms after the stall\n",
+                std::chrono::duration<double, std::milli>(*first - stalled).count());
+  proxy.resume();
+  CHECK(c->close().is_good());
+}
