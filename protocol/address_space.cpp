@@ -251,6 +251,22 @@ status_code address_space::add_reference(node_index source, node_index type, nod
   return status::good;
 }
 
+status_code address_space::remove_reference(node_index source, node_index type, node_index target) {
+  if (source >= nodes_.size() || target >= nodes_.size()) return status::bad_no_match;
+  node& s = nodes_[source];
+  const auto fwd = s.references.begin();
+  const auto it = std::find_if(fwd, fwd + s.forward_count, [&](const reference& r) { return r.type == type && r.target == target; });
+  if (it == fwd + s.forward_count) return status::bad_no_match;
+  s.references.erase(it);
+  --s.forward_count;
+  node& t = nodes_[target];
+  const auto inv = t.references.begin() + t.forward_count;
+  const auto back = std::find_if(inv, t.references.end(), [&](const reference& r) { return r.type == type && r.target == source; });
+  if (back != t.references.end()) t.references.erase(back);
+  --reference_count_;
+  return status::good;
+}
+
 status_code address_space::add_reference(const node_id& source, const node_id& type, const node_id& target) {
   const auto s = find(source);
   if (s == no_node) return status::bad_source_node_id_invalid;
@@ -327,6 +343,13 @@ status_code address_space::set_value(node_index n, data_value v) {
   variable_data& var = variables_[nodes_[n].detail];
   var.value = std::move(v);
   if (var.monitored && observer_) observer_->value_changed(n, var.value);
+  return status::good;
+}
+
+status_code address_space::set_minimum_sampling_interval(node_index n, double ms) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (nodes_[n].cls != node_class::variable) return status::bad_attribute_id_invalid;
+  variables_[nodes_[n].detail].minimum_sampling_interval = ms;
   return status::good;
 }
 

@@ -165,6 +165,10 @@ public:
   // Bad_DuplicateReferenceNotAllowed. References to other servers are not kept here.
   status_code add_reference(node_index source, node_index type, node_index target);
   status_code add_reference(const node_id& source, const node_id& type, const node_id& target);
+  // Removes the reference (both ends), e.g. to retype an instance of namespace 0 (a HasTypeDefinition
+  // replaced by a subtype's). Bad_NoMatch when there is no such forward reference. The serials of
+  // the references left are kept: a Browse continuation point stays valid.
+  status_code remove_reference(node_index source, node_index type, node_index target);
 
   // Removes node n and its references at both ends (Part 4 §5.8.4 DeleteNodes, one node). Its
   // index is never reused: at(n).removed says so, and find(), read() and set_value() treat it as
@@ -180,6 +184,10 @@ public:
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   // A node marked monitored tells the observer, after the value is stored.
   status_code set_value(node_index n, data_value v);
+  // Replaces a Variable's MinimumSamplingInterval (Part 3 §5.6.2; 0: changes are reported as they
+  // happen), e.g. for a namespace-0 variable the server sets itself. Bad_NodeIdUnknown or
+  // Bad_AttributeIdInvalid (not a Variable).
+  status_code set_minimum_sampling_interval(node_index n, double ms);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

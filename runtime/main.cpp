@@ -225,6 +225,21 @@ int main(int argc, char** argv) {
   run->add_option("--mirror", mirrors,
                   "ENDPOINT,NODE[,NODE...]: mirror these variables of a remote server (SecurityPolicy None) under "
                   "Objects/Mirrors/mirrorN, their Writes forwarded (docs/gateway.md); repeatable");
+  // Non-transparent redundancy (Part 4 §6.6.2, docs/configuration.md "Redundancy"), as [redundancy].
+  std::string redundancy;
+  run->add_option("--redundancy", redundancy,
+                  "none, cold, warm or hot: this server is one of a redundant set (ServerRedundancy; "
+                  "needs --redundant-server)")
+      ->check(CLI::IsMember({"none", "cold", "warm", "hot"}));
+  run->add_option("--redundant-server", plan.redundancy.server_uris,
+                  "the ApplicationUri of a server of the redundant set, this one's included; repeatable");
+  unsigned service_level = 255;
+  run->add_option("--service-level", service_level, "the ServiceLevel at start (0-255, default 255)")
+      ->check(CLI::Range(0u, 255u));
+  unsigned shutdown_delay_ms = 1000;
+  run->add_option("--shutdown-delay", shutdown_delay_ms,
+                  "milliseconds between ServiceLevel 0 and the sessions' close on stop (default 1000 with --redundancy)")
+      ->check(CLI::Range(0u, 60'000u));
   uactor::nodeset_options nodeset_options;
   run->add_flag("--nodeset-accept-older-models", nodeset_options.accept_older_models,
                 "load a NodeSet whose RequiredModel is loaded in an older version (a warning, not an error)");
@@ -252,6 +267,9 @@ int main(int argc, char** argv) {
     plan.application_uri = "urn:" + plan.host_name + ":uactor:server";
     plan.writer_interval = std::chrono::milliseconds(writer_ms);
     plan.anonymous = !no_anonymous;
+    if (!redundancy.empty()) plan.redundancy.support = *uactor::parse_redundancy_support(redundancy);
+    plan.redundancy.service_level = static_cast<std::uint8_t>(service_level);
+    plan.redundancy.shutdown_delay = std::chrono::milliseconds(shutdown_delay_ms);
     // The interop profile's login (Part 7 interop test cases; accepted over secured channels only).
     if (plan.profile == "interop") plan.users.push_back("user1:password");
     // --nodeset files after the file's [[nodesets]], in the order given (DI before Machinery).

@@ -337,6 +337,7 @@ struct mirror::state {
       }
       case connection_event_kind::gave_up: connected = false; break;
       case connection_event_kind::reconnecting: break;
+      case connection_event_kind::switched: break;  // a redundant client's only
     }
   }
 

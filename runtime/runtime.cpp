@@ -179,7 +179,9 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::ui
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
-  return actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
+  auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
+  actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
+  return core;
 }
 
 }  // namespace
@@ -580,7 +582,27 @@ public:
     return m;
   }
 
+  status_code set_service_level(std::uint8_t level) override {
+    ua::status_code failed;
+    const auto done = run_on_host([level](actors::server_core& core) {
+      actors::set_service_level(core.space(), level, actors::utc_now());
+      return true;
+    }, failed);
+    return done ? ua::status::good : failed;
+  }
+
+  void drain() override {
+    // Part 4 §6.6.2.4.2: ServiceLevel 0 (maintenance) while the sessions still work, so that
+    // subscribed clients switch to a backup before the connection goes (docs/decisions/0041).
+    if (drained_.exchange(true) || stopped_.load(std::memory_order_acquire) || plan_.redundancy.shutdown_delay.count() <= 0)
+      return;
+    if (set_service_level(service_level_maintenance).is_bad()) return;
+    spdlog::info("ServiceLevel 0 (stopping): the sessions close in {} ms", plan_.redundancy.shutdown_delay.count());
+    std::this_thread::sleep_for(plan_.redundancy.shutdown_delay);
+  }
+
   void stop() override {
+    drain();
     if (stopped_.exchange(true)) return;
     door_->stopped.store(true, std::memory_order_release);
     {
@@ -639,6 +661,7 @@ private:
   }
 
   server_plan plan_;
+  std::atomic<bool> drained_{false};
   std::vector<std::string> trusted_by_plan_;  // thumbprints of the last (re)load's `trust` certificates
   actors::server_handle handle_;
   std::vector<std::string> urls_;  // one per endpoint, with the ports bound

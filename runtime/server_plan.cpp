@@ -60,6 +60,11 @@ std::string describe(const server_plan& p) {
   if (p.load_variables)
     out << "load variables    " << p.load_variables << " (ns=1;s=Load.V0..V" << p.load_variables - 1
         << "), every one changed each " << p.writer_interval.count() << " ms\n";
+  if (p.redundancy.support != redundancy_support::none) {
+    out << "redundancy        " << to_string(p.redundancy.support) << " (ServerUriArray " << join(p.redundancy.server_uris)
+        << "); ServiceLevel " << unsigned{p.redundancy.service_level} << ", 0 for " << p.redundancy.shutdown_delay.count()
+        << " ms before a stop\n";
+  }
   out << "pki               " << (p.pki_dir.empty() ? default_pki_dir() : p.pki_dir) << "\n"
       << "limits            " << p.max_connections << " connections, " << p.max_sessions << " sessions, buffers "
       << p.receive_buffer_size << "/" << p.send_buffer_size << " B, message " << p.max_message_size << " B in at most "

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "protocol/status_code.hpp"
 
@@ -22,6 +23,15 @@ enum class connection_event_kind : std::uint8_t {
   reconnecting,  // attempt `attempt` is under way
   reconnected,   // the session works again (`how`); held requests go out now
   gave_up,       // max_attempts reached: the client is closed (`status`: the last failure)
+  // The redundant client (uactor/redundant_client.hpp, docs/decisions/0041):
+  switched,      // another server of the redundant set is in use now (`endpoint`, `reason`)
+};
+
+// Why a redundant client uses the server it switched to (Part 4 §6.6.2.4.5).
+enum class failover_reason : std::uint8_t {
+  initial,          // the first choice at connect()
+  connection_lost,  // the server in use failed (`status`) or was not connected
+  service_level,    // its ServiceLevel fell below the healthy range and below this one's, or to 0/1
 };
 
 struct connection_event {
@@ -29,6 +39,14 @@ struct connection_event {
   ua::status_code status;
   recovery_kind how = recovery_kind::reactivated;  // reconnected only
   std::uint32_t attempt = 0;                       // reconnecting, reconnected, gave_up
+  // switched only: which server (its index in redundant_client_options::endpoint_urls, its URL),
+  // why, and its ServiceLevel when chosen; `previous` the server left (no_endpoint for none).
+  static constexpr std::size_t no_endpoint = static_cast<std::size_t>(-1);
+  failover_reason reason = failover_reason::initial;
+  std::size_t endpoint = no_endpoint;
+  std::size_t previous = no_endpoint;
+  std::string endpoint_url;
+  int service_level = -1;
 };
 
 using connection_event_handler = std::function<void(const connection_event&)>;

@@ -90,6 +90,40 @@ void init_server_object(address_space& as, const server_info& info, const servic
       start);
 }
 
+void init_server_redundancy(address_space& as, const redundancy_plan& plan, date_time now) {
+  // Part 5 §12.5: RedundancySupport is an Int32 enumeration on the wire.
+  set(as, ids::server_server_redundancy_redundancy_support, static_cast<std::int32_t>(plan.support), now);
+  set_service_level(as, plan.service_level, now);
+  // Namespace 0 gives ServiceLevel a MinimumSamplingInterval of 1 s: a drop would reach a
+  // subscribed client up to a second late. The server sets it itself, so every change can be
+  // reported as it happens (Part 3 §5.6.2: 0), and a client fails over at once.
+  as.set_minimum_sampling_interval(require(as, ids::server_service_level), 0);
+  if (plan.support == uactor::redundancy_support::none) return;
+  const node_index redundancy = as.find(node_id(0, ids::server_server_redundancy));
+  const node_index has_type_definition = as.find(node_id(0, 40));
+  const node_index has_property = as.find(node_id(0, 46));
+  const node_index non_transparent = as.find(node_id(0, ids::non_transparent_redundancy_type));
+  if (redundancy == no_node || has_type_definition == no_node || has_property == no_node || non_transparent == no_node)
+    throw std::logic_error("server object: no ServerRedundancy or NonTransparentRedundancyType (namespace 0 not loaded?)");
+  // Part 4 §6.6.2.4.5: the set's failover mode and members, in a NonTransparentRedundancyType.
+  for (const auto& r : as.forward_references(redundancy))
+    if (r.type == has_type_definition) {
+      const node_index old_type = r.target;
+      as.remove_reference(redundancy, has_type_definition, old_type);
+      break;
+    }
+  as.add_reference(redundancy, has_type_definition, non_transparent);
+  const node_index uris = require(as, ids::server_server_redundancy_server_uri_array);
+  as.add_reference(redundancy, has_property, uris);  // Bad_DuplicateReferenceNotAllowed when called again: fine
+  ua_array<ua_string> array;
+  for (const auto& u : plan.server_uris) array.emplace_back(u);
+  set(as, ids::server_server_redundancy_server_uri_array, std::move(array), now);
+}
+
+void set_service_level(address_space& as, std::uint8_t level, date_time now) {
+  set(as, ids::server_service_level, level, now);
+}
+
 void update_server_time(address_space& as, date_time now) {
   set(as, ids::server_server_status_current_time, now, now);
   const node_index status_node = require(as, ids::server_server_status);

@@ -9,6 +9,7 @@
 
 #include "actors/server/services/service_limits.hpp"
 #include "protocol/address_space.hpp"
+#include "uactor/redundancy.hpp"
 
 namespace uactor::actors {
 
@@ -38,6 +39,18 @@ struct server_info {
 // Throws std::logic_error when namespace 0 is not loaded (a start-up error).
 void init_server_object(ua::address_space& as, const server_info& info, const services::service_limits& limits,
                         std::span<const std::string> namespace_uris, ua::date_time start);
+
+// Part 5 §6.3.7/§6.3.8, Part 4 §6.6.2: the Server object's ServerRedundancy (i=2296). Namespace 0
+// makes it a ServerRedundancyType (i=2034) with RedundancySupport (i=3709) only. With support none
+// it stays so (RedundancySupport None). Otherwise it becomes a NonTransparentRedundancyType
+// (i=2039): its HasTypeDefinition is replaced, and ServerUriArray (i=11314, which namespace 0
+// holds unattached) becomes its property with `plan.server_uris`. ServiceLevel = plan.service_level.
+// std::logic_error when namespace 0 is not loaded.
+void init_server_redundancy(ua::address_space& as, const redundancy_plan& plan, ua::date_time now);
+
+// ServiceLevel (i=2267, Part 5 §6.3.1, sub-ranges Part 4 §6.6.2.4.2) = level, timestamped `now`:
+// monitored items of it are notified like any value change.
+void set_service_level(ua::address_space& as, std::uint8_t level, ua::date_time now);
 
 // Server.ServerStatus.CurrentTime (i=2258) and the CurrentTime inside ServerStatus (i=2256) = now:
 // called before a Read that asks for them, or on a timer. Rebuilding the ServerStatus value copies

@@ -317,6 +317,17 @@ public:
   // What the runners counted so far, summed over the plans (the worker pids of the last one).
   virtual script_metrics scripts_metrics() const = 0;
 
+  // ServiceLevel (i=2267, Part 5 §6.3.1): how well this server serves now, 0-255 (Part 4 §6.6.2.4.2:
+  // 0 maintenance, 1 no data, 2-199 degraded, 200-255 healthy). Subscribers of the variable are
+  // notified; a redundant client (uactor/redundant_client.hpp) switches to a better server when it
+  // drops. Waits for the server: never from an inline handler. Bad_ServerHalted after stop().
+  virtual status_code set_service_level(std::uint8_t level) = 0;
+
+  // With plan.redundancy.shutdown_delay: ServiceLevel 0 (maintenance), then waits that long while
+  // everything still works, so that redundant clients switch to a backup first; once (later calls
+  // return at once). stop() does it first when the application has not (docs/decisions/0041).
+  virtual void drain() = 0;
+
   // Stops accepting, closes every connection; pending callbacks' answers are dropped. Idempotent.
   virtual void stop() = 0;
 };

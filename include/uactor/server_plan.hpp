@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "uactor/redundancy.hpp"
+
 namespace uactor {
 
 // One endpoint of the server (Part 4 §7.14): a listener with the URL it advertises, the security
@@ -86,6 +88,10 @@ struct server_plan {
   // Audit events (ActivateSession, Write) to every event subscriber of the Server object. Off by
   // default: without roles any client could read them, user names of refused logins included.
   bool audit_events = false;
+  // Non-transparent redundancy (Part 4 §6.6.2): the Server object's ServerRedundancy
+  // (RedundancySupport, ServerUriArray), the ServiceLevel at start and its drop on stop
+  // (docs/decisions/0041).
+  redundancy_plan redundancy;
 
   // The first endpoint's URL (opc.tcp://<host name>:<port>).
   std::string endpoint_url() const;

@@ -108,6 +108,21 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
   if (given("--pki")) s.pki_dir = flags.pki_dir;
   if (given("--users")) s.users_file = flags.users_file;
   if (given("--no-anonymous")) s.anonymous = flags.anonymous;
+  // --redundancy and its flags replace the file's [redundancy] (the file's delay unless one is given).
+  if (given("--redundancy")) {
+    s.redundancy.support = flags.redundancy.support;
+    if (!given("--shutdown-delay"))
+      s.redundancy.shutdown_delay = flags.redundancy.support == redundancy_support::none ? std::chrono::milliseconds(0)
+                                                                                          : flags.redundancy.shutdown_delay;
+  }
+  if (given("--redundant-server")) s.redundancy.server_uris = flags.redundancy.server_uris;
+  if (given("--service-level")) s.redundancy.service_level = flags.redundancy.service_level;
+  if (given("--shutdown-delay")) s.redundancy.shutdown_delay = flags.redundancy.shutdown_delay;
+  if (s.redundancy.support != redundancy_support::none && s.redundancy.server_uris.empty()) {
+    std::fprintf(stderr, "uactor: --redundancy %s needs --redundant-server (or [redundancy] server_uris)\n",
+                 std::string(to_string(s.redundancy.support)).c_str());
+    return std::nullopt;
+  }
   s.trust.insert(s.trust.end(), flags.trust.begin(), flags.trust.end());
   s.users.insert(s.users.end(), flags.users.begin(), flags.users.end());
   return p;

@@ -229,6 +229,11 @@ constexpr std::string_view key_table[] = {
     "metrics.listen_address",
     "metrics.port",
     "metrics.max_connections",
+    "redundancy",
+    "redundancy.support",
+    "redundancy.server_uris",
+    "redundancy.service_level",
+    "redundancy.shutdown_delay_ms",
     "actors",
     "actors.session_host",
     "actors.writers",
@@ -602,6 +607,7 @@ public:
     read_discrete_alarms(top);
     read_logging(top);
     read_metrics(top);
+    read_redundancy(top);
     read_actors(top);
     finish();
     return std::move(p_);
@@ -1857,6 +1863,44 @@ private:
       }
     }
     s.integer("max_connections", 1, 1024, m.max_connections);
+  }
+
+  // [redundancy]: non-transparent redundancy (Part 4 §6.6.2, docs/configuration.md "Redundancy").
+  void read_redundancy(section& top) {
+    const toml::table* t = sub_table(top, "redundancy", c_);
+    if (!t) return;
+    section s(c_, *t, "redundancy");
+    auto& r = p_.server.redundancy;
+    std::string support = "none";
+    // A support value refused already says what is wrong: no second error about the URIs.
+    const bool support_ok = s.choice("support", {"none", "cold", "warm", "hot"}, support) || !t->get("support");
+    r.support = parse_redundancy_support(support).value_or(redundancy_support::none);
+    std::vector<std::string> uris;
+    const bool uris_ok = s.strings("server_uris", uris);
+    if (uris_ok) {
+      const auto& a = *t->get("server_uris")->as_array();
+      for (std::size_t i = 0; i < uris.size(); ++i) {
+        const auto k = fmt::format("{}[{}]", s.key("server_uris"), i);
+        if (uris[i].empty()) c_.error(a[i], k, "an empty ServerUri");
+        else if (std::find(uris.begin(), uris.begin() + static_cast<std::ptrdiff_t>(i), uris[i]) != uris.begin() + static_cast<std::ptrdiff_t>(i))
+          c_.error(a[i], k, fmt::format("\"{}\" is listed twice", uris[i]));
+      }
+      r.server_uris = uris;
+    }
+    // Part 5 §6.3.8: a NonTransparentRedundancyType has a ServerUriArray; None has no set.
+    if (r.support != redundancy_support::none && r.server_uris.empty() && !(t->get("server_uris") && !uris_ok))
+      c_.error(t->get("server_uris") ? t->get("server_uris")->source() : (t->get("support") ? t->get("support")->source() : t->source()),
+               s.key(t->get("server_uris") ? "server_uris" : "support"),
+               fmt::format("support \"{}\" needs server_uris: the ApplicationUris of the redundant servers, this one's included",
+                           support));
+    if (support_ok && r.support == redundancy_support::none && !r.server_uris.empty())
+      c_.error(*t->get("server_uris"), s.key("server_uris"),
+               "server_uris without support = \"cold\", \"warm\" or \"hot\": a server of no redundant set lists none");
+    s.integer("service_level", 0, 255, r.service_level);
+    // Time for the clients to see ServiceLevel 0 and switch before the sessions close.
+    std::int64_t delay = r.support == redundancy_support::none ? 0 : 1000;
+    s.integer("shutdown_delay_ms", 0, 60'000, delay);
+    r.shutdown_delay = std::chrono::milliseconds(delay);
   }
 
   void read_actors(section& top) {

@@ -308,6 +308,8 @@ bool plant_runner::start(const plant& p, std::string& error) {
 
 void plant_runner::stop() {
   auto& m = *impl_;
+  // ServiceLevel 0 and the shutdown delay while the writers still write (docs/decisions/0041).
+  if (m.srv) m.srv->drain();
   // The writers hold the server by pointer and the runtime destroys it in stop(): they are gone
   // before it (a detached writer in the middle of a tick wrote into a freed server: a SIGSEGV at
   // the end of a config test under load).

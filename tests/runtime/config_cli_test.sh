@@ -130,5 +130,12 @@ if [[ "$line" == operator:pbkdf2-sha256\$* ]] && "$uactor" check-config "$tmp/us
 then pass "hash-password makes a hash that [[users]] accepts"
 else fail "hash-password: $line"; fi
 
+# --redundancy without the set's URIs is refused before anything starts (docs/decisions/0041).
+"$uactor" run --port 0 --host 127.0.0.1 --redundancy warm >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" -eq 2 ] && grep -q "needs --redundant-server" "$tmp/err" && ! grep -q "listening on" "$tmp/out"
+then pass "run --redundancy warm without --redundant-server: exit 2, nothing started"
+else fail "run --redundancy warm without --redundant-server: exit $status: $(cat "$tmp/err")"; fi
+
 if [ "$failures" -ne 0 ]; then echo "config_cli_test: $failures failed"; exit 1; fi
 echo "config_cli_test: PASS"

@@ -452,3 +452,33 @@ shadow_queue = 500
   CHECK(r.value.scripts.shadow_queue == 500);
   CHECK(r.value.scripts.scripts.size() == 1);
 }
+
+TEST_CASE("config: [redundancy] declares a warm pair: support, the set's URIs, ServiceLevel, the drop before stop",
+          "[config]") {
+  const std::string text = R"(
+[redundancy]
+support = "warm"
+server_uris = ["urn:a:uactor:server", "urn:b:uactor:server"]
+service_level = 190
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  INFO((r.errors.empty() ? std::string() : r.errors[0].to_string()));
+  REQUIRE(r.ok());
+  const auto& red = r.value.server.redundancy;
+  CHECK(red.support == redundancy_support::warm);
+  CHECK(red.server_uris == std::vector<std::string>{"urn:a:uactor:server", "urn:b:uactor:server"});
+  CHECK(red.service_level == 190);
+  CHECK(red.shutdown_delay == std::chrono::milliseconds(1000));  // the default of a redundant server
+
+  const auto none = config::load("", "plant.toml", ".", false);
+  REQUIRE(none.ok());
+  CHECK(none.value.server.redundancy.support == redundancy_support::none);
+  CHECK(none.value.server.redundancy.shutdown_delay == std::chrono::milliseconds(0));
+  CHECK(none.value.server.redundancy.service_level == 255);
+
+  const auto hot = config::load("[redundancy]\nsupport = \"hot\"\nserver_uris = [\"urn:x\"]\nshutdown_delay_ms = 0\n",
+                                "plant.toml", ".", false);
+  REQUIRE(hot.ok());
+  CHECK(hot.value.server.redundancy.support == redundancy_support::hot);
+  CHECK(hot.value.server.redundancy.shutdown_delay == std::chrono::milliseconds(0));
+}

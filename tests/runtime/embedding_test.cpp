@@ -407,3 +407,67 @@ TEST_CASE("embedded server: every value a device thread pushes reaches a subscri
     for (std::uint32_t r = 0; r <= rounds; ++r) CHECK(seen[i][r] == double(r));
   }
 }
+
+TEST_CASE("embedded server: set_service_level reaches a ServiceLevel subscriber, drain() drops it to 0 before the stop",
+          "[runtime]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  plan.redundancy.support = redundancy_support::hot;
+  plan.redundancy.server_uris = {"urn:a", "urn:b"};
+  plan.redundancy.service_level = 230;
+  plan.redundancy.shutdown_delay = 1000ms;
+  auto s = rt.start_server(plan);
+  REQUIRE(s.has_value());
+  server& srv = **s;
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  std::mutex mutex;
+  std::vector<int> seen;
+  subscription_settings settings;
+  settings.publishing_interval = 20ms;
+  auto sub = c->create_subscription_sync(
+      settings, {[&](std::uint32_t, std::uint32_t, std::span<const ua::monitored_item_notification> changes) {
+                   std::lock_guard lock(mutex);
+                   for (const auto& n : changes)
+                     if (const auto* b = n.value.value.get_if<std::uint8_t>()) seen.push_back(*b);
+                 },
+                 {}});
+  REQUIRE(sub.has_value());
+  ua::create_monitored_items_request items;
+  items.subscription_id = sub->subscription_id;
+  items.items_to_create.push_back(monitor_value(node_id(0, ids::server_service_level), 0, 0, 10));
+  auto created = c->create_monitored_items_sync(items);
+  REQUIRE(created.has_value());
+  REQUIRE(created->results.at(0).status_code == ua::status::good);
+  auto saw = [&](int level) {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard lock(mutex);
+        if (std::find(seen.begin(), seen.end(), level) != seen.end()) return true;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  };
+  CHECK(saw(230));  // plan.redundancy.service_level
+  REQUIRE(srv.set_service_level(150) == ua::status::good);
+  CHECK(saw(150));
+  // drain(): 0 (maintenance), then the shutdown delay while the session still works: the
+  // subscriber hears of it before drain() returns, i.e. before any session closes.
+  srv.drain();
+  {
+    std::lock_guard lock(mutex);
+    INFO("seen " << seen.size() << " values");
+    CHECK(std::find(seen.begin(), seen.end(), 0) != seen.end());
+  }
+  const auto still = c->read_sync(ua::read_request{});  // the session still answers: Bad_NothingToDo
+  REQUIRE_FALSE(still.has_value());
+  CHECK(still.error() == ua::status::bad_nothing_to_do);
+  srv.stop();
+  CHECK(srv.set_service_level(200) == ua::status::bad_server_halted);
+}

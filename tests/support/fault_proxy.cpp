@@ -125,6 +125,10 @@ bool server_process::start(std::chrono::milliseconds timeout) {
   return false;
 }
 
+void server_process::terminate() {
+  if (pid_ > 0) ::kill(pid_, SIGTERM);
+}
+
 void server_process::kill9() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);

@@ -34,6 +34,9 @@ public:
   void wait_for_output(std::string ready_text) { ready_text_ = std::move(ready_text); }
   // SIGKILL and reap: the server gets no chance to close anything.
   void kill9();
+  // SIGTERM, without waiting: the server stops as it does for an operator (kill9 or the destructor
+  // reaps it later).
+  void terminate();
   bool running() const noexcept { return pid_ > 0; }
   std::uint16_t port() const noexcept { return port_; }
   std::string url() const;

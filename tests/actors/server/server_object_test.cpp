@@ -3,6 +3,7 @@
 // update_server_time moves CurrentTime in both places.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -154,4 +155,54 @@ TEST_CASE("server object: without namespace 0 it is a start-up error", "[actors]
   address_space empty;
   CHECK_THROWS_AS(actors::init_server_object(empty, info(), {}, {}, start), std::logic_error);
   CHECK_THROWS_AS(actors::update_server_time(empty, start), std::logic_error);
+}
+
+namespace {
+
+// The target of n's forward reference of `type` (namespace 0 numeric ids), every one of them.
+std::vector<std::uint32_t> targets(const address_space& as, std::uint32_t n, std::uint32_t type) {
+  std::vector<std::uint32_t> out;
+  const node_index type_node = as.find(node_id(0, type));
+  for (const auto& r : as.forward_references(as.find(node_id(0, n))))
+    if (r.type == type_node) out.push_back(as.at(r.target).id.numeric);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("server object: without redundancy ServerRedundancy stays a ServerRedundancyType, RedundancySupport None",
+          "[actors]") {
+  fixture f;
+  actors::init_server_redundancy(f.as, redundancy_plan{}, start);
+  CHECK(*f.value(ids::server_server_redundancy_redundancy_support).value.get_if<std::int32_t>() == 0);
+  CHECK(targets(f.as, ids::server_server_redundancy, 40) == std::vector<std::uint32_t>{ids::server_redundancy_type});
+  CHECK(targets(f.as, ids::server_server_redundancy, 46) == std::vector<std::uint32_t>{ids::server_server_redundancy_redundancy_support});
+  CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 255);
+}
+
+TEST_CASE("server object: a warm redundant set makes ServerRedundancy a NonTransparentRedundancyType with its ServerUriArray",
+          "[actors]") {
+  fixture f;
+  redundancy_plan plan;
+  plan.support = uactor::redundancy_support::warm;
+  plan.server_uris = {"urn:a:uactor:server", "urn:b:uactor:server"};
+  plan.service_level = 180;
+  actors::init_server_redundancy(f.as, plan, start);
+  // Part 5 §12.5: Warm = 2, an Int32 on the wire.
+  CHECK(*f.value(ids::server_server_redundancy_redundancy_support).value.get_if<std::int32_t>() == 2);
+  // Part 5 §6.3.8: one HasTypeDefinition, to NonTransparentRedundancyType (i=2039); its ServerUriArray.
+  CHECK(targets(f.as, ids::server_server_redundancy, 40) == std::vector<std::uint32_t>{ids::non_transparent_redundancy_type});
+  const auto props = targets(f.as, ids::server_server_redundancy, 46);
+  CHECK(std::count(props.begin(), props.end(), ids::server_server_redundancy_server_uri_array) == 1);
+  CHECK(std::count(props.begin(), props.end(), ids::server_server_redundancy_redundancy_support) == 1);
+  CHECK(*f.value(ids::server_server_redundancy_server_uri_array).value.get_if<ua_array<ua_string>>() ==
+        ua_array<ua_string>{ua_string("urn:a:uactor:server"), ua_string("urn:b:uactor:server")});
+  // The inverse ends went too: the old type has no instance reference from i=2296 left.
+  const node_index old_type = f.as.find(node_id(0, ids::server_redundancy_type));
+  for (const auto& r : f.as.inverse_references(old_type))
+    CHECK(f.as.at(r.target).id.numeric != ids::server_server_redundancy);
+  CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 180);
+  actors::set_service_level(f.as, 0, date_time{start.ticks + 1});
+  CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 0);
+  CHECK(f.value(ids::server_service_level).source_timestamp == date_time{start.ticks + 1});
 }
