@@ -2,8 +2,11 @@
 // node-opcua's client, which reconnects by itself, subscribed to one UInt32 that counts up (--node,
 // default ns=1;s=Demo.Dynamic.Counter; sampling 0, queue 1000) of a server reached through the fault proxy of tests/support (the test cuts the
 // link meanwhile). Prints one line per connection event (`lost`, `reconnected`), then, after
-// --seconds, a summary: `summary values=N gaps=G repeats=R reconnections=C republished=P`, where
-// a gap is a step of more than +1 between consecutive values and a repeat a step of 0 or less.
+// --seconds, a summary: `summary values=N gaps=G repeats=R reconnections=C republished=P
+// recovered=V unrecoverable=U duplicate_messages=D`, over the values of the messages by sequence
+// number (see below), where a gap is a step of more than +1 between consecutive values and a
+// repeat a step of 0 or less; V messages node-opcua skipped were had by Republish at the end, U
+// could not be, D arrived twice under one number (node-opcua's doing).
 //
 //   node node_reconnect_client.js opc.tcp://127.0.0.1:PORT --seconds S [--node NODEID]
 //
@@ -15,7 +18,8 @@ console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
 console.info = console.log;
 console.warn = console.log;
 
-const { OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn } = require("node-opcua");
+const { OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn, RepublishRequest } =
+    require("node-opcua");
 
 const endpoint = process.argv[2];
 let seconds = 15;
@@ -75,6 +79,25 @@ async function main() {
                                             { samplingInterval: 0, queueSize: 1000, discardOldest: true },
                                             TimestampsToReturn.Both);
     item.on("changed", (dv) => values.push(Number(dv.value.value)));
+    // What the server sent, by NotificationMessage sequence number (Part 4 §5.13.1.5). node-opcua
+    // 2.163 neither republishes a number it skipped (a Publish answered on the new channel before
+    // its Republish loop, which starts after the newest number it has) nor ignores a message it
+    // already had. So the messages are kept here by number, each once, and the numbers missing at
+    // the end are asked for with Republish: what the summary judges is the server (nothing lost,
+    // nothing sent twice under two numbers), not node-opcua's bookkeeping.
+    const messages = new Map(); // sequence number -> the values of its data changes
+    let duplicateMessages = 0;
+    const valuesOf = (m) => (m.notificationData || []).flatMap((d) => (d && d.monitoredItems ? d.monitoredItems : [])
+        .map((x) => Number(x.value.value.value)));
+    const onMessage = sub.onNotificationMessage.bind(sub);
+    sub.onNotificationMessage = (m) => {
+        const vals = valuesOf(m);
+        if (vals.length) {
+            if (messages.has(m.sequenceNumber)) duplicateMessages += 1;
+            else messages.set(m.sequenceNumber, vals);
+        }
+        return onMessage(m);
+    };
     await new Promise((resolve) => item.on("initialized", resolve));
     process.stdout.write("subscribed\n");
     // node-opcua counts what it recovered through Republish in the subscription's "received" path;
@@ -88,15 +111,33 @@ async function main() {
         await sleep(1000);
         process.stdout.write("values " + values.length + "\n");
     }
+    let recovered = 0;
+    let unrecoverable = 0;
+    const numbers = [...messages.keys()].sort((a, b) => a - b);
+    for (let n = numbers[0]; numbers.length && n < numbers[numbers.length - 1]; n++) {
+        if (messages.has(n)) continue;
+        const r = await new Promise((resolve) => session.republish(
+            new RepublishRequest({ subscriptionId: sub.subscriptionId, retransmitSequenceNumber: n }),
+            (err, response) => resolve(err ? null : response)));
+        const vals = r && r.responseHeader.serviceResult.value === 0 ? valuesOf(r.notificationMessage) : [];
+        if (vals.length) {
+            messages.set(n, vals);
+            recovered += 1;
+        } else {
+            unrecoverable += 1;
+        }
+    }
+    const received = [...messages.keys()].sort((a, b) => a - b).flatMap((n) => messages.get(n));
     let gaps = 0;
     let repeats = 0;
-    for (let i = 1; i < values.length; i++) {
-        const d = values[i] - values[i - 1];
+    for (let i = 1; i < received.length; i++) {
+        const d = received[i] - received[i - 1];
         if (d > 1) gaps += 1;
         else if (d < 1) repeats += 1;
     }
-    process.stdout.write(`summary values=${values.length} gaps=${gaps} repeats=${repeats} ` +
-                         `reconnections=${reconnections} republished=${republished}\n`);
+    process.stdout.write(`summary values=${received.length} gaps=${gaps} repeats=${repeats} ` +
+                         `reconnections=${reconnections} republished=${republished} recovered=${recovered} ` +
+                         `unrecoverable=${unrecoverable} duplicate_messages=${duplicateMessages}\n`);
     await sub.terminate().catch(() => {});
     await session.close().catch(() => {});
     await client.disconnect();

@@ -557,6 +557,8 @@ TEST_CASE("supervisor: node-opcua's client reconnects to our server through cuts
   CHECK(summary.find("gaps=0 ") != std::string::npos);
   CHECK(summary.find("repeats=0 ") != std::string::npos);
   CHECK(summary.find("reconnections=3 ") != std::string::npos);
+  // Every message node-opcua skipped was still in our retransmission queue (Republish).
+  CHECK(summary.find("unrecoverable=0 ") != std::string::npos);
   // And the values keep coming after the last reconnection (the script prints `values N` right
   // after each `reconnected`): the writer changes the value every 10 ms, the last cut is at ~4.5 s
   // of 12.
