@@ -79,6 +79,15 @@ actors::input_changes_ptr change(std::uint32_t slot, double value) {
   return c;
 }
 
+// The actor the runners monitor (the session host in a server). A class, not a lambda: CAF 0.17
+// spawns a lambda without arguments through a null argument tuple (UBSan: reference binding to a
+// null pointer in init_fun_factory).
+class idle_host : public caf::event_based_actor {
+public:
+  using caf::event_based_actor::event_based_actor;
+  caf::behavior make_behavior() override { return {[](int) {}}; }
+};
+
 struct shadowed {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
@@ -95,7 +104,7 @@ struct shadowed {
     cfg.set("scheduler.max-threads", 2);
     actors::tune_io(cfg);
     sys = std::make_unique<caf::actor_system>(cfg);
-    host = sys->spawn([](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; });
+    host = sys->spawn<idle_host>();
     actors::runner_setup setup;
     setup.input_slots = items.size();
     setup.items = std::move(items);
