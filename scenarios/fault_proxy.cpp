@@ -40,7 +40,9 @@ void close_with_reset(int fd) {
   ::close(fd);
 }
 
-// A blocking connect to 127.0.0.1:port (the server is local: it answers or refuses at once).
+
+}  // namespace
+
 int connect_loopback(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
@@ -53,8 +55,6 @@ int connect_loopback(std::uint16_t port) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
-
-}  // namespace
 
 // ------------------------------------------------------------------------------------------------
 // fault_proxy

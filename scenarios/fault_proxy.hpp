@@ -18,6 +18,10 @@ enum class cut_kind : std::uint8_t { rst, fin };
 // sends read and dropped, nothing forwarded to it, as a peer behind a dead link sees it.
 enum class cut_side : std::uint8_t { client, server, both };
 
+// A blocking connect to 127.0.0.1:port with TCP_NODELAY (a local server answers or refuses at
+// once): the fd, or -1.
+int connect_loopback(std::uint16_t port);
+
 class fault_proxy {
 public:
   // Listens on 127.0.0.1 and an ephemeral port; each accepted connection is paired with a new

@@ -27,18 +27,6 @@ sockaddr_in loopback(std::uint16_t port) {
   return a;
 }
 
-// A blocking connect to 127.0.0.1:port (the server is local: it answers or refuses at once).
-int connect_loopback(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  auto a = loopback(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -59,7 +47,7 @@ std::uint16_t free_port() {
 bool port_accepts(std::uint16_t port, std::chrono::milliseconds timeout) {
   const auto deadline = clock_type::now() + timeout;
   for (;;) {
-    if (const int fd = connect_loopback(port); fd >= 0) {
+    if (const int fd = scenarios::connect_loopback(port); fd >= 0) {
       ::close(fd);
       return true;
     }
