@@ -21,6 +21,7 @@
 #include "actors/client/pending_calls.hpp"
 #include "actors/client/recovery.hpp"
 #include "actors/common/clock.hpp"
+#include "actors/common/self_send.hpp"
 #include "protocol/chunk_reader.hpp"
 
 namespace uactor::actors {
@@ -397,7 +398,7 @@ public:
     self_->configure_read(hdl(), caf::io::receive_policy::at_most(8192));
     s.channel->write_hello();
     flush();
-    self_->delayed_send(self_, s.config.connect_timeout, client_deadline_atom::value, s.generation);
+    delayed_send_to_self(self_, s.config.connect_timeout, client_deadline_atom::value, s.generation);
   }
 
   void flush() {
@@ -594,7 +595,7 @@ public:
   void schedule_renewal(const instant& now) {
     const auto due = st().channel->renewal_due();
     const auto wait = due > now.steady ? due - now.steady : std::chrono::steady_clock::duration::zero();
-    self_->delayed_send(self_, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1),
+    delayed_send_to_self(self_, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1),
                         client_renew_atom::value, st().generation);
   }
 
@@ -674,7 +675,7 @@ public:
     s.sweep_at = at;
     const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(at - now, std::chrono::steady_clock::duration::zero()));
     // Tagged with its time: a timer replaced by an earlier one is ignored when it fires.
-    self_->delayed_send(self_, wait, client_timeout_atom::value, at.time_since_epoch().count());
+    delayed_send_to_self(self_, wait, client_timeout_atom::value, at.time_since_epoch().count());
   }
 
   void on_sweep_timer(std::int64_t at) {
@@ -779,7 +780,7 @@ public:
     const backoff_policy policy{o.initial_delay, o.max_delay, o.jitter};
     const double r = std::uniform_real_distribution<double>(0.0, 1.0)(s.rng);
     const auto delay = backoff_delay(policy, s.attempt, r);
-    self_->delayed_send(self_, delay, client_reconnect_atom::value, s.generation);
+    delayed_send_to_self(self_, delay, client_reconnect_atom::value, s.generation);
   }
 
   // Connects off the multiplexer thread (a TCP connect may take long to fail): a short-lived

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/common/clock.hpp"
+#include "actors/common/self_send.hpp"
 #include "actors/server/exchange.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "protocol/uatcp.hpp"
@@ -167,7 +168,7 @@ void update_reading(caf::io::broker* self, caf::io::connection_handle hdl, conne
     c.halted = true;
   } else if (!stop && c.halted) {
     c.halted = false;
-    self->send(self, resume_reading_atom::value);
+    send_to_self(self, resume_reading_atom::value);
   }
 }
 
@@ -413,7 +414,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
   self->configure_read(hdl, caf::io::receive_policy::at_most(staging_size));
   self->ack_writes(hdl, true);  // data_transferred_msg: how much output is still unsent
   const auto next_tick = [self, c] {
-    if (c->self_ticked) self->delayed_send(self, c->housekeeping, housekeeping_atom::value);
+    if (c->self_ticked) delayed_send_to_self(self, c->housekeeping, housekeeping_atom::value);
   };
   next_tick();
   return {

@@ -19,6 +19,7 @@
 #include <caf/io/network/default_multiplexer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/common/self_send.hpp"
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
 #include "actors/server/session_host_actor.hpp"
@@ -70,7 +71,7 @@ using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
 // Accepting on the doorman just added.
 caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
                         const session_host_ref& host) {
-  self->delayed_send(self, options.connection.housekeeping_interval, housekeeping_atom::value);
+  delayed_send_to_self(self, options.connection.housekeeping_interval, housekeeping_atom::value);
   return {
     [self, st, options, host](const caf::io::new_connection_msg& msg) {
       if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
@@ -91,7 +92,7 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
     // waking the multiplexer through its pipe.
     [self, st, options](housekeeping_atom) {
       for (const auto& [addr, conn] : st->connections) self->send(conn, housekeeping_atom::value);
-      self->delayed_send(self, options.connection.housekeeping_interval, housekeeping_atom::value);
+      delayed_send_to_self(self, options.connection.housekeeping_interval, housekeeping_atom::value);
     },
     [self](const caf::io::acceptor_closed_msg&) { self->quit(); },
     [](open_listener_atom) { return ua::status::good.value(); },  // opened already

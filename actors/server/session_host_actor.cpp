@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/common/clock.hpp"
+#include "actors/common/self_send.hpp"
 #include "actors/server/application_messages.hpp"
 #include "actors/server/exchange.hpp"
 
@@ -93,15 +94,14 @@ void push_responses(Self* self, host_state& st, std::span<const deferred_respons
 
 // The questions the services put to the application go to its executors, each with a deadline
 // timer for the host (docs/embedding.md).
-template <class Self>
-void ask_application(Self* self, host_state& st) {
+void ask_application(host_state& st) {
   auto& outbox = st.core->application().outbox();
   if (outbox.empty()) return;
   auto host = caf::actor_cast<caf::actor>(st.host);
   std::vector<application_calls::outgoing> questions;
   questions.swap(outbox);  // a hook that answers inline sends a message: nothing re-enters here
   for (auto& q : questions) {
-    if (host) self->delayed_send(host, q.hook->deadline, app_deadline_atom::value);
+    caf::delayed_anon_send(host, q.hook->deadline, app_deadline_atom::value);
     try {
       q.hook->dispatch(std::move(q.call));
     } catch (const std::exception& e) {
@@ -113,7 +113,7 @@ void ask_application(Self* self, host_state& st) {
 template <class Self>
 void push_deferred(Self* self, host_state& st) {
   st.core->watches().flush();
-  ask_application(self, st);
+  ask_application(st);
   if (const auto d = st.core->deferred(); !d.empty()) {
     push_responses(self, st, d);
     st.core->clear_deferred();
@@ -126,13 +126,12 @@ void push_deferred(Self* self, host_state& st) {
 }
 
 // The publishing clock runs while there are subscriptions (docs/decisions/0010).
-template <class Self>
-void arm_tick(Self* self, host_state& st) {
+void arm_tick(host_state& st) {
   if (st.tick_armed || !st.core->has_subscriptions()) return;
   auto host = caf::actor_cast<caf::actor>(st.host);
   if (!host) return;  // the host is gone: no clock to run
   st.tick_armed = true;
-  self->delayed_send(host, st.core->publish_tick_interval(), publish_tick_atom::value);
+  caf::delayed_anon_send(host, st.core->publish_tick_interval(), publish_tick_atom::value);
 }
 
 // The requests of the batch from `from` on answered into their exchanges, in order; `done` is the
@@ -202,7 +201,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     }
     return caf::exit_reason::unhandled_exception;
   });
-  self->delayed_send(self, housekeeping, housekeeping_atom::value);
+  delayed_send_to_self(self, housekeeping, housekeeping_atom::value);
   return {
     [self, st](batch_ptr& batch) {
       auto& ch = st->channels[batch->channel_id];
@@ -210,7 +209,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       if (ch.connection != sender) ch.connection = sender;
       if (answer_from(*st, batch, 0, nullptr, sender)) send_back(self, sender, std::move(batch));
       push_deferred(self, *st);
-      arm_tick(self, *st);
+      arm_tick(*st);
     },
     // A session request's crypto is back: the batch goes on where it stopped.
     [self, st](crypto_task_ptr& t) {
@@ -222,7 +221,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       st->parked.erase(it);
       if (answer_from(*st, p.batch, p.at, task.work.get(), p.connection)) send_back(self, p.connection, std::move(p.batch));
       push_deferred(self, *st);
-      arm_tick(self, *st);
+      arm_tick(*st);
     },
     // The application's door (docs/embedding.md).
     [st](value_batch_ptr& batch) {
@@ -243,7 +242,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     [self, st](host_job& job) {
       job.run(*st->core);
       push_deferred(self, *st);
-      arm_tick(self, *st);
+      arm_tick(*st);
     },
     [self, st](app_answer& a) {
       st->core->answer(std::move(a), now_instant());
@@ -257,7 +256,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       st->tick_armed = false;
       st->core->publish_tick(now_instant());
       push_deferred(self, *st);
-      arm_tick(self, *st);
+      arm_tick(*st);
     },
     [st](channel_audit_atom, const channel_audits& audits) {
       const instant now = now_instant();
@@ -280,7 +279,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
         h.wait_max_ns.set(0);
       }
       push_deferred(self, *st);  // sessions that timed out answer their queued Publish requests
-      self->delayed_send(self, housekeeping, housekeeping_atom::value);
+      delayed_send_to_self(self, housekeeping, housekeeping_atom::value);
     },
   };
 }
@@ -308,7 +307,7 @@ bool answer_inline(caf::io::broker* self, host_state& st, const batch_ptr& batch
     ch.connection = caf::actor_cast<caf::actor>(self);
   const bool complete = answer_from(st, batch, 0, nullptr, ch.connection);
   push_deferred(self, st);
-  arm_tick(self, st);
+  arm_tick(st);
   return complete;
 }
 

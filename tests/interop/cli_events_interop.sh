@@ -17,10 +17,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if ! command -v node >/dev/null 2>&1; then echo "skipped: node missing"; exit 77; fi
 if [ ! -d "$here/node_modules" ]; then echo "skipped: node_modules missing"; exit 77; fi
 if ! command -v python3 >/dev/null 2>&1; then echo "skipped: python3 missing"; exit 77; fi
-# LeakSanitizer on for the uactor processes too (the sanitizer build), with CI's suppressions of
-# CAF 0.17's actor objects (tests/lsan.supp, docs/decisions/0009).
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/../lsan.supp"
-
 tmp="$(mktemp -d)"
 pids=()
 cleanup() {

@@ -5,9 +5,6 @@
 #
 #   bash cli_reconnect_test.sh UACTOR_BINARY
 set -u
-# LeakSanitizer on for the uactor processes too (the sanitizer build), with CI's suppressions of
-# CAF 0.17's actor objects (tests/lsan.supp, docs/decisions/0009).
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lsan.supp"
 uactor="${1:?usage: cli_reconnect_test.sh UACTOR_BINARY}"
 tmp="$(mktemp -d)"
 server_pid="" sub_pid=""

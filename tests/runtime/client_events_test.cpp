@@ -308,10 +308,7 @@ command_result run_command(const std::string& cmd) {
   const int err_fd = ::mkstemp(err_path);
   REQUIRE(err_fd >= 0);
   ::close(err_fd);
-  // LeakSanitizer on for the child too, with CI's suppressions of CAF 0.17's actor objects
-  // (docs/decisions/0009).
-  const std::string lsan = "LSAN_OPTIONS=suppressions=" UACTOR_SOURCE_DIR "/tests/lsan.supp ";
-  FILE* p = popen((lsan + "timeout -k 5 30 " + cmd + " 2>" + err_path).c_str(), "r");
+  FILE* p = popen(("timeout -k 5 30 " + cmd + " 2>" + err_path).c_str(), "r");
   REQUIRE(p);
   char buf[2048];
   while (std::fgets(buf, sizeof buf, p)) {

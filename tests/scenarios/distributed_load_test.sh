@@ -18,9 +18,6 @@
 #                       the test), the child server on the bridge's address: a read run secured
 #                       with SignAndEncrypt and a sub run complete and sum up; root only (77 elsewhere)
 set -u
-# LeakSanitizer on for the uactor processes too (the sanitizer build), with CI's suppressions of
-# CAF 0.17's actor objects (tests/lsan.supp, docs/decisions/0009).
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lsan.supp"
 uactor="${1:?usage: distributed_load_test.sh UACTOR_BINARY CASE}"
 case_name="${2:?usage: distributed_load_test.sh UACTOR_BINARY CASE}"
 tmp="$(mktemp -d)"
