@@ -51,8 +51,9 @@ void fill_random(std::span<std::uint8_t> out) {
 std::shared_ptr<security::user_store> make_users(const server_plan& plan) {
   auto users = std::make_shared<security::user_store>();
   if (!plan.users_file.empty()) {
-    auto loaded = security::user_store::load(plan.users_file);
-    if (!loaded) throw std::runtime_error("cannot read the users file " + plan.users_file);
+    std::string why;
+    auto loaded = security::user_store::load(plan.users_file, &why);
+    if (!loaded) throw std::runtime_error("the users file " + plan.users_file + ": " + why);
     *users = std::move(*loaded);
   }
   for (const auto& u : plan.users) {

@@ -173,9 +173,13 @@ ua::status_code user_store::check(std::string_view user, std::string_view passwo
   return verify_password(it->second, password) ? ua::status_code{} : ua::status::bad_user_access_denied;
 }
 
-ua::expected<user_store> user_store::parse(std::string_view text) {
+ua::expected<user_store> user_store::parse(std::string_view text, std::string* why) {
+  const auto refuse = [why](std::size_t line, std::string_view what) {
+    if (why) *why = "line " + std::to_string(line) + ": " + std::string(what);
+    return ua::status::bad_configuration_error;
+  };
   user_store out;
-  while (!text.empty()) {
+  for (std::size_t number = 1; !text.empty(); ++number) {
     const auto eol = text.find('\n');
     std::string_view line = text.substr(0, eol);
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
@@ -183,18 +187,30 @@ ua::expected<user_store> user_store::parse(std::string_view text) {
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '#') continue;
     const auto colon = line.find(':');
-    if (colon == std::string_view::npos) return ua::status::bad_configuration_error;
+    if (colon == std::string_view::npos) return refuse(number, "no ':' between the user name and the hash");
+    if (colon == 0) return refuse(number, "no user name before the ':'");
     if (out.add_hashed(line.substr(0, colon), line.substr(colon + 1)).is_bad())
-      return ua::status::bad_configuration_error;
+      return refuse(number, "what follows the user name is not a password hash (uactor hash-password makes one)");
   }
   return out;
 }
 
-ua::expected<user_store> user_store::load(const std::filesystem::path& file) {
+ua::expected<user_store> user_store::load(const std::filesystem::path& file, std::string* why) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return ua::status::bad_not_found;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse(text);
+  if (!in) {
+    if (why) *why = "cannot be opened";
+    return ua::status::bad_not_found;
+  }
+  std::string text;
+  std::array<char, 64 * 1024> block;
+  while (in.read(block.data(), block.size()) || in.gcount() > 0) {
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_file_bytes) {  // refused without reading the rest
+      if (why) *why = "larger than " + std::to_string(max_file_bytes / (1024 * 1024)) + " MiB";
+      return ua::status::bad_encoding_limits_exceeded;
+    }
+  }
+  return parse(text, why);
 }
 
 std::string user_store::to_text() const {

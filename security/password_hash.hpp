@@ -44,9 +44,12 @@ public:
   std::size_t size() const noexcept { return users_.size(); }
 
   // A text file of `user:hash` lines; blank lines and lines starting with '#' are skipped.
-  // Bad_NotFound when it cannot be read, Bad_ConfigurationError for a malformed line.
-  static ua::expected<user_store> load(const std::filesystem::path& file);
-  static ua::expected<user_store> parse(std::string_view text);
+  // Bad_NotFound when it cannot be read, Bad_EncodingLimitsExceeded past max_file_bytes,
+  // Bad_ConfigurationError for a malformed line. `why`, when given, says which line and what is
+  // wrong with it (never the hash itself).
+  static constexpr std::size_t max_file_bytes = 16 * 1024 * 1024;  // some 140,000 users
+  static ua::expected<user_store> load(const std::filesystem::path& file, std::string* why = nullptr);
+  static ua::expected<user_store> parse(std::string_view text, std::string* why = nullptr);
   // The file form, one `user:hash` line per user, sorted by name.
   std::string to_text() const;
 

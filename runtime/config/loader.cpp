@@ -640,10 +640,11 @@ private:
       if (!readable_file(path, why)) {
         c_.error(*s.table().get("users_file"), s.key("users_file"), fmt::format("cannot read {}: {}", path.string(), why));
       } else {
-        auto loaded = security::user_store::load(path);
+        std::string refused;
+        auto loaded = security::user_store::load(path, &refused);
         if (!loaded)
           c_.error(*s.table().get("users_file"), s.key("users_file"),
-                   fmt::format("{} is not a file of user:hash lines (uactor hash-password)", path.string()));
+                   fmt::format("{}: {} (a file of user:hash lines, uactor hash-password)", path.string(), refused));
         else server_.users_file = path.string();
       }
     }

@@ -168,8 +168,8 @@ echo "not a users line" >>"$tmp/users"
 mark=$(log_lines)
 kill -HUP "$server_pid"
 if wait_log "reload refused: the file has errors" "$mark" &&
-   tail -n "+$((mark + 1))" "$tmp/server.err" | grep -q "is not a file of user:hash lines"; then
-    pass "a broken users file is refused with its error"
+   tail -n "+$((mark + 1))" "$tmp/server.err" | grep -q "users: line [0-9]*: no ':' between the user name and the hash"; then
+    pass "a broken users file is refused with its error and its line"
 else
     fail "broken users file: $(tail -n 5 "$tmp/server.err")"
 fi

@@ -2,6 +2,8 @@
 // the user store; malformed stored strings and user files are refused without a crash.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -149,11 +151,42 @@ TEST_CASE("user_store: loads user:hash lines, skips comments, refuses malformed 
   CHECK(crlf->check("carol", "c").is_good());
 
   CHECK(user_store::load(dir.path() / "missing").error() == ua::status::bad_not_found);
-  for (const auto& bad : std::vector<std::string>{"no colon here\n", "alice:plaintext\n", ":" + hash_password("x", fast) + "\n",
-                                "alice:pbkdf2-sha256$1000$$\n"}) {
-    INFO(bad);
-    CHECK(user_store::parse(bad).error() == ua::status::bad_configuration_error);
+  // Each refusal names its line and says what is wrong, without echoing the hash.
+  const std::string good = "alice:" + hash_password("a", fast) + "\n";
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"no colon here\n", "line 1: no ':' between the user name and the hash"},
+      {"# users\n" + good + "alice:plaintext\n",
+       "line 3: what follows the user name is not a password hash (uactor hash-password makes one)"},
+      {good + "\r\n:" + hash_password("x", fast) + "\n", "line 3: no user name before the ':'"},
+      {"alice:pbkdf2-sha256$1000$$\n",
+       "line 1: what follows the user name is not a password hash (uactor hash-password makes one)"}};
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    std::string said;
+    CHECK(user_store::parse(text, &said).error() == ua::status::bad_configuration_error);
+    CHECK(said == why);
   }
+  CHECK(user_store::parse(bad[1].first).error() == ua::status::bad_configuration_error);  // `why` is optional
+}
+
+TEST_CASE("user_store: a users file past 16 MiB is refused with Bad_EncodingLimitsExceeded", "[security]") {
+  uactor::security::testing::temp_dir dir;
+  const auto path = dir.path() / "users";
+  {
+    std::ofstream out(path, std::ios::binary);
+    const std::string comment = "# " + std::string(1022, 'x') + "\n";  // 1 KiB of comment lines
+    for (std::size_t written = 0; written <= user_store::max_file_bytes; written += comment.size()) out << comment;
+  }
+  std::string why;
+  CHECK(user_store::load(path, &why).error() == ua::status::bad_encoding_limits_exceeded);
+  CHECK(why == "larger than 16 MiB");
+  std::filesystem::resize_file(path, user_store::max_file_bytes);  // at the limit: read (all comments)
+  auto at_limit = user_store::load(path, &why);
+  REQUIRE(at_limit.has_value());
+  CHECK(at_limit->size() == 0);
+}
+
+TEST_CASE("user_store: add_hashed refuses a user name with a colon", "[security]") {
   user_store u;
   CHECK(u.add_hashed("a:b", hash_password("x", fast)) == ua::status::bad_invalid_argument);
 }
