@@ -96,20 +96,18 @@ void io::abstract_broker::launch(execution_unit* eu, bool lazy, bool hide) {
 resumable::resume_result scheduled_actor::resume(execution_unit* eu, size_t max_throughput) {
   using fn = resumable::resume_result (*)(scheduled_actor*, execution_unit*, size_t);
   static const fn real = library_function<fn>("_ZN3caf15scheduled_actor6resumeEPNS_14execution_unitEm");
-  void* sync = sync_of(this);  // the actor may be gone when resume returns done
-  __tsan_acquire(sync);
+  __tsan_acquire(sync_of(this));
   const auto result = real(this, eu, max_throughput);
-  __tsan_release(sync);
+  __tsan_release(sync_of(this));  // alive: the scheduler holds its reference until resume returns
   return result;
 }
 
 resumable::resume_result io::abstract_broker::resume(execution_unit* eu, size_t max_throughput) {
   using fn = resumable::resume_result (*)(io::abstract_broker*, execution_unit*, size_t);
   static const fn real = library_function<fn>("_ZN3caf2io15abstract_broker6resumeEPNS_14execution_unitEm");
-  void* sync = sync_of(this);
-  __tsan_acquire(sync);
+  __tsan_acquire(sync_of(this));
   const auto result = real(this, eu, max_throughput);
-  __tsan_release(sync);
+  __tsan_release(sync_of(this));  // alive: the multiplexer holds its reference until resume returns
   return result;
 }
 
