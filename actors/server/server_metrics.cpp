@@ -156,13 +156,15 @@ std::shared_ptr<connection_counters> metrics_registry::open_connection(std::uint
   ++accepted_;
   if (endpoint >= accepted_by_endpoint_.size()) accepted_by_endpoint_.resize(endpoint + 1u, 0);
   ++accepted_by_endpoint_[endpoint];
+  if (open_.size() >= sweep_at_) {
+    fold_closed();
+    sweep_at_ = std::max<std::size_t>(64, 2 * open_.size());  // amortized: O(1) per accept
+  }
   open_.push_back(c);
   return c;
 }
 
-server_metrics metrics_registry::snapshot() {
-  server_metrics m;
-  std::lock_guard lock(mutex_);
+void metrics_registry::fold_closed() {
   // Closed connections' counts move into the totals (the broker wrote its last before `closed`).
   std::erase_if(open_, [this](const std::shared_ptr<connection_counters>& c) {
     if (!c->closed.load(std::memory_order_acquire)) return false;
@@ -174,6 +176,12 @@ server_metrics metrics_registry::snapshot() {
     closed_waits_ += c->waits.get();
     return true;
   });
+}
+
+server_metrics metrics_registry::snapshot() {
+  server_metrics m;
+  std::lock_guard lock(mutex_);
+  fold_closed();
   m.connections_accepted = accepted_;
   m.connections_open = open_.size();
   m.bytes_received = closed_received_;

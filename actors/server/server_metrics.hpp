@@ -82,8 +82,8 @@ private:
   local_counter results_not_kept_;  // the table was full
 };
 
-// The server's blocks: the host's, and one per connection (kept until the next scrape after it
-// closed, then folded into the totals of closed connections).
+// The server's blocks: the host's, and one per connection (kept until the next scrape or the
+// next sweep at an accept after it closed, then folded into the totals of closed connections).
 class metrics_registry {
 public:
   // A connection accepted by endpoint `endpoint` (server_options::endpoints' order).
@@ -92,8 +92,13 @@ public:
   server_metrics snapshot();
 
 private:
+  void fold_closed();  // mutex_ held
+
   std::mutex mutex_;
   std::vector<std::shared_ptr<connection_counters>> open_;
+  // open_connection sweeps once open_ reaches this: without scrapes (no metrics endpoint) the
+  // closed connections' blocks would otherwise pile up, one per connection ever accepted.
+  std::size_t sweep_at_ = 64;
   std::uint64_t accepted_ = 0;
   std::vector<std::uint64_t> accepted_by_endpoint_;
   std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
