@@ -63,6 +63,15 @@ async function main() {
         for (const r of results) if (r.value !== StatusCodes.Good.value) throw new Error("write: " + r.toString());
     };
     await write(0, 0);
+    // A second run finds the last one's values (158, true) until the scripts have seen (0, 0):
+    // subscribe once they have, so that the first values notified are this run's.
+    const followed = async () => {
+        const [d, h] = await session.read([{ nodeId: node("DeltaP"), attributeId: AttributeIds.Value },
+                                           { nodeId: node("HighDeltaP"), attributeId: AttributeIds.Value }]);
+        return d.value.value === 0 && h.value.value === false;
+    };
+    for (const end = Date.now() + 10000; !(await followed()); await sleep(10))
+        if (Date.now() > end) throw new Error("DeltaP and HighDeltaP did not follow the write of (0, 0)");
     const sub = await new Promise((resolve, reject) => {
         const s = ClientSubscription.create(session, {
             requestedPublishingInterval: 20, requestedLifetimeCount: 600, requestedMaxKeepAliveCount: 10,
