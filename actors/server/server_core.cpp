@@ -89,8 +89,15 @@ void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_se
   if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
   else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
   const bool ok = activated != nullptr && result.is_good();
+  // A refusal names the session the token belongs to (it stays as it was), and a refused move
+  // from another channel says so: what a takeover attempt looks like (docs/decisions/0045).
+  const session* subject = activated ? activated : sessions_.find(req.request_header.authentication_token);
+  const bool moving = subject && subject->activated && subject->channel_id != channel_id;
   audit_base(2075, ok ? 100 : 700, req.request_header.audit_entry_id, ok, result, "Session/ActivateSession", user, now);
-  event_.set(audit_.session_id) = activated ? activated->session_id : ua::node_id();
+  if (!ok && moving)
+    event_.fields[field::message].value.get_if<ua::localized_text>()->text.assign(
+        "Session/ActivateSession from another secure channel refused: " + result.to_string());
+  event_.set(audit_.session_id) = subject ? subject->session_id : ua::node_id();
   event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(std::to_string(channel_id));
   raise_event(event_, now);
 }
@@ -271,6 +278,10 @@ void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, cons
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
   if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);
+  if (metrics_ && routed.channel_move != session_manager::routed::move::none)
+    (routed.channel_move == session_manager::routed::move::moved ? metrics_->host().session_moves
+                                                                   : metrics_->host().session_moves_refused)
+        .add();
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);

@@ -121,6 +121,8 @@ void host_counters::count_request(std::size_t service, std::span<const std::uint
 
 void host_counters::add_to(server_metrics& m) const {
   m.publish_cycles += publish_cycles.get();
+  m.session_moves += session_moves.get();
+  m.session_moves_refused += session_moves_refused.get();
   m.values_applied += values_applied.get();
   m.host_wait_ns += wait_ns.get();
   m.host_waits += waits.get();

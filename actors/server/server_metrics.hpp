@@ -60,6 +60,8 @@ public:
   void count_request(std::size_t service, std::span<const std::uint8_t> response) noexcept;
 
   local_counter publish_cycles;
+  local_counter session_moves;          // sessions moved to another channel (ActivateSession)
+  local_counter session_moves_refused;  // ActivateSessions from another channel refused
   local_counter values_applied;
   local_counter wait_ns;
   local_counter waits;

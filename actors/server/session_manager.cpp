@@ -78,6 +78,19 @@ bool verifies_over_server_certificate(const security::security_policy& policy, c
          security::verify(policy, client_key, signed_data(sec.certificate_chain(), server_nonce), signature);
 }
 
+// What an identity token claims, checked or not, for the log: "an anonymous token", "a UserName
+// token for 'user1'", "an X509 token for CN=...".
+std::string claimed_identity(const ua::extension_object& token) {
+  if (token.empty() || token.get_if<ua::anonymous_identity_token>()) return "an anonymous token";
+  if (const auto* t = token.get_if<ua::user_name_identity_token>())
+    return fmt::format("a UserName token for '{}'", t->user_name.view());
+  if (const auto* t = token.get_if<ua::x509_identity_token>()) {
+    const auto cert = security::certificate::from_der_or_pem(bytes_of(t->certificate_data));
+    return cert ? "an X509 token for " + cert->describe() : "an X509 token that is no certificate";
+  }
+  return "a token of another type";
+}
+
 }  // namespace
 
 void session_crypto_work::run() {
@@ -278,6 +291,7 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   s.session_name = req.session_name;
   s.client_application_uri = std::string(req.client_description.application_uri.view());
   s.channel_id = channel_id;
+  s.channel_security = {peer.policy, peer.mode};
   s.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(revised));
   s.last_activity = now.steady;
   new_nonce(s.server_nonce);
@@ -319,7 +333,8 @@ channel_peer session_manager::channel(std::uint32_t channel_id) const {
 }
 
 ua::status_code session_manager::check_identity(const ua::activate_session_request& req, const channel_peer& channel,
-                                                session& s, const instant& now, const session_crypto_work* done) const {
+                                                const session& s, const instant& now, const session_crypto_work* done,
+                                                proven_identity& out) const {
   // Part 4 §7.41: a null or empty token is anonymous; otherwise the token's PolicyId names one of
   // the endpoint's UserTokenPolicies of the token's type.
   const auto& token = req.user_identity_token;
@@ -349,10 +364,10 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
     if (!offered.anonymous) return not_offered("anonymous");
     const auto* p = policy_of(ua::user_token_type::anonymous, anonymous ? anonymous->policy_id : ua::ua_string{});
     if (!p) return refuse("anonymous", "its PolicyId names no anonymous token policy of the endpoint", ua::status::bad_identity_token_invalid);
-    s.user_token_policy_id = p->policy_id;
-    s.user_name = {};
+    out.policy_id = p->policy_id;
+    out.user_name = {};
     // Part 4 §5.13.7: anonymous sessions are told apart by the client's ApplicationUri.
-    s.identity = {session_identity::kind::anonymous, s.client_application_uri, secured};
+    out.identity = {session_identity::kind::anonymous, s.client_application_uri, secured};
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::user_name_identity_token>()) {
@@ -364,9 +379,9 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                                      : "this server has no users",
                     ua::status::bad_identity_token_rejected);
     if (const auto sc = check_user_name(*t, channel, s, done); sc.is_bad()) return sc;
-    s.user_token_policy_id = p->policy_id;
-    s.user_name = t->user_name;
-    s.identity = {session_identity::kind::user_name, std::string(t->user_name.view()), secured};
+    out.policy_id = p->policy_id;
+    out.user_name = t->user_name;
+    out.identity = {session_identity::kind::user_name, std::string(t->user_name.view()), secured};
     return ua::status::good;
   }
   if (const auto* t = token.get_if<ua::x509_identity_token>()) {
@@ -379,9 +394,9 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                     ua::status::bad_identity_token_rejected);
     std::string thumbprint;
     if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint); sc.is_bad()) return sc;
-    s.user_token_policy_id = p->policy_id;
-    s.user_name = {};
-    s.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
+    out.policy_id = p->policy_id;
+    out.user_name = {};
+    out.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
     return ua::status::good;
   }
   if (token.get_if<ua::issued_identity_token>())
@@ -446,22 +461,45 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   return ua::status::good;
 }
 
+session_manager::routed session_manager::refuse_move(const ua::activate_session_request& req,
+                                                     ua::status_code result, const session& s,
+                                                     std::uint32_t channel_id, const channel_peer& peer,
+                                                     std::string_view why, const instant& now) {
+  spdlog::warn("ActivateSession refused: session {} of channel {} ({}, {}) asked for from channel {} ({}, {}) with {}: "
+               "{}; the session stays on channel {} ({})",
+               s.session_id.to_string(), s.channel_id, to_string(s.channel_security), describe(s.identity), channel_id,
+               to_string(security_offer{peer.policy, peer.mode}),
+               peer.client_certificate ? peer.client_certificate.describe() : "no certificate",
+               claimed_identity(req.user_identity_token), why, s.channel_id, result.name());
+  routed r = fault(req.request_header, result, now);
+  r.channel_move = routed::move::refused;
+  return r;
+}
+
 session_manager::routed session_manager::activate_session(std::uint32_t channel_id,
                                                           const ua::activate_session_request& req, const instant& now,
                                                           const session_crypto_work* done) {
   session* s = lookup(req.request_header.authentication_token);
   if (!s) return fault(req.request_header, ua::status::bad_session_id_invalid, now);
   // Part 4 §5.7.3.1: the first activation happens on the channel that created the session; a
-  // later one may move the session to another channel (with policy None there is no client
-  // certificate to compare).
+  // later one may move the session to another channel, of the same client application
+  // (docs/decisions/0045).
   if (!s->activated && s->channel_id != channel_id)
     return fault(req.request_header, ua::status::bad_secure_channel_id_invalid, now);
+  const bool moving = s->channel_id != channel_id;
   const channel_peer peer = channel(channel_id);
+  // Part 4 §5.7.3.1: the certificate that opened the channel is the one that created the session;
+  // none on both sides for a session created over None, so that a session of a secured channel
+  // never moves to a None channel and one of a None channel never to a secured one.
+  if (!(peer.client_certificate == s->client_certificate)) {
+    if (moving)
+      return refuse_move(req, ua::status::bad_security_checks_failed, *s, channel_id, peer,
+                         "the new channel's client certificate is not the session's", now);
+    return fault(req.request_header, ua::status::bad_security_checks_failed, now);
+  }
   if (!peer.policy->is_none()) {
-    // Part 4 §5.7.3.2: the channel's certificate is the session's, and ClientSignature =
-    // sign(ServerCertificate + the last ServerNonce) with the client's key.
-    if (!(peer.client_certificate == s->client_certificate))
-      return fault(req.request_header, ua::status::bad_security_checks_failed, now);
+    // Part 4 §5.7.3.2: ClientSignature = sign(ServerCertificate + the last ServerNonce) with the
+    // client's key.
     const auto& sec = *config_.security;
     // Worked out by a crypto worker against this session's nonce, or here.
     const bool worked = done && done->ran && done->verify_client && done->policy == peer.policy && done->server_nonce == s->server_nonce;
@@ -471,12 +509,45 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
                                              bytes_of(s->server_nonce), bytes_of(req.client_signature.signature)))) {
       spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
                    s->client_certificate.describe());
+      if (moving)
+        return refuse_move(req, ua::status::bad_application_signature_invalid, *s, channel_id, peer,
+                           "the ClientSignature does not verify", now);
       return fault(req.request_header, ua::status::bad_application_signature_invalid, now);
     }
   }
-  if (const auto sc = check_identity(req, peer, *s, now, done); sc.is_bad()) return fault(req.request_header, sc, now);
+  proven_identity proven;
+  if (const auto sc = check_identity(req, peer, *s, now, done, proven); sc.is_bad()) {
+    if (moving)
+      return refuse_move(req, sc, *s, channel_id, peer, "the token does not prove its user", now);
+    return fault(req.request_header, sc, now);
+  }
+  const bool same_user = proven.identity.token == s->identity.token && proven.identity.name == s->identity.name;
+  // Part 4 §5.7.3.1: on another channel, the identity is the one the session has (a change of user
+  // comes only through the session's own channel).
+  if (moving && !same_user)
+    return refuse_move(req, ua::status::bad_identity_change_not_supported, *s, channel_id, peer,
+                       "another identity than the session's", now);
 
+  routed r;
+  if (moving) {
+    spdlog::info("session {} moved from channel {} ({}) to channel {} ({}, {}), {} on both", s->session_id.to_string(),
+                 s->channel_id, to_string(s->channel_security), channel_id,
+                 to_string(security_offer{peer.policy, peer.mode}),
+                 peer.client_certificate ? peer.client_certificate.describe() : "no certificate", describe(s->identity));
+    r.channel_move = routed::move::moved;
+  } else if (s->activated && !same_user) {
+    // Part 4 §5.7.3.1: a change of user on the session's channel. What the former user opened
+    // that is bound to a user goes: its browse continuation points (subscriptions stay with the
+    // session and take the new owner, session_activated).
+    spdlog::info("session {} on channel {}: identity {} replaces {}", s->session_id.to_string(), channel_id,
+                 describe(proven.identity), describe(s->identity));
+    s->browse_points.clear();
+  }
+  s->user_token_policy_id = std::move(proven.policy_id);
+  s->user_name = std::move(proven.user_name);
+  s->identity = std::move(proven.identity);
   s->channel_id = channel_id;
+  s->channel_security = {peer.policy, peer.mode};
   s->activated = true;
   s->last_activity = now.steady;
   new_nonce(s->server_nonce);  // a nonce is used once: a new one for each activation
@@ -486,7 +557,6 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   resp.server_nonce = s->server_nonce;
   resp.results.clear();
   resp.diagnostic_infos.clear();
-  routed r;
   r.response = &activate_response_;
   r.activated = s;
   return r;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -45,6 +46,7 @@ struct session {
   ua::node_id authentication_token;  // secret: a random Guid
   ua::ua_string session_name;
   std::uint32_t channel_id = 0;      // the channel it is bound to
+  security_offer channel_security;   // what that channel negotiated (the log's, when it is gone)
   bool activated = false;
   std::chrono::milliseconds timeout{};
   std::chrono::steady_clock::time_point last_activity{};
@@ -117,6 +119,10 @@ public:
     session* target = nullptr;                     // dispatch
     const closed_session* closed = nullptr;        // a session this request ended; valid until the next call
     const session* activated = nullptr;            // a session this request (re)activated: its identity may be new
+    // An ActivateSession for a session bound to another channel (Part 4 §5.7.3.1): moved, or
+    // refused (the session stays on its channel, untouched).
+    enum class move : std::uint8_t { none, moved, refused };
+    move channel_move = move::none;
   };
 
   // One decoded request from a channel. Session services (Create/Activate/CloseSession) are
@@ -155,8 +161,18 @@ private:
   // The token check; Good or the status to fault with.
   ua::status_code check(std::uint32_t channel_id, const ua::node_id& token, session*& out);
   session* lookup(const ua::node_id& token) noexcept;
-  ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel, session& s,
-                                 const instant& now, const session_crypto_work* done) const;
+  // An identity token checked against the channel and the session's nonce, not yet the session's.
+  struct proven_identity {
+    ua::ua_string policy_id;  // the UserTokenPolicy it matched
+    ua::ua_string user_name;
+    session_identity identity;
+  };
+  ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel,
+                                 const session& s, const instant& now, const session_crypto_work* done,
+                                 proven_identity& out) const;
+  // A refused ActivateSession from another channel: logged with both channels and identities.
+  routed refuse_move(const ua::activate_session_request& req, ua::status_code result, const session& s,
+                     std::uint32_t channel_id, const channel_peer& peer, std::string_view why, const instant& now);
   ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
                                   const session& s, const session_crypto_work* done) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,

@@ -38,6 +38,10 @@ struct server_metrics {
   std::uint64_t subscriptions = 0;
   std::uint64_t monitored_items = 0;
   std::uint64_t publish_cycles = 0;      // ticks of the publishing clock (counter)
+  // ActivateSession from another secure channel (Part 4 §5.7.3.1), counters: sessions moved to
+  // the new channel, and attempts refused (another certificate or identity: a takeover attempt).
+  std::uint64_t session_moves = 0;
+  std::uint64_t session_moves_refused = 0;
   std::uint64_t values_applied = 0;      // values the application pushed (write_values), counter
   std::uint64_t host_wait_ns = 0;        // summed: from a batch's send by its connection to its start at the host
   std::uint64_t host_waits = 0;          // batches measured

@@ -96,6 +96,11 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  &server_metrics::monitored_items);
   f.per_endpoint(eps, "uactor_publish_cycles_total", "ticks of the publishing clock", C::Counter,
                  &server_metrics::publish_cycles);
+  f.per_endpoint(eps, "uactor_session_channel_moves_total", "sessions moved to another secure channel by ActivateSession",
+                 C::Counter, &server_metrics::session_moves);
+  f.per_endpoint(eps, "uactor_session_channel_moves_refused_total",
+                 "ActivateSessions from another secure channel refused (another certificate or identity)", C::Counter,
+                 &server_metrics::session_moves_refused);
   f.per_endpoint(eps, "uactor_application_values_total", "values applied from the application (write_values)", C::Counter,
                  &server_metrics::values_applied);
 

@@ -12,7 +12,8 @@
 #    (so that each refusal is for the property under test, not for trust); the server's own
 #    certificate (made on its first start) goes into the node client's trusted/certs.
 # 3. node_secure_client.js --batch runs every case in one node process (loading node-opcua takes
-#    seconds on a busy machine); each case says `ok` or `FAIL`.
+#    seconds on a busy machine); each case says `ok` or `FAIL`. node_session_takeover.js then tries
+#    to take a session over from other channels (docs/decisions/0045).
 # 4. The server's side of the refusals: the refused certificates are in its rejected/certs, and
 #    its log names the failed check.
 #
@@ -55,6 +56,7 @@ certs="$tmp/certs"
 echo "security_server_interop: making certificates (node-opcua-pki)"
 if ! timeout -k 5 90 node "$here/security/make_certs.js" "$certs" \
         "client=$client_uri" \
+        "other=$client_uri" \
         "untrusted=$client_uri" \
         "expired=$client_uri,2020-01-01T00:00:00Z,1" \
         "wronguri=urn:uactor:somebody-else" \
@@ -68,7 +70,8 @@ fi
 server_pki="$tmp/server-pki"
 set -m  # the server gets its own process group: cleanup kills whatever it started
 "$uactor_bin" run --host 127.0.0.1 --port 0 --pki "$server_pki" --security all --profile interop \
-    --trust "$certs/client/cert.der" --trust "$certs/expired/cert.der" --trust "$certs/wronguri/cert.der" \
+    --trust "$certs/client/cert.der" --trust "$certs/other/cert.der" --trust "$certs/expired/cert.der" \
+    --trust "$certs/wronguri/cert.der" \
     --trust "$certs/user/cert.der" >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
 set +m
@@ -152,6 +155,19 @@ if [ "$batch_status" -ne 0 ] && [ "$failures" -eq 0 ]; then
     tail -n 20 "$tmp/client.err"
 fi
 
+# Session takeovers (docs/decisions/0045): other clients' channels with the session's token.
+echo "security_server_interop: node_session_takeover.js"
+takeover_status=0
+timeout -k 5 150 node "$here/node_session_takeover.js" --endpoint "$endpoint" --pki "$node_pki" --timeout 120 \
+    --cert "$certs/client/cert.pem" --key "$certs/client/key.pem" \
+    --other-cert "$certs/other/cert.pem" --other-key "$certs/other/key.pem" \
+    >"$tmp/takeover.out" 2>"$tmp/takeover.err" || takeover_status=$?
+cat "$tmp/takeover.out"
+if [ "$takeover_status" -ne 0 ]; then
+    fail "node_session_takeover.js (exit $takeover_status)"
+    tail -n 20 "$tmp/takeover.err"
+fi
+
 # The server's side of the refusals.
 in_rejected() {  # in_rejected NAME: is certs/NAME/cert.der, byte for byte, in the server's rejected/certs?
     local f
@@ -179,6 +195,10 @@ log_names() {  # log_names WHAT PATTERN
 log_names "the wrong password" "wrong user name or password for user 'user1'"
 log_names "the untrusted X509 user (trust list check)" "X509 user certificate failed the trust list check"
 log_names "the ApplicationUri mismatch" "CreateSession refused: ApplicationUri"
+log_names "a refused takeover with both channels and both identities" \
+    "ActivateSession refused: session ns=1;i=[0-9]+ of channel [0-9]+ \(Basic256Sha256:SignAndEncrypt, user 'user1'\) asked for from channel [0-9]+ \(None, no certificate\) with an anonymous token"
+log_names "the legitimate move" "session ns=1;i=[0-9]+ moved from channel [0-9]+ \(Basic256Sha256:SignAndEncrypt\) to channel [0-9]+ \(Basic256Sha256:SignAndEncrypt, .*user 'user1' on both"
+log_names "the change of user" "identity anonymous \(urn:uactor:node-secure-client\) replaces user 'user1'"
 # The OPN refusals: the wire says only BadSecurityChecksFailed, the log names the check.
 opn_log() {  # opn_log WHAT NAME PATTERN: a line with the certificate's thumbprint and PATTERN
     local tp

@@ -211,6 +211,8 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   m.connection_waits = 4;
   m.connection_wait_ns = 2'000'000'000;
   m.services.push_back({"Read", 11, {{ua::status::bad_nothing_to_do, 2}}});
+  m.session_moves = 5;
+  m.session_moves_refused = 6;
   script_metrics sm;
   sm.kills = 2;
   sm.eval_ns = 1'500'000'000;
@@ -240,6 +242,8 @@ TEST_CASE("metrics: the Prometheus text has one sample per endpoint, service and
   CHECK_THAT(text, Catch::Contains(
                        "uactor_service_results_total{endpoint=\"opc.tcp://h:4840\",service=\"Read\",status=\"BadNothingToDo\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("uactor_connections_open{endpoint=\"opc.tcp://h:4840\"} 3\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_session_channel_moves_total{endpoint=\"opc.tcp://h:4840\"} 5\n"));
+  CHECK_THAT(text, Catch::Contains("uactor_session_channel_moves_refused_total{endpoint=\"opc.tcp://h:4840\"} 6\n"));
   CHECK_THAT(text, Catch::Contains("uactor_writer_cycles_total 9\n"));
   CHECK_THAT(text, Catch::Contains("process_resident_memory_bytes 4096\n"));
 }

@@ -21,6 +21,16 @@ struct session_identity {
   friend bool operator==(const session_identity&, const session_identity&) = default;
 };
 
+// For the log: "user 'user1'", "X509 user 3A5F...", "anonymous (urn:client)".
+inline std::string describe(const session_identity& id) {
+  switch (id.token) {
+    case session_identity::kind::user_name: return "user '" + id.name + "'";
+    case session_identity::kind::certificate: return "X509 user " + id.name;
+    case session_identity::kind::anonymous: break;
+  }
+  return "anonymous (" + id.name + ")";
+}
+
 // Part 4 §5.13.7: the new session must act for the same user; for ANONYMOUS the ApplicationUri
 // must be the same and the MessageSecurityMode Sign or SignAndEncrypt. `allow_unsecured_anonymous`
 // waives only that last condition (docs/decisions/0010). Good or Bad_UserAccessDenied.

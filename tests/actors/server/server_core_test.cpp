@@ -4,6 +4,7 @@
 
 #include "actors/server/demo_namespace.hpp"
 #include "actors/server/server_core.hpp"
+#include "actors/server/server_metrics.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 
@@ -31,6 +32,7 @@ actors::server_core make_core() {
 
 struct client {
   actors::server_core core = make_core();
+  std::uint32_t on = channel;  // the channel requests come through
   ua::node_id token;
   std::uint32_t handle = 0;
   ua::byte_buffer out;
@@ -43,7 +45,7 @@ struct client {
     req.request_header.authentication_token = token;
     const ua::extension_object msg(req);
     out.clear();
-    core.handle(channel, req.request_header, msg, at(ms), out);
+    core.handle(on, req.request_header, msg, at(ms), out);
     REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
     return response;
   }
@@ -124,6 +126,29 @@ TEST_CASE("server_core: a service it does not serve gets Bad_ServiceUnsupported"
   CHECK(client::result(c.call(ua::add_nodes_request{})) == status::bad_service_unsupported);
   // The session is still there.
   CHECK(c.call(read_of({ua::node_id::string(1, "the.answer")})).get_if<ua::read_response>());
+}
+
+TEST_CASE("server_core: sessions moved to another channel and refused moves are counted", "[actors][metrics]") {
+  client c;
+  auto registry = std::make_shared<actors::metrics_registry>();
+  c.core.set_metrics(registry);
+  c.open_session();
+  ua::activate_session_request anonymous;
+  anonymous.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+  c.on = channel + 1;  // None to None, anonymous: the same (lack of) certificate, the same user
+  REQUIRE(c.call(anonymous).get_if<ua::activate_session_response>());
+  ua::activate_session_request as_user;
+  ua::user_name_identity_token user;
+  user.user_name = "user1";
+  user.password = ua::byte_string(std::string("password"));
+  as_user.user_identity_token = ua::extension_object(user);
+  c.on = channel + 2;
+  CHECK(client::result(c.call(as_user)) == status::bad_identity_token_rejected);
+  c.on = channel + 1;
+  REQUIRE(c.call(read_of({ua::node_id::string(1, "the.answer")})).get_if<ua::read_response>());
+  const auto m = registry->snapshot();
+  CHECK(m.session_moves == 1);
+  CHECK(m.session_moves_refused == 1);
 }
 
 TEST_CASE("server_core: a session past its timeout is closed by on_tick", "[actors]") {
