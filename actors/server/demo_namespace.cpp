@@ -30,7 +30,9 @@ constexpr std::uint32_t folder_type = 61;
 constexpr std::uint32_t base_data_variable_type = 63;
 
 constexpr std::uint8_t read_only = 1;   // CurrentRead
-constexpr std::uint8_t read_write = 3;  // CurrentRead | CurrentWrite
+// CurrentRead | CurrentWrite | StatusWrite | TimestampWrite (Part 3 §8.57): a client may write a
+// value with its status and source timestamp, as reference servers grant for interop tests.
+constexpr std::uint8_t read_write = 0x63;
 
 node_id demo(std::string_view s) { return node_id::string(ns, s); }
 

@@ -53,6 +53,10 @@ namespace access {
 inline constexpr std::uint8_t read = 0x01;
 inline constexpr std::uint8_t write = 0x02;
 inline constexpr std::uint8_t read_write = read | write;
+// A client's Write may carry the value's StatusCode / its timestamps (Part 4 §5.10.4): without
+// these bits such a Write is Bad_WriteNotSupported (an explicit Good status counts as none).
+inline constexpr std::uint8_t status_write = 0x20;
+inline constexpr std::uint8_t timestamp_write = 0x40;
 }  // namespace access
 
 // Part 3 §6.4.4: which instance declarations of a type an instance gets.

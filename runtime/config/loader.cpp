@@ -118,6 +118,8 @@ constexpr std::string_view key_table[] = {
     "variables[].type",
     "variables[].value",
     "variables[].access",
+    "variables[].write_status",
+    "variables[].write_timestamps",
     "variables[].minimum_sampling_interval",
     "variables[].eu_range",
     "variables[].units",
@@ -1052,7 +1054,7 @@ private:
       s.string("description", description);
       if (kind != "folders") s.string("reference_type", reference);
       if (kind == "objects") s.string("type", type_text);
-      bool event_notifier = false;
+      bool event_notifier = false, write_status = false, write_timestamps = false;
       if (kind == "objects") s.boolean("event_notifier", event_notifier);
       variable_node var;
       ua::builtin_type vtype = ua::builtin_type::double_;
@@ -1072,6 +1074,8 @@ private:
         }
         value = s.get("value");
         s.choice("access", {"read", "read_write", "write"}, access);
+        s.boolean("write_status", write_status);
+        s.boolean("write_timestamps", write_timestamps);
         s.number("minimum_sampling_interval", 0, 86'400'000, var.minimum_sampling_interval);
         std::vector<double> range;
         if (s.numbers("eu_range", range)) {
@@ -1144,6 +1148,8 @@ private:
         if (array) var.array_dimensions = {0};
         var.data_type = node_id(0, vtype == ua::builtin_type::variant ? 24u : static_cast<std::uint32_t>(vtype));
         var.access_level = access == "read" ? access::read : access == "write" ? access::write : access::read_write;
+        if (write_status) var.access_level |= access::status_write;
+        if (write_timestamps) var.access_level |= access::timestamp_write;
       }
       for (std::int64_t k = start; k < start + count; ++k) {
         const auto id_k = templated ? *app::parse_node_id(substitute(id_text, k)) : *first_id;

@@ -249,14 +249,14 @@ function expectedVariables() {
         const isVariant = v.dataType === DataType.Variant;
         out.push({
             nodeId: "ns=1;s=Demo.Static.Scalar." + v.name,
-            dataTypeId: v.dataTypeId, valueRank: -1, accessLevel: 3,
+            dataTypeId: v.dataTypeId, valueRank: -1, accessLevel: 0x63,
             value: isVariant
                 ? { dataType: v.scalar.dataType, arrayType: VariantArrayType.Scalar, value: v.scalar.value }
                 : { dataType: v.dataType, arrayType: VariantArrayType.Scalar, value: v.scalar }
         });
         out.push({
             nodeId: "ns=1;s=Demo.Static.Array." + v.name,
-            dataTypeId: v.dataTypeId, valueRank: 1, arrayDimensions: [0], accessLevel: 3,
+            dataTypeId: v.dataTypeId, valueRank: 1, arrayDimensions: [0], accessLevel: 0x63,
             value: { dataType: v.dataType, arrayType: VariantArrayType.Array, value: v.array }
         });
     }
@@ -599,10 +599,11 @@ async function stepServerObject(session) {
     const results = await session.read([
         { nodeId: "ns=0;i=2255", attributeId: AttributeIds.Value }, // Server_NamespaceArray
         { nodeId: "ns=0;i=2259", attributeId: AttributeIds.Value }, // Server_ServerStatus_State
-        { nodeId: "ns=0;i=2258", attributeId: AttributeIds.Value } // Server_ServerStatus_CurrentTime
+        { nodeId: "ns=0;i=2258", attributeId: AttributeIds.Value }, // Server_ServerStatus_CurrentTime
+        { nodeId: "ns=0;i=2266", attributeId: AttributeIds.Value } // Server_ServerStatus_BuildInfo_BuildDate
     ]);
     const p = new Problems();
-    const [nsArray, state, time] = results;
+    const [nsArray, state, time, buildDate] = results;
     if (p.check(nsArray.statusCode.isGood(), () => "NamespaceArray: " + sc(nsArray.statusCode))) {
         const v = nsArray.value;
         p.check(v.dataType === DataType.String && v.arrayType === VariantArrayType.Array && v.value.length >= 2 &&
@@ -618,6 +619,10 @@ async function stepServerObject(session) {
             Math.abs(time.value.value.getTime() - Date.now()) < 60000,
             () => "ServerStatus.CurrentTime: " + time.value.toString() + ", expected a DateTime within 60 s of now");
     }
+    // The commit's date (or the first build's), not DateTime's minimum.
+    p.check(buildDate.statusCode.isGood() && buildDate.value.value instanceof Date &&
+        buildDate.value.value.getTime() > Date.UTC(2025, 0, 1) && buildDate.value.value.getTime() <= Date.now() + 60000,
+        () => "BuildInfo.BuildDate: " + buildDate.value.toString() + ", expected the date of this build's commit");
     p.throwIfAny();
     return "ns=1 " + DEMO_NAMESPACE_URI + ", Running";
 }
@@ -736,6 +741,29 @@ async function stepWriteRefused(session) {
         () => "the.answer after the refused write: " + answer.value.toString());
     p.throwIfAny();
     return "the.answer " + sc(readOnly) + ", wrong type BadTypeMismatch";
+}
+
+// Writes as asyncua sends them (docs/decisions/0046): an explicit Good status, and a SourceTimestamp,
+// which the demo's writable variables grant (StatusWrite, TimestampWrite).
+async function stepWriteStatusAndTimestamp(session) {
+    const node = "ns=1;s=Demo.Static.Scalar.Double";
+    const [before] = await session.read([{ nodeId: node, attributeId: AttributeIds.Value }]);
+    const stamp = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
+    const statuses = await session.write([
+        { nodeId: node, attributeId: AttributeIds.Value,
+          value: { value: { dataType: DataType.Double, value: 1.25 }, statusCode: StatusCodes.Good } },
+        { nodeId: node, attributeId: AttributeIds.Value,
+          value: { value: { dataType: DataType.Double, value: 2.5 }, statusCode: StatusCodes.Good, sourceTimestamp: stamp } }
+    ]);
+    const p = new Problems();
+    p.check(statuses[0] && statuses[0].isGood(), () => "write with an explicit Good status: " + sc(statuses[0]));
+    p.check(statuses[1] && statuses[1].isGood(), () => "write with a SourceTimestamp: " + sc(statuses[1]));
+    const [after] = await session.read([{ nodeId: node, attributeId: AttributeIds.Value }]);  // both timestamps
+    p.check(after.value.value === 2.5 && after.sourceTimestamp && after.sourceTimestamp.getTime() === stamp.getTime(),
+        () => "read back: " + after.toString());
+    await session.write([{ nodeId: node, attributeId: AttributeIds.Value, value: { value: before.value } }]);
+    p.throwIfAny();
+    return "Good with a status, Good with a SourceTimestamp, kept";
 }
 
 async function stepCall(session) {
@@ -971,6 +999,7 @@ async function main() {
         ["Read Server NamespaceArray, ServerStatus.State, CurrentTime", stepServerObject],
         ["Write and read back", stepWrite],
         ["Write refused (read-only, wrong type)", stepWriteRefused],
+        ["Write with status and SourceTimestamp", stepWriteStatusAndTimestamp],
         ["Call Add, HelloWorld, Echo and the refused calls", stepCall],
         ["BrowseNext Objects with requestedMaxReferencesPerNode = 1", stepBrowseNext],
         ["TranslateBrowsePathsToNodeIds", stepTranslate],

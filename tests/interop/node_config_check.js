@@ -19,7 +19,7 @@ console.info = console.log;
 
 const {
     OPCUAClient, ClientSubscription, ClientMonitoredItem, AttributeIds, TimestampsToReturn,
-    BrowseDirection, MessageSecurityMode, SecurityPolicy, NodeClass, DataType
+    BrowseDirection, MessageSecurityMode, SecurityPolicy, NodeClass, DataType, StatusCodes
 } = require("node-opcua");
 
 const [mode, url] = process.argv.slice(2);
@@ -159,6 +159,20 @@ async function plant(session) {
     const afterReset = await readSetpoint();
     check("ResetSetpoint() is Good and Setpoint reads 42.5 again", reset.isGood() && afterReset === 42.5,
           reset.name + ", " + afterReset);
+
+    // Writes as asyncua sends them (docs/decisions/0046): the value with an explicit Good status is
+    // Good on a variable without StatusWrite; with a SourceTimestamp it needs TimestampWrite, which
+    // the file does not grant (write_timestamps).
+    const writeSetpoint = async (dataValue) => (await session.write({
+        nodeId: "ns=2;s=Plant.Line1.Setpoint", attributeId: AttributeIds.Value, value: dataValue }));
+    const withGood = await writeSetpoint({ value: { dataType: DataType.Double, value: 43.5 }, statusCode: StatusCodes.Good });
+    check("a Write of the value with an explicit Good status is Good", withGood.isGood() && (await readSetpoint()) === 43.5,
+          withGood.name);
+    const withTime = await writeSetpoint({ value: { dataType: DataType.Double, value: 44.5 }, statusCode: StatusCodes.Good,
+                                           sourceTimestamp: new Date() });
+    check("a Write with a SourceTimestamp is BadWriteNotSupported without write_timestamps",
+          withTime.name === "BadWriteNotSupported" && (await readSetpoint()) === 43.5, withTime.name);
+    await callOn("ResetSetpoint", []);
 }
 
 (async () => {

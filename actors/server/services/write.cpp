@@ -47,10 +47,13 @@ status_code prepare_value_attribute(const write_value& wv, node_index n, const a
   const data_value& dv = wv.value;
   // Part 4 §5.10.4.4: a combination of value, status and timestamps the Server does not write is
   // refused as a whole. Status needs StatusWrite, timestamps TimestampWrite; a value is required.
+  // An explicit Good (0) without StatusWrite is no news: taken as no status, as clients such as
+  // asyncua send it with every value (docs/decisions/0046).
   const bool is_variable = x.cls == node_class::variable;
+  const bool status_writable = is_variable && (var->access_level & bit(access_level_type::status_write));
+  const bool writes_status = dv.has_status && (status_writable || dv.status.value() != 0);
   if (!dv.has_value) return status::bad_write_not_supported;
-  if (dv.has_status && !(is_variable && (var->access_level & bit(access_level_type::status_write))))
-    return status::bad_write_not_supported;
+  if (writes_status && !status_writable) return status::bad_write_not_supported;
   if ((dv.has_source_timestamp || dv.has_server_timestamp) &&
       !(is_variable && (var->access_level & bit(access_level_type::timestamp_write))))
     return status::bad_write_not_supported;
@@ -67,7 +70,7 @@ status_code prepare_value_attribute(const write_value& wv, node_index n, const a
     if (const status_code sc = write_numeric_range(next.value, dv.value, range); sc.is_bad()) return sc;
   }
   next.has_value = true;
-  if (dv.has_status) {
+  if (writes_status) {
     next.status = dv.status;
     next.has_status = true;
   }

@@ -144,6 +144,37 @@ TEST_CASE("write: a status or timestamp the AccessLevel does not allow gets Bad_
   CHECK(back.source_timestamp == date_time{1234});
 }
 
+TEST_CASE("write: an explicit Good status without StatusWrite is taken as no status (asyncua's everyday write)",
+          "[services]") {
+  auto as = test::demo_address_space();
+  auto with_good = value_of(test::demo("demo.int32"), std::int32_t{11});
+  with_good.value.status = status::good;
+  with_good.value.has_status = true;
+  CHECK(write_one(as, with_good) == status::good);
+  const auto back = read_value(as, test::demo("demo.int32"));
+  CHECK(*back.value.get_if<std::int32_t>() == 11);
+  CHECK(back.status == status::good);
+
+  // With a SourceTimestamp as well (asyncua's write_value) the timestamp still needs TimestampWrite.
+  with_good.value.source_timestamp = date_time{1234};
+  with_good.value.has_source_timestamp = true;
+  CHECK(write_one(as, with_good) == status::bad_write_not_supported);
+  // Good with an info bit is news: refused as any other status.
+  auto with_info = value_of(test::demo("demo.int32"), std::int32_t{12});
+  with_info.value.status = status_code(0x00000400);  // Good, StructureChanged... info type bits
+  with_info.value.has_status = true;
+  CHECK(write_one(as, with_info) == status::bad_write_not_supported);
+  CHECK(*read_value(as, test::demo("demo.int32")).value.get_if<std::int32_t>() == 11);
+
+  // With StatusWrite an explicit Good is written as such.
+  with_good.node_id = test::demo("demo.full");
+  CHECK(write_one(as, with_good) == status::good);
+  const auto full = read_value(as, test::demo("demo.full"));
+  CHECK(full.has_status);
+  CHECK(full.status == status::good);
+  CHECK(full.source_timestamp == date_time{1234});
+}
+
 TEST_CASE("write: DisplayName and Description per WriteMask, other attributes Bad_NotWritable", "[services]") {
   auto as = test::demo_address_space();
   const auto folder = test::demo("demo.folder");
