@@ -24,6 +24,7 @@
 #include "actors/server/server_core.hpp"
 #include "actors/server/server_security.hpp"
 #include "actors/server/services/discovery.hpp"
+#include "runtime/build_stamp.hpp"
 #include "runtime/nodeset_loader.hpp"
 #include "runtime/scripts.hpp"
 #include "actors/shards/runner.hpp"
@@ -166,6 +167,8 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::ui
   c.description.product_uri = plan.product_uri;
   c.description.product_name = plan.product_name;
   c.description.manufacturer_name = plan.manufacturer_name;
+  c.description.build_number = app::build_number();
+  c.description.build_date = ua::date_time::from_unix_ms(app::build_unix_seconds() * 1000);
   c.description.endpoint_urls = endpoint_urls_of(plan, ports);
   c.description.endpoint_url = c.description.endpoint_urls.front();
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =

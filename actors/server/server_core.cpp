@@ -525,6 +525,8 @@ server_core make_server_core(server_core_config config, const std::string& softw
   info.product_name = config.description.product_name;
   info.manufacturer = config.description.manufacturer_name;
   info.software_version = software_version;
+  info.build_number = config.description.build_number;
+  info.build_date = config.description.build_date;
   init_server_object(space, info, config.limits, uris, now);
   return server_core(std::move(config), std::move(space), {});
 }

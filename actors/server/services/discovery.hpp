@@ -18,6 +18,8 @@ struct server_description {
   std::string application_name = "uactor";
   std::string product_name = "uactor";       // the Server object's BuildInfo (Part 5 §12.4)
   std::string manufacturer_name = "uactor";
+  std::string build_number;                  // BuildInfo: the commit built, when known
+  ua::date_time build_date{};                // BuildInfo: when it was made
   std::string endpoint_url;          // opc.tcp://<host name>:4840
   // One URL per endpoint (server_security::endpoints' order) when the server has several; empty:
   // endpoint_url for its one endpoint.
