@@ -24,6 +24,7 @@
 #include "actors/server/server_core.hpp"
 #include "actors/server/server_security.hpp"
 #include "actors/server/services/discovery.hpp"
+#include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/nodeset_loader.hpp"
 #include "runtime/scripts.hpp"
@@ -81,14 +82,13 @@ std::vector<security::certificate> read_trust(const server_plan& plan) {
   return certs;
 }
 
-// The URL of each endpoint, with the port it was bound to.
-std::vector<std::string> endpoint_urls_of(const server_plan& plan, const std::vector<std::uint16_t>& ports) {
-  auto endpoints = plan.resolved_endpoints();
+// The URL of each endpoint: its advertised host (decided once at start) and the port it was bound to.
+std::vector<std::string> endpoint_urls_of(const server_plan& plan, const std::vector<advertised_host>& hosts,
+                                          const std::vector<std::uint16_t>& ports) {
+  const auto endpoints = plan.resolved_endpoints();
   std::vector<std::string> urls;
-  for (std::size_t i = 0; i < endpoints.size(); ++i) {
-    if (i < ports.size()) endpoints[i].port = ports[i];
-    urls.push_back(endpoint_url(plan, endpoints[i]));
-  }
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    urls.push_back(endpoint_url(hosts.at(i).host, i < ports.size() ? ports[i] : endpoints[i].port));
   return urls;
 }
 
@@ -106,8 +106,9 @@ std::vector<std::string> trust_all(security::pki_store& store, const std::vector
 
 // The offers, the certificate (created in the PKI folder on first start), the trust checks and
 // the users of the plan. Throws std::runtime_error on a bad configuration. `trusted`: the
-// thumbprints of the plan's `trust` certificates, now in trusted/.
-std::shared_ptr<actors::server_security> make_security(const server_plan& plan, std::vector<std::string>& trusted) {
+// thumbprints of the plan's `trust` certificates, now in trusted/. `hosts`: what each endpoint advertises.
+std::shared_ptr<actors::server_security> make_security(const server_plan& plan, const std::vector<advertised_host>& hosts,
+                                                       std::vector<std::string>& trusted) {
   auto sec = std::make_shared<actors::server_security>();
   // Each endpoint's offers and token types; `offers` is all of them (the certificate, the crypto
   // pool and the None check of the channels go by it).
@@ -138,8 +139,8 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   security::certificate_request request;
   request.application_uri = plan.application_uri;
   request.host_names = {plan.host_name};
-  for (const auto& e : endpoints)  // every endpoint's URL names a host the certificate covers
-    if (std::ranges::find(request.host_names, e.host_name) == request.host_names.end()) request.host_names.push_back(e.host_name);
+  for (const auto& h : hosts)  // every endpoint's URL names a host the certificate covers
+    if (std::ranges::find(request.host_names, h.host) == request.host_names.end()) request.host_names.push_back(h.host);
   if (std::ranges::find(request.host_names, "localhost") == request.host_names.end()) request.host_names.push_back("localhost");
   auto own = store->load_or_create_own(request);
   if (!own) throw std::runtime_error("cannot load or create the server certificate in " + store->root().string() + ": " +
@@ -158,7 +159,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   return sec;
 }
 
-actors::server_core make_core(const server_plan& plan, const std::vector<std::uint16_t>& ports,
+actors::server_core make_core(const server_plan& plan, const std::vector<std::string>& urls,
                               const std::shared_ptr<actors::server_security>& security) {
   const actors::instant now = actors::now_instant();
   actors::server_core_config c;
@@ -169,7 +170,7 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::ui
   c.description.manufacturer_name = plan.manufacturer_name;
   c.description.build_number = app::build_number();
   c.description.build_date = ua::date_time::from_unix_ms(app::build_unix_seconds() * 1000);
-  c.description.endpoint_urls = endpoint_urls_of(plan, ports);
+  c.description.endpoint_urls = urls;
   c.description.endpoint_url = c.description.endpoint_urls.front();
   c.limits.max_nodes_per_read = c.limits.max_nodes_per_write = c.limits.max_nodes_per_browse =
       c.limits.max_nodes_per_translate_browse_paths = plan.max_nodes_per_operation;
@@ -296,11 +297,11 @@ void guarded(const char* kind, const Reply& reply, Handler&& handler) {
 class embedded_server final : public server {
 public:
   embedded_server(server_plan plan, actors::server_handle handle, std::shared_ptr<actors::server_security> security,
-                  std::vector<std::string> trusted_by_plan)
+                  std::vector<std::string> trusted_by_plan, std::vector<std::string> urls)
       : plan_(std::move(plan)),
         trusted_by_plan_(std::move(trusted_by_plan)),
         handle_(std::move(handle)),
-        urls_(endpoint_urls_of(plan_, handle_.ports)),
+        urls_(std::move(urls)),
         security_(std::move(security)),
         sink_(std::make_shared<detail::reply_sink>(detail::reply_sink{handle_.host})),
         door_(std::make_shared<value_door>()) {
@@ -761,10 +762,12 @@ runtime::runtime(caf::actor_system& system) : impl_(std::make_unique<impl>(syste
 runtime::~runtime() { stop(); }
 
 ua::expected<server*> runtime::start_server(const server_plan& plan) {
+  // What each endpoint's URL names, decided here once: it may resolve the host name (issue 38).
+  const auto hosts = advertised_hosts(plan, true);
   std::shared_ptr<actors::server_security> security;
   std::vector<std::string> trusted;
   try {
-    security = make_security(plan, trusted);
+    security = make_security(plan, hosts, trusted);
   } catch (const std::exception& e) {
     spdlog::error("uactor: {}", e.what());
     return ua::status::bad_configuration_error;
@@ -796,9 +799,12 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   if (impl_->stopped) return ua::status::bad_server_halted;
   auto& sys = *impl_->system;
   auto h = actors::spawn_server(
-      sys, o, actors::endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) { return make_core(plan, ports, security); }));
+      sys, o, actors::endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) {
+        return make_core(plan, endpoint_urls_of(plan, hosts, ports), security);
+      }));
   if (!h) return h.error();
-  auto& s = impl_->servers.emplace_back(std::make_unique<embedded_server>(plan, *h, security, std::move(trusted)));
+  auto& s = impl_->servers.emplace_back(
+      std::make_unique<embedded_server>(plan, *h, security, std::move(trusted), endpoint_urls_of(plan, hosts, h->ports)));
   if (plan.demo) {
     if (const auto sc = serve_demo(sys, *s, s->door(), plan); sc.is_bad()) {
       spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());

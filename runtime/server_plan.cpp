@@ -1,10 +1,8 @@
 #include "uactor/server_plan.hpp"
 
+#include "runtime/advertised_host.hpp"
 #include "security/pki_store.hpp"
 
-#include <unistd.h>
-
-#include <climits>
 #include <cstdlib>
 #include <sstream>
 
@@ -12,8 +10,7 @@ namespace uactor {
 
 server_plan default_server_plan() {
   server_plan p;
-  char name[HOST_NAME_MAX + 1] = {};
-  p.host_name = gethostname(name, sizeof name) == 0 && name[0] ? name : "localhost";
+  p.host_name = machine_host_name();
   p.application_uri = "urn:" + p.host_name + ":uactor:server";
   return p;
 }
@@ -30,14 +27,11 @@ std::vector<endpoint_plan> server_plan::resolved_endpoints() const {
     if (!anonymous) std::erase(e.user_tokens, "anonymous");
     out.push_back(std::move(e));
   }
-  for (auto& e : out)
-    if (e.host_name.empty()) e.host_name = host_name;
   return out;
 }
 
 std::string endpoint_url(const server_plan& server, const endpoint_plan& endpoint) {
-  return "opc.tcp://" + (endpoint.host_name.empty() ? server.host_name : endpoint.host_name) + ":" +
-         std::to_string(endpoint.port);
+  return endpoint_url(advertised_host_of(server, endpoint).host, endpoint.port);
 }
 
 std::string server_plan::endpoint_url() const { return uactor::endpoint_url(*this, resolved_endpoints().front()); }
@@ -52,9 +46,13 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string describe(const server_plan& p) {
   std::ostringstream out;
-  for (const auto& e : p.resolved_endpoints())
-    out << "endpoint          " << endpoint_url(p, e) << " (to listen on " << e.listen_address << ":" << e.port
+  const auto endpoints = p.resolved_endpoints();
+  const auto hosts = advertised_hosts(p);
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    const auto& e = endpoints[i];
+    out << "endpoint          " << endpoint_url(hosts[i].host, e.port) << " (to listen on " << e.listen_address << ":" << e.port
         << "; security " << join(e.security) << "; user tokens " << join(e.user_tokens) << ")\n";
+  }
   out << "application uri   " << p.application_uri << "\n"
       << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n";
   if (p.load_variables)

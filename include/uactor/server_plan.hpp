@@ -15,7 +15,10 @@ namespace uactor {
 // policies and modes it offers, and the user token types (Part 4 §7.42) a session opened through it
 // may activate with. Every endpoint serves the server's one address space.
 struct endpoint_plan {
-  std::string host_name;          // in the endpoint URL; empty: the server's host_name
+  // In the endpoint URL; empty: the server's host_name when the plant set one, else what the
+  // listen address says (docs/configuration.md `host_name`): the machine's host name on 0.0.0.0,
+  // the address on loopback, on a specific address the host name only when it resolves to it.
+  std::string host_name;
   std::string listen_address = "0.0.0.0";
   std::uint16_t port = 4840;      // 0: an ephemeral port (server::ports() says which)
   std::vector<std::string> security{"all"};  // as server_plan::security
@@ -25,7 +28,10 @@ struct endpoint_plan {
 };
 
 struct server_plan {
-  std::string host_name;          // advertised in the endpoint URL and the ApplicationUri
+  // Advertised in the endpoint URLs and the ApplicationUri. default_server_plan() puts the machine's
+  // host name here; left so, each endpoint's listen address decides what its URL names (see
+  // endpoint_plan::host_name), any other name is advertised as is.
+  std::string host_name;
   std::string listen_address = "0.0.0.0";
   std::uint16_t port = 4840;
   std::string application_uri;    // urn:<host name>:uactor:server
@@ -93,13 +99,14 @@ struct server_plan {
   // (docs/decisions/0041).
   redundancy_plan redundancy;
 
-  // The first endpoint's URL (opc.tcp://<host name>:<port>).
+  // The first endpoint's URL (opc.tcp://<advertised host>:<port>).
   std::string endpoint_url() const;
-  // `endpoints`, or the one endpoint the single-endpoint fields describe; host names filled in.
+  // `endpoints`, or the one endpoint the single-endpoint fields describe (host names as given).
   std::vector<endpoint_plan> resolved_endpoints() const;
 };
 
-// opc.tcp://<host name>:<port> of an endpoint (its own host name or the server's).
+// opc.tcp://<host>:<port> of an endpoint, the host as endpoint_plan::host_name says. May resolve
+// the machine's host name (an endpoint on a specific address): start-up work, not for a request path.
 std::string endpoint_url(const server_plan& server, const endpoint_plan& endpoint);
 
 // $UACTOR_PKI, else ./pki: where `uactor run` and `uactor certs` keep certificates.

@@ -622,7 +622,10 @@ private:
     toml::table empty;
     section s(c_, t ? *t : empty, "server");
     std::string host;
-    if (s.string("host_name", host) && !host.empty()) server_.host_name = host;
+    // Given, it is each endpoint's (even when it is the machine's own name); not given, each
+    // endpoint's listen address decides what its URL names (runtime/advertised_host.hpp).
+    std::string server_host;
+    if (s.string("host_name", host) && !host.empty()) server_.host_name = server_host = host;
     application_uri_set_ = s.string("application_uri", server_.application_uri) && !server_.application_uri.empty();
     s.string("application_name", server_.application_name);
     s.string("product_uri", server_.product_uri);
@@ -682,6 +685,7 @@ private:
                                server_.listen_address, why));
       }
       endpoint_plan e;
+      e.host_name = server_host;
       e.listen_address = server_.listen_address;
       e.port = server_.port;
       e.security = server_.security;
@@ -698,6 +702,7 @@ private:
       const auto& et = *(*endpoints)[i].as_table();
       section e(c_, et, fmt::format("server.endpoints[{}]", i));
       endpoint_plan plan;
+      plan.host_name = server_host;
       plan.listen_address = server_.listen_address;
       plan.port = server_.port;
       plan.security = server_.security;

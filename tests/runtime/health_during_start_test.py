@@ -8,8 +8,12 @@ the HTTP listener opened) is probed from its `metrics on` line on, bounded in co
 - /health/live answers 200 at every probe, during the start and after it;
 - /health/ready answers 503, then 200 from some probe on and never 503 again; at least one 503
   was seen (the probes began before the start ended: the plant is big enough);
-- once ready said 200: /metrics names both endpoints and each accepts a TCP connection, and the
-  last generated variable reads (`uactor read`): every endpoint listens, the address space is loaded.
+- once ready said 200: /metrics names both endpoints and each accepts a TCP connection on the
+  address the plant made it listen on, and the last generated variable reads (`uactor read` there):
+  every endpoint listens, the address space is loaded;
+- each URL /metrics names (what the endpoint advertises) reaches its endpoint too: the plant sets
+  no host_name, so a loopback endpoint advertises its address, not the host name (issue 38;
+  hosts_127_0_1_1.sh runs this where the host name resolves to 127.0.1.1, as on a standard Debian).
 No timing is asserted: only the order of the answers. Exit 0 when all holds, 1 otherwise.
 """
 import http.client
@@ -24,18 +28,19 @@ import threading
 import time
 
 TAGS = 20_000
+LISTEN = "127.0.0.1"  # every endpoint's listen_address below
 PLANT = f"""
 [server]
 demo = false
 
 [[server.endpoints]]
-listen_address = "127.0.0.1"
+listen_address = "{LISTEN}"
 port = 0
 security = ["none"]
 user_tokens = ["anonymous"]
 
 [[server.endpoints]]
-listen_address = "127.0.0.1"
+listen_address = "{LISTEN}"
 port = 0
 security = ["none"]
 user_tokens = ["anonymous"]
@@ -128,15 +133,21 @@ def run(uactor, server, lines):
     # Ready now: what it promises must hold already.
     _, text = get("/metrics")
     urls = sorted(set(re.findall(r'uactor_endpoint_connections_open\{endpoint="(opc\.tcp://[^"]+)"\}', text)))
-    listening = []
-    for url in urls:
-        h, p = re.match(r"opc\.tcp://([^:/]+):(\d+)", url).groups()
+    listening, reachable = [], []
+    ports = [int(re.match(r"opc\.tcp://([^:/]+):(\d+)", url).group(2)) for url in urls]
+    for url, p in zip(urls, ports):
         try:
-            socket.create_connection(("127.0.0.1", int(p)), timeout=10).close()
+            socket.create_connection((LISTEN, p), timeout=10).close()
             listening.append(url)
         except OSError as e:
-            print(f"     {url}: {e}")
-    read = subprocess.run([uactor, "read", urls[0] if urls else "opc.tcp://127.0.0.1:1", f"ns=2;s=Big.Tag{TAGS}"],
+            print(f"     {LISTEN}:{p}: {e}")
+        h = re.match(r"opc\.tcp://([^:/]+):", url).group(1)
+        try:
+            socket.create_connection((h, p), timeout=10).close()
+            reachable.append(url)
+        except OSError as e:
+            print(f"     {url} (as advertised): {e}")
+    read = subprocess.run([uactor, "read", f"opc.tcp://{LISTEN}:{ports[0] if ports else 1}", f"ns=2;s=Big.Tag{TAGS}"],
                           capture_output=True, text=True, timeout=60)
     for _ in range(5):  # and after
         probes.append((get("/health/live")[0], get("/health/ready")[0]))
@@ -149,7 +160,8 @@ def run(uactor, server, lines):
           f"/health/ready: 503 at {first_ok} probe(s), then 200 at {len(ready) - first_ok}, never back to 503 "
           f"({''.join('.' if s == 503 else 'R' if s == 200 else '?' for s in ready[:60])})")
     check(first_ok > 0, "the probes began while the server was starting (at least one 503)")
-    check(len(urls) == 2 and listening == urls, f"once ready, both endpoints listen: {listening} of {urls}")
+    check(len(urls) == 2 and listening == urls, f"once ready, both endpoints listen on {LISTEN}: {listening} of {urls}")
+    check(len(urls) == 2 and reachable == urls, f"each advertised URL reaches its endpoint: {reachable} of {urls}")
     check(read.returncode == 0 and "Good" in read.stdout,
           f"once ready, ns=2;s=Big.Tag{TAGS} reads: exit {read.returncode} {read.stdout.strip()} {read.stderr.strip()}")
 
