@@ -506,7 +506,7 @@ TEST_CASE("subscription: an absolute deadband drops the small changes", "[subscr
   CHECK(notes[2].value.value == ua::variant(2.7));
 }
 
-TEST_CASE("subscription: a percent deadband is a share of the EURange, without one it is unsupported",
+TEST_CASE("subscription: a percent deadband is a share of the EURange, without one Bad_DeadbandFilterInvalid",
           "[subscription]") {
   auto core = make_core();
   auto& as = core.space();
@@ -541,7 +541,30 @@ TEST_CASE("subscription: a percent deadband is a share of the EURange, without o
   CHECK(notes[1].value.value == ua::variant(11.0));
 
   auto& bad = c.monitor(sub, {client::item(scalar("Double"), 2, 0, 1, true, deadband(ua::deadband_type::percent, 5))});
-  CHECK(bad.results[0].status_code == status::bad_monitored_item_filter_unsupported);
+  CHECK(bad.results[0].status_code == status::bad_deadband_filter_invalid);
+}
+
+// Part 8 §6.2, its PercentDeadband result codes: "a PercentDeadband is not supported, since an
+// EURange is not configured" is Bad_DeadbandFilterInvalid, for a number and an enumeration alike;
+// Bad_FilterNotAllowed stays for an AbsoluteDeadband on a non-Number (Part 4 §7.22.2).
+TEST_CASE("subscription: a percent deadband without EURange is Bad_DeadbandFilterInvalid, numeric or enumeration",
+          "[subscription]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const ua::node_id server_state(0, 2259);  // ServerStatus.State: a ServerState enumeration
+  auto& r = c.monitor(sub, {
+      client::item(scalar("UInt32"), 1, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(server_state, 2, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(scalar("String"), 3, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(server_state, 4, 0, 1, true, deadband(ua::deadband_type::absolute, 1)),
+  });
+  REQUIRE(r.results.size() == 4);
+  CHECK(r.results[0].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[1].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[2].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[3].status_code == status::bad_filter_not_allowed);
+  CHECK(core.subscriptions().monitored_item_count() == 0);
 }
 
 TEST_CASE("subscription: hostile filters get their status: NaN, negative, >100 %, unknown type, non-numeric",
