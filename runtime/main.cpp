@@ -110,6 +110,9 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread) {
     return 1;
   }
   ready.store(true, std::memory_order_release);
+  // After the start: the NodeSets and the file's namespaces are registered by now (an operator
+  // looks their indexes up here).
+  std::printf("%s", uactor::describe_namespaces(runtime.server()->namespace_array()).c_str());
   // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint of the server.
   for (const auto& url : runtime.server()->endpoint_urls()) std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);
