@@ -47,7 +47,9 @@ void reload(const uactor::config::plant_runner& runtime, const plant_source& rer
     spdlog::warn("reload: the file has {} endpoint(s), {} run: endpoints change at restart only",
                  plant->server.resolved_endpoints().size(), server->ports().size());
   for (const auto& e : server->reload(plant->server))
-    spdlog::error("reload refused for {}: {}; its running configuration stays", server->endpoint_url(), e);
+    // docs/configuration.md "Reload": the words an operator greps for first, the detail after.
+    spdlog::error("reload refused: the file has errors: {} (server {}); its running configuration stays", e,
+                  server->endpoint_url());
   spdlog::default_logger()->set_level(spdlog::level::from_str(plant->logging.level));
 }
 

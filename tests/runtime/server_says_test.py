@@ -8,6 +8,8 @@ CASE is one of:
   (`uactor endpoints --json`) offers: without users Anonymous and Certificate only, with --user
   UserName too; and its `namespaces` line lists the NamespaceArray (i=2255) the server serves,
   examples/config/alarms.toml's urn:example:alarms at 2 included.
+- reload: a users file that no longer parses, after SIGHUP, logs the line docs/configuration.md
+  promises ("reload refused: the file has errors"), with the file's error after it.
 Servers listen on 127.0.0.1, port 0 (the port is read from `listening on`); every wait is bounded.
 Exit 0 when all holds, 1 otherwise.
 """
@@ -152,12 +154,45 @@ def case_banner(uactor, source):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def case_reload(uactor, source):
+    tmp = tempfile.mkdtemp(prefix="uactor-server-says-")
+    try:
+        users = os.path.join(tmp, "users")
+        h = subprocess.run([uactor, "hash-password", "bob"], input="bob-pw\n", capture_output=True, text=True, timeout=30)
+        check(h.returncode == 0, "hash-password", h.stderr)
+        with open(users, "w") as f:
+            f.write(h.stdout)
+        srv = server(uactor, tmp, ["--host", "127.0.0.1", "--port", "0", "--users", users])
+        try:
+            url = srv.url()
+            check(url is not None, "the server listens", "\n".join(srv.err[-5:]))
+            if not url:
+                return
+            with open(users, "a") as f:
+                f.write("not a users line\n")
+            with srv.lock:
+                mark = len(srv.err)
+            srv.proc.send_signal(signal.SIGHUP)
+            m = srv.wait_for(srv.err, r"reload refused.*", after=mark)
+            line = m.group(0) if m else ""
+            check(bool(m), "SIGHUP with a broken users file logs a refusal", "\n".join(srv.err[mark:]))
+            # docs/configuration.md "Reload": what an operator greps for, then the detail.
+            check(line.startswith("reload refused: the file has errors"),
+                  "the refusal starts as docs/configuration.md says", line)
+            check("line 2" in line and "no ':'" in line, "the refusal names the file's error and its line", line)
+            check(srv.proc.poll() is None, "the server still runs")
+        finally:
+            srv.stop()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in ("banner",):
+    if len(sys.argv) != 4 or sys.argv[3] not in ("banner", "reload"):
         print(__doc__)
         return 2
     uactor, source, case = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
-    {"banner": case_banner}[case](uactor, source)
+    {"banner": case_banner, "reload": case_reload}[case](uactor, source)
     print(f"server_says: {case}: {'PASS' if failures == 0 else f'{failures} failed'}")
     return 0 if failures == 0 else 1
 
