@@ -47,7 +47,9 @@ void reload(const uactor::config::plant_runner& runtime, const plant_source& rer
     spdlog::warn("reload: the file has {} endpoint(s), {} run: endpoints change at restart only",
                  plant->server.resolved_endpoints().size(), server->ports().size());
   for (const auto& e : server->reload(plant->server))
-    spdlog::error("reload refused for {}: {}; its running configuration stays", server->endpoint_url(), e);
+    // docs/configuration.md "Reload": the words an operator greps for first, the detail after.
+    spdlog::error("reload refused: the file has errors: {} (server {}); its running configuration stays", e,
+                  server->endpoint_url());
   spdlog::default_logger()->set_level(spdlog::level::from_str(plant->logging.level));
 }
 
@@ -110,6 +112,9 @@ int run_server(const uactor::config::plant& plant, const plant_source& reread) {
     return 1;
   }
   ready.store(true, std::memory_order_release);
+  // After the start: the NodeSets and the file's namespaces are registered by now (an operator
+  // looks their indexes up here).
+  std::printf("%s", uactor::describe_namespaces(runtime.server()->namespace_array()).c_str());
   // Scripts wait for this line (tests/interop/server_interop.sh), one per endpoint of the server.
   for (const auto& url : runtime.server()->endpoint_urls()) std::printf("listening on %s\n", url.c_str());
   std::fflush(stdout);

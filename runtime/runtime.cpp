@@ -332,6 +332,19 @@ public:
            }, failed).value_or(std::uint16_t{0});
   }
 
+  std::vector<std::string> namespace_array() override {
+    ua::status_code failed;
+    return run_on_host([](actors::server_core& core) {
+             std::vector<std::string> out;
+             const ua::address_space& as = core.space();
+             const ua::node_index n = as.find(ua::node_id(0, 2255));  // Server.NamespaceArray
+             if (const auto* v = n == ua::no_node ? nullptr : as.variable(n))
+               if (const auto* a = v->value.value.get_if<ua::ua_array<ua::ua_string>>())
+                 for (const auto& uri : *a) out.emplace_back(uri.view());
+             return out;
+           }, failed).value_or(std::vector<std::string>{});
+  }
+
   std::vector<status_code> apply(std::vector<node_change> changes) override {
     const std::size_t n = changes.size();
     ua::status_code failed;

@@ -1,8 +1,10 @@
 #include "uactor/server_plan.hpp"
 
+#include "actors/server/server_security.hpp"
 #include "runtime/advertised_host.hpp"
 #include "security/pki_store.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -44,17 +46,30 @@ std::string join(const std::vector<std::string>& items) {
 }
 }  // namespace
 
+// The user token types an endpoint offers, as GetEndpoints lists them (services/discovery.cpp,
+// runtime.cpp's make_security): UserName only when the server has users (or a users file a reload
+// may fill), UserName and X509 only with a secured policy (never over None).
+std::vector<std::string> offered_user_tokens(const server_plan& p, const endpoint_plan& e) {
+  const auto offers = actors::parse_security_offers(e.security);
+  const bool secured = offers && std::ranges::any_of(*offers, [](const auto& o) { return !o.policy->is_none(); });
+  const bool users = !p.users.empty() || !p.user_hashes.empty() || !p.users_file.empty();
+  std::vector<std::string> out;
+  for (const auto& t : e.user_tokens)
+    if (t == "anonymous" || (secured && (t == "x509" || (t == "username" && users)))) out.push_back(t);
+  return out;
+}
+
 std::string describe(const server_plan& p) {
   std::ostringstream out;
   const auto endpoints = p.resolved_endpoints();
   const auto hosts = advertised_hosts(p);
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const auto& e = endpoints[i];
+    const auto tokens = offered_user_tokens(p, e);
     out << "endpoint          " << endpoint_url(hosts[i].host, e.port) << " (to listen on " << e.listen_address << ":" << e.port
-        << "; security " << join(e.security) << "; user tokens " << join(e.user_tokens) << ")\n";
+        << "; security " << join(e.security) << "; user tokens " << (tokens.empty() ? "none" : join(tokens)) << ")\n";
   }
-  out << "application uri   " << p.application_uri << "\n"
-      << "namespaces        0 http://opcfoundation.org/UA/, 1 " << p.demo_namespace_uri << "\n";
+  out << "application uri   " << p.application_uri << "\n";
   if (p.load_variables)
     out << "load variables    " << p.load_variables << " (ns=1;s=Load.V0..V" << p.load_variables - 1
         << "), every one changed each " << p.writer_interval.count() << " ms\n";
@@ -72,6 +87,13 @@ std::string describe(const server_plan& p) {
       << p.max_browse_continuation_points << " continuation points per session; strings " << p.max_string_length
       << " B, arrays " << p.max_array_length << " elements, nesting " << p.max_nesting_depth << " deep\n";
   return out.str();
+}
+
+std::string describe_namespaces(const std::vector<std::string>& namespace_array) {
+  std::string line = "namespaces       ";
+  for (std::size_t i = 0; i < namespace_array.size(); ++i)
+    line += (i ? ", " : " ") + std::to_string(i) + " " + namespace_array[i];
+  return line + "\n";
 }
 
 }  // namespace uactor

@@ -4,6 +4,7 @@
 #include <random>
 #include <utility>
 
+#include "actors/common/clock.hpp"
 #include "actors/server/node_builder.hpp"
 #include "actors/server/server_object.hpp"
 #include "actors/server/services/read.hpp"
@@ -43,6 +44,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   fanout_->conditions = conditions_.get();
   fanout_->watches = watches_.get();
   space_.set_observer(fanout_.get());
+  init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   auto& f = subscriptions_->fields();
@@ -366,6 +368,17 @@ bool server_core::run_subscription_service(session& s, std::uint32_t channel_id,
 
 void server_core::publish_tick(const instant& now) {
   if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
+  // CurrentTime (i=2258) is sampled on this tick while monitored (init_server_sampling): a date, no
+  // allocation.
+  if (const ua::node_index t = space_.find(ua::node_id(0, 2258)); t != ua::no_node) {
+    if (const ua::variable_data* var = space_.variable(t); var && var->monitored) {
+      ua::data_value v;
+      v.set_value(now.utc);
+      v.source_timestamp = v.server_timestamp = now.utc;
+      v.has_source_timestamp = v.has_server_timestamp = true;
+      space_.set_value(t, std::move(v));
+    }
+  }
   subscriptions_->publish_tick(space_, now);
   if (metrics_) metrics_->host().publish_cycles.add();
 }

@@ -124,6 +124,15 @@ void set_service_level(address_space& as, std::uint8_t level, date_time now) {
   set(as, ids::server_service_level, level, now);
 }
 
+void init_server_sampling(address_space& as, double fastest_ms, date_time now) {
+  if (const node_index rate = as.find(node_id(0, ids::server_server_capabilities_min_supported_sample_rate));
+      rate != no_node && as.variable(rate))
+    set(as, ids::server_server_capabilities_min_supported_sample_rate, fastest_ms, now);  // Duration: a Double in ms
+  if (const node_index time = as.find(node_id(0, ids::server_server_status_current_time));
+      time != no_node && as.variable(time))
+    as.set_minimum_sampling_interval(time, fastest_ms);
+}
+
 void update_server_time(address_space& as, date_time now) {
   set(as, ids::server_server_status_current_time, now, now);
   const node_index status_node = require(as, ids::server_server_status);

@@ -58,6 +58,15 @@ void set_service_level(ua::address_space& as, std::uint8_t level, ua::date_time 
 // a per-request path that does not read those nodes.
 void update_server_time(ua::address_space& as, ua::date_time now);
 
+// Sampling (Part 4 §5.13.1.2): `fastest_ms` is the fastest cyclic rate the server samples at (its
+// subscription tick). ServerCapabilities.MinSupportedSampleRate (i=2272, a Duration) = fastest_ms,
+// and CurrentTime (i=2258), which changes continuously and is refreshed on that tick (not on each
+// change: it is not exception-based), gets it as MinimumSamplingInterval, so that a
+// samplingInterval of 0 on it is revised to what it really gets. Variables whose values are pushed
+// (writes, writers, the application) keep 0: every change is reported (exception-based).
+// Does nothing for nodes namespace 0 lacks.
+void init_server_sampling(ua::address_space& as, double fastest_ms, ua::date_time now);
+
 // The index of `uri` in the NamespaceArray (i=2255), appended when it is not there yet (Part 3
 // §8.2.2: indices of registered namespaces never change while the server runs).
 // std::logic_error when namespace 0 is not loaded.

@@ -239,6 +239,9 @@ public:
 
   // The namespace's index in the NamespaceArray, registered on first use (Part 3 §8.2.2).
   virtual std::uint16_t register_namespace(std::string_view uri) = 0;
+  // The NamespaceArray (i=2255) as it is now: index 0 the UA namespace, 1 the server's own, then
+  // every namespace registered since (NodeSets, the application's). Waits for the answer.
+  virtual std::vector<std::string> namespace_array() = 0;
 
   // Node changes, applied in the order given, each all or nothing, one message for the batch; one
   // status per change (node_builder: Bad_NodeIdExists, Bad_ParentNodeIdInvalid,

@@ -115,7 +115,16 @@ std::string default_pki_dir();
 // The defaults for this machine (its host name).
 server_plan default_server_plan();
 
-// A human-readable description of what the server will serve.
+// A human-readable description of what the server will serve; each endpoint's user tokens as
+// GetEndpoints will offer them (offered_user_tokens).
 std::string describe(const server_plan& plan);
+
+// The user token types `endpoint` offers: its user_tokens less UserName without users (no users,
+// user_hashes or users_file) and less UserName and X509 without a secured policy (not over None).
+std::vector<std::string> offered_user_tokens(const server_plan& plan, const endpoint_plan& endpoint);
+
+// `namespaces        0 http://opcfoundation.org/UA/, 1 urn:uactor:demo, ...`: the running server's
+// NamespaceArray (server::namespace_array()), known only once its NodeSets and namespaces are in.
+std::string describe_namespaces(const std::vector<std::string>& namespace_array);
 
 }  // namespace uactor

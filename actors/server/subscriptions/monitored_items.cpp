@@ -152,19 +152,23 @@ status_code parse_filter(const extension_object& filter, const address_space& as
   if (f->deadband_type == static_cast<std::uint32_t>(deadband_type::none)) return status::good;
   if (f->deadband_type > static_cast<std::uint32_t>(deadband_type::percent)) return status::bad_deadband_filter_invalid;
   if (!(f->deadband_value >= 0) || std::isinf(f->deadband_value)) return status::bad_deadband_filter_invalid;
-  // A deadband needs a numeric DataType (§7.22.2: Bad_FilterNotAllowed otherwise).
   const variable_data* var = as.variable(n);
-  if (!var || !as.is_subtype_of(var->data_type.to_node_id(), node_id(0, number_type)))
-    return status::bad_filter_not_allowed;
-  out.deadband = true;
+  const bool numeric = var && as.is_subtype_of(var->data_type.to_node_id(), node_id(0, number_type));
   if (f->deadband_type == static_cast<std::uint32_t>(deadband_type::absolute)) {
+    // §7.22.2: the AbsoluteDeadband applies only to Variables of a Number DataType.
+    if (!numeric) return status::bad_filter_not_allowed;
+    out.deadband = true;
     out.deadband_abs = f->deadband_value;
     return status::good;
   }
-  // Percent of the EURange (Part 8 §6.2): without one the filter cannot be served.
+  // Part 8 §6.2 and its PercentDeadband result codes: outside 0..100, or no EURange to take the
+  // percentage of, is Bad_DeadbandFilterInvalid, whatever the DataType (an enumeration too).
   if (f->deadband_value > 100) return status::bad_deadband_filter_invalid;
   const ua::range* r = eu_range(as, n);
-  if (!r) return status::bad_monitored_item_filter_unsupported;
+  if (!r) return status::bad_deadband_filter_invalid;
+  // An EURange on a non-Number: the deadband is computed on numbers only (§7.22.2).
+  if (!numeric) return status::bad_filter_not_allowed;
+  out.deadband = true;
   out.deadband_abs = f->deadband_value / 100.0 * std::fabs(r->high - r->low);
   return status::good;
 }

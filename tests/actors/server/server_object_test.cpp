@@ -206,3 +206,17 @@ TEST_CASE("server object: a warm redundant set makes ServerRedundancy a NonTrans
   CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 0);
   CHECK(f.value(ids::server_service_level).source_timestamp == date_time{start.ticks + 1});
 }
+
+TEST_CASE("server object: MinSupportedSampleRate states the fastest sampling rate, CurrentTime is sampled at it",
+          "[actors]") {
+  fixture f;
+  actors::init_server_sampling(f.as, 10, start);
+  const variable_data* rate = f.as.variable(f.as.find(node_id(0, ids::server_server_capabilities_min_supported_sample_rate)));
+  REQUIRE(rate);
+  REQUIRE(rate->value.value.get_if<double>());
+  CHECK(*rate->value.value.get_if<double>() == 10);
+  CHECK(services::value_fits(f.as, rate->value.value, rate->data_type.to_node_id(), rate->value_rank));  // a Duration
+  const variable_data* time = f.as.variable(f.as.find(node_id(0, ids::server_server_status_current_time)));
+  REQUIRE(time);
+  CHECK(time->minimum_sampling_interval == 10);
+}

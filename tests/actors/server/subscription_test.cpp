@@ -506,7 +506,7 @@ TEST_CASE("subscription: an absolute deadband drops the small changes", "[subscr
   CHECK(notes[2].value.value == ua::variant(2.7));
 }
 
-TEST_CASE("subscription: a percent deadband is a share of the EURange, without one it is unsupported",
+TEST_CASE("subscription: a percent deadband is a share of the EURange, without one Bad_DeadbandFilterInvalid",
           "[subscription]") {
   auto core = make_core();
   auto& as = core.space();
@@ -541,7 +541,30 @@ TEST_CASE("subscription: a percent deadband is a share of the EURange, without o
   CHECK(notes[1].value.value == ua::variant(11.0));
 
   auto& bad = c.monitor(sub, {client::item(scalar("Double"), 2, 0, 1, true, deadband(ua::deadband_type::percent, 5))});
-  CHECK(bad.results[0].status_code == status::bad_monitored_item_filter_unsupported);
+  CHECK(bad.results[0].status_code == status::bad_deadband_filter_invalid);
+}
+
+// Part 8 §6.2, its PercentDeadband result codes: "a PercentDeadband is not supported, since an
+// EURange is not configured" is Bad_DeadbandFilterInvalid, for a number and an enumeration alike;
+// Bad_FilterNotAllowed stays for an AbsoluteDeadband on a non-Number (Part 4 §7.22.2).
+TEST_CASE("subscription: a percent deadband without EURange is Bad_DeadbandFilterInvalid, numeric or enumeration",
+          "[subscription]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const ua::node_id server_state(0, 2259);  // ServerStatus.State: a ServerState enumeration
+  auto& r = c.monitor(sub, {
+      client::item(scalar("UInt32"), 1, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(server_state, 2, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(scalar("String"), 3, 0, 1, true, deadband(ua::deadband_type::percent, 5)),
+      client::item(server_state, 4, 0, 1, true, deadband(ua::deadband_type::absolute, 1)),
+  });
+  REQUIRE(r.results.size() == 4);
+  CHECK(r.results[0].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[1].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[2].status_code == status::bad_deadband_filter_invalid);
+  CHECK(r.results[3].status_code == status::bad_filter_not_allowed);
+  CHECK(core.subscriptions().monitored_item_count() == 0);
 }
 
 TEST_CASE("subscription: hostile filters get their status: NaN, negative, >100 %, unknown type, non-numeric",
@@ -618,6 +641,47 @@ TEST_CASE("subscription: a sampling interval takes the latest value once per int
     (n.client_handle == 1 ? sampled : every).push_back(*n.value.value.get_if<std::int32_t>());
   CHECK(sampled == std::vector<std::int32_t>{-2000000000, 3, 5});
   CHECK(every == std::vector<std::int32_t>{-2000000000, 1, 2, 3, 4, 5});
+}
+
+// Part 4 §5.13.1.2: 0 is the fastest practical rate. A pushed value (exception-based) is reported
+// at every change, so 0 stays 0; CurrentTime changes continuously and is refreshed on the tick, so
+// 0 (and 1 ms) become the tick, which ServerCapabilities.MinSupportedSampleRate states (Part 5 §6.3.2).
+TEST_CASE("subscription: sampling interval 0 on CurrentTime is revised to the tick, which MinSupportedSampleRate reads",
+          "[subscription]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  const ua::node_id current_time(0, 2258);
+  auto& r = c.monitor(sub, {client::item(current_time, 1, 0, 100), client::item(current_time, 2, 1, 100),
+                            client::item(scalar("Int32"), 3, 0, 100)});
+  REQUIRE(r.results.size() == 3);
+  CHECK(r.results[0].status_code == status::good);
+  CHECK(r.results[0].revised_sampling_interval == 10);
+  CHECK(r.results[1].revised_sampling_interval == 10);
+  CHECK(r.results[2].revised_sampling_interval == 0);
+
+  ua::read_request read;
+  ua::read_value_id rate;
+  rate.node_id = ua::node_id(0, 2272);  // Server.ServerCapabilities.MinSupportedSampleRate
+  rate.attribute_id = 13;
+  read.nodes_to_read.push_back(rate);
+  auto& answer = c.call_as<ua::read_response>(read);
+  REQUIRE(answer.results.size() == 1);
+  CHECK(answer.results[0].status.is_good());
+  REQUIRE(answer.results[0].value.get_if<double>());
+  CHECK(*answer.results[0].value.get_if<double>() == 10);
+
+  // The item gets what it was promised: a new CurrentTime each tick, not one per second.
+  c.publish(0);
+  std::vector<std::pair<std::uint32_t, ua::extension_object>> out;
+  for (std::int64_t ms = 10; ms <= 100; ms += 10)
+    for (auto& a : tick(core, ms)) out.push_back(std::move(a));
+  REQUIRE(out.size() == 1);
+  std::vector<ua::date_time> times;
+  for (const auto& n : changes(as_publish(out[0].second)))
+    if (n.client_handle == 1) times.push_back(*n.value.value.get_if<ua::date_time>());
+  CHECK(times.size() >= 9);
+  CHECK(std::is_sorted(times.begin(), times.end()));
 }
 
 TEST_CASE("subscription: SetMonitoringMode disabled stops sampling, sampling queues silently, reporting reports",
