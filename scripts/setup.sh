@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what uactor needs to build and test, from Debian packages and the npm registry only.
 # Idempotent: when everything is there it checks and returns in a second or two.
-# Usage: scripts/setup.sh [--fuzz]   (--fuzz adds clang and its runtime for the libFuzzer target)
+# Usage: scripts/setup.sh [--fuzz]   (--fuzz adds clang, its runtime for the libFuzzer target and the
+# llvm-symbolizer of the same version, without which sanitizer reports are raw addresses)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +10,8 @@ packages=(g++ cmake ninja-build python3 ca-certificates openssl
           libcaf-dev libssl-dev libboost-dev libboost-system-dev libspdlog-dev catch2
           libcli11-dev libtomlplusplus-dev libbenchmark-dev libpugixml-dev prometheus-cpp-dev
           liblua5.4-dev liburing-dev ccache jq)  # jq: docs/cli.md's --json examples (tests/runtime/docs_examples_test.py)
-[[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev)
+# Debian 12's clang is clang-14; llvm-14 holds /usr/lib/llvm-14/bin/llvm-symbolizer (.ci/run).
+[[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev llvm-14)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -89,9 +89,11 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
     },
     // One timer for every connection's Hello timeout and token expiry (connection_links::
     // ticked_by_listener): the ticks go out from this thread, where CAF queues them without
-    // waking the multiplexer through its pipe.
+    // waking the multiplexer through its pipe. Without a sender: a tick still queued at a
+    // connection that ends would hold the listener (CAF 0.17's brokers keep their mailbox), and
+    // the listener its connections (docs/decisions/0009, issue 40).
     [self, st, options](housekeeping_atom) {
-      for (const auto& [addr, conn] : st->connections) self->send(conn, housekeeping_atom::value);
+      for (const auto& [addr, conn] : st->connections) caf::anon_send(conn, housekeeping_atom::value);
       delayed_send_to_self(self, options.connection.housekeeping_interval, housekeeping_atom::value);
     },
     [self](const caf::io::acceptor_closed_msg&) { self->quit(); },
@@ -110,8 +112,11 @@ caf::behavior listener(caf::io::broker* self, int fd, server_options options, se
   // The connections end with the listener (stop_server, or the listener failing); the socket
   // closes with its doorman, or here when it never got one.
   auto handed_over = std::make_shared<bool>(options.open_at_start);
+  // The handles go with the exits: the down handler (and `st` with it) lives as long as the
+  // listener object, which outlives its end, and no down_msg is taken after it.
   self->attach_functor([st, fd, handed_over] {
     for (auto& [addr, conn] : st->connections) caf::anon_send_exit(conn, caf::exit_reason::user_shutdown);
+    st->connections.clear();
     if (!*handed_over) ::close(fd);
   });
   if (options.open_at_start) {

@@ -69,7 +69,7 @@ push_ptr free_push(channel_entry& ch) {
 // waited for the application) to the connections of their channels, one message per channel; a
 // channel without a connection (closed meanwhile) loses them, as its peer is gone.
 template <class Self>
-void push_responses(Self* self, host_state& st, std::span<const deferred_response> deferred) {
+void push_responses(Self*, host_state& st, std::span<const deferred_response> deferred) {
   for (std::size_t i = 0; i < deferred.size(); ++i) {
     const std::uint32_t channel = deferred[i].channel_id;
     bool seen = false;  // grouped already with an earlier entry of the same channel
@@ -88,7 +88,7 @@ void push_responses(Self* self, host_state& st, std::span<const deferred_respons
       x.response.append(deferred[k].message.data(), deferred[k].message.size());
     }
     p->written.store(false, std::memory_order_relaxed);
-    self->send(found->second.connection, std::move(p));
+    caf::anon_send(found->second.connection, std::move(p));  // without a sender: see send_back
   }
 }
 
@@ -182,11 +182,14 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
 }
 
 // An answered batch back to its connection, stamped for the connection's wait metric (one clock
-// read a batch, as the connection's stamp on the way in).
+// read a batch, as the connection's stamp on the way in). Without a sender (the connection never
+// reads it): one still queued at a connection that ended would hold the host, a broker whose
+// mailbox may hold that connection's channel_closed, and neither would be released (CAF 0.17's
+// brokers keep their mailbox when they end; docs/decisions/0009).
 template <class Self>
-void send_back(Self* self, const caf::actor& connection, batch_ptr&& batch) {
+void send_back(Self*, const caf::actor& connection, batch_ptr&& batch) {
   batch->sent = std::chrono::steady_clock::now();
-  self->send(connection, std::move(batch));
+  caf::anon_send(connection, std::move(batch));
 }
 
 // The same behaviour for both homes: a scheduler actor or a broker without connections.

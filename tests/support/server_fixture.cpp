@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <caf/all.hpp>
+#include <catch2/catch.hpp>
 #include <caf/io/all.hpp>
 
 #include "actors/common/clock.hpp"
@@ -62,7 +63,23 @@ server_fixture::server_fixture(actors::server_options options)
   handle_ = *h;
 }
 
-server_fixture::~server_fixture() { stop(); }
+server_fixture::~server_fixture() {
+  stop();
+  // Our handles go now; the system's own references go with the system (destroyed before
+  // released_, which checks what is left).
+  for (const auto& l : handle_.listeners) released_.ended.push_back(caf::actor_cast<caf::weak_actor_ptr>(l));
+  released_.ended.push_back(caf::actor_cast<caf::weak_actor_ptr>(handle_.host));
+  handle_.listener = nullptr;
+  handle_.listeners.clear();
+  handle_.host = nullptr;
+}
+
+server_fixture::released_check::~released_check() {
+  for (std::size_t i = 0; i < ended.size(); ++i) {
+    INFO((i + 1 == ended.size() ? "the session host" : "listener " + std::to_string(i)) << " is still alive");
+    CHECK_FALSE(ended[i].lock());
+  }
+}
 
 void server_fixture::stop() {
   if (stopped_) return;

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include <caf/actor_control_block.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
@@ -48,6 +50,15 @@ public:
 private:
   static caf::actor_system_config& configure(caf::actor_system_config& cfg);
 
+  // Declared first, so destroyed after the actor system: by then every listener and the session
+  // host must be released (a weak reference that no longer locks). An ended broker kept alive by
+  // a message in another ended broker's mailbox (CAF 0.17's brokers keep theirs) is a cycle, and
+  // a connection in such a cycle holds the listener or the host (docs/decisions/0009).
+  struct released_check {
+    std::vector<caf::weak_actor_ptr> ended;
+    ~released_check();
+  };
+  released_check released_;
   actors::server_options options_;
   caf::actor_system_config config_;
   caf::actor_system system_;

@@ -15,9 +15,10 @@
 //     end (the next worker to run it sees what this run did), and acquire as it takes each
 //     message (a run also takes the messages enqueued while it runs);
 //   - a blocking actor (scoped_actor) that got a message: acquire;
-//   - a reference dropped (an actor's strong or weak one, any other ref_counted object's): release,
-//     then acquire (whoever drops the last one and destroys the object sees what every other
-//     holder did; the count itself is CAF's atomic).
+//   - a reference dropped (an actor's strong or weak one, any other ref_counted object's): release
+//     before the decrement, acquire after the decrement that reaches zero (whoever destroys the
+//     object sees what every other holder did). These three are CAF's code repeated here, not
+//     calls of the library's: the acquire must come between its decrement and its destruction.
 // What stays visible: a race between a handler and a thread that shares memory with it without a
 // message, and between two actors that share memory without one. docs/decisions/0044.
 #include <dlfcn.h>
@@ -28,6 +29,7 @@
 #include <caf/abstract_actor.hpp>
 #include <caf/actor_control_block.hpp>
 #include <caf/blocking_actor.hpp>
+#include <caf/config.hpp>
 #include <caf/io/abstract_broker.hpp>
 #include <caf/ref_counted.hpp>
 #include <caf/scheduled_actor.hpp>
@@ -136,30 +138,44 @@ mailbox_element_ptr blocking_actor::dequeue() {
   return result;
 }
 
-void intrusive_ptr_release(actor_control_block* x) {
-  using fn = void (*)(actor_control_block*);
-  static const fn real = library_function<fn>("_ZN3caf21intrusive_ptr_releaseEPNS_19actor_control_blockE");
-  __tsan_release(x);
-  __tsan_acquire(x);
-  real(x);
-}
+// A reference dropped: CAF 0.17.6's own three functions (libcaf_core's actor_control_block.cpp
+// and ref_counted.cpp, the same decrements and the same calls), not the library's, because the
+// acquire has to sit between the decrement and the destruction, inside them: release before the
+// decrement, and acquire only by the thread that takes the count to zero. Acquiring before the
+// library's decrement (release, acquire, then the real function) left a window: a holder that
+// wrote and dropped its reference between our acquire and our decrement was not ordered before
+// the destruction we then ran. Seen (issue 40): a scoped_actor cleaned up on the main thread and
+// destroyed by the middleman actor's private thread dropping the exit message's references.
+static_assert(CAF_VERSION == 1706, "the three release functions below repeat CAF 0.17.6's: check them against this CAF");
 
 void intrusive_ptr_release_weak(actor_control_block* x) {
-  using fn = void (*)(actor_control_block*);
-  static const fn real = library_function<fn>("_ZN3caf26intrusive_ptr_release_weakEPNS_19actor_control_blockE");
   __tsan_release(x);
-  __tsan_acquire(x);
-  real(x);
+  if (x->weak_refs == 1 || x->weak_refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    __tsan_acquire(x);
+    x->block_dtor(x);
+  }
+}
+
+void intrusive_ptr_release(actor_control_block* x) {
+  __tsan_release(x);
+  if (x->strong_refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    __tsan_acquire(x);
+    x->data_dtor(x->get());
+    intrusive_ptr_release_weak(x);  // the implicit weak reference of the strong ones
+  }
 }
 
 // The same for CAF's other reference-counted objects (messages, scribes, doormen).
 void ref_counted::deref() const noexcept {
-  using fn = void (*)(const ref_counted*);
-  static const fn real = library_function<fn>("_ZNK3caf11ref_counted5derefEv");
   auto* sync = const_cast<ref_counted*>(this);
   __tsan_release(sync);
-  __tsan_acquire(sync);
-  real(this);
+  if (rc_ == 1) {
+    __tsan_acquire(sync);
+    request_deletion(false);
+  } else if (rc_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    __tsan_acquire(sync);
+    request_deletion(true);
+  }
 }
 
 }  // namespace caf
