@@ -1,5 +1,5 @@
 // The host an endpoint names in its URL (GetEndpoints, FindServers' DiscoveryUrls, /metrics,
-// "listening on"): one a client following that URL reaches (issue 38). Part 4 §7.14: the
+// "listening on"): one a client following that URL reaches. Part 4 §7.14: the
 // EndpointUrl is where a client connects, so a name that resolves elsewhere is a broken endpoint.
 #pragma once
 

@@ -775,7 +775,7 @@ runtime::runtime(caf::actor_system& system) : impl_(std::make_unique<impl>(syste
 runtime::~runtime() { stop(); }
 
 ua::expected<server*> runtime::start_server(const server_plan& plan) {
-  // What each endpoint's URL names, decided here once: it may resolve the host name (issue 38).
+  // What each endpoint's URL names, decided here once: it may resolve the host name.
   const auto hosts = advertised_hosts(plan, true);
   std::shared_ptr<actors::server_security> security;
   std::vector<std::string> trusted;

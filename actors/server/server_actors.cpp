@@ -91,7 +91,7 @@ caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_st
     // ticked_by_listener): the ticks go out from this thread, where CAF queues them without
     // waking the multiplexer through its pipe. Without a sender: a tick still queued at a
     // connection that ends would hold the listener (CAF 0.17's brokers keep their mailbox), and
-    // the listener its connections (docs/decisions/0009, issue 40).
+    // the listener its connections (docs/decisions/0009).
     [self, st, options](housekeeping_atom) {
       for (const auto& [addr, conn] : st->connections) caf::anon_send(conn, housekeeping_atom::value);
       delayed_send_to_self(self, options.connection.housekeeping_interval, housekeeping_atom::value);

@@ -1,4 +1,4 @@
-// What an endpoint names in its URL (issue 38, runtime/advertised_host.hpp): the decision as a pure
+// What an endpoint names in its URL (runtime/advertised_host.hpp): the decision as a pure
 // function (listen address, host name, what the host name resolves to -> what is advertised and
 // why), and the plan's walk over its endpoints. advertised_url_test.cpp runs a server.
 #include <string>

@@ -1,5 +1,5 @@
-// A server bound to 127.0.0.1 with the machine's host name left as default_server_plan() puts it
-// (issue 38): what it advertises (endpoint_urls(), GetEndpoints without an EndpointUrl, the
+// A server bound to 127.0.0.1 with the machine's host name left as default_server_plan() puts it:
+// what it advertises (endpoint_urls(), GetEndpoints without an EndpointUrl, the
 // DiscoveryUrls) names the address it listens on, and a client following that URL reaches it,
 // whatever the host name resolves to. tests/runtime/hosts_127_0_1_1.sh runs it where the host name
 // resolves to 127.0.1.1, as on a standard Debian. The embedding API only (no internal header).

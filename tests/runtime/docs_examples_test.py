@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shell examples of docs/ that run `uactor ...` against the embedded default, run (issue 41).
+"""The shell examples of docs/ that run `uactor ...` against the embedded default, run.
 
     python3 docs_examples_test.py UACTOR_BINARY SOURCE_DIR
 

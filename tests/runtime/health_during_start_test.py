@@ -12,8 +12,8 @@ the HTTP listener opened) is probed from its `metrics on` line on, bounded in co
   address the plant made it listen on, and the last generated variable reads (`uactor read` there):
   every endpoint listens, the address space is loaded;
 - each URL /metrics names (what the endpoint advertises) reaches its endpoint too: the plant sets
-  no host_name, so a loopback endpoint advertises its address, not the host name (issue 38;
-  hosts_127_0_1_1.sh runs this where the host name resolves to 127.0.1.1, as on a standard Debian).
+  no host_name, so a loopback endpoint advertises its address, not the host name
+  (hosts_127_0_1_1.sh runs this where the host name resolves to 127.0.1.1, as on a standard Debian).
 No timing is asserted: only the order of the answers. Exit 0 when all holds, 1 otherwise.
 """
 import http.client

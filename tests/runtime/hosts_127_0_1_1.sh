@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The host-name-sensitive tests where the host name resolves to 127.0.1.1, as in the /etc/hosts
-# every Debian installation writes (issue 38): a loopback-bound endpoint must advertise a URL that
+# every Debian installation writes: a loopback-bound endpoint must advertise a URL that
 # reaches it there too, not only on machines that map the host name to 127.0.0.1.
 #
 #   hosts_127_0_1_1.sh UACTOR_BINARY UACTOR_RUNTIME_TESTS

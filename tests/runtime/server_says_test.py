@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What `uactor run` says about itself is what it does (issue 41), end to end.
+"""What `uactor run` says about itself is what it does, end to end.
 
     python3 server_says_test.py UACTOR_BINARY SOURCE_DIR CASE
 

@@ -144,7 +144,7 @@ mailbox_element_ptr blocking_actor::dequeue() {
 // decrement, and acquire only by the thread that takes the count to zero. Acquiring before the
 // library's decrement (release, acquire, then the real function) left a window: a holder that
 // wrote and dropped its reference between our acquire and our decrement was not ordered before
-// the destruction we then ran. Seen (issue 40): a scoped_actor cleaned up on the main thread and
+// the destruction we then ran. Seen in CI (decision 0044's addendum): a scoped_actor cleaned up on the main thread and
 // destroyed by the middleman actor's private thread dropping the exit message's references.
 static_assert(CAF_VERSION == 1706, "the three release functions below repeat CAF 0.17.6's: check them against this CAF");
 
