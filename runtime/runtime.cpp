@@ -136,15 +136,32 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   const bool secured = std::ranges::any_of(sec->offers, [](const auto& o) { return !o.policy->is_none(); });
   if (!secured) return sec;
   auto store = std::make_shared<security::pki_store>(plan.pki_dir.empty() ? default_pki_dir() : plan.pki_dir);
+  // Part 6 §6.2.2: the certificate names every host a client may put in the URL it connects to
+  // (Part 4 §6.1.3 host name check): each endpoint's advertised host, the addresses it listens
+  // on, and loopback by name and by address, where an engineer on the machine connects.
   security::certificate_request request;
   request.application_uri = plan.application_uri;
-  request.host_names = {plan.host_name};
-  for (const auto& h : hosts)  // every endpoint's URL names a host the certificate covers
-    if (std::ranges::find(request.host_names, h.host) == request.host_names.end()) request.host_names.push_back(h.host);
-  if (std::ranges::find(request.host_names, "localhost") == request.host_names.end()) request.host_names.push_back("localhost");
+  const auto name = [&request](const std::string& host) {
+    if (!host.empty() && host != "0.0.0.0" && host != "::" && std::ranges::find(request.host_names, host) == request.host_names.end())
+      request.host_names.push_back(host);
+  };
+  name(plan.host_name);
+  for (const auto& h : hosts) name(h.host);
+  for (const auto& e : plan.resolved_endpoints()) name(e.listen_address);
+  for (const char* loopback : {"localhost", "127.0.0.1", "::1"}) name(loopback);
   auto own = store->load_or_create_own(request);
   if (!own) throw std::runtime_error("cannot load or create the server certificate in " + store->root().string() + ": " +
                                      own.error().to_string());
+  // A certificate made earlier (by an older version, or for other endpoints) is kept: replacing it
+  // would break the clients that trust it. Say what it lacks and how to renew it.
+  const auto named = own->cert.host_names();
+  std::vector<std::string> missing;
+  for (const auto& host : request.host_names)
+    if (std::ranges::find(named, host) == named.end()) missing.push_back(host);
+  if (!missing.empty())
+    spdlog::warn("the server certificate in {} does not name {}: clients that check host names refuse URLs with them; "
+                 "to renew it, move {}/own away (clients must then trust the new certificate) and start again",
+                 store->root().string(), fmt::join(missing, ", "), store->root().string());
   if (own->cert.application_uri() != plan.application_uri)
     spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
                  "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
