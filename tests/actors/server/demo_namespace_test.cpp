@@ -199,11 +199,12 @@ TEST_CASE("demo namespace: every static scalar and array variable of the doc, wr
   const auto& as = shared().as;
   const auto rows = static_rows();
   REQUIRE(rows.size() == 22);
+  constexpr std::uint8_t writable = 0x63;  // CurrentRead | CurrentWrite | StatusWrite | TimestampWrite, as the doc says
   for (const static_row& r : rows) {
     check_variable(as, {demo("Demo.Static.Scalar." + r.name), demo("Demo.Static.Scalar"), 1, r.name, r.data_type, -1,
-                        3, r.scalar});
-    check_variable(as, {demo("Demo.Static.Array." + r.name), demo("Demo.Static.Array"), 1, r.name, r.data_type, 1, 3,
-                        r.array});
+                        writable, r.scalar});
+    check_variable(as, {demo("Demo.Static.Array." + r.name), demo("Demo.Static.Array"), 1, r.name, r.data_type, 1,
+                        writable, r.array});
   }
 }
 

@@ -196,6 +196,19 @@ struct server {
     return call(channel, req);
   }
 
+  // A session the genuine client created and activated as `owner` on a new channel of `kind`.
+  struct owned {
+    std::uint32_t home;
+    ua::node_id auth;
+  };
+  owned session_as(channel_kind kind, token owner) {
+    const bool secured = kind != channel_kind::none;
+    const std::uint32_t home = open(kind, who::genuine);
+    const ua::node_id auth = create(home, secured);
+    REQUIRE(result(activate(home, secured, auth, who::genuine, owner)) == status::good);
+    return {home, auth};
+  }
+
   ua::status_code read(std::uint32_t channel, const ua::node_id& auth) {
     ua::read_request req;
     req.request_header.authentication_token = auth;
@@ -240,10 +253,7 @@ TEST_CASE("session_takeover: from another channel a session moves only for its o
         for (const who signer : {who::genuine, who::intruder})
           for (const token offered : offers) {
             if (next == channel_kind::none && (opened_by != who::genuine || signer != who::genuine)) continue;
-            const bool secured = original != channel_kind::none;
-            const std::uint32_t home = srv.open(original, who::genuine);
-            const ua::node_id auth = srv.create(home, secured);
-            REQUIRE(server::result(srv.activate(home, secured, auth, who::genuine, owner)) == status::good);
+            const auto [home, auth] = srv.session_as(original, owner);
             const auto identity_before = srv.sessions->find(auth)->identity;
 
             const std::uint32_t other = srv.open(next, opened_by);
@@ -279,9 +289,7 @@ TEST_CASE("session_takeover: from another channel a session moves only for its o
 TEST_CASE("session_takeover: the anonymous ActivateSession from a None channel with a stolen token is refused, logged "
           "with both channels and both identities", "[actors][security]") {
   server srv;
-  const std::uint32_t home = srv.open(channel_kind::sign_and_encrypt, who::genuine);
-  const ua::node_id auth = srv.create(home, true);
-  REQUIRE(server::result(srv.activate(home, true, auth, who::genuine, token::user1)) == status::good);
+  const auto [home, auth] = srv.session_as(channel_kind::sign_and_encrypt, token::user1);
   const std::uint32_t attacker = srv.open(channel_kind::none, who::genuine);
   test::captured_log log;
   CHECK(server::result(srv.activate(attacker, false, auth, who::genuine, token::anonymous)) ==
@@ -298,9 +306,7 @@ TEST_CASE("session_takeover: the anonymous ActivateSession from a None channel w
 
 TEST_CASE("session_takeover: the legitimate move is logged with both channels and the identity", "[actors][security]") {
   server srv;
-  const std::uint32_t home = srv.open(channel_kind::sign_and_encrypt, who::genuine);
-  const ua::node_id auth = srv.create(home, true);
-  REQUIRE(server::result(srv.activate(home, true, auth, who::genuine, token::user1)) == status::good);
+  const auto [home, auth] = srv.session_as(channel_kind::sign_and_encrypt, token::user1);
   const std::uint32_t next = srv.open(channel_kind::sign_and_encrypt, who::genuine);
   test::captured_log log;
   CHECK(server::result(srv.activate(next, true, auth, who::genuine, token::user1)) == status::good);
@@ -315,9 +321,7 @@ TEST_CASE("session_takeover: the legitimate move is logged with both channels an
 TEST_CASE("session_takeover: a change of user on the session's own channel is accepted and drops the former user's "
           "browse continuation points", "[actors][security]") {
   server srv;
-  const std::uint32_t home = srv.open(channel_kind::sign_and_encrypt, who::genuine);
-  const ua::node_id auth = srv.create(home, true);
-  REQUIRE(server::result(srv.activate(home, true, auth, who::genuine, token::user1)) == status::good);
+  const auto [home, auth] = srv.session_as(channel_kind::sign_and_encrypt, token::user1);
   auto* s = const_cast<actors::session*>(srv.sessions->find(auth));
   ua::byte_string point;
   REQUIRE(s->browse_points.add({}, point));
