@@ -22,10 +22,14 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
+#include <variant>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "actors/server/demo_namespace.hpp"
+#include "actors/server/load_namespace.hpp"
 #include "nodeset/importer.hpp"
 #include "protocol/address_space.hpp"
 #include "runtime/client_cli.hpp"
@@ -1328,6 +1332,9 @@ private:
     for (auto& [id, e] : ids_) {
       if (const auto self = app::parse_node_id(id); self && in_nodesets(*self))
         c_.error(e.at, e.key, fmt::format("{} is already a node of the server (namespace 0 or a NodeSet file)", id));
+      else if (self && in_builtin_namespaces(*self))
+        c_.error(e.at, e.key, fmt::format("{} is already a node of the server's demo or load namespace (server.demo, "
+                                          "server.load_variables)", id));
       if (e.parent.empty()) continue;
       if (const auto parent = app::parse_node_id(e.parent); parent && left_to_server(*parent)) continue;
       if (!ids_.count(e.parent)) {
@@ -1681,11 +1688,32 @@ private:
     return a;
   }
 
-  // A node the file does not define but the server holds: namespace 0, the demo's, a NodeSet's (any
-  // node when a NodeSet was refused: its errors say enough).
+  // A node the file does not define but the server holds: namespace 0, the demo's, the load
+  // namespace's, a NodeSet's (any node when a NodeSet was refused: its errors say enough).
   bool left_to_server(const node_id& id) const {
-    return id.namespace_index() == 0 || (id.namespace_index() == 1 && server_.demo) || in_nodesets(id) ||
-           (nodesets_ && !nodesets_->ok);
+    return id.namespace_index() == 0 || in_builtin_namespaces(id) || in_nodesets(id) || (nodesets_ && !nodesets_->ok);
+  }
+  // The nodes `server.demo` and `server.load_variables` add in namespace 1 (docs/demo-namespace.md).
+  bool in_builtin_namespaces(const node_id& id) const {
+    if (id.namespace_index() != actors::demo_namespace_index) return false;
+    if (server_.demo) {
+      if (demo_ids_.empty())
+        for (const auto& change : actors::demo_nodes(ua::date_time{}))
+          std::visit([this](const auto& n) {
+            if constexpr (requires { n.id; }) demo_ids_.insert(n.id.to_string());
+          }, change);
+      if (demo_ids_.count(id.to_string())) return true;
+    }
+    if (server_.load_variables > 0 && id.type() == ua::node_id_type::string) {
+      const std::string_view name = id.text();
+      if (name == "Load") return true;
+      constexpr std::string_view prefix = "Load.V";
+      if (name.starts_with(prefix) && name.size() > prefix.size() && name.size() <= prefix.size() + 7 &&
+          std::all_of(name.begin() + prefix.size(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          (name.size() == prefix.size() + 1 || name[prefix.size()] != '0'))
+        return std::stoll(std::string(name.substr(prefix.size()))) < server_.load_variables;
+    }
+    return false;
   }
   bool in_nodesets(const node_id& id) const { return nodesets_ && nodesets_->ok && nodesets_->space.find(id) != ua::no_node; }
 
@@ -1975,6 +2003,7 @@ private:
   std::vector<std::string> trust_;
   std::string pki_dir_;
   std::unordered_map<std::string, node_entry> ids_;
+  mutable std::unordered_set<std::string> demo_ids_;  // in_builtin_namespaces, made when first asked
   std::map<std::string, std::string> alarm_ids_;  // a condition's NodeId -> where it is defined
   std::set<std::string> event_sources_;            // "notifier input" pairs already referenced
 };
