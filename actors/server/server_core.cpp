@@ -45,6 +45,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   fanout_->watches = watches_.get();
   space_.set_observer(fanout_.get());
   init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
+  current_time_ = space_.find(ua::node_id(0, 2258));
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   auto& f = subscriptions_->fields();
@@ -370,13 +371,13 @@ void server_core::publish_tick(const instant& now) {
   if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
   // CurrentTime (i=2258) is sampled on this tick while monitored (init_server_sampling): a date, no
   // allocation.
-  if (const ua::node_index t = space_.find(ua::node_id(0, 2258)); t != ua::no_node) {
-    if (const ua::variable_data* var = space_.variable(t); var && var->monitored) {
+  if (current_time_ != ua::no_node) {
+    if (const ua::variable_data* var = space_.variable(current_time_); var && var->monitored) {
       ua::data_value v;
       v.set_value(now.utc);
       v.source_timestamp = v.server_timestamp = now.utc;
       v.has_source_timestamp = v.has_server_timestamp = true;
-      space_.set_value(t, std::move(v));
+      space_.set_value(current_time_, std::move(v));
     }
   }
   subscriptions_->publish_tick(space_, now);

@@ -198,6 +198,7 @@ private:
   std::shared_ptr<metrics_registry> metrics_;
   event_record event_;  // reused by raise_event
   std::uint64_t event_prefix_ = 0;
+  ua::node_index current_time_ = ua::no_node;  // Server_ServerStatus_CurrentTime, sampled on the tick
   std::uint64_t event_counter_ = 0;
 
   // One response object per service, reused: their vectors keep their capacity between requests.

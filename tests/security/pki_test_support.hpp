@@ -128,6 +128,17 @@ inline issued make_cert(cert_spec spec, const issued* issuer = nullptr) {
   return {to_certificate(x.get()), key};
 }
 
+// A self-signed application instance (or user) certificate for `uri`, valid from 2023-11-14 (before
+// the session tests' clocks) to a year from now.
+inline issued application_cert(const char* name, const char* uri) {
+  cert_spec s;
+  s.common_name = name;
+  s.uri = uri;
+  s.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);
+  s.not_after = ua::date_time::from_unix_ms(system_now().to_unix_ms() + 365 * day_ms);
+  return make_cert(s);
+}
+
 // A CRL of `ca` revoking `serials`, valid from `now` for 30 days.
 inline std::vector<std::uint8_t> make_crl(const issued& ca, const std::vector<long>& serials, ua::date_time now) {
   std::unique_ptr<X509_CRL, decltype(&X509_CRL_free)> crl(X509_CRL_new(), &X509_CRL_free);

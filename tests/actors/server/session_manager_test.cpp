@@ -384,14 +384,7 @@ namespace pki = security::testing;
 
 const security::security_policy& basic256sha256() { return *security::find_policy(security::policy_uri_basic256sha256); }
 
-pki::issued application_cert(const char* name, const char* uri) {
-  pki::cert_spec s;
-  s.common_name = name;
-  s.uri = uri;
-  s.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);  // before at(0), the sessions' clock
-  s.not_after = ua::date_time::from_unix_ms(security::system_now().to_unix_ms() + 365 * pki::day_ms);
-  return pki::make_cert(s);
-}
+using pki::application_cert;
 
 ua::byte_string pem_of(const security::certificate& cert) {
   security::bio_ptr bio(BIO_new(BIO_s_mem()));

@@ -35,14 +35,7 @@ actors::instant at(std::int64_t ms) {
 
 const security::security_policy& basic256sha256() { return *security::find_policy(security::policy_uri_basic256sha256); }
 
-pki::issued application_cert(const char* name, const char* uri) {
-  pki::cert_spec s;
-  s.common_name = name;
-  s.uri = uri;
-  s.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);  // before at(0)
-  s.not_after = ua::date_time::from_unix_ms(security::system_now().to_unix_ms() + 365 * pki::day_ms);
-  return pki::make_cert(s);
-}
+using pki::application_cert;
 
 // RSA keys are slow to make: once for every test.
 struct identities {
