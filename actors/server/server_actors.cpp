@@ -19,6 +19,7 @@
 #include <caf/io/network/default_multiplexer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/common/exit_a_turn_later.hpp"
 #include "actors/common/self_send.hpp"
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
@@ -106,6 +107,7 @@ caf::behavior listener(caf::io::broker* self, int fd, server_options options, se
                        std::shared_ptr<listeners_shared> shared) {
   auto st = std::make_shared<listener_state>();
   st->shared = std::move(shared);
+  exit_a_turn_later(self);  // stop_server may come in the turn that added the doorman
   self->set_down_handler([st](const caf::down_msg& d) {
     if (st->connections.erase(d.source) > 0) st->shared->connections.fetch_sub(1, std::memory_order_relaxed);
   });
