@@ -1,9 +1,9 @@
 # The CMake package (issue 12): `cmake --install BUILD --prefix P` gives an application
 # find_package(uactor 0.2 REQUIRED) and the target uactor::uactor.
 #
-#   P/lib/libuactor_{protocol,security,nodeset,scripting,actors,runtime}.a   the layers, static
+#   P/lib/libuactor_{protocol,security,nodeset,scripting,*engine*,actors,runtime}.a   the layers, static
 #   P/include/uactor/*.hpp                                 the public API (<uactor/runtime.hpp>)
-#   P/include/uactor/internal/{protocol,security,actors}/  the layer headers the API includes
+#   P/include/uactor/internal/{protocol,security,engine,actors}/  the layer headers the API includes
 #                                                          ("protocol/variant.hpp"): not an API
 #   P/lib/cmake/uactor/                                    uactorConfig.cmake, its version file,
 #                                                          uactorTargets.cmake, FindCAF.cmake
@@ -29,11 +29,12 @@ set_target_properties(uactor_library PROPERTIES EXPORT_NAME uactor)
 add_library(uactor::uactor ALIAS uactor_library)
 
 # Installed names: uactor::protocol, uactor::security, uactor::nodeset, uactor::actors, uactor::runtime.
-foreach(layer protocol security nodeset scripting actors runtime)
+foreach(layer protocol security nodeset scripting engine_common server_engine client_engine actors runtime)
   set_target_properties(uactor_${layer} PROPERTIES EXPORT_NAME ${layer})
 endforeach()
 
-install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_actors uactor_runtime uactor_library
+install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_engine_common uactor_server_engine
+                uactor_client_engine uactor_actors uactor_runtime uactor_library
         EXPORT uactorTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -41,7 +42,7 @@ install(TARGETS uactor uactor-load uactor-worker RUNTIME DESTINATION ${CMAKE_INS
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/uactor/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uactor
         FILES_MATCHING PATTERN "*.hpp")
-foreach(layer protocol security nodeset scripting actors)
+foreach(layer protocol security nodeset scripting engine actors)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uactor/internal/${layer}
           FILES_MATCHING PATTERN "*.hpp")
 endforeach()

@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "actors/server/server_object.hpp"
+#include "engine/server/server_object.hpp"
 #include "protocol/generated/node_ids.hpp"
 
 namespace uactor::app {

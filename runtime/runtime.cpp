@@ -15,15 +15,16 @@
 #include <future>
 #include <thread>
 
-#include "actors/common/clock.hpp"
+#include "actors/common/tune_io.hpp"
+#include "engine/common/clock.hpp"
 #include "actors/server/application_messages.hpp"
-#include "actors/server/server_object.hpp"
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/load_namespace.hpp"
+#include "engine/server/server_object.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "runtime/namespaces/load_namespace.hpp"
 #include "actors/server/server_actors.hpp"
-#include "actors/server/server_core.hpp"
-#include "actors/server/server_security.hpp"
-#include "actors/server/services/discovery.hpp"
+#include "engine/server/server_core.hpp"
+#include "engine/server/server_security.hpp"
+#include "engine/server/services/discovery.hpp"
 #include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/nodeset_loader.hpp"

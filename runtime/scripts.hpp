@@ -10,7 +10,7 @@
 
 #include <caf/actor.hpp>
 
-#include "actors/server/server_core.hpp"
+#include "engine/server/server_core.hpp"
 #include "actors/shards/runner.hpp"
 #include "uactor/scripts.hpp"
 #include "uactor/server.hpp"

@@ -1,6 +1,6 @@
 #include "uactor/server_plan.hpp"
 
-#include "actors/server/server_security.hpp"
+#include "engine/server/server_security.hpp"
 #include "runtime/advertised_host.hpp"
 #include "security/pki_store.hpp"
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "actors/client/security_options.hpp"
+#include "engine/client/security_options.hpp"
 #include "scenarios/latency_histogram.hpp"
 
 namespace uactor::scenarios {

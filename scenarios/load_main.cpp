@@ -2,7 +2,7 @@
 // `uactor run`, or the floor's echo server), or targets --endpoint; drives closed-loop load from
 // this process, which is the measured client; warms up, then measures a window, asking the child
 // for its figures (SIGUSR1) at both edges so that the server's figures are exactly the window's.
-// `uactor load ...` runs this program (runtime/main.cpp).
+// `uactor load ...` runs this program (cli/main.cpp).
 #include <signal.h>
 #include <unistd.h>
 

@@ -25,7 +25,7 @@ ua::expected<load_security> prepare_load_security(const std::string& level, cons
   std::filesystem::remove_all(out.folder);
   security::pki_store server(out.folder + "/server");
   security::pki_store client(out.folder + "/client");
-  // The URIs the server and the client use for themselves (runtime/main.cpp with --host
+  // The URIs the server and the client use for themselves (cli/main.cpp with --host
   // server_host; actors/client_security.cpp's default).
   security::certificate_request s;
   s.application_uri = "urn:" + server_host + ":uactor:server";

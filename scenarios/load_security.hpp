@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/client/security_options.hpp"
+#include "engine/client/security_options.hpp"
 #include "protocol/expected.hpp"
 
 namespace uactor::scenarios {

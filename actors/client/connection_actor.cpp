@@ -17,10 +17,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "actors/client/channel_state.hpp"
-#include "actors/client/pending_calls.hpp"
-#include "actors/client/recovery.hpp"
-#include "actors/common/clock.hpp"
+#include "engine/client/channel_state.hpp"
+#include "engine/client/pending_calls.hpp"
+#include "engine/client/recovery.hpp"
+#include "engine/common/clock.hpp"
 #include "actors/common/self_send.hpp"
 #include "protocol/chunk_reader.hpp"
 

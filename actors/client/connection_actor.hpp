@@ -16,10 +16,10 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/client/inbox_wake_up.hpp"
-#include "actors/client/security.hpp"
-#include "actors/client/subscription.hpp"
-#include "actors/client/supervision_options.hpp"
+#include "engine/client/inbox_wake_up.hpp"
+#include "engine/client/session_security.hpp"
+#include "engine/client/subscription.hpp"
+#include "engine/client/supervision_options.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 #include "protocol/uatcp.hpp"

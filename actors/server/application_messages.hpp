@@ -15,7 +15,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
-#include "actors/server/application_calls.hpp"
+#include "engine/server/application_calls.hpp"
 #include "uactor/server.hpp"
 
 namespace uactor::actors {

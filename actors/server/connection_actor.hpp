@@ -14,8 +14,8 @@
 #include <caf/io/connection_handle.hpp>
 
 #include "actors/server/crypto_workers.hpp"
-#include "actors/server/secure_channel_state.hpp"
-#include "actors/server/server_metrics.hpp"
+#include "engine/server/secure_channel_state.hpp"
+#include "engine/server/server_metrics.hpp"
 #include "actors/server/session_host_actor.hpp"
 
 namespace uactor::actors {

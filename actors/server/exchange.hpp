@@ -13,7 +13,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
-#include "actors/server/channel_audit.hpp"
+#include "engine/server/channel_audit.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/generated/types.hpp"

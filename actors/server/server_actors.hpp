@@ -19,7 +19,7 @@
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
 #include "actors/server/session_host_actor.hpp"
-#include "actors/server/server_core.hpp"
+#include "engine/server/server_core.hpp"
 #include "protocol/expected.hpp"
 
 namespace uactor::actors {
@@ -69,10 +69,6 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
                                          const endpoints_core_factory& make_core);
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core);
-
-// The CAF settings our actor systems want, applied to a configuration before the system is made:
-// the server's I/O (docs/decisions/0013) and the scheduler's idle wake-up (docs/decisions/0036).
-void tune_io(caf::actor_system_config& cfg);
 
 // Starts accepting on a server spawned with open_at_start = false (good when it does already).
 // Waits for the listener: never call from the server's own thread. Bad_ServerHalted when it is

@@ -9,7 +9,7 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/common/clock.hpp"
+#include "engine/common/clock.hpp"
 #include "actors/common/self_send.hpp"
 #include "actors/server/application_messages.hpp"
 #include "actors/server/exchange.hpp"

@@ -12,7 +12,7 @@
 
 #include "actors/server/crypto_workers.hpp"
 #include "actors/server/exchange.hpp"
-#include "actors/server/server_core.hpp"
+#include "engine/server/server_core.hpp"
 
 namespace uactor::actors {
 

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/common/clock.hpp"
+#include "engine/common/clock.hpp"
 #include "actors/shards/runner.hpp"
 
 namespace uactor::actors {

@@ -19,7 +19,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 
-#include "actors/server/value_watch.hpp"
+#include "engine/server/value_watch.hpp"
 #include "scripting/script_set.hpp"
 
 namespace uactor::actors {

@@ -13,7 +13,7 @@
 
 #include <vector>
 
-#include "actors/client/subscription.hpp"
+#include "engine/client/subscription.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"

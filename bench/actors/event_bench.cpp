@@ -21,8 +21,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/server_core.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "actors/server/services/read.hpp"
+#include "engine/server/services/read.hpp"
 #include "protocol/ns0/ns0.hpp"
 #include "tests/support/alloc_counter.hpp"
 

@@ -17,11 +17,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/client/channel_state.hpp"
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/load_namespace.hpp"
-#include "actors/server/secure_channel_state.hpp"
-#include "actors/server/server_core.hpp"
+#include "engine/client/channel_state.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "runtime/namespaces/load_namespace.hpp"
+#include "engine/server/secure_channel_state.hpp"
+#include "engine/server/server_core.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "tests/support/alloc_counter.hpp"
 

@@ -36,6 +36,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/common/tune_io.hpp"
 #include "actors/server/server_actors.hpp"
 #include "actors/shards/runner.hpp"
 

@@ -17,8 +17,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/server/server_core.hpp"
-#include "actors/server/server_object.hpp"
+#include "engine/server/server_core.hpp"
+#include "engine/server/server_object.hpp"
 #include "protocol/generated/node_ids.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"

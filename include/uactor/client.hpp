@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "actors/client/inbox_wake_up.hpp"
-#include "actors/client/subscription.hpp"
-#include "actors/client/security_options.hpp"
-#include "actors/client/supervision_options.hpp"
+#include "engine/client/inbox_wake_up.hpp"
+#include "engine/client/subscription.hpp"
+#include "engine/client/security_options.hpp"
+#include "engine/client/supervision_options.hpp"
 #include "protocol/expected.hpp"
 #include "protocol/generated/types.hpp"
 

@@ -28,11 +28,11 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/load_namespace.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "runtime/namespaces/load_namespace.hpp"
 #include "nodeset/importer.hpp"
 #include "protocol/address_space.hpp"
-#include "runtime/client_cli.hpp"
+#include "protocol/value_text.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
@@ -994,7 +994,7 @@ private:
 
   // A NodeId of the file: its namespace declared (0, 1 the server's, 2.. [[namespaces]]).
   std::optional<node_id> node(const std::string& text, const toml::node& at, const std::string& key) {
-    auto id = app::parse_node_id(text);
+    auto id = ua::parse_node_id(text);
     if (!id) {
       c_.error(at, key, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Plant.Tag1 or i=85)", text));
       return std::nullopt;
@@ -1016,7 +1016,7 @@ private:
 
   std::optional<ua::builtin_type> data_type(const std::string& name) {
     for (int t = 1; t <= 21; ++t)
-      if (app::builtin_type_name(static_cast<ua::builtin_type>(t)) == name) return static_cast<ua::builtin_type>(t);
+      if (ua::builtin_type_name(static_cast<ua::builtin_type>(t)) == name) return static_cast<ua::builtin_type>(t);
     if (name == "Variant" || name == "BaseDataType") return ua::builtin_type::variant;
     return std::nullopt;
   }
@@ -1141,12 +1141,12 @@ private:
         }
         if (value || (vtype >= ua::builtin_type::sbyte && vtype <= ua::builtin_type::double_) ||
             vtype == ua::builtin_type::boolean) {
-          auto v = app::parse_value(vtype == ua::builtin_type::variant ? ua::builtin_type::string : vtype, array, text);
+          auto v = ua::parse_value(vtype == ua::builtin_type::variant ? ua::builtin_type::string : vtype, array, text);
           if (!v) {
             c_.error(value ? *value : nt, s.key("value"),
                      fmt::format("{} is not a value of type {}{}",
                                  value ? (value->is_array() ? text : value_text(*value, true)) : std::string("(none)"),
-                                 app::builtin_type_name(vtype), array ? "[]" : ""));
+                                 ua::builtin_type_name(vtype), array ? "[]" : ""));
             continue;
           }
           initial = std::move(*v);
@@ -1161,8 +1161,8 @@ private:
         if (write_timestamps) var.access_level |= access::timestamp_write;
       }
       for (std::int64_t k = start; k < start + count; ++k) {
-        const auto id_k = templated ? *app::parse_node_id(substitute(id_text, k)) : *first_id;
-        const auto parent_k = *app::parse_node_id(substitute(parent_text, k));
+        const auto id_k = templated ? *ua::parse_node_id(substitute(id_text, k)) : *first_id;
+        const auto parent_k = *ua::parse_node_id(substitute(parent_text, k));
         const auto key = templated ? fmt::format("{}[{}].id ({{i}} = {})", kind, i, k) : s.key("id");
         const auto id_string = id_k.to_string();
         if (auto it = ids_.find(id_string); it != ids_.end()) {
@@ -1281,12 +1281,12 @@ private:
         } else if (handler == "set" && value) {
           auto v = value->is_array() || value->is_table()
                        ? ua::expected<ua::variant>(ua::status::bad_type_mismatch)
-                       : app::parse_value(type == ua::builtin_type::variant ? ua::builtin_type::string : type, false,
+                       : ua::parse_value(type == ua::builtin_type::variant ? ua::builtin_type::string : type, false,
                                           value_text(*value, false));
           if (!v) {
             c_.error(*value, s.key("value"),
                      fmt::format("{} is not a value of type {} (the type of {})", value_text(*value, true),
-                                 app::builtin_type_name(type), target->to_string()));
+                                 ua::builtin_type_name(type), target->to_string()));
             ok = false;
             continue;
           }
@@ -1330,13 +1330,13 @@ private:
     std::vector<std::size_t> depth(p_.nodes.size(), 0);
     std::set<std::string> reported;
     for (auto& [id, e] : ids_) {
-      if (const auto self = app::parse_node_id(id); self && in_nodesets(*self))
+      if (const auto self = ua::parse_node_id(id); self && in_nodesets(*self))
         c_.error(e.at, e.key, fmt::format("{} is already a node of the server (namespace 0 or a NodeSet file)", id));
       else if (self && in_builtin_namespaces(*self))
         c_.error(e.at, e.key, fmt::format("{} is already a node of the server's demo or load namespace (server.demo, "
                                           "server.load_variables)", id));
       if (e.parent.empty()) continue;
-      if (const auto parent = app::parse_node_id(e.parent); parent && left_to_server(*parent)) continue;
+      if (const auto parent = ua::parse_node_id(e.parent); parent && left_to_server(*parent)) continue;
       if (!ids_.count(e.parent)) {
         if (reported.insert(c_.where(e.parent_at) + e.parent).second)
           c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables){}",
@@ -1423,7 +1423,7 @@ private:
           if (!(type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_)) {
             c_.error(arr[t], key,
                      fmt::format("{} is of type {}: a writer sets Boolean and numeric variables", id->to_string(),
-                                 app::builtin_type_name(type)));
+                                 ua::builtin_type_name(type)));
             break;
           }
           w.targets.push_back(*id);
@@ -1475,7 +1475,7 @@ private:
         std::set<std::string> seen;
         for (std::size_t k = 0; k < texts.size(); ++k) {
           const auto where = fmt::format("{}[{}]", s.key(key), k);
-          auto id = app::parse_node_id(texts[k]);
+          auto id = ua::parse_node_id(texts[k]);
           if (!id) {
             c_.error(arr[k], where, fmt::format("\"{}\" is not a NodeId (e.g. ns=2;s=Line1.Speed or i=2258)", texts[k]));
             continue;
@@ -1567,7 +1567,7 @@ private:
             c_.error(*t.get("output"), s.key("output"), fmt::format("{} is not a variable", output));
           else if (kind == script_kind::alarm && it->second.type != ua::builtin_type::boolean)
             c_.error(*t.get("output"), s.key("output"),
-                     fmt::format("{} is of type {}: an alarm writes a Boolean", output, app::builtin_type_name(it->second.type)));
+                     fmt::format("{} is of type {}: an alarm writes a Boolean", output, ua::builtin_type_name(it->second.type)));
         }
       }
       if (const toml::node* in = s.get("inputs")) {
@@ -1732,7 +1732,7 @@ private:
         if (!(type >= ua::builtin_type::sbyte && type <= ua::builtin_type::double_)) {
           c_.error(*common.input_at, s.key("input"),
                    fmt::format("{} is of type {}: a limit alarm watches a numeric variable", common.input.to_string(),
-                               app::builtin_type_name(type)));
+                               ua::builtin_type_name(type)));
           ok = false;
         }
       }
@@ -1791,7 +1791,7 @@ private:
     if (type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_) return true;
     c_.error(*common.input_at, s.key("input"),
              fmt::format("{} is of type {}: {} watches a Boolean or numeric variable", common.input.to_string(),
-                         app::builtin_type_name(type), what));
+                         ua::builtin_type_name(type), what));
     return false;
   }
 

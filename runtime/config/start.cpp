@@ -14,8 +14,8 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/server/server_actors.hpp"
-#include "runtime/client_cli_output.hpp"
+#include "actors/common/tune_io.hpp"
+#include "protocol/json_string.hpp"
 #include "runtime/config/signal.hpp"
 #include "uactor/runtime.hpp"
 
@@ -29,7 +29,7 @@ namespace {
 class json_escaped_message final : public spdlog::custom_flag_formatter {
 public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    const std::string quoted = app::json_string(std::string_view(msg.payload.data(), msg.payload.size()));
+    const std::string quoted = ua::json_string(std::string_view(msg.payload.data(), msg.payload.size()));
     dest.append(quoted.data() + 1, quoted.data() + quoted.size() - 1);  // without its quotes
   }
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<json_escaped_message>(); }

@@ -16,8 +16,8 @@
 #include <span>
 #include <string>
 
-#include "actors/common/clock.hpp"
-#include "actors/server/server_security.hpp"
+#include "engine/common/clock.hpp"
+#include "engine/server/server_security.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "security/certificate.hpp"

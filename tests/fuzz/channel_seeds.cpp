@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/client/channel_state.hpp"
-#include "actors/server/secure_channel_state.hpp"
+#include "engine/client/channel_state.hpp"
+#include "engine/server/secure_channel_state.hpp"
 #include "protocol/message_chunker.hpp"
 #include "tests/fuzz/channel_fixture.hpp"
 

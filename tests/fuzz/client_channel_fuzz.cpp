@@ -11,7 +11,7 @@
 #include <string>
 #include <cstdlib>
 
-#include "actors/client/channel_state.hpp"
+#include "engine/client/channel_state.hpp"
 #include "tests/fuzz/channel_fixture.hpp"
 
 using namespace uactor;

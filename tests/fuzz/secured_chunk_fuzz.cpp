@@ -18,8 +18,8 @@
 #include <cstdlib>
 #include <optional>
 
-#include "actors/common/channel_crypto.hpp"
-#include "actors/server/secure_channel_state.hpp"
+#include "engine/common/channel_crypto.hpp"
+#include "engine/server/secure_channel_state.hpp"
 #include "protocol/message_chunker.hpp"
 #include "protocol/secure_chunk.hpp"
 #include "security/asymmetric.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <cstdlib>
 
-#include "actors/server/secure_channel_state.hpp"
+#include "engine/server/secure_channel_state.hpp"
 #include "tests/fuzz/channel_fixture.hpp"
 
 using namespace uactor;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "uactor/client.hpp"
-#include "actors/client/security_options.hpp"
+#include "engine/client/security_options.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 

@@ -46,7 +46,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
   echo '#include "protocol/codec.hpp"' > "$tmp/protocol/a.cpp"
   check "$tmp" >/dev/null && { echo "self-test: CAF in a public header went unnoticed"; exit 1; }
   mkdir -p "$tmp/nodeset"
-  echo '#include "actors/server/node_builder.hpp"' > "$tmp/nodeset/i.cpp"
+  echo '#include "engine/server/node_builder.hpp"' > "$tmp/nodeset/i.cpp"
   check "$tmp" >/dev/null && { echo "self-test: actors/ in nodeset/ went unnoticed"; exit 1; }
   echo '#include "protocol/address_space.hpp"' > "$tmp/nodeset/i.cpp"
   echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"

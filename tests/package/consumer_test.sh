@@ -59,7 +59,7 @@ for f in lib/cmake/uactor/uactorConfig.cmake lib/cmake/uactor/uactorConfigVersio
          lib/libuactor_protocol.a lib/libuactor_security.a lib/libuactor_actors.a lib/libuactor_runtime.a \
          include/uactor/runtime.hpp include/uactor/server.hpp include/uactor/client.hpp \
          include/uactor/internal/protocol/variant.hpp include/uactor/internal/protocol/generated/types.hpp \
-         include/uactor/internal/security/keys.hpp include/uactor/internal/actors/client/subscription.hpp; do
+         include/uactor/internal/security/keys.hpp include/uactor/internal/engine/client/subscription.hpp; do
     [ -f "$prefix/$f" ] || fail "the prefix has no $f"
 done
 if find "$prefix" -name '*alloc_hook*' | grep -q .; then

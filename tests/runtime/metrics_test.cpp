@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/server/server_metrics.hpp"
+#include "engine/server/server_metrics.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/generated/attribute_ids.hpp"
 #include "protocol/generated/node_ids.hpp"

@@ -14,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/server/server_actors.hpp"
+#include "actors/common/tune_io.hpp"
 #include "actors/shards/runner.hpp"
 #include "protocol/generated/status_codes.hpp"
 

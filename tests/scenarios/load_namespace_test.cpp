@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/load_namespace.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "runtime/namespaces/load_namespace.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;

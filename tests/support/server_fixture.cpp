@@ -10,9 +10,10 @@
 #include <catch2/catch.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/common/clock.hpp"
-#include "actors/server/demo_namespace.hpp"
-#include "actors/server/server_object.hpp"
+#include "actors/common/tune_io.hpp"
+#include "engine/common/clock.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "engine/server/server_object.hpp"
 #include "protocol/address_space.hpp"
 
 namespace uactor::test {

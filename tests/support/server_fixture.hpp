@@ -14,7 +14,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "actors/server/server_actors.hpp"
-#include "actors/server/server_core.hpp"
+#include "engine/server/server_core.hpp"
 
 namespace uactor::test {
 

@@ -17,14 +17,14 @@
 
 #include "uactor/client.hpp"
 #include "actors/client/connection_actor.hpp"
-#include "actors/common/clock.hpp"
-#include "actors/server/secure_channel_state.hpp"
-#include "actors/server/services/browse.hpp"
-#include "actors/server/services/read.hpp"
-#include "actors/server/services/write.hpp"
-#include "actors/server/session_manager.hpp"
+#include "engine/common/clock.hpp"
+#include "engine/server/secure_channel_state.hpp"
+#include "engine/server/services/browse.hpp"
+#include "engine/server/services/read.hpp"
+#include "engine/server/services/write.hpp"
+#include "engine/server/session_manager.hpp"
 #include "protocol/chunk_reader.hpp"
-#include "tests/actors/read_fixture.hpp"
+#include "tests/engine/read_fixture.hpp"
 
 // The test server's scripted PublishResponses travel to its broker as a message.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::ua::publish_response>)

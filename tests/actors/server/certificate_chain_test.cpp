@@ -18,9 +18,10 @@
 #include <openssl/rand.h>
 #include <caf/io/all.hpp>
 
-#include "actors/server/demo_namespace.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
+#include "actors/common/tune_io.hpp"
 #include "actors/server/server_actors.hpp"
-#include "actors/server/services/discovery.hpp"
+#include "engine/server/services/discovery.hpp"
 #include "security/pki_store.hpp"
 #include "security/policy.hpp"
 #include "tests/security/pki_test_support.hpp"

@@ -19,12 +19,13 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/common/channel_crypto.hpp"
+#include "engine/common/channel_crypto.hpp"
+#include "actors/common/tune_io.hpp"
 #include "actors/server/crypto_workers.hpp"
-#include "actors/server/demo_namespace.hpp"
+#include "runtime/namespaces/demo_namespace.hpp"
 #include "actors/server/exchange.hpp"
 #include "actors/server/server_actors.hpp"
-#include "actors/server/services/discovery.hpp"
+#include "engine/server/services/discovery.hpp"
 #include "actors/server/session_host_actor.hpp"
 #include "protocol/message.hpp"
 #include "security/certificate.hpp"

@@ -1,0 +1,548 @@
+#include "engine/server/server_core.hpp"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+
+#include "engine/common/clock.hpp"
+#include "engine/server/node_builder.hpp"
+#include "engine/server/server_object.hpp"
+#include "engine/server/services/read.hpp"
+#include "engine/server/services/register_nodes.hpp"
+#include "engine/server/services/write.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/message.hpp"
+
+namespace uactor::actors {
+
+namespace {
+
+session_config with_endpoints(session_config c, const services::server_description& d) {
+  if (c.endpoints.empty()) c.endpoints = services::make_endpoints(d);
+  return c;
+}
+
+// Every response of the services below leaves here: a Bad ServiceResult as a ServiceFault.
+template <class Response>
+void encode_response(const Response& r, ua::byte_buffer& out) {
+  ua::encoder e(out);
+  ua::encode_response(e, r);
+}
+
+}  // namespace
+
+server_core::server_core(server_core_config config, ua::address_space space, services::method_table methods)
+    : config_(std::move(config)),
+      space_(std::move(space)),
+      methods_(std::move(methods)),
+      sessions_(with_endpoints(config_.sessions, config_.description)),
+      subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)),
+      conditions_(std::make_unique<condition_manager>(subscriptions_->fields())),
+      watches_(std::make_unique<value_watches>()),
+      fanout_(std::make_unique<change_fanout>()) {
+  fanout_->subscriptions = subscriptions_.get();
+  fanout_->conditions = conditions_.get();
+  fanout_->watches = watches_.get();
+  space_.set_observer(fanout_.get());
+  init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
+  current_time_ = space_.find(ua::node_id(0, 2258));
+  std::random_device rd;
+  event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
+  auto& f = subscriptions_->fields();
+  audit_ = {f.intern("ActionTimeStamp"), f.intern("Status"),          f.intern("ServerId"),
+            f.intern("ClientAuditEntryId"), f.intern("ClientUserId"), f.intern("StatusCodeId"),
+            f.intern("SessionId"),        f.intern("SecureChannelId"), f.intern("AttributeId"),
+            f.intern("IndexRange"),       f.intern("OldValue"),        f.intern("NewValue"),
+            f.intern("ClientCertificate"), f.intern("ClientCertificateThumbprint"), f.intern("RequestType"),
+            f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
+            f.intern("CertificateErrorEventId"), f.intern("Certificate")};
+}
+
+// The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
+void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const ua::ua_string& audit_entry_id, bool ok,
+                             ua::status_code result, std::string_view source_name, std::string_view user,
+                             const instant& now) {
+  event_.type = space_.find(ua::node_id(0, type));
+  event_.source = space_.find(ua::node_id(0, 2253));
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = ua::node_id(0, type);
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = ua::node_id(0, 2253);
+  event_.fields[field::source_name].value.emplace<ua::ua_string>().assign(source_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = now.utc;
+  auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+  msg.locale.assign("en");
+  msg.text.assign(std::string(source_name) + (ok ? ": Good" : ": " + result.to_string()));
+  event_.fields[field::severity].value.emplace<std::uint16_t>() = severity;
+  event_.set(audit_.action_time_stamp) = now.utc;
+  event_.set(audit_.status) = ok;
+  event_.set(audit_.server_id).emplace<ua::ua_string>().assign(config_.description.application_uri);
+  event_.set(audit_.client_audit_entry_id) = audit_entry_id;
+  event_.set(audit_.client_user_id).emplace<ua::ua_string>().assign(user);
+  event_.set(audit_.status_code_id) = result;
+}
+
+// Part 5 §6.4.7 AuditActivateSessionEventType (i=2075): every ActivateSession, refused ones (a
+// wrong password, a rejected token) with Status false and the status the client got.
+void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req,
+                                 const session* activated, ua::status_code result, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  std::string user;
+  if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
+  else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
+  const bool ok = activated != nullptr && result.is_good();
+  // A refusal names the session the token belongs to (it stays as it was), and a refused move
+  // from another channel says so: what a takeover attempt looks like (docs/decisions/0045).
+  const session* subject = activated ? activated : sessions_.find(req.request_header.authentication_token);
+  const bool moving = subject && subject->activated && subject->channel_id != channel_id;
+  audit_base(2075, ok ? 100 : 700, req.request_header.audit_entry_id, ok, result, "Session/ActivateSession", user, now);
+  if (!ok && moving)
+    event_.fields[field::message].value.get_if<ua::localized_text>()->text.assign(
+        "Session/ActivateSession from another secure channel refused: " + result.to_string());
+  event_.set(audit_.session_id) = subject ? subject->session_id : ua::node_id();
+  event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(std::to_string(channel_id));
+  raise_event(event_, now);
+}
+
+// Part 5 §6.4.23 AuditWriteUpdateEventType (i=2100): one per item written, with its result; the
+// SourceNode is the node written. OldValue is not kept (null).
+void server_core::audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                               const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  for (std::size_t i = 0; i < req.nodes_to_write.size() && i < resp.results.size(); ++i) {
+    const auto& w = req.nodes_to_write[i];
+    const ua::status_code r = resp.results[i];
+    audit_base(2100, r.is_good() ? 100 : 500, req.request_header.audit_entry_id, r.is_good(), r, "Attribute/Write", user,
+               now);
+    const ua::node_index n = space_.find(w.node_id);
+    if (n != ua::no_node) {
+      event_.source = n;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = w.node_id;
+    }
+    event_.set(audit_.attribute_id) = w.attribute_id;
+    event_.set(audit_.index_range) = w.index_range;
+    event_.set(audit_.old_value).clear();
+    event_.set(audit_.new_value) = w.value.value;
+    raise_event(event_, now);
+  }
+}
+
+namespace {
+
+// Part 5 §6.4.8-§6.4.14: the AuditCertificateEventType subtype that names why a certificate was
+// refused, as far as the check's status tells (Part 4 §6.1.3's steps).
+std::uint32_t certificate_audit_type(ua::status_code sc) {
+  namespace s = ua::status;
+  if (sc == s::bad_certificate_time_invalid || sc == s::bad_certificate_issuer_time_invalid) return 2085;  // Expired
+  if (sc == s::bad_certificate_untrusted || sc == s::bad_certificate_chain_incomplete) return 2087;        // Untrusted
+  if (sc == s::bad_certificate_revoked || sc == s::bad_certificate_issuer_revoked ||
+      sc == s::bad_certificate_revocation_unknown || sc == s::bad_certificate_issuer_revocation_unknown)
+    return 2088;  // Revoked (or its revocation state unknown)
+  if (sc == s::bad_certificate_uri_invalid || sc == s::bad_certificate_host_name_invalid) return 2082;  // DataMismatch
+  if (sc == s::bad_certificate_use_not_allowed || sc == s::bad_certificate_issuer_use_not_allowed)
+    return 2089;  // Mismatch: not meant for this use
+  return 2086;    // Invalid: does not parse, signature, key size, policy
+}
+
+}  // namespace
+
+// Part 5 §6.4.5, §6.4.6, §6.4.8: SourceNode the Server object; ClientUserId is not known on a
+// channel ("System/OpenSecureChannel", "System/CloseSecureChannel"); the Message names the reason
+// the log has (more than the client was told, Part 4 §6.5.5).
+void server_core::audit_channel(const channel_audit& a, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  const bool ok = a.status.is_good();
+  const std::string channel = std::to_string(a.channel_id);
+  switch (a.what) {
+    case channel_audit::kind::certificate:
+      audit_base(certificate_audit_type(a.status), 800, a.client_audit_entry_id, false, a.status, "Security/Certificate",
+                 "System/OpenSecureChannel", now);
+      event_.set(audit_.certificate) = a.client_certificate;
+      break;
+    case channel_audit::kind::open:
+      audit_base(2060, ok ? 100 : 700, a.client_audit_entry_id, ok, a.status, "SecureChannel/OpenSecureChannel",
+                 "System/OpenSecureChannel", now);
+      event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(channel);
+      event_.set(audit_.client_certificate) = a.client_certificate;
+      event_.set(audit_.client_certificate_thumbprint).emplace<ua::ua_string>().assign(a.client_certificate_thumbprint);
+      event_.set(audit_.request_type) = static_cast<std::int32_t>(a.request_type);
+      event_.set(audit_.security_policy_uri).emplace<ua::ua_string>().assign(a.security_policy_uri);
+      event_.set(audit_.security_mode) = static_cast<std::int32_t>(a.security_mode);
+      event_.set(audit_.requested_lifetime) = a.requested_lifetime;
+      // The certificate event just raised for this open, when there was one.
+      if (last_certificate_audit_.first == a.channel_id) event_.set(audit_.certificate_error_event_id) = last_certificate_audit_.second;
+      else event_.set(audit_.certificate_error_event_id).clear();
+      break;
+    case channel_audit::kind::close:
+      audit_base(2059, 100, a.client_audit_entry_id, ok, a.status, "SecureChannel/CloseSecureChannel",
+                 "System/CloseSecureChannel", now);
+      event_.set(audit_.secure_channel_id).emplace<ua::ua_string>().assign(channel);
+      break;
+  }
+  if (!a.reason.empty()) {
+    auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+    msg.locale.assign("en");
+    msg.text.assign(std::string(event_.fields[field::source_name].value.get_if<ua::ua_string>()->view()) + ": " +
+                    a.status.to_string() + ": " + a.reason);
+  }
+  raise_event(event_, now);
+  if (a.what == channel_audit::kind::certificate) {
+    last_certificate_audit_.first = a.channel_id;
+    last_certificate_audit_.second = *event_.fields[field::event_id].value.get_if<ua::byte_string>();
+  } else {
+    last_certificate_audit_.first = 0;
+  }
+}
+
+void server_core::next_event_id(ua::byte_string& out) {
+  char raw[16];
+  const std::uint64_t n = ++event_counter_;
+  for (int b = 0; b < 8; ++b) {
+    raw[b] = static_cast<char>(event_prefix_ >> (8 * b));
+    raw[8 + b] = static_cast<char>(n >> (8 * (7 - b)));
+  }
+  out.assign(raw, sizeof raw);
+}
+
+ua::status_code server_core::raise_event(const event& e, const instant& now) {
+  const ua::node_index base = space_.find(ua::node_id(0, 2041));
+  const ua::node_index type = space_.find(e.type);
+  if (type == ua::no_node || space_.at(type).cls != ua::node_class::object_type || !space_.is_subtype_of(type, base))
+    return ua::status::bad_type_definition_invalid;
+  const ua::node_index server = space_.find(ua::node_id(0, 2253));
+  const ua::node_index source = e.source.is_null() ? server : space_.find(e.source);
+  if (source == ua::no_node) return ua::status::bad_node_id_unknown;
+  event_.type = type;
+  event_.source = source;
+  // The BaseEventType fields first, in key order; the extra ones of the last event go.
+  event_.fields.resize(field::severity + 1);
+  for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+  event_.fields[field::event_type].value.emplace<ua::node_id>() = e.type;
+  event_.fields[field::source_node].value.emplace<ua::node_id>() = e.source.is_null() ? ua::node_id(0, 2253) : e.source;
+  auto& name = event_.fields[field::source_name].value.emplace<ua::ua_string>();
+  if (!e.source_name.empty()) name.assign(e.source_name);
+  else name.assign(space_.at(source).browse_name);
+  event_.fields[field::time].value.emplace<ua::date_time>() = e.time.ticks == 0 ? now.utc : e.time;
+  event_.fields[field::message].value.emplace<ua::localized_text>() = e.message;
+  event_.fields[field::severity].value.emplace<std::uint16_t>() =
+      static_cast<std::uint16_t>(std::clamp<unsigned>(e.severity, 1, 1000));
+  for (const event_field_value& f : e.fields) {
+    const field_key k = subscriptions_->fields().intern(f.path);
+    if (k == field::none || k <= field::severity) continue;  // the base fields are set above
+    event_.set(k) = f.value;
+  }
+  if (!subscriptions_->has_event_items()) return ua::status::good;  // nobody listens: nothing to fill
+  next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+  raise_event(event_, now);
+  return ua::status::good;
+}
+
+void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription,
+                              std::uint32_t only_item, bool unfiltered) {
+  if (!subscriptions_->has_event_items()) return;
+  e.set(field::receive_time).emplace<ua::date_time>() = now.utc;
+  subscriptions_->raise_event(e, space_, only_subscription, only_item, unfiltered);
+}
+
+ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_off_normal_alarm(const off_normal_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_discrete_alarm(const discrete_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                         const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+                         const session_crypto_work* done) {
+  const std::size_t before = out.size();
+  route(channel_id, request_id, header, request, now, out, done);
+  if (metrics_)
+    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+}
+
+void server_core::refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
+                         const instant& now, ua::byte_buffer& out) {
+  const std::size_t before = out.size();
+  fault(header, result, now, out);
+  if (metrics_)
+    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+}
+
+void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                        const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+                        const session_crypto_work* done) {
+  const auto routed = sessions_.route(channel_id, header, request, now, done);
+  if (routed.closed)
+    subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
+  if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);
+  if (metrics_ && routed.channel_move != session_manager::routed::move::none)
+    (routed.channel_move == session_manager::routed::move::moved ? metrics_->host().session_moves
+                                                                   : metrics_->host().session_moves_refused)
+        .add();
+  if (routed.what == session_manager::routed::action::respond) {
+    ua::encoder e(out);
+    ua::encode_message(e, *routed.response);
+    if (const auto* act = request.get_if<ua::activate_session_request>()) {
+      ua::status_code result = ua::status::good;
+      if (&routed.response->type() == &ua::service_fault::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::service_fault>*>(routed.response)
+                     ->value.response_header.service_result;
+      else if (&routed.response->type() == &ua::activate_session_response::extension_type_info)
+        result = static_cast<const ua::typed_extension_body<ua::activate_session_response>*>(routed.response)
+                     ->value.response_header.service_result;
+      audit_activate(channel_id, *act, routed.activated, result, now);
+    }
+    return;
+  }
+  run_service(routed.target, channel_id, request_id, header, request, now, out);
+  // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
+  if (conditions_->has_pending()) conditions_->process(*this, now);
+}
+
+bool server_core::run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
+                                           const ua::extension_object& request, const instant& now,
+                                           ua::byte_buffer& out) {
+  auto& subs = *subscriptions_;
+  const std::uint32_t id = s.session_id.numeric();
+  const auto finish = [&](auto& response, const ua::request_header& header) {
+    response.response_header.request_handle = header.request_handle;
+    response.response_header.timestamp = now.utc;
+    encode_response(response, out);
+    return true;
+  };
+  if (const auto* req = request.get_if<ua::publish_request>()) {
+    subs.publish(id, channel_id, request_id, *req, now, out);
+    return true;
+  }
+  if (const auto* req = request.get_if<ua::create_monitored_items_request>()) {
+    subs.create_monitored_items(id, *req, create_items_, space_, now);
+    return finish(create_items_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::create_subscription_request>()) {
+    subs.create_subscription(id, s.identity, *req, create_subscription_, now);
+    return finish(create_subscription_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::republish_request>()) {
+    subs.republish(id, *req, republish_);
+    return finish(republish_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::modify_subscription_request>()) {
+    subs.modify_subscription(id, *req, modify_subscription_, now);
+    return finish(modify_subscription_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_publishing_mode_request>()) {
+    subs.set_publishing_mode(id, *req, set_publishing_mode_);
+    return finish(set_publishing_mode_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::delete_subscriptions_request>()) {
+    subs.delete_subscriptions(id, *req, delete_subscriptions_, now);
+    return finish(delete_subscriptions_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::transfer_subscriptions_request>()) {
+    subs.transfer_subscriptions(id, s.identity, *req, transfer_subscriptions_, now);
+    return finish(transfer_subscriptions_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::modify_monitored_items_request>()) {
+    subs.modify_monitored_items(id, *req, modify_items_, space_, now);
+    return finish(modify_items_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_monitoring_mode_request>()) {
+    subs.set_monitoring_mode(id, *req, set_monitoring_mode_, space_, now);
+    return finish(set_monitoring_mode_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::set_triggering_request>()) {
+    subs.set_triggering(id, *req, set_triggering_);
+    return finish(set_triggering_, req->request_header);
+  }
+  if (const auto* req = request.get_if<ua::delete_monitored_items_request>()) {
+    subs.delete_monitored_items(id, *req, delete_items_);
+    return finish(delete_items_, req->request_header);
+  }
+  return false;
+}
+
+void server_core::publish_tick(const instant& now) {
+  if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
+  // CurrentTime (i=2258) is sampled on this tick while monitored (init_server_sampling): a date, no
+  // allocation.
+  if (current_time_ != ua::no_node) {
+    if (const ua::variable_data* var = space_.variable(current_time_); var && var->monitored) {
+      ua::data_value v;
+      v.set_value(now.utc);
+      v.source_timestamp = v.server_timestamp = now.utc;
+      v.has_source_timestamp = v.has_server_timestamp = true;
+      space_.set_value(current_time_, std::move(v));
+    }
+  }
+  subscriptions_->publish_tick(space_, now);
+  if (metrics_) metrics_->host().publish_cycles.add();
+}
+
+void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id,
+                              const ua::request_header& header, const ua::extension_object& request,
+                              const instant& now, ua::byte_buffer& out) {
+  const auto& limits = config_.limits;
+  // The services set their own service result; the handle and the time are the same for all.
+  const auto finish = [&](auto& response) {
+    response.response_header.request_handle = header.request_handle;
+    response.response_header.timestamp = now.utc;
+    encode_response(response, out);
+  };
+  // Without a session only the discovery services come here (session_manager::route).
+  if (s == nullptr) {
+    if (const auto* req = request.get_if<ua::get_endpoints_request>()) {
+      services::service_get_endpoints(*req, get_endpoints_, endpoints(), now.utc);
+      return finish(get_endpoints_);
+    }
+    if (const auto* req = request.get_if<ua::find_servers_request>()) {
+      services::service_find_servers(*req, find_servers_, config_.description, now.utc);
+      return finish(find_servers_);
+    }
+    return fault(header, ua::status::bad_service_unsupported, now, out);
+  }
+  // The application's nodes make a request wait for its answers (docs/embedding.md); out stays
+  // empty and the response comes out of application().completed().
+  const request_context ctx{channel_id, request_id, &s->user_name.str()};
+  if (const auto* req = request.get_if<ua::read_request>()) {
+    if (app_.read(ctx, *req, read_, space_, now, limits)) return;
+    return finish(read_);
+  }
+  if (const auto* req = request.get_if<ua::write_request>()) {
+    if (app_.write(ctx, *req, write_, space_, now, limits)) return;  // the application's: not audited yet
+    audit_writes(*req, write_, s->user_name.str(), now);
+    return finish(write_);
+  }
+  if (const auto* req = request.get_if<ua::browse_request>()) {
+    services::service_browse(*req, browse_, space_, s->browse_points, limits);
+    return finish(browse_);
+  }
+  if (const auto* req = request.get_if<ua::browse_next_request>()) {
+    services::service_browse_next(*req, browse_next_, space_, s->browse_points, limits);
+    return finish(browse_next_);
+  }
+  if (const auto* req = request.get_if<ua::translate_browse_paths_to_node_ids_request>()) {
+    services::service_translate_browse_paths(*req, translate_, space_, limits);
+    return finish(translate_);
+  }
+  if (const auto* req = request.get_if<ua::call_request>()) {
+    // Part 9 methods (Acknowledge, Confirm, ..., ConditionRefresh) are the conditions'; the other
+    // items of such a request run the built-in table (application hooks are not asked then).
+    if (condition_manager::is_condition_call(*req)) {
+      call_.results.clear();
+      call_.diagnostic_infos.clear();
+      call_.response_header.service_result = ua::status::good;
+      if (req->methods_to_call.size() > limits.max_nodes_per_method_call) {
+        call_.response_header.service_result = ua::status::bad_too_many_operations;
+        return finish(call_);
+      }
+      conditions_->call(s->session_id.numeric(), *req, call_, space_, *this, now,
+                        [&](const ua::call_method_request& m, ua::call_method_result& r) {
+                          services::call_operation(m, space_, methods_, r);
+                        });
+      return finish(call_);
+    }
+    if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
+    return finish(call_);
+  }
+  if (const auto* req = request.get_if<ua::register_nodes_request>()) {
+    services::service_register_nodes(*req, register_, now.utc, limits);
+    return finish(register_);
+  }
+  if (const auto* req = request.get_if<ua::unregister_nodes_request>()) {
+    services::service_unregister_nodes(*req, unregister_, now.utc, limits);
+    return finish(unregister_);
+  }
+  if (run_subscription_service(*s, channel_id, request_id, request, now, out)) return;
+  fault(header, ua::status::bad_service_unsupported, now, out);
+}
+
+void server_core::fault(const ua::request_header& header, ua::status_code result, const instant& now,
+                        ua::byte_buffer& out) {
+  fault_.response_header.request_handle = header.request_handle;
+  fault_.response_header.timestamp = now.utc;
+  fault_.response_header.service_result = result;
+  encode_response(fault_, out);
+}
+
+void server_core::apply(std::span<const node_change> changes, std::vector<ua::status_code>& statuses,
+                        const instant& now) {
+  bool removed = false;
+  for (const node_change& c : changes) {
+    statuses.push_back(apply_node_change(space_, c, now.utc));
+    removed = removed || std::holds_alternative<node_removal>(c);
+  }
+  if (removed) app_.drop_removed(space_);
+}
+
+std::size_t server_core::apply_values(std::span<const value_update> values, const instant& now) {
+  std::size_t dropped = 0;
+  ua::data_value dv;
+  for (const value_update& u : values) {
+    dv.value = u.value;
+    dv.has_value = true;
+    dv.status = u.status;
+    dv.has_status = u.status.value() != 0;
+    dv.source_timestamp = u.source_timestamp.ticks == 0 ? now.utc : u.source_timestamp;
+    dv.has_source_timestamp = true;
+    dv.server_timestamp = now.utc;
+    dv.has_server_timestamp = true;
+    const ua::variable_data* var = u.node.index < space_.size() ? space_.variable(u.node.index) : nullptr;
+    if (!var || space_.at(u.node.index).cls != ua::node_class::variable) {
+      ++dropped;
+      continue;
+    }
+    space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
+  }
+  if (metrics_) metrics_->host().values_applied.add(values.size() - dropped);
+  if (conditions_->has_pending()) conditions_->process(*this, now);
+  return dropped;
+}
+
+ua::status_code server_core::set_hook(app_call_kind kind, const ua::node_id& node, hook_ptr hook) {
+  const ua::node_index n = space_.find(node);
+  if (n == ua::no_node) return ua::status::bad_node_id_unknown;
+  const auto cls = space_.at(n).cls;
+  if ((kind == app_call_kind::call) != (cls == ua::node_class::method) ||
+      (kind != app_call_kind::call && cls != ua::node_class::variable))
+    return ua::status::bad_node_class_invalid;
+  app_.set_hook(kind, n, std::move(hook));
+  return ua::status::good;
+}
+
+void server_core::on_tick(const instant& now) {
+  for (const closed_session& c : sessions_.expire(now.steady))
+    subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
+  // Per tick, not per Read: the update copies ServerStatus (strings and all).
+  update_server_time(space_, now.utc);
+  if (metrics_) {
+    auto& h = metrics_->host();
+    h.sessions.set(sessions_.size());
+    h.subscriptions.set(subscriptions_->subscription_count());
+    h.monitored_items.set(subscriptions_->monitored_item_count());
+  }
+}
+
+server_core make_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                             const std::string& own_namespace_uri) {
+  ua::address_space space;
+  ua::load_namespace0(space);
+  const std::string uris[] = {std::string(ua_namespace_uri), own_namespace_uri};
+  server_info info;
+  info.application_uri = config.description.application_uri;
+  info.product_uri = config.description.product_uri;
+  info.product_name = config.description.product_name;
+  info.manufacturer = config.description.manufacturer_name;
+  info.software_version = software_version;
+  info.build_number = config.description.build_number;
+  info.build_date = config.description.build_date;
+  init_server_object(space, info, config.limits, uris, now);
+  return server_core(std::move(config), std::move(space), {});
+}
+
+}  // namespace uactor::actors

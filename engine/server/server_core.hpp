@@ -1,0 +1,235 @@
+// What the server does with one decoded request: route it through the sessions, run its service
+// over the address space, encode the response. Plain state, no CAF: the session host actor wraps it
+// (docs/decisions/0008), tests drive it directly. It owns the address space, the sessions and the
+// reused response objects; the encoded response goes into the caller's buffer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/server/application_calls.hpp"
+#include "engine/server/secure_channel_state.hpp"
+#include "engine/server/services/browse.hpp"
+#include "engine/server/services/call.hpp"
+#include "engine/server/services/discovery.hpp"
+#include "engine/server/services/service_limits.hpp"
+#include "engine/server/server_metrics.hpp"
+#include "engine/server/session_manager.hpp"
+#include "engine/server/value_watch.hpp"
+#include "engine/server/subscriptions/conditions.hpp"
+#include "engine/server/subscriptions/subscription_manager.hpp"
+#include "protocol/address_space.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/generated/types.hpp"
+#include "uactor/nodes.hpp"
+#include "uactor/server.hpp"
+
+namespace uactor::actors {
+
+struct server_core_config {
+  services::server_description description;  // ApplicationUri, endpoint URL, names
+  services::service_limits limits;
+  session_config sessions;  // its endpoints are filled from `description` when empty
+  subscription_limits subscriptions;
+  // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
+  // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
+  bool audit_events = false;
+};
+
+class server_core final : private event_sink {
+public:
+  server_core(server_core_config config, ua::address_space space, services::method_table methods);
+
+  // One request of channel `channel_id`: the encoded response message (encoding id + body, as
+  // ua::encode_message writes it) is appended to `out`. Every request gets exactly one response:
+  // the service's, or a ServiceFault (Bad_ServiceUnsupported for a service not served here).
+  // A Publish (Part 4 §5.13.5) may be answered later: then `out` stays empty, and its response
+  // comes out of deferred() for (channel_id, request_id) after a later call (docs/decisions/0010).
+  // `done`: the request's crypto, worked out elsewhere (crypto_work, docs/decisions/0022).
+  void handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+              const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+              const session_crypto_work* done = nullptr);
+  // The crypto of a CreateSession or ActivateSession, to run on a worker before handle(); null
+  // when the request needs none.
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const {
+    return sessions_.crypto_work(channel_id, request);
+  }
+  // The request is refused whole with `result` (a ServiceFault), counted like an answered one.
+  void refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
+              const instant& now, ua::byte_buffer& out);
+  void handle(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+              const instant& now, ua::byte_buffer& out) {
+    handle(channel_id, 0, header, request, now, out);
+  }
+
+  // An audited action of a secure channel (its connection sent it): AuditOpenSecureChannelEventType,
+  // AuditChannelEventType (CloseSecureChannel) or an AuditCertificate...EventType, when
+  // audit_events is on and an event item exists.
+  void audit_channel(const channel_audit& a, const instant& now);
+
+  // The subscriptions' clock (every subscription_limits::tick_interval while there are
+  // subscriptions): sampling, publishing cycles, keep-alives, lifetimes. Answers go to deferred().
+  void publish_tick(const instant& now);
+  bool has_subscriptions() const noexcept { return subscriptions_->has_subscriptions(); }
+  std::chrono::milliseconds publish_tick_interval() const noexcept { return config_.subscriptions.tick_interval; }
+  // The channel closed: Publish requests queued from it are dropped.
+  void channel_closed(std::uint32_t channel_id) { subscriptions_->channel_closed(channel_id); }
+  // Responses to requests of earlier calls (queued Publish requests), until clear_deferred().
+  std::span<const deferred_response> deferred() const noexcept { return subscriptions_->deferred(); }
+  void clear_deferred() noexcept { subscriptions_->clear_deferred(); }
+  const subscription_manager& subscriptions() const noexcept { return *subscriptions_; }
+
+  // Time-driven work: sessions past their timeout are closed (Part 4 §5.7.2.1); the Server
+  // object's CurrentTime and ServerStatus move on (so they are as fresh as the tick interval).
+  void on_tick(const instant& now);
+  // The application's door (docs/embedding.md). Node changes in order, one status each; hooks of
+  // removed nodes go with them.
+  void apply(std::span<const node_change> changes, std::vector<ua::status_code>& statuses, const instant& now);
+  // Values from the application, each stored as a Write stores it (monitored items see it).
+  // Returns how many were dropped: their handle names no variable (removed, or never one).
+  std::size_t apply_values(std::span<const value_update> values, const instant& now);
+  // Bad_NodeIdUnknown, Bad_NodeClassInvalid (a write/read hook on a non-Variable, a call hook on a
+  // non-Method); a null hook removes the registration.
+  ua::status_code set_hook(app_call_kind kind, const ua::node_id& node, hook_ptr hook);
+  application_calls& application() noexcept { return app_; }
+  // Replaces the table of built-in method implementations (the demo's, tests').
+  void set_methods(services::method_table methods) { methods_ = std::move(methods); }
+  // The application answered: the request it belongs to may be complete (application().completed()).
+  void answer(app_answer&& a, const instant& now) {
+    app_.answer(std::move(a), space_, now);
+    if (conditions_->has_pending()) conditions_->process(*this, now);  // a Write the application took
+  }
+
+  // An event from the application or the server itself (docs/decisions/0018): its BaseEventType
+  // fields filled (EventId, ReceiveTime, Time and SourceName when not given) and delivered to the
+  // event items that see it. Bad_TypeDefinitionInvalid (not a subtype of BaseEventType),
+  // Bad_NodeIdUnknown (an unknown source). Allocates nothing for an event without extra fields
+  // once warm.
+  ua::status_code raise_event(const event& e, const instant& now);
+  // The same for an event already in the subscriptions' form (fields keyed, its EventId set by
+  // the caller); ReceiveTime is set here. For ConditionRefresh: one subscription or item, and
+  // past the where clauses.
+  void raise_event(event_record& e, const instant& now, std::uint32_t only_subscription = 0,
+                   std::uint32_t only_item = 0, bool unfiltered = false);
+  // A fresh EventId (16 bytes: a per-server random prefix and a counter).
+  void next_event_id(ua::byte_string& out) override;
+  // A limit alarm of the application (Part 9; condition_manager::add).
+  ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
+  ua::status_code add_off_normal_alarm(const off_normal_alarm& a, const instant& now);
+  ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
+  const condition_manager& conditions() const noexcept { return *conditions_; }
+
+  // The application's own watchers of value changes (value_watch.hpp: the script runners);
+  // flushed by the host after each message it handles.
+  value_watches& watches() noexcept { return *watches_; }
+
+  // Where this server counts (server_metrics.hpp): requests and their results, publishing cycles,
+  // application values, and the gauges refreshed by on_tick. Null: nothing is counted.
+  void set_metrics(std::shared_ptr<metrics_registry> m) noexcept { metrics_ = std::move(m); }
+  metrics_registry* metrics() const noexcept { return metrics_.get(); }
+
+  ua::address_space& space() noexcept { return space_; }
+  const ua::address_space& space() const noexcept { return space_; }
+  const session_manager& sessions() const noexcept { return sessions_; }
+  const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
+
+private:
+  void route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+             const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+             const session_crypto_work* done);
+  void run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                   const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
+                                const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+  // Audit events (Part 5 §6.4.3+, issue 17 item 3), raised only when an event item exists.
+  void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,
+                      ua::status_code result, const instant& now);
+  void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
+                    const instant& now);
+  void audit_base(std::uint32_t type, std::uint16_t severity, const ua::ua_string& audit_entry_id, bool ok,
+                  ua::status_code result, std::string_view source_name, std::string_view user, const instant& now);
+  struct audit_keys {
+    field_key action_time_stamp, status, server_id, client_audit_entry_id, client_user_id, status_code_id, session_id,
+        secure_channel_id, attribute_id, index_range, old_value, new_value;
+    // AuditOpenSecureChannelEventType (Part 5 §6.4.6) and AuditCertificateEventType (§6.4.8).
+    field_key client_certificate, client_certificate_thumbprint, request_type, security_policy_uri, security_mode,
+        requested_lifetime, certificate_error_event_id, certificate;
+  };
+  audit_keys audit_{};
+  // The channel and EventId of the AuditCertificate event raised last, for the CertificateErrorEventId
+  // of the refused open that follows it (the two come in one message).
+  std::pair<std::uint32_t, ua::byte_string> last_certificate_audit_{0, {}};
+  // event_sink, for the conditions.
+  void raise(event_record& e, const instant& now, std::uint32_t only_subscription, std::uint32_t only_item,
+             bool unfiltered) override {
+    raise_event(e, now, only_subscription, only_item, unfiltered);
+  }
+  bool owns(std::uint32_t session, std::uint32_t subscription, std::uint32_t item) override {
+    return subscriptions_->owns_item(session, subscription, item);
+  }
+  // Value changes go to the subscriptions and to the conditions (both on the heap: the store keeps
+  // a pointer to this, and server_core moves).
+  struct change_fanout final : ua::value_observer {
+    subscription_manager* subscriptions = nullptr;
+    condition_manager* conditions = nullptr;
+    value_watches* watches = nullptr;
+    void value_changed(ua::node_index n, const ua::data_value& v) override {
+      subscriptions->value_changed(n, v);
+      conditions->value_changed(n, v);
+      watches->value_changed(n, v);
+    }
+  };
+
+  server_core_config config_;
+  ua::address_space space_;
+  services::method_table methods_;
+  session_manager sessions_;
+  // On the heap: the address space points at it (its value_observer) and server_core moves.
+  std::unique_ptr<subscription_manager> subscriptions_;
+  std::unique_ptr<condition_manager> conditions_;
+  std::unique_ptr<value_watches> watches_;
+  std::unique_ptr<change_fanout> fanout_;
+  application_calls app_;
+  std::shared_ptr<metrics_registry> metrics_;
+  event_record event_;  // reused by raise_event
+  std::uint64_t event_prefix_ = 0;
+  ua::node_index current_time_ = ua::no_node;  // Server_ServerStatus_CurrentTime, sampled on the tick
+  std::uint64_t event_counter_ = 0;
+
+  // One response object per service, reused: their vectors keep their capacity between requests.
+  ua::read_response read_;
+  ua::write_response write_;
+  ua::browse_response browse_;
+  ua::browse_next_response browse_next_;
+  ua::translate_browse_paths_to_node_ids_response translate_;
+  ua::register_nodes_response register_;
+  ua::unregister_nodes_response unregister_;
+  ua::call_response call_;
+  ua::get_endpoints_response get_endpoints_;
+  ua::find_servers_response find_servers_;
+  ua::service_fault fault_;
+  ua::create_subscription_response create_subscription_;
+  ua::modify_subscription_response modify_subscription_;
+  ua::set_publishing_mode_response set_publishing_mode_;
+  ua::delete_subscriptions_response delete_subscriptions_;
+  ua::transfer_subscriptions_response transfer_subscriptions_;
+  ua::republish_response republish_;
+  ua::create_monitored_items_response create_items_;
+  ua::modify_monitored_items_response modify_items_;
+  ua::set_monitoring_mode_response set_monitoring_mode_;
+  ua::set_triggering_response set_triggering_;
+  ua::delete_monitored_items_response delete_items_;
+};
+
+// A server with namespace 0 and its Server object filled in (the ApplicationUri and limits of
+// `config`, `software_version` in its BuildInfo), NamespaceArray [UA, own_namespace_uri]: what an
+// application's server starts from before it adds its own nodes.
+server_core make_server_core(server_core_config config, const std::string& software_version, ua::date_time now,
+                             const std::string& own_namespace_uri);
+
+}  // namespace uactor::actors

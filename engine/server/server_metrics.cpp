@@ -1,0 +1,211 @@
+#include "engine/server/server_metrics.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string_view>
+
+#include "protocol/generated/types.hpp"
+#include "protocol/variant.hpp"
+
+namespace uactor::actors {
+
+namespace {
+
+// The request types counted by name, the frequent first (service_index scans them in order).
+const ua::extension_type* const counted_requests[] = {
+    &ua::read_request::extension_type_info,
+    &ua::publish_request::extension_type_info,
+    &ua::write_request::extension_type_info,
+    &ua::browse_request::extension_type_info,
+    &ua::call_request::extension_type_info,
+    &ua::browse_next_request::extension_type_info,
+    &ua::translate_browse_paths_to_node_ids_request::extension_type_info,
+    &ua::republish_request::extension_type_info,
+    &ua::create_session_request::extension_type_info,
+    &ua::activate_session_request::extension_type_info,
+    &ua::close_session_request::extension_type_info,
+    &ua::cancel_request::extension_type_info,
+    &ua::get_endpoints_request::extension_type_info,
+    &ua::find_servers_request::extension_type_info,
+    &ua::find_servers_on_network_request::extension_type_info,
+    &ua::register_nodes_request::extension_type_info,
+    &ua::unregister_nodes_request::extension_type_info,
+    &ua::create_subscription_request::extension_type_info,
+    &ua::modify_subscription_request::extension_type_info,
+    &ua::set_publishing_mode_request::extension_type_info,
+    &ua::delete_subscriptions_request::extension_type_info,
+    &ua::transfer_subscriptions_request::extension_type_info,
+    &ua::create_monitored_items_request::extension_type_info,
+    &ua::modify_monitored_items_request::extension_type_info,
+    &ua::set_monitoring_mode_request::extension_type_info,
+    &ua::set_triggering_request::extension_type_info,
+    &ua::delete_monitored_items_request::extension_type_info,
+    &ua::add_nodes_request::extension_type_info,
+    &ua::add_references_request::extension_type_info,
+    &ua::delete_nodes_request::extension_type_info,
+    &ua::delete_references_request::extension_type_info,
+    &ua::history_read_request::extension_type_info,
+    &ua::history_update_request::extension_type_info,
+    &ua::query_first_request::extension_type_info,
+    &ua::query_next_request::extension_type_info,
+    &ua::register_server_request::extension_type_info,
+    &ua::register_server2_request::extension_type_info,
+};
+constexpr std::size_t counted = std::size(counted_requests);
+constexpr std::size_t other_index = counted;
+static_assert(counted + 1 <= max_services);
+
+// "ReadRequest" -> "Read".
+struct service_name_table {
+  std::array<std::string, counted + 1> names;
+  std::array<const char*, counted + 1> pointers{};
+  service_name_table() {
+    for (std::size_t i = 0; i < counted; ++i) {
+      std::string_view n = counted_requests[i]->name;
+      if (n.ends_with("Request")) n.remove_suffix(7);
+      names[i] = std::string(n);
+    }
+    names[other_index] = "Other";
+    for (std::size_t i = 0; i <= counted; ++i) pointers[i] = names[i].c_str();
+  }
+};
+
+const service_name_table& name_table() {
+  static const service_name_table t;
+  return t;
+}
+
+}  // namespace
+
+std::span<const char* const> service_names() noexcept { return name_table().pointers; }
+
+std::size_t service_index(const ua::extension_object& request) noexcept {
+  const ua::extension_body* body = request.body();
+  if (!body) return other_index;
+  const ua::extension_type* type = &body->type();
+  for (std::size_t i = 0; i < counted; ++i)
+    if (counted_requests[i] == type) return i;
+  return other_index;
+}
+
+ua::status_code service_result_of(std::span<const std::uint8_t> m) noexcept {
+  // The encoding NodeId: TwoByte (2 bytes), FourByte (4), Numeric (7); a response type's id never
+  // needs another form. Then Timestamp (8) and RequestHandle (4).
+  static constexpr std::uint8_t id_size[3] = {2, 4, 7};
+  if (m.empty() || m[0] > 2) return ua::status::good;
+  const std::size_t at = id_size[m[0]] + 8 + 4;
+  if (m.size() < at + 4) return ua::status::good;
+  std::uint32_t v;
+  std::memcpy(&v, m.data() + at, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);  // the wire is little endian
+  return ua::status_code(v);
+}
+
+void host_counters::count_request(std::size_t service, std::span<const std::uint8_t> response) noexcept {
+  requests_[service].add();
+  const ua::status_code result = service_result_of(response);
+  if (!result.is_bad()) return;
+  const std::uint64_t key = ((static_cast<std::uint64_t>(service) << 32) | result.value()) + 1;
+  std::size_t slot = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 57) % result_slots;
+  for (std::size_t probe = 0; probe < result_slots; ++probe, slot = (slot + 1) % result_slots) {
+    const std::uint64_t k = result_keys_[slot].load(std::memory_order_relaxed);
+    if (k == key) return result_counts_[slot].add();
+    if (k == 0) {
+      result_keys_[slot].store(key, std::memory_order_release);
+      return result_counts_[slot].add();
+    }
+  }
+  results_not_kept_.add();
+}
+
+void host_counters::add_to(server_metrics& m) const {
+  m.publish_cycles += publish_cycles.get();
+  m.session_moves += session_moves.get();
+  m.session_moves_refused += session_moves_refused.get();
+  m.values_applied += values_applied.get();
+  m.host_wait_ns += wait_ns.get();
+  m.host_waits += waits.get();
+  m.host_wait_max_ns = std::max({m.host_wait_max_ns, wait_max_ns.get(), wait_max_window.get()});
+  m.host_mailbox_depth += mailbox_depth.get();
+  m.sessions += sessions.get();
+  m.subscriptions += subscriptions.get();
+  m.monitored_items += monitored_items.get();
+  const auto names = service_names();
+  constexpr std::size_t none = ~std::size_t{0};
+  std::array<std::size_t, max_services> by_index;  // into m.services (which grows: no pointers)
+  by_index.fill(none);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::uint64_t n = requests_[i].get();
+    if (n == 0) continue;
+    by_index[i] = m.services.size();
+    m.services.push_back(service_metrics{names[i], n, {}});
+  }
+  for (std::size_t s = 0; s < result_slots; ++s) {
+    const std::uint64_t key = result_keys_[s].load(std::memory_order_acquire);
+    if (key == 0) continue;
+    const std::size_t service = static_cast<std::size_t>((key - 1) >> 32);
+    const auto status = ua::status_code(static_cast<std::uint32_t>(key - 1));
+    if (service < max_services && by_index[service] != none)
+      m.services[by_index[service]].bad_results.emplace_back(status, result_counts_[s].get());
+  }
+}
+
+std::shared_ptr<connection_counters> metrics_registry::open_connection(std::uint16_t endpoint) {
+  auto c = std::make_shared<connection_counters>();
+  c->endpoint = endpoint;
+  std::lock_guard lock(mutex_);
+  ++accepted_;
+  if (endpoint >= accepted_by_endpoint_.size()) accepted_by_endpoint_.resize(endpoint + 1u, 0);
+  ++accepted_by_endpoint_[endpoint];
+  if (open_.size() >= sweep_at_) {
+    fold_closed();
+    sweep_at_ = std::max<std::size_t>(64, 2 * open_.size());  // amortized: O(1) per accept
+  }
+  open_.push_back(c);
+  return c;
+}
+
+void metrics_registry::fold_closed() {
+  // Closed connections' counts move into the totals (the broker wrote its last before `closed`).
+  std::erase_if(open_, [this](const std::shared_ptr<connection_counters>& c) {
+    if (!c->closed.load(std::memory_order_acquire)) return false;
+    closed_received_ += c->bytes_received.get();
+    closed_sent_ += c->bytes_sent.get();
+    closed_renewals_ += c->renewals.get();
+    closed_rejected_ += c->certificates_rejected.get();
+    closed_wait_ns_ += c->wait_ns.get();
+    closed_waits_ += c->waits.get();
+    return true;
+  });
+}
+
+server_metrics metrics_registry::snapshot() {
+  server_metrics m;
+  std::lock_guard lock(mutex_);
+  fold_closed();
+  m.connections_accepted = accepted_;
+  m.connections_open = open_.size();
+  m.bytes_received = closed_received_;
+  m.bytes_sent = closed_sent_;
+  m.channel_renewals = closed_renewals_;
+  m.certificates_rejected = closed_rejected_;
+  m.connection_wait_ns = closed_wait_ns_;
+  m.connection_waits = closed_waits_;
+  m.endpoints.resize(accepted_by_endpoint_.size());
+  for (std::size_t i = 0; i < accepted_by_endpoint_.size(); ++i) m.endpoints[i].connections_accepted = accepted_by_endpoint_[i];
+  for (const auto& c : open_) {
+    if (c->endpoint < m.endpoints.size()) ++m.endpoints[c->endpoint].connections_open;
+    m.bytes_received += c->bytes_received.get();
+    m.bytes_sent += c->bytes_sent.get();
+    m.channel_renewals += c->renewals.get();
+    m.certificates_rejected += c->certificates_rejected.get();
+    m.connection_mailbox_depth += c->mailbox_depth.get();
+    m.connection_wait_ns += c->wait_ns.get();
+    m.connection_waits += c->waits.get();
+  }
+  host_.add_to(m);
+  return m;
+}
+
+}  // namespace uactor::actors

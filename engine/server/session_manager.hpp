@@ -1,0 +1,199 @@
+// The sessions of one server (Part 4 §5.7): CreateSession, ActivateSession, CloseSession, session
+// timeouts, and the authentication-token check in front of every other service. Plain state that
+// the session actors wrap later; it owns its sessions and the responses it hands out.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/server/secure_channel_state.hpp"
+#include "engine/server/server_security.hpp"
+#include "engine/server/services/browse.hpp"
+#include "engine/server/subscriptions/session_identity.hpp"
+#include "protocol/generated/types.hpp"
+
+namespace uactor::actors {
+
+// Fills its argument with random bytes: nonces and authentication tokens. A CSPRNG in a server,
+// a fixed sequence in tests.
+using random_source = std::function<void(std::span<std::uint8_t>)>;
+
+struct session_config {
+  std::size_t max_sessions = 1000;
+  std::chrono::milliseconds min_session_timeout{10'000};
+  std::chrono::milliseconds max_session_timeout{3'600'000};
+  // Echoed as CreateSessionResponse.serverEndpoints; their UserTokenPolicies are what
+  // ActivateSession accepts.
+  ua::ua_array<ua::endpoint_description> endpoints;
+  std::uint32_t max_request_message_size = 0;  // CreateSessionResponse.maxRequestMessageSize (0: no limit)
+  std::uint16_t session_namespace = 1;         // of SessionId and AuthenticationToken
+  std::size_t max_browse_continuation_points = services::service_limits{}.max_browse_continuation_points;  // per session
+  random_source random;                        // required
+  // Certificates, signatures and user identities (Part 4 §5.7.2-3, §7.41); null: policy None and
+  // anonymous only. The channels register what they negotiated in it.
+  std::shared_ptr<server_security> security;
+};
+
+inline constexpr std::size_t server_nonce_length = 32;  // Part 4 §5.7.2.2: at least 32 bytes
+
+struct session {
+  ua::node_id session_id;            // public: audit, address space (ns=1, numeric)
+  ua::node_id authentication_token;  // secret: a random Guid
+  ua::ua_string session_name;
+  std::uint32_t channel_id = 0;      // the channel it is bound to
+  security_offer channel_security;   // what that channel negotiated (the log's, when it is gone)
+  bool activated = false;
+  std::chrono::milliseconds timeout{};
+  std::chrono::steady_clock::time_point last_activity{};
+  ua::byte_string server_nonce;      // the last one sent
+  ua::ua_string user_token_policy_id;  // of the identity accepted by ActivateSession
+  ua::ua_string user_name;             // UserName identities: who activated it
+  std::string client_application_uri;  // CreateSession's ClientDescription.applicationUri
+  session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
+  security::certificate client_certificate;  // CreateSession's, when the channel is secured
+  services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
+};
+
+// The expensive part of a CreateSession or an ActivateSession (docs/decisions/0022) with copies of
+// its inputs, so that a crypto worker can run it while the sessions go on: the server signature
+// of CreateSession (a private-key RSA operation), the ClientSignature of ActivateSession, and a
+// UserName token's password (decrypted with the server key, then checked against its PBKDF2
+// hash). route(..., &work) then uses the results instead of computing them; every cheap check
+// still happens there, on the sessions' own thread.
+struct session_crypto_work {
+  const security::security_policy* policy = nullptr;
+  security::rsa_key server_key;
+  // CreateSession (Part 4 §5.7.2.2): ServerSignature = sign(ClientCertificate + ClientNonce).
+  bool sign = false;
+  std::vector<std::uint8_t> to_sign;
+  // ActivateSession (Part 4 §5.7.3.2): ClientSignature over ServerCertificate + the session's
+  // last ServerNonce, with the client certificate's key.
+  bool verify_client = false;
+  security::rsa_key client_key;
+  std::vector<std::uint8_t> signed_data;
+  std::vector<std::uint8_t> signed_data_chain;  // over the server's whole chain: the fallback of Part 4 §5.7.3.2
+  ua::byte_string client_signature;
+  // The session's ServerNonce when the work was prepared: the results count only while it is
+  // still the session's (another activation in between would have changed it).
+  ua::byte_string server_nonce;
+  // A UserName token (Part 4 §7.41.2.2): the password as the token carries it.
+  bool check_password = false;
+  bool password_encrypted = false;
+  std::string user_name;
+  ua::byte_string password;
+  std::shared_ptr<const security::user_store> users;
+
+  // Results, valid once `ran` (false: run() did not finish, and route() works them out itself).
+  bool ran = false;
+  ua::byte_string server_signature;
+  bool client_signature_ok = false;
+  ua::status_code password_verdict = ua::status::bad_user_access_denied;
+
+  // Thread-safe: touches only this object (and the user store, immutable once published).
+  void run();
+};
+
+// A session that ended, for the caller to release what hangs off it (subscriptions, ...).
+struct closed_session {
+  ua::node_id session_id;
+  bool delete_subscriptions = true;
+  ua::status_code reason;  // Good for CloseSession, Bad_Timeout for a timeout, Bad_SessionNotActivated
+};
+
+class session_manager {
+public:
+  explicit session_manager(session_config config);
+
+  struct routed {
+    enum class action : std::uint8_t {
+      respond,   // answered here: send *response for the request
+      dispatch,  // a service for the caller to run, for `target` (null: a service without a session)
+    };
+    action what = action::respond;
+    const ua::extension_body* response = nullptr;  // respond; valid until the next call
+    session* target = nullptr;                     // dispatch
+    const closed_session* closed = nullptr;        // a session this request ended; valid until the next call
+    const session* activated = nullptr;            // a session this request (re)activated: its identity may be new
+    // An ActivateSession for a session bound to another channel (Part 4 §5.7.3.1): moved, or
+    // refused (the session stays on its channel, untouched).
+    enum class move : std::uint8_t { none, moved, refused };
+    move channel_move = move::none;
+  };
+
+  // One decoded request from a channel. Session services (Create/Activate/CloseSession) are
+  // answered here; discovery services (GetEndpoints, FindServers, RegisterServer) go to the
+  // caller without a session; every other request is checked against its authentication token
+  // (Bad_SessionIdInvalid, Bad_SecureChannelIdInvalid, Bad_SessionNotActivated) and goes to the
+  // caller with its session, or is answered here with a ServiceFault.
+  routed route(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+               const instant& now, const session_crypto_work* done = nullptr);
+
+  // The crypto work of this request, to run elsewhere before route() (docs/decisions/0022); null
+  // when it needs none (no security, not a session service, or refused by a cheap check anyway).
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const;
+  routed route(const service_request& r, const instant& now) {
+    return route(r.channel_id, *r.header, *r.message, now);
+  }
+
+  // Closes the sessions idle for longer than their timeout (Part 4 §5.7.2.1). The span is valid
+  // until the next call.
+  std::span<const closed_session> expire(std::chrono::steady_clock::time_point now);
+
+  std::size_t size() const noexcept { return sessions_.size(); }
+  const session* find(const ua::node_id& authentication_token) const noexcept;
+  const session_config& config() const noexcept { return config_; }
+
+private:
+  struct guid_hash {
+    std::size_t operator()(const ua::guid& g) const noexcept;
+  };
+
+  routed create_session(std::uint32_t channel_id, const ua::create_session_request& req, const instant& now,
+                        const session_crypto_work* done);
+  routed activate_session(std::uint32_t channel_id, const ua::activate_session_request& req, const instant& now,
+                          const session_crypto_work* done);
+  routed close_session(std::uint32_t channel_id, const ua::close_session_request& req, const instant& now);
+  // The token check; Good or the status to fault with.
+  ua::status_code check(std::uint32_t channel_id, const ua::node_id& token, session*& out);
+  session* lookup(const ua::node_id& token) noexcept;
+  // An identity token checked against the channel and the session's nonce, not yet the session's.
+  struct proven_identity {
+    ua::ua_string policy_id;  // the UserTokenPolicy it matched
+    ua::ua_string user_name;
+    session_identity identity;
+  };
+  ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel,
+                                 const session& s, const instant& now, const session_crypto_work* done,
+                                 proven_identity& out) const;
+  // A refused ActivateSession from another channel: logged with both channels and identities.
+  routed refuse_move(const ua::activate_session_request& req, ua::status_code result, const session& s,
+                     std::uint32_t channel_id, const channel_peer& peer, std::string_view why, const instant& now);
+  ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
+                                  const session& s, const session_crypto_work* done) const;
+  ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
+                             const channel_peer& channel, const session& s, const instant& now,
+                             std::string& thumbprint) const;
+  channel_peer channel(std::uint32_t channel_id) const;
+  routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
+  void new_nonce(ua::byte_string& nonce);
+  ua::guid new_token();
+
+  session_config config_;
+  std::vector<ua::user_token_policy> policies_;  // of every endpoint
+  std::unordered_map<ua::guid, session, guid_hash> sessions_;  // by authentication token
+  std::uint32_t next_session_number_ = 1;
+
+  ua::typed_extension_body<ua::create_session_response> create_response_;
+  ua::typed_extension_body<ua::activate_session_response> activate_response_;
+  ua::typed_extension_body<ua::close_session_response> close_response_;
+  ua::typed_extension_body<ua::service_fault> fault_;
+  closed_session last_closed_;
+  std::vector<closed_session> expired_;
+};
+
+}  // namespace uactor::actors

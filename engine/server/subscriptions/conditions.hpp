@@ -1,0 +1,132 @@
+// Alarms and conditions (Part 9): limit alarms the application defines on a numeric variable
+// (ExclusiveLimitAlarmType: HighHigh, High, Low, LowLow with a deadband; NonExclusiveLimitAlarmType:
+// the same limits, each a state of its own) and off-normal and discrete alarms on a Boolean or
+// numeric one (OffNormalAlarmType: active while the value is not the normal one; DiscreteAlarmType:
+// active while it is the alarm value), their state (Enabled,
+// Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
+// AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2) and the events of every
+// transition. Plain state inside the session host next to the subscriptions, no CAF, time passed
+// in; docs/decisions/0018.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/server/subscriptions/event_model.hpp"
+#include "protocol/address_space.hpp"
+#include "protocol/generated/types.hpp"
+#include "uactor/server.hpp"
+
+namespace uactor::actors {
+
+struct instant;
+
+// Where condition events go: the server raises them (EventId, ReceiveTime) into the subscriptions.
+class event_sink {
+public:
+  // `only_subscription` / `only_item`: ConditionRefresh(2); `unfiltered`: past the where clauses
+  // (RefreshStart, RefreshEnd).
+  virtual void raise(event_record& e, const instant& now, std::uint32_t only_subscription = 0,
+                     std::uint32_t only_item = 0, bool unfiltered = false) = 0;
+  virtual void next_event_id(ua::byte_string& out) = 0;
+  // Whether `subscription` belongs to `session` (and, for ConditionRefresh2, has the item).
+  virtual bool owns(std::uint32_t session, std::uint32_t subscription, std::uint32_t item) = 0;
+
+protected:
+  ~event_sink() = default;
+};
+
+class condition_manager {
+public:
+  explicit condition_manager(field_catalogue& fields);
+  ~condition_manager();
+
+  // Adds the condition's Object (HasTypeDefinition ExclusiveLimitAlarmType, HasCondition from the
+  // input) and evaluates the input's current value. Bad_NodeIdExists, Bad_NodeIdUnknown (the
+  // input), Bad_NodeClassInvalid (the input is no Variable), Bad_InvalidArgument (no limit, limits
+  // out of order, a negative or NaN deadband).
+  ua::status_code add(const limit_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // The same for an off-normal alarm (HasTypeDefinition OffNormalAlarmType); Bad_InvalidArgument
+  // for a normal value that is neither Boolean nor a (non-NaN) number.
+  ua::status_code add(const off_normal_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // The same for a discrete alarm (HasTypeDefinition DiscreteAlarmType); Bad_InvalidArgument for an
+  // alarm value that is neither Boolean nor a (non-NaN) number.
+  ua::status_code add(const discrete_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+
+  // A watched input changed (the server's value observer): the value is noted, evaluated by
+  // process() in order. Allocates nothing once warm.
+  void value_changed(ua::node_index n, const ua::data_value& v);
+  // Evaluates the noted values: the transitions and their events.
+  void process(event_sink& sink, const instant& now);
+  bool has_pending() const noexcept { return !pending_.empty(); }
+
+  // Whether a Call request names a Part 9 method (then call() answers it whole).
+  static bool is_condition_call(const ua::call_request& req) noexcept;
+  // Every item of the request: the Part 9 methods here, the others through `other` (the
+  // server's built-in method table).
+  template <class Other>
+  void call(std::uint32_t session, const ua::call_request& req, ua::call_response& resp, const ua::address_space& as,
+            event_sink& sink, const instant& now, Other&& other) {
+    resp.results.resize(req.methods_to_call.size());
+    for (std::size_t i = 0; i < req.methods_to_call.size(); ++i) {
+      if (is_condition_method(req.methods_to_call[i].method_id)) call_one(session, req.methods_to_call[i], as, sink, now, resp.results[i]);
+      else other(req.methods_to_call[i], resp.results[i]);
+    }
+  }
+
+  std::size_t size() const noexcept { return alarms_.size(); }
+  struct alarm;
+  // For tests and the benchmark: the state of the alarm at `i` (in the order added).
+  const alarm& at(std::size_t i) const noexcept { return *alarms_[i]; }
+  bool active(std::size_t i) const noexcept;
+  bool acked(std::size_t i) const noexcept;
+  bool confirmed(std::size_t i) const noexcept;
+  bool retain(std::size_t i) const noexcept;
+  const ua::byte_string& last_event_id(std::size_t i) const noexcept;
+
+private:
+  static bool is_condition_method(const ua::node_id& method) noexcept;
+  void call_one(std::uint32_t session, const ua::call_method_request& req, const ua::address_space& as,
+                event_sink& sink, const instant& now, ua::call_method_result& out);
+  alarm* find(const ua::node_id& condition) noexcept;
+  // The checks every condition shares: Bad_InvalidArgument, Bad_NodeIdExists, Bad_NodeIdUnknown,
+  // Bad_NodeClassInvalid; `input` its node.
+  static ua::status_code check_new(const ua::node_id& id, const std::string& name, const ua::node_id& input_id,
+                                   const ua::address_space& as, ua::node_index& input) noexcept;
+  // The condition's Object and references, registered as watching its input; then its first event
+  // and its input's current value.
+  ua::status_code insert(std::unique_ptr<alarm> a, ua::address_space& as, event_sink& sink, const instant& now);
+  // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
+  ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
+                                event_sink& sink, const instant& now);
+  void evaluate(alarm& a, double value, ua::status_code quality, event_sink& sink, const instant& now);
+  void emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription = 0,
+            std::uint32_t only_item = 0, bool new_event_id = true);
+  void refresh(std::uint32_t subscription, std::uint32_t item, const ua::address_space& as, event_sink& sink,
+               const instant& now);
+
+  struct keys {
+    field_key condition_name, condition_class_id, condition_class_name, branch_id, retain, enabled_state,
+        enabled_state_id, quality, last_severity, comment, client_user_id, acked_state, acked_state_id,
+        confirmed_state, confirmed_state_id, active_state, active_state_id, input_node, high_high_limit, high_limit,
+        low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state;
+    // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
+    std::array<field_key, 4> limit_states, limit_state_ids;
+  };
+  keys k_{};
+  std::vector<std::unique_ptr<alarm>> alarms_;
+  std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
+  struct noted {
+    std::uint32_t alarm;
+    double value;
+    bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
+    ua::status_code quality;
+  };
+  std::vector<noted> pending_;
+  std::vector<noted> processing_;
+  event_record refresh_event_;
+};
+
+}  // namespace uactor::actors

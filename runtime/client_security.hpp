@@ -1,0 +1,24 @@
+// Which endpoint a client connection beyond policy None uses (policy and mode), our application
+// instance certificate, and the server certificate with its trust check: resolved before the
+// client actor starts, over a GetEndpoints of its own.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "engine/client/security_options.hpp"
+#include "engine/client/session_security.hpp"
+#include "protocol/expected.hpp"
+
+namespace uactor::actors {
+
+// For a policy other than None: GetEndpoints over a None channel (Part 4 §5.4.4), the endpoint of
+// the policy and mode, its server certificate checked against the PKI's trusted/ (untrusted ones
+// land in rejected/: Bad_CertificateUntrusted, with the log line saying how to trust it), and
+// our certificate (created on first use). Policy None: nothing to fetch. Bad_SecurityPolicyRejected
+// when the server offers no such endpoint.
+ua::expected<client_session_security> resolve_client_security(const std::string& endpoint_url,
+                                                               const client_security_options& options,
+                                                               std::chrono::milliseconds timeout);
+
+}  // namespace uactor::actors
