@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Paired A/B of two builds with the load harness (issue 4 §5): every scenario line of the given
+# Paired A/B of two builds with the load harness (docs/performance.md): every scenario line of the given
 # files runs ROUNDS times with each build, alternating which goes first, and the summary is a
 # markdown table per scenario with the median of every figure and the candidate's change in %.
 # On a shared, noisy machine only a side-by-side comparison in one run means anything.
 #
-#   BASELINE=build-a/runtime/uactor CANDIDATE=build-b/runtime/uactor [ROUNDS=3] [OUT=dir] \
+#   BASELINE=build-a/cli/uactor CANDIDATE=build-b/cli/uactor [ROUNDS=3] [OUT=dir] \
 #     bench/ab.sh bench/scenarios/read.txt [more.txt ...]
 #
 # A scenario file holds one `uactor load` argument list per line (# comments, blank lines

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Does coordination cost anything on the data path (issue 18's goal)? One box, the same sessions
-# three ways in one run, ROUNDS times in rotating order: the harness alone (local), as one agent,
-# and split over four agents (docs/distributed-load.md). Prints the medians of requests/s, server
-# and client CPU per request, latency, and the distributed runs' start skew and collection time.
+# Does coordination cost anything on the data path (docs/performance.md "Distributed load")? One
+# box, the same sessions three ways in one run, ROUNDS times in rotating order: the harness alone
+# (local), as one agent, and split over four agents (docs/distributed-load.md). Prints the medians
+# of requests/s, server and client CPU per request, latency, and the distributed runs' start skew
+# and collection time.
 #
-#   UACTOR=build/runtime/uactor [ROUNDS=3] [OUT=dir] bench/distributed_ab.sh [uactor load args...]
+#   UACTOR=build/cli/uactor [ROUNDS=3] [OUT=dir] bench/distributed_ab.sh [uactor load args...]
 #
 # The default load: --scenario read --sessions 20 --nodes 1 --inflight 1 --warmup 2 --duration 5.
 # Needs jq. Agents listen on 127.0.0.1, ephemeral ports; everything ends with the script.
 set -uo pipefail
-UACTOR=${UACTOR:-build/runtime/uactor}
+UACTOR=${UACTOR:-build/cli/uactor}
 ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-$(mktemp -d /tmp/uactor-distributed-ab.XXXXXX)}
 command -v jq >/dev/null || { echo "distributed_ab.sh: needs jq" >&2; exit 2; }

@@ -1,5 +1,5 @@
-# The CMake package (issue 12): `cmake --install BUILD --prefix P` gives an application
-# find_package(uactor 0.2 REQUIRED) and the target uactor::uactor.
+# The CMake package (docs/embedding.md "Building against the package"): `cmake --install BUILD
+# --prefix P` gives an application find_package(uactor 0.2 REQUIRED) and the target uactor::uactor.
 #
 #   P/lib/libuactor_{protocol,security,nodeset,scripting,*engine*,actors,runtime}.a   the layers, static
 #   P/include/uactor/*.hpp                                 the public API (<uactor/runtime.hpp>)

@@ -24,7 +24,7 @@ namespace uactor::ua {
 
 static_assert(std::endian::native == std::endian::little, "uactor assumes a little-endian host");
 
-// Defaults from ../shared/DESIGN.md; every field is configurable.
+// The defaults of docs/configuration.md ([limits]); every field is configurable.
 struct decode_limits {
   std::size_t max_string_length = 16u << 20;       // String, XmlElement (bytes)
   std::size_t max_byte_string_length = 16u << 20;  // ByteString

@@ -1,6 +1,6 @@
 // The process-wide allocation counter of the `uactor` and `uactor-load` executables: replaces the
 // global operator new/delete and counts every allocation and its bytes with relaxed atomics, so
-// that the load harness can report allocations per operation for both processes (issue 4).
+// that the load harness can report allocations per operation for both processes (docs/performance.md).
 // Linked into those executables only, never into uactor_runtime: an application that embeds the
 // runtime keeps its own allocator. runtime/process_stats.cpp reads the counts through a weak
 // symbol, so a program without this library reports "not counted" instead of failing to link.

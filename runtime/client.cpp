@@ -129,7 +129,7 @@ private:
 
 caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg) {
   cfg.load<caf::io::middleman>();
-  // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were fastest on 2 cores.
+  // docs/caf-0.17-measured.md: 2 scheduler threads were fastest on 2 cores.
   cfg.set("scheduler.max-threads", 2);
   actors::tune_io(cfg);  // one recv per readable event, as the server (docs/decisions/0013)
   return cfg;

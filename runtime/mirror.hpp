@@ -1,4 +1,4 @@
-// The gateway's mirror (issue 15 item 4, docs/gateway.md, docs/decisions/0028): a remote server's
+// The gateway's mirror (docs/gateway.md, docs/decisions/0028): a remote server's
 // variables copied into a local server through a supervised client. Built on the public API only:
 // a uactor::client with reconnect enabled, and the server's apply / resolve / write_values /
 // on_write. The mirror owns its client; the server must outlive the mirror.

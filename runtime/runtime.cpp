@@ -774,7 +774,7 @@ struct runtime::impl {
 
   static void configure(caf::actor_system_config& cfg, const runtime_options& o) {
     cfg.load<caf::io::middleman>();
-    // ../shared/notes/caf-0.17-on-this-machine.md: 2 scheduler threads were best on 2 cores.
+    // docs/caf-0.17-measured.md: 2 scheduler threads were best on 2 cores.
     cfg.set("scheduler.max-threads", o.threads);
     actors::tune_io(cfg);  // docs/decisions/0013
   }

@@ -1,7 +1,8 @@
-// The loopback floor (issue 4 §3): raw TCP request/response with the byte sizes of the chosen
-// Read, the same sessions and inflight, so that every figure can be stated as a fraction of
-// what the kernel allows on this machine. Both sides are as lean as a server can be: one epoll
-// thread, one recv per readiness, one send per batch of responses, nothing allocated per request.
+// The loopback floor (docs/performance.md "The load harness"): raw TCP request/response with the
+// byte sizes of the chosen Read, the same sessions and inflight, so that every figure can be
+// stated as a fraction of what the kernel allows on this machine. Both sides are as lean as a
+// server can be: one epoll thread, one recv per readiness, one send per batch of responses,
+// nothing allocated per request.
 #pragma once
 
 #include <memory>

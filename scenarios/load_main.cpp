@@ -1,4 +1,4 @@
-// uactor-load: the load harness (issue 4). Starts the server under load as a child process (our
+// uactor-load: the load harness (docs/performance.md). Starts the server under load as a child process (our
 // `uactor run`, or the floor's echo server), or targets --endpoint; drives closed-loop load from
 // this process, which is the measured client; warms up, then measures a window, asking the child
 // for its figures (SIGUSR1) at both edges so that the server's figures are exactly the window's.
@@ -95,7 +95,7 @@ std::optional<app::process_stats> child_stats(child_process& child) {
   return app::parse_line(*line);
 }
 
-// strace -c -f attached to the server (Part of issue 4's goals: system calls per request).
+// strace -c -f attached to the server (system calls per request, one of the load harness's goals).
 // Returns once strace says it attached, so that the window starts with it counting.
 std::unique_ptr<child_process> start_strace(pid_t server, const std::string& out, const std::string& log_path) {
   std::string path;

@@ -1,6 +1,6 @@
-// The result block of a load run (issue 4 §2): what ran, throughput, latency percentiles, and
-// per request the figures of each process (server = the child, client = the harness), as text
-// for people and as one JSON object per run for scripts (bench/ab.sh).
+// The result block of a load run (docs/performance.md "The load harness"): what ran, throughput,
+// latency percentiles, and per request the figures of each process (server = the child, client =
+// the harness), as text for people and as one JSON object per run for scripts (bench/ab.sh).
 #pragma once
 
 #include <cstdint>

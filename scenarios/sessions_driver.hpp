@@ -1,4 +1,4 @@
-// Two scenarios of many sessions against our server in a child process (issue 19):
+// Two scenarios of many sessions against our server in a child process (docs/performance.md "Many sessions"):
 // - sessions: ramps to N concurrent sessions (each its own connection and secure channel with the
 //   chosen policy and mode, one subscription with one monitored item at 1 s, optional Reads),
 //   holds them for the window and reports the establish rate, failures by status code,

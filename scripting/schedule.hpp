@@ -1,4 +1,4 @@
-// A calculation's cron-like schedule (issue 16): five fields, minute hour day-of-month month
+// A calculation's cron-like schedule (docs/scripts.md "Schedules"): five fields, minute hour day-of-month month
 // day-of-week, in UTC, with the forms cron users know: `*`, `5`, `1-5`, `*/15`, `0-30/10`, lists
 // `0,15,30`, and the shortcuts @hourly @daily @weekly @monthly @yearly. As in Vixie cron, when both
 // day fields are restricted a day matches either. Pure: time is passed in.

@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh >/dev/null
-exec "${BUILD_DIR:-build}/runtime/uactor" run "$@"
+exec "${BUILD_DIR:-build}/cli/uactor" run "$@"

@@ -1,4 +1,4 @@
-// The two script runners behind one door (issue 16, docs/decisions/0020): in process (the default,
+// The two script runners behind one door (docs/decisions/0020): in process (the default,
 // an actor on the scheduler, never the multiplexer thread) and out of process (a supervisor actor
 // and N `uactor worker` shard processes). Both take the same setup and the same messages: the
 // inputs' changes from the session host's watch in, the outputs' values out through `publish`
@@ -128,8 +128,8 @@ caf::actor spawn_shadowed_runner(caf::actor_system& sys, runner_setup published,
 std::chrono::milliseconds restart_delay(std::uint32_t failures);
 
 // A warning that repeats (a runaway's worker killed again and again) said at most once per
-// interval, with how many were held back since the last one said (issue 16: rate-limited warnings
-// with a count). Pure: the caller passes the time.
+// interval, with how many were held back since the last one said (docs/scripts.md "Sandbox and
+// limits"). Pure: the caller passes the time.
 class rate_limited_warning {
 public:
   explicit rate_limited_warning(std::chrono::steady_clock::duration interval) : interval_(interval) {}

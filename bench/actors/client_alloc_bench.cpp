@@ -1,4 +1,4 @@
-// The client's cost per request in steady state (issue 19, docs/decisions/0023): Read (1 value),
+// The client's cost per request in steady state (docs/decisions/0023): Read (1 value),
 // Write (1 value), Browse (the Server object, every field) and Call (Demo.Methods.Add), each
 //   classic/cb     client::read(request, callback): the request built anew each time (as an
 //                  application does), the response handed over by value
@@ -8,9 +8,9 @@
 // one request in flight, against `uactor run` as a child process (only the client is counted).
 // Unit: per request, this process's heap allocations and bytes (runtime/alloc_hook.cpp, every
 // thread) and CPU (user + system, getrusage); medians over --rounds.
-// Run: build/bench/actors/client_alloc_bench build/runtime/uactor [--rounds 3] [--requests 5000]
+// Run: build/bench/actors/client_alloc_bench build/cli/uactor [--rounds 3] [--requests 5000]
 //      [--only read|write|browse|call]
-// Instructions: valgrind --tool=callgrind build/bench/actors/client_alloc_bench build/runtime/uactor
+// Instructions: valgrind --tool=callgrind build/bench/actors/client_alloc_bench build/cli/uactor
 //   --rounds 1 --requests N --only read --mode prepared/cb (N = 1000 and 5000: the difference / 4000).
 #include <algorithm>
 #include <condition_variable>

@@ -1,14 +1,14 @@
-// A/B in one run (issue 15 goal): does supervision (client_options::reconnect) cost the healthy
+// A/B in one run (a goal of docs/decisions/0017): does supervision (client_options::reconnect) cost the healthy
 // path anything? Two clients of this process read one value of the same server (`uactor run` as
 // a child process, so that only the clients' costs are counted): A classic, B supervised. Phases
 // alternate A B, B A, ... `--rounds` times, each `--requests` Reads with one in flight (the next
 // Read is issued from the previous one's callback).
 // Unit: per Read, this process's CPU (user + system, getrusage) and heap allocations / bytes (the
 // process-wide counter of runtime/alloc_hook.cpp); medians over the rounds and the B/A ratios.
-// Run: build/bench/actors/client_read_ab build/runtime/uactor [--rounds 5] [--requests 20000]
+// Run: build/bench/actors/client_read_ab build/cli/uactor [--rounds 5] [--requests 20000]
 // --b redundant: B is a redundant_client of the one server instead (docs/decisions/0041: what its
 // request path, a shared_ptr copied under a mutex, costs beside the classic client's).
-// Instructions: valgrind --tool=callgrind build/bench/actors/client_read_ab build/runtime/uactor
+// Instructions: valgrind --tool=callgrind build/bench/actors/client_read_ab build/cli/uactor
 //   --rounds 1 --requests 2000 --only a (then --only b): total Ir of the two runs, per Read.
 #include <algorithm>
 #include <chrono>

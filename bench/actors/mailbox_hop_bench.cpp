@@ -37,7 +37,7 @@ caf::behavior ping(caf::event_based_actor* self, caf::actor peer, int in_flight,
 
 caf::actor_system_config& config() {
   static caf::actor_system_config cfg;
-  // ../shared/notes/caf-0.17-on-this-machine.md: 2 threads was best on 2 cores.
+  // docs/caf-0.17-measured.md: 2 threads was best on 2 cores.
   cfg.set("scheduler.max-threads", 2);
   return cfg;
 }

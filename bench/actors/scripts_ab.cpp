@@ -1,4 +1,4 @@
-// The two script runners side by side in one run (issue 16, docs/performance.md "Scripts"): the
+// The two script runners side by side in one run (docs/decisions/0020, docs/performance.md "Scripts"): the
 // in-process runner and the shard supervisor with `uactor worker` processes, fed input changes as
 // the session host feeds them (one message per batch of changes) and timed at their publish
 // callback (where outputs become a value batch). The server's own hops are the same for both and
@@ -17,7 +17,7 @@
 //   kill      a runaway (T = 50 ms, G = 50 ms): ms past T + G until its worker is killed (its
 //             output published) and until the shard is loaded again
 //   rss       a worker's VmRSS, idle, after loading the set
-// Run: build/bench/actors/scripts_ab [--seconds 3] [--worker build/runtime/uactor-worker] [--workers 2]
+// Run: build/bench/actors/scripts_ab [--seconds 3] [--worker build/cli/uactor-worker] [--workers 2]
 //      [--caf-default-sleep]   (CAF's own work-stealing sleeps instead of tune_io's: the A/B of 0036)
 #include <sys/resource.h>
 #include <unistd.h>
@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
     dir = dir.substr(0, dir.rfind('/'));                  // build/bench/actors
-    o.worker = dir + "/../../runtime/uactor-worker";
+    o.worker = dir + "/../../cli/uactor-worker";
   }
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 2);

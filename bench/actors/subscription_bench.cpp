@@ -4,7 +4,7 @@
 //   publish.data_changes/N   one publishing cycle: N variables changed once each (N items), a Publish
 //                            (acknowledging the previous message) and the tick that answers it with a
 //                            PublishResponse of N data changes, encoded. Unit: ns and allocs per cycle.
-//   load.target              the design load of issue 6 scaled to one core: 10,000 variables, 20
+//   load.target              the design load of docs/decisions/0010 scaled to one core: 10,000 variables, 20
 //                            sessions x 5 subscriptions x 100 items (100 ms), changes round-robin
 //                            over the variables with a tick every 1,000 changes (= 10 ms at
 //                            100,000 changes/s), each session keeping 2 Publish requests queued.

@@ -1,4 +1,4 @@
-// How the transport should meet the socket (issue 3, docs/decisions/0007-transport.md): a framed
+// How the transport should meet the socket (docs/decisions/0007-transport.md): a framed
 // request/response echo over loopback TCP, 127.0.0.1 only, ephemeral port. Each request and each
 // response is a 100-byte UA-TCP chunk ("MSGF" + UInt32 size + payload); the server frames with
 // ua::chunk_reader and answers each chunk with one chunk, written coalesced (one send per receive).
@@ -11,7 +11,7 @@
 //   epoll_actor  the epoll thread hands each chunk to a per-connection CAF actor; the actor's
 //                response comes back through a locked queue + eventfd (the thread crossing)
 //   epoll_actor_tuned  the same with work-stealing.moderate-sleep-duration=0us
-//   io_uring     one thread, one ring (issue 19 item 5, docs/decisions/0038): a recv in flight per
+//   io_uring     one thread, one ring (docs/decisions/0038): a recv in flight per
 //                connection into its staging buffer, the responses to a receive sent with one send;
 //                every completion of a wait handled, then all new recvs and sends of all connections
 //                submitted together with the next wait (io_uring_submit_and_wait_timeout): one

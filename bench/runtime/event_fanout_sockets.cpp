@@ -1,4 +1,4 @@
-// Issue 17's event goal through real connections: a child process serves (the embedding API,
+// The event goal of docs/decisions/0018 through real connections: a child process serves (the embedding API,
 // raise_events from one application thread: a batch of rate/100 events every 10 ms, half of them
 // Severity 700, half 300, all "pump 1 tripped"); this process holds --sessions uactor::client
 // connections on 127.0.0.1, each with a subscription (100 ms) and an event item on the Server object

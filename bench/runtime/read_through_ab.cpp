@@ -1,4 +1,4 @@
-// A/B in one run (issue 12 goal): does a read-through that takes 100 ms change the latency of a
+// A/B in one run (a goal of docs/decisions/0014): does a read-through that takes 100 ms change the latency of a
 // concurrent 20x1 Read load on other nodes? A server (its own runtime) with 100 Double tags and one
 // read-through variable whose handler answers after 100 ms on a device thread; 20 clients (another
 // runtime, another actor system) each keep one Read of a tag in flight. Phases alternate A (no

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A/B in one run (issue 14's goal): the server's CPU and allocations per Read under a 20 x 16 Read
+# A/B in one run (a goal of docs/decisions/0019): the server's CPU and allocations per Read under a 20 x 16 Read
 # load (20 sessions, 16 requests in flight each, 1 value per Read), with /metrics scraped every
 # second (B) and not scraped (A). The same binary and plant file (the embedded default with a
 # [metrics] section) both times; rounds alternate which goes first. Prints one line per run and
 # the medians.
 #
-#   bench/runtime/scrape_ab.sh build/runtime/uactor [ROUNDS=3] [DURATION_S=10]
+#   bench/runtime/scrape_ab.sh build/cli/uactor [ROUNDS=3] [DURATION_S=10]
 set -euo pipefail
 uactor="${1:?usage: scrape_ab.sh path/to/uactor [ROUNDS] [DURATION_S]}"
 rounds="${2:-3}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak of issue 19: a mixed load against one `uactor run` for MINUTES (default 60), the
+# The soak (docs/performance.md "Soak"): a mixed load against one `uactor run` for MINUTES (default 60), the
 # server's RSS, open file descriptors and allocations sampled each minute, and whether RSS and
 # descriptors stay flat (within ±5 % of their mean) after the first 10 minutes of warm-up.
 #   - 20 sessions x 8 Reads in flight (1 value each), the whole time;
@@ -9,7 +9,7 @@
 #     the samples fall between rounds, so that their descriptors compare.
 # Loads run at nice 10 beside the server (nice 0), so that a shared machine stays usable.
 #
-#   bench/soak/soak.sh build/runtime/uactor [MINUTES=60] [OUT_DIR]
+#   bench/soak/soak.sh build/cli/uactor [MINUTES=60] [OUT_DIR]
 #
 # Prints one line per minute and the verdict; the samples are OUT_DIR/samples.tsv, each load's
 # result OUT_DIR/*.out. Exit 0 when both stay flat, 1 otherwise, 2 on a setup problem.

@@ -146,7 +146,7 @@ private:
   bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
                                 const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
   void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
-  // Audit events (Part 5 §6.4.3+, issue 17 item 3), raised only when an event item exists.
+  // Audit events (Part 5 §6.4.3+, docs/decisions/0018), raised only when an event item exists.
   void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,
                       ua::status_code result, const instant& now);
   void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,

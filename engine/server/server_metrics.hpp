@@ -1,7 +1,7 @@
 // The server's counters (include/uactor/metrics.hpp). Each actor counts in a block of its own with
 // one writer: relaxed loads and stores, no lock and no read-modify-write on the service path (an
-// uncontended `lock add` still costs what a Read's bookkeeping costs, ../shared/notes). A scrape
-// (server::metrics()) sums the blocks on its own thread.
+// uncontended `lock add` still costs what a Read's bookkeeping costs, docs/caf-0.17-measured.md).
+// A scrape (server::metrics()) sums the blocks on its own thread.
 #pragma once
 
 #include <array>

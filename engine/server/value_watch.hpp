@@ -1,4 +1,4 @@
-// Watches of value changes for the application's own consumers (the script runners, issue 16):
+// Watches of value changes for the application's own consumers (the script runners, docs/decisions/0020):
 // every Value stored for a watched variable, from a client's Write or a value batch, is collected
 // while the host handles one message and handed to the watch's sink in one call after it, so a
 // burst of changes costs the consumer one message. Plain state, owned by server_core.

@@ -1,4 +1,4 @@
-// scada_backend: a SCADA backend that embeds uactor's OPC UA server (issue 12). It serves the
+// scada_backend: a SCADA backend that embeds uactor's OPC UA server (docs/embedding.md). It serves the
 // plant of plant.hpp: 10,000 tags a device thread pushes in batches, setpoints whose Writes it
 // checks, a read-through variable of a slow device, and a method. Built against the installed
 // package (README.md); every call below is the public API of <uactor/runtime.hpp>.

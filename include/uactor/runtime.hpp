@@ -19,7 +19,7 @@ class actor_system;
 namespace uactor {
 
 struct runtime_options {
-  std::size_t threads = 2;  // CAF scheduler threads (2 was best on 2 cores: ../shared/notes)
+  std::size_t threads = 2;  // CAF scheduler threads (2 was best on 2 cores: docs/caf-0.17-measured.md)
 };
 
 class runtime {

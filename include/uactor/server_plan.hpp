@@ -1,4 +1,4 @@
-// The server configuration with the defaults of ../shared/DESIGN.md, and its description as
+// The server configuration with the defaults of docs/configuration.md, and its description as
 // `uactor run` prints it. Plain data: the actors read it, the config loader fills it.
 #pragma once
 

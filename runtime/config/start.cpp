@@ -229,7 +229,7 @@ bool plant_runner::start(const plant& p, std::string& error) {
   auto& m = *impl_;
   m.cfg = std::make_unique<caf::actor_system_config>();
   m.cfg->load<caf::io::middleman>();
-  m.cfg->set("scheduler.max-threads", p.threads);  // ../shared/notes: 2 on 2 cores
+  m.cfg->set("scheduler.max-threads", p.threads);  // docs/caf-0.17-measured.md: 2 on 2 cores
   actors::tune_io(*m.cfg);                         // docs/decisions/0013
   m.system = std::make_unique<caf::actor_system>(*m.cfg);
   m.rt = std::make_unique<runtime>(*m.system);

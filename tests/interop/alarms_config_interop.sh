@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# examples/config/alarms.toml served by `uactor run` (issues 14, 16, 17): a ramp writer drives the
+# examples/config/alarms.toml served by `uactor run` (docs/decisions/0031): a ramp writer drives the
 # file's limit alarm through its four limits, a script alarm's Boolean output drives its off-normal
 # alarm; node-opcua's client (node_plant_alarms.js) subscribes to the Server object's and the Tank
 # area's events, checks the states and their fields, acknowledges and confirms, writes a variable

@@ -1,8 +1,7 @@
-// Our client's Part 9 helpers against node-opcua's own alarms (issue 17: "our client against a
-// node-opcua server raising alarms"): tests/interop/node_server.js --alarms serves an
-// ExclusiveLimitAlarmType node-opcua implements; the scenario of tests/support/alarm_scenario.hpp
-// drives it. Hidden ([.]): client_alarms_interop.sh starts the server and sets
-// UACTOR_INTEROP_ENDPOINT.
+// Our client's Part 9 helpers against node-opcua's own alarms (docs/decisions/0034):
+// tests/interop/node_server.js --alarms serves an ExclusiveLimitAlarmType node-opcua implements;
+// the scenario of tests/support/alarm_scenario.hpp drives it. Hidden ([.]): client_alarms_interop.sh
+// starts the server and sets UACTOR_INTEROP_ENDPOINT.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

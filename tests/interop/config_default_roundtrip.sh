@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedded default round-trips (issue 14): `uactor config default > f.toml; uactor run --config
+# The embedded default round-trips (docs/configuration.md): `uactor config default > f.toml; uactor run --config
 # f.toml` serves what `uactor run` serves. Both run side by side (port 0); node-opcua browses the
 # address space below Objects in each (every reference, and the Values of what no writer or clock
 # changes) and the two listings must be equal.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# examples/config/plant.toml served (issue 14): its None endpoint takes anonymous sessions and shows
+# examples/config/plant.toml served (docs/configuration.md): its None endpoint takes anonymous sessions and shows
 # 10,000 tags whose writers' changes reach a subscription; its SignAndEncrypt endpoint takes the
 # file's two users over Basic256Sha256 and Aes256_Sha256_RsaPss and refuses None, Sign, anonymous
 # and a wrong password. Both are endpoints of one server (docs/decisions/0033): a value written

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `uactor run --config` with [metrics] and SIGHUP (issue 14, docs/configuration.md "Metrics" and
+# `uactor run --config` with [metrics] and SIGHUP (docs/configuration.md "Metrics" and
 # "Reload"), against node-opcua's client:
 # - /metrics parsed as Prometheus text moves by exactly the Reads node-opcua made; /health answers;
 # - SIGHUP with a changed users file: the new user logs in, the removed one is refused, a session

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# node-opcua's client against events raised through the embedding API (issue 17): runs the hidden
+# node-opcua's client against events raised through the embedding API (docs/events.md): runs the hidden
 # uactor_tests cases tagged [interop-events] (tests/interop/events_interop_test.cpp), which start a
 # server and tests/interop/node_events.js themselves.
 #

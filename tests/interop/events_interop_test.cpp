@@ -1,4 +1,4 @@
-// node-opcua's client against events raised through the embedding API (issue 17): a runtime with a
+// node-opcua's client against events raised through the embedding API (docs/events.md): a runtime with a
 // server on port 0, tests/interop/node_events.js subscribing to the Server object's events with
 // select clauses and a where clause, events raised with server::raise_events once it is ready.
 // Hidden ([.]): events_interop.sh runs it when node and node_modules are there.

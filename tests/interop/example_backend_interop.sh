@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# node-opcua's client against examples/scada_backend (issue 12), the binary that
+# node-opcua's client against examples/scada_backend (docs/embedding.md), the binary that
 # tests/package/consumer_test.sh built against the installed package. Starts
 #   SCADA_BACKEND --host 127.0.0.1 --port 0 --pki TMP --paused --pushes N --interval-ms 50
 # (10,000 tags, the example's default; --machinery with node-opcua-nodesets' files), waits (at

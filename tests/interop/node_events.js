@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // node-opcua's client subscribing to the events of the Server object (i=2253) of a uactor server
-// that events_interop_test.cpp drives (issue 17).
+// that events_interop_test.cpp drives (docs/events.md).
 //
 //   node node_events.js opc.tcp://127.0.0.1:PORT --expect N [--timeout S]
 //   node node_events.js opc.tcp://127.0.0.1:PORT --alarms [--states] [--timeout S]

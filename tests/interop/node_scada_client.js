@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node-opcua's client against examples/scada_backend (issue 12), started by
+// node-opcua's client against examples/scada_backend (docs/embedding.md), started by
 // example_backend_interop.sh with `--paused --pushes N`: the device waits for this client to
 // start it, pushes N batches and pauses again.
 //

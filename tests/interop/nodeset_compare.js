@@ -1,5 +1,5 @@
-// Issue 13's comparison: the same companion NodeSets loaded into our server (ENDPOINT, started
-// by server_interop.sh with --nodeset ...) and into a node-opcua server started here; both are
+// The NodeSet comparison (docs/decisions/0015): the same companion NodeSets loaded into our server
+// (ENDPOINT, started by server_interop.sh with --nodeset ...) and into a node-opcua server started here; both are
 // browsed from the Root down (forward references), and every node of the companion namespaces
 // (those the files declare) is compared, keyed by namespace URI and identifier: NodeClass,
 // BrowseName, DisplayName, DataType, ValueRank, ArrayDimensions, TypeDefinition, DataTypeDefinition,

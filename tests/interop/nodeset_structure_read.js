@@ -1,4 +1,4 @@
-// Issue 13: values of structure types that loaded NodeSets define, read by node-opcua's client from
+// Values of structure types that loaded NodeSets define (docs/decisions/0015), read by node-opcua's client from
 // our server and decoded by the DataTypeDefinitions the client reads from it; then written by the
 // client and read back equal. server_interop.sh starts `uactor run --nodeset
 // tests/fuzz/nodeset_seeds/small.NodeSet2.xml --nodeset tests/fuzz/nodeset_seeds/structures.NodeSet2.xml`:

@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# Checks the one-way dependencies of ../shared/DESIGN.md by the includes of each layer:
-# protocol <- security <- actors <- runtime <- scenarios, and protocol/ free of CAF, Asio,
-# Beast, OpenSSL and spdlog; security/ free of CAF, Asio and Beast; the public headers
-# (include/uactor/) free of CAF, Asio, Beast and of runtime/ and scenarios/; nodeset/ (the NodeSet2
-# importer) above protocol/ only: no security/, actors/, runtime/, scenarios/, no CAF, Asio or Beast;
-# scripting/ (the script engine) likewise.
+# Checks the one-way dependencies of docs/architecture.md by the includes of each room:
+#   protocol <- security <- engine/common <- engine/server, engine/client <- actors <- runtime <- cli
+# and nodeset/, scripting/ above protocol/ only. protocol/ is free of CAF, Asio, Beast, OpenSSL
+# and spdlog; security/ and the engines of CAF, Asio and Beast; the server and client engines know
+# nothing of each other; the script shards nothing of the server but the shape of a watched change
+# (engine/server/value_watch.hpp); the public headers (include/uactor/) nothing of the actors, the
+# runtime, the command line or CAF; the benchmarks of tests/ only the named fixtures
+# (tests/support/alloc_counter and fault_proxy, tests/security/pki_test_support).
 # Usage: check_layers.sh ROOT | check_layers.sh --self-test
 set -uo pipefail
 
 check() {
   local root=$1 failed=0
+  local above_engine='actors|runtime|cli|scenarios'
   declare -A forbidden=(
-    [protocol]='"(security|actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
-    [security]='"(actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
-    [actors]='"(runtime|scenarios)/'
-    [runtime]='"scenarios/'
-    [nodeset]='"(security|actors|runtime|scenarios)/|<(caf|boost/asio|boost/beast|openssl)/'
-    [scripting]='"(security|actors|runtime|scenarios|nodeset)/|<(caf|boost/asio|boost/beast|openssl)/'
-    [include]='"(runtime|scenarios)/|<(caf|boost/asio|boost/beast)/'
+    [protocol]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting)/|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
+    [security]="\"(engine|${above_engine})/|<(caf|boost/asio|boost/beast)/"
+    [engine/common]="\"(engine/server|engine/client|${above_engine})/|<(caf|boost/asio|boost/beast)/"
+    [engine/server]="\"(engine/client|${above_engine})/|<(caf|boost/asio|boost/beast)/"
+    [engine/client]="\"(engine/server|${above_engine})/|<(caf|boost/asio|boost/beast)/"
+    [actors]='"(runtime|cli|scenarios)/'
+    [actors/shards]='"actors/(server|client)/|"engine/(client/|server/(?!value_watch\.hpp))'
+    [runtime]='"(cli|scenarios)/'
+    [cli]='"scenarios/'
+    [nodeset]='"(security|engine|actors|runtime|cli|scenarios)/|<(caf|boost/asio|boost/beast|openssl)/'
+    [scripting]='"(security|engine|actors|runtime|cli|scenarios|nodeset)/|<(caf|boost/asio|boost/beast|openssl)/'
+    [include]='"(actors|runtime|cli|scenarios)/|<(caf|boost/asio|boost/beast)/'
+    [bench]='"tests/(?!(support/alloc_counter|support/fault_proxy|security/pki_test_support)\.hpp)'
   )
-  for layer in protocol nodeset scripting security actors runtime include; do
-    [[ -d "$root/$layer" ]] || continue
-    local hits
-    hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*(${forbidden[$layer]})" "$root/$layer" \
+  local room hits
+  for room in "${!forbidden[@]}"; do
+    [[ -d "$root/$room" ]] || continue
+    hits=$(grep -rnP "^[[:space:]]*#[[:space:]]*include[[:space:]]*(${forbidden[$room]})" "$root/$room" \
              --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.ipp' 2>/dev/null)
     if [[ -n "$hits" ]]; then
-      echo "layer $layer includes what it must not:"
+      echo "$room includes what it must not:"
       echo "$hits"
       failed=1
     fi
@@ -36,23 +45,51 @@ check() {
 if [[ "${1:-}" == "--self-test" ]]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  mkdir -p "$tmp/protocol" "$tmp/actors"
-  echo '#include "actors/x.hpp"' > "$tmp/protocol/a.cpp"
-  check "$tmp" >/dev/null && { echo "self-test: an upward include went unnoticed"; exit 1; }
-  echo '#include <caf/all.hpp>' > "$tmp/protocol/a.cpp"
-  check "$tmp" >/dev/null && { echo "self-test: CAF in protocol/ went unnoticed"; exit 1; }
-  mkdir -p "$tmp/include/uactor"
-  echo '#include <caf/actor.hpp>' > "$tmp/include/uactor/c.hpp"
-  echo '#include "protocol/codec.hpp"' > "$tmp/protocol/a.cpp"
-  check "$tmp" >/dev/null && { echo "self-test: CAF in a public header went unnoticed"; exit 1; }
-  mkdir -p "$tmp/nodeset"
-  echo '#include "engine/server/node_builder.hpp"' > "$tmp/nodeset/i.cpp"
-  check "$tmp" >/dev/null && { echo "self-test: actors/ in nodeset/ went unnoticed"; exit 1; }
-  echo '#include "protocol/address_space.hpp"' > "$tmp/nodeset/i.cpp"
-  echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"
-  echo '#include "protocol/codec.hpp"' > "$tmp/actors/b.cpp"
-  check "$tmp" || { echo "self-test: a clean tree was refused"; exit 1; }
-  echo "self-test: violations are caught"
+  # A tree that keeps every rule, then one planted violation of each rule at a time.
+  clean() {
+    rm -rf "${tmp:?}"/*
+    mkdir -p "$tmp"/{protocol,security,engine/common,engine/server,engine/client,actors/server,actors/shards,runtime,cli} \
+             "$tmp"/{nodeset,scripting,include/uactor,bench/actors}
+    echo '#include "protocol/codec.hpp"' > "$tmp/security/s.cpp"
+    echo '#include "security/keys.hpp"' > "$tmp/engine/common/c.cpp"
+    echo '#include "engine/common/clock.hpp"' > "$tmp/engine/server/s.cpp"
+    echo '#include "engine/common/clock.hpp"' > "$tmp/engine/client/c.cpp"
+    echo '#include "engine/server/server_core.hpp"' > "$tmp/actors/server/a.cpp"
+    echo '#include "engine/server/value_watch.hpp"' > "$tmp/actors/shards/r.hpp"
+    echo '#include "actors/server/server_actors.hpp"' > "$tmp/runtime/r.cpp"
+    echo '#include "runtime/config/config.hpp"' > "$tmp/cli/m.cpp"
+    echo '#include "protocol/address_space.hpp"' > "$tmp/nodeset/i.cpp"
+    echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"
+    echo '#include "tests/support/alloc_counter.hpp"' > "$tmp/bench/actors/b.cpp"
+  }
+  clean
+  check "$tmp" >/dev/null || { echo "self-test: a clean tree was refused"; check "$tmp"; exit 1; }
+  planted=(
+    'protocol/a.cpp|#include "engine/server/server_core.hpp"|an upward include from protocol/'
+    'protocol/a.cpp|#include <caf/all.hpp>|CAF in protocol/'
+    'security/b.cpp|#include "engine/common/clock.hpp"|the engine in security/'
+    'engine/common/b.cpp|#include "engine/server/server_core.hpp"|the server engine in the common engine'
+    'engine/server/b.cpp|#include "engine/client/channel_state.hpp"|the client engine in the server engine'
+    'engine/client/b.cpp|#include "engine/server/session_manager.hpp"|the server engine in the client engine'
+    'engine/server/b.cpp|#include <caf/actor.hpp>|CAF in the server engine'
+    'engine/client/b.cpp|#include "actors/client/connection_actor.hpp"|an actor in the client engine'
+    'actors/server/b.cpp|#include "runtime/scripts.hpp"|the runtime in actors/'
+    'actors/shards/b.cpp|#include "engine/server/server_core.hpp"|server internals in the shards'
+    'actors/shards/b.cpp|#include "actors/server/exchange.hpp"|the server actors in the shards'
+    'runtime/b.cpp|#include "cli/client_cli.hpp"|the command line in runtime/'
+    'nodeset/b.cpp|#include "engine/server/node_builder.hpp"|the engine in nodeset/'
+    'scripting/b.cpp|#include "nodeset/importer.hpp"|nodeset/ in scripting/'
+    'include/uactor/d.hpp|#include "actors/client/connection_actor.hpp"|an actor in a public header'
+    'include/uactor/d.hpp|#include <caf/actor.hpp>|CAF in a public header'
+    'bench/actors/c.cpp|#include "tests/support/server_fixture.hpp"|a test fixture beyond the named ones in bench/'
+  )
+  for p in "${planted[@]}"; do
+    IFS='|' read -r file line what <<<"$p"
+    clean
+    echo "$line" > "$tmp/$file"
+    check "$tmp" >/dev/null && { echo "self-test: $what went unnoticed"; exit 1; }
+  done
+  echo "self-test: a clean tree passes, each of ${#planted[@]} planted violations is caught"
   exit 0
 fi
 

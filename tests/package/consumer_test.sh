@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A consumer outside the tree, built against the installed package (issue 12): installs BUILD_DIR
+# A consumer outside the tree, built against the installed package (docs/embedding.md): installs BUILD_DIR
 # into BUILD_DIR/package-test/prefix (fresh), checks what the prefix holds and what its version
 # file accepts, then configures and builds CONSUMER_DIR (default SOURCE_DIR/examples/scada_backend)
 # in a fresh BUILD_DIR/examples/<name> with Ninja, -j2, and find_package(uactor 0.2 REQUIRED) from

@@ -1,4 +1,4 @@
-// Audit events of secure channels over real sockets (issue 17 item 3): a runtime whose server has
+// Audit events of secure channels over real sockets (docs/decisions/0034): a runtime whose server has
 // audit_events on, our client subscribed to the Server object's audit events, another client's
 // channel opened and closed, and a client whose certificate the server does not trust refused
 // (Part 4 §6.5.5, Part 5 §6.4.5, §6.4.6, §6.4.12).

@@ -1,4 +1,4 @@
-// Our client's Part 9 helpers against our own server's limit alarm (issue 17): a runtime with a
+// Our client's Part 9 helpers against our own server's limit alarm (docs/decisions/0034): a runtime with a
 // server on port 0, an ExclusiveLimitAlarmType on a writable Double added with
 // server::add_limit_alarm, and the scenario of tests/support/alarm_scenario.hpp (the same one
 // client_alarms_interop_test.cpp runs against node-opcua's alarm).

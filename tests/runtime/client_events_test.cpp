@@ -1,4 +1,4 @@
-// Our client's event subscriptions against our server (issue 17, client side): a runtime with a
+// Our client's event subscriptions against our server (docs/decisions/0030): a runtime with a
 // server on port 0 raising events through server::raise_events, our client over real sockets with
 // EventFilters built by event_filter_builder (docs/events.md "For clients").
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The script engine alone: the sandbox, the limits, the errors (issue 16, docs/scripts.md).
+// The script engine alone: the sandbox, the limits, the errors (docs/scripts.md).
 #include <catch2/catch.hpp>
 
 #include "scripting/engine.hpp"

@@ -353,7 +353,7 @@ console.log('bits=' + crypto.exploreCertificateInfo(der).publicKeyLength * 8);
   CHECK(contains(out, "bits=2048"));
 }
 
-// Some clients send an X509IdentityToken's certificateData as PEM (issue 20): the session check reads
+// Some clients send an X509IdentityToken's certificateData as PEM: the session check reads
 // it with from_der_or_pem; the certificate is the same, and garbage is still refused.
 TEST_CASE("certificate: from_der_or_pem reads DER and PEM alike and refuses anything else", "[security]") {
   const auto& cert = shared_identity().cert;

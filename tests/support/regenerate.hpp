@@ -5,7 +5,7 @@
 
 namespace uactor::test {
 
-// ../shared/opcua-schema beside the source tree, or empty when it is not there (a clone alone).
+// UACTOR_OPCUA_SCHEMA_DIR (tests/CMakeLists.txt), or empty when it is not there.
 std::string schema_dir();
 
 // Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --out <tmp>` and checks

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates protocol/generated/ from the OPC Foundation schema files (MIT).
 
-    python3 tools/codegen/generate.py --schema ../shared/opcua-schema --out protocol/generated
+    python3 tools/codegen/generate.py --schema SCHEMA_DIR --out protocol/generated
 
 Reads Opc.Ua.Types.bsd, NodeIds.csv, StatusCode.csv and AttributeIds.csv from the schema
 folder and writes:

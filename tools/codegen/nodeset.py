@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates protocol/ns0/ (namespace 0 of the information model) from Opc.Ua.NodeSet2.xml.
 
-    python3 tools/codegen/nodeset.py --schema ../shared/opcua-schema --out protocol/ns0
+    python3 tools/codegen/nodeset.py --schema SCHEMA_DIR --out protocol/ns0
 
 Reads the aliases, every UA* node element with its attributes and references, and the <Value>
 elements in the UA XML encoding (Part 6 §5.3): scalars and ListOf* of the built-in types,

@@ -76,7 +76,7 @@ bool type_matches(const address_space& as, node_index type, node_index wanted, b
 
 // Part 4 §7.30 ReferenceDescription: the target NodeId always, the other fields as the mask asks.
 // Written over the description a reused response already holds: its strings keep their storage,
-// so a Browse answered again allocates nothing (issue 19).
+// so a Browse answered again allocates nothing (docs/decisions/0023).
 void describe(const address_space& as, const reference& r, std::uint32_t mask, node_index has_type_definition_type,
               reference_description& d) {
   const node& target = as.at(r.target);

@@ -1,4 +1,4 @@
-// The client's steady state allocates nothing (issue 19, docs/decisions/0023): prepared Read,
+// The client's steady state allocates nothing (docs/decisions/0023): prepared Read,
 // Write, Browse and Call requests against `uactor run` (a child process, so that only this
 // process, the client, is counted), with callbacks and blocking. Counted process-wide by
 // tests/support/alloc_counter (every thread: the client's actor runs on CAF's), not timed.

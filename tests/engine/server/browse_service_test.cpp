@@ -321,7 +321,7 @@ TEST_CASE("browse: BrowseNext answers each point on its own, and a point of anot
   CHECK(resp.results[1].references.size() == 1);
 }
 
-// ---- large nodes and allocations (issue 19)
+// ---- large nodes and allocations (docs/decisions/0023)
 
 namespace {
 
