@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/value_text.hpp"
 
 namespace CLI {

@@ -73,6 +73,13 @@ bool is_connection_failure(ua::status_code sc) {
   return false;
 }
 
+// A whole file (a certificate or a key of an X509 identity); usage() when it cannot be read.
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) usage("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 // The password of --user: --password-file, else $UACTOR_PASSWORD, else asked on the terminal
 // (never an argument: the process list and the shell history would show it).
 std::string password_for(const common_args& a) {
@@ -103,25 +110,25 @@ std::string password_for(const common_args& a) {
   return line;
 }
 
-actors::client_identity identity_for(const common_args& a) {
-  actors::client_identity id;
+uactor::client_identity identity_for(const common_args& a) {
+  uactor::client_identity id;
   if (!a.user.empty() && !a.cert.empty()) usage("--user and --cert are two identities: give one");
   if (!a.user.empty()) {
-    id.type = actors::client_identity::kind::user_name;
+    id.type = uactor::client_identity::kind::user_name;
     id.user_name = a.user;
     id.password = password_for(a);
   } else if (!a.cert.empty() || !a.key.empty()) {
     if (a.cert.empty() || a.key.empty()) usage("an X509 identity needs both --cert FILE and --key FILE");
-    auto cert = security::certificate::from_file(a.cert);
-    if (!cert) usage(a.cert + " does not hold a certificate (" + cert.error().to_string() + ")");
-    std::ifstream in(a.key);
-    if (!in) usage("cannot read the key file " + a.key);
-    const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto key = security::rsa_key::from_private_pem(pem);
-    if (!key) usage(a.key + " does not hold an unencrypted RSA private key in PEM");
-    id.type = actors::client_identity::kind::x509;
-    id.certificate = std::move(*cert);
-    id.private_key = std::move(*key);
+    // Checked here for a message that names the file; the client parses them again.
+    const std::string cert = read_whole_file(a.cert);
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(cert.data());
+    if (auto parsed = security::certificate::from_der_or_pem({bytes, cert.size()}); !parsed)
+      usage(a.cert + " does not hold a certificate (" + parsed.error().to_string() + ")");
+    std::string pem = read_whole_file(a.key);
+    if (!security::rsa_key::from_private_pem(pem)) usage(a.key + " does not hold an unencrypted RSA private key in PEM");
+    id.type = uactor::client_identity::kind::x509;
+    id.certificate = cert;
+    id.private_key_pem = std::move(pem);
   }
   return id;
 }

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/client/supervision_options.hpp"
+#include "uactor/reconnect.hpp"
 #include "cli/client_cli.hpp"
 #include "cli/client_cli_output.hpp"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/json_string.hpp"
 
 namespace uactor::app {

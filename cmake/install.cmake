@@ -3,8 +3,8 @@
 #
 #   P/lib/libuactor_{protocol,security,nodeset,scripting,*engine*,actors,runtime}.a   the layers, static
 #   P/include/uactor/*.hpp                                 the public API (<uactor/runtime.hpp>)
-#   P/include/uactor/internal/{protocol,security,engine,actors}/  the layer headers the API includes
-#                                                          ("protocol/variant.hpp"): not an API
+#   P/include/uactor/ua/*.hpp                              its vocabulary: node ids, variants, status
+#                                                          codes, the services' structures
 #   P/lib/cmake/uactor/                                    uactorConfig.cmake, its version file,
 #                                                          uactorTargets.cmake, FindCAF.cmake
 #   P/bin/uactor, P/bin/uactor-load                        the CLI (`uactor certs` for a PKI folder)
@@ -23,8 +23,7 @@ set(UACTOR_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/uactor)
 add_library(uactor_library INTERFACE)
 target_link_libraries(uactor_library INTERFACE uactor_runtime)
 # Also on uactor_protocol (which every layer links), named here too: what an application includes.
-target_include_directories(uactor_library INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-                                                    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/uactor/internal>)
+target_include_directories(uactor_library INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 set_target_properties(uactor_library PROPERTIES EXPORT_NAME uactor)
 add_library(uactor::uactor ALIAS uactor_library)
 
@@ -42,10 +41,6 @@ install(TARGETS uactor uactor-load uactor-worker RUNTIME DESTINATION ${CMAKE_INS
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/uactor/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uactor
         FILES_MATCHING PATTERN "*.hpp")
-foreach(layer protocol security nodeset scripting engine actors)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uactor/internal/${layer}
-          FILES_MATCHING PATTERN "*.hpp")
-endforeach()
 
 install(EXPORT uactorTargets NAMESPACE uactor:: DESTINATION ${UACTOR_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/uactorConfig.cmake.in

@@ -16,9 +16,9 @@
 
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::nodeset {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "protocol/address_space.hpp"
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 
 namespace uactor::nodeset {
 

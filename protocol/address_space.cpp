@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::ua {
 namespace {

@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 

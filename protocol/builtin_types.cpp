@@ -1,5 +1,5 @@
 // The small parts of the built-in types that are not codec: constructors, text forms.
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 
 #include <cstdio>
 

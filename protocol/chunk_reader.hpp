@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "protocol/byte_buffer.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "protocol/uatcp.hpp"
 
 namespace uactor::ua {

@@ -15,10 +15,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 #include "protocol/byte_buffer.hpp"
-#include "protocol/generated/status_codes.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -179,9 +179,18 @@ void encode(encoder&, const diagnostic_info&);
 void decode(decoder&, diagnostic_info&);
 
 // The fewest bytes an element of T takes on the wire: bounds an array's length by the input
-// before anything is allocated. Generated structures without fields specialise it to 0.
+// before anything is allocated. An enumeration is its underlying integer; a generated structure
+// says its own (T::min_encoded_size, 0 for one without fields), so that every translation unit
+// sees the same value whatever it includes.
 template <class T>
-inline constexpr std::size_t min_encoded_size = std::is_arithmetic_v<T> ? sizeof(T) : 1;
+constexpr std::size_t default_min_encoded_size() {
+  if constexpr (std::is_arithmetic_v<T>) return sizeof(T);
+  else if constexpr (std::is_enum_v<T>) return sizeof(std::underlying_type_t<T>);
+  else if constexpr (requires { T::min_encoded_size; }) return T::min_encoded_size;
+  else return 1;
+}
+template <class T>
+inline constexpr std::size_t min_encoded_size = default_min_encoded_size<T>();
 template <> inline constexpr std::size_t min_encoded_size<bool> = 1;
 template <> inline constexpr std::size_t min_encoded_size<ua_string> = 4;
 template <> inline constexpr std::size_t min_encoded_size<byte_string> = 4;

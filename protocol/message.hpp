@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::ua {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "protocol/byte_buffer.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "protocol/secure_chunk.hpp"
 #include "protocol/uatcp.hpp"
 

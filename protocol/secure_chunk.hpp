@@ -7,7 +7,7 @@
 #include <span>
 
 #include "protocol/codec.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "protocol/uatcp.hpp"
 
 namespace uactor::ua {

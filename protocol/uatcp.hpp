@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "protocol/codec.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 
 namespace uactor::ua {
 

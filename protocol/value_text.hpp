@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::ua {
 

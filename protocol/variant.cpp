@@ -1,5 +1,5 @@
 // Value semantics of the recursive built-in types: deep copies and comparisons.
-#include "protocol/variant.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 

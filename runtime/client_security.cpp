@@ -28,13 +28,39 @@ const security::security_policy* policy_named(std::string_view name) {
   return nullptr;
 }
 
+// The application's identity with its certificate and key parsed: a certificate or key that does
+// not parse fails the connection before anything is sent (Bad_CertificateInvalid).
+ua::expected<client_user_identity> resolve_identity(const client_identity& identity) {
+  client_user_identity out;
+  out.type = identity.type;
+  out.user_name = identity.user_name;
+  out.password = identity.password;
+  if (identity.type != client_identity::kind::x509) return out;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(identity.certificate.data());
+  auto cert = security::certificate::from_der_or_pem({bytes, identity.certificate.size()});
+  if (!cert) {
+    spdlog::error("the X509 identity's certificate is not a certificate (DER or PEM)");
+    return ua::status::bad_certificate_invalid;
+  }
+  auto key = security::rsa_key::from_private_pem(identity.private_key_pem);
+  if (!key) {
+    spdlog::error("the X509 identity's private key is not an unencrypted RSA private key in PEM");
+    return ua::status::bad_certificate_invalid;
+  }
+  out.certificate = std::move(*cert);
+  out.private_key = std::move(*key);
+  return out;
+}
+
 }  // namespace
 
 ua::expected<client_session_security> resolve_client_security(const std::string& endpoint_url,
                                                                const client_security_options& options,
                                                                std::chrono::milliseconds timeout) {
   client_session_security out;
-  out.identity = options.identity;
+  auto identity = resolve_identity(options.identity);
+  if (!identity) return identity.error();
+  out.identity = std::move(*identity);
   out.application_uri = options.application_uri.empty() ? "urn:" + host_name() + ":uactor:client" : options.application_uri;
   const auto* policy = policy_named(options.policy);
   if (!policy) return ua::status::bad_security_policy_rejected;

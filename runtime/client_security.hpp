@@ -6,9 +6,9 @@
 #include <chrono>
 #include <string>
 
-#include "engine/client/security_options.hpp"
+#include "uactor/client_security.hpp"
 #include "engine/client/session_security.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 
 namespace uactor::actors {
 

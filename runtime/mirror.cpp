@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "protocol/generated/attribute_ids.hpp"
+#include "uactor/ua/attribute_ids.hpp"
 #include "uactor/runtime.hpp"
 
 namespace uactor::app {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "uactor/client.hpp"
 #include "uactor/server.hpp"
 

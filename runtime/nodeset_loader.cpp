@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/server/server_object.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 namespace uactor::app {
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "engine/client/security_options.hpp"
+#include "uactor/client_security.hpp"
 #include "scenarios/latency_histogram.hpp"
 
 namespace uactor::scenarios {
@@ -66,7 +66,7 @@ struct load_options {
   std::size_t sessions = 20;
   std::size_t inflight = 1;
   std::size_t nodes = 100;
-  actors::client_security_options security;  // every session's (--security)
+  uactor::client_security_options security;  // every session's (--security)
   // Called once every session is connected, before the first request (a load agent waits there
   // for the run's common start time: scenarios/agent.cpp). false: give up, start() says so.
   std::function<bool()> ready_to_load;

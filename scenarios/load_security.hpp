@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/client/security_options.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/client_security.hpp"
+#include "uactor/ua/expected.hpp"
 
 namespace uactor::scenarios {
 
 struct load_security {
   std::vector<std::string> server_args;   // for the child `uactor run`
-  actors::client_security_options client;  // for every session of the harness
+  uactor::client_security_options client;  // for every session of the harness
   std::string folder;                      // removed by the caller when the run ends
 };
 

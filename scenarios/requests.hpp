@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::scenarios {
 

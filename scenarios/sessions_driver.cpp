@@ -195,10 +195,10 @@ void paced(std::size_t n, std::size_t threads, double rate, load_clock::time_poi
 
 // The many sessions' and the storm's newcomers' clients: one descriptor each (their wake-ups are
 // messages: with socket pairs 10,000 sessions need 30,000 descriptors, 0032).
-client_options session_options(const std::string& url, const actors::client_security_options& security,
+client_options session_options(const std::string& url, const uactor::client_security_options& security,
                                const std::string& name) {
   client_options co;
-  co.inbox_wake_up = actors::inbox_wake_up::message;
+  co.inbox_wake_up = uactor::inbox_wake_up::message;
   co.endpoint_url = url;
   co.security = security;
   co.session_name = name;
@@ -214,7 +214,7 @@ int run_sessions(const session_scenario_options& o, const std::string& dir) {
   std::optional<load_security> secured;
   std::vector<std::string> server_args = {"--max-connections", std::to_string(o.sessions + 16), "--max-sessions",
                                           std::to_string(o.sessions + 16)};
-  actors::client_security_options security;
+  uactor::client_security_options security;
   if (o.security != "none") {
     auto s = prepare_load_security(o.security, o.policy);
     if (!s) {
@@ -492,8 +492,8 @@ int run_storm(const session_scenario_options& o, const std::string& dir) {
   caf::actor_system_config cfg;
   configure_client_system(cfg);
   auto storm_system = std::make_unique<caf::actor_system>(cfg);
-  actors::client_security_options newcomer = secured->client;
-  newcomer.identity.type = actors::client_identity::kind::user_name;
+  uactor::client_security_options newcomer = secured->client;
+  newcomer.identity.type = uactor::client_identity::kind::user_name;
   newcomer.identity.user_name = storm_user;
   newcomer.identity.password = storm_password;
   failure_counts failures;

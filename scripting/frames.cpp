@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::scripting {
 

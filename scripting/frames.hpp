@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/expected.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "scripting/engine.hpp"
 #include "scripting/item.hpp"
 #include "scripting/value.hpp"

@@ -1,6 +1,6 @@
 #include "scripting/script_set.hpp"
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::scripting {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/variant.hpp"
 #include "scripting/engine.hpp"
 #include "scripting/item.hpp"
 #include "scripting/value.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::scripting {
 

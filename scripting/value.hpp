@@ -7,9 +7,9 @@
 #include <string>
 #include <variant>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/status_code.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/status_code.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::scripting {
 

@@ -7,7 +7,7 @@
 
 #include <openssl/crypto.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/rsa.hpp"
 
 namespace uactor::security {

@@ -17,7 +17,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
 #include "security/keys.hpp"
 
 typedef struct x509_st X509;  // NOLINT: OpenSSL's own spelling, no <openssl/x509.h> here

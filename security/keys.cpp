@@ -9,7 +9,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/expected.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 typedef struct evp_pkey_st EVP_PKEY;  // NOLINT: OpenSSL's own spelling, no <openssl/evp.h> here
 

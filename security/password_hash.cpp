@@ -13,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/keys.hpp"
 
 namespace uactor::security {

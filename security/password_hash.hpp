@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/expected.hpp"
-#include "protocol/status_code.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor::security {
 

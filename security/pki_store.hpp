@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/status_code.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_code.hpp"
 #include "security/certificate.hpp"
 
 namespace uactor::security {

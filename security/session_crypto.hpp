@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <span>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/keys.hpp"
 #include "security/policy.hpp"
 

@@ -7,7 +7,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "security/hmac_sha256.hpp"
 #include "security/openssl.hpp"
 

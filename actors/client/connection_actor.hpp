@@ -16,12 +16,12 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "engine/client/inbox_wake_up.hpp"
+#include "uactor/inbox_wake_up.hpp"
 #include "engine/client/session_security.hpp"
 #include "engine/client/subscription.hpp"
-#include "engine/client/supervision_options.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/reconnect.hpp"
+#include "uactor/ua/expected.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/uatcp.hpp"
 
 namespace uactor::actors {

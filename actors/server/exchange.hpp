@@ -16,7 +16,7 @@
 #include "engine/server/channel_audit.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
 

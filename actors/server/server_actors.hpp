@@ -20,7 +20,7 @@
 #include "actors/server/exchange.hpp"
 #include "actors/server/session_host_actor.hpp"
 #include "engine/server/server_core.hpp"
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 
 namespace uactor::actors {
 

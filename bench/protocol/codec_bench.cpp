@@ -3,7 +3,7 @@
 // Run: build/bench/protocol/codec_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/runtime.hpp"
 
 using namespace uactor;

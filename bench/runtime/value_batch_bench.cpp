@@ -19,7 +19,7 @@
 
 #include "engine/server/server_core.hpp"
 #include "engine/server/server_object.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "uactor/runtime.hpp"

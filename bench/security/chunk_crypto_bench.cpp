@@ -17,7 +17,7 @@
 
 #include <openssl/crypto.h>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message_chunker.hpp"
 #include "security/asymmetric.hpp"
 #include "security/key_derivation.hpp"

@@ -18,7 +18,7 @@
 #include "protocol/byte_buffer.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message.hpp"
 #include "protocol/message_assembler.hpp"
 #include "protocol/message_chunker.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
 

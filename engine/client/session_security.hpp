@@ -9,17 +9,26 @@
 #include <vector>
 
 #include "engine/client/channel_state.hpp"
-#include "engine/client/security_options.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/client_security.hpp"
+#include "uactor/ua/expected.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 
 namespace uactor::actors {
 
+// The session's identity (client_identity) with its certificate and key parsed.
+struct client_user_identity {
+  client_identity::kind type = client_identity::kind::anonymous;
+  std::string user_name;
+  std::string password;
+  security::certificate certificate;
+  security::rsa_key private_key;
+};
+
 struct client_session_security {
   client_channel_security channel;
-  client_identity identity;
+  client_user_identity identity;
   std::string application_uri;
 };
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "protocol/byte_buffer.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "security/key_derivation.hpp"
 #include "security/policy.hpp"
 #include "security/symmetric.hpp"

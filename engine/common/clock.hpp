@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 
 namespace uactor::actors {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "engine/server/services/write.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

@@ -24,7 +24,7 @@
 #include "engine/server/subscriptions/subscription_manager.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "uactor/nodes.hpp"
 #include "uactor/server.hpp"
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::actors {
 

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 #include "uactor/metrics.hpp"
 
 namespace uactor::ua {

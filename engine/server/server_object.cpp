@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 namespace uactor::actors {
 

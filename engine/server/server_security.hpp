@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 #include "security/password_hash.hpp"

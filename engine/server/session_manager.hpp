@@ -15,7 +15,7 @@
 #include "engine/server/server_security.hpp"
 #include "engine/server/services/browse.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
 

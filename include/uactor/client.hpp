@@ -32,12 +32,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/client/inbox_wake_up.hpp"
-#include "engine/client/subscription.hpp"
-#include "engine/client/security_options.hpp"
-#include "engine/client/supervision_options.hpp"
-#include "protocol/expected.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/inbox_wake_up.hpp"
+#include "uactor/subscription.hpp"
+#include "uactor/client_security.hpp"
+#include "uactor/reconnect.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "uactor/ua/types.hpp"
 
 namespace caf {
 class actor_system;
@@ -64,7 +65,7 @@ struct client_options {
   // anonymous). A secured connection first asks the server's endpoints over None and checks its
   // certificate against security.pki_dir/trusted (Bad_CertificateUntrusted otherwise, the
   // certificate then in rejected/ for an operator to trust).
-  actors::client_security_options security;
+  uactor::client_security_options security;
   // ---- Supervision (docs/decisions/0017): reconnect.enabled makes the client survive cut links
   // and server restarts once connected: the session is reactivated, moved or created again with
   // its subscriptions (Part 4 §6.7); requests made meanwhile are held or failed; what happened goes
@@ -75,7 +76,7 @@ struct client_options {
   // socket_pair (no allocation per call; two file descriptors per client beside its connection)
   // or message (a CAF message per wake-up, coalesced; no descriptor: for thousands of mostly idle
   // clients in one process, where descriptors run out first).
-  actors::inbox_wake_up inbox_wake_up = actors::inbox_wake_up::socket_pair;
+  uactor::inbox_wake_up inbox_wake_up = uactor::inbox_wake_up::socket_pair;
 };
 
 template <class Response>

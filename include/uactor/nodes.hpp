@@ -9,10 +9,10 @@
 #include <variant>
 #include <vector>
 
-#include "protocol/builtin_types.hpp"
-#include "protocol/generated/status_codes.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "uactor/ua/types.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "uactor/client.hpp"
 #include "uactor/server.hpp"
 #include "uactor/server_plan.hpp"

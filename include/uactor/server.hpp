@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 #include "uactor/executor.hpp"
 #include "uactor/metrics.hpp"
 #include "uactor/nodes.hpp"

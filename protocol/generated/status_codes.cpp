@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::ua {
 namespace {

@@ -6,8 +6,8 @@
 #include <iterator>
 #include <string_view>
 
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/types.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 namespace {

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -17,6 +17,7 @@ std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_exte
 void encode(encoder&, const union_&) {}
 void decode(decoder&, union_&) {}
 const extension_type union_::extension_type_info{"Union", 12756u, 12766u, &make_body<union_>};
+template class typed_extension_body<union_>;
 
 void encode(encoder& e, const key_value_pair& v) {
   encode(e, v.key);
@@ -27,6 +28,7 @@ void decode(decoder& d, key_value_pair& v) {
   decode(d, v.value);
 }
 const extension_type key_value_pair::extension_type_info{"KeyValuePair", 14533u, 14846u, &make_body<key_value_pair>};
+template class typed_extension_body<key_value_pair>;
 
 void encode(encoder& e, const additional_parameters_type& v) {
   encode(e, v.parameters);
@@ -35,6 +37,7 @@ void decode(decoder& d, additional_parameters_type& v) {
   decode(d, v.parameters);
 }
 const extension_type additional_parameters_type::extension_type_info{"AdditionalParametersType", 16313u, 17537u, &make_body<additional_parameters_type>};
+template class typed_extension_body<additional_parameters_type>;
 
 void encode(encoder& e, const ephemeral_key_type& v) {
   encode(e, v.public_key);
@@ -45,6 +48,7 @@ void decode(decoder& d, ephemeral_key_type& v) {
   decode(d, v.signature);
 }
 const extension_type ephemeral_key_type::extension_type_info{"EphemeralKeyType", 17548u, 17549u, &make_body<ephemeral_key_type>};
+template class typed_extension_body<ephemeral_key_type>;
 
 void encode(encoder& e, const endpoint_type& v) {
   encode(e, v.endpoint_url);
@@ -59,6 +63,7 @@ void decode(decoder& d, endpoint_type& v) {
   decode(d, v.transport_profile_uri);
 }
 const extension_type endpoint_type::extension_type_info{"EndpointType", 15528u, 15671u, &make_body<endpoint_type>};
+template class typed_extension_body<endpoint_type>;
 
 void encode(encoder& e, const bit_field_definition& v) {
   encode(e, v.name);
@@ -75,6 +80,7 @@ void decode(decoder& d, bit_field_definition& v) {
   decode(d, v.ending_bit_position);
 }
 const extension_type bit_field_definition::extension_type_info{"BitFieldDefinition", 32421u, 32422u, &make_body<bit_field_definition>};
+template class typed_extension_body<bit_field_definition>;
 
 void encode(encoder& e, const rational_number& v) {
   encode(e, v.numerator);
@@ -85,10 +91,12 @@ void decode(decoder& d, rational_number& v) {
   decode(d, v.denominator);
 }
 const extension_type rational_number::extension_type_info{"RationalNumber", 18806u, 18815u, &make_body<rational_number>};
+template class typed_extension_body<rational_number>;
 
 void encode(encoder&, const vector&) {}
 void decode(decoder&, vector&) {}
 const extension_type vector::extension_type_info{"Vector", 18807u, 18816u, &make_body<vector>};
+template class typed_extension_body<vector>;
 
 void encode(encoder& e, const three_d_vector& v) {
   encode(e, v.x);
@@ -101,10 +109,12 @@ void decode(decoder& d, three_d_vector& v) {
   decode(d, v.z);
 }
 const extension_type three_d_vector::extension_type_info{"ThreeDVector", 18808u, 18817u, &make_body<three_d_vector>};
+template class typed_extension_body<three_d_vector>;
 
 void encode(encoder&, const cartesian_coordinates&) {}
 void decode(decoder&, cartesian_coordinates&) {}
 const extension_type cartesian_coordinates::extension_type_info{"CartesianCoordinates", 18809u, 18818u, &make_body<cartesian_coordinates>};
+template class typed_extension_body<cartesian_coordinates>;
 
 void encode(encoder& e, const three_d_cartesian_coordinates& v) {
   encode(e, v.x);
@@ -117,10 +127,12 @@ void decode(decoder& d, three_d_cartesian_coordinates& v) {
   decode(d, v.z);
 }
 const extension_type three_d_cartesian_coordinates::extension_type_info{"ThreeDCartesianCoordinates", 18810u, 18819u, &make_body<three_d_cartesian_coordinates>};
+template class typed_extension_body<three_d_cartesian_coordinates>;
 
 void encode(encoder&, const orientation&) {}
 void decode(decoder&, orientation&) {}
 const extension_type orientation::extension_type_info{"Orientation", 18811u, 18820u, &make_body<orientation>};
+template class typed_extension_body<orientation>;
 
 void encode(encoder& e, const three_d_orientation& v) {
   encode(e, v.a);
@@ -133,10 +145,12 @@ void decode(decoder& d, three_d_orientation& v) {
   decode(d, v.c);
 }
 const extension_type three_d_orientation::extension_type_info{"ThreeDOrientation", 18812u, 18821u, &make_body<three_d_orientation>};
+template class typed_extension_body<three_d_orientation>;
 
 void encode(encoder&, const frame&) {}
 void decode(decoder&, frame&) {}
 const extension_type frame::extension_type_info{"Frame", 18813u, 18822u, &make_body<frame>};
+template class typed_extension_body<frame>;
 
 void encode(encoder& e, const three_d_frame& v) {
   encode(e, v.cartesian_coordinates);
@@ -147,6 +161,7 @@ void decode(decoder& d, three_d_frame& v) {
   decode(d, v.orientation);
 }
 const extension_type three_d_frame::extension_type_info{"ThreeDFrame", 18814u, 18823u, &make_body<three_d_frame>};
+template class typed_extension_body<three_d_frame>;
 
 void encode(encoder& e, const identity_mapping_rule_type& v) {
   encode(e, v.criteria_type);
@@ -157,6 +172,7 @@ void decode(decoder& d, identity_mapping_rule_type& v) {
   decode(d, v.criteria);
 }
 const extension_type identity_mapping_rule_type::extension_type_info{"IdentityMappingRuleType", 15634u, 15736u, &make_body<identity_mapping_rule_type>};
+template class typed_extension_body<identity_mapping_rule_type>;
 
 void encode(encoder& e, const currency_unit_type& v) {
   encode(e, v.numeric_code);
@@ -171,6 +187,7 @@ void decode(decoder& d, currency_unit_type& v) {
   decode(d, v.currency);
 }
 const extension_type currency_unit_type::extension_type_info{"CurrencyUnitType", 23498u, 23507u, &make_body<currency_unit_type>};
+template class typed_extension_body<currency_unit_type>;
 
 void encode(encoder& e, const annotation_data_type& v) {
   encode(e, v.annotation);
@@ -183,6 +200,7 @@ void decode(decoder& d, annotation_data_type& v) {
   decode(d, v.uri);
 }
 const extension_type annotation_data_type::extension_type_info{"AnnotationDataType", 32434u, 32560u, &make_body<annotation_data_type>};
+template class typed_extension_body<annotation_data_type>;
 
 void encode(encoder& e, const linear_conversion_data_type& v) {
   encode(e, v.initial_addend);
@@ -197,6 +215,7 @@ void decode(decoder& d, linear_conversion_data_type& v) {
   decode(d, v.final_addend);
 }
 const extension_type linear_conversion_data_type::extension_type_info{"LinearConversionDataType", 32435u, 32561u, &make_body<linear_conversion_data_type>};
+template class typed_extension_body<linear_conversion_data_type>;
 
 void encode(encoder& e, const quantity_dimension& v) {
   encode(e, v.mass_exponent);
@@ -219,6 +238,7 @@ void decode(decoder& d, quantity_dimension& v) {
   decode(d, v.dimensionless_exponent);
 }
 const extension_type quantity_dimension::extension_type_info{"QuantityDimension", 32438u, 32562u, &make_body<quantity_dimension>};
+template class typed_extension_body<quantity_dimension>;
 
 void encode(encoder& e, const trust_list_data_type& v) {
   encode(e, v.specified_lists);
@@ -238,6 +258,7 @@ void decode(decoder& d, trust_list_data_type& v) {
   decode(d, v.issuer_crls);
 }
 const extension_type trust_list_data_type::extension_type_info{"TrustListDataType", 12554u, 12680u, &make_body<trust_list_data_type>};
+template class typed_extension_body<trust_list_data_type>;
 
 void encode(encoder& e, const transaction_error_type& v) {
   encode(e, v.target_id);
@@ -250,6 +271,7 @@ void decode(decoder& d, transaction_error_type& v) {
   decode(d, v.message);
 }
 const extension_type transaction_error_type::extension_type_info{"TransactionErrorType", 32285u, 32382u, &make_body<transaction_error_type>};
+template class typed_extension_body<transaction_error_type>;
 
 void encode(encoder& e, const structure_field& v) {
   encode(e, v.name);
@@ -271,6 +293,7 @@ void decode(decoder& d, structure_field& v) {
   decode(d, v.is_optional);
 }
 const extension_type structure_field::extension_type_info{"StructureField", 101u, 14844u, &make_body<structure_field>};
+template class typed_extension_body<structure_field>;
 
 void encode(encoder& e, const structure_definition& v) {
   encode(e, v.default_encoding_id);
@@ -285,6 +308,7 @@ void decode(decoder& d, structure_definition& v) {
   decode(d, v.fields);
 }
 const extension_type structure_definition::extension_type_info{"StructureDefinition", 99u, 122u, &make_body<structure_definition>};
+template class typed_extension_body<structure_definition>;
 
 void encode(encoder& e, const structure_description& v) {
   encode(e, v.data_type_id_);
@@ -297,6 +321,7 @@ void decode(decoder& d, structure_description& v) {
   decode(d, v.structure_definition);
 }
 const extension_type structure_description::extension_type_info{"StructureDescription", 15487u, 126u, &make_body<structure_description>};
+template class typed_extension_body<structure_description>;
 
 void encode(encoder& e, const enum_field& v) {
   encode(e, v.value);
@@ -311,6 +336,7 @@ void decode(decoder& d, enum_field& v) {
   decode(d, v.name);
 }
 const extension_type enum_field::extension_type_info{"EnumField", 102u, 14845u, &make_body<enum_field>};
+template class typed_extension_body<enum_field>;
 
 void encode(encoder& e, const enum_definition& v) {
   encode(e, v.fields);
@@ -319,6 +345,7 @@ void decode(decoder& d, enum_definition& v) {
   decode(d, v.fields);
 }
 const extension_type enum_definition::extension_type_info{"EnumDefinition", 100u, 123u, &make_body<enum_definition>};
+template class typed_extension_body<enum_definition>;
 
 void encode(encoder& e, const enum_description& v) {
   encode(e, v.data_type_id_);
@@ -333,6 +360,7 @@ void decode(decoder& d, enum_description& v) {
   decode(d, v.built_in_type);
 }
 const extension_type enum_description::extension_type_info{"EnumDescription", 15488u, 127u, &make_body<enum_description>};
+template class typed_extension_body<enum_description>;
 
 void encode(encoder& e, const simple_type_description& v) {
   encode(e, v.data_type_id_);
@@ -347,6 +375,7 @@ void decode(decoder& d, simple_type_description& v) {
   decode(d, v.built_in_type);
 }
 const extension_type simple_type_description::extension_type_info{"SimpleTypeDescription", 15005u, 15421u, &make_body<simple_type_description>};
+template class typed_extension_body<simple_type_description>;
 
 void encode(encoder& e, const data_type_schema_header& v) {
   encode(e, v.namespaces);
@@ -364,6 +393,7 @@ void decode(decoder& d, data_type_schema_header& v) {
   decode(d, v.simple_data_types);
 }
 const extension_type data_type_schema_header::extension_type_info{"DataTypeSchemaHeader", 15534u, 15676u, &make_body<data_type_schema_header>};
+template class typed_extension_body<data_type_schema_header>;
 
 void encode(encoder& e, const data_type_description& v) {
   encode(e, v.data_type_id_);
@@ -374,6 +404,7 @@ void decode(decoder& d, data_type_description& v) {
   decode(d, v.name);
 }
 const extension_type data_type_description::extension_type_info{"DataTypeDescription", 14525u, 125u, &make_body<data_type_description>};
+template class typed_extension_body<data_type_description>;
 
 void encode(encoder& e, const ua_binary_file_data_type& v) {
   encode(e, v.namespaces);
@@ -399,6 +430,7 @@ void decode(decoder& d, ua_binary_file_data_type& v) {
   decode(d, v.body);
 }
 const extension_type ua_binary_file_data_type::extension_type_info{"UABinaryFileDataType", 15006u, 15422u, &make_body<ua_binary_file_data_type>};
+template class typed_extension_body<ua_binary_file_data_type>;
 
 void encode(encoder& e, const portable_qualified_name& v) {
   encode(e, v.namespace_uri);
@@ -409,6 +441,7 @@ void decode(decoder& d, portable_qualified_name& v) {
   decode(d, v.name);
 }
 const extension_type portable_qualified_name::extension_type_info{"PortableQualifiedName", 24105u, 24108u, &make_body<portable_qualified_name>};
+template class typed_extension_body<portable_qualified_name>;
 
 void encode(encoder& e, const portable_node_id& v) {
   encode(e, v.namespace_uri);
@@ -419,6 +452,7 @@ void decode(decoder& d, portable_node_id& v) {
   decode(d, v.identifier);
 }
 const extension_type portable_node_id::extension_type_info{"PortableNodeId", 24106u, 24109u, &make_body<portable_node_id>};
+template class typed_extension_body<portable_node_id>;
 
 void encode(encoder& e, const unsigned_rational_number& v) {
   encode(e, v.numerator);
@@ -429,6 +463,7 @@ void decode(decoder& d, unsigned_rational_number& v) {
   decode(d, v.denominator);
 }
 const extension_type unsigned_rational_number::extension_type_info{"UnsignedRationalNumber", 24107u, 24110u, &make_body<unsigned_rational_number>};
+template class typed_extension_body<unsigned_rational_number>;
 
 void encode(encoder& e, const field_meta_data& v) {
   encode(e, v.name);
@@ -456,6 +491,7 @@ void decode(decoder& d, field_meta_data& v) {
   decode(d, v.properties);
 }
 const extension_type field_meta_data::extension_type_info{"FieldMetaData", 14524u, 14839u, &make_body<field_meta_data>};
+template class typed_extension_body<field_meta_data>;
 
 void encode(encoder& e, const configuration_version_data_type& v) {
   encode(e, v.major_version);
@@ -466,6 +502,7 @@ void decode(decoder& d, configuration_version_data_type& v) {
   decode(d, v.minor_version);
 }
 const extension_type configuration_version_data_type::extension_type_info{"ConfigurationVersionDataType", 14593u, 14847u, &make_body<configuration_version_data_type>};
+template class typed_extension_body<configuration_version_data_type>;
 
 void encode(encoder& e, const data_set_meta_data_type& v) {
   encode(e, v.namespaces);
@@ -495,6 +532,7 @@ void decode(decoder& d, data_set_meta_data_type& v) {
   decode(d, v.configuration_version);
 }
 const extension_type data_set_meta_data_type::extension_type_info{"DataSetMetaDataType", 14523u, 124u, &make_body<data_set_meta_data_type>};
+template class typed_extension_body<data_set_meta_data_type>;
 
 void encode(encoder& e, const published_data_set_data_type& v) {
   encode(e, v.name);
@@ -513,10 +551,12 @@ void decode(decoder& d, published_data_set_data_type& v) {
   decode(d, v.data_set_source);
 }
 const extension_type published_data_set_data_type::extension_type_info{"PublishedDataSetDataType", 15578u, 15677u, &make_body<published_data_set_data_type>};
+template class typed_extension_body<published_data_set_data_type>;
 
 void encode(encoder&, const published_data_set_source_data_type&) {}
 void decode(decoder&, published_data_set_source_data_type&) {}
 const extension_type published_data_set_source_data_type::extension_type_info{"PublishedDataSetSourceDataType", 15580u, 15678u, &make_body<published_data_set_source_data_type>};
+template class typed_extension_body<published_data_set_source_data_type>;
 
 void encode(encoder& e, const published_variable_data_type& v) {
   encode(e, v.published_variable);
@@ -539,6 +579,7 @@ void decode(decoder& d, published_variable_data_type& v) {
   decode(d, v.meta_data_properties);
 }
 const extension_type published_variable_data_type::extension_type_info{"PublishedVariableDataType", 14273u, 14323u, &make_body<published_variable_data_type>};
+template class typed_extension_body<published_variable_data_type>;
 
 void encode(encoder& e, const published_data_items_data_type& v) {
   encode(e, v.published_data);
@@ -547,6 +588,7 @@ void decode(decoder& d, published_data_items_data_type& v) {
   decode(d, v.published_data);
 }
 const extension_type published_data_items_data_type::extension_type_info{"PublishedDataItemsDataType", 15581u, 15679u, &make_body<published_data_items_data_type>};
+template class typed_extension_body<published_data_items_data_type>;
 
 void encode(encoder& e, const simple_attribute_operand& v) {
   encode(e, v.type_definition_id);
@@ -562,6 +604,7 @@ void decode(decoder& d, simple_attribute_operand& v) {
   decode(d, v.index_range);
 }
 const extension_type simple_attribute_operand::extension_type_info{"SimpleAttributeOperand", 601u, 603u, &make_body<simple_attribute_operand>};
+template class typed_extension_body<simple_attribute_operand>;
 
 void encode(encoder& e, const content_filter_element& v) {
   encode(e, v.filter_operator);
@@ -572,6 +615,7 @@ void decode(decoder& d, content_filter_element& v) {
   decode(d, v.filter_operands);
 }
 const extension_type content_filter_element::extension_type_info{"ContentFilterElement", 583u, 585u, &make_body<content_filter_element>};
+template class typed_extension_body<content_filter_element>;
 
 void encode(encoder& e, const content_filter& v) {
   encode(e, v.elements);
@@ -580,6 +624,7 @@ void decode(decoder& d, content_filter& v) {
   decode(d, v.elements);
 }
 const extension_type content_filter::extension_type_info{"ContentFilter", 586u, 588u, &make_body<content_filter>};
+template class typed_extension_body<content_filter>;
 
 void encode(encoder& e, const published_events_data_type& v) {
   encode(e, v.event_notifier);
@@ -593,6 +638,7 @@ void decode(decoder& d, published_events_data_type& v) {
   decode(d, v.filter);
 }
 const extension_type published_events_data_type::extension_type_info{"PublishedEventsDataType", 15582u, 15681u, &make_body<published_events_data_type>};
+template class typed_extension_body<published_events_data_type>;
 
 void encode(encoder& e, const published_data_set_custom_source_data_type& v) {
   encode(e, v.cyclic_data_set);
@@ -601,6 +647,7 @@ void decode(decoder& d, published_data_set_custom_source_data_type& v) {
   decode(d, v.cyclic_data_set);
 }
 const extension_type published_data_set_custom_source_data_type::extension_type_info{"PublishedDataSetCustomSourceDataType", 25269u, 25529u, &make_body<published_data_set_custom_source_data_type>};
+template class typed_extension_body<published_data_set_custom_source_data_type>;
 
 void encode(encoder& e, const data_set_writer_data_type& v) {
   encode(e, v.name);
@@ -626,14 +673,17 @@ void decode(decoder& d, data_set_writer_data_type& v) {
   decode(d, v.message_settings);
 }
 const extension_type data_set_writer_data_type::extension_type_info{"DataSetWriterDataType", 15597u, 15682u, &make_body<data_set_writer_data_type>};
+template class typed_extension_body<data_set_writer_data_type>;
 
 void encode(encoder&, const data_set_writer_transport_data_type&) {}
 void decode(decoder&, data_set_writer_transport_data_type&) {}
 const extension_type data_set_writer_transport_data_type::extension_type_info{"DataSetWriterTransportDataType", 15598u, 15683u, &make_body<data_set_writer_transport_data_type>};
+template class typed_extension_body<data_set_writer_transport_data_type>;
 
 void encode(encoder&, const data_set_writer_message_data_type&) {}
 void decode(decoder&, data_set_writer_message_data_type&) {}
 const extension_type data_set_writer_message_data_type::extension_type_info{"DataSetWriterMessageDataType", 15605u, 15688u, &make_body<data_set_writer_message_data_type>};
+template class typed_extension_body<data_set_writer_message_data_type>;
 
 void encode(encoder& e, const application_description& v) {
   encode(e, v.application_uri);
@@ -654,6 +704,7 @@ void decode(decoder& d, application_description& v) {
   decode(d, v.discovery_urls);
 }
 const extension_type application_description::extension_type_info{"ApplicationDescription", 308u, 310u, &make_body<application_description>};
+template class typed_extension_body<application_description>;
 
 void encode(encoder& e, const user_token_policy& v) {
   encode(e, v.policy_id);
@@ -670,6 +721,7 @@ void decode(decoder& d, user_token_policy& v) {
   decode(d, v.security_policy_uri);
 }
 const extension_type user_token_policy::extension_type_info{"UserTokenPolicy", 304u, 306u, &make_body<user_token_policy>};
+template class typed_extension_body<user_token_policy>;
 
 void encode(encoder& e, const endpoint_description& v) {
   encode(e, v.endpoint_url);
@@ -693,6 +745,7 @@ void decode(decoder& d, endpoint_description& v) {
   decode(d, v.security_level);
 }
 const extension_type endpoint_description::extension_type_info{"EndpointDescription", 312u, 314u, &make_body<endpoint_description>};
+template class typed_extension_body<endpoint_description>;
 
 void encode(encoder& e, const pub_sub_group_data_type& v) {
   encode(e, v.name);
@@ -714,6 +767,7 @@ void decode(decoder& d, pub_sub_group_data_type& v) {
   decode(d, v.group_properties);
 }
 const extension_type pub_sub_group_data_type::extension_type_info{"PubSubGroupDataType", 15609u, 15689u, &make_body<pub_sub_group_data_type>};
+template class typed_extension_body<pub_sub_group_data_type>;
 
 void encode(encoder& e, const writer_group_data_type& v) {
   encode(e, v.name);
@@ -755,5 +809,6 @@ void decode(decoder& d, writer_group_data_type& v) {
   decode(d, v.data_set_writers);
 }
 const extension_type writer_group_data_type::extension_type_info{"WriterGroupDataType", 15480u, 21150u, &make_body<writer_group_data_type>};
+template class typed_extension_body<writer_group_data_type>;
 
 }  // namespace uactor::ua

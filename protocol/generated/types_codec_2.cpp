@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -17,10 +17,12 @@ std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_exte
 void encode(encoder&, const writer_group_transport_data_type&) {}
 void decode(decoder&, writer_group_transport_data_type&) {}
 const extension_type writer_group_transport_data_type::extension_type_info{"WriterGroupTransportDataType", 15611u, 15691u, &make_body<writer_group_transport_data_type>};
+template class typed_extension_body<writer_group_transport_data_type>;
 
 void encode(encoder&, const writer_group_message_data_type&) {}
 void decode(decoder&, writer_group_message_data_type&) {}
 const extension_type writer_group_message_data_type::extension_type_info{"WriterGroupMessageDataType", 15616u, 15693u, &make_body<writer_group_message_data_type>};
+template class typed_extension_body<writer_group_message_data_type>;
 
 void encode(encoder& e, const data_set_reader_data_type& v) {
   encode(e, v.name);
@@ -63,6 +65,7 @@ void decode(decoder& d, data_set_reader_data_type& v) {
   decode(d, v.subscribed_data_set);
 }
 const extension_type data_set_reader_data_type::extension_type_info{"DataSetReaderDataType", 15623u, 15703u, &make_body<data_set_reader_data_type>};
+template class typed_extension_body<data_set_reader_data_type>;
 
 void encode(encoder& e, const reader_group_data_type& v) {
   encode(e, v.name);
@@ -91,6 +94,7 @@ void decode(decoder& d, reader_group_data_type& v) {
   decode(d, v.data_set_readers);
 }
 const extension_type reader_group_data_type::extension_type_info{"ReaderGroupDataType", 15520u, 21153u, &make_body<reader_group_data_type>};
+template class typed_extension_body<reader_group_data_type>;
 
 void encode(encoder& e, const pub_sub_connection_data_type& v) {
   encode(e, v.name);
@@ -117,10 +121,12 @@ void decode(decoder& d, pub_sub_connection_data_type& v) {
   decode(d, v.reader_groups);
 }
 const extension_type pub_sub_connection_data_type::extension_type_info{"PubSubConnectionDataType", 15617u, 15694u, &make_body<pub_sub_connection_data_type>};
+template class typed_extension_body<pub_sub_connection_data_type>;
 
 void encode(encoder&, const connection_transport_data_type&) {}
 void decode(decoder&, connection_transport_data_type&) {}
 const extension_type connection_transport_data_type::extension_type_info{"ConnectionTransportDataType", 15618u, 15695u, &make_body<connection_transport_data_type>};
+template class typed_extension_body<connection_transport_data_type>;
 
 void encode(encoder& e, const network_address_data_type& v) {
   encode(e, v.network_interface);
@@ -129,6 +135,7 @@ void decode(decoder& d, network_address_data_type& v) {
   decode(d, v.network_interface);
 }
 const extension_type network_address_data_type::extension_type_info{"NetworkAddressDataType", 15502u, 21151u, &make_body<network_address_data_type>};
+template class typed_extension_body<network_address_data_type>;
 
 void encode(encoder& e, const network_address_url_data_type& v) {
   encode(e, v.network_interface);
@@ -139,26 +146,32 @@ void decode(decoder& d, network_address_url_data_type& v) {
   decode(d, v.url);
 }
 const extension_type network_address_url_data_type::extension_type_info{"NetworkAddressUrlDataType", 15510u, 21152u, &make_body<network_address_url_data_type>};
+template class typed_extension_body<network_address_url_data_type>;
 
 void encode(encoder&, const reader_group_transport_data_type&) {}
 void decode(decoder&, reader_group_transport_data_type&) {}
 const extension_type reader_group_transport_data_type::extension_type_info{"ReaderGroupTransportDataType", 15621u, 15701u, &make_body<reader_group_transport_data_type>};
+template class typed_extension_body<reader_group_transport_data_type>;
 
 void encode(encoder&, const reader_group_message_data_type&) {}
 void decode(decoder&, reader_group_message_data_type&) {}
 const extension_type reader_group_message_data_type::extension_type_info{"ReaderGroupMessageDataType", 15622u, 15702u, &make_body<reader_group_message_data_type>};
+template class typed_extension_body<reader_group_message_data_type>;
 
 void encode(encoder&, const data_set_reader_transport_data_type&) {}
 void decode(decoder&, data_set_reader_transport_data_type&) {}
 const extension_type data_set_reader_transport_data_type::extension_type_info{"DataSetReaderTransportDataType", 15628u, 15705u, &make_body<data_set_reader_transport_data_type>};
+template class typed_extension_body<data_set_reader_transport_data_type>;
 
 void encode(encoder&, const data_set_reader_message_data_type&) {}
 void decode(decoder&, data_set_reader_message_data_type&) {}
 const extension_type data_set_reader_message_data_type::extension_type_info{"DataSetReaderMessageDataType", 15629u, 15706u, &make_body<data_set_reader_message_data_type>};
+template class typed_extension_body<data_set_reader_message_data_type>;
 
 void encode(encoder&, const subscribed_data_set_data_type&) {}
 void decode(decoder&, subscribed_data_set_data_type&) {}
 const extension_type subscribed_data_set_data_type::extension_type_info{"SubscribedDataSetDataType", 15630u, 15707u, &make_body<subscribed_data_set_data_type>};
+template class typed_extension_body<subscribed_data_set_data_type>;
 
 void encode(encoder& e, const field_target_data_type& v) {
   encode(e, v.data_set_field_id);
@@ -179,6 +192,7 @@ void decode(decoder& d, field_target_data_type& v) {
   decode(d, v.override_value);
 }
 const extension_type field_target_data_type::extension_type_info{"FieldTargetDataType", 14744u, 14848u, &make_body<field_target_data_type>};
+template class typed_extension_body<field_target_data_type>;
 
 void encode(encoder& e, const target_variables_data_type& v) {
   encode(e, v.target_variables);
@@ -187,6 +201,7 @@ void decode(decoder& d, target_variables_data_type& v) {
   decode(d, v.target_variables);
 }
 const extension_type target_variables_data_type::extension_type_info{"TargetVariablesDataType", 15631u, 15712u, &make_body<target_variables_data_type>};
+template class typed_extension_body<target_variables_data_type>;
 
 void encode(encoder& e, const role_permission_type& v) {
   encode(e, v.role_id);
@@ -197,6 +212,7 @@ void decode(decoder& d, role_permission_type& v) {
   decode(d, v.permissions);
 }
 const extension_type role_permission_type::extension_type_info{"RolePermissionType", 96u, 128u, &make_body<role_permission_type>};
+template class typed_extension_body<role_permission_type>;
 
 void encode(encoder& e, const subscribed_data_set_mirror_data_type& v) {
   encode(e, v.parent_node_name);
@@ -207,6 +223,7 @@ void decode(decoder& d, subscribed_data_set_mirror_data_type& v) {
   decode(d, v.role_permissions);
 }
 const extension_type subscribed_data_set_mirror_data_type::extension_type_info{"SubscribedDataSetMirrorDataType", 15635u, 15713u, &make_body<subscribed_data_set_mirror_data_type>};
+template class typed_extension_body<subscribed_data_set_mirror_data_type>;
 
 void encode(encoder& e, const pub_sub_configuration_data_type& v) {
   encode(e, v.published_data_sets);
@@ -221,6 +238,7 @@ void decode(decoder& d, pub_sub_configuration_data_type& v) {
   decode(d, v.enabled);
 }
 const extension_type pub_sub_configuration_data_type::extension_type_info{"PubSubConfigurationDataType", 15530u, 21154u, &make_body<pub_sub_configuration_data_type>};
+template class typed_extension_body<pub_sub_configuration_data_type>;
 
 void encode(encoder& e, const standalone_subscribed_data_set_ref_data_type& v) {
   encode(e, v.data_set_name);
@@ -229,6 +247,7 @@ void decode(decoder& d, standalone_subscribed_data_set_ref_data_type& v) {
   decode(d, v.data_set_name);
 }
 const extension_type standalone_subscribed_data_set_ref_data_type::extension_type_info{"StandaloneSubscribedDataSetRefDataType", 23599u, 23851u, &make_body<standalone_subscribed_data_set_ref_data_type>};
+template class typed_extension_body<standalone_subscribed_data_set_ref_data_type>;
 
 void encode(encoder& e, const standalone_subscribed_data_set_data_type& v) {
   encode(e, v.name);
@@ -244,6 +263,7 @@ void decode(decoder& d, standalone_subscribed_data_set_data_type& v) {
   decode(d, v.subscribed_data_set);
 }
 const extension_type standalone_subscribed_data_set_data_type::extension_type_info{"StandaloneSubscribedDataSetDataType", 23600u, 23852u, &make_body<standalone_subscribed_data_set_data_type>};
+template class typed_extension_body<standalone_subscribed_data_set_data_type>;
 
 void encode(encoder& e, const security_group_data_type& v) {
   encode(e, v.name);
@@ -270,6 +290,7 @@ void decode(decoder& d, security_group_data_type& v) {
   decode(d, v.group_properties);
 }
 const extension_type security_group_data_type::extension_type_info{"SecurityGroupDataType", 23601u, 23853u, &make_body<security_group_data_type>};
+template class typed_extension_body<security_group_data_type>;
 
 void encode(encoder& e, const pub_sub_key_push_target_data_type& v) {
   encode(e, v.application_uri);
@@ -296,6 +317,7 @@ void decode(decoder& d, pub_sub_key_push_target_data_type& v) {
   decode(d, v.security_groups);
 }
 const extension_type pub_sub_key_push_target_data_type::extension_type_info{"PubSubKeyPushTargetDataType", 25270u, 25530u, &make_body<pub_sub_key_push_target_data_type>};
+template class typed_extension_body<pub_sub_key_push_target_data_type>;
 
 void encode(encoder& e, const pub_sub_configuration2_data_type& v) {
   encode(e, v.published_data_sets);
@@ -329,6 +351,7 @@ void decode(decoder& d, pub_sub_configuration2_data_type& v) {
   decode(d, v.configuration_properties);
 }
 const extension_type pub_sub_configuration2_data_type::extension_type_info{"PubSubConfiguration2DataType", 23602u, 23854u, &make_body<pub_sub_configuration2_data_type>};
+template class typed_extension_body<pub_sub_configuration2_data_type>;
 
 void encode(encoder& e, const uadp_writer_group_message_data_type& v) {
   encode(e, v.group_version);
@@ -345,6 +368,7 @@ void decode(decoder& d, uadp_writer_group_message_data_type& v) {
   decode(d, v.publishing_offset);
 }
 const extension_type uadp_writer_group_message_data_type::extension_type_info{"UadpWriterGroupMessageDataType", 15645u, 15715u, &make_body<uadp_writer_group_message_data_type>};
+template class typed_extension_body<uadp_writer_group_message_data_type>;
 
 void encode(encoder& e, const uadp_data_set_writer_message_data_type& v) {
   encode(e, v.data_set_message_content_mask);
@@ -359,6 +383,7 @@ void decode(decoder& d, uadp_data_set_writer_message_data_type& v) {
   decode(d, v.data_set_offset);
 }
 const extension_type uadp_data_set_writer_message_data_type::extension_type_info{"UadpDataSetWriterMessageDataType", 15652u, 15717u, &make_body<uadp_data_set_writer_message_data_type>};
+template class typed_extension_body<uadp_data_set_writer_message_data_type>;
 
 void encode(encoder& e, const uadp_data_set_reader_message_data_type& v) {
   encode(e, v.group_version);
@@ -383,6 +408,7 @@ void decode(decoder& d, uadp_data_set_reader_message_data_type& v) {
   decode(d, v.processing_offset);
 }
 const extension_type uadp_data_set_reader_message_data_type::extension_type_info{"UadpDataSetReaderMessageDataType", 15653u, 15718u, &make_body<uadp_data_set_reader_message_data_type>};
+template class typed_extension_body<uadp_data_set_reader_message_data_type>;
 
 void encode(encoder& e, const json_writer_group_message_data_type& v) {
   encode(e, v.network_message_content_mask);
@@ -391,6 +417,7 @@ void decode(decoder& d, json_writer_group_message_data_type& v) {
   decode(d, v.network_message_content_mask);
 }
 const extension_type json_writer_group_message_data_type::extension_type_info{"JsonWriterGroupMessageDataType", 15657u, 15719u, &make_body<json_writer_group_message_data_type>};
+template class typed_extension_body<json_writer_group_message_data_type>;
 
 void encode(encoder& e, const json_data_set_writer_message_data_type& v) {
   encode(e, v.data_set_message_content_mask);
@@ -399,6 +426,7 @@ void decode(decoder& d, json_data_set_writer_message_data_type& v) {
   decode(d, v.data_set_message_content_mask);
 }
 const extension_type json_data_set_writer_message_data_type::extension_type_info{"JsonDataSetWriterMessageDataType", 15664u, 15724u, &make_body<json_data_set_writer_message_data_type>};
+template class typed_extension_body<json_data_set_writer_message_data_type>;
 
 void encode(encoder& e, const json_data_set_reader_message_data_type& v) {
   encode(e, v.network_message_content_mask);
@@ -409,14 +437,17 @@ void decode(decoder& d, json_data_set_reader_message_data_type& v) {
   decode(d, v.data_set_message_content_mask);
 }
 const extension_type json_data_set_reader_message_data_type::extension_type_info{"JsonDataSetReaderMessageDataType", 15665u, 15725u, &make_body<json_data_set_reader_message_data_type>};
+template class typed_extension_body<json_data_set_reader_message_data_type>;
 
 void encode(encoder&, const qos_data_type&) {}
 void decode(decoder&, qos_data_type&) {}
 const extension_type qos_data_type::extension_type_info{"QosDataType", 23603u, 23855u, &make_body<qos_data_type>};
+template class typed_extension_body<qos_data_type>;
 
 void encode(encoder&, const transmit_qos_data_type&) {}
 void decode(decoder&, transmit_qos_data_type&) {}
 const extension_type transmit_qos_data_type::extension_type_info{"TransmitQosDataType", 23604u, 23856u, &make_body<transmit_qos_data_type>};
+template class typed_extension_body<transmit_qos_data_type>;
 
 void encode(encoder& e, const transmit_qos_priority_data_type& v) {
   encode(e, v.priority_label);
@@ -425,10 +456,12 @@ void decode(decoder& d, transmit_qos_priority_data_type& v) {
   decode(d, v.priority_label);
 }
 const extension_type transmit_qos_priority_data_type::extension_type_info{"TransmitQosPriorityDataType", 23605u, 23857u, &make_body<transmit_qos_priority_data_type>};
+template class typed_extension_body<transmit_qos_priority_data_type>;
 
 void encode(encoder&, const receive_qos_data_type&) {}
 void decode(decoder&, receive_qos_data_type&) {}
 const extension_type receive_qos_data_type::extension_type_info{"ReceiveQosDataType", 23608u, 23860u, &make_body<receive_qos_data_type>};
+template class typed_extension_body<receive_qos_data_type>;
 
 void encode(encoder& e, const receive_qos_priority_data_type& v) {
   encode(e, v.priority_label);
@@ -437,6 +470,7 @@ void decode(decoder& d, receive_qos_priority_data_type& v) {
   decode(d, v.priority_label);
 }
 const extension_type receive_qos_priority_data_type::extension_type_info{"ReceiveQosPriorityDataType", 23609u, 23861u, &make_body<receive_qos_priority_data_type>};
+template class typed_extension_body<receive_qos_priority_data_type>;
 
 void encode(encoder& e, const datagram_connection_transport_data_type& v) {
   encode(e, v.discovery_address);
@@ -445,6 +479,7 @@ void decode(decoder& d, datagram_connection_transport_data_type& v) {
   decode(d, v.discovery_address);
 }
 const extension_type datagram_connection_transport_data_type::extension_type_info{"DatagramConnectionTransportDataType", 17467u, 17468u, &make_body<datagram_connection_transport_data_type>};
+template class typed_extension_body<datagram_connection_transport_data_type>;
 
 void encode(encoder& e, const datagram_connection_transport2_data_type& v) {
   encode(e, v.discovery_address);
@@ -461,6 +496,7 @@ void decode(decoder& d, datagram_connection_transport2_data_type& v) {
   decode(d, v.datagram_qos);
 }
 const extension_type datagram_connection_transport2_data_type::extension_type_info{"DatagramConnectionTransport2DataType", 23612u, 23864u, &make_body<datagram_connection_transport2_data_type>};
+template class typed_extension_body<datagram_connection_transport2_data_type>;
 
 void encode(encoder& e, const datagram_writer_group_transport_data_type& v) {
   encode(e, v.message_repeat_count);
@@ -471,6 +507,7 @@ void decode(decoder& d, datagram_writer_group_transport_data_type& v) {
   decode(d, v.message_repeat_delay);
 }
 const extension_type datagram_writer_group_transport_data_type::extension_type_info{"DatagramWriterGroupTransportDataType", 15532u, 21155u, &make_body<datagram_writer_group_transport_data_type>};
+template class typed_extension_body<datagram_writer_group_transport_data_type>;
 
 void encode(encoder& e, const datagram_writer_group_transport2_data_type& v) {
   encode(e, v.message_repeat_count);
@@ -492,6 +529,7 @@ void decode(decoder& d, datagram_writer_group_transport2_data_type& v) {
   decode(d, v.topic);
 }
 const extension_type datagram_writer_group_transport2_data_type::extension_type_info{"DatagramWriterGroupTransport2DataType", 23613u, 23865u, &make_body<datagram_writer_group_transport2_data_type>};
+template class typed_extension_body<datagram_writer_group_transport2_data_type>;
 
 void encode(encoder& e, const datagram_data_set_reader_transport_data_type& v) {
   encode(e, v.address);
@@ -507,6 +545,7 @@ void decode(decoder& d, datagram_data_set_reader_transport_data_type& v) {
   decode(d, v.topic);
 }
 const extension_type datagram_data_set_reader_transport_data_type::extension_type_info{"DatagramDataSetReaderTransportDataType", 23614u, 23866u, &make_body<datagram_data_set_reader_transport_data_type>};
+template class typed_extension_body<datagram_data_set_reader_transport_data_type>;
 
 void encode(encoder& e, const broker_connection_transport_data_type& v) {
   encode(e, v.resource_uri);
@@ -517,6 +556,7 @@ void decode(decoder& d, broker_connection_transport_data_type& v) {
   decode(d, v.authentication_profile_uri);
 }
 const extension_type broker_connection_transport_data_type::extension_type_info{"BrokerConnectionTransportDataType", 15007u, 15479u, &make_body<broker_connection_transport_data_type>};
+template class typed_extension_body<broker_connection_transport_data_type>;
 
 void encode(encoder& e, const broker_writer_group_transport_data_type& v) {
   encode(e, v.queue_name);
@@ -531,6 +571,7 @@ void decode(decoder& d, broker_writer_group_transport_data_type& v) {
   decode(d, v.requested_delivery_guarantee);
 }
 const extension_type broker_writer_group_transport_data_type::extension_type_info{"BrokerWriterGroupTransportDataType", 15667u, 15727u, &make_body<broker_writer_group_transport_data_type>};
+template class typed_extension_body<broker_writer_group_transport_data_type>;
 
 void encode(encoder& e, const broker_data_set_writer_transport_data_type& v) {
   encode(e, v.queue_name);
@@ -549,6 +590,7 @@ void decode(decoder& d, broker_data_set_writer_transport_data_type& v) {
   decode(d, v.meta_data_update_time);
 }
 const extension_type broker_data_set_writer_transport_data_type::extension_type_info{"BrokerDataSetWriterTransportDataType", 15669u, 15729u, &make_body<broker_data_set_writer_transport_data_type>};
+template class typed_extension_body<broker_data_set_writer_transport_data_type>;
 
 void encode(encoder& e, const broker_data_set_reader_transport_data_type& v) {
   encode(e, v.queue_name);
@@ -565,6 +607,7 @@ void decode(decoder& d, broker_data_set_reader_transport_data_type& v) {
   decode(d, v.meta_data_queue_name);
 }
 const extension_type broker_data_set_reader_transport_data_type::extension_type_info{"BrokerDataSetReaderTransportDataType", 15670u, 15733u, &make_body<broker_data_set_reader_transport_data_type>};
+template class typed_extension_body<broker_data_set_reader_transport_data_type>;
 
 void encode(encoder& e, const pub_sub_configuration_ref_data_type& v) {
   encode(e, v.configuration_mask);
@@ -579,6 +622,7 @@ void decode(decoder& d, pub_sub_configuration_ref_data_type& v) {
   decode(d, v.group_index);
 }
 const extension_type pub_sub_configuration_ref_data_type::extension_type_info{"PubSubConfigurationRefDataType", 25519u, 25531u, &make_body<pub_sub_configuration_ref_data_type>};
+template class typed_extension_body<pub_sub_configuration_ref_data_type>;
 
 void encode(encoder& e, const pub_sub_configuration_value_data_type& v) {
   encode(e, v.configuration_element);
@@ -591,6 +635,7 @@ void decode(decoder& d, pub_sub_configuration_value_data_type& v) {
   decode(d, v.identifier);
 }
 const extension_type pub_sub_configuration_value_data_type::extension_type_info{"PubSubConfigurationValueDataType", 25520u, 25532u, &make_body<pub_sub_configuration_value_data_type>};
+template class typed_extension_body<pub_sub_configuration_value_data_type>;
 
 void encode(encoder& e, const alias_name_data_type& v) {
   encode(e, v.alias_name);
@@ -601,6 +646,7 @@ void decode(decoder& d, alias_name_data_type& v) {
   decode(d, v.referenced_nodes);
 }
 const extension_type alias_name_data_type::extension_type_info{"AliasNameDataType", 23468u, 23499u, &make_body<alias_name_data_type>};
+template class typed_extension_body<alias_name_data_type>;
 
 void encode(encoder& e, const user_management_data_type& v) {
   encode(e, v.user_name);
@@ -613,6 +659,7 @@ void decode(decoder& d, user_management_data_type& v) {
   decode(d, v.description);
 }
 const extension_type user_management_data_type::extension_type_info{"UserManagementDataType", 24281u, 24292u, &make_body<user_management_data_type>};
+template class typed_extension_body<user_management_data_type>;
 
 void encode(encoder& e, const priority_mapping_entry_type& v) {
   encode(e, v.mapping_uri);
@@ -627,6 +674,7 @@ void decode(decoder& d, priority_mapping_entry_type& v) {
   decode(d, v.priority_value_dscp);
 }
 const extension_type priority_mapping_entry_type::extension_type_info{"PriorityMappingEntryType", 25220u, 25239u, &make_body<priority_mapping_entry_type>};
+template class typed_extension_body<priority_mapping_entry_type>;
 
 void encode(encoder& e, const reference_description_data_type& v) {
   encode(e, v.source_node);
@@ -641,6 +689,7 @@ void decode(decoder& d, reference_description_data_type& v) {
   decode(d, v.target_node);
 }
 const extension_type reference_description_data_type::extension_type_info{"ReferenceDescriptionDataType", 32659u, 32661u, &make_body<reference_description_data_type>};
+template class typed_extension_body<reference_description_data_type>;
 
 void encode(encoder& e, const reference_list_entry_data_type& v) {
   encode(e, v.reference_type);
@@ -653,10 +702,12 @@ void decode(decoder& d, reference_list_entry_data_type& v) {
   decode(d, v.target_node);
 }
 const extension_type reference_list_entry_data_type::extension_type_info{"ReferenceListEntryDataType", 32660u, 32662u, &make_body<reference_list_entry_data_type>};
+template class typed_extension_body<reference_list_entry_data_type>;
 
 void encode(encoder&, const data_type_definition&) {}
 void decode(decoder&, data_type_definition&) {}
 const extension_type data_type_definition::extension_type_info{"DataTypeDefinition", 97u, 121u, &make_body<data_type_definition>};
+template class typed_extension_body<data_type_definition>;
 
 void encode(encoder& e, const argument& v) {
   encode(e, v.name);
@@ -674,6 +725,7 @@ void decode(decoder& d, argument& v) {
   decode(d, v.description);
 }
 const extension_type argument::extension_type_info{"Argument", 296u, 298u, &make_body<argument>};
+template class typed_extension_body<argument>;
 
 void encode(encoder& e, const enum_value_type& v) {
   encode(e, v.value);
@@ -686,6 +738,7 @@ void decode(decoder& d, enum_value_type& v) {
   decode(d, v.description);
 }
 const extension_type enum_value_type::extension_type_info{"EnumValueType", 7594u, 8251u, &make_body<enum_value_type>};
+template class typed_extension_body<enum_value_type>;
 
 void encode(encoder& e, const option_set& v) {
   encode(e, v.value);
@@ -696,5 +749,6 @@ void decode(decoder& d, option_set& v) {
   decode(d, v.valid_bits);
 }
 const extension_type option_set::extension_type_info{"OptionSet", 12755u, 12765u, &make_body<option_set>};
+template class typed_extension_body<option_set>;
 
 }  // namespace uactor::ua

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -23,6 +23,7 @@ void decode(decoder& d, time_zone_data_type& v) {
   decode(d, v.daylight_saving_in_offset);
 }
 const extension_type time_zone_data_type::extension_type_info{"TimeZoneDataType", 8912u, 8917u, &make_body<time_zone_data_type>};
+template class typed_extension_body<time_zone_data_type>;
 
 void encode(encoder& e, const request_header& v) {
   encode(e, v.authentication_token);
@@ -43,6 +44,7 @@ void decode(decoder& d, request_header& v) {
   decode(d, v.additional_header);
 }
 const extension_type request_header::extension_type_info{"RequestHeader", 389u, 391u, &make_body<request_header>};
+template class typed_extension_body<request_header>;
 
 void encode(encoder& e, const response_header& v) {
   encode(e, v.timestamp);
@@ -62,6 +64,7 @@ void decode(decoder& d, response_header& v) {
   decode(d, v.additional_header);
 }
 const extension_type response_header::extension_type_info{"ResponseHeader", 392u, 394u, &make_body<response_header>};
+template class typed_extension_body<response_header>;
 
 void encode(encoder& e, const service_fault& v) {
   encode(e, v.response_header);
@@ -70,6 +73,7 @@ void decode(decoder& d, service_fault& v) {
   decode(d, v.response_header);
 }
 const extension_type service_fault::extension_type_info{"ServiceFault", 395u, 397u, &make_body<service_fault>};
+template class typed_extension_body<service_fault>;
 
 void encode(encoder& e, const sessionless_invoke_request_type& v) {
   encode(e, v.uris_version);
@@ -89,6 +93,7 @@ void decode(decoder& d, sessionless_invoke_request_type& v) {
   decode(d, v.service_id);
 }
 const extension_type sessionless_invoke_request_type::extension_type_info{"SessionlessInvokeRequestType", 15901u, 15903u, &make_body<sessionless_invoke_request_type>};
+template class typed_extension_body<sessionless_invoke_request_type>;
 
 void encode(encoder& e, const sessionless_invoke_response_type& v) {
   encode(e, v.namespace_uris);
@@ -103,6 +108,7 @@ void decode(decoder& d, sessionless_invoke_response_type& v) {
   decode(d, v.service_id);
 }
 const extension_type sessionless_invoke_response_type::extension_type_info{"SessionlessInvokeResponseType", 20999u, 21001u, &make_body<sessionless_invoke_response_type>};
+template class typed_extension_body<sessionless_invoke_response_type>;
 
 void encode(encoder& e, const find_servers_request& v) {
   encode(e, v.request_header);
@@ -118,6 +124,7 @@ void decode(decoder& d, find_servers_request& v) {
   decode(d, v.server_uris);
 }
 const extension_type find_servers_request::extension_type_info{"FindServersRequest", 420u, 422u, &make_body<find_servers_request>};
+template class typed_extension_body<find_servers_request>;
 
 void encode(encoder& e, const find_servers_response& v) {
   encode(e, v.response_header);
@@ -128,6 +135,7 @@ void decode(decoder& d, find_servers_response& v) {
   decode(d, v.servers);
 }
 const extension_type find_servers_response::extension_type_info{"FindServersResponse", 423u, 425u, &make_body<find_servers_response>};
+template class typed_extension_body<find_servers_response>;
 
 void encode(encoder& e, const server_on_network& v) {
   encode(e, v.record_id);
@@ -142,6 +150,7 @@ void decode(decoder& d, server_on_network& v) {
   decode(d, v.server_capabilities);
 }
 const extension_type server_on_network::extension_type_info{"ServerOnNetwork", 12189u, 12207u, &make_body<server_on_network>};
+template class typed_extension_body<server_on_network>;
 
 void encode(encoder& e, const find_servers_on_network_request& v) {
   encode(e, v.request_header);
@@ -156,6 +165,7 @@ void decode(decoder& d, find_servers_on_network_request& v) {
   decode(d, v.server_capability_filter);
 }
 const extension_type find_servers_on_network_request::extension_type_info{"FindServersOnNetworkRequest", 12190u, 12208u, &make_body<find_servers_on_network_request>};
+template class typed_extension_body<find_servers_on_network_request>;
 
 void encode(encoder& e, const find_servers_on_network_response& v) {
   encode(e, v.response_header);
@@ -168,6 +178,7 @@ void decode(decoder& d, find_servers_on_network_response& v) {
   decode(d, v.servers);
 }
 const extension_type find_servers_on_network_response::extension_type_info{"FindServersOnNetworkResponse", 12191u, 12209u, &make_body<find_servers_on_network_response>};
+template class typed_extension_body<find_servers_on_network_response>;
 
 void encode(encoder& e, const get_endpoints_request& v) {
   encode(e, v.request_header);
@@ -183,6 +194,7 @@ void decode(decoder& d, get_endpoints_request& v) {
   decode(d, v.profile_uris);
 }
 const extension_type get_endpoints_request::extension_type_info{"GetEndpointsRequest", 426u, 428u, &make_body<get_endpoints_request>};
+template class typed_extension_body<get_endpoints_request>;
 
 void encode(encoder& e, const get_endpoints_response& v) {
   encode(e, v.response_header);
@@ -193,6 +205,7 @@ void decode(decoder& d, get_endpoints_response& v) {
   decode(d, v.endpoints);
 }
 const extension_type get_endpoints_response::extension_type_info{"GetEndpointsResponse", 429u, 431u, &make_body<get_endpoints_response>};
+template class typed_extension_body<get_endpoints_response>;
 
 void encode(encoder& e, const registered_server& v) {
   encode(e, v.server_uri);
@@ -217,6 +230,7 @@ void decode(decoder& d, registered_server& v) {
   decode(d, v.is_online);
 }
 const extension_type registered_server::extension_type_info{"RegisteredServer", 432u, 434u, &make_body<registered_server>};
+template class typed_extension_body<registered_server>;
 
 void encode(encoder& e, const register_server_request& v) {
   encode(e, v.request_header);
@@ -227,6 +241,7 @@ void decode(decoder& d, register_server_request& v) {
   decode(d, v.server);
 }
 const extension_type register_server_request::extension_type_info{"RegisterServerRequest", 435u, 437u, &make_body<register_server_request>};
+template class typed_extension_body<register_server_request>;
 
 void encode(encoder& e, const register_server_response& v) {
   encode(e, v.response_header);
@@ -235,10 +250,12 @@ void decode(decoder& d, register_server_response& v) {
   decode(d, v.response_header);
 }
 const extension_type register_server_response::extension_type_info{"RegisterServerResponse", 438u, 440u, &make_body<register_server_response>};
+template class typed_extension_body<register_server_response>;
 
 void encode(encoder&, const discovery_configuration&) {}
 void decode(decoder&, discovery_configuration&) {}
 const extension_type discovery_configuration::extension_type_info{"DiscoveryConfiguration", 12890u, 12900u, &make_body<discovery_configuration>};
+template class typed_extension_body<discovery_configuration>;
 
 void encode(encoder& e, const mdns_discovery_configuration& v) {
   encode(e, v.mdns_server_name);
@@ -249,6 +266,7 @@ void decode(decoder& d, mdns_discovery_configuration& v) {
   decode(d, v.server_capabilities);
 }
 const extension_type mdns_discovery_configuration::extension_type_info{"MdnsDiscoveryConfiguration", 12891u, 12901u, &make_body<mdns_discovery_configuration>};
+template class typed_extension_body<mdns_discovery_configuration>;
 
 void encode(encoder& e, const register_server2_request& v) {
   encode(e, v.request_header);
@@ -261,6 +279,7 @@ void decode(decoder& d, register_server2_request& v) {
   decode(d, v.discovery_configuration);
 }
 const extension_type register_server2_request::extension_type_info{"RegisterServer2Request", 12193u, 12211u, &make_body<register_server2_request>};
+template class typed_extension_body<register_server2_request>;
 
 void encode(encoder& e, const register_server2_response& v) {
   encode(e, v.response_header);
@@ -274,6 +293,7 @@ void decode(decoder& d, register_server2_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type register_server2_response::extension_type_info{"RegisterServer2Response", 12194u, 12212u, &make_body<register_server2_response>};
+template class typed_extension_body<register_server2_response>;
 
 void encode(encoder& e, const channel_security_token& v) {
   encode(e, v.channel_id);
@@ -288,6 +308,7 @@ void decode(decoder& d, channel_security_token& v) {
   decode(d, v.revised_lifetime);
 }
 const extension_type channel_security_token::extension_type_info{"ChannelSecurityToken", 441u, 443u, &make_body<channel_security_token>};
+template class typed_extension_body<channel_security_token>;
 
 void encode(encoder& e, const open_secure_channel_request& v) {
   encode(e, v.request_header);
@@ -306,6 +327,7 @@ void decode(decoder& d, open_secure_channel_request& v) {
   decode(d, v.requested_lifetime);
 }
 const extension_type open_secure_channel_request::extension_type_info{"OpenSecureChannelRequest", 444u, 446u, &make_body<open_secure_channel_request>};
+template class typed_extension_body<open_secure_channel_request>;
 
 void encode(encoder& e, const open_secure_channel_response& v) {
   encode(e, v.response_header);
@@ -320,6 +342,7 @@ void decode(decoder& d, open_secure_channel_response& v) {
   decode(d, v.server_nonce);
 }
 const extension_type open_secure_channel_response::extension_type_info{"OpenSecureChannelResponse", 447u, 449u, &make_body<open_secure_channel_response>};
+template class typed_extension_body<open_secure_channel_response>;
 
 void encode(encoder& e, const close_secure_channel_request& v) {
   encode(e, v.request_header);
@@ -328,6 +351,7 @@ void decode(decoder& d, close_secure_channel_request& v) {
   decode(d, v.request_header);
 }
 const extension_type close_secure_channel_request::extension_type_info{"CloseSecureChannelRequest", 450u, 452u, &make_body<close_secure_channel_request>};
+template class typed_extension_body<close_secure_channel_request>;
 
 void encode(encoder& e, const close_secure_channel_response& v) {
   encode(e, v.response_header);
@@ -336,6 +360,7 @@ void decode(decoder& d, close_secure_channel_response& v) {
   decode(d, v.response_header);
 }
 const extension_type close_secure_channel_response::extension_type_info{"CloseSecureChannelResponse", 453u, 455u, &make_body<close_secure_channel_response>};
+template class typed_extension_body<close_secure_channel_response>;
 
 void encode(encoder& e, const signed_software_certificate& v) {
   encode(e, v.certificate_data);
@@ -346,6 +371,7 @@ void decode(decoder& d, signed_software_certificate& v) {
   decode(d, v.signature);
 }
 const extension_type signed_software_certificate::extension_type_info{"SignedSoftwareCertificate", 344u, 346u, &make_body<signed_software_certificate>};
+template class typed_extension_body<signed_software_certificate>;
 
 void encode(encoder& e, const signature_data& v) {
   encode(e, v.algorithm);
@@ -356,6 +382,7 @@ void decode(decoder& d, signature_data& v) {
   decode(d, v.signature);
 }
 const extension_type signature_data::extension_type_info{"SignatureData", 456u, 458u, &make_body<signature_data>};
+template class typed_extension_body<signature_data>;
 
 void encode(encoder& e, const create_session_request& v) {
   encode(e, v.request_header);
@@ -380,6 +407,7 @@ void decode(decoder& d, create_session_request& v) {
   decode(d, v.max_response_message_size);
 }
 const extension_type create_session_request::extension_type_info{"CreateSessionRequest", 459u, 461u, &make_body<create_session_request>};
+template class typed_extension_body<create_session_request>;
 
 void encode(encoder& e, const create_session_response& v) {
   encode(e, v.response_header);
@@ -408,6 +436,7 @@ void decode(decoder& d, create_session_response& v) {
   decode(d, v.max_request_message_size);
 }
 const extension_type create_session_response::extension_type_info{"CreateSessionResponse", 462u, 464u, &make_body<create_session_response>};
+template class typed_extension_body<create_session_response>;
 
 void encode(encoder& e, const user_identity_token& v) {
   encode(e, v.policy_id);
@@ -416,6 +445,7 @@ void decode(decoder& d, user_identity_token& v) {
   decode(d, v.policy_id);
 }
 const extension_type user_identity_token::extension_type_info{"UserIdentityToken", 316u, 318u, &make_body<user_identity_token>};
+template class typed_extension_body<user_identity_token>;
 
 void encode(encoder& e, const anonymous_identity_token& v) {
   encode(e, v.policy_id);
@@ -424,6 +454,7 @@ void decode(decoder& d, anonymous_identity_token& v) {
   decode(d, v.policy_id);
 }
 const extension_type anonymous_identity_token::extension_type_info{"AnonymousIdentityToken", 319u, 321u, &make_body<anonymous_identity_token>};
+template class typed_extension_body<anonymous_identity_token>;
 
 void encode(encoder& e, const user_name_identity_token& v) {
   encode(e, v.policy_id);
@@ -438,6 +469,7 @@ void decode(decoder& d, user_name_identity_token& v) {
   decode(d, v.encryption_algorithm);
 }
 const extension_type user_name_identity_token::extension_type_info{"UserNameIdentityToken", 322u, 324u, &make_body<user_name_identity_token>};
+template class typed_extension_body<user_name_identity_token>;
 
 void encode(encoder& e, const x509_identity_token& v) {
   encode(e, v.policy_id);
@@ -448,6 +480,7 @@ void decode(decoder& d, x509_identity_token& v) {
   decode(d, v.certificate_data);
 }
 const extension_type x509_identity_token::extension_type_info{"X509IdentityToken", 325u, 327u, &make_body<x509_identity_token>};
+template class typed_extension_body<x509_identity_token>;
 
 void encode(encoder& e, const issued_identity_token& v) {
   encode(e, v.policy_id);
@@ -460,6 +493,7 @@ void decode(decoder& d, issued_identity_token& v) {
   decode(d, v.encryption_algorithm);
 }
 const extension_type issued_identity_token::extension_type_info{"IssuedIdentityToken", 938u, 940u, &make_body<issued_identity_token>};
+template class typed_extension_body<issued_identity_token>;
 
 void encode(encoder& e, const activate_session_request& v) {
   encode(e, v.request_header);
@@ -480,6 +514,7 @@ void decode(decoder& d, activate_session_request& v) {
   decode(d, v.user_token_signature);
 }
 const extension_type activate_session_request::extension_type_info{"ActivateSessionRequest", 465u, 467u, &make_body<activate_session_request>};
+template class typed_extension_body<activate_session_request>;
 
 void encode(encoder& e, const activate_session_response& v) {
   encode(e, v.response_header);
@@ -495,6 +530,7 @@ void decode(decoder& d, activate_session_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type activate_session_response::extension_type_info{"ActivateSessionResponse", 468u, 470u, &make_body<activate_session_response>};
+template class typed_extension_body<activate_session_response>;
 
 void encode(encoder& e, const close_session_request& v) {
   encode(e, v.request_header);
@@ -505,6 +541,7 @@ void decode(decoder& d, close_session_request& v) {
   decode(d, v.delete_subscriptions);
 }
 const extension_type close_session_request::extension_type_info{"CloseSessionRequest", 471u, 473u, &make_body<close_session_request>};
+template class typed_extension_body<close_session_request>;
 
 void encode(encoder& e, const close_session_response& v) {
   encode(e, v.response_header);
@@ -513,6 +550,7 @@ void decode(decoder& d, close_session_response& v) {
   decode(d, v.response_header);
 }
 const extension_type close_session_response::extension_type_info{"CloseSessionResponse", 474u, 476u, &make_body<close_session_response>};
+template class typed_extension_body<close_session_response>;
 
 void encode(encoder& e, const cancel_request& v) {
   encode(e, v.request_header);
@@ -523,6 +561,7 @@ void decode(decoder& d, cancel_request& v) {
   decode(d, v.request_handle);
 }
 const extension_type cancel_request::extension_type_info{"CancelRequest", 477u, 479u, &make_body<cancel_request>};
+template class typed_extension_body<cancel_request>;
 
 void encode(encoder& e, const cancel_response& v) {
   encode(e, v.response_header);
@@ -533,6 +572,7 @@ void decode(decoder& d, cancel_response& v) {
   decode(d, v.cancel_count);
 }
 const extension_type cancel_response::extension_type_info{"CancelResponse", 480u, 482u, &make_body<cancel_response>};
+template class typed_extension_body<cancel_response>;
 
 void encode(encoder& e, const node_attributes& v) {
   encode(e, v.specified_attributes);
@@ -549,6 +589,7 @@ void decode(decoder& d, node_attributes& v) {
   decode(d, v.user_write_mask);
 }
 const extension_type node_attributes::extension_type_info{"NodeAttributes", 349u, 351u, &make_body<node_attributes>};
+template class typed_extension_body<node_attributes>;
 
 void encode(encoder& e, const object_attributes& v) {
   encode(e, v.specified_attributes);
@@ -567,6 +608,7 @@ void decode(decoder& d, object_attributes& v) {
   decode(d, v.event_notifier);
 }
 const extension_type object_attributes::extension_type_info{"ObjectAttributes", 352u, 354u, &make_body<object_attributes>};
+template class typed_extension_body<object_attributes>;
 
 void encode(encoder& e, const variable_attributes& v) {
   encode(e, v.specified_attributes);
@@ -600,6 +642,7 @@ void decode(decoder& d, variable_attributes& v) {
   decode(d, v.historizing);
 }
 const extension_type variable_attributes::extension_type_info{"VariableAttributes", 355u, 357u, &make_body<variable_attributes>};
+template class typed_extension_body<variable_attributes>;
 
 void encode(encoder& e, const method_attributes& v) {
   encode(e, v.specified_attributes);
@@ -620,6 +663,7 @@ void decode(decoder& d, method_attributes& v) {
   decode(d, v.user_executable);
 }
 const extension_type method_attributes::extension_type_info{"MethodAttributes", 358u, 360u, &make_body<method_attributes>};
+template class typed_extension_body<method_attributes>;
 
 void encode(encoder& e, const object_type_attributes& v) {
   encode(e, v.specified_attributes);
@@ -638,6 +682,7 @@ void decode(decoder& d, object_type_attributes& v) {
   decode(d, v.is_abstract);
 }
 const extension_type object_type_attributes::extension_type_info{"ObjectTypeAttributes", 361u, 363u, &make_body<object_type_attributes>};
+template class typed_extension_body<object_type_attributes>;
 
 void encode(encoder& e, const variable_type_attributes& v) {
   encode(e, v.specified_attributes);
@@ -665,6 +710,7 @@ void decode(decoder& d, variable_type_attributes& v) {
   decode(d, v.is_abstract);
 }
 const extension_type variable_type_attributes::extension_type_info{"VariableTypeAttributes", 364u, 366u, &make_body<variable_type_attributes>};
+template class typed_extension_body<variable_type_attributes>;
 
 void encode(encoder& e, const reference_type_attributes& v) {
   encode(e, v.specified_attributes);
@@ -687,6 +733,7 @@ void decode(decoder& d, reference_type_attributes& v) {
   decode(d, v.inverse_name);
 }
 const extension_type reference_type_attributes::extension_type_info{"ReferenceTypeAttributes", 367u, 369u, &make_body<reference_type_attributes>};
+template class typed_extension_body<reference_type_attributes>;
 
 void encode(encoder& e, const data_type_attributes& v) {
   encode(e, v.specified_attributes);
@@ -705,6 +752,7 @@ void decode(decoder& d, data_type_attributes& v) {
   decode(d, v.is_abstract);
 }
 const extension_type data_type_attributes::extension_type_info{"DataTypeAttributes", 370u, 372u, &make_body<data_type_attributes>};
+template class typed_extension_body<data_type_attributes>;
 
 void encode(encoder& e, const view_attributes& v) {
   encode(e, v.specified_attributes);
@@ -725,5 +773,6 @@ void decode(decoder& d, view_attributes& v) {
   decode(d, v.event_notifier);
 }
 const extension_type view_attributes::extension_type_info{"ViewAttributes", 373u, 375u, &make_body<view_attributes>};
+template class typed_extension_body<view_attributes>;
 
 }  // namespace uactor::ua

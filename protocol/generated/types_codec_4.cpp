@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -23,6 +23,7 @@ void decode(decoder& d, generic_attribute_value& v) {
   decode(d, v.value);
 }
 const extension_type generic_attribute_value::extension_type_info{"GenericAttributeValue", 17606u, 17610u, &make_body<generic_attribute_value>};
+template class typed_extension_body<generic_attribute_value>;
 
 void encode(encoder& e, const generic_attributes& v) {
   encode(e, v.specified_attributes);
@@ -41,6 +42,7 @@ void decode(decoder& d, generic_attributes& v) {
   decode(d, v.attribute_values);
 }
 const extension_type generic_attributes::extension_type_info{"GenericAttributes", 17607u, 17611u, &make_body<generic_attributes>};
+template class typed_extension_body<generic_attributes>;
 
 void encode(encoder& e, const add_nodes_item& v) {
   encode(e, v.parent_node_id);
@@ -61,6 +63,7 @@ void decode(decoder& d, add_nodes_item& v) {
   decode(d, v.type_definition);
 }
 const extension_type add_nodes_item::extension_type_info{"AddNodesItem", 376u, 378u, &make_body<add_nodes_item>};
+template class typed_extension_body<add_nodes_item>;
 
 void encode(encoder& e, const add_nodes_result& v) {
   encode(e, v.status_code);
@@ -71,6 +74,7 @@ void decode(decoder& d, add_nodes_result& v) {
   decode(d, v.added_node_id);
 }
 const extension_type add_nodes_result::extension_type_info{"AddNodesResult", 483u, 485u, &make_body<add_nodes_result>};
+template class typed_extension_body<add_nodes_result>;
 
 void encode(encoder& e, const add_nodes_request& v) {
   encode(e, v.request_header);
@@ -81,6 +85,7 @@ void decode(decoder& d, add_nodes_request& v) {
   decode(d, v.nodes_to_add);
 }
 const extension_type add_nodes_request::extension_type_info{"AddNodesRequest", 486u, 488u, &make_body<add_nodes_request>};
+template class typed_extension_body<add_nodes_request>;
 
 void encode(encoder& e, const add_nodes_response& v) {
   encode(e, v.response_header);
@@ -94,6 +99,7 @@ void decode(decoder& d, add_nodes_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type add_nodes_response::extension_type_info{"AddNodesResponse", 489u, 491u, &make_body<add_nodes_response>};
+template class typed_extension_body<add_nodes_response>;
 
 void encode(encoder& e, const add_references_item& v) {
   encode(e, v.source_node_id);
@@ -112,6 +118,7 @@ void decode(decoder& d, add_references_item& v) {
   decode(d, v.target_node_class);
 }
 const extension_type add_references_item::extension_type_info{"AddReferencesItem", 379u, 381u, &make_body<add_references_item>};
+template class typed_extension_body<add_references_item>;
 
 void encode(encoder& e, const add_references_request& v) {
   encode(e, v.request_header);
@@ -122,6 +129,7 @@ void decode(decoder& d, add_references_request& v) {
   decode(d, v.references_to_add);
 }
 const extension_type add_references_request::extension_type_info{"AddReferencesRequest", 492u, 494u, &make_body<add_references_request>};
+template class typed_extension_body<add_references_request>;
 
 void encode(encoder& e, const add_references_response& v) {
   encode(e, v.response_header);
@@ -135,6 +143,7 @@ void decode(decoder& d, add_references_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type add_references_response::extension_type_info{"AddReferencesResponse", 495u, 497u, &make_body<add_references_response>};
+template class typed_extension_body<add_references_response>;
 
 void encode(encoder& e, const delete_nodes_item& v) {
   encode(e, v.node_id);
@@ -145,6 +154,7 @@ void decode(decoder& d, delete_nodes_item& v) {
   decode(d, v.delete_target_references);
 }
 const extension_type delete_nodes_item::extension_type_info{"DeleteNodesItem", 382u, 384u, &make_body<delete_nodes_item>};
+template class typed_extension_body<delete_nodes_item>;
 
 void encode(encoder& e, const delete_nodes_request& v) {
   encode(e, v.request_header);
@@ -155,6 +165,7 @@ void decode(decoder& d, delete_nodes_request& v) {
   decode(d, v.nodes_to_delete);
 }
 const extension_type delete_nodes_request::extension_type_info{"DeleteNodesRequest", 498u, 500u, &make_body<delete_nodes_request>};
+template class typed_extension_body<delete_nodes_request>;
 
 void encode(encoder& e, const delete_nodes_response& v) {
   encode(e, v.response_header);
@@ -168,6 +179,7 @@ void decode(decoder& d, delete_nodes_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type delete_nodes_response::extension_type_info{"DeleteNodesResponse", 501u, 503u, &make_body<delete_nodes_response>};
+template class typed_extension_body<delete_nodes_response>;
 
 void encode(encoder& e, const delete_references_item& v) {
   encode(e, v.source_node_id);
@@ -184,6 +196,7 @@ void decode(decoder& d, delete_references_item& v) {
   decode(d, v.delete_bidirectional);
 }
 const extension_type delete_references_item::extension_type_info{"DeleteReferencesItem", 385u, 387u, &make_body<delete_references_item>};
+template class typed_extension_body<delete_references_item>;
 
 void encode(encoder& e, const delete_references_request& v) {
   encode(e, v.request_header);
@@ -194,6 +207,7 @@ void decode(decoder& d, delete_references_request& v) {
   decode(d, v.references_to_delete);
 }
 const extension_type delete_references_request::extension_type_info{"DeleteReferencesRequest", 504u, 506u, &make_body<delete_references_request>};
+template class typed_extension_body<delete_references_request>;
 
 void encode(encoder& e, const delete_references_response& v) {
   encode(e, v.response_header);
@@ -207,6 +221,7 @@ void decode(decoder& d, delete_references_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type delete_references_response::extension_type_info{"DeleteReferencesResponse", 507u, 509u, &make_body<delete_references_response>};
+template class typed_extension_body<delete_references_response>;
 
 void encode(encoder& e, const view_description& v) {
   encode(e, v.view_id);
@@ -219,6 +234,7 @@ void decode(decoder& d, view_description& v) {
   decode(d, v.view_version);
 }
 const extension_type view_description::extension_type_info{"ViewDescription", 511u, 513u, &make_body<view_description>};
+template class typed_extension_body<view_description>;
 
 void encode(encoder& e, const browse_description& v) {
   encode(e, v.node_id);
@@ -237,6 +253,7 @@ void decode(decoder& d, browse_description& v) {
   decode(d, v.result_mask);
 }
 const extension_type browse_description::extension_type_info{"BrowseDescription", 514u, 516u, &make_body<browse_description>};
+template class typed_extension_body<browse_description>;
 
 void encode(encoder& e, const reference_description& v) {
   encode(e, v.reference_type_id);
@@ -257,6 +274,7 @@ void decode(decoder& d, reference_description& v) {
   decode(d, v.type_definition);
 }
 const extension_type reference_description::extension_type_info{"ReferenceDescription", 518u, 520u, &make_body<reference_description>};
+template class typed_extension_body<reference_description>;
 
 void encode(encoder& e, const browse_result& v) {
   encode(e, v.status_code);
@@ -269,6 +287,7 @@ void decode(decoder& d, browse_result& v) {
   decode(d, v.references);
 }
 const extension_type browse_result::extension_type_info{"BrowseResult", 522u, 524u, &make_body<browse_result>};
+template class typed_extension_body<browse_result>;
 
 void encode(encoder& e, const browse_request& v) {
   encode(e, v.request_header);
@@ -283,6 +302,7 @@ void decode(decoder& d, browse_request& v) {
   decode(d, v.nodes_to_browse);
 }
 const extension_type browse_request::extension_type_info{"BrowseRequest", 525u, 527u, &make_body<browse_request>};
+template class typed_extension_body<browse_request>;
 
 void encode(encoder& e, const browse_response& v) {
   encode(e, v.response_header);
@@ -296,6 +316,7 @@ void decode(decoder& d, browse_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type browse_response::extension_type_info{"BrowseResponse", 528u, 530u, &make_body<browse_response>};
+template class typed_extension_body<browse_response>;
 
 void encode(encoder& e, const browse_next_request& v) {
   encode(e, v.request_header);
@@ -308,6 +329,7 @@ void decode(decoder& d, browse_next_request& v) {
   decode(d, v.continuation_points);
 }
 const extension_type browse_next_request::extension_type_info{"BrowseNextRequest", 531u, 533u, &make_body<browse_next_request>};
+template class typed_extension_body<browse_next_request>;
 
 void encode(encoder& e, const browse_next_response& v) {
   encode(e, v.response_header);
@@ -321,6 +343,7 @@ void decode(decoder& d, browse_next_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type browse_next_response::extension_type_info{"BrowseNextResponse", 534u, 536u, &make_body<browse_next_response>};
+template class typed_extension_body<browse_next_response>;
 
 void encode(encoder& e, const relative_path_element& v) {
   encode(e, v.reference_type_id);
@@ -335,6 +358,7 @@ void decode(decoder& d, relative_path_element& v) {
   decode(d, v.target_name);
 }
 const extension_type relative_path_element::extension_type_info{"RelativePathElement", 537u, 539u, &make_body<relative_path_element>};
+template class typed_extension_body<relative_path_element>;
 
 void encode(encoder& e, const relative_path& v) {
   encode(e, v.elements);
@@ -343,6 +367,7 @@ void decode(decoder& d, relative_path& v) {
   decode(d, v.elements);
 }
 const extension_type relative_path::extension_type_info{"RelativePath", 540u, 542u, &make_body<relative_path>};
+template class typed_extension_body<relative_path>;
 
 void encode(encoder& e, const browse_path& v) {
   encode(e, v.starting_node);
@@ -353,6 +378,7 @@ void decode(decoder& d, browse_path& v) {
   decode(d, v.relative_path);
 }
 const extension_type browse_path::extension_type_info{"BrowsePath", 543u, 545u, &make_body<browse_path>};
+template class typed_extension_body<browse_path>;
 
 void encode(encoder& e, const browse_path_target& v) {
   encode(e, v.target_id);
@@ -363,6 +389,7 @@ void decode(decoder& d, browse_path_target& v) {
   decode(d, v.remaining_path_index);
 }
 const extension_type browse_path_target::extension_type_info{"BrowsePathTarget", 546u, 548u, &make_body<browse_path_target>};
+template class typed_extension_body<browse_path_target>;
 
 void encode(encoder& e, const browse_path_result& v) {
   encode(e, v.status_code);
@@ -373,6 +400,7 @@ void decode(decoder& d, browse_path_result& v) {
   decode(d, v.targets);
 }
 const extension_type browse_path_result::extension_type_info{"BrowsePathResult", 549u, 551u, &make_body<browse_path_result>};
+template class typed_extension_body<browse_path_result>;
 
 void encode(encoder& e, const translate_browse_paths_to_node_ids_request& v) {
   encode(e, v.request_header);
@@ -383,6 +411,7 @@ void decode(decoder& d, translate_browse_paths_to_node_ids_request& v) {
   decode(d, v.browse_paths);
 }
 const extension_type translate_browse_paths_to_node_ids_request::extension_type_info{"TranslateBrowsePathsToNodeIdsRequest", 552u, 554u, &make_body<translate_browse_paths_to_node_ids_request>};
+template class typed_extension_body<translate_browse_paths_to_node_ids_request>;
 
 void encode(encoder& e, const translate_browse_paths_to_node_ids_response& v) {
   encode(e, v.response_header);
@@ -396,6 +425,7 @@ void decode(decoder& d, translate_browse_paths_to_node_ids_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type translate_browse_paths_to_node_ids_response::extension_type_info{"TranslateBrowsePathsToNodeIdsResponse", 555u, 557u, &make_body<translate_browse_paths_to_node_ids_response>};
+template class typed_extension_body<translate_browse_paths_to_node_ids_response>;
 
 void encode(encoder& e, const register_nodes_request& v) {
   encode(e, v.request_header);
@@ -406,6 +436,7 @@ void decode(decoder& d, register_nodes_request& v) {
   decode(d, v.nodes_to_register);
 }
 const extension_type register_nodes_request::extension_type_info{"RegisterNodesRequest", 558u, 560u, &make_body<register_nodes_request>};
+template class typed_extension_body<register_nodes_request>;
 
 void encode(encoder& e, const register_nodes_response& v) {
   encode(e, v.response_header);
@@ -416,6 +447,7 @@ void decode(decoder& d, register_nodes_response& v) {
   decode(d, v.registered_node_ids);
 }
 const extension_type register_nodes_response::extension_type_info{"RegisterNodesResponse", 561u, 563u, &make_body<register_nodes_response>};
+template class typed_extension_body<register_nodes_response>;
 
 void encode(encoder& e, const unregister_nodes_request& v) {
   encode(e, v.request_header);
@@ -426,6 +458,7 @@ void decode(decoder& d, unregister_nodes_request& v) {
   decode(d, v.nodes_to_unregister);
 }
 const extension_type unregister_nodes_request::extension_type_info{"UnregisterNodesRequest", 564u, 566u, &make_body<unregister_nodes_request>};
+template class typed_extension_body<unregister_nodes_request>;
 
 void encode(encoder& e, const unregister_nodes_response& v) {
   encode(e, v.response_header);
@@ -434,6 +467,7 @@ void decode(decoder& d, unregister_nodes_response& v) {
   decode(d, v.response_header);
 }
 const extension_type unregister_nodes_response::extension_type_info{"UnregisterNodesResponse", 567u, 569u, &make_body<unregister_nodes_response>};
+template class typed_extension_body<unregister_nodes_response>;
 
 void encode(encoder& e, const endpoint_configuration& v) {
   encode(e, v.operation_timeout);
@@ -458,6 +492,7 @@ void decode(decoder& d, endpoint_configuration& v) {
   decode(d, v.security_token_lifetime);
 }
 const extension_type endpoint_configuration::extension_type_info{"EndpointConfiguration", 331u, 333u, &make_body<endpoint_configuration>};
+template class typed_extension_body<endpoint_configuration>;
 
 void encode(encoder& e, const query_data_description& v) {
   encode(e, v.relative_path);
@@ -470,6 +505,7 @@ void decode(decoder& d, query_data_description& v) {
   decode(d, v.index_range);
 }
 const extension_type query_data_description::extension_type_info{"QueryDataDescription", 570u, 572u, &make_body<query_data_description>};
+template class typed_extension_body<query_data_description>;
 
 void encode(encoder& e, const node_type_description& v) {
   encode(e, v.type_definition_node);
@@ -482,6 +518,7 @@ void decode(decoder& d, node_type_description& v) {
   decode(d, v.data_to_return);
 }
 const extension_type node_type_description::extension_type_info{"NodeTypeDescription", 573u, 575u, &make_body<node_type_description>};
+template class typed_extension_body<node_type_description>;
 
 void encode(encoder& e, const query_data_set& v) {
   encode(e, v.node_id);
@@ -494,6 +531,7 @@ void decode(decoder& d, query_data_set& v) {
   decode(d, v.values);
 }
 const extension_type query_data_set::extension_type_info{"QueryDataSet", 577u, 579u, &make_body<query_data_set>};
+template class typed_extension_body<query_data_set>;
 
 void encode(encoder& e, const node_reference& v) {
   encode(e, v.node_id);
@@ -508,10 +546,12 @@ void decode(decoder& d, node_reference& v) {
   decode(d, v.referenced_node_ids);
 }
 const extension_type node_reference::extension_type_info{"NodeReference", 580u, 582u, &make_body<node_reference>};
+template class typed_extension_body<node_reference>;
 
 void encode(encoder&, const filter_operand&) {}
 void decode(decoder&, filter_operand&) {}
 const extension_type filter_operand::extension_type_info{"FilterOperand", 589u, 591u, &make_body<filter_operand>};
+template class typed_extension_body<filter_operand>;
 
 void encode(encoder& e, const element_operand& v) {
   encode(e, v.index);
@@ -520,6 +560,7 @@ void decode(decoder& d, element_operand& v) {
   decode(d, v.index);
 }
 const extension_type element_operand::extension_type_info{"ElementOperand", 592u, 594u, &make_body<element_operand>};
+template class typed_extension_body<element_operand>;
 
 void encode(encoder& e, const literal_operand& v) {
   encode(e, v.value);
@@ -528,6 +569,7 @@ void decode(decoder& d, literal_operand& v) {
   decode(d, v.value);
 }
 const extension_type literal_operand::extension_type_info{"LiteralOperand", 595u, 597u, &make_body<literal_operand>};
+template class typed_extension_body<literal_operand>;
 
 void encode(encoder& e, const attribute_operand& v) {
   encode(e, v.node_id);
@@ -544,6 +586,7 @@ void decode(decoder& d, attribute_operand& v) {
   decode(d, v.index_range);
 }
 const extension_type attribute_operand::extension_type_info{"AttributeOperand", 598u, 600u, &make_body<attribute_operand>};
+template class typed_extension_body<attribute_operand>;
 
 void encode(encoder& e, const content_filter_element_result& v) {
   encode(e, v.status_code);
@@ -557,6 +600,7 @@ void decode(decoder& d, content_filter_element_result& v) {
   decode(d, v.operand_diagnostic_infos);
 }
 const extension_type content_filter_element_result::extension_type_info{"ContentFilterElementResult", 604u, 606u, &make_body<content_filter_element_result>};
+template class typed_extension_body<content_filter_element_result>;
 
 void encode(encoder& e, const content_filter_result& v) {
   encode(e, v.element_results);
@@ -568,6 +612,7 @@ void decode(decoder& d, content_filter_result& v) {
   decode(d, v.element_diagnostic_infos);
 }
 const extension_type content_filter_result::extension_type_info{"ContentFilterResult", 607u, 609u, &make_body<content_filter_result>};
+template class typed_extension_body<content_filter_result>;
 
 void encode(encoder& e, const parsing_result& v) {
   encode(e, v.status_code);
@@ -581,6 +626,7 @@ void decode(decoder& d, parsing_result& v) {
   decode(d, v.data_diagnostic_infos);
 }
 const extension_type parsing_result::extension_type_info{"ParsingResult", 610u, 612u, &make_body<parsing_result>};
+template class typed_extension_body<parsing_result>;
 
 void encode(encoder& e, const query_first_request& v) {
   encode(e, v.request_header);
@@ -600,6 +646,7 @@ void decode(decoder& d, query_first_request& v) {
   decode(d, v.max_references_to_return);
 }
 const extension_type query_first_request::extension_type_info{"QueryFirstRequest", 613u, 615u, &make_body<query_first_request>};
+template class typed_extension_body<query_first_request>;
 
 void encode(encoder& e, const query_first_response& v) {
   encode(e, v.response_header);
@@ -621,6 +668,7 @@ void decode(decoder& d, query_first_response& v) {
   decode(d, v.filter_result);
 }
 const extension_type query_first_response::extension_type_info{"QueryFirstResponse", 616u, 618u, &make_body<query_first_response>};
+template class typed_extension_body<query_first_response>;
 
 void encode(encoder& e, const query_next_request& v) {
   encode(e, v.request_header);
@@ -633,6 +681,7 @@ void decode(decoder& d, query_next_request& v) {
   decode(d, v.continuation_point);
 }
 const extension_type query_next_request::extension_type_info{"QueryNextRequest", 619u, 621u, &make_body<query_next_request>};
+template class typed_extension_body<query_next_request>;
 
 void encode(encoder& e, const query_next_response& v) {
   encode(e, v.response_header);
@@ -646,6 +695,7 @@ void decode(decoder& d, query_next_response& v) {
   decode(d, v.revised_continuation_point);
 }
 const extension_type query_next_response::extension_type_info{"QueryNextResponse", 622u, 624u, &make_body<query_next_response>};
+template class typed_extension_body<query_next_response>;
 
 void encode(encoder& e, const read_value_id& v) {
   encode(e, v.node_id);
@@ -660,6 +710,7 @@ void decode(decoder& d, read_value_id& v) {
   decode(d, v.data_encoding);
 }
 const extension_type read_value_id::extension_type_info{"ReadValueId", 626u, 628u, &make_body<read_value_id>};
+template class typed_extension_body<read_value_id>;
 
 void encode(encoder& e, const read_request& v) {
   encode(e, v.request_header);
@@ -674,6 +725,7 @@ void decode(decoder& d, read_request& v) {
   decode(d, v.nodes_to_read);
 }
 const extension_type read_request::extension_type_info{"ReadRequest", 629u, 631u, &make_body<read_request>};
+template class typed_extension_body<read_request>;
 
 void encode(encoder& e, const read_response& v) {
   encode(e, v.response_header);
@@ -687,6 +739,7 @@ void decode(decoder& d, read_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type read_response::extension_type_info{"ReadResponse", 632u, 634u, &make_body<read_response>};
+template class typed_extension_body<read_response>;
 
 void encode(encoder& e, const history_read_value_id& v) {
   encode(e, v.node_id);
@@ -701,6 +754,7 @@ void decode(decoder& d, history_read_value_id& v) {
   decode(d, v.continuation_point);
 }
 const extension_type history_read_value_id::extension_type_info{"HistoryReadValueId", 635u, 637u, &make_body<history_read_value_id>};
+template class typed_extension_body<history_read_value_id>;
 
 void encode(encoder& e, const history_read_result& v) {
   encode(e, v.status_code);
@@ -713,10 +767,12 @@ void decode(decoder& d, history_read_result& v) {
   decode(d, v.history_data);
 }
 const extension_type history_read_result::extension_type_info{"HistoryReadResult", 638u, 640u, &make_body<history_read_result>};
+template class typed_extension_body<history_read_result>;
 
 void encode(encoder&, const history_read_details&) {}
 void decode(decoder&, history_read_details&) {}
 const extension_type history_read_details::extension_type_info{"HistoryReadDetails", 641u, 643u, &make_body<history_read_details>};
+template class typed_extension_body<history_read_details>;
 
 void encode(encoder& e, const event_filter& v) {
   encode(e, v.select_clauses);
@@ -728,6 +784,7 @@ void decode(decoder& d, event_filter& v) {
   decode(d, v.where_clause);
 }
 const extension_type event_filter::extension_type_info{"EventFilter", 725u, 727u, &make_body<event_filter>};
+template class typed_extension_body<event_filter>;
 
 void encode(encoder& e, const read_event_details& v) {
   encode(e, v.num_values_per_node);
@@ -742,5 +799,6 @@ void decode(decoder& d, read_event_details& v) {
   decode(d, v.filter);
 }
 const extension_type read_event_details::extension_type_info{"ReadEventDetails", 644u, 646u, &make_body<read_event_details>};
+template class typed_extension_body<read_event_details>;
 
 }  // namespace uactor::ua

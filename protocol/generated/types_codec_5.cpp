@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -29,6 +29,7 @@ void decode(decoder& d, read_event_details2& v) {
   decode(d, v.read_modified);
 }
 const extension_type read_event_details2::extension_type_info{"ReadEventDetails2", 32799u, 32800u, &make_body<read_event_details2>};
+template class typed_extension_body<read_event_details2>;
 
 void encode(encoder& e, const read_raw_modified_details& v) {
   encode(e, v.is_read_modified);
@@ -45,6 +46,7 @@ void decode(decoder& d, read_raw_modified_details& v) {
   decode(d, v.return_bounds);
 }
 const extension_type read_raw_modified_details::extension_type_info{"ReadRawModifiedDetails", 647u, 649u, &make_body<read_raw_modified_details>};
+template class typed_extension_body<read_raw_modified_details>;
 
 void encode(encoder& e, const aggregate_configuration& v) {
   encode(e, v.use_server_capabilities_defaults);
@@ -61,6 +63,7 @@ void decode(decoder& d, aggregate_configuration& v) {
   decode(d, v.use_sloped_extrapolation);
 }
 const extension_type aggregate_configuration::extension_type_info{"AggregateConfiguration", 948u, 950u, &make_body<aggregate_configuration>};
+template class typed_extension_body<aggregate_configuration>;
 
 void encode(encoder& e, const read_processed_details& v) {
   encode(e, v.start_time);
@@ -78,6 +81,7 @@ void decode(decoder& d, read_processed_details& v) {
   decode(d, v.aggregate_configuration);
 }
 const extension_type read_processed_details::extension_type_info{"ReadProcessedDetails", 650u, 652u, &make_body<read_processed_details>};
+template class typed_extension_body<read_processed_details>;
 
 void encode(encoder& e, const read_at_time_details& v) {
   encode(e, v.req_times);
@@ -89,6 +93,7 @@ void decode(decoder& d, read_at_time_details& v) {
   decode(d, v.use_simple_bounds);
 }
 const extension_type read_at_time_details::extension_type_info{"ReadAtTimeDetails", 653u, 655u, &make_body<read_at_time_details>};
+template class typed_extension_body<read_at_time_details>;
 
 void encode(encoder& e, const read_annotation_data_details& v) {
   encode(e, v.req_times);
@@ -97,6 +102,7 @@ void decode(decoder& d, read_annotation_data_details& v) {
   decode(d, v.req_times);
 }
 const extension_type read_annotation_data_details::extension_type_info{"ReadAnnotationDataDetails", 23497u, 23500u, &make_body<read_annotation_data_details>};
+template class typed_extension_body<read_annotation_data_details>;
 
 void encode(encoder& e, const history_data& v) {
   encode(e, v.data_values);
@@ -105,6 +111,7 @@ void decode(decoder& d, history_data& v) {
   decode(d, v.data_values);
 }
 const extension_type history_data::extension_type_info{"HistoryData", 656u, 658u, &make_body<history_data>};
+template class typed_extension_body<history_data>;
 
 void encode(encoder& e, const modification_info& v) {
   encode(e, v.modification_time);
@@ -117,6 +124,7 @@ void decode(decoder& d, modification_info& v) {
   decode(d, v.user_name);
 }
 const extension_type modification_info::extension_type_info{"ModificationInfo", 11216u, 11226u, &make_body<modification_info>};
+template class typed_extension_body<modification_info>;
 
 void encode(encoder& e, const history_modified_data& v) {
   encode(e, v.data_values);
@@ -128,6 +136,7 @@ void decode(decoder& d, history_modified_data& v) {
   decode(d, v.modification_infos);
 }
 const extension_type history_modified_data::extension_type_info{"HistoryModifiedData", 11217u, 11227u, &make_body<history_modified_data>};
+template class typed_extension_body<history_modified_data>;
 
 void encode(encoder& e, const history_event_field_list& v) {
   encode(e, v.event_fields);
@@ -136,6 +145,7 @@ void decode(decoder& d, history_event_field_list& v) {
   decode(d, v.event_fields);
 }
 const extension_type history_event_field_list::extension_type_info{"HistoryEventFieldList", 920u, 922u, &make_body<history_event_field_list>};
+template class typed_extension_body<history_event_field_list>;
 
 void encode(encoder& e, const history_event& v) {
   encode(e, v.events);
@@ -144,6 +154,7 @@ void decode(decoder& d, history_event& v) {
   decode(d, v.events);
 }
 const extension_type history_event::extension_type_info{"HistoryEvent", 659u, 661u, &make_body<history_event>};
+template class typed_extension_body<history_event>;
 
 void encode(encoder& e, const history_modified_event& v) {
   encode(e, v.events);
@@ -155,6 +166,7 @@ void decode(decoder& d, history_modified_event& v) {
   decode(d, v.modification_infos);
 }
 const extension_type history_modified_event::extension_type_info{"HistoryModifiedEvent", 32824u, 32825u, &make_body<history_modified_event>};
+template class typed_extension_body<history_modified_event>;
 
 void encode(encoder& e, const history_read_request& v) {
   encode(e, v.request_header);
@@ -171,6 +183,7 @@ void decode(decoder& d, history_read_request& v) {
   decode(d, v.nodes_to_read);
 }
 const extension_type history_read_request::extension_type_info{"HistoryReadRequest", 662u, 664u, &make_body<history_read_request>};
+template class typed_extension_body<history_read_request>;
 
 void encode(encoder& e, const history_read_response& v) {
   encode(e, v.response_header);
@@ -184,6 +197,7 @@ void decode(decoder& d, history_read_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type history_read_response::extension_type_info{"HistoryReadResponse", 665u, 667u, &make_body<history_read_response>};
+template class typed_extension_body<history_read_response>;
 
 void encode(encoder& e, const write_value& v) {
   encode(e, v.node_id);
@@ -198,6 +212,7 @@ void decode(decoder& d, write_value& v) {
   decode(d, v.value);
 }
 const extension_type write_value::extension_type_info{"WriteValue", 668u, 670u, &make_body<write_value>};
+template class typed_extension_body<write_value>;
 
 void encode(encoder& e, const write_request& v) {
   encode(e, v.request_header);
@@ -208,6 +223,7 @@ void decode(decoder& d, write_request& v) {
   decode(d, v.nodes_to_write);
 }
 const extension_type write_request::extension_type_info{"WriteRequest", 671u, 673u, &make_body<write_request>};
+template class typed_extension_body<write_request>;
 
 void encode(encoder& e, const write_response& v) {
   encode(e, v.response_header);
@@ -221,10 +237,12 @@ void decode(decoder& d, write_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type write_response::extension_type_info{"WriteResponse", 674u, 676u, &make_body<write_response>};
+template class typed_extension_body<write_response>;
 
 void encode(encoder&, const history_update_details&) {}
 void decode(decoder&, history_update_details&) {}
 const extension_type history_update_details::extension_type_info{"HistoryUpdateDetails", 677u, 679u, &make_body<history_update_details>};
+template class typed_extension_body<history_update_details>;
 
 void encode(encoder& e, const update_data_details& v) {
   encode(e, v.node_id);
@@ -237,6 +255,7 @@ void decode(decoder& d, update_data_details& v) {
   decode(d, v.update_values);
 }
 const extension_type update_data_details::extension_type_info{"UpdateDataDetails", 680u, 682u, &make_body<update_data_details>};
+template class typed_extension_body<update_data_details>;
 
 void encode(encoder& e, const update_structure_data_details& v) {
   encode(e, v.node_id);
@@ -249,6 +268,7 @@ void decode(decoder& d, update_structure_data_details& v) {
   decode(d, v.update_values);
 }
 const extension_type update_structure_data_details::extension_type_info{"UpdateStructureDataDetails", 11295u, 11300u, &make_body<update_structure_data_details>};
+template class typed_extension_body<update_structure_data_details>;
 
 void encode(encoder& e, const update_event_details& v) {
   encode(e, v.node_id);
@@ -263,6 +283,7 @@ void decode(decoder& d, update_event_details& v) {
   decode(d, v.event_data);
 }
 const extension_type update_event_details::extension_type_info{"UpdateEventDetails", 683u, 685u, &make_body<update_event_details>};
+template class typed_extension_body<update_event_details>;
 
 void encode(encoder& e, const delete_raw_modified_details& v) {
   encode(e, v.node_id);
@@ -277,6 +298,7 @@ void decode(decoder& d, delete_raw_modified_details& v) {
   decode(d, v.end_time);
 }
 const extension_type delete_raw_modified_details::extension_type_info{"DeleteRawModifiedDetails", 686u, 688u, &make_body<delete_raw_modified_details>};
+template class typed_extension_body<delete_raw_modified_details>;
 
 void encode(encoder& e, const delete_at_time_details& v) {
   encode(e, v.node_id);
@@ -287,6 +309,7 @@ void decode(decoder& d, delete_at_time_details& v) {
   decode(d, v.req_times);
 }
 const extension_type delete_at_time_details::extension_type_info{"DeleteAtTimeDetails", 689u, 691u, &make_body<delete_at_time_details>};
+template class typed_extension_body<delete_at_time_details>;
 
 void encode(encoder& e, const delete_event_details& v) {
   encode(e, v.node_id);
@@ -297,6 +320,7 @@ void decode(decoder& d, delete_event_details& v) {
   decode(d, v.event_ids);
 }
 const extension_type delete_event_details::extension_type_info{"DeleteEventDetails", 692u, 694u, &make_body<delete_event_details>};
+template class typed_extension_body<delete_event_details>;
 
 void encode(encoder& e, const history_update_result& v) {
   encode(e, v.status_code);
@@ -310,6 +334,7 @@ void decode(decoder& d, history_update_result& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type history_update_result::extension_type_info{"HistoryUpdateResult", 695u, 697u, &make_body<history_update_result>};
+template class typed_extension_body<history_update_result>;
 
 void encode(encoder& e, const history_update_request& v) {
   encode(e, v.request_header);
@@ -320,6 +345,7 @@ void decode(decoder& d, history_update_request& v) {
   decode(d, v.history_update_details);
 }
 const extension_type history_update_request::extension_type_info{"HistoryUpdateRequest", 698u, 700u, &make_body<history_update_request>};
+template class typed_extension_body<history_update_request>;
 
 void encode(encoder& e, const history_update_response& v) {
   encode(e, v.response_header);
@@ -333,6 +359,7 @@ void decode(decoder& d, history_update_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type history_update_response::extension_type_info{"HistoryUpdateResponse", 701u, 703u, &make_body<history_update_response>};
+template class typed_extension_body<history_update_response>;
 
 void encode(encoder& e, const call_method_request& v) {
   encode(e, v.object_id);
@@ -345,6 +372,7 @@ void decode(decoder& d, call_method_request& v) {
   decode(d, v.input_arguments);
 }
 const extension_type call_method_request::extension_type_info{"CallMethodRequest", 704u, 706u, &make_body<call_method_request>};
+template class typed_extension_body<call_method_request>;
 
 void encode(encoder& e, const call_method_result& v) {
   encode(e, v.status_code);
@@ -361,6 +389,7 @@ void decode(decoder& d, call_method_result& v) {
   decode(d, v.output_arguments);
 }
 const extension_type call_method_result::extension_type_info{"CallMethodResult", 707u, 709u, &make_body<call_method_result>};
+template class typed_extension_body<call_method_result>;
 
 void encode(encoder& e, const call_request& v) {
   encode(e, v.request_header);
@@ -371,6 +400,7 @@ void decode(decoder& d, call_request& v) {
   decode(d, v.methods_to_call);
 }
 const extension_type call_request::extension_type_info{"CallRequest", 710u, 712u, &make_body<call_request>};
+template class typed_extension_body<call_request>;
 
 void encode(encoder& e, const call_response& v) {
   encode(e, v.response_header);
@@ -384,10 +414,12 @@ void decode(decoder& d, call_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type call_response::extension_type_info{"CallResponse", 713u, 715u, &make_body<call_response>};
+template class typed_extension_body<call_response>;
 
 void encode(encoder&, const monitoring_filter&) {}
 void decode(decoder&, monitoring_filter&) {}
 const extension_type monitoring_filter::extension_type_info{"MonitoringFilter", 719u, 721u, &make_body<monitoring_filter>};
+template class typed_extension_body<monitoring_filter>;
 
 void encode(encoder& e, const data_change_filter& v) {
   encode(e, v.trigger);
@@ -400,6 +432,7 @@ void decode(decoder& d, data_change_filter& v) {
   decode(d, v.deadband_value);
 }
 const extension_type data_change_filter::extension_type_info{"DataChangeFilter", 722u, 724u, &make_body<data_change_filter>};
+template class typed_extension_body<data_change_filter>;
 
 void encode(encoder& e, const aggregate_filter& v) {
   encode(e, v.start_time);
@@ -414,10 +447,12 @@ void decode(decoder& d, aggregate_filter& v) {
   decode(d, v.aggregate_configuration);
 }
 const extension_type aggregate_filter::extension_type_info{"AggregateFilter", 728u, 730u, &make_body<aggregate_filter>};
+template class typed_extension_body<aggregate_filter>;
 
 void encode(encoder&, const monitoring_filter_result&) {}
 void decode(decoder&, monitoring_filter_result&) {}
 const extension_type monitoring_filter_result::extension_type_info{"MonitoringFilterResult", 731u, 733u, &make_body<monitoring_filter_result>};
+template class typed_extension_body<monitoring_filter_result>;
 
 void encode(encoder& e, const event_filter_result& v) {
   encode(e, v.select_clause_results);
@@ -432,6 +467,7 @@ void decode(decoder& d, event_filter_result& v) {
   decode(d, v.where_clause_result);
 }
 const extension_type event_filter_result::extension_type_info{"EventFilterResult", 734u, 736u, &make_body<event_filter_result>};
+template class typed_extension_body<event_filter_result>;
 
 void encode(encoder& e, const aggregate_filter_result& v) {
   encode(e, v.revised_start_time);
@@ -444,6 +480,7 @@ void decode(decoder& d, aggregate_filter_result& v) {
   decode(d, v.revised_aggregate_configuration);
 }
 const extension_type aggregate_filter_result::extension_type_info{"AggregateFilterResult", 737u, 739u, &make_body<aggregate_filter_result>};
+template class typed_extension_body<aggregate_filter_result>;
 
 void encode(encoder& e, const monitoring_parameters& v) {
   encode(e, v.client_handle);
@@ -460,6 +497,7 @@ void decode(decoder& d, monitoring_parameters& v) {
   decode(d, v.discard_oldest);
 }
 const extension_type monitoring_parameters::extension_type_info{"MonitoringParameters", 740u, 742u, &make_body<monitoring_parameters>};
+template class typed_extension_body<monitoring_parameters>;
 
 void encode(encoder& e, const monitored_item_create_request& v) {
   encode(e, v.item_to_monitor);
@@ -472,6 +510,7 @@ void decode(decoder& d, monitored_item_create_request& v) {
   decode(d, v.requested_parameters);
 }
 const extension_type monitored_item_create_request::extension_type_info{"MonitoredItemCreateRequest", 743u, 745u, &make_body<monitored_item_create_request>};
+template class typed_extension_body<monitored_item_create_request>;
 
 void encode(encoder& e, const monitored_item_create_result& v) {
   encode(e, v.status_code);
@@ -488,6 +527,7 @@ void decode(decoder& d, monitored_item_create_result& v) {
   decode(d, v.filter_result);
 }
 const extension_type monitored_item_create_result::extension_type_info{"MonitoredItemCreateResult", 746u, 748u, &make_body<monitored_item_create_result>};
+template class typed_extension_body<monitored_item_create_result>;
 
 void encode(encoder& e, const create_monitored_items_request& v) {
   encode(e, v.request_header);
@@ -502,6 +542,7 @@ void decode(decoder& d, create_monitored_items_request& v) {
   decode(d, v.items_to_create);
 }
 const extension_type create_monitored_items_request::extension_type_info{"CreateMonitoredItemsRequest", 749u, 751u, &make_body<create_monitored_items_request>};
+template class typed_extension_body<create_monitored_items_request>;
 
 void encode(encoder& e, const create_monitored_items_response& v) {
   encode(e, v.response_header);
@@ -515,6 +556,7 @@ void decode(decoder& d, create_monitored_items_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type create_monitored_items_response::extension_type_info{"CreateMonitoredItemsResponse", 752u, 754u, &make_body<create_monitored_items_response>};
+template class typed_extension_body<create_monitored_items_response>;
 
 void encode(encoder& e, const monitored_item_modify_request& v) {
   encode(e, v.monitored_item_id);
@@ -525,6 +567,7 @@ void decode(decoder& d, monitored_item_modify_request& v) {
   decode(d, v.requested_parameters);
 }
 const extension_type monitored_item_modify_request::extension_type_info{"MonitoredItemModifyRequest", 755u, 757u, &make_body<monitored_item_modify_request>};
+template class typed_extension_body<monitored_item_modify_request>;
 
 void encode(encoder& e, const monitored_item_modify_result& v) {
   encode(e, v.status_code);
@@ -539,6 +582,7 @@ void decode(decoder& d, monitored_item_modify_result& v) {
   decode(d, v.filter_result);
 }
 const extension_type monitored_item_modify_result::extension_type_info{"MonitoredItemModifyResult", 758u, 760u, &make_body<monitored_item_modify_result>};
+template class typed_extension_body<monitored_item_modify_result>;
 
 void encode(encoder& e, const modify_monitored_items_request& v) {
   encode(e, v.request_header);
@@ -553,6 +597,7 @@ void decode(decoder& d, modify_monitored_items_request& v) {
   decode(d, v.items_to_modify);
 }
 const extension_type modify_monitored_items_request::extension_type_info{"ModifyMonitoredItemsRequest", 761u, 763u, &make_body<modify_monitored_items_request>};
+template class typed_extension_body<modify_monitored_items_request>;
 
 void encode(encoder& e, const modify_monitored_items_response& v) {
   encode(e, v.response_header);
@@ -566,6 +611,7 @@ void decode(decoder& d, modify_monitored_items_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type modify_monitored_items_response::extension_type_info{"ModifyMonitoredItemsResponse", 764u, 766u, &make_body<modify_monitored_items_response>};
+template class typed_extension_body<modify_monitored_items_response>;
 
 void encode(encoder& e, const set_monitoring_mode_request& v) {
   encode(e, v.request_header);
@@ -580,6 +626,7 @@ void decode(decoder& d, set_monitoring_mode_request& v) {
   decode(d, v.monitored_item_ids);
 }
 const extension_type set_monitoring_mode_request::extension_type_info{"SetMonitoringModeRequest", 767u, 769u, &make_body<set_monitoring_mode_request>};
+template class typed_extension_body<set_monitoring_mode_request>;
 
 void encode(encoder& e, const set_monitoring_mode_response& v) {
   encode(e, v.response_header);
@@ -593,6 +640,7 @@ void decode(decoder& d, set_monitoring_mode_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type set_monitoring_mode_response::extension_type_info{"SetMonitoringModeResponse", 770u, 772u, &make_body<set_monitoring_mode_response>};
+template class typed_extension_body<set_monitoring_mode_response>;
 
 void encode(encoder& e, const set_triggering_request& v) {
   encode(e, v.request_header);
@@ -610,6 +658,7 @@ void decode(decoder& d, set_triggering_request& v) {
   decode(d, v.links_to_remove);
 }
 const extension_type set_triggering_request::extension_type_info{"SetTriggeringRequest", 773u, 775u, &make_body<set_triggering_request>};
+template class typed_extension_body<set_triggering_request>;
 
 void encode(encoder& e, const set_triggering_response& v) {
   encode(e, v.response_header);
@@ -629,6 +678,7 @@ void decode(decoder& d, set_triggering_response& v) {
   decode(d, v.remove_diagnostic_infos);
 }
 const extension_type set_triggering_response::extension_type_info{"SetTriggeringResponse", 776u, 778u, &make_body<set_triggering_response>};
+template class typed_extension_body<set_triggering_response>;
 
 void encode(encoder& e, const delete_monitored_items_request& v) {
   encode(e, v.request_header);
@@ -641,6 +691,7 @@ void decode(decoder& d, delete_monitored_items_request& v) {
   decode(d, v.monitored_item_ids);
 }
 const extension_type delete_monitored_items_request::extension_type_info{"DeleteMonitoredItemsRequest", 779u, 781u, &make_body<delete_monitored_items_request>};
+template class typed_extension_body<delete_monitored_items_request>;
 
 void encode(encoder& e, const delete_monitored_items_response& v) {
   encode(e, v.response_header);
@@ -654,6 +705,7 @@ void decode(decoder& d, delete_monitored_items_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type delete_monitored_items_response::extension_type_info{"DeleteMonitoredItemsResponse", 782u, 784u, &make_body<delete_monitored_items_response>};
+template class typed_extension_body<delete_monitored_items_response>;
 
 void encode(encoder& e, const create_subscription_request& v) {
   encode(e, v.request_header);
@@ -674,6 +726,7 @@ void decode(decoder& d, create_subscription_request& v) {
   decode(d, v.priority);
 }
 const extension_type create_subscription_request::extension_type_info{"CreateSubscriptionRequest", 785u, 787u, &make_body<create_subscription_request>};
+template class typed_extension_body<create_subscription_request>;
 
 void encode(encoder& e, const create_subscription_response& v) {
   encode(e, v.response_header);
@@ -690,6 +743,7 @@ void decode(decoder& d, create_subscription_response& v) {
   decode(d, v.revised_max_keep_alive_count);
 }
 const extension_type create_subscription_response::extension_type_info{"CreateSubscriptionResponse", 788u, 790u, &make_body<create_subscription_response>};
+template class typed_extension_body<create_subscription_response>;
 
 void encode(encoder& e, const modify_subscription_request& v) {
   encode(e, v.request_header);
@@ -710,6 +764,7 @@ void decode(decoder& d, modify_subscription_request& v) {
   decode(d, v.priority);
 }
 const extension_type modify_subscription_request::extension_type_info{"ModifySubscriptionRequest", 791u, 793u, &make_body<modify_subscription_request>};
+template class typed_extension_body<modify_subscription_request>;
 
 void encode(encoder& e, const modify_subscription_response& v) {
   encode(e, v.response_header);
@@ -724,6 +779,7 @@ void decode(decoder& d, modify_subscription_response& v) {
   decode(d, v.revised_max_keep_alive_count);
 }
 const extension_type modify_subscription_response::extension_type_info{"ModifySubscriptionResponse", 794u, 796u, &make_body<modify_subscription_response>};
+template class typed_extension_body<modify_subscription_response>;
 
 void encode(encoder& e, const set_publishing_mode_request& v) {
   encode(e, v.request_header);
@@ -736,5 +792,6 @@ void decode(decoder& d, set_publishing_mode_request& v) {
   decode(d, v.subscription_ids);
 }
 const extension_type set_publishing_mode_request::extension_type_info{"SetPublishingModeRequest", 797u, 799u, &make_body<set_publishing_mode_request>};
+template class typed_extension_body<set_publishing_mode_request>;
 
 }  // namespace uactor::ua

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
-#include "protocol/variant.hpp"
+#include "protocol/generated/type_codecs.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::ua {
 
@@ -26,6 +26,7 @@ void decode(decoder& d, set_publishing_mode_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type set_publishing_mode_response::extension_type_info{"SetPublishingModeResponse", 800u, 802u, &make_body<set_publishing_mode_response>};
+template class typed_extension_body<set_publishing_mode_response>;
 
 void encode(encoder& e, const notification_message& v) {
   encode(e, v.sequence_number);
@@ -38,10 +39,12 @@ void decode(decoder& d, notification_message& v) {
   decode(d, v.notification_data);
 }
 const extension_type notification_message::extension_type_info{"NotificationMessage", 803u, 805u, &make_body<notification_message>};
+template class typed_extension_body<notification_message>;
 
 void encode(encoder&, const notification_data&) {}
 void decode(decoder&, notification_data&) {}
 const extension_type notification_data::extension_type_info{"NotificationData", 945u, 947u, &make_body<notification_data>};
+template class typed_extension_body<notification_data>;
 
 void encode(encoder& e, const monitored_item_notification& v) {
   encode(e, v.client_handle);
@@ -52,6 +55,7 @@ void decode(decoder& d, monitored_item_notification& v) {
   decode(d, v.value);
 }
 const extension_type monitored_item_notification::extension_type_info{"MonitoredItemNotification", 806u, 808u, &make_body<monitored_item_notification>};
+template class typed_extension_body<monitored_item_notification>;
 
 void encode(encoder& e, const data_change_notification& v) {
   encode(e, v.monitored_items);
@@ -63,6 +67,7 @@ void decode(decoder& d, data_change_notification& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type data_change_notification::extension_type_info{"DataChangeNotification", 809u, 811u, &make_body<data_change_notification>};
+template class typed_extension_body<data_change_notification>;
 
 void encode(encoder& e, const event_field_list& v) {
   encode(e, v.client_handle);
@@ -73,6 +78,7 @@ void decode(decoder& d, event_field_list& v) {
   decode(d, v.event_fields);
 }
 const extension_type event_field_list::extension_type_info{"EventFieldList", 917u, 919u, &make_body<event_field_list>};
+template class typed_extension_body<event_field_list>;
 
 void encode(encoder& e, const event_notification_list& v) {
   encode(e, v.events);
@@ -81,6 +87,7 @@ void decode(decoder& d, event_notification_list& v) {
   decode(d, v.events);
 }
 const extension_type event_notification_list::extension_type_info{"EventNotificationList", 914u, 916u, &make_body<event_notification_list>};
+template class typed_extension_body<event_notification_list>;
 
 void encode(encoder& e, const status_change_notification& v) {
   encode(e, v.status);
@@ -91,6 +98,7 @@ void decode(decoder& d, status_change_notification& v) {
   decode(d, v.diagnostic_info);
 }
 const extension_type status_change_notification::extension_type_info{"StatusChangeNotification", 818u, 820u, &make_body<status_change_notification>};
+template class typed_extension_body<status_change_notification>;
 
 void encode(encoder& e, const subscription_acknowledgement& v) {
   encode(e, v.subscription_id);
@@ -101,6 +109,7 @@ void decode(decoder& d, subscription_acknowledgement& v) {
   decode(d, v.sequence_number);
 }
 const extension_type subscription_acknowledgement::extension_type_info{"SubscriptionAcknowledgement", 821u, 823u, &make_body<subscription_acknowledgement>};
+template class typed_extension_body<subscription_acknowledgement>;
 
 void encode(encoder& e, const publish_request& v) {
   encode(e, v.request_header);
@@ -111,6 +120,7 @@ void decode(decoder& d, publish_request& v) {
   decode(d, v.subscription_acknowledgements);
 }
 const extension_type publish_request::extension_type_info{"PublishRequest", 824u, 826u, &make_body<publish_request>};
+template class typed_extension_body<publish_request>;
 
 void encode(encoder& e, const publish_response& v) {
   encode(e, v.response_header);
@@ -133,6 +143,7 @@ void decode(decoder& d, publish_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type publish_response::extension_type_info{"PublishResponse", 827u, 829u, &make_body<publish_response>};
+template class typed_extension_body<publish_response>;
 
 void encode(encoder& e, const republish_request& v) {
   encode(e, v.request_header);
@@ -145,6 +156,7 @@ void decode(decoder& d, republish_request& v) {
   decode(d, v.retransmit_sequence_number);
 }
 const extension_type republish_request::extension_type_info{"RepublishRequest", 830u, 832u, &make_body<republish_request>};
+template class typed_extension_body<republish_request>;
 
 void encode(encoder& e, const republish_response& v) {
   encode(e, v.response_header);
@@ -155,6 +167,7 @@ void decode(decoder& d, republish_response& v) {
   decode(d, v.notification_message);
 }
 const extension_type republish_response::extension_type_info{"RepublishResponse", 833u, 835u, &make_body<republish_response>};
+template class typed_extension_body<republish_response>;
 
 void encode(encoder& e, const transfer_result& v) {
   encode(e, v.status_code);
@@ -165,6 +178,7 @@ void decode(decoder& d, transfer_result& v) {
   decode(d, v.available_sequence_numbers);
 }
 const extension_type transfer_result::extension_type_info{"TransferResult", 836u, 838u, &make_body<transfer_result>};
+template class typed_extension_body<transfer_result>;
 
 void encode(encoder& e, const transfer_subscriptions_request& v) {
   encode(e, v.request_header);
@@ -178,6 +192,7 @@ void decode(decoder& d, transfer_subscriptions_request& v) {
   decode(d, v.send_initial_values);
 }
 const extension_type transfer_subscriptions_request::extension_type_info{"TransferSubscriptionsRequest", 839u, 841u, &make_body<transfer_subscriptions_request>};
+template class typed_extension_body<transfer_subscriptions_request>;
 
 void encode(encoder& e, const transfer_subscriptions_response& v) {
   encode(e, v.response_header);
@@ -191,6 +206,7 @@ void decode(decoder& d, transfer_subscriptions_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type transfer_subscriptions_response::extension_type_info{"TransferSubscriptionsResponse", 842u, 844u, &make_body<transfer_subscriptions_response>};
+template class typed_extension_body<transfer_subscriptions_response>;
 
 void encode(encoder& e, const delete_subscriptions_request& v) {
   encode(e, v.request_header);
@@ -201,6 +217,7 @@ void decode(decoder& d, delete_subscriptions_request& v) {
   decode(d, v.subscription_ids);
 }
 const extension_type delete_subscriptions_request::extension_type_info{"DeleteSubscriptionsRequest", 845u, 847u, &make_body<delete_subscriptions_request>};
+template class typed_extension_body<delete_subscriptions_request>;
 
 void encode(encoder& e, const delete_subscriptions_response& v) {
   encode(e, v.response_header);
@@ -214,6 +231,7 @@ void decode(decoder& d, delete_subscriptions_response& v) {
   decode(d, v.diagnostic_infos);
 }
 const extension_type delete_subscriptions_response::extension_type_info{"DeleteSubscriptionsResponse", 848u, 850u, &make_body<delete_subscriptions_response>};
+template class typed_extension_body<delete_subscriptions_response>;
 
 void encode(encoder& e, const build_info& v) {
   encode(e, v.product_uri);
@@ -232,6 +250,7 @@ void decode(decoder& d, build_info& v) {
   decode(d, v.build_date);
 }
 const extension_type build_info::extension_type_info{"BuildInfo", 338u, 340u, &make_body<build_info>};
+template class typed_extension_body<build_info>;
 
 void encode(encoder& e, const redundant_server_data_type& v) {
   encode(e, v.server_id);
@@ -244,6 +263,7 @@ void decode(decoder& d, redundant_server_data_type& v) {
   decode(d, v.server_state);
 }
 const extension_type redundant_server_data_type::extension_type_info{"RedundantServerDataType", 853u, 855u, &make_body<redundant_server_data_type>};
+template class typed_extension_body<redundant_server_data_type>;
 
 void encode(encoder& e, const endpoint_url_list_data_type& v) {
   encode(e, v.endpoint_url_list);
@@ -252,6 +272,7 @@ void decode(decoder& d, endpoint_url_list_data_type& v) {
   decode(d, v.endpoint_url_list);
 }
 const extension_type endpoint_url_list_data_type::extension_type_info{"EndpointUrlListDataType", 11943u, 11957u, &make_body<endpoint_url_list_data_type>};
+template class typed_extension_body<endpoint_url_list_data_type>;
 
 void encode(encoder& e, const network_group_data_type& v) {
   encode(e, v.server_uri);
@@ -262,6 +283,7 @@ void decode(decoder& d, network_group_data_type& v) {
   decode(d, v.network_paths);
 }
 const extension_type network_group_data_type::extension_type_info{"NetworkGroupDataType", 11944u, 11958u, &make_body<network_group_data_type>};
+template class typed_extension_body<network_group_data_type>;
 
 void encode(encoder& e, const sampling_interval_diagnostics_data_type& v) {
   encode(e, v.sampling_interval);
@@ -276,6 +298,7 @@ void decode(decoder& d, sampling_interval_diagnostics_data_type& v) {
   decode(d, v.disabled_monitored_item_count);
 }
 const extension_type sampling_interval_diagnostics_data_type::extension_type_info{"SamplingIntervalDiagnosticsDataType", 856u, 858u, &make_body<sampling_interval_diagnostics_data_type>};
+template class typed_extension_body<sampling_interval_diagnostics_data_type>;
 
 void encode(encoder& e, const server_diagnostics_summary_data_type& v) {
   encode(e, v.server_view_count);
@@ -306,6 +329,7 @@ void decode(decoder& d, server_diagnostics_summary_data_type& v) {
   decode(d, v.rejected_requests_count);
 }
 const extension_type server_diagnostics_summary_data_type::extension_type_info{"ServerDiagnosticsSummaryDataType", 859u, 861u, &make_body<server_diagnostics_summary_data_type>};
+template class typed_extension_body<server_diagnostics_summary_data_type>;
 
 void encode(encoder& e, const server_status_data_type& v) {
   encode(e, v.start_time);
@@ -324,6 +348,7 @@ void decode(decoder& d, server_status_data_type& v) {
   decode(d, v.shutdown_reason);
 }
 const extension_type server_status_data_type::extension_type_info{"ServerStatusDataType", 862u, 864u, &make_body<server_status_data_type>};
+template class typed_extension_body<server_status_data_type>;
 
 void encode(encoder& e, const service_counter_data_type& v) {
   encode(e, v.total_count);
@@ -334,6 +359,7 @@ void decode(decoder& d, service_counter_data_type& v) {
   decode(d, v.error_count);
 }
 const extension_type service_counter_data_type::extension_type_info{"ServiceCounterDataType", 871u, 873u, &make_body<service_counter_data_type>};
+template class typed_extension_body<service_counter_data_type>;
 
 void encode(encoder& e, const session_diagnostics_data_type& v) {
   encode(e, v.session_id);
@@ -427,6 +453,7 @@ void decode(decoder& d, session_diagnostics_data_type& v) {
   decode(d, v.unregister_nodes_count);
 }
 const extension_type session_diagnostics_data_type::extension_type_info{"SessionDiagnosticsDataType", 865u, 867u, &make_body<session_diagnostics_data_type>};
+template class typed_extension_body<session_diagnostics_data_type>;
 
 void encode(encoder& e, const session_security_diagnostics_data_type& v) {
   encode(e, v.session_id);
@@ -452,6 +479,7 @@ void decode(decoder& d, session_security_diagnostics_data_type& v) {
   decode(d, v.client_certificate);
 }
 const extension_type session_security_diagnostics_data_type::extension_type_info{"SessionSecurityDiagnosticsDataType", 868u, 870u, &make_body<session_security_diagnostics_data_type>};
+template class typed_extension_body<session_security_diagnostics_data_type>;
 
 void encode(encoder& e, const status_result& v) {
   encode(e, v.status_code);
@@ -462,6 +490,7 @@ void decode(decoder& d, status_result& v) {
   decode(d, v.diagnostic_info);
 }
 const extension_type status_result::extension_type_info{"StatusResult", 299u, 301u, &make_body<status_result>};
+template class typed_extension_body<status_result>;
 
 void encode(encoder& e, const subscription_diagnostics_data_type& v) {
   encode(e, v.session_id);
@@ -530,6 +559,7 @@ void decode(decoder& d, subscription_diagnostics_data_type& v) {
   decode(d, v.event_queue_over_flow_count);
 }
 const extension_type subscription_diagnostics_data_type::extension_type_info{"SubscriptionDiagnosticsDataType", 874u, 876u, &make_body<subscription_diagnostics_data_type>};
+template class typed_extension_body<subscription_diagnostics_data_type>;
 
 void encode(encoder& e, const model_change_structure_data_type& v) {
   encode(e, v.affected);
@@ -542,6 +572,7 @@ void decode(decoder& d, model_change_structure_data_type& v) {
   decode(d, v.verb);
 }
 const extension_type model_change_structure_data_type::extension_type_info{"ModelChangeStructureDataType", 877u, 879u, &make_body<model_change_structure_data_type>};
+template class typed_extension_body<model_change_structure_data_type>;
 
 void encode(encoder& e, const semantic_change_structure_data_type& v) {
   encode(e, v.affected);
@@ -552,6 +583,7 @@ void decode(decoder& d, semantic_change_structure_data_type& v) {
   decode(d, v.affected_type);
 }
 const extension_type semantic_change_structure_data_type::extension_type_info{"SemanticChangeStructureDataType", 897u, 899u, &make_body<semantic_change_structure_data_type>};
+template class typed_extension_body<semantic_change_structure_data_type>;
 
 void encode(encoder& e, const range& v) {
   encode(e, v.low);
@@ -562,6 +594,7 @@ void decode(decoder& d, range& v) {
   decode(d, v.high);
 }
 const extension_type range::extension_type_info{"Range", 884u, 886u, &make_body<range>};
+template class typed_extension_body<range>;
 
 void encode(encoder& e, const eu_information& v) {
   encode(e, v.namespace_uri);
@@ -576,6 +609,7 @@ void decode(decoder& d, eu_information& v) {
   decode(d, v.description);
 }
 const extension_type eu_information::extension_type_info{"EUInformation", 887u, 889u, &make_body<eu_information>};
+template class typed_extension_body<eu_information>;
 
 void encode(encoder& e, const complex_number_type& v) {
   encode(e, v.real);
@@ -586,6 +620,7 @@ void decode(decoder& d, complex_number_type& v) {
   decode(d, v.imaginary);
 }
 const extension_type complex_number_type::extension_type_info{"ComplexNumberType", 12171u, 12181u, &make_body<complex_number_type>};
+template class typed_extension_body<complex_number_type>;
 
 void encode(encoder& e, const double_complex_number_type& v) {
   encode(e, v.real);
@@ -596,6 +631,7 @@ void decode(decoder& d, double_complex_number_type& v) {
   decode(d, v.imaginary);
 }
 const extension_type double_complex_number_type::extension_type_info{"DoubleComplexNumberType", 12172u, 12182u, &make_body<double_complex_number_type>};
+template class typed_extension_body<double_complex_number_type>;
 
 void encode(encoder& e, const axis_information& v) {
   encode(e, v.engineering_units);
@@ -612,6 +648,7 @@ void decode(decoder& d, axis_information& v) {
   decode(d, v.axis_steps);
 }
 const extension_type axis_information::extension_type_info{"AxisInformation", 12079u, 12089u, &make_body<axis_information>};
+template class typed_extension_body<axis_information>;
 
 void encode(encoder& e, const xv_type& v) {
   encode(e, v.x);
@@ -622,6 +659,7 @@ void decode(decoder& d, xv_type& v) {
   decode(d, v.value);
 }
 const extension_type xv_type::extension_type_info{"XVType", 12080u, 12090u, &make_body<xv_type>};
+template class typed_extension_body<xv_type>;
 
 void encode(encoder& e, const program_diagnostic_data_type& v) {
   encode(e, v.create_session_id);
@@ -650,6 +688,7 @@ void decode(decoder& d, program_diagnostic_data_type& v) {
   decode(d, v.last_method_return_status);
 }
 const extension_type program_diagnostic_data_type::extension_type_info{"ProgramDiagnosticDataType", 894u, 896u, &make_body<program_diagnostic_data_type>};
+template class typed_extension_body<program_diagnostic_data_type>;
 
 void encode(encoder& e, const program_diagnostic2_data_type& v) {
   encode(e, v.create_session_id);
@@ -684,6 +723,7 @@ void decode(decoder& d, program_diagnostic2_data_type& v) {
   decode(d, v.last_method_return_status);
 }
 const extension_type program_diagnostic2_data_type::extension_type_info{"ProgramDiagnostic2DataType", 24033u, 24034u, &make_body<program_diagnostic2_data_type>};
+template class typed_extension_body<program_diagnostic2_data_type>;
 
 void encode(encoder& e, const annotation& v) {
   encode(e, v.message);
@@ -696,5 +736,6 @@ void decode(decoder& d, annotation& v) {
   decode(d, v.annotation_time);
 }
 const extension_type annotation::extension_type_info{"Annotation", 891u, 893u, &make_body<annotation>};
+template class typed_extension_body<annotation>;
 
 }  // namespace uactor::ua

@@ -12,7 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::app {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/expected.hpp"
+#include "uactor/ua/expected.hpp"
 
 namespace uactor::app {
 

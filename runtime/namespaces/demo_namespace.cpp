@@ -11,7 +11,7 @@
 
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

@@ -5,7 +5,7 @@
 
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "engine/server/node_builder.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 namespace uactor::actors {
 

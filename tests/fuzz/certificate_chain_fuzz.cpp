@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/certificate.hpp"
 
 namespace {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "uactor/client.hpp"
-#include "engine/client/security_options.hpp"
+#include "uactor/client_security.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 
@@ -46,7 +46,7 @@ const std::vector<std::string>& policies() {
   return p;
 }
 
-client_options options_for(const std::string& policy, mode m, const std::string& pki, actors::client_identity who = {}) {
+client_options options_for(const std::string& policy, mode m, const std::string& pki, uactor::client_identity who = {}) {
   client_options o;
   o.endpoint_url = env("UACTOR_SEC_ENDPOINT");
   o.session_name = "uactor security interop";
@@ -59,25 +59,23 @@ client_options options_for(const std::string& policy, mode m, const std::string&
   return o;
 }
 
-actors::client_identity user(std::string name, std::string password) {
-  actors::client_identity id;
-  id.type = actors::client_identity::kind::user_name;
+uactor::client_identity user(std::string name, std::string password) {
+  uactor::client_identity id;
+  id.type = uactor::client_identity::kind::user_name;
   id.user_name = std::move(name);
   id.password = std::move(password);
   return id;
 }
 
-actors::client_identity x509_user() {
-  actors::client_identity id;
-  id.type = actors::client_identity::kind::x509;
-  auto cert = security::certificate::from_file(env("UACTOR_SEC_USER_CERT"));
-  REQUIRE(cert.has_value());
-  std::ifstream in(env("UACTOR_SEC_USER_KEY"));
-  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto key = security::rsa_key::from_private_pem(pem);
-  REQUIRE(key.has_value());
-  id.certificate = *cert;
-  id.private_key = *key;
+uactor::client_identity x509_user() {
+  uactor::client_identity id;
+  id.type = uactor::client_identity::kind::x509;
+  std::ifstream cert(env("UACTOR_SEC_USER_CERT"), std::ios::binary);
+  id.certificate.assign(std::istreambuf_iterator<char>(cert), std::istreambuf_iterator<char>());
+  std::ifstream key(env("UACTOR_SEC_USER_KEY"));
+  id.private_key_pem.assign(std::istreambuf_iterator<char>(key), std::istreambuf_iterator<char>());
+  REQUIRE(!id.certificate.empty());
+  REQUIRE(!id.private_key_pem.empty());
   return id;
 }
 

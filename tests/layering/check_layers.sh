@@ -4,8 +4,10 @@
 # and nodeset/, scripting/ above protocol/ only. protocol/ is free of CAF, Asio, Beast, OpenSSL
 # and spdlog; security/ and the engines of CAF, Asio and Beast; the server and client engines know
 # nothing of each other; the script shards nothing of the server but the shape of a watched change
-# (engine/server/value_watch.hpp); the public headers (include/uactor/) nothing of the actors, the
-# runtime, the command line or CAF; the benchmarks of tests/ only the named fixtures
+# (engine/server/value_watch.hpp); the public headers (include/uactor/) nothing but public headers
+# (an installed application has no other include path) and its vocabulary (include/uactor/ua/:
+# node ids, variants, status codes, the services' structures) nothing but itself, which is all the
+# rooms below the engines may take of include/; the benchmarks of tests/ only the named fixtures
 # (tests/support/alloc_counter and fault_proxy, tests/security/pki_test_support).
 # Usage: check_layers.sh ROOT | check_layers.sh --self-test
 set -uo pipefail
@@ -14,8 +16,8 @@ check() {
   local root=$1 failed=0
   local above_engine='actors|runtime|cli|scenarios'
   declare -A forbidden=(
-    [protocol]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting)/|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
-    [security]="\"(engine|${above_engine})/|<(caf|boost/asio|boost/beast)/"
+    [protocol]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
+    [security]="\"(engine|${above_engine})/|\"uactor/(?!ua/)|<(caf|boost/asio|boost/beast)/"
     [engine/common]="\"(engine/server|engine/client|${above_engine})/|<(caf|boost/asio|boost/beast)/"
     [engine/server]="\"(engine/client|${above_engine})/|<(caf|boost/asio|boost/beast)/"
     [engine/client]="\"(engine/server|${above_engine})/|<(caf|boost/asio|boost/beast)/"
@@ -23,9 +25,10 @@ check() {
     [actors/shards]='"actors/(server|client)/|"engine/(client/|server/(?!value_watch\.hpp))'
     [runtime]='"(cli|scenarios)/'
     [cli]='"scenarios/'
-    [nodeset]='"(security|engine|actors|runtime|cli|scenarios)/|<(caf|boost/asio|boost/beast|openssl)/'
-    [scripting]='"(security|engine|actors|runtime|cli|scenarios|nodeset)/|<(caf|boost/asio|boost/beast|openssl)/'
-    [include]='"(actors|runtime|cli|scenarios)/|<(caf|boost/asio|boost/beast)/'
+    [nodeset]='"(security|engine|actors|runtime|cli|scenarios)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
+    [scripting]='"(security|engine|actors|runtime|cli|scenarios|nodeset)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
+    [include]='"(?!uactor/)|<(caf|boost|openssl|spdlog)/'
+    [include/uactor/ua]='"(?!uactor/ua/)'
     [bench]='"tests/(?!(support/alloc_counter|support/fault_proxy|security/pki_test_support)\.hpp)'
   )
   local room hits
@@ -49,7 +52,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
   clean() {
     rm -rf "${tmp:?}"/*
     mkdir -p "$tmp"/{protocol,security,engine/common,engine/server,engine/client,actors/server,actors/shards,runtime,cli} \
-             "$tmp"/{nodeset,scripting,include/uactor,bench/actors}
+             "$tmp"/{nodeset,scripting,include/uactor/ua,bench/actors}
     echo '#include "protocol/codec.hpp"' > "$tmp/security/s.cpp"
     echo '#include "security/keys.hpp"' > "$tmp/engine/common/c.cpp"
     echo '#include "engine/common/clock.hpp"' > "$tmp/engine/server/s.cpp"
@@ -59,7 +62,9 @@ if [[ "${1:-}" == "--self-test" ]]; then
     echo '#include "actors/server/server_actors.hpp"' > "$tmp/runtime/r.cpp"
     echo '#include "runtime/config/config.hpp"' > "$tmp/cli/m.cpp"
     echo '#include "protocol/address_space.hpp"' > "$tmp/nodeset/i.cpp"
-    echo '#include "protocol/codec.hpp"' > "$tmp/include/uactor/c.hpp"
+    echo '#include "uactor/ua/variant.hpp"' > "$tmp/include/uactor/c.hpp"
+    echo '#include "uactor/ua/builtin_types.hpp"' > "$tmp/include/uactor/ua/v.hpp"
+    echo '#include "uactor/ua/variant.hpp"' > "$tmp/protocol/p.cpp"
     echo '#include "tests/support/alloc_counter.hpp"' > "$tmp/bench/actors/b.cpp"
   }
   clean
@@ -81,6 +86,10 @@ if [[ "${1:-}" == "--self-test" ]]; then
     'scripting/b.cpp|#include "nodeset/importer.hpp"|nodeset/ in scripting/'
     'include/uactor/d.hpp|#include "actors/client/connection_actor.hpp"|an actor in a public header'
     'include/uactor/d.hpp|#include <caf/actor.hpp>|CAF in a public header'
+    'include/uactor/d.hpp|#include "protocol/codec.hpp"|the library'"'"'s inside in a public header'
+    'include/uactor/d.hpp|#include "engine/client/subscription.hpp"|an engine in a public header'
+    'include/uactor/ua/d.hpp|#include "uactor/client.hpp"|the API in its vocabulary'
+    'protocol/b.cpp|#include "uactor/server.hpp"|the public API in protocol/'
     'bench/actors/c.cpp|#include "tests/support/server_fixture.hpp"|a test fixture beyond the named ones in bench/'
   )
   for p in "${planted[@]}"; do

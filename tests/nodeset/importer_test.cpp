@@ -15,8 +15,8 @@
 #include "nodeset/importer.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 using namespace uactor;
 using namespace uactor::ua;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/runtime.hpp"
 
 using namespace uactor;

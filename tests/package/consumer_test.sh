@@ -58,8 +58,7 @@ for f in lib/cmake/uactor/uactorConfig.cmake lib/cmake/uactor/uactorConfigVersio
          lib/cmake/uactor/uactorTargets.cmake lib/cmake/uactor/FindCAF.cmake \
          lib/libuactor_protocol.a lib/libuactor_security.a lib/libuactor_actors.a lib/libuactor_runtime.a \
          include/uactor/runtime.hpp include/uactor/server.hpp include/uactor/client.hpp \
-         include/uactor/internal/protocol/variant.hpp include/uactor/internal/protocol/generated/types.hpp \
-         include/uactor/internal/security/keys.hpp include/uactor/internal/engine/client/subscription.hpp; do
+         include/uactor/ua/variant.hpp include/uactor/ua/types.hpp include/uactor/subscription.hpp; do
     [ -f "$prefix/$f" ] || fail "the prefix has no $f"
 done
 if find "$prefix" -name '*alloc_hook*' | grep -q .; then
@@ -74,6 +73,21 @@ for lib in "$prefix"/lib/libuactor_*.a; do
     fi
 done
 echo "consumer_test: ok the prefix holds the libraries, headers and config, no allocation hook"
+
+# The public headers stand alone: each compiles with the prefix's include folder and nothing else,
+# so none reaches a header of the library's inside (nor is one installed beside them).
+: >"$log"
+[ -e "$prefix/include/uactor/internal" ] && fail "the prefix has the library's internal headers (include/uactor/internal)"
+header_check() {  # header_check HEADER: compiles <uactor/HEADER> alone
+    printf '#include <uactor/%s>\n' "$1" | "$cxx" -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" - 2>&1 \
+        || echo "<uactor/$1> does not compile alone"
+}
+export -f header_check
+export prefix cxx
+(cd "$prefix/include/uactor" && find . -name '*.hpp' | sed 's|^\./||' | sort \
+    | xargs -P 2 -I{} bash -c 'header_check "$1"' _ {}) >"$log" 2>&1
+grep -q 'does not compile alone' "$log" && fail "a public header reaches beyond the prefix"
+echo "consumer_test: ok each of $(cd "$prefix/include/uactor" && find . -name '*.hpp' | wc -l) public headers compiles alone against the prefix"
 
 # The version file: SameMinorVersion (cmake/install.cmake says why).
 : >"$log"

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "protocol/address_space.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "protocol/ns0/ns0.hpp"
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/regenerate.hpp"

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "tests/support/bytes.hpp"
 
 using namespace uactor;

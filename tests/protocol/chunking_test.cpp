@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "protocol/chunk_reader.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message.hpp"
 #include "protocol/message_assembler.hpp"
 #include "protocol/message_chunker.hpp"

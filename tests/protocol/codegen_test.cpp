@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "protocol/codec.hpp"
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "tests/support/regenerate.hpp"
 
 namespace fs = std::filesystem;

@@ -13,8 +13,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "runtime/config/config.hpp"
 #include "runtime/config/start.hpp"
 #include "uactor/runtime.hpp"

@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "uactor/runtime.hpp"
 
 using namespace uactor;

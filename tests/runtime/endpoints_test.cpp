@@ -11,9 +11,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "runtime/http/prometheus_text.hpp"
 #include "security/pki_store.hpp"
 #include "uactor/runtime.hpp"
@@ -110,7 +110,7 @@ struct two_endpoints {
     return o;
   }
   static client_options as_user(client_options o) {
-    o.security.identity.type = actors::client_identity::kind::user_name;
+    o.security.identity.type = uactor::client_identity::kind::user_name;
     o.security.identity.user_name = "op";
     o.security.identity.password = "op-pw";
     return o;

@@ -17,9 +17,9 @@
 
 #include "engine/server/server_metrics.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "protocol/message.hpp"
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/prometheus_text.hpp"

@@ -13,9 +13,9 @@
 #include <catch2/catch.hpp>
 
 #include "actors/shards/runner.hpp"
-#include "protocol/generated/attribute_ids.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "scripting/frames.hpp"
 #include "scripting/worker.hpp"
 #include "uactor/runtime.hpp"

@@ -16,7 +16,7 @@
 #include "actors/server/server_actors.hpp"
 #include "actors/common/tune_io.hpp"
 #include "actors/shards/runner.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 using namespace uactor;
 using namespace std::chrono_literals;

@@ -1,7 +1,7 @@
 // The worker protocol's frames (scripting/frames.hpp): round trips, any split, hostile input.
 #include <catch2/catch.hpp>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "scripting/frames.hpp"
 
 using namespace uactor;

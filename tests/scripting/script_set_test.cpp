@@ -1,7 +1,7 @@
 // The host-side bookkeeping both runners share (scripting/script_set.hpp), driven with a test clock.
 #include <catch2/catch.hpp>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "scripting/script_set.hpp"
 
 using namespace uactor;

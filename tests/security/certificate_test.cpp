@@ -13,7 +13,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/certificate.hpp"
 #include "tests/security/pki_test_support.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <openssl/evp.h>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/password_hash.hpp"
 #include "tests/security/pki_test_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "security/pki_store.hpp"
 #include "tests/security/pki_test_support.hpp"
 

@@ -23,7 +23,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 #include "security/openssl.hpp"

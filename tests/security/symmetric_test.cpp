@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message_chunker.hpp"
 #include "security/key_derivation.hpp"
 #include "security/symmetric.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "uactor/client.hpp"
 
 namespace uactor::testing {

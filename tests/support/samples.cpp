@@ -4,7 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/message.hpp"
 
 namespace uactor::test {

@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """Generates protocol/generated/ from the OPC Foundation schema files (MIT).
 
-    python3 tools/codegen/generate.py --schema SCHEMA_DIR --out protocol/generated
+    python3 tools/codegen/generate.py --schema SCHEMA_DIR --out protocol/generated \
+        --public-out include/uactor/ua
 
 Reads Opc.Ua.Types.bsd, NodeIds.csv, StatusCode.csv and AttributeIds.csv from the schema
-folder and writes:
+folder (the OPC Foundation schema files, wherever you keep them) and writes the public
+vocabulary an application includes as <uactor/ua/...> into --public-out:
 
-    status_codes.hpp / .cpp   status::<name> constants, status_code_name(), to_string(), <<
+    status_codes.hpp          status::<name> constants
     node_ids.hpp              ids::<name> for every row of NodeIds.csv
     attribute_ids.hpp         enum class attribute_id
-    types.hpp                 enums and structures of Opc.Ua.Types.bsd (declarations only)
-    types_codec_<N>.cpp       their encode/decode bodies and extension_type_info objects
+    types.hpp                 enums and structures of Opc.Ua.Types.bsd (plain values)
+
+and the codecs, internal to the library, into --out:
+
+    type_codecs.hpp           encode/decode of the enums and structures (declarations)
+    types_codec_<N>.cpp       their bodies and extension_type_info objects
     type_registry.cpp         find_extension_type_by_encoding / _by_name
+    status_codes.cpp          status_code_name(), to_string(), <<
 
 Standard library only. The output depends on the input alone (no dates, no paths), so that
 running it twice gives byte-identical files; tests/protocol/codegen_test.cpp relies on that.
@@ -74,7 +81,7 @@ TAKEN_IN_UA = {
     "attribute_id",
 }
 # Static members every generated structure may have; a field of that name gets a '_'.
-STRUCT_STATICS = {"data_type_id", "binary_encoding_id", "extension_type_info"}
+STRUCT_STATICS = {"data_type_id", "binary_encoding_id", "extension_type_info", "min_encoded_size"}
 
 
 class SchemaError(Exception):
@@ -390,7 +397,7 @@ def header(what, includes, system_includes=()):
 
 def gen_status_codes_hpp(codes):
     out = header("// The status codes of StatusCode.csv (Part 4 §7.39, Part 6 §A.2) as status_code constants.",
-                 ["protocol/status_code.hpp"])
+                 ["uactor/ua/status_code.hpp"])
     out += ["namespace uactor::ua::status {", ""]
     for name, cpp, value, doc in codes:
         text = comment_text(doc)
@@ -411,7 +418,7 @@ def gen_status_codes_cpp(codes):
            "#include <string>",
            "#include <string_view>",
            "",
-           '#include "protocol/generated/status_codes.hpp"',
+           '#include "uactor/ua/status_codes.hpp"',
            "",
            "namespace uactor::ua {",
            "namespace {",
@@ -489,13 +496,12 @@ def gen_attribute_ids_hpp(attrs):
 
 
 def gen_types_hpp(model):
-    out = header("// The enumerations and structures of Opc.Ua.Types.bsd: plain values, declarations only;\n"
-                 "// their codecs are in types_codec_*.cpp. Built-in types are hand-written (builtin_types.hpp, variant.hpp).",
-                 ["protocol/builtin_types.hpp", "protocol/codec.hpp", "protocol/variant.hpp"],
+    out = header("// The enumerations and structures of Opc.Ua.Types.bsd: plain values, the public vocabulary of the\n"
+                 "// services (<uactor/ua/types.hpp>). Their codecs are declared in protocol/generated/type_codecs.hpp and\n"
+                 "// defined in types_codec_*.cpp; the built-in types are hand-written (builtin_types.hpp, variant.hpp).",
+                 ["uactor/ua/builtin_types.hpp", "uactor/ua/variant.hpp"],
                  ["cstddef", "cstdint"])
-    out += ["namespace uactor::ua {", "",
-            "// Enumerations are encoded as their underlying integer; decoding does not check the value",
-            "// (a service answers an unknown value with its own Bad_ code).", ""]
+    out += ["namespace uactor::ua {", ""]
     for e in model.enums:
         if e.doc:
             out.append(f"// {e.doc}")
@@ -504,12 +510,10 @@ def gen_types_hpp(model):
         body = "".join(f"\n  {cpp} = {value}," for cpp, value in e.values)
         out.append(f"enum class {e.cpp} : {e.int_type} {{{body}\n}};" if body else
                    f"enum class {e.cpp} : {e.int_type} {{}};")
-        out.append(f"inline void encode(encoder& e, {e.cpp} v) {{ e.write(static_cast<{e.int_type}>(v)); }}")
-        out.append(f"inline void decode(decoder& d, {e.cpp}& v) {{ v = static_cast<{e.cpp}>(d.read<{e.int_type}>()); }}")
-        out.append(f"template <> inline constexpr std::size_t min_encoded_size<{e.cpp}> = {e.size};")
         out.append("")
-    out += ["// Structures, each after the structures it holds. min_encoded_size is the fewest bytes",
-            "// a value takes on the wire (it bounds array lengths by the input before allocating).", ""]
+    out += ["// Structures, each after the structures it holds. min_encoded_size is the fewest bytes a value",
+            "// takes on the wire (the decoder bounds array lengths by the input before allocating); an",
+            "// ExtensionObject body's code is compiled once, in types_codec_*.cpp (the extern templates).", ""]
     for s in model.structs:
         if s.doc:
             out.append(f"// {s.doc}")
@@ -525,14 +529,34 @@ def gen_types_hpp(model):
         if s.binary_encoding_id is not None:
             out.append(f"  static constexpr std::uint32_t binary_encoding_id = {s.binary_encoding_id};")
             out.append(f"  static const {Q}extension_type extension_type_info;")
+        if model.min_size[s.name] != 1:  # 1 is the default of codec.hpp
+            out.append(f"  static constexpr std::size_t min_encoded_size = {model.min_size[s.name]};")
         out.append(f"  friend bool operator==(const {s.cpp}&, const {s.cpp}&) = default;")
         out.append("};")
-        out.append(f"void encode(encoder&, const {s.cpp}&);")
-        out.append(f"void decode(decoder&, {s.cpp}&);")
-        if model.min_size[s.name] != 1:  # 1 is the default of codec.hpp
-            out.append(f"template <> inline constexpr std::size_t min_encoded_size<{s.cpp}> = {model.min_size[s.name]};")
+        if s.binary_encoding_id is not None:
+            out.append(f"extern template class typed_extension_body<{s.cpp}>;")
         out.append("")
     out += ["}  // namespace uactor::ua", ""]
+    return out
+
+
+def gen_type_codecs_hpp(model):
+    out = header("// The binary codecs of the generated enumerations and structures (Part 6 §5.2): enumerations as\n"
+                 "// their underlying integer, structures field by field (their bodies in types_codec_*.cpp).",
+                 ["protocol/codec.hpp", "uactor/ua/types.hpp"],
+                 ["cstddef", "cstdint"])
+    out += ["namespace uactor::ua {", "",
+            "// Decoding does not check an enumeration's value (a service answers an unknown value with its",
+            "// own Bad_ code).", ""]
+    for e in model.enums:
+        out.append(f"inline void encode(encoder& e, {e.cpp} v) {{ e.write(static_cast<{e.int_type}>(v)); }}")
+        out.append(f"inline void decode(decoder& d, {e.cpp}& v) {{ v = static_cast<{e.cpp}>(d.read<{e.int_type}>()); }}")
+        out.append(f"static_assert(min_encoded_size<{e.cpp}> == {e.size});")
+    out.append("")
+    for s in model.structs:
+        out.append(f"void encode(encoder&, const {s.cpp}&);")
+        out.append(f"void decode(decoder&, {s.cpp}&);")
+    out += ["", "}  // namespace uactor::ua", ""]
     return out
 
 
@@ -557,6 +581,7 @@ def gen_struct_codec(model, s):
         dt = s.data_type_id if s.data_type_id is not None else 0
         out.append(f"const extension_type {s.cpp}::extension_type_info{{\"{s.name}\", {dt}u, "
                    f"{s.binary_encoding_id}u, &make_body<{s.cpp}>}};")
+        out.append(f"template class typed_extension_body<{s.cpp}>;")
     out.append("")
     return out
 
@@ -573,8 +598,8 @@ def gen_codec_cpp(model, structs, n, parts):
            "#include <memory>",
            "",
            '#include "protocol/codec.hpp"',
-           '#include "protocol/generated/types.hpp"',
-           '#include "protocol/variant.hpp"',
+           '#include "protocol/generated/type_codecs.hpp"',
+           '#include "uactor/ua/variant.hpp"',
            "",
            "namespace uactor::ua {",
            ""]
@@ -605,8 +630,8 @@ def gen_registry_cpp(model):
            "#include <iterator>",
            "#include <string_view>",
            "",
-           '#include "protocol/generated/types.hpp"',
-           '#include "protocol/variant.hpp"',
+           '#include "uactor/ua/types.hpp"',
+           '#include "uactor/ua/variant.hpp"',
            "",
            "namespace uactor::ua {",
            "namespace {",
@@ -661,36 +686,41 @@ def gen_registry_cpp(model):
     return out
 
 
-def generate(schema, out_dir):
+def generate(schema, out_dir, public_out_dir):
     node_ids, node_id_lookup = load_node_ids(os.path.join(schema, "NodeIds.csv"))
     codes = load_status_codes(os.path.join(schema, "StatusCode.csv"))
     attrs = load_attribute_ids(os.path.join(schema, "AttributeIds.csv"))
     enums, structs = load_bsd(os.path.join(schema, "Opc.Ua.Types.bsd"))
     model = Model(enums, structs, node_id_lookup)
 
-    files = {
+    public_files = {
         "status_codes.hpp": gen_status_codes_hpp(codes),
-        "status_codes.cpp": gen_status_codes_cpp(codes),
         "node_ids.hpp": gen_node_ids_hpp(node_ids),
         "attribute_ids.hpp": gen_attribute_ids_hpp(attrs),
         "types.hpp": gen_types_hpp(model),
+    }
+    files = {
+        "status_codes.cpp": gen_status_codes_cpp(codes),
+        "type_codecs.hpp": gen_type_codecs_hpp(model),
         "type_registry.cpp": gen_registry_cpp(model),
     }
     for n, run in enumerate(split_evenly(model.structs, CODEC_FILES), 1):
         files[f"types_codec_{n}.cpp"] = gen_codec_cpp(model, run, n, CODEC_FILES)
 
     changed = write_output(out_dir, files, r"types_codec_\d+\.cpp")
-    return model, files, changed
+    changed += write_output(public_out_dir, public_files, r"(?!)")
+    return model, {**files, **public_files}, changed
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--schema", required=True, help="folder with Opc.Ua.Types.bsd and the CSV files")
-    p.add_argument("--out", required=True, help="output folder (protocol/generated)")
+    p.add_argument("--out", required=True, help="output folder of the codecs (protocol/generated)")
+    p.add_argument("--public-out", required=True, help="output folder of the public headers (include/uactor/ua)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     try:
-        model, files, changed = generate(args.schema, args.out)
+        model, files, changed = generate(args.schema, args.out, args.public_out)
     except (SchemaError, OSError, ET.ParseError, ValueError) as e:
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 1

@@ -799,7 +799,7 @@ LOADER = r"""{notice}
 #include <string>
 
 #include "protocol/address_space.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "protocol/ns0/ns0.hpp"
 
 namespace uactor::ua {{

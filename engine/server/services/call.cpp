@@ -5,7 +5,7 @@
 
 #include "engine/server/services/operations.hpp"
 #include "engine/server/services/write.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/server/server_security.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::services {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <variant>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "protocol/expected.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::services {
 

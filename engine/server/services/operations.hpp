@@ -4,8 +4,8 @@
 
 #include <cstddef>
 
-#include "protocol/generated/status_codes.hpp"
-#include "protocol/generated/types.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::services {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/server/services/service_limits.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::services {
 

@@ -3,7 +3,7 @@
 
 #include "engine/server/services/index_range.hpp"
 #include "engine/server/services/operations.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
 

@@ -4,7 +4,7 @@
 
 #include "engine/server/services/service_limits.hpp"
 #include "protocol/address_space.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::services {
 

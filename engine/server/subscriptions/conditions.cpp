@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "engine/server/secure_channel_state.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

@@ -16,7 +16,7 @@
 
 #include "engine/server/subscriptions/event_model.hpp"
 #include "protocol/address_space.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 #include "uactor/server.hpp"
 
 namespace uactor::actors {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

@@ -10,7 +10,7 @@
 #include "engine/server/services/index_range.hpp"
 #include "engine/server/subscriptions/event_model.hpp"
 #include "protocol/address_space.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "protocol/address_space.hpp"
-#include "protocol/variant.hpp"
+#include "uactor/ua/variant.hpp"
 
 namespace uactor::actors {
 

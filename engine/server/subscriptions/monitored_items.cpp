@@ -11,7 +11,7 @@
 
 #include "engine/server/services/index_range.hpp"
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

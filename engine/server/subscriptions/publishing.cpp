@@ -8,7 +8,7 @@
 
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "protocol/message.hpp"
 
 namespace uactor::actors {

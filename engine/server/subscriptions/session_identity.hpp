@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "protocol/generated/status_codes.hpp"
-#include "protocol/status_code.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor::actors {
 

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
 

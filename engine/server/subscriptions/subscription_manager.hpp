@@ -16,7 +16,7 @@
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
-#include "protocol/generated/types.hpp"
+#include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
 

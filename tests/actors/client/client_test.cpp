@@ -419,7 +419,7 @@ TEST_CASE("client: message wake-ups: calls from threads and from callbacks are a
           "[actors][client]") {
   fixture f;
   auto options = f.options();
-  options.inbox_wake_up = actors::inbox_wake_up::message;
+  options.inbox_wake_up = uactor::inbox_wake_up::message;
   const auto before = open_descriptors();
   auto c = client::connect(*f.system, options);
   REQUIRE(c.has_value());

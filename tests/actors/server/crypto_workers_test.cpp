@@ -312,7 +312,7 @@ TEST_CASE("crypto workers: an OpenSecureChannel over a socket is answered by a w
   co.security.pki_dir = pki.string();
   co.security.application_uri = client_uri;
   co.security.accept_untrusted_server_certificate = true;
-  co.security.identity.type = actors::client_identity::kind::user_name;
+  co.security.identity.type = uactor::client_identity::kind::user_name;
   co.security.identity.user_name = "alice";
   co.security.identity.password = "alice-pw";
 

@@ -11,7 +11,7 @@
 
 #include "runtime/namespaces/load_namespace.hpp"
 #include "engine/server/services/browse.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "tests/engine/read_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 

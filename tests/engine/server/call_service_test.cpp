@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/server/services/call.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 using namespace uactor;
 using namespace uactor::ua;

@@ -6,7 +6,7 @@
 
 #include "engine/server/services/discovery.hpp"
 #include "engine/server/services/register_nodes.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 using namespace uactor;
 using namespace uactor::ua;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/server/subscriptions/event_filter.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;

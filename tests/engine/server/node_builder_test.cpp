@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/server/node_builder.hpp"
-#include "protocol/generated/node_ids.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 using namespace uactor;
 using namespace uactor::actors;

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "engine/server/services/read.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "tests/engine/read_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 

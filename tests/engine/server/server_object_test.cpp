@@ -10,7 +10,7 @@
 
 #include "engine/server/server_object.hpp"
 #include "engine/server/services/write.hpp"
-#include "protocol/generated/node_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 using namespace uactor;
 using namespace uactor::ua;

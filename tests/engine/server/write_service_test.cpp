@@ -11,7 +11,7 @@
 #include "engine/server/services/read.hpp"
 #include "engine/server/services/write.hpp"
 #include "nodeset/importer.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "tests/engine/read_fixture.hpp"
 
 using namespace uactor;

@@ -16,7 +16,7 @@
 #include "engine/server/services/read.hpp"
 #include "engine/server/services/write.hpp"
 #include "protocol/codec.hpp"
-#include "protocol/generated/status_codes.hpp"
+#include "uactor/ua/status_codes.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;

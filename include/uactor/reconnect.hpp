@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "protocol/status_code.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor {
 

@@ -2,7 +2,7 @@
 // The status codes of StatusCode.csv (Part 4 §7.39, Part 6 §A.2) as status_code constants.
 #pragma once
 
-#include "protocol/status_code.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor::ua::status {
 

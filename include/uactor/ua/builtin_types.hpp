@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/status_code.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor::ua {
 

@@ -4,11 +4,11 @@
 
 #include <cstdint>
 
-namespace uactor::actors {
+namespace uactor {
 
 enum class inbox_wake_up : std::uint8_t {
   socket_pair,  // one byte on a socket pair: no allocation per wake-up, two file descriptors
   message,      // a CAF message (one allocation per wake-up), no file descriptor
 };
 
-}  // namespace uactor::actors
+}  // namespace uactor

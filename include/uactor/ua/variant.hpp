@@ -10,7 +10,7 @@
 #include <utility>
 #include <variant>
 
-#include "protocol/builtin_types.hpp"
+#include "uactor/ua/builtin_types.hpp"
 
 namespace uactor::ua {
 

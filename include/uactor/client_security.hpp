@@ -1,16 +1,14 @@
 // What an application asks of a client connection's security (Part 4 §5.5, §5.7, §7.41): the
 // endpoint's policy and mode, where the certificates live, and who the session is for. Plain
-// data for client_options; actors/client_security.hpp turns it into what the channel needs.
+// data for client_options; runtime/client_security.hpp turns it into what the channel needs.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "protocol/generated/types.hpp"
-#include "security/certificate.hpp"
-#include "security/keys.hpp"
+#include "uactor/ua/types.hpp"
 
-namespace uactor::actors {
+namespace uactor {
 
 // Who the session is for (Part 4 §7.41).
 struct client_identity {
@@ -18,8 +16,10 @@ struct client_identity {
   kind type = kind::anonymous;
   std::string user_name;
   std::string password;
-  security::certificate certificate;  // x509: the user's certificate and key
-  security::rsa_key private_key;
+  // x509: the user's certificate (DER, or PEM: the first block) and its unencrypted private key in
+  // PEM, as the files hold them; checked when the client connects (Bad_CertificateInvalid).
+  std::string certificate;
+  std::string private_key_pem;
 };
 
 struct client_security_options {
@@ -39,4 +39,4 @@ struct client_security_options {
   bool check_server_host_name = true;
 };
 
-}  // namespace uactor::actors
+}  // namespace uactor

@@ -6,7 +6,7 @@
 #include <utility>
 #include <variant>
 
-#include "protocol/status_code.hpp"
+#include "uactor/ua/status_code.hpp"
 
 namespace uactor::ua {
 
