@@ -32,6 +32,7 @@
 #include "runtime/namespaces/load_namespace.hpp"
 #include "nodeset/importer.hpp"
 #include "protocol/address_space.hpp"
+#include "protocol/node_id_text.hpp"
 #include "protocol/value_text.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
