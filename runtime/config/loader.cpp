@@ -1731,13 +1731,22 @@ private:
   // refused: its errors say enough).
   bool left_to_server(const node_id& id) {
     const auto& space = server_space();
-    return !space.ok || space.space.find(id) != ua::no_node;
+    return !space.ok || find_server_node(id) != ua::no_node;
+  }
+  // A node of server_space(); a load variable is added to it when first named (the load namespace
+  // may hold a million, the file names a few).
+  ua::node_index find_server_node(const node_id& id) {
+    auto& s = server_space();
+    if (const auto n = s.space.find(id); n != ua::no_node) return n;
+    const auto i = actors::load_variable_index(id, server_.load_variables);
+    if (!i || actors::apply_node_change(s.space, actors::load_variable(*i), ua::date_time{}).is_bad()) return ua::no_node;
+    return s.space.find(id);
   }
   // A variable the server holds before the plant's nodes, with the built-in type of its DataType
   // (null when the DataType is no built-in one).
   std::optional<ua::builtin_type> server_variable(const node_id& id) {
+    const auto n = find_server_node(id);
     const auto& space = server_space().space;
-    const auto n = space.find(id);
     if (n == ua::no_node || space.at(n).cls != ua::node_class::variable) return std::nullopt;
     const auto& type = space.variable(n)->data_type;
     const bool builtin = type.ns == 0 && type.type == ua::node_id_type::numeric && type.numeric >= 1 && type.numeric <= 25;
@@ -1745,8 +1754,7 @@ private:
   }
   // Where a NodeId the file defines is already the server's, what says so.
   std::optional<std::string> taken_by_server(const node_id& id) {
-    const auto& space = server_space();
-    if (!space.ok || space.space.find(id) == ua::no_node) return std::nullopt;
+    if (!server_space().ok || find_server_node(id) == ua::no_node) return std::nullopt;
     if (id.namespace_index() == actors::demo_namespace_index && (server_.demo || server_.load_variables > 0))
       return fmt::format("{} is already a node of the server's demo or load namespace (server.demo, "
                          "server.load_variables)", id.to_string());
@@ -1755,7 +1763,8 @@ private:
 
   // The address space the plant's nodes meet at start, built as the server builds it
   // (runtime.cpp, start.cpp): namespace 0, the demo's nodes (server.demo) and the load namespace's
-  // (server.load_variables) from the functions that make them, then each NodeSet as it is checked.
+  // (server.load_variables: its folder, each variable when named) from the functions that make
+  // them, then each NodeSet as it is checked.
   // Made when first asked, after [server] and [[namespaces]] are read.
   struct server_nodes {
     ua::address_space space;
@@ -1777,7 +1786,7 @@ private:
           throw std::logic_error("the server's built-in nodes do not apply to namespace 0");
     };
     if (server_.demo) add(actors::demo_nodes(ua::date_time{}));
-    if (server_.load_variables > 0) add(actors::load_nodes(server_.load_variables));
+    if (server_.load_variables > 0) add({actors::load_folder()});
     return s;
   }
 

@@ -185,6 +185,29 @@ high = 10
   CHECK(loaded.value.node_places.size() == loaded.value.nodes.size());
   CHECK(loaded.value.node_places[0].to_string() == "plant.toml:6:6: variables[0].id: ");
 
+  // A million load variables are not built to check three names (a load variable is taken when
+  // named): the last one is a target, the one past it is not, and a file's node may not take one.
+  {
+    constexpr auto big = R"(
+[server]
+load_variables = 1000000
+[[variables]]
+id = "ns=1;s=Load.V17"
+parent = "ns=1;s=Load"
+[[writers]]
+kind = "counter"
+targets = ["ns=1;s=Load.V999999", "ns=1;s=Load.V1000000", "ns=1;s=Load.V01"]
+)";
+    const auto many = config::load(big, "plant.toml", ".", false, false);
+    std::vector<std::string> errors;
+    for (const auto& e : many.errors) errors.push_back(e.to_string());
+    CHECK(errors == std::vector<std::string>{
+                        "plant.toml:5:6: variables[0].id: ns=1;s=Load.V17 is already a node of the server's demo or load "
+                        "namespace (server.demo, server.load_variables)",
+                        "plant.toml:9:35: writers[0].targets[1]: ns=1;s=Load.V1000000 is not a variable of this file",
+                        "plant.toml:9:59: writers[0].targets[2]: ns=1;s=Load.V01 is not a variable of this file"});
+  }
+
   // The same names without the namespaces that make them: refused at their places.
   std::string without(text);
   without.replace(without.find("demo = true\nload_variables = 3"), 30, "demo = false\nload_variables = 2");
