@@ -6,11 +6,10 @@
 #include <random>
 #include <vector>
 
-#include <caf/io/network/default_multiplexer.hpp>
-#include <caf/io/network/native_socket.hpp>
-
 #include <spdlog/spdlog.h>
 
+#include "actors/client/client_link.hpp"
+#include "actors/client/tcp_connector.hpp"
 #include "engine/client/channel_state.hpp"
 #include "engine/client/keep_alive.hpp"
 #include "engine/client/pending_calls.hpp"
@@ -35,39 +34,10 @@ using client_timeout_atom = caf::atom_constant<caf::atom("uatimeout")>;
 using client_renew_atom = caf::atom_constant<caf::atom("uarenew")>;
 using client_deadline_atom = caf::atom_constant<caf::atom("uadeadline")>;
 using client_reconnect_atom = caf::atom_constant<caf::atom("uarecon")>;
-using client_socket_atom = caf::atom_constant<caf::atom("uasocket")>;
-
-// A connected socket on its way from the connector to the broker; closed if nobody takes it.
-struct socket_handoff {
-  caf::io::network::native_socket fd = caf::io::network::invalid_native_socket;
-  socket_handoff() = default;
-  socket_handoff(const socket_handoff&) = delete;
-  socket_handoff& operator=(const socket_handoff&) = delete;
-  ~socket_handoff() {
-    if (fd != caf::io::network::invalid_native_socket) caf::io::network::close_socket(fd);
-  }
-  caf::io::network::native_socket release() noexcept {
-    auto f = fd;
-    fd = caf::io::network::invalid_native_socket;
-    return f;
-  }
-};
-
-}  // namespace
-}  // namespace uactor::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::socket_handoff>)
-
-namespace uactor::actors {
-namespace {
 
 struct client_broker_state : response_storage {
   client_actor_config config;
-  caf::io::connection_handle hdl;  // the current connection: a new one after each reconnect
-  bool link_up = false;
-  std::optional<client_channel_state> channel;
-  std::optional<ua::chunk_reader> reader;
-  std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
+  client_link link;  // the current connection and its channel: a new one after each reconnect
   // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
   // for all of them (not a timer message per request: that was an allocation and a mailbox message
   // per request, and ~timeout's worth of timer entries alive at any time under load), armed for the
@@ -140,7 +110,7 @@ struct client_broker_state : response_storage {
   ~client_broker_state() {
     finished = true;
     if (inbox) inbox->close(end_status);
-    if (channel) channel->set_response_storage(nullptr);
+    link.set_response_storage(nullptr);
     std::vector<waiting> calls;
     pending.take_all(calls);
     calls.clear();
@@ -174,10 +144,10 @@ public:
   explicit client_session(client_broker* self) : self_(self) {}
 
   client_broker_state& st() { return self_->state; }
-  caf::io::connection_handle hdl() { return self_->state.hdl; }
 
-  void start() {
+  void start(caf::io::connection_handle hdl) {
     auto& s = st();
+    s.link.attach(self_);
     s.supervised = s.config.reconnect.enabled && s.config.create_session;
     if (s.supervised) s.rng.seed(std::random_device{}());
     s.subscriptions = subscription_engine(s.config.subscriptions);
@@ -188,7 +158,7 @@ public:
     } else {
       s.inbox->set_actor(caf::actor_cast<caf::actor>(self_));
     }
-    open_link();
+    open_link(hdl);
   }
 
   // ---- the application's calls (client_inbox)
@@ -216,78 +186,51 @@ public:
   }
 
   // A new connection (the first, or one after a loss): Hello, with the connect deadline running.
-  void open_link() {
+  void open_link(caf::io::connection_handle hdl) {
     auto& s = st();
     client_channel_config cc;
     cc.endpoint_url = s.config.endpoint_url;
     cc.limits = s.config.limits;
     cc.requested_lifetime = s.config.token_lifetime;
     cc.security = s.config.security.channel;
-    s.channel.emplace(std::move(cc));
-    s.channel->set_response_storage(&s);
-    s.reader.emplace(s.config.limits);
-    s.staged.clear();
-    s.link_up = true;
+    s.link.open(hdl, std::move(cc), &s);
     s.keep_alive.heard(std::chrono::steady_clock::now());
-    // Staged receive (DESIGN.md): at most 8 KB per read, framed by chunk_reader.
-    self_->configure_read(hdl(), caf::io::receive_policy::at_most(8192));
-    s.channel->write_hello();
+    s.link.channel().write_hello();
     flush();
     delayed_send_to_self(self_, s.config.connect_timeout, client_deadline_atom::value, s.generation);
   }
 
+  // What the channel has to send goes out, unless the client is finished.
   void flush() {
-    auto& out = st().channel->output();
-    if (out.empty() || st().finished || !st().link_up) {
-      out.clear();
-      return;
-    }
-    auto& buf = self_->wr_buf(hdl());
-    const auto* p = reinterpret_cast<const char*>(out.data());
-    buf.insert(buf.end(), p, p + out.size());
-    st().channel->clear_output();
-    self_->flush(hdl());
+    if (st().finished) return st().link.discard_output();
+    st().link.flush();
   }
 
   void on_data(const caf::io::new_data_msg& msg) {
     auto& s = st();
     if (msg.handle == s.wake_hdl) return;  // handle() takes the inbox after this
-    if (s.finished || !s.link_up || msg.handle != s.hdl) return;  // a late receive of a link given up
+    if (s.finished || !s.link.carries(msg.handle)) return;  // a late receive of a link given up
     const auto& data = msg.buf;
-    std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-    if (!s.staged.empty()) {
-      s.staged.insert(s.staged.end(), in.begin(), in.end());
-      in = s.staged;
-    }
+    const std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
     const auto now = now_instant();
     s.keep_alive.heard(now.steady);
-    const auto gen = s.generation;
-    auto used = s.reader->put(in, [&](const ua::chunk_view& v) {
-      if (gen == s.generation) on_chunk(v, now);
-    });
-    if (s.finished || gen != s.generation) return;
-    if (!used) {
-      lose(used.error(), "framing");
-      return;
-    }
-    // The unframed rest stays for the next receive; the buffer keeps its capacity (no allocation
-    // per receive when a large response arrives in pieces).
-    if (!s.staged.empty() && in.data() == s.staged.data())
-      s.staged.erase(s.staged.begin(), s.staged.begin() + static_cast<std::ptrdiff_t>(*used));
-    else
-      s.staged.assign(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
+    // A chunk may end the link (lose, shutdown): the link then hands on no more of them.
+    const auto r = s.link.receive(in, [&](const ua::chunk_view& v) { on_chunk(v, now); });
+    if (!r) return lose(r.error(), "framing");
+    if (*r == client_link::received::given_up) return;
     flush();
   }
 
   void on_chunk(const ua::chunk_view& v, const instant& now) {
     auto& s = st();
     if (s.finished) return;
-    switch (s.channel->on_chunk(v, now)) {
+    auto& channel = s.link.channel();
+    switch (channel.on_chunk(v, now)) {
       case client_channel_state::event::none:
         return;
       case client_channel_state::event::acknowledged:
-        s.reader->set_receive_buffer_size(s.channel->limits().receive_buffer_size);
-        if (const auto sc = s.channel->write_open(now); sc.is_bad()) fail(sc, "OpenSecureChannel");
+        s.link.set_receive_buffer_size(channel.limits().receive_buffer_size);
+        if (const auto sc = channel.write_open(now); sc.is_bad()) fail(sc, "OpenSecureChannel");
         return;
       case client_channel_state::event::opened:
         schedule_renewal(now);
@@ -304,15 +247,15 @@ public:
         return;
       case client_channel_state::event::closed:
         spdlog::info("uactor client: {} closed the channel: {} {}", s.config.endpoint_url,
-                     s.channel->close_status().to_string(), s.channel->close_reason());
-        lose(s.channel->close_status(), "channel closed");
+                     channel.close_status().to_string(), channel.close_reason());
+        lose(channel.close_status(), "channel closed");
         return;
     }
   }
 
   void on_response() {
     auto& s = st();
-    auto& r = s.channel->response();
+    auto& r = s.link.channel().response();
     if (on_publish_answer(r)) return;
     client_broker_state::waiting w;
     if (!s.pending.take(r.request_id, w)) return;  // timed out already: the late answer is dropped
@@ -365,7 +308,7 @@ public:
     if (!s.ready || s.finished || !s.closers.empty() || !s.config.create_session) return;
     auto& e = s.subscriptions;
     s.publishing.pump(e, s.headers, now, s.config.request_timeout,
-                      [&](const ua::publish_request& p) { return s.channel->send_request(p); });
+                      [&](const ua::publish_request& p) { return s.link.channel().send_request(p); });
     std::uint32_t sub = 0;
     std::uint32_t seq = 0;
     while (!s.finished && s.ready && e.next_republish(sub, seq)) send_republish(sub, seq, now);
@@ -399,19 +342,20 @@ public:
   }
 
   void schedule_renewal(const instant& now) {
-    delayed_send_to_self(self_, token_renewal::wait(st().channel->renewal_due(), now.steady), client_renew_atom::value,
+    delayed_send_to_self(self_, token_renewal::wait(st().link.channel().renewal_due(), now.steady), client_renew_atom::value,
                          st().generation);
   }
 
   void on_renew(std::uint32_t gen) {
     auto& s = st();
-    if (s.finished || gen != s.generation || !s.channel) return;
+    if (s.finished || gen != s.generation || !s.link.has_channel()) return;
+    auto& channel = s.link.channel();
     const auto now = now_instant();
-    if (!s.channel->needs_renewal(now.steady)) {
-      if (s.channel->is_open()) schedule_renewal(now);
+    if (!channel.needs_renewal(now.steady)) {
+      if (channel.is_open()) schedule_renewal(now);
       return;
     }
-    if (const auto sc = s.channel->write_open(now); sc.is_bad()) {
+    if (const auto sc = channel.write_open(now); sc.is_bad()) {
       lose(sc, "Renew");
       return;
     }
@@ -425,7 +369,7 @@ public:
     // Part 4 §7.32: the server may drop a request older than its TimeoutHint.
     s.headers.stamp(call->header(), call->session_token ? *call->session_token : s.headers.session_token(), now.utc,
                     call->timeout());
-    auto id = s.channel->send_request(*call->request().body());
+    auto id = s.link.channel().send_request(*call->request().body());
     if (!id) {
       call->finish(id.error());
       return;
@@ -515,10 +459,7 @@ public:
     const auto status = why.is_bad() ? why : ua::status::bad_connection_closed;
     spdlog::info("uactor client: {}: {} ({}); reconnecting", s.config.endpoint_url, what, status.to_string());
     ++s.generation;  // every answer of the old link is ignored from now on
-    if (s.link_up) {
-      s.link_up = false;
-      self_->close(s.hdl);
-    }
+    s.link.close();
     s.ready = false;
     s.recovering = true;
     s.keep_alive.done();
@@ -568,24 +509,14 @@ public:
     if (s.finished || gen != s.generation || !s.recovering) return;
     ++s.attempt;
     emit(connection_event_kind::reconnecting, s.lost_status);
-    auto target = caf::actor_cast<caf::actor>(self_);
-    self_->system().spawn<caf::detached>(
-        [](caf::event_based_actor* me, caf::actor target, std::string host, std::uint16_t port, std::uint32_t gen) -> caf::behavior {
-          auto h = std::make_shared<socket_handoff>();
-          if (auto fd = caf::io::network::new_tcp_connection(host, port)) h->fd = *fd;
-          me->send(target, client_socket_atom::value, gen, std::move(h));
-          me->quit();
-          return {};
-        },
-        std::move(target), s.config.host, s.config.port, gen);
+    connect_off_thread(self_->system(), caf::actor_cast<caf::actor>(self_), s.config.host, s.config.port, gen);
   }
 
   void on_socket(std::uint32_t gen, const std::shared_ptr<socket_handoff>& h) {
     auto& s = st();
     if (s.finished || gen != s.generation || !s.recovering) return;  // the handoff closes the socket
     if (h->fd == caf::io::network::invalid_native_socket) return schedule_attempt(ua::status::bad_connection_rejected);
-    s.hdl = self_->add_scribe(h->release());
-    open_link();
+    open_link(self_->add_scribe(h->release()));
   }
 
   // Part 4 §5.6.3: the old session on the new channel, with the same identity.
@@ -1127,8 +1058,8 @@ public:
     auto& s = st();
     if (s.finished) return;
     const auto now = now_instant();
-    if (s.link_up && s.channel && s.channel->is_open()) {
-      s.channel->write_close(now);  // Part 6 §7.1.4
+    if (s.link.up() && s.link.has_channel() && s.link.channel().is_open()) {
+      s.link.channel().write_close(now);  // Part 6 §7.1.4
       flush();
     }
     s.finished = true;
@@ -1154,10 +1085,7 @@ public:
     auto closers = std::move(s.closers);
     s.closers.clear();
     for (auto& c : closers) c->finish(why);
-    if (s.link_up) {
-      s.link_up = false;
-      self_->close(s.hdl);
-    }
+    s.link.close();
     // A connection lost under a working client leaves the actor alive, answering every later
     // call with end_status, until the client closes it: a message to a gone actor would sit
     // unanswered. A failed connect or a close ends it now.
@@ -1172,7 +1100,6 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
                                 connected_handler connected) {
   self->state.config = std::move(config);
   self->state.connected = std::move(connected);
-  self->state.hdl = hdl;
   self->state.inbox = self->state.config.inbox;
   self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
     try {
@@ -1185,16 +1112,16 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
     client_session(self).shutdown(ua::status::bad_internal_error, "exception");
     return caf::exit_reason::unhandled_exception;
   });
-  client_session(self).start();
+  client_session(self).start(hdl);
   return {
       [self](const caf::io::new_data_msg& msg) { client_session(self).handle([&](client_session& cs) { cs.on_data(msg); }); },
       [self](const caf::io::connection_closed_msg& msg) {
         client_session cs(self);
         auto& s = cs.st();
-        if (!s.link_up || msg.handle != s.hdl) return;  // a link given up already
-        s.link_up = false;
-        const auto& ch = s.channel;
-        cs.lose(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status() : ua::status::bad_connection_closed,
+        if (!s.link.carries(msg.handle)) return;  // a link given up already
+        s.link.closed_by_peer();
+        const auto& ch = s.link.channel();
+        cs.lose(ch.closed() && ch.close_status().is_bad() ? ch.close_status() : ua::status::bad_connection_closed,
                 "connection lost");
       },
       [self](client_inbox_wake_atom) { client_session(self).handle([](client_session&) {}); },
