@@ -1,18 +1,17 @@
 #include "actors/client/connection_actor.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 #include <random>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "actors/client/call_table.hpp"
 #include "actors/client/client_link.hpp"
 #include "actors/client/tcp_connector.hpp"
 #include "engine/client/channel_state.hpp"
 #include "engine/client/keep_alive.hpp"
-#include "engine/client/pending_calls.hpp"
 #include "engine/client/publish_pump.hpp"
 #include "engine/client/recovery.hpp"
 #include "engine/client/recovery_plan.hpp"
@@ -38,20 +37,13 @@ using client_reconnect_atom = caf::atom_constant<caf::atom("uarecon")>;
 struct client_broker_state : response_storage {
   client_actor_config config;
   client_link link;  // the current connection and its channel: a new one after each reconnect
-  // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
+  // The requests waiting for their responses, and those held while recovering. One sweep timer
   // for all of them (not a timer message per request: that was an allocation and a mailbox message
   // per request, and ~timeout's worth of timer entries alive at any time under load), armed for the
   // earliest deadline it knows of, or every watch_interval() while subscriptions or supervision
   // want watching (docs/decisions/0023: a periodic timer was 3 allocations every 50 ms).
-  struct waiting {
-    client_call_ptr call;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  pending_table<waiting> pending;
+  call_table calls;
   request_sweep sweep;
-  std::vector<client_call_ptr> expired;  // the sweep's, kept
-  std::vector<std::uint32_t> expired_ids;
-  std::vector<waiting> dropped;          // shutdown's and lose()'s, kept
   // The application's calls (docs/decisions/0023): the inbox, its wake-up socket, a batch buffer.
   std::shared_ptr<client_inbox> inbox;
   caf::io::connection_handle wake_hdl;
@@ -59,8 +51,7 @@ struct client_broker_state : response_storage {
 
   // response_storage: the answer of a pending call decodes into the call's own storage.
   ua::extension_object* storage_for(std::uint32_t request_id) noexcept override {
-    auto* w = pending.find(request_id);
-    return w ? &w->call->response() : nullptr;
+    return calls.storage_for(request_id);
   }
   // Subscriptions (docs/decisions/0011): plain state of this actor, not an actor each. Publish
   // requests stay out of `pending` (publish_pump).
@@ -91,11 +82,6 @@ struct client_broker_state : response_storage {
   // signatures of a reactivation are made over (Part 4 §5.6.3).
   std::optional<ua::create_session_response> session;
   subscription_book book;  // what to create again when the server lost it
-  struct held_call {
-    client_call_ptr call;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  std::deque<held_call> held;  // made while recovering: sent once the session works again
   recovery_plan recovery;      // the steps after the session is back: Republish, then recreate
   std::minstd_rand rng;
 
@@ -111,11 +97,7 @@ struct client_broker_state : response_storage {
     finished = true;
     if (inbox) inbox->close(end_status);
     link.set_response_storage(nullptr);
-    std::vector<waiting> calls;
-    pending.take_all(calls);
-    calls.clear();
-    auto h = std::move(held);
-    h.clear();
+    calls.drop_all();
     auto c = std::move(closers);
     c.clear();
     auto o = std::move(openers);
@@ -257,9 +239,8 @@ public:
     auto& s = st();
     auto& r = s.link.channel().response();
     if (on_publish_answer(r)) return;
-    client_broker_state::waiting w;
-    if (!s.pending.take(r.request_id, w)) return;  // timed out already: the late answer is dropped
-    auto call = std::move(w.call);
+    auto call = s.calls.take(r.request_id);
+    if (!call) return;  // timed out already: the late answer is dropped
     // Matched by RequestId (Part 6 §6.7.2.4); the handle should agree (Part 4 §7.34).
     if (r.status.is_good() && r.request_handle != call->header().request_handle)
       spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
@@ -375,7 +356,7 @@ public:
       return;
     }
     const auto deadline = now.steady + call->timeout();
-    s.pending.insert(*id, client_broker_state::waiting{call, deadline});
+    s.calls.add(*id, call, deadline);
     schedule_sweep(deadline);
   }
 
@@ -383,7 +364,7 @@ public:
   std::chrono::milliseconds watch_every() {
     auto& s = st();
     watched_periods w;
-    w.urgent = !s.held.empty() || s.subscriptions.paused();
+    w.urgent = s.calls.held() > 0 || s.subscriptions.paused();
     w.shortest_silence = s.subscriptions.shortest_silence();
     w.supervised = s.supervised;
     w.keep_alive_interval = s.config.reconnect.keep_alive_interval;
@@ -397,7 +378,7 @@ public:
   void schedule_sweep(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
     auto& s = st();
     if (s.finished) return;
-    const bool watching = s.supervised || !s.publishing.empty() || !s.subscriptions.empty() || !s.held.empty();
+    const bool watching = s.supervised || !s.publishing.empty() || !s.subscriptions.empty() || s.calls.held() > 0;
     const auto timer = s.sweep.arm(deadline, std::chrono::steady_clock::now(),
                                    watching ? std::optional(watch_every()) : std::nullopt);
     // Tagged with its time: a timer replaced by an earlier one is ignored when it fires.
@@ -444,8 +425,8 @@ public:
     auto& s = st();
     const auto& o = s.config.reconnect;
     if (!o.hold_requests) return call->finish(ua::status::bad_server_not_connected);
-    if (s.held.size() >= o.max_held_requests) return call->finish(ua::status::bad_resource_unavailable);
-    s.held.push_back({call, std::chrono::steady_clock::now() + call->timeout()});
+    if (s.calls.held() >= o.max_held_requests) return call->finish(ua::status::bad_resource_unavailable);
+    s.calls.hold(call, std::chrono::steady_clock::now() + call->timeout());
     schedule_sweep();
   }
 
@@ -469,11 +450,7 @@ public:
     s.subscriptions.on_link_lost();
     // Requests in flight went with the link: each is answered now (the server may or may not
     // have carried it out). Internal ones see the new generation and stand down.
-    auto& dropped = s.dropped;
-    dropped.clear();
-    s.pending.take_all(dropped);
-    for (auto& w : dropped) w.call->finish(ua::status::bad_connection_closed);
-    dropped.clear();
+    s.calls.fail_in_flight(ua::status::bad_connection_closed);
     if (s.finished) return;
     if (first) {
       s.attempt = 0;
@@ -769,9 +746,7 @@ public:
                  s.attempt);
     emit(connection_event_kind::reconnected, ua::status::good);
     if (s.finished) return;
-    auto held = std::move(s.held);
-    s.held.clear();
-    for (auto& h : held) send_application_call(h.call, now);
+    for (auto& h : s.calls.release_held()) send_application_call(h.call, now);
     pump_publish(now);
     flush();
     schedule_sweep();
@@ -780,24 +755,7 @@ public:
   void on_sweep() {
     auto& s = st();
     const auto now = std::chrono::steady_clock::now();
-    auto& expired = s.expired;
-    expired.clear();
-    // Collected first, removed after: the table is not changed while it is walked.
-    auto& ids = s.expired_ids;
-    ids.clear();
-    s.pending.for_each([&](std::uint32_t id, client_broker_state::waiting& w) {
-      if (w.deadline <= now) ids.push_back(id);
-    });
-    for (const auto id : ids) {
-      client_broker_state::waiting gone;
-      if (s.pending.take(id, gone)) expired.push_back(std::move(gone.call));
-    }
-    while (!s.held.empty() && s.held.front().deadline <= now) {  // FIFO with one timeout: in order
-      expired.push_back(std::move(s.held.front().call));
-      s.held.pop_front();
-    }
-    for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the table is consistent
-    expired.clear();
+    s.calls.expire(now);  // answers may send more: the table is consistent
     if (s.finished) return;
     // A Publish the server has not answered in its TimeoutHint and more: not an error, another goes.
     s.publishing.expire(s.subscriptions, now);
@@ -806,13 +764,7 @@ public:
     if (s.supervised && s.ready && !watch(now)) return;
     pump_publish(now_instant());
     flush();
-    schedule_sweep(earliest_deadline());
-  }
-
-  std::chrono::steady_clock::time_point earliest_deadline() {
-    auto at = std::chrono::steady_clock::time_point::max();
-    st().pending.for_each([&](std::uint32_t, client_broker_state::waiting& w) { at = std::min(at, w.deadline); });
-    return at;
+    schedule_sweep(s.calls.earliest_deadline());
   }
 
   // Loss detection beyond socket errors (Part 4 §6.7): publish silence, an unanswered renewal, and
@@ -1066,12 +1018,7 @@ public:
     const auto failure = why.is_bad() ? why : ua::status::bad_connection_closed;
     s.end_status = failure;
     if (why.is_bad()) spdlog::debug("uactor client: {}: {}", what, why.to_string());
-    std::vector<client_broker_state::waiting> pending;
-    s.pending.take_all(pending);
-    for (auto& w : pending) w.call->finish(failure);
-    auto held = std::move(s.held);
-    s.held.clear();
-    for (auto& h : held) h.call->finish(failure);
+    s.calls.fail_all(failure);
     s.publishing.clear();
     s.subscriptions.close_all(why);  // Good: the application closed the client
     if (s.connected) {
