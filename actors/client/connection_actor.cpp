@@ -54,7 +54,7 @@ struct client_broker_state : response_storage {
     return calls.storage_for(request_id);
   }
   // Subscriptions (docs/decisions/0011): plain state of this actor, not an actor each. Publish
-  // requests stay out of `pending` (publish_pump).
+  // requests stay out of `calls` (publish_pump).
   subscription_engine subscriptions;
   publish_pump publishing{sweep_interval};
   request_headers headers;  // the session's AuthenticationToken and the RequestHandles
@@ -257,7 +257,7 @@ public:
     call->finish_answered();
   }
 
-  // ---- subscriptions (actors/client_subscription.hpp)
+  // ---- subscriptions (engine/client/subscription.hpp, publish_pump.hpp)
 
   // The answer to one of our Publish requests: read in place (the decoded PublishResponse stays in
   // the channel's message for the next decode: no allocation in steady state), then the next Publish.
