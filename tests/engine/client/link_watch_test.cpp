@@ -33,7 +33,7 @@ TEST_CASE("keep_alive: a Read is due after an interval of silence, one at a time
   CHECK(req.nodes_to_read[0].attribute_id == 13);
 }
 
-TEST_CASE("token_renewal: the timer lands after the due time; an answer waited for past the limit is overdue", "[client][token_renewal]") {
+TEST_CASE("token_renewal: the timer lands after the due time, and an answer waited for past the limit is overdue", "[client][token_renewal]") {
   CHECK(token_renewal::wait(t0 + 1500us, t0) == 2ms);
   CHECK(token_renewal::wait(t0, t0 + 5s) == 1ms);  // due already: at once, one millisecond on
   token_renewal r;
@@ -64,7 +64,7 @@ TEST_CASE("request_sweep: the watch looks at a quarter of the shortest period, w
   CHECK(watch_interval(w) == sweep_interval);
 }
 
-TEST_CASE("request_sweep: one timer, armed for the earliest time; a replaced timer is ignored when it fires", "[client][sweep]") {
+TEST_CASE("request_sweep: one timer, armed for the earliest time, and a replaced timer is ignored when it fires", "[client][sweep]") {
   request_sweep sweep;
   const auto none = std::chrono::steady_clock::time_point::max();
   CHECK_FALSE(sweep.arm(none, t0, std::nullopt));  // nothing to look for

@@ -58,7 +58,7 @@ TEST_CASE("recovery_plan: a subscription the server lost while republishing is r
   CHECK(plan.next().what == kind::done);
 }
 
-TEST_CASE("recovery_plan: recreations go in the order given; clear drops every step but keeps how", "[client][recovery]") {
+TEST_CASE("recovery_plan: recreations go in the order given, and clear drops every step but keeps how", "[client][recovery]") {
   recovery_plan plan;
   plan.recreate(6);
   plan.recreate(2);
