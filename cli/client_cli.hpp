@@ -1,7 +1,7 @@
 // The client subcommands of the `uactor` CLI: read, write, browse, call, subscribe, for a person at a
 // terminal. Each connects with uactor::client, prints one line per item, and exits 0 when every
 // operation is Good, 1 otherwise, 2 for a usage or connection error. The text forms of NodeIds and
-// values they parse are protocol/value_text.hpp's.
+// values they parse are protocol/node_id_text.hpp's and protocol/value_text.hpp's.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "uactor/ua/expected.hpp"
 #include "protocol/generated/type_codecs.hpp"
+#include "protocol/node_id_text.hpp"
 #include "protocol/value_text.hpp"
 
 namespace CLI {

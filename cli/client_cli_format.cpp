@@ -12,6 +12,7 @@
 
 #include "cli/client_cli.hpp"
 #include "cli/client_cli_output.hpp"
+#include "protocol/base64.hpp"
 
 namespace uactor::app {
 
@@ -45,13 +46,6 @@ std::string hex_bytes(std::string_view bytes) {
     s += digits[c & 15];
   }
   return s;
-}
-
-std::string expanded_text(const ua::expanded_node_id& x) {
-  std::string s;
-  if (x.server_index) s += "svr=" + std::to_string(x.server_index) + ";";
-  if (!x.namespace_uri.is_null()) s += "nsu=" + std::string(x.namespace_uri.view()) + ";";
-  return s + x.id.to_string();
 }
 
 // The fields of the structures a person meets most (a Variable's EURange and EngineeringUnits,
@@ -137,7 +131,7 @@ std::string text_one(const T& x, const output_style& style) {
   else if constexpr (std::is_same_v<T, ua::guid>) return x.to_string();
   else if constexpr (std::is_same_v<T, ua::byte_string>) return x.is_null() ? "null" : hex_bytes(x.view());
   else if constexpr (std::is_same_v<T, ua::node_id>) return x.to_string();
-  else if constexpr (std::is_same_v<T, ua::expanded_node_id>) return expanded_text(x);
+  else if constexpr (std::is_same_v<T, ua::expanded_node_id>) return ua::to_string(x);
   else if constexpr (std::is_same_v<T, ua::status_code>) return x.to_string();
   else if constexpr (std::is_same_v<T, ua::qualified_name>) return std::to_string(x.namespace_index) + ":" + std::string(x.name.view());
   else if constexpr (std::is_same_v<T, ua::localized_text>) {
@@ -214,9 +208,9 @@ std::string json_one(const T& x, const output_style& style) {
     return x.is_null() ? "null" : json_string(x.view());
   else if constexpr (std::is_same_v<T, ua::date_time>) return json_string(format_time(x, style.local_time));
   else if constexpr (std::is_same_v<T, ua::guid>) return json_string(x.to_string());
-  else if constexpr (std::is_same_v<T, ua::byte_string>) return x.is_null() ? "null" : json_string(base64(x.view()));
+  else if constexpr (std::is_same_v<T, ua::byte_string>) return x.is_null() ? "null" : json_string(ua::base64_encode(x.view()));
   else if constexpr (std::is_same_v<T, ua::node_id>) return json_string(x.to_string());
-  else if constexpr (std::is_same_v<T, ua::expanded_node_id>) return json_string(expanded_text(x));
+  else if constexpr (std::is_same_v<T, ua::expanded_node_id>) return json_string(ua::to_string(x));
   else if constexpr (std::is_same_v<T, ua::status_code>) return json_object().status(x).str();
   else if constexpr (std::is_same_v<T, ua::qualified_name>)
     return json_object().number("namespaceIndex", x.namespace_index).text("name", x.name.view()).str();
@@ -234,7 +228,7 @@ std::string json_one(const T& x, const output_style& style) {
       return o.text("dataType", fields->name).raw("fields", f.str()).str();
     }
     if (x.body()) return o.text("dataType", x.body()->type().name).str();
-    return o.text("body", base64(x.raw_body().view())).str();
+    return o.text("body", ua::base64_encode(x.raw_body().view())).str();
   } else if constexpr (std::is_same_v<T, ua::boxed<ua::variant>>) return json_value(*x, style);
   else if constexpr (std::is_same_v<T, ua::variant>) return json_value(x, style);
   else if constexpr (std::is_same_v<T, ua::boxed<ua::data_value>> || std::is_same_v<T, ua::data_value>) {
@@ -341,31 +335,6 @@ json_object& json_object::raw(std::string_view key, std::string_view json) {
 json_object& json_object::status(ua::status_code sc) {
   const auto name = sc.name();
   return text("status", name.empty() ? sc.to_string() : std::string(name)).number("statusCode", sc.value());
-}
-
-std::string base64(std::string_view bytes) {
-  static constexpr char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
-                            static_cast<unsigned char>(bytes[i + 2]);
-    out += chars[n >> 18];
-    out += chars[n >> 12 & 63];
-    out += chars[n >> 6 & 63];
-    out += chars[n & 63];
-  }
-  if (const std::size_t left = bytes.size() - i) {
-    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (left == 2) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += chars[n >> 18];
-    out += chars[n >> 12 & 63];
-    out += left == 2 ? chars[n >> 6 & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 }  // namespace uactor::app

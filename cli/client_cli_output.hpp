@@ -77,7 +77,4 @@ private:
   std::string body_ = "{";
 };
 
-// Base64 (RFC 4648) of bytes.
-std::string base64(std::string_view bytes);
-
 }  // namespace uactor::app

@@ -61,14 +61,6 @@ std::string reference_type_name(const ua::node_id& t) {
   return t.to_string();
 }
 
-// An ExpandedNodeId as JSON: its text, "nsu=...;" and "svr=...;" when it is not local.
-std::string json_untyped_node(const ua::expanded_node_id& id) {
-  std::string s;
-  if (id.server_index) s += "svr=" + std::to_string(id.server_index) + ";";
-  if (!id.namespace_uri.is_null()) s += "nsu=" + std::string(id.namespace_uri.view()) + ";";
-  return json_string(s + id.id.to_string());
-}
-
 void print_line(const std::string& line) {
   std::fputs(line.c_str(), stdout);
   std::fputc('\n', stdout);
@@ -242,7 +234,7 @@ struct browse_walk {
       o.number("depth", level)
           .text("parent", parent.to_string())
           .text("referenceType", reference_type_name(ref.reference_type_id))
-          .raw("node", json_untyped_node(ref.node_id))
+          .text("node", ua::to_string(ref.node_id))
           .raw("browseName", json_value(ua::variant(ref.browse_name), style))
           .raw("displayName", json_value(ua::variant(ref.display_name), style))
           .text("nodeClass", node_class_name(ref.node_class));

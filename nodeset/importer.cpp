@@ -14,10 +14,13 @@
 #include <unordered_set>
 #include <utility>
 
+#include "protocol/base64.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
 #include "uactor/ua/node_ids.hpp"
 #include "protocol/generated/type_codecs.hpp"
+#include "protocol/guid_text.hpp"
+#include "protocol/node_id_text.hpp"
 #include "uactor/ua/variant.hpp"
 
 namespace uactor::nodeset {
@@ -213,46 +216,35 @@ bool parse_date_time(std::string_view s, date_time& out) {
   return true;
 }
 
+// A Guid of the file: white space around it and the braces of the registry form ("{...}") are
+// passed over on purpose, as NodeSet files written by other tools carry them.
 bool parse_guid(std::string_view s, guid& g) {
   s = trim(s);
-  if (s.size() == 38 && s.front() == '{' && s.back() == '}') s = s.substr(1, 36);
-  if (s.size() != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') return false;
-  const auto hex = [&](std::size_t at, std::size_t n, std::uint64_t& v) {
-    const auto r = std::from_chars(s.data() + at, s.data() + at + n, v, 16);
-    return r.ec == std::errc{} && r.ptr == s.data() + at + n;
-  };
-  std::uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
-  if (!hex(0, 8, a) || !hex(9, 4, b) || !hex(14, 4, c) || !hex(19, 4, d) || !hex(24, 12, e)) return false;
-  g.data1 = static_cast<std::uint32_t>(a);
-  g.data2 = static_cast<std::uint16_t>(b);
-  g.data3 = static_cast<std::uint16_t>(c);
-  g.data4[0] = static_cast<std::uint8_t>(d >> 8);
-  g.data4[1] = static_cast<std::uint8_t>(d);
-  for (int i = 0; i < 6; ++i) g.data4[2 + i] = static_cast<std::uint8_t>(e >> (8 * (5 - i)));
-  return true;
+  if (s.size() >= 2 && s.front() == '{' && s.back() == '}') s = s.substr(1, s.size() - 2);
+  const auto parsed = ua::parse_guid(s);
+  if (parsed) g = *parsed;
+  return parsed.has_value();
 }
 
+// A ByteString of the file: xs:base64Binary, whose lines a NodeSet file may wrap and indent, so
+// white space is passed over on purpose; otherwise strict.
 bool parse_base64(std::string_view s, std::string& out) {
-  out.clear();
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char ch : s) {
-    int v;
-    if (ch >= 'A' && ch <= 'Z') v = ch - 'A';
-    else if (ch >= 'a' && ch <= 'z') v = ch - 'a' + 26;
-    else if (ch >= '0' && ch <= '9') v = ch - '0' + 52;
-    else if (ch == '+') v = 62;
-    else if (ch == '/') v = 63;
-    else if (ch == '=' || ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
-    else return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+  auto bytes = ua::base64_decode(s, decode_limits{}.max_byte_string_length, base64_whitespace::skip);
+  if (bytes) out = std::move(*bytes);
+  return bytes.has_value();
+}
+
+// The same identifier in the server's namespace `ns` (the file's indexes are its own, Part 6 §F.2).
+node_id in_namespace(const node_id& id, std::uint16_t ns) {
+  switch (id.type()) {
+    case node_id_type::numeric: return node_id(ns, id.numeric());
+    case node_id_type::guid: return node_id::guid_id(ns, id.guid_value());
+    default: {
+      node_id n;
+      n.set_string(ns, id.text(), id.type());
+      return n;
     }
   }
-  return true;
 }
 
 // "1:Name" -> (1, "Name"); a prefix that is not a number is part of the name (Part 6 §F.3).
@@ -419,29 +411,19 @@ private:
         return false;
       }
     }
+    std::string why;
+    const auto parsed = parse_expanded_node_id(text, &why);
+    if (!parsed) {
+      err(el, node, "malformed NodeId '" + std::string(text) + "': " + why);
+      return false;
+    }
+    if (parsed->server_index != 0) {
+      err(el, node, "NodeId '" + std::string(text) + "' names another server (svr=); a NodeSet's nodes are its own");
+      return false;
+    }
     std::uint16_t ns = 0;
-    std::string_view rest = text;
-    if (rest.substr(0, 3) == "ns=") {
-      const auto semi = rest.find(';');
-      std::uint16_t file_ns = 0;
-      if (semi == std::string_view::npos || !parse_int(rest.substr(3, semi - 3), file_ns)) {
-        err(el, node, "malformed NodeId '" + std::string(text) + "'");
-        return false;
-      }
-      if (file_ns >= ns_map_.size()) {
-        err(el, node, "NodeId '" + std::string(text) + "' names namespace index " + std::to_string(file_ns) +
-                          ", which the file's NamespaceUris do not declare");
-        return false;
-      }
-      ns = ns_map_[file_ns];
-      rest = rest.substr(semi + 1);
-    } else if (rest.substr(0, 4) == "nsu=") {
-      const auto semi = rest.find(';');
-      if (semi == std::string_view::npos) {
-        err(el, node, "malformed NodeId '" + std::string(text) + "'");
-        return false;
-      }
-      const std::string_view uri = rest.substr(4, semi - 4);
+    if (!parsed->namespace_uri.is_null()) {
+      const std::string_view uri = parsed->namespace_uri.view();
       bool found = false;
       for (std::size_t i = 0; i < state_.namespace_array.size() && !found; ++i)
         if (state_.namespace_array[i] == uri) ns = static_cast<std::uint16_t>(i), found = true;
@@ -451,37 +433,16 @@ private:
         err(el, node, "NodeId '" + std::string(text) + "' names an unknown namespace");
         return false;
       }
-      rest = rest.substr(semi + 1);
-    }
-    if (rest.size() < 2 || rest[1] != '=') {
-      err(el, node, "malformed NodeId '" + std::string(text) + "'");
-      return false;
-    }
-    const std::string_view id = rest.substr(2);
-    switch (rest[0]) {
-      case 'i': {
-        std::uint32_t v = 0;
-        if (!parse_int(id, v)) break;
-        out = node_id(ns, v);
-        return true;
+    } else if (const std::uint16_t file_ns = parsed->id.namespace_index(); file_ns != 0) {
+      if (file_ns >= ns_map_.size()) {
+        err(el, node, "NodeId '" + std::string(text) + "' names namespace index " + std::to_string(file_ns) +
+                          ", which the file's NamespaceUris do not declare");
+        return false;
       }
-      case 's': out = node_id::string(ns, id); return true;
-      case 'g': {
-        guid g;
-        if (!parse_guid(id, g)) break;
-        out = node_id::guid_id(ns, g);
-        return true;
-      }
-      case 'b': {
-        std::string bytes;
-        if (!parse_base64(id, bytes)) break;
-        out = node_id::opaque(ns, bytes);
-        return true;
-      }
-      default: break;
+      ns = ns_map_[file_ns];
     }
-    err(el, node, "malformed NodeId '" + std::string(text) + "'");
-    return false;
+    out = in_namespace(parsed->id, ns);
+    return true;
   }
 
   // A part the file leaves out (no Locale attribute) is null, not empty (Part 6 §5.2.2.14).

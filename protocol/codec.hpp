@@ -1,7 +1,7 @@
 // The OPC UA binary encoding (Part 6 §5.2): an encoder that appends to a caller's buffer and
 // a decoder over a span that never reads past it and enforces limits. Free functions
 // encode(encoder&, const T&) / decode(decoder&, T&) exist for every built-in type here and
-// for every generated structure in protocol/generated/types.hpp.
+// for every generated structure in protocol/generated/type_codecs.hpp.
 //
 // Decoding is into an existing object, so a reused message keeps the capacity of its strings
 // and arrays: decoding the same shape again allocates nothing. Errors are sticky: the first

@@ -1,5 +1,5 @@
-// The text forms of NodeIds and values that people type: the CLI's arguments, the plant file's
-// nodes and values (value_text.hpp).
+// The text forms of values that people type: the CLI's arguments, the plant file's values
+// (value_text.hpp).
 #include "protocol/value_text.hpp"
 
 #include <charconv>
@@ -10,6 +10,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "protocol/guid_text.hpp"
+#include "protocol/hex_digit.hpp"
+#include "protocol/node_id_text.hpp"
 
 namespace uactor::ua {
 
@@ -50,52 +54,6 @@ std::optional<double> parse_double(std::string_view s) {
   const double v = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size()) return std::nullopt;
   return v;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::optional<ua::guid> parse_guid(std::string_view s) {
-  s = trim(s);
-  std::string hex;
-  for (char c : s) {
-    if (c == '-') continue;
-    if (hex_digit(c) < 0) return std::nullopt;
-    hex += c;
-  }
-  if (hex.size() != 32 || s.size() != 36) return std::nullopt;
-  auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1])); };
-  ua::guid g;
-  g.data1 = static_cast<std::uint32_t>(byte(0)) << 24 | static_cast<std::uint32_t>(byte(1)) << 16 |
-            static_cast<std::uint32_t>(byte(2)) << 8 | byte(3);
-  g.data2 = static_cast<std::uint16_t>(byte(4) << 8 | byte(5));
-  g.data3 = static_cast<std::uint16_t>(byte(6) << 8 | byte(7));
-  for (std::size_t i = 0; i < 8; ++i) g.data4[i] = byte(8 + i);
-  return g;
-}
-
-constexpr std::string_view base64_chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::optional<std::string> base64_decode(std::string_view s) {
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    if (c == '=') break;
-    const auto i = base64_chars.find(c);
-    if (i == std::string_view::npos) return std::nullopt;
-    acc = acc << 6 | static_cast<std::uint32_t>(i);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
 }
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
@@ -148,42 +106,6 @@ std::string_view builtin_type_name(ua::builtin_type t) noexcept {
   return i < std::size(names) ? names[i] : "?";
 }
 
-ua::expected<ua::node_id> parse_node_id(std::string_view text) {
-  text = trim(text);
-  std::uint16_t ns = 0;
-  if (text.substr(0, 3) == "ns=") {
-    const auto semi = text.find(';');
-    if (semi == std::string_view::npos) return ua::status::bad_node_id_invalid;
-    auto n = parse_integer<std::uint16_t>(text.substr(3, semi - 3));
-    if (!n) return ua::status::bad_node_id_invalid;
-    ns = *n;
-    text.remove_prefix(semi + 1);
-  }
-  if (text.size() < 2 || text[1] != '=') return ua::status::bad_node_id_invalid;
-  const auto id = text.substr(2);
-  switch (text[0]) {
-    case 'i': {
-      auto n = parse_integer<std::uint32_t>(id);
-      if (!n) return ua::status::bad_node_id_invalid;
-      return ua::node_id(ns, *n);
-    }
-    case 's':
-      return ua::node_id::string(ns, id);
-    case 'g': {
-      auto g = parse_guid(id);
-      if (!g) return ua::status::bad_node_id_invalid;
-      return ua::node_id::guid_id(ns, *g);
-    }
-    case 'b': {
-      auto b = base64_decode(id);
-      if (!b) return ua::status::bad_node_id_invalid;
-      return ua::node_id::opaque(ns, *b);
-    }
-    default:
-      return ua::status::bad_node_id_invalid;
-  }
-}
-
 namespace {
 
 ua::expected<ua::variant> parse_scalar(ua::builtin_type type, std::string_view s) {
@@ -226,8 +148,10 @@ ua::expected<ua::variant> parse_scalar(ua::builtin_type type, std::string_view s
       if (!t) return bad;
       return ua::variant(*t);
     }
+    // White space around a typed Guid or NodeId is passed over, as around the other values here;
+    // the parsers themselves read the exact text form.
     case bt::guid: {
-      auto g = parse_guid(s);
+      auto g = ua::parse_guid(trim(s));
       if (!g) return bad;
       return ua::variant(*g);
     }
@@ -237,14 +161,14 @@ ua::expected<ua::variant> parse_scalar(ua::builtin_type type, std::string_view s
       return ua::variant(ua::byte_string(*b));
     }
     case bt::node_id: {
-      auto n = parse_node_id(s);
+      auto n = ua::parse_node_id(trim(s));
       if (!n) return bad;
       return ua::variant(*n);
     }
     case bt::expanded_node_id: {
-      auto n = parse_node_id(s);
+      auto n = ua::parse_expanded_node_id(trim(s));
       if (!n) return bad;
-      return ua::variant(ua::expanded_node_id{*n, {}, 0});
+      return ua::variant(*n);
     }
     case bt::status_code: {
       auto n = parse_integer<std::uint32_t>(s);

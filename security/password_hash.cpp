@@ -13,6 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include "protocol/base64.hpp"
 #include "uactor/ua/status_codes.hpp"
 #include "security/keys.hpp"
 
@@ -28,64 +29,6 @@ constexpr std::size_t min_salt_bytes = 8, max_salt_bytes = 64;
 // The hash is exactly SHA-256's size: PBKDF2's output for a shorter length is a prefix of the
 // longer one, so accepting a shorter stored hash would accept a truncated (weaker) string.
 constexpr std::size_t min_hash_bytes = hash_bytes, max_hash_bytes = hash_bytes;
-
-constexpr char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64_encode(std::span<const std::uint8_t> in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    const std::uint32_t v = (in[i] << 16) | (in[i + 1] << 8) | in[i + 2];
-    for (int s = 18; s >= 0; s -= 6) out += b64_alphabet[(v >> s) & 63];
-  }
-  if (const auto rest = in.size() - i; rest > 0) {
-    const std::uint32_t v = (in[i] << 16) | (rest == 2 ? in[i + 1] << 8 : 0);
-    out += b64_alphabet[(v >> 18) & 63];
-    out += b64_alphabet[(v >> 12) & 63];
-    out += rest == 2 ? b64_alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// Strict: padded, canonical, nothing else. nullopt otherwise.
-std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view in) {
-  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::vector<std::uint8_t> out;
-  out.reserve(in.size() / 4 * 3);
-  for (std::size_t i = 0; i < in.size(); i += 4) {
-    const bool last = i + 4 == in.size();
-    int v[4];
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = in[i + k];
-      if (c == '=' && last && k >= 2) {
-        v[k] = 0;
-        ++pad;
-        continue;
-      }
-      if (pad > 0) return std::nullopt;  // data after padding
-      v[k] = value(c);
-      if (v[k] < 0) return std::nullopt;
-    }
-    const std::uint32_t n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
-    out.push_back(static_cast<std::uint8_t>(n >> 16));
-    if (pad < 2) out.push_back(static_cast<std::uint8_t>(n >> 8));
-    if (pad < 1) out.push_back(static_cast<std::uint8_t>(n));
-    // Canonical: the bits the padding drops must be zero.
-    if ((pad == 1 && (n & 0xFF)) || (pad == 2 && (n & 0xFFFF))) return std::nullopt;
-  }
-  return out;
-}
 
 struct parsed_hash {
   std::uint32_t iterations = 0;
@@ -107,14 +50,14 @@ std::optional<parsed_hash> parse_stored(std::string_view s) {
   if (ec != std::errc() || end != iter->data() + iter->size() || iter->empty() || (*iter)[0] == '0' ||
       p.iterations > max_password_iterations)
     return std::nullopt;
-  auto salt_bytes_v = base64_decode(*salt);
-  auto hash_bytes_v = base64_decode(*hash);
-  if (!salt_bytes_v || !hash_bytes_v) return std::nullopt;
-  if (salt_bytes_v->size() < min_salt_bytes || salt_bytes_v->size() > max_salt_bytes ||
-      hash_bytes_v->size() < min_hash_bytes || hash_bytes_v->size() > max_hash_bytes)
+  // Strict base64 (protocol/base64.hpp): one text per salt and hash, and nothing decoded past
+  // their bounds.
+  const auto salt_decoded = ua::base64_decode(*salt, max_salt_bytes);
+  const auto hash_decoded = ua::base64_decode(*hash, max_hash_bytes);
+  if (!salt_decoded || !hash_decoded || salt_decoded->size() < min_salt_bytes || hash_decoded->size() < min_hash_bytes)
     return std::nullopt;
-  p.salt = std::move(*salt_bytes_v);
-  p.hash = std::move(*hash_bytes_v);
+  p.salt.assign(salt_decoded->begin(), salt_decoded->end());
+  p.hash.assign(hash_decoded->begin(), hash_decoded->end());
   return p;
 }
 
@@ -136,8 +79,8 @@ std::string hash_password(std::string_view password, std::uint32_t iterations) {
   fill_random(salt);
   std::array<std::uint8_t, hash_bytes> hash{};
   if (!derive(password, salt, iterations, hash)) throw std::runtime_error("hash_password: PBKDF2 failed");
-  return std::string(scheme) + "$" + std::to_string(iterations) + "$" + base64_encode(salt) + "$" +
-         base64_encode(hash);
+  return std::string(scheme) + "$" + std::to_string(iterations) + "$" + ua::base64_encode(salt) + "$" +
+         ua::base64_encode(hash);
 }
 
 bool is_password_hash(std::string_view stored) { return parse_stored(stored).has_value(); }

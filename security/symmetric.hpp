@@ -13,7 +13,7 @@
 #include "security/policy.hpp"
 
 namespace uactor::ua {
-enum class message_security_mode : std::int32_t;  // protocol/generated/types.hpp
+enum class message_security_mode : std::int32_t;  // uactor/ua/types.hpp
 }
 
 namespace uactor::security {

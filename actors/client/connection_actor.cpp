@@ -1,175 +1,28 @@
 #include "actors/client/connection_actor.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
-#include <deque>
 #include <optional>
 #include <random>
-#include <system_error>
 #include <vector>
-
-#include <caf/io/network/default_multiplexer.hpp>
-#include <caf/io/network/native_socket.hpp>
 
 #include <spdlog/spdlog.h>
 
-#include <sys/socket.h>
-#include <unistd.h>
-
+#include "actors/client/call_table.hpp"
+#include "actors/client/client_link.hpp"
+#include "actors/client/tcp_connector.hpp"
 #include "engine/client/channel_state.hpp"
-#include "engine/client/pending_calls.hpp"
+#include "engine/client/keep_alive.hpp"
+#include "engine/client/publish_pump.hpp"
 #include "engine/client/recovery.hpp"
+#include "engine/client/recovery_plan.hpp"
+#include "engine/client/request_headers.hpp"
+#include "engine/client/request_sweep.hpp"
+#include "engine/client/token_renewal.hpp"
 #include "engine/common/clock.hpp"
 #include "actors/common/self_send.hpp"
 #include "protocol/chunk_reader.hpp"
 
 namespace uactor::actors {
-
-// ---------------------------------------------------------------------------------------
-// client_call
-
-void client_call::finish_answered() {
-  if (!armed_.exchange(false, std::memory_order_acq_rel)) return;
-  on_finished(ua::status::good);
-}
-
-void client_call::finish(ua::status_code failure) {
-  if (!armed_.exchange(false, std::memory_order_acq_rel)) return;
-  on_finished(failure.is_bad() ? failure : ua::status::bad_unexpected_error);
-}
-
-void client_call::last_reference_gone() noexcept {
-  // A call dropped unanswered (it never reached a live actor, or the actor quit with it) still
-  // gets its answer: the application never waits forever. The answer may take references again
-  // (a callback that sends the call once more): then it is not gone after all.
-  if (!finished()) {
-    refs_.store(1, std::memory_order_relaxed);
-    finish(ua::status::bad_connection_closed);
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  }
-  recycle();
-}
-
-void function_call::on_finished(ua::status_code status) {
-  auto done = std::move(done_);
-  done_ = nullptr;
-  if (!done) return;
-  if (status.is_bad()) return done(status);
-  done(std::move(response()));
-}
-
-// ---------------------------------------------------------------------------------------
-// client_inbox
-
-namespace {
-thread_local client_inbox* handling_inbox = nullptr;  // the inbox whose actor runs on this thread now
-}
-
-client_inbox::client_inbox(inbox_wake_up wake_up) {
-  queue_.reserve(64);
-  if (wake_up == inbox_wake_up::message) return;
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0)
-    throw std::system_error(errno, std::generic_category(), "client_inbox: socketpair");
-  app_socket_ = fds[0];
-  actor_socket_ = fds[1];
-}
-
-client_inbox::~client_inbox() {
-  if (app_socket_ >= 0) ::close(app_socket_);
-  if (actor_socket_ >= 0) ::close(actor_socket_);
-}
-
-int client_inbox::take_actor_socket() noexcept { return std::exchange(actor_socket_, -1); }
-
-void client_inbox::set_actor(const caf::actor& actor) {
-  std::lock_guard lock(mutex_);
-  actor_ = caf::actor_cast<caf::weak_actor_ptr>(actor);
-}
-
-bool client_inbox::submit(client_call_ptr call) {
-  bool wake = false;
-  {
-    std::lock_guard lock(mutex_);
-    if (closed_) return false;
-    queue_.push_back(std::move(call));
-    // The actor's own thread inside an event takes the queue when the event is done.
-    if (!wake_outstanding_ && handling_inbox != this) wake = wake_outstanding_ = true;
-  }
-  if (!wake) return true;
-  if (app_socket_ < 0) {
-    caf::weak_actor_ptr target;
-    {
-      std::lock_guard lock(mutex_);
-      target = actor_;
-    }
-    // An actor already gone has closed the inbox (or is about to: close() answers what is queued).
-    if (auto strong = caf::actor_cast<caf::actor>(target)) caf::anon_send(strong, client_inbox_wake_atom::value);
-    return true;
-  }
-  const char byte = 1;
-  // Nonblocking: at most one byte is outstanding, far below any socket buffer. A failure means
-  // the actor's end is closed: close() answers what is queued.
-  (void)::send(app_socket_, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-  return true;
-}
-
-void client_inbox::take(std::vector<client_call_ptr>& out) {
-  out.clear();
-  std::lock_guard lock(mutex_);
-  out.swap(queue_);
-  wake_outstanding_ = false;
-}
-
-void client_inbox::close(ua::status_code why) {
-  std::vector<client_call_ptr> left;
-  {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    left.swap(queue_);
-  }
-  for (auto& c : left) c->finish(why);
-}
-
-client_inbox::handling::handling(client_inbox* inbox) noexcept : previous_(handling_inbox) { handling_inbox = inbox; }
-client_inbox::handling::~handling() { handling_inbox = previous_; }
-
-// ---------------------------------------------------------------------------------------
-// endpoint URL
-
-ua::expected<endpoint_address> parse_endpoint_url(std::string_view url) {
-  constexpr std::string_view scheme = "opc.tcp://";
-  if (url.size() > ua::max_endpoint_url_length || url.substr(0, scheme.size()) != scheme)
-    return ua::status::bad_tcp_endpoint_url_invalid;
-  std::string_view rest = url.substr(scheme.size());
-  rest = rest.substr(0, rest.find('/'));
-  endpoint_address a;
-  std::string_view host = rest;
-  std::string_view port;
-  if (!rest.empty() && rest.front() == '[') {  // [IPv6]:port
-    const auto close = rest.find(']');
-    if (close == std::string_view::npos) return ua::status::bad_tcp_endpoint_url_invalid;
-    host = rest.substr(1, close - 1);
-    if (close + 1 < rest.size()) {
-      if (rest[close + 1] != ':') return ua::status::bad_tcp_endpoint_url_invalid;
-      port = rest.substr(close + 2);
-    }
-  } else if (const auto colon = rest.rfind(':'); colon != std::string_view::npos) {
-    host = rest.substr(0, colon);
-    port = rest.substr(colon + 1);
-  }
-  if (host.empty()) return ua::status::bad_tcp_endpoint_url_invalid;
-  a.host = std::string(host);
-  if (!port.empty()) {
-    unsigned value = 0;
-    const auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (ec != std::errc{} || p != port.data() + port.size() || value == 0 || value > 65535)
-      return ua::status::bad_tcp_endpoint_url_invalid;
-    a.port = static_cast<std::uint16_t>(value);
-  }
-  return a;
-}
 
 // ---------------------------------------------------------------------------------------
 // the broker
@@ -180,54 +33,17 @@ using client_timeout_atom = caf::atom_constant<caf::atom("uatimeout")>;
 using client_renew_atom = caf::atom_constant<caf::atom("uarenew")>;
 using client_deadline_atom = caf::atom_constant<caf::atom("uadeadline")>;
 using client_reconnect_atom = caf::atom_constant<caf::atom("uarecon")>;
-using client_socket_atom = caf::atom_constant<caf::atom("uasocket")>;
-
-// A connected socket on its way from the connector to the broker; closed if nobody takes it.
-struct socket_handoff {
-  caf::io::network::native_socket fd = caf::io::network::invalid_native_socket;
-  socket_handoff() = default;
-  socket_handoff(const socket_handoff&) = delete;
-  socket_handoff& operator=(const socket_handoff&) = delete;
-  ~socket_handoff() {
-    if (fd != caf::io::network::invalid_native_socket) caf::io::network::close_socket(fd);
-  }
-  caf::io::network::native_socket release() noexcept {
-    auto f = fd;
-    fd = caf::io::network::invalid_native_socket;
-    return f;
-  }
-};
-
-}  // namespace
-}  // namespace uactor::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<uactor::actors::socket_handoff>)
-
-namespace uactor::actors {
-namespace {
 
 struct client_broker_state : response_storage {
   client_actor_config config;
-  caf::io::connection_handle hdl;  // the current connection: a new one after each reconnect
-  bool link_up = false;
-  std::optional<client_channel_state> channel;
-  std::optional<ua::chunk_reader> reader;
-  std::vector<std::uint8_t> staged;  // the start of a header (fewer than 8 bytes) from the last receive
-  // The requests waiting for their responses, by RequestId, each with its deadline. One sweep timer
+  client_link link;  // the current connection and its channel: a new one after each reconnect
+  // The requests waiting for their responses, and those held while recovering. One sweep timer
   // for all of them (not a timer message per request: that was an allocation and a mailbox message
   // per request, and ~timeout's worth of timer entries alive at any time under load), armed for the
   // earliest deadline it knows of, or every watch_interval() while subscriptions or supervision
   // want watching (docs/decisions/0023: a periodic timer was 3 allocations every 50 ms).
-  struct waiting {
-    client_call_ptr call;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  pending_table<waiting> pending;
-  bool sweep_armed = false;
-  std::chrono::steady_clock::time_point sweep_at{};  // when the armed timer fires
-  std::vector<client_call_ptr> expired;  // the sweep's, kept
-  std::vector<std::uint32_t> expired_ids;
-  std::vector<waiting> dropped;          // shutdown's and lose()'s, kept
+  call_table calls;
+  request_sweep sweep;
   // The application's calls (docs/decisions/0023): the inbox, its wake-up socket, a batch buffer.
   std::shared_ptr<client_inbox> inbox;
   caf::io::connection_handle wake_hdl;
@@ -235,25 +51,17 @@ struct client_broker_state : response_storage {
 
   // response_storage: the answer of a pending call decodes into the call's own storage.
   ua::extension_object* storage_for(std::uint32_t request_id) noexcept override {
-    auto* w = pending.find(request_id);
-    return w ? &w->call->response() : nullptr;
+    return calls.storage_for(request_id);
   }
   // Subscriptions (docs/decisions/0011): plain state of this actor, not an actor each. Publish
-  // requests stay out of `pending` (no client_call, no map node, no std::function per Publish):
-  // one reused request, a small vector of the outstanding ones, the response read in place.
+  // requests stay out of `calls` (publish_pump).
   subscription_engine subscriptions;
-  ua::publish_request publish;
-  struct publish_slot {
-    std::uint32_t request_id;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  std::vector<publish_slot> publishes;
-  ua::node_id authentication_token;
+  publish_pump publishing{sweep_interval};
+  request_headers headers;  // the session's AuthenticationToken and the RequestHandles
   ua::byte_string client_nonce;  // of CreateSession: the ServerSignature covers it
   // The sessions opened after the first over this channel (client::open_session), closed with it.
   std::vector<std::shared_ptr<const ua::node_id>> more_sessions;
   std::size_t closes_left = 0;  // CloseSession answers still awaited while closing
-  std::uint32_t next_handle = 1;
   bool ready = false;     // the application's requests may go out
   bool finished = false;  // shut down: nothing goes out any more
   ua::status_code end_status = ua::status::bad_connection_closed;  // what calls get once finished
@@ -267,31 +75,14 @@ struct client_broker_state : response_storage {
   bool recovering = false;      // the link is down, or the session is being recovered on a new one
   std::uint32_t generation = 0;  // bumped at each loss: answers that belong to an older link are ignored
   std::uint32_t attempt = 0;     // connection attempts in this outage
-  recovery_kind how = recovery_kind::reactivated;
   ua::status_code lost_status;
-  std::chrono::steady_clock::time_point last_received{};
-  bool keep_alive_out = false;
-  bool renew_out = false;
-  std::chrono::steady_clock::time_point renew_sent{};
+  keep_alive_check keep_alive;
+  token_renewal renewal;
   // The last CreateSession answer, its ServerNonce updated by each ActivateSession: what the
   // signatures of a reactivation are made over (Part 4 §5.6.3).
   std::optional<ua::create_session_response> session;
   subscription_book book;  // what to create again when the server lost it
-  struct held_call {
-    client_call_ptr call;
-    std::chrono::steady_clock::time_point deadline;
-  };
-  std::deque<held_call> held;  // made while recovering: sent once the session works again
-  // The steps of a recovery after the session is back: Republish (in order), then recreate.
-  struct republish_job {
-    std::uint32_t subscription_id = 0;
-    bool loop = false;                // reactivated: from next_expected until Bad_MessageNotAvailable
-    std::uint32_t next = 0;           // loop: the next number to ask for
-    std::vector<std::uint32_t> list;  // transferred: the AvailableSequenceNumbers still wanted
-    std::size_t at = 0;
-  };
-  std::deque<republish_job> republish_jobs;
-  std::vector<std::uint32_t> to_recreate;
+  recovery_plan recovery;      // the steps after the session is back: Republish, then recreate
   std::minstd_rand rng;
 
   static inline const char* name = "uactor_client";
@@ -305,12 +96,8 @@ struct client_broker_state : response_storage {
   ~client_broker_state() {
     finished = true;
     if (inbox) inbox->close(end_status);
-    if (channel) channel->set_response_storage(nullptr);
-    std::vector<waiting> calls;
-    pending.take_all(calls);
-    calls.clear();
-    auto h = std::move(held);
-    h.clear();
+    link.set_response_storage(nullptr);
+    calls.drop_all();
     auto c = std::move(closers);
     c.clear();
     auto o = std::move(openers);
@@ -339,21 +126,21 @@ public:
   explicit client_session(client_broker* self) : self_(self) {}
 
   client_broker_state& st() { return self_->state; }
-  caf::io::connection_handle hdl() { return self_->state.hdl; }
 
-  void start() {
+  void start(caf::io::connection_handle hdl) {
     auto& s = st();
+    s.link.attach(self_);
     s.supervised = s.config.reconnect.enabled && s.config.create_session;
     if (s.supervised) s.rng.seed(std::random_device{}());
     s.subscriptions = subscription_engine(s.config.subscriptions);
-    s.publishes.reserve(s.config.subscriptions.max_publish_requests + 1);
+    s.publishing.reserve(s.config.subscriptions.max_publish_requests + 1);
     if (const int wake_socket = s.inbox->take_actor_socket(); wake_socket >= 0) {
       s.wake_hdl = self_->add_scribe(wake_socket);
       self_->configure_read(s.wake_hdl, caf::io::receive_policy::at_most(64));
     } else {
       s.inbox->set_actor(caf::actor_cast<caf::actor>(self_));
     }
-    open_link();
+    open_link(hdl);
   }
 
   // ---- the application's calls (client_inbox)
@@ -381,78 +168,51 @@ public:
   }
 
   // A new connection (the first, or one after a loss): Hello, with the connect deadline running.
-  void open_link() {
+  void open_link(caf::io::connection_handle hdl) {
     auto& s = st();
     client_channel_config cc;
     cc.endpoint_url = s.config.endpoint_url;
     cc.limits = s.config.limits;
     cc.requested_lifetime = s.config.token_lifetime;
     cc.security = s.config.security.channel;
-    s.channel.emplace(std::move(cc));
-    s.channel->set_response_storage(&s);
-    s.reader.emplace(s.config.limits);
-    s.staged.clear();
-    s.link_up = true;
-    s.last_received = std::chrono::steady_clock::now();
-    // Staged receive (DESIGN.md): at most 8 KB per read, framed by chunk_reader.
-    self_->configure_read(hdl(), caf::io::receive_policy::at_most(8192));
-    s.channel->write_hello();
+    s.link.open(hdl, std::move(cc), &s);
+    s.keep_alive.heard(std::chrono::steady_clock::now());
+    s.link.channel().write_hello();
     flush();
     delayed_send_to_self(self_, s.config.connect_timeout, client_deadline_atom::value, s.generation);
   }
 
+  // What the channel has to send goes out, unless the client is finished.
   void flush() {
-    auto& out = st().channel->output();
-    if (out.empty() || st().finished || !st().link_up) {
-      out.clear();
-      return;
-    }
-    auto& buf = self_->wr_buf(hdl());
-    const auto* p = reinterpret_cast<const char*>(out.data());
-    buf.insert(buf.end(), p, p + out.size());
-    st().channel->clear_output();
-    self_->flush(hdl());
+    if (st().finished) return st().link.discard_output();
+    st().link.flush();
   }
 
   void on_data(const caf::io::new_data_msg& msg) {
     auto& s = st();
     if (msg.handle == s.wake_hdl) return;  // handle() takes the inbox after this
-    if (s.finished || !s.link_up || msg.handle != s.hdl) return;  // a late receive of a link given up
+    if (s.finished || !s.link.carries(msg.handle)) return;  // a late receive of a link given up
     const auto& data = msg.buf;
-    std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-    if (!s.staged.empty()) {
-      s.staged.insert(s.staged.end(), in.begin(), in.end());
-      in = s.staged;
-    }
+    const std::span<const std::uint8_t> in(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
     const auto now = now_instant();
-    s.last_received = now.steady;
-    const auto gen = s.generation;
-    auto used = s.reader->put(in, [&](const ua::chunk_view& v) {
-      if (gen == s.generation) on_chunk(v, now);
-    });
-    if (s.finished || gen != s.generation) return;
-    if (!used) {
-      lose(used.error(), "framing");
-      return;
-    }
-    // The unframed rest stays for the next receive; the buffer keeps its capacity (no allocation
-    // per receive when a large response arrives in pieces).
-    if (!s.staged.empty() && in.data() == s.staged.data())
-      s.staged.erase(s.staged.begin(), s.staged.begin() + static_cast<std::ptrdiff_t>(*used));
-    else
-      s.staged.assign(in.begin() + static_cast<std::ptrdiff_t>(*used), in.end());
+    s.keep_alive.heard(now.steady);
+    // A chunk may end the link (lose, shutdown): the link then hands on no more of them.
+    const auto r = s.link.receive(in, [&](const ua::chunk_view& v) { on_chunk(v, now); });
+    if (!r) return lose(r.error(), "framing");
+    if (*r == client_link::received::given_up) return;
     flush();
   }
 
   void on_chunk(const ua::chunk_view& v, const instant& now) {
     auto& s = st();
     if (s.finished) return;
-    switch (s.channel->on_chunk(v, now)) {
+    auto& channel = s.link.channel();
+    switch (channel.on_chunk(v, now)) {
       case client_channel_state::event::none:
         return;
       case client_channel_state::event::acknowledged:
-        s.reader->set_receive_buffer_size(s.channel->limits().receive_buffer_size);
-        if (const auto sc = s.channel->write_open(now); sc.is_bad()) fail(sc, "OpenSecureChannel");
+        s.link.set_receive_buffer_size(channel.limits().receive_buffer_size);
+        if (const auto sc = channel.write_open(now); sc.is_bad()) fail(sc, "OpenSecureChannel");
         return;
       case client_channel_state::event::opened:
         schedule_renewal(now);
@@ -461,7 +221,7 @@ public:
         else create_session(now);
         return;
       case client_channel_state::event::renewed:
-        s.renew_out = false;
+        s.renewal.done();
         schedule_renewal(now);
         return;
       case client_channel_state::event::response:
@@ -469,19 +229,18 @@ public:
         return;
       case client_channel_state::event::closed:
         spdlog::info("uactor client: {} closed the channel: {} {}", s.config.endpoint_url,
-                     s.channel->close_status().to_string(), s.channel->close_reason());
-        lose(s.channel->close_status(), "channel closed");
+                     channel.close_status().to_string(), channel.close_reason());
+        lose(channel.close_status(), "channel closed");
         return;
     }
   }
 
   void on_response() {
     auto& s = st();
-    auto& r = s.channel->response();
+    auto& r = s.link.channel().response();
     if (on_publish_answer(r)) return;
-    client_broker_state::waiting w;
-    if (!s.pending.take(r.request_id, w)) return;  // timed out already: the late answer is dropped
-    auto call = std::move(w.call);
+    auto call = s.calls.take(r.request_id);
+    if (!call) return;  // timed out already: the late answer is dropped
     // Matched by RequestId (Part 6 §6.7.2.4); the handle should agree (Part 4 §7.34).
     if (r.status.is_good() && r.request_handle != call->header().request_handle)
       spdlog::warn("uactor client: {}: response to request {} carries handle {}, not {}", s.config.endpoint_url,
@@ -498,41 +257,27 @@ public:
     call->finish_answered();
   }
 
-  // ---- subscriptions (actors/client_subscription.hpp)
+  // ---- subscriptions (engine/client/subscription.hpp, publish_pump.hpp)
 
   // The answer to one of our Publish requests: read in place (the decoded PublishResponse stays in
   // the channel's message for the next decode: no allocation in steady state), then the next Publish.
   bool on_publish_answer(client_response& r) {
     auto& s = st();
-    const auto it = std::find_if(s.publishes.begin(), s.publishes.end(),
-                                 [&](const auto& p) { return p.request_id == r.request_id; });
-    if (it == s.publishes.end()) return false;
-    s.publishes.erase(it);
+    if (!s.publishing.take(r.request_id)) return false;
     // Closing: the server ends the held Publish requests (Bad_SessionClosed, Bad_NoSubscription);
     // the subscriptions are closed by shutdown() with the close's own status.
     if (!s.closers.empty()) return true;
     const auto now = std::chrono::steady_clock::now();
-    auto& e = s.subscriptions;
-    ua::status_code failed = ua::status::good;
-    const ua::publish_response* p = nullptr;
-    if (r.status.is_bad() || !r.message) {
-      failed = r.status.is_bad() ? r.status : ua::status::bad_unknown_response;
-    } else if ((p = r.message->get_if<ua::publish_response>())) {
-      failed = p->response_header.service_result;
-    } else {
-      const auto* f = r.message->get_if<ua::service_fault>();
-      failed = f && f->response_header.service_result.is_bad() ? f->response_header.service_result
-                                                               : ua::status::bad_unknown_response;
-    }
-    if (failed.is_bad()) {
+    const auto answer = read_publish_answer(r);
+    if (answer.failed.is_bad()) {
       // Supervised: a session the server no longer has is recovered, not its subscriptions closed.
-      if (s.supervised && session_gone(failed)) {
-        lose(failed, "Publish");
+      if (s.supervised && session_gone(answer.failed)) {
+        lose(answer.failed, "Publish");
         return true;
       }
-      e.on_publish_failed(failed, now);
+      s.subscriptions.on_publish_failed(answer.failed, now);
     } else {
-      e.on_publish_response(*p, now);
+      s.subscriptions.on_publish_response(*answer.response, now);
     }
     if (!s.finished) pump_publish(now_instant());
     return true;
@@ -543,23 +288,8 @@ public:
     auto& s = st();
     if (!s.ready || s.finished || !s.closers.empty() || !s.config.create_session) return;
     auto& e = s.subscriptions;
-    while (e.publish_wanted() > 0) {
-      auto& h = s.publish.request_header;
-      h.authentication_token = s.authentication_token;
-      h.timestamp = now.utc;
-      h.request_handle = s.next_handle++;
-      if (s.next_handle == 0) s.next_handle = 1;
-      // Part 4 §5.14.5: the server holds a Publish up to a keep-alive period; the hint is longer.
-      const auto timeout = e.publish_timeout(s.config.request_timeout);
-      h.timeout_hint = static_cast<std::uint32_t>(timeout.count());
-      e.fill_publish(s.publish);
-      const auto id = s.channel->send_request(s.publish);
-      if (!id) {
-        e.on_publish_failed(id.error(), now.steady);
-        break;
-      }
-      s.publishes.push_back({*id, now.steady + timeout + sweep_interval});
-    }
+    s.publishing.pump(e, s.headers, now, s.config.request_timeout,
+                      [&](const ua::publish_request& p) { return s.link.channel().send_request(p); });
     std::uint32_t sub = 0;
     std::uint32_t seq = 0;
     while (!s.finished && s.ready && e.next_republish(sub, seq)) send_republish(sub, seq, now);
@@ -593,71 +323,53 @@ public:
   }
 
   void schedule_renewal(const instant& now) {
-    const auto due = st().channel->renewal_due();
-    const auto wait = due > now.steady ? due - now.steady : std::chrono::steady_clock::duration::zero();
-    delayed_send_to_self(self_, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1),
-                        client_renew_atom::value, st().generation);
+    delayed_send_to_self(self_, token_renewal::wait(st().link.channel().renewal_due(), now.steady), client_renew_atom::value,
+                         st().generation);
   }
 
   void on_renew(std::uint32_t gen) {
     auto& s = st();
-    if (s.finished || gen != s.generation || !s.channel) return;
+    if (s.finished || gen != s.generation || !s.link.has_channel()) return;
+    auto& channel = s.link.channel();
     const auto now = now_instant();
-    if (!s.channel->needs_renewal(now.steady)) {
-      if (s.channel->is_open()) schedule_renewal(now);
+    if (!channel.needs_renewal(now.steady)) {
+      if (channel.is_open()) schedule_renewal(now);
       return;
     }
-    if (const auto sc = s.channel->write_open(now); sc.is_bad()) {
+    if (const auto sc = channel.write_open(now); sc.is_bad()) {
       lose(sc, "Renew");
       return;
     }
-    s.renew_out = true;
-    s.renew_sent = now.steady;
+    s.renewal.sent(now.steady);
     flush();
   }
 
   // Fills the RequestHeader and sends; the call is answered now when it cannot go out.
   void send(const client_call_ptr& call, const instant& now) {
     auto& s = st();
-    auto& h = call->header();
-    h.authentication_token = call->session_token ? *call->session_token : s.authentication_token;
-    h.timestamp = now.utc;
-    h.request_handle = s.next_handle++;
-    if (s.next_handle == 0) s.next_handle = 1;
-    // Part 4 §7.32: the server may drop a request older than this.
-    h.timeout_hint = static_cast<std::uint32_t>(call->timeout().count());
-    auto id = s.channel->send_request(*call->request().body());
+    // Part 4 §7.32: the server may drop a request older than its TimeoutHint.
+    s.headers.stamp(call->header(), call->session_token ? *call->session_token : s.headers.session_token(), now.utc,
+                    call->timeout());
+    auto id = s.link.channel().send_request(*call->request().body());
     if (!id) {
       call->finish(id.error());
       return;
     }
     const auto deadline = now.steady + call->timeout();
-    s.pending.insert(*id, client_broker_state::waiting{call, deadline});
+    s.calls.add(*id, call, deadline);
     schedule_sweep(deadline);
   }
 
-  // Request timeouts are checked this often: a timeout fires up to this much late.
-  static constexpr std::chrono::milliseconds sweep_interval{50};
-  static constexpr std::chrono::milliseconds longest_watch_interval{1000};
-
-  // How often the sweep looks while something wants watching: a quarter of the shortest period
-  // it watches for (a subscription's silence, the supervised client's keep-alive and renewal), at
-  // least sweep_interval and at most a second; sweep_interval while requests are held or
-  // publishing waits. Idle subscribed clients then sweep about once a second rather than 20 times
-  // (10,000 of them in one process spent most of their CPU on it).
-  std::chrono::milliseconds watch_interval() {
+  // How often the sweep looks while something wants watching (request_sweep.hpp).
+  std::chrono::milliseconds watch_every() {
     auto& s = st();
-    if (!s.held.empty() || s.subscriptions.paused()) return sweep_interval;
-    auto shortest = std::chrono::duration_cast<std::chrono::milliseconds>(s.subscriptions.shortest_silence());
-    const auto consider = [&](std::chrono::milliseconds period) {
-      if (period.count() > 0 && (shortest.count() == 0 || period < shortest)) shortest = period;
-    };
-    if (s.supervised) {
-      consider(s.config.reconnect.keep_alive_interval);
-      consider(s.config.request_timeout);
-    }
-    if (shortest.count() == 0) return longest_watch_interval;
-    return std::clamp(shortest / 4, sweep_interval, longest_watch_interval);
+    watched_periods w;
+    w.urgent = s.calls.held() > 0 || s.subscriptions.paused();
+    w.shortest_silence = s.subscriptions.shortest_silence();
+    w.supervised = s.supervised;
+    w.keep_alive_interval = s.config.reconnect.keep_alive_interval;
+    w.request_timeout = s.config.request_timeout;
+    return watch_interval(w);
   }
 
   // Arms the sweep for `deadline` (a request's), or for watch_interval() from now when something
@@ -666,23 +378,15 @@ public:
   void schedule_sweep(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
     auto& s = st();
     if (s.finished) return;
-    const auto now = std::chrono::steady_clock::now();
-    const bool watching = s.supervised || !s.publishes.empty() || !s.subscriptions.empty() || !s.held.empty();
-    const auto at = watching ? std::min(deadline, now + watch_interval()) : deadline;
-    if (at == std::chrono::steady_clock::time_point::max()) return;
-    if (s.sweep_armed && s.sweep_at <= at) return;
-    s.sweep_armed = true;
-    s.sweep_at = at;
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(at - now, std::chrono::steady_clock::duration::zero()));
+    const bool watching = s.supervised || !s.publishing.empty() || !s.subscriptions.empty() || s.calls.held() > 0;
+    const auto timer = s.sweep.arm(deadline, std::chrono::steady_clock::now(),
+                                   watching ? std::optional(watch_every()) : std::nullopt);
     // Tagged with its time: a timer replaced by an earlier one is ignored when it fires.
-    delayed_send_to_self(self_, wait, client_timeout_atom::value, at.time_since_epoch().count());
+    if (timer) delayed_send_to_self(self_, timer->wait, client_timeout_atom::value, timer->tag);
   }
 
   void on_sweep_timer(std::int64_t at) {
-    auto& s = st();
-    if (!s.sweep_armed || s.sweep_at.time_since_epoch().count() != at) return;
-    s.sweep_armed = false;
-    on_sweep();
+    if (st().sweep.fired(at)) on_sweep();
   }
 
   void on_call(const client_call_ptr& call) {
@@ -711,7 +415,7 @@ public:
     connection_event ev;
     ev.what = what;
     ev.status = status;
-    ev.how = s.how;
+    ev.how = s.recovery.how();
     ev.attempt = s.attempt;
     s.config.reconnect.on_event(ev);
   }
@@ -721,8 +425,8 @@ public:
     auto& s = st();
     const auto& o = s.config.reconnect;
     if (!o.hold_requests) return call->finish(ua::status::bad_server_not_connected);
-    if (s.held.size() >= o.max_held_requests) return call->finish(ua::status::bad_resource_unavailable);
-    s.held.push_back({call, std::chrono::steady_clock::now() + call->timeout()});
+    if (s.calls.held() >= o.max_held_requests) return call->finish(ua::status::bad_resource_unavailable);
+    s.calls.hold(call, std::chrono::steady_clock::now() + call->timeout());
     schedule_sweep();
   }
 
@@ -736,25 +440,17 @@ public:
     const auto status = why.is_bad() ? why : ua::status::bad_connection_closed;
     spdlog::info("uactor client: {}: {} ({}); reconnecting", s.config.endpoint_url, what, status.to_string());
     ++s.generation;  // every answer of the old link is ignored from now on
-    if (s.link_up) {
-      s.link_up = false;
-      self_->close(s.hdl);
-    }
+    s.link.close();
     s.ready = false;
     s.recovering = true;
-    s.keep_alive_out = false;
-    s.renew_out = false;
-    s.republish_jobs.clear();
-    s.to_recreate.clear();
-    s.publishes.clear();
+    s.keep_alive.done();
+    s.renewal.done();
+    s.recovery.clear();
+    s.publishing.clear();
     s.subscriptions.on_link_lost();
     // Requests in flight went with the link: each is answered now (the server may or may not
     // have carried it out). Internal ones see the new generation and stand down.
-    auto& dropped = s.dropped;
-    dropped.clear();
-    s.pending.take_all(dropped);
-    for (auto& w : dropped) w.call->finish(ua::status::bad_connection_closed);
-    dropped.clear();
+    s.calls.fail_in_flight(ua::status::bad_connection_closed);
     if (s.finished) return;
     if (first) {
       s.attempt = 0;
@@ -790,24 +486,14 @@ public:
     if (s.finished || gen != s.generation || !s.recovering) return;
     ++s.attempt;
     emit(connection_event_kind::reconnecting, s.lost_status);
-    auto target = caf::actor_cast<caf::actor>(self_);
-    self_->system().spawn<caf::detached>(
-        [](caf::event_based_actor* me, caf::actor target, std::string host, std::uint16_t port, std::uint32_t gen) -> caf::behavior {
-          auto h = std::make_shared<socket_handoff>();
-          if (auto fd = caf::io::network::new_tcp_connection(host, port)) h->fd = *fd;
-          me->send(target, client_socket_atom::value, gen, std::move(h));
-          me->quit();
-          return {};
-        },
-        std::move(target), s.config.host, s.config.port, gen);
+    connect_off_thread(self_->system(), caf::actor_cast<caf::actor>(self_), s.config.host, s.config.port, gen);
   }
 
   void on_socket(std::uint32_t gen, const std::shared_ptr<socket_handoff>& h) {
     auto& s = st();
     if (s.finished || gen != s.generation || !s.recovering) return;  // the handoff closes the socket
     if (h->fd == caf::io::network::invalid_native_socket) return schedule_attempt(ua::status::bad_connection_rejected);
-    s.hdl = self_->add_scribe(h->release());
-    open_link();
+    open_link(self_->add_scribe(h->release()));
   }
 
   // Part 4 §5.6.3: the old session on the new channel, with the same identity.
@@ -830,21 +516,15 @@ public:
     switch (after_reactivate(sc)) {
       case reactivate_outcome::resume: {
         s.session->server_nonce = resp->server_nonce;
-        s.how = recovery_kind::reactivated;
+        s.recovery.set_how(recovery_kind::reactivated);
         // Part 4 §6.7: Republish from the next expected number until Bad_MessageNotAvailable.
-        for (const auto id : s.subscriptions.ids()) {
-          client_broker_state::republish_job j;
-          j.subscription_id = id;
-          j.loop = true;
-          j.next = s.subscriptions.next_expected(id);
-          if (j.next != 0) s.republish_jobs.push_back(std::move(j));
-        }
+        for (const auto id : s.subscriptions.ids()) s.recovery.republish_from(id, s.subscriptions.next_expected(id));
         return next_recovery_step();
       }
       case reactivate_outcome::new_session:
         spdlog::info("uactor client: {}: the session is gone ({}); a new one", s.config.endpoint_url, sc.to_string());
         s.session.reset();
-        s.authentication_token = ua::node_id();
+        s.headers.set_session_token(ua::node_id());
         return create_session(now_instant());
       case reactivate_outcome::reconnect:
         return lose(sc, "ActivateSession");
@@ -855,9 +535,9 @@ public:
   void recover_subscriptions() {
     auto& s = st();
     const auto ids = s.subscriptions.ids();
-    s.how = recovery_kind::transferred;
+    s.recovery.set_how(recovery_kind::transferred);
     if (ids.empty()) {
-      s.how = recovery_kind::recreated;
+      s.recovery.set_how(recovery_kind::recreated);
       return next_recovery_step();
     }
     ua::transfer_subscriptions_request req;
@@ -882,15 +562,12 @@ public:
           return lose(sc, "TransferSubscriptions");
         case transfer_outcome::republish: {
           s.subscriptions.notify(ids[i], subscription_event::transferred, ua::status::good);
-          client_broker_state::republish_job j;
-          j.subscription_id = ids[i];
-          j.list = to_republish(s.subscriptions.next_expected(ids[i]), resp->results[i].available_sequence_numbers);
-          if (!j.list.empty()) s.republish_jobs.push_back(std::move(j));
+          s.recovery.republish_list(
+              ids[i], to_republish(s.subscriptions.next_expected(ids[i]), resp->results[i].available_sequence_numbers));
           break;
         }
         case transfer_outcome::recreate:
-          s.to_recreate.push_back(ids[i]);
-          s.how = recovery_kind::recreated;
+          s.recovery.recreate(ids[i]);
           break;
       }
     }
@@ -900,18 +577,15 @@ public:
   // Republish jobs first (in order, one request at a time), then the subscriptions to create
   // again, then the session is ready.
   void next_recovery_step() {
-    auto& s = st();
-    while (!s.republish_jobs.empty()) {
-      auto& j = s.republish_jobs.front();
-      if (!j.loop && j.at >= j.list.size()) {
-        s.republish_jobs.pop_front();
-        continue;
-      }
-      const auto seq = j.loop ? j.next : j.list[j.at];
-      return send_recovery_republish(j.subscription_id, seq);
+    const auto step = st().recovery.next();
+    switch (step.what) {
+      case recovery_plan::step::kind::republish:
+        return send_recovery_republish(step.subscription_id, step.sequence_number);
+      case recovery_plan::step::kind::recreate:
+        return recreate(step.subscription_id);
+      case recovery_plan::step::kind::done:
+        return finish_recovery();
     }
-    if (!s.to_recreate.empty()) return recreate(s.to_recreate.front());
-    finish_recovery();
   }
 
   void send_recovery_republish(std::uint32_t sub, std::uint32_t seq) {
@@ -925,31 +599,21 @@ public:
         [self, gen, sub, seq](ua::expected<ua::extension_object> answer) {
           client_session cs(self);
           auto& s = cs.st();
-          if (s.finished || gen != s.generation || s.republish_jobs.empty()) return;
+          if (s.finished || gen != s.generation || !s.recovery.republishing()) return;
           auto sc = result_of(answer);
           const ua::republish_response* r = nullptr;
           if (sc.is_good()) {
             r = answer->get_if<ua::republish_response>();
             sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
           }
-          auto& j = s.republish_jobs.front();
           if (sc.is_good()) {
             s.subscriptions.on_recovered(sub, r->notification_message, std::chrono::steady_clock::now());
             // Delivered, with what was held behind it: on from the next number still expected.
-            if (j.loop) j.next = s.subscriptions.next_expected(sub);
-            else ++j.at;
+            s.recovery.republished(s.subscriptions.next_expected(sub));
           } else if (is_link_failure(sc)) {
             return cs.lose(sc, "Republish");
-          } else if (sc == ua::status::bad_subscription_id_invalid) {
-            s.republish_jobs.pop_front();
-            s.to_recreate.push_back(sub);
-            s.how = recovery_kind::recreated;
-          } else if (j.loop) {
-            s.republish_jobs.pop_front();  // Bad_MessageNotAvailable: nothing more was sent
-          } else {
-            // Announced as available, gone now: lost.
-            s.subscriptions.on_republish_failed(sub, seq, sc);
-            ++j.at;
+          } else if (s.recovery.republish_refused(sc) == recovery_plan::refusal::lost) {
+            s.subscriptions.on_republish_failed(sub, seq, sc);  // announced as available, gone now
           }
           cs.next_recovery_step();
           cs.flush();
@@ -966,7 +630,7 @@ public:
     const auto* rec = s.book.find(old_id);
     if (!rec) {
       // Not ours to recreate (taken over with transfer_subscriptions): it ends here.
-      s.to_recreate.erase(s.to_recreate.begin());
+      s.recovery.recreated();
       s.subscriptions.notify(old_id, subscription_event::data_lost, ua::status::bad_subscription_id_invalid,
                              s.subscriptions.next_expected(old_id));
       close_subscription(old_id, ua::status::bad_subscription_id_invalid);
@@ -1003,7 +667,7 @@ public:
       sc = !r ? ua::status::bad_unknown_response : r->response_header.service_result;
     }
     if (is_link_failure(sc)) return lose(sc, "CreateSubscription (recreate)");
-    s.to_recreate.erase(s.to_recreate.begin());
+    s.recovery.recreated();
     // What the server had queued for it is gone with it: the only loss a recovery reports.
     s.subscriptions.notify(old_id, subscription_event::data_lost, ua::status::bad_subscription_id_invalid,
                            s.subscriptions.next_expected(old_id));
@@ -1076,15 +740,13 @@ public:
     s.ready = true;
     s.subscriptions.heard_all(now.steady);
     spdlog::info("uactor client: {}: reconnected ({}) after {} attempt(s)", s.config.endpoint_url,
-                 s.how == recovery_kind::reactivated ? "reactivated"
-                 : s.how == recovery_kind::transferred ? "transferred"
+                 s.recovery.how() == recovery_kind::reactivated ? "reactivated"
+                 : s.recovery.how() == recovery_kind::transferred ? "transferred"
                                                         : "recreated",
                  s.attempt);
     emit(connection_event_kind::reconnected, ua::status::good);
     if (s.finished) return;
-    auto held = std::move(s.held);
-    s.held.clear();
-    for (auto& h : held) send_application_call(h.call, now);
+    for (auto& h : s.calls.release_held()) send_application_call(h.call, now);
     pump_publish(now);
     flush();
     schedule_sweep();
@@ -1093,46 +755,16 @@ public:
   void on_sweep() {
     auto& s = st();
     const auto now = std::chrono::steady_clock::now();
-    auto& expired = s.expired;
-    expired.clear();
-    // Collected first, removed after: the table is not changed while it is walked.
-    auto& ids = s.expired_ids;
-    ids.clear();
-    s.pending.for_each([&](std::uint32_t id, client_broker_state::waiting& w) {
-      if (w.deadline <= now) ids.push_back(id);
-    });
-    for (const auto id : ids) {
-      client_broker_state::waiting gone;
-      if (s.pending.take(id, gone)) expired.push_back(std::move(gone.call));
-    }
-    while (!s.held.empty() && s.held.front().deadline <= now) {  // FIFO with one timeout: in order
-      expired.push_back(std::move(s.held.front().call));
-      s.held.pop_front();
-    }
-    for (auto& call : expired) call->finish(ua::status::bad_timeout);  // may send more: the table is consistent
-    expired.clear();
+    s.calls.expire(now);  // answers may send more: the table is consistent
     if (s.finished) return;
     // A Publish the server has not answered in its TimeoutHint and more: not an error, another goes.
-    for (auto it = s.publishes.begin(); it != s.publishes.end();) {
-      if (it->deadline <= now) {
-        it = s.publishes.erase(it);
-        s.subscriptions.on_publish_failed(ua::status::bad_timeout, now);
-      } else {
-        ++it;
-      }
-    }
+    s.publishing.expire(s.subscriptions, now);
     s.subscriptions.check(now);
     if (s.finished) return;
     if (s.supervised && s.ready && !watch(now)) return;
     pump_publish(now_instant());
     flush();
-    schedule_sweep(earliest_deadline());
-  }
-
-  std::chrono::steady_clock::time_point earliest_deadline() {
-    auto at = std::chrono::steady_clock::time_point::max();
-    st().pending.for_each([&](std::uint32_t, client_broker_state::waiting& w) { at = std::min(at, w.deadline); });
-    return at;
+    schedule_sweep(s.calls.earliest_deadline());
   }
 
   // Loss detection beyond socket errors (Part 4 §6.7): publish silence, an unanswered renewal, and
@@ -1143,24 +775,18 @@ public:
       lose(ua::status::bad_timeout, "publish silence");
       return false;
     }
-    if (s.renew_out && now - s.renew_sent > s.config.request_timeout) {
+    if (s.renewal.overdue(now, s.config.request_timeout)) {
       lose(ua::status::bad_timeout, "token renewal unanswered");
       return false;
     }
-    const auto& o = s.config.reconnect;
-    if (o.keep_alive_interval.count() > 0 && !s.keep_alive_out && now - s.last_received >= o.keep_alive_interval)
-      send_keep_alive();
+    if (s.keep_alive.due(now, s.config.reconnect.keep_alive_interval)) send_keep_alive();
     return true;
   }
 
   void send_keep_alive() {
     auto& s = st();
-    ua::read_request req;
-    ua::read_value_id id;
-    id.node_id = ua::node_id(0, 2259);  // Server_ServerStatus_State
-    id.attribute_id = 13;               // Value
-    req.nodes_to_read.push_back(std::move(id));
-    s.keep_alive_out = true;
+    auto req = keep_alive_check::request();
+    s.keep_alive.sent();
     auto self = self_;
     const auto gen = s.generation;
     auto call = client_call::make(
@@ -1169,7 +795,7 @@ public:
           client_session cs(self);
           auto& s = cs.st();
           if (s.finished || gen != s.generation) return;
-          s.keep_alive_out = false;
+          s.keep_alive.done();
           if (const auto sc = result_of(answer); is_link_failure(sc) || session_gone(sc)) cs.lose(sc, "keep-alive Read");
         },
         s.config.reconnect.keep_alive_timeout);
@@ -1222,7 +848,7 @@ public:
     const auto* resp = answer->get_if<ua::create_session_response>();
     if (!resp) return fail(ua::status::bad_unknown_response, "CreateSession answered with another response");
     if (resp->response_header.service_result.is_bad()) return fail(resp->response_header.service_result, "CreateSession");
-    s.authentication_token = resp->authentication_token;
+    s.headers.set_session_token(resp->authentication_token);
     if (const auto sc = check_create_session(s.config.security, s.client_nonce, *resp); sc.is_bad())
       return fail(sc, "CreateSession: the server's certificate or signature");
     ua::activate_session_request req;
@@ -1384,21 +1010,16 @@ public:
     auto& s = st();
     if (s.finished) return;
     const auto now = now_instant();
-    if (s.link_up && s.channel && s.channel->is_open()) {
-      s.channel->write_close(now);  // Part 6 §7.1.4
+    if (s.link.up() && s.link.has_channel() && s.link.channel().is_open()) {
+      s.link.channel().write_close(now);  // Part 6 §7.1.4
       flush();
     }
     s.finished = true;
     const auto failure = why.is_bad() ? why : ua::status::bad_connection_closed;
     s.end_status = failure;
     if (why.is_bad()) spdlog::debug("uactor client: {}: {}", what, why.to_string());
-    std::vector<client_broker_state::waiting> pending;
-    s.pending.take_all(pending);
-    for (auto& w : pending) w.call->finish(failure);
-    auto held = std::move(s.held);
-    s.held.clear();
-    for (auto& h : held) h.call->finish(failure);
-    s.publishes.clear();
+    s.calls.fail_all(failure);
+    s.publishing.clear();
     s.subscriptions.close_all(why);  // Good: the application closed the client
     if (s.connected) {
       auto c = std::move(s.connected);
@@ -1411,10 +1032,7 @@ public:
     auto closers = std::move(s.closers);
     s.closers.clear();
     for (auto& c : closers) c->finish(why);
-    if (s.link_up) {
-      s.link_up = false;
-      self_->close(s.hdl);
-    }
+    s.link.close();
     // A connection lost under a working client leaves the actor alive, answering every later
     // call with end_status, until the client closes it: a message to a gone actor would sit
     // unanswered. A failed connect or a close ends it now.
@@ -1429,7 +1047,6 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
                                 connected_handler connected) {
   self->state.config = std::move(config);
   self->state.connected = std::move(connected);
-  self->state.hdl = hdl;
   self->state.inbox = self->state.config.inbox;
   self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
     try {
@@ -1442,16 +1059,16 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
     client_session(self).shutdown(ua::status::bad_internal_error, "exception");
     return caf::exit_reason::unhandled_exception;
   });
-  client_session(self).start();
+  client_session(self).start(hdl);
   return {
       [self](const caf::io::new_data_msg& msg) { client_session(self).handle([&](client_session& cs) { cs.on_data(msg); }); },
       [self](const caf::io::connection_closed_msg& msg) {
         client_session cs(self);
         auto& s = cs.st();
-        if (!s.link_up || msg.handle != s.hdl) return;  // a link given up already
-        s.link_up = false;
-        const auto& ch = s.channel;
-        cs.lose(ch && ch->closed() && ch->close_status().is_bad() ? ch->close_status() : ua::status::bad_connection_closed,
+        if (!s.link.carries(msg.handle)) return;  // a link given up already
+        s.link.closed_by_peer();
+        const auto& ch = s.link.channel();
+        cs.lose(ch.closed() && ch.close_status().is_bad() ? ch.close_status() : ua::status::bad_connection_closed,
                 "connection lost");
       },
       [self](client_inbox_wake_atom) { client_session(self).handle([](client_session&) {}); },

@@ -1,57 +1,17 @@
 #include "engine/server/secure_channel_state.hpp"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
+
+#include "engine/server/service_table.hpp"
 
 namespace uactor::actors {
 
 namespace {
 
 using std::chrono::milliseconds;
-
-// Part 4 §5.4-5.14: the services a client calls in MSG chunks.
-constexpr std::array service_request_encodings{
-    ua::find_servers_request::binary_encoding_id,
-    ua::find_servers_on_network_request::binary_encoding_id,
-    ua::get_endpoints_request::binary_encoding_id,
-    ua::register_server_request::binary_encoding_id,
-    ua::register_server2_request::binary_encoding_id,
-    ua::create_session_request::binary_encoding_id,
-    ua::activate_session_request::binary_encoding_id,
-    ua::close_session_request::binary_encoding_id,
-    ua::cancel_request::binary_encoding_id,
-    ua::add_nodes_request::binary_encoding_id,
-    ua::add_references_request::binary_encoding_id,
-    ua::delete_nodes_request::binary_encoding_id,
-    ua::delete_references_request::binary_encoding_id,
-    ua::browse_request::binary_encoding_id,
-    ua::browse_next_request::binary_encoding_id,
-    ua::translate_browse_paths_to_node_ids_request::binary_encoding_id,
-    ua::register_nodes_request::binary_encoding_id,
-    ua::unregister_nodes_request::binary_encoding_id,
-    ua::query_first_request::binary_encoding_id,
-    ua::query_next_request::binary_encoding_id,
-    ua::read_request::binary_encoding_id,
-    ua::history_read_request::binary_encoding_id,
-    ua::write_request::binary_encoding_id,
-    ua::history_update_request::binary_encoding_id,
-    ua::call_request::binary_encoding_id,
-    ua::create_monitored_items_request::binary_encoding_id,
-    ua::modify_monitored_items_request::binary_encoding_id,
-    ua::set_monitoring_mode_request::binary_encoding_id,
-    ua::set_triggering_request::binary_encoding_id,
-    ua::delete_monitored_items_request::binary_encoding_id,
-    ua::create_subscription_request::binary_encoding_id,
-    ua::modify_subscription_request::binary_encoding_id,
-    ua::set_publishing_mode_request::binary_encoding_id,
-    ua::publish_request::binary_encoding_id,
-    ua::republish_request::binary_encoding_id,
-    ua::transfer_subscriptions_request::binary_encoding_id,
-    ua::delete_subscriptions_request::binary_encoding_id,
-};
 
 // The log line of a refused peer certificate: the check, the status, the certificate, the remedy.
 std::string describe_refusal(const security::validation_result& v, const security::certificate& c) {
@@ -61,10 +21,8 @@ std::string describe_refusal(const security::validation_result& v, const securit
 
 }  // namespace
 
-bool is_service_request_encoding(std::uint32_t id) noexcept {
-  return std::find(service_request_encodings.begin(), service_request_encodings.end(), id) !=
-         service_request_encodings.end();
-}
+// The service table's rows: every service request a client calls in MSG chunks (Part 4 §5).
+bool is_service_request_encoding(std::uint32_t id) noexcept { return find_service(id) != nullptr; }
 
 secure_channel_state::secure_channel_state(const secure_channel_config& config, const instant& created)
     : config_(config), hello_deadline_(created.steady + config.hello_timeout) {

@@ -261,9 +261,9 @@ void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, con
                          const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
                          const session_crypto_work* done) {
   const std::size_t before = out.size();
-  route(channel_id, request_id, header, request, now, out, done);
+  const service_descriptor* service = route(channel_id, request_id, header, request, now, out, done);
   if (metrics_)
-    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+    metrics_->host().count_request(service_position(service), {out.data() + before, out.size() - before});
 }
 
 void server_core::refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
@@ -271,13 +271,14 @@ void server_core::refuse(const ua::request_header& header, const ua::extension_o
   const std::size_t before = out.size();
   fault(header, result, now, out);
   if (metrics_)
-    metrics_->host().count_request(service_index(request), {out.data() + before, out.size() - before});
+    metrics_->host().count_request(service_position(find_service(request)), {out.data() + before, out.size() - before});
 }
 
-void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-                        const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
-                        const session_crypto_work* done) {
-  const auto routed = sessions_.route(channel_id, header, request, now, done);
+const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint32_t request_id,
+                                             const ua::request_header& header, const ua::extension_object& request,
+                                             const instant& now, ua::byte_buffer& out, const session_crypto_work* done) {
+  const service_descriptor* service = find_service(request);  // once: sessions, dispatch, counting
+  const auto routed = sessions_.route(channel_id, header, request, service, now, done);
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
   if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);
@@ -298,73 +299,12 @@ void server_core::route(std::uint32_t channel_id, std::uint32_t request_id, cons
                      ->value.response_header.service_result;
       audit_activate(channel_id, *act, routed.activated, result, now);
     }
-    return;
+    return service;
   }
-  run_service(routed.target, channel_id, request_id, header, request, now, out);
+  run_service(service, routed.target, channel_id, request_id, header, request, now, out);
   // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
   if (conditions_->has_pending()) conditions_->process(*this, now);
-}
-
-bool server_core::run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
-                                           const ua::extension_object& request, const instant& now,
-                                           ua::byte_buffer& out) {
-  auto& subs = *subscriptions_;
-  const std::uint32_t id = s.session_id.numeric();
-  const auto finish = [&](auto& response, const ua::request_header& header) {
-    response.response_header.request_handle = header.request_handle;
-    response.response_header.timestamp = now.utc;
-    encode_response(response, out);
-    return true;
-  };
-  if (const auto* req = request.get_if<ua::publish_request>()) {
-    subs.publish(id, channel_id, request_id, *req, now, out);
-    return true;
-  }
-  if (const auto* req = request.get_if<ua::create_monitored_items_request>()) {
-    subs.create_monitored_items(id, *req, create_items_, space_, now);
-    return finish(create_items_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::create_subscription_request>()) {
-    subs.create_subscription(id, s.identity, *req, create_subscription_, now);
-    return finish(create_subscription_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::republish_request>()) {
-    subs.republish(id, *req, republish_);
-    return finish(republish_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::modify_subscription_request>()) {
-    subs.modify_subscription(id, *req, modify_subscription_, now);
-    return finish(modify_subscription_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::set_publishing_mode_request>()) {
-    subs.set_publishing_mode(id, *req, set_publishing_mode_);
-    return finish(set_publishing_mode_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::delete_subscriptions_request>()) {
-    subs.delete_subscriptions(id, *req, delete_subscriptions_, now);
-    return finish(delete_subscriptions_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::transfer_subscriptions_request>()) {
-    subs.transfer_subscriptions(id, s.identity, *req, transfer_subscriptions_, now);
-    return finish(transfer_subscriptions_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::modify_monitored_items_request>()) {
-    subs.modify_monitored_items(id, *req, modify_items_, space_, now);
-    return finish(modify_items_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::set_monitoring_mode_request>()) {
-    subs.set_monitoring_mode(id, *req, set_monitoring_mode_, space_, now);
-    return finish(set_monitoring_mode_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::set_triggering_request>()) {
-    subs.set_triggering(id, *req, set_triggering_);
-    return finish(set_triggering_, req->request_header);
-  }
-  if (const auto* req = request.get_if<ua::delete_monitored_items_request>()) {
-    subs.delete_monitored_items(id, *req, delete_items_);
-    return finish(delete_items_, req->request_header);
-  }
-  return false;
+  return service;
 }
 
 void server_core::publish_tick(const instant& now) {
@@ -384,82 +324,161 @@ void server_core::publish_tick(const instant& now) {
   if (metrics_) metrics_->host().publish_cycles.add();
 }
 
-void server_core::run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id,
-                              const ua::request_header& header, const ua::extension_object& request,
-                              const instant& now, ua::byte_buffer& out) {
-  const auto& limits = config_.limits;
-  // The services set their own service result; the handle and the time are the same for all.
-  const auto finish = [&](auto& response) {
-    response.response_header.request_handle = header.request_handle;
-    response.response_header.timestamp = now.utc;
-    encode_response(response, out);
-  };
-  // Without a session only the discovery services come here (session_manager::route).
-  if (s == nullptr) {
-    if (const auto* req = request.get_if<ua::get_endpoints_request>()) {
-      services::service_get_endpoints(*req, get_endpoints_, endpoints(), now.utc);
-      return finish(get_endpoints_);
-    }
-    if (const auto* req = request.get_if<ua::find_servers_request>()) {
-      services::service_find_servers(*req, find_servers_, config_.description, now.utc);
-      return finish(find_servers_);
-    }
+void server_core::run_service(const service_descriptor* service, session* s, std::uint32_t channel_id,
+                              std::uint32_t request_id, const ua::request_header& header,
+                              const ua::extension_object& request, const instant& now, ua::byte_buffer& out) {
+  // session_manager::route gives a session to every row that needs one; the check keeps a
+  // handler from ever seeing a null session.
+  if (service == nullptr || service->serve == nullptr || (service->session != session_use::none && s == nullptr))
     return fault(header, ua::status::bad_service_unsupported, now, out);
-  }
-  // The application's nodes make a request wait for its answers (docs/embedding.md); out stays
-  // empty and the response comes out of application().completed().
-  const request_context ctx{channel_id, request_id, &s->user_name.str()};
-  if (const auto* req = request.get_if<ua::read_request>()) {
-    if (app_.read(ctx, *req, read_, space_, now, limits)) return;
-    return finish(read_);
-  }
-  if (const auto* req = request.get_if<ua::write_request>()) {
-    if (app_.write(ctx, *req, write_, space_, now, limits)) return;  // the application's: not audited yet
-    audit_writes(*req, write_, s->user_name.str(), now);
-    return finish(write_);
-  }
-  if (const auto* req = request.get_if<ua::browse_request>()) {
-    services::service_browse(*req, browse_, space_, s->browse_points, limits);
-    return finish(browse_);
-  }
-  if (const auto* req = request.get_if<ua::browse_next_request>()) {
-    services::service_browse_next(*req, browse_next_, space_, s->browse_points, limits);
-    return finish(browse_next_);
-  }
-  if (const auto* req = request.get_if<ua::translate_browse_paths_to_node_ids_request>()) {
-    services::service_translate_browse_paths(*req, translate_, space_, limits);
-    return finish(translate_);
-  }
-  if (const auto* req = request.get_if<ua::call_request>()) {
-    // Part 9 methods (Acknowledge, Confirm, ..., ConditionRefresh) are the conditions'; the other
-    // items of such a request run the built-in table (application hooks are not asked then).
-    if (condition_manager::is_condition_call(*req)) {
-      call_.results.clear();
-      call_.diagnostic_infos.clear();
-      call_.response_header.service_result = ua::status::good;
-      if (req->methods_to_call.size() > limits.max_nodes_per_method_call) {
-        call_.response_header.service_result = ua::status::bad_too_many_operations;
-        return finish(call_);
-      }
-      conditions_->call(s->session_id.numeric(), *req, call_, space_, *this, now,
-                        [&](const ua::call_method_request& m, ua::call_method_result& r) {
-                          services::call_operation(m, space_, methods_, r);
-                        });
-      return finish(call_);
+  service->serve(*this, *request.body(), service_call{s, channel_id, request_id, header, now, out});
+}
+
+template <class Response>
+void server_core::finish(Response& response, const service_call& c) {
+  response.response_header.request_handle = c.header.request_handle;
+  response.response_header.timestamp = c.now.utc;
+  encode_response(response, c.out);
+}
+
+// Discovery (Part 4 §5.4), without a session.
+
+void server_core::serve_find_servers(const ua::find_servers_request& req, const service_call& c) {
+  services::service_find_servers(req, find_servers_, config_.description, c.now.utc);
+  finish(find_servers_, c);
+}
+
+void server_core::serve_get_endpoints(const ua::get_endpoints_request& req, const service_call& c) {
+  services::service_get_endpoints(req, get_endpoints_, endpoints(), c.now.utc);
+  finish(get_endpoints_, c);
+}
+
+// View.
+
+void server_core::serve_browse(const ua::browse_request& req, const service_call& c) {
+  services::service_browse(req, browse_, space_, c.s->browse_points, config_.limits);
+  finish(browse_, c);
+}
+
+void server_core::serve_browse_next(const ua::browse_next_request& req, const service_call& c) {
+  services::service_browse_next(req, browse_next_, space_, c.s->browse_points, config_.limits);
+  finish(browse_next_, c);
+}
+
+void server_core::serve_translate_browse_paths(const ua::translate_browse_paths_to_node_ids_request& req,
+                                               const service_call& c) {
+  services::service_translate_browse_paths(req, translate_, space_, config_.limits);
+  finish(translate_, c);
+}
+
+void server_core::serve_register_nodes(const ua::register_nodes_request& req, const service_call& c) {
+  services::service_register_nodes(req, register_, c.now.utc, config_.limits);
+  finish(register_, c);
+}
+
+void server_core::serve_unregister_nodes(const ua::unregister_nodes_request& req, const service_call& c) {
+  services::service_unregister_nodes(req, unregister_, c.now.utc, config_.limits);
+  finish(unregister_, c);
+}
+
+// Attribute and Method. The application's nodes make a request wait for its answers
+// (docs/embedding.md): out stays empty and the response comes out of application().completed().
+
+void server_core::serve_read(const ua::read_request& req, const service_call& c) {
+  if (app_.read({c.channel_id, c.request_id, &c.s->user_name.str()}, req, read_, space_, c.now, config_.limits)) return;
+  finish(read_, c);
+}
+
+void server_core::serve_write(const ua::write_request& req, const service_call& c) {
+  if (app_.write({c.channel_id, c.request_id, &c.s->user_name.str()}, req, write_, space_, c.now, config_.limits))
+    return;  // the application's: not audited yet
+  audit_writes(req, write_, c.s->user_name.str(), c.now);
+  finish(write_, c);
+}
+
+void server_core::serve_call(const ua::call_request& req, const service_call& c) {
+  const auto& limits = config_.limits;
+  // Part 9 methods (Acknowledge, Confirm, ..., ConditionRefresh) are the conditions'; the other
+  // items of such a request run the built-in table (application hooks are not asked then).
+  if (condition_manager::is_condition_call(req)) {
+    call_.results.clear();
+    call_.diagnostic_infos.clear();
+    call_.response_header.service_result = ua::status::good;
+    if (req.methods_to_call.size() > limits.max_nodes_per_method_call) {
+      call_.response_header.service_result = ua::status::bad_too_many_operations;
+      return finish(call_, c);
     }
-    if (app_.call(ctx, *req, call_, space_, methods_, now, limits)) return;
-    return finish(call_);
+    conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now,
+                      [&](const ua::call_method_request& m, ua::call_method_result& r) {
+                        services::call_operation(m, space_, methods_, r);
+                      });
+    return finish(call_, c);
   }
-  if (const auto* req = request.get_if<ua::register_nodes_request>()) {
-    services::service_register_nodes(*req, register_, now.utc, limits);
-    return finish(register_);
-  }
-  if (const auto* req = request.get_if<ua::unregister_nodes_request>()) {
-    services::service_unregister_nodes(*req, unregister_, now.utc, limits);
-    return finish(unregister_);
-  }
-  if (run_subscription_service(*s, channel_id, request_id, request, now, out)) return;
-  fault(header, ua::status::bad_service_unsupported, now, out);
+  if (app_.call({c.channel_id, c.request_id, &c.s->user_name.str()}, req, call_, space_, methods_, c.now, limits))
+    return;
+  finish(call_, c);
+}
+
+// MonitoredItem and Subscription: the subscription_manager's, for the session's numeric id.
+
+void server_core::serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c) {
+  subscriptions_->create_monitored_items(c.s->session_id.numeric(), req, create_items_, space_, c.now);
+  finish(create_items_, c);
+}
+
+void server_core::serve_modify_monitored_items(const ua::modify_monitored_items_request& req, const service_call& c) {
+  subscriptions_->modify_monitored_items(c.s->session_id.numeric(), req, modify_items_, space_, c.now);
+  finish(modify_items_, c);
+}
+
+void server_core::serve_set_monitoring_mode(const ua::set_monitoring_mode_request& req, const service_call& c) {
+  subscriptions_->set_monitoring_mode(c.s->session_id.numeric(), req, set_monitoring_mode_, space_, c.now);
+  finish(set_monitoring_mode_, c);
+}
+
+void server_core::serve_set_triggering(const ua::set_triggering_request& req, const service_call& c) {
+  subscriptions_->set_triggering(c.s->session_id.numeric(), req, set_triggering_);
+  finish(set_triggering_, c);
+}
+
+void server_core::serve_delete_monitored_items(const ua::delete_monitored_items_request& req, const service_call& c) {
+  subscriptions_->delete_monitored_items(c.s->session_id.numeric(), req, delete_items_);
+  finish(delete_items_, c);
+}
+
+void server_core::serve_create_subscription(const ua::create_subscription_request& req, const service_call& c) {
+  subscriptions_->create_subscription(c.s->session_id.numeric(), c.s->identity, req, create_subscription_, c.now);
+  finish(create_subscription_, c);
+}
+
+void server_core::serve_modify_subscription(const ua::modify_subscription_request& req, const service_call& c) {
+  subscriptions_->modify_subscription(c.s->session_id.numeric(), req, modify_subscription_, c.now);
+  finish(modify_subscription_, c);
+}
+
+void server_core::serve_set_publishing_mode(const ua::set_publishing_mode_request& req, const service_call& c) {
+  subscriptions_->set_publishing_mode(c.s->session_id.numeric(), req, set_publishing_mode_);
+  finish(set_publishing_mode_, c);
+}
+
+// Queued, or answered at once into c.out (publishing.cpp says when).
+void server_core::serve_publish(const ua::publish_request& req, const service_call& c) {
+  subscriptions_->publish(c.s->session_id.numeric(), c.channel_id, c.request_id, req, c.now, c.out);
+}
+
+void server_core::serve_republish(const ua::republish_request& req, const service_call& c) {
+  subscriptions_->republish(c.s->session_id.numeric(), req, republish_);
+  finish(republish_, c);
+}
+
+void server_core::serve_transfer_subscriptions(const ua::transfer_subscriptions_request& req, const service_call& c) {
+  subscriptions_->transfer_subscriptions(c.s->session_id.numeric(), c.s->identity, req, transfer_subscriptions_, c.now);
+  finish(transfer_subscriptions_, c);
+}
+
+void server_core::serve_delete_subscriptions(const ua::delete_subscriptions_request& req, const service_call& c) {
+  subscriptions_->delete_subscriptions(c.s->session_id.numeric(), req, delete_subscriptions_, c.now);
+  finish(delete_subscriptions_, c);
 }
 
 void server_core::fault(const ua::request_header& header, ua::status_code result, const instant& now,

@@ -18,6 +18,7 @@
 #include "engine/server/services/discovery.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "engine/server/server_metrics.hpp"
+#include "engine/server/service_table.hpp"
 #include "engine/server/session_manager.hpp"
 #include "engine/server/value_watch.hpp"
 #include "engine/server/subscriptions/conditions.hpp"
@@ -138,13 +139,47 @@ public:
   const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
 
 private:
-  void route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-             const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
-             const session_crypto_work* done);
-  void run_service(session* s, std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
-                   const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
-  bool run_subscription_service(session& s, std::uint32_t channel_id, std::uint32_t request_id,
-                                const ua::extension_object& request, const instant& now, ua::byte_buffer& out);
+  // Through the sessions to the service; returns the request's row of the service table (null:
+  // not a service request), for the request counters.
+  const service_descriptor* route(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
+                                  const ua::extension_object& request, const instant& now, ua::byte_buffer& out,
+                                  const session_crypto_work* done);
+  // The service's row runs it (service_table.cpp); no row, or no handler: Bad_ServiceUnsupported.
+  void run_service(const service_descriptor* service, session* s, std::uint32_t channel_id, std::uint32_t request_id,
+                   const ua::request_header& header, const ua::extension_object& request, const instant& now,
+                   ua::byte_buffer& out);
+
+  // The service handlers, one per served row of service_table.cpp (its friend names them there).
+  // Each fills its reused response (below) and finishes it, or leaves `out` empty when the answer
+  // comes later (application nodes, a queued Publish).
+  friend struct service_rows;
+  void serve_find_servers(const ua::find_servers_request& req, const service_call& c);
+  void serve_get_endpoints(const ua::get_endpoints_request& req, const service_call& c);
+  void serve_browse(const ua::browse_request& req, const service_call& c);
+  void serve_browse_next(const ua::browse_next_request& req, const service_call& c);
+  void serve_translate_browse_paths(const ua::translate_browse_paths_to_node_ids_request& req, const service_call& c);
+  void serve_register_nodes(const ua::register_nodes_request& req, const service_call& c);
+  void serve_unregister_nodes(const ua::unregister_nodes_request& req, const service_call& c);
+  void serve_read(const ua::read_request& req, const service_call& c);
+  void serve_write(const ua::write_request& req, const service_call& c);
+  void serve_call(const ua::call_request& req, const service_call& c);
+  void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
+  void serve_modify_monitored_items(const ua::modify_monitored_items_request& req, const service_call& c);
+  void serve_set_monitoring_mode(const ua::set_monitoring_mode_request& req, const service_call& c);
+  void serve_set_triggering(const ua::set_triggering_request& req, const service_call& c);
+  void serve_delete_monitored_items(const ua::delete_monitored_items_request& req, const service_call& c);
+  void serve_create_subscription(const ua::create_subscription_request& req, const service_call& c);
+  void serve_modify_subscription(const ua::modify_subscription_request& req, const service_call& c);
+  void serve_set_publishing_mode(const ua::set_publishing_mode_request& req, const service_call& c);
+  void serve_publish(const ua::publish_request& req, const service_call& c);
+  void serve_republish(const ua::republish_request& req, const service_call& c);
+  void serve_transfer_subscriptions(const ua::transfer_subscriptions_request& req, const service_call& c);
+  void serve_delete_subscriptions(const ua::delete_subscriptions_request& req, const service_call& c);
+  // Every handler's response leaves here: the request's handle and the time (the service set its
+  // own ServiceResult), encoded into c.out.
+  template <class Response>
+  void finish(Response& response, const service_call& c);
+
   void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
   // Audit events (Part 5 §6.4.3+, docs/decisions/0018), raised only when an event item exists.
   void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,

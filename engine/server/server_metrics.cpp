@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "engine/server/service_table.hpp"
 #include "protocol/generated/type_codecs.hpp"
 #include "uactor/ua/variant.hpp"
 
@@ -12,62 +15,19 @@ namespace uactor::actors {
 
 namespace {
 
-// The request types counted by name, the frequent first (service_index scans them in order).
-const ua::extension_type* const counted_requests[] = {
-    &ua::read_request::extension_type_info,
-    &ua::publish_request::extension_type_info,
-    &ua::write_request::extension_type_info,
-    &ua::browse_request::extension_type_info,
-    &ua::call_request::extension_type_info,
-    &ua::browse_next_request::extension_type_info,
-    &ua::translate_browse_paths_to_node_ids_request::extension_type_info,
-    &ua::republish_request::extension_type_info,
-    &ua::create_session_request::extension_type_info,
-    &ua::activate_session_request::extension_type_info,
-    &ua::close_session_request::extension_type_info,
-    &ua::cancel_request::extension_type_info,
-    &ua::get_endpoints_request::extension_type_info,
-    &ua::find_servers_request::extension_type_info,
-    &ua::find_servers_on_network_request::extension_type_info,
-    &ua::register_nodes_request::extension_type_info,
-    &ua::unregister_nodes_request::extension_type_info,
-    &ua::create_subscription_request::extension_type_info,
-    &ua::modify_subscription_request::extension_type_info,
-    &ua::set_publishing_mode_request::extension_type_info,
-    &ua::delete_subscriptions_request::extension_type_info,
-    &ua::transfer_subscriptions_request::extension_type_info,
-    &ua::create_monitored_items_request::extension_type_info,
-    &ua::modify_monitored_items_request::extension_type_info,
-    &ua::set_monitoring_mode_request::extension_type_info,
-    &ua::set_triggering_request::extension_type_info,
-    &ua::delete_monitored_items_request::extension_type_info,
-    &ua::add_nodes_request::extension_type_info,
-    &ua::add_references_request::extension_type_info,
-    &ua::delete_nodes_request::extension_type_info,
-    &ua::delete_references_request::extension_type_info,
-    &ua::history_read_request::extension_type_info,
-    &ua::history_update_request::extension_type_info,
-    &ua::query_first_request::extension_type_info,
-    &ua::query_next_request::extension_type_info,
-    &ua::register_server_request::extension_type_info,
-    &ua::register_server2_request::extension_type_info,
-};
-constexpr std::size_t counted = std::size(counted_requests);
-constexpr std::size_t other_index = counted;
-static_assert(counted + 1 <= max_services);
-
+// One counter per row of the service table (service_table.cpp), in its order, and "Other" last:
 // "ReadRequest" -> "Read".
 struct service_name_table {
-  std::array<std::string, counted + 1> names;
-  std::array<const char*, counted + 1> pointers{};
+  std::vector<std::string> names;
+  std::vector<const char*> pointers;
   service_name_table() {
-    for (std::size_t i = 0; i < counted; ++i) {
-      std::string_view n = counted_requests[i]->name;
+    for (const service_descriptor& d : service_table()) {
+      std::string_view n = d.request_type->name;
       if (n.ends_with("Request")) n.remove_suffix(7);
-      names[i] = std::string(n);
+      names.emplace_back(n);
     }
-    names[other_index] = "Other";
-    for (std::size_t i = 0; i <= counted; ++i) pointers[i] = names[i].c_str();
+    names.emplace_back("Other");
+    for (const std::string& n : names) pointers.push_back(n.c_str());
   }
 };
 
@@ -81,12 +41,7 @@ const service_name_table& name_table() {
 std::span<const char* const> service_names() noexcept { return name_table().pointers; }
 
 std::size_t service_index(const ua::extension_object& request) noexcept {
-  const ua::extension_body* body = request.body();
-  if (!body) return other_index;
-  const ua::extension_type* type = &body->type();
-  for (std::size_t i = 0; i < counted; ++i)
-    if (counted_requests[i] == type) return i;
-  return other_index;
+  return service_position(find_service(request));
 }
 
 ua::status_code service_result_of(std::span<const std::uint8_t> m) noexcept {

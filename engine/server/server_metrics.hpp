@@ -46,8 +46,9 @@ struct connection_counters {
   std::uint16_t endpoint = 0;       // the endpoint (listener) it came through; set before it is shared
 };
 
-// The services counted by name; the index of a request's service (service_index), `other` for
-// a request type not in the table.
+// The services counted by name: one per row of the service table (service_table.hpp), then
+// "Other"; the index of a request's service (service_index: its row's position, "Other" for a
+// request type not in the table).
 std::span<const char* const> service_names() noexcept;
 std::size_t service_index(const ua::extension_object& request) noexcept;
 inline constexpr std::size_t max_services = 40;

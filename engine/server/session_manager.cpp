@@ -20,15 +20,6 @@ void fill_header(ua::response_header& h, const ua::request_header& req, ua::stat
   h.service_result = result;
 }
 
-// Part 4 §5.4: the discovery services need no session.
-bool is_sessionless(std::uint32_t encoding_id) noexcept {
-  return encoding_id == ua::get_endpoints_request::binary_encoding_id ||
-         encoding_id == ua::find_servers_request::binary_encoding_id ||
-         encoding_id == ua::find_servers_on_network_request::binary_encoding_id ||
-         encoding_id == ua::register_server_request::binary_encoding_id ||
-         encoding_id == ua::register_server2_request::binary_encoding_id;
-}
-
 // Part 4 §7.41: null and empty policy ids are equal.
 bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { return a.view() == b.view(); }
 
@@ -208,18 +199,20 @@ session_manager::routed session_manager::fault(const ua::request_header& header,
 }
 
 session_manager::routed session_manager::route(std::uint32_t channel_id, const ua::request_header& header,
-                                               const ua::extension_object& request, const instant& now,
-                                               const session_crypto_work* done) {
-  if (const auto* req = request.get_if<ua::create_session_request>()) return create_session(channel_id, *req, now, done);
-  if (const auto* req = request.get_if<ua::activate_session_request>())
-    return activate_session(channel_id, *req, now, done);
-  if (const auto* req = request.get_if<ua::close_session_request>()) return close_session(channel_id, *req, now);
+                                               const ua::extension_object& request, const service_descriptor* service,
+                                               const instant& now, const session_crypto_work* done) {
+  if (service && service->session == session_use::managed) {
+    if (const auto* req = request.get_if<ua::create_session_request>()) return create_session(channel_id, *req, now, done);
+    if (const auto* req = request.get_if<ua::activate_session_request>())
+      return activate_session(channel_id, *req, now, done);
+    if (const auto* req = request.get_if<ua::close_session_request>()) return close_session(channel_id, *req, now);
+  }
 
-  const auto* body = request.body();
-  if (!body) return fault(header, ua::status::bad_service_unsupported, now);
+  if (!request.body()) return fault(header, ua::status::bad_service_unsupported, now);
   routed r;
   r.what = routed::action::dispatch;
-  if (is_sessionless(body->type().binary_encoding_id)) return r;
+  // Part 4 §5.4: the discovery services need no session (the table's session_use::none).
+  if (service && service->session == session_use::none) return r;
 
   session* s = nullptr;
   if (const auto sc = check(channel_id, header.authentication_token, s); sc.is_bad()) {

@@ -13,6 +13,7 @@
 
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/server_security.hpp"
+#include "engine/server/service_table.hpp"
 #include "engine/server/services/browse.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -131,7 +132,13 @@ public:
   // (Bad_SessionIdInvalid, Bad_SecureChannelIdInvalid, Bad_SessionNotActivated) and goes to the
   // caller with its session, or is answered here with a ServiceFault.
   routed route(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
-               const instant& now, const session_crypto_work* done = nullptr);
+               const instant& now, const session_crypto_work* done = nullptr) {
+    return route(channel_id, header, request, find_service(request), now, done);
+  }
+  // The same with the request's row of the service table already found (server_core::handle finds
+  // it once); `service` says whether it needs a session.
+  routed route(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+               const service_descriptor* service, const instant& now, const session_crypto_work* done = nullptr);
 
   // The crypto work of this request, to run elsewhere before route() (docs/decisions/0022); null
   // when it needs none (no security, not a session service, or refused by a cheap check anyway).

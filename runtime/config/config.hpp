@@ -80,6 +80,9 @@ struct plant {
   server_plan server;
   std::vector<std::string> namespaces;  // [[namespaces]] in order: indices 2, 3, ... (1 is the server's)
   std::vector<node_change> nodes;       // parents before children
+  // Where each of `nodes` is defined (same order; the message empty): a node the server still
+  // refuses at start is reported at its line and column, as the checker reports.
+  std::vector<diagnostic> node_places;
   std::vector<method_spec> methods;      // their nodes are in `nodes`
   std::vector<writer_spec> writers;
   std::vector<app::mirror_spec> mirrors; // [[mirrors]] (docs/gateway.md), then `uactor run --mirror`
@@ -118,6 +121,9 @@ load_result load(std::string_view text, std::string_view file_name, std::string_
 // Reads the file first (an unreadable file is one diagnostic without a line).
 load_result load_file(const std::string& path, bool check_ports = true, bool check_store = true,
                       std::span<const nodeset_file> more_nodesets = {});
+
+// The NodeId a node change adds or references from, as text ("?" for none): what messages name.
+std::string node_change_id(const node_change& change);
 
 // The embedded default (runtime/config/default.toml): today's `uactor run`.
 std::string_view default_toml();

@@ -22,16 +22,17 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 #include <variant>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "engine/server/node_builder.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "runtime/namespaces/load_namespace.hpp"
 #include "nodeset/importer.hpp"
 #include "protocol/address_space.hpp"
+#include "protocol/node_id_text.hpp"
 #include "protocol/value_text.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
@@ -354,6 +355,11 @@ public:
     errors_.push_back({file_, at.begin.line, at.begin.column, std::move(key), std::move(message)});
   }
   void error(const toml::node& at, std::string key, std::string message) { error(at.source(), std::move(key), std::move(message)); }
+  // A mistake at a place kept from an earlier pass (place() below).
+  void error(diagnostic at, std::string message) {
+    at.message = std::move(message);
+    errors_.push_back(std::move(at));
+  }
   // A mistake outside the file (a --nodeset flag's file): `what` instead of the file, no line.
   void error(std::string what, std::string message) { errors_.push_back({std::move(what), 0, 0, "", std::move(message)}); }
 
@@ -364,6 +370,12 @@ public:
   std::string where(const toml::source_region& at) const {
     return fmt::format("{}:{}:{}", file_, at.begin.line, at.begin.column);
   }
+
+  // A place in the file with its key and no message yet.
+  diagnostic place(const toml::source_region& at, std::string key) const {
+    return {file_, at.begin.line, at.begin.column, std::move(key), {}};
+  }
+  std::size_t error_count() const noexcept { return errors_.size(); }
 
   std::vector<diagnostic> take() {
     std::stable_sort(errors_.begin(), errors_.end(), [](const diagnostic& a, const diagnostic& b) {
@@ -959,19 +971,12 @@ private:
   }
 
   // A NodeSet parsed and checked as the server will load it (nodeset/importer.hpp): against namespace
-  // 0, the [[namespaces]] and the files before it, applied to a scratch address space of this check
-  // so that the plant's nodes are checked against its nodes. After a file is refused, the ones after
+  // 0, the [[namespaces]] and the files before it, applied to the scratch address space of this
+  // check (server_space) so that the plant's nodes are checked against its nodes. After a file is refused, the ones after
   // it are not checked (the server never gets that far), nor the plant's nodes below theirs.
   template <class Report>
   void check_nodeset(const nodeset_file& file, Report&& report) {
-    if (!nodesets_) {
-      nodesets_ = std::make_unique<nodeset_check>();
-      ua::load_namespace0(nodesets_->space);
-      nodesets_->namespaces = {nodeset::namespace0_model().uri, server_.demo_namespace_uri};
-      nodesets_->namespaces.insert(nodesets_->namespaces.end(), p_.namespaces.begin(), p_.namespaces.end());
-      nodesets_->models.push_back(nodeset::namespace0_model());
-    }
-    auto& check = *nodesets_;
+    auto& check = server_space();
     if (!check.ok) return;
     if (std::string why; !readable_file(file.path, why)) {
       report(fmt::format("cannot read {}: {}", file.path, why));
@@ -1000,8 +1005,8 @@ private:
       return std::nullopt;
     }
     const std::size_t declared = 1 + p_.namespaces.size();
-    const std::size_t last = nodesets_ ? nodesets_->namespaces.size() - 1 : declared;  // the NodeSets' own after them
-    const bool refused = nodesets_ && !nodesets_->ok;  // the namespaces of a refused NodeSet are unknown
+    const std::size_t last = space_ ? space_->namespaces.size() - 1 : declared;  // the NodeSets' own after them
+    const bool refused = space_ && !space_->ok;  // the namespaces of a refused NodeSet are unknown
     if (id->namespace_index() > last && !refused) {
       c_.error(at, key,
                fmt::format("{}: namespace {} is not declared (0, 1 = server.namespace_uri{}{})", text,
@@ -1330,17 +1335,14 @@ private:
     std::vector<std::size_t> depth(p_.nodes.size(), 0);
     std::set<std::string> reported;
     for (auto& [id, e] : ids_) {
-      if (const auto self = ua::parse_node_id(id); self && in_nodesets(*self))
-        c_.error(e.at, e.key, fmt::format("{} is already a node of the server (namespace 0 or a NodeSet file)", id));
-      else if (self && in_builtin_namespaces(*self))
-        c_.error(e.at, e.key, fmt::format("{} is already a node of the server's demo or load namespace (server.demo, "
-                                          "server.load_variables)", id));
+      if (const auto self = ua::parse_node_id(id))
+        if (auto taken = taken_by_server(*self)) c_.error(e.at, e.key, std::move(*taken));
       if (e.parent.empty()) continue;
       if (const auto parent = ua::parse_node_id(e.parent); parent && left_to_server(*parent)) continue;
       if (!ids_.count(e.parent)) {
         if (reported.insert(c_.where(e.parent_at) + e.parent).second)
           c_.error(e.parent_at, e.parent_key, fmt::format("{} is not a node of this file (folders, objects, variables){}",
-                                                          e.parent, nodesets_ ? " or of its NodeSets" : ""));
+                                                          e.parent, p_.nodesets.empty() ? "" : " or of its NodeSets"));
       }
     }
     // Depth by walking up (bounded: a cycle is reported once).
@@ -1358,13 +1360,36 @@ private:
       }
       depth[e.index] = d;
     }
+    std::vector<diagnostic> places(p_.nodes.size());
+    for (const auto& [id, e] : ids_) places[e.index] = c_.place(e.at, e.key);
     std::vector<std::size_t> order(p_.nodes.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
     std::vector<node_change> sorted;
     sorted.reserve(order.size());
-    for (auto i : order) sorted.push_back(std::move(p_.nodes[i]));
+    p_.node_places.reserve(order.size());
+    for (auto i : order) {
+      sorted.push_back(std::move(p_.nodes[i]));
+      p_.node_places.push_back(std::move(places[i]));
+    }
     p_.nodes = std::move(sorted);
+    apply_nodes_as_the_server_will();
+  }
+
+  // The plant's nodes applied to server_space() as the server applies them at start
+  // (engine/server/node_builder), so that what only the address space decides (a type definition
+  // or reference type that is no such node, an instance's copied children that collide) is
+  // refused at the node's line before anything starts. Only on a file without other errors so
+  // far: a node refused above would be refused here a second time.
+  void apply_nodes_as_the_server_will() {
+    if (p_.nodes.empty() || c_.error_count() != 0) return;
+    auto& space = server_space();
+    if (!space.ok) return;
+    for (std::size_t i = 0; i < p_.nodes.size(); ++i) {
+      const auto sc = actors::apply_node_change(space.space, p_.nodes[i], ua::date_time{});
+      if (sc.is_bad())
+        c_.error(p_.node_places[i], fmt::format("the server would refuse {}: {}", node_change_id(p_.nodes[i]), sc.to_string()));
+    }
   }
 
   void read_writers(section& top) {
@@ -1413,13 +1438,16 @@ private:
           const auto id = node(text, arr[t], key);
           if (!id) break;
           auto it = ids_.find(id->to_string());
-          if (it == ids_.end() || !it->second.variable) {
+          // A variable of the file, or one the server holds (the demo's, the load namespace's, a
+          // NodeSet's) with its DataType.
+          const auto server_type = it == ids_.end() ? server_variable(*id) : std::nullopt;
+          if (it == ids_.end() ? !server_type : !it->second.variable) {
             c_.error(arr[t], key,
                      fmt::format("{} is not a variable of this file{}", id->to_string(),
                                  target_template ? fmt::format(" ({{i}} = {})", k) : std::string()));
             break;
           }
-          const auto type = it->second.type;
+          const auto type = it == ids_.end() ? *server_type : it->second.type;
           if (!(type >= ua::builtin_type::boolean && type <= ua::builtin_type::double_)) {
             c_.error(arr[t], key,
                      fmt::format("{} is of type {}: a writer sets Boolean and numeric variables", id->to_string(),
@@ -1514,8 +1542,9 @@ private:
   }
 
   // [scripts] and the three script sections (docs/scripts.md). Each script is compiled here, so a
-  // syntax error is reported at its source's line; nodes of this file are checked for their class
-  // and type, others (NodeSets, the demo namespace) when the server starts.
+  // syntax error is reported at its source's line; inputs and outputs are variables of this file
+  // (checked for their type too) or of the server (namespace 0, the demo and load namespaces, the
+  // NodeSets).
   void read_scripts(section& top) {
     auto& plan = p_.scripts;
     if (const toml::table* t = sub_table(top, "scripts", c_)) {
@@ -1568,6 +1597,10 @@ private:
           else if (kind == script_kind::alarm && it->second.type != ua::builtin_type::boolean)
             c_.error(*t.get("output"), s.key("output"),
                      fmt::format("{} is of type {}: an alarm writes a Boolean", output, ua::builtin_type_name(it->second.type)));
+        } else if (!left_to_server(*id)) {
+          c_.error(*t.get("output"), s.key("output"), fmt::format("{} is not a variable of this file", id->to_string()));
+        } else if (server_space().ok && !server_variable(*id)) {
+          c_.error(*t.get("output"), s.key("output"), fmt::format("{} is not a variable", output));
         }
       }
       if (const toml::node* in = s.get("inputs")) {
@@ -1582,8 +1615,13 @@ private:
               continue;
             }
             if (auto id = node(text->get(), v, key)) {
-              if (auto it = ids_.find(id->to_string()); it != ids_.end() && !it->second.variable)
+              if (auto it = ids_.find(id->to_string()); it != ids_.end()) {
+                if (!it->second.variable) c_.error(v, key, fmt::format("{} is not a variable", text->get()));
+              } else if (!left_to_server(*id)) {
+                c_.error(v, key, fmt::format("{} is not a variable of this file", id->to_string()));
+              } else if (server_space().ok && !server_variable(*id)) {
                 c_.error(v, key, fmt::format("{} is not a variable", text->get()));
+              }
               d.inputs.push_back({std::string(k.str()), *id});
             }
           }
@@ -1648,6 +1686,7 @@ private:
                  fmt::format("{} is defined twice (first at {}, {})", text, c_.where(it->second.at), it->second.key));
       else if (auto [at, fresh] = alarm_ids_.emplace(text, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
         c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", text, at->second));
+      else if (auto taken = taken_by_server(*id)) c_.error(*t.get("id"), s.key("id"), std::move(*taken));
       else id_ok = true;
       a.id = *id;
     }
@@ -1688,34 +1727,69 @@ private:
     return a;
   }
 
-  // A node the file does not define but the server holds: namespace 0, the demo's, the load
-  // namespace's, a NodeSet's (any node when a NodeSet was refused: its errors say enough).
-  bool left_to_server(const node_id& id) const {
-    return id.namespace_index() == 0 || in_builtin_namespaces(id) || in_nodesets(id) || (nodesets_ && !nodesets_->ok);
+  // A node the file does not define but the server holds when the plant's nodes are added:
+  // namespace 0, the demo's, the load namespace's, a NodeSet's (any node when a NodeSet was
+  // refused: its errors say enough).
+  bool left_to_server(const node_id& id) {
+    const auto& space = server_space();
+    return !space.ok || find_server_node(id) != ua::no_node;
   }
-  // The nodes `server.demo` and `server.load_variables` add in namespace 1 (docs/demo-namespace.md).
-  bool in_builtin_namespaces(const node_id& id) const {
-    if (id.namespace_index() != actors::demo_namespace_index) return false;
-    if (server_.demo) {
-      if (demo_ids_.empty())
-        for (const auto& change : actors::demo_nodes(ua::date_time{}))
-          std::visit([this](const auto& n) {
-            if constexpr (requires { n.id; }) demo_ids_.insert(n.id.to_string());
-          }, change);
-      if (demo_ids_.count(id.to_string())) return true;
-    }
-    if (server_.load_variables > 0 && id.type() == ua::node_id_type::string) {
-      const std::string_view name = id.text();
-      if (name == "Load") return true;
-      constexpr std::string_view prefix = "Load.V";
-      if (name.starts_with(prefix) && name.size() > prefix.size() && name.size() <= prefix.size() + 7 &&
-          std::all_of(name.begin() + prefix.size(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-          (name.size() == prefix.size() + 1 || name[prefix.size()] != '0'))
-        return std::stoll(std::string(name.substr(prefix.size()))) < server_.load_variables;
-    }
-    return false;
+  // A node of server_space(); a load variable is added to it when first named (the load namespace
+  // may hold a million, the file names a few).
+  ua::node_index find_server_node(const node_id& id) {
+    auto& s = server_space();
+    if (const auto n = s.space.find(id); n != ua::no_node) return n;
+    const auto i = actors::load_variable_index(id, server_.load_variables);
+    if (!i || actors::apply_node_change(s.space, actors::load_variable(*i), ua::date_time{}).is_bad()) return ua::no_node;
+    return s.space.find(id);
   }
-  bool in_nodesets(const node_id& id) const { return nodesets_ && nodesets_->ok && nodesets_->space.find(id) != ua::no_node; }
+  // A variable the server holds before the plant's nodes, with the built-in type of its DataType
+  // (null when the DataType is no built-in one).
+  std::optional<ua::builtin_type> server_variable(const node_id& id) {
+    const auto n = find_server_node(id);
+    const auto& space = server_space().space;
+    if (n == ua::no_node || space.at(n).cls != ua::node_class::variable) return std::nullopt;
+    const auto& type = space.variable(n)->data_type;
+    const bool builtin = type.ns == 0 && type.type == ua::node_id_type::numeric && type.numeric >= 1 && type.numeric <= 25;
+    return builtin ? static_cast<ua::builtin_type>(type.numeric) : ua::builtin_type::null;
+  }
+  // Where a NodeId the file defines is already the server's, what says so.
+  std::optional<std::string> taken_by_server(const node_id& id) {
+    if (!server_space().ok || find_server_node(id) == ua::no_node) return std::nullopt;
+    if (id.namespace_index() == actors::demo_namespace_index && (server_.demo || server_.load_variables > 0))
+      return fmt::format("{} is already a node of the server's demo or load namespace (server.demo, "
+                         "server.load_variables)", id.to_string());
+    return fmt::format("{} is already a node of the server (namespace 0 or a NodeSet file)", id.to_string());
+  }
+
+  // The address space the plant's nodes meet at start, built as the server builds it
+  // (runtime.cpp, start.cpp): namespace 0, the demo's nodes (server.demo) and the load namespace's
+  // (server.load_variables: its folder, each variable when named) from the functions that make
+  // them, then each NodeSet as it is checked.
+  // Made when first asked, after [server] and [[namespaces]] are read.
+  struct server_nodes {
+    ua::address_space space;
+    std::vector<std::string> namespaces;
+    std::vector<nodeset::model> models;
+    bool ok = true;  // false: a NodeSet was refused, the space is incomplete
+  };
+  server_nodes& server_space() {
+    if (space_) return *space_;
+    space_ = std::make_unique<server_nodes>();
+    auto& s = *space_;
+    ua::load_namespace0(s.space);
+    s.namespaces = {nodeset::namespace0_model().uri, server_.demo_namespace_uri};
+    s.namespaces.insert(s.namespaces.end(), p_.namespaces.begin(), p_.namespaces.end());
+    s.models.push_back(nodeset::namespace0_model());
+    const auto add = [&](const std::vector<node_change>& nodes) {
+      for (const auto& n : nodes)
+        if (actors::apply_node_change(s.space, n, ua::date_time{}).is_bad())
+          throw std::logic_error("the server's built-in nodes do not apply to namespace 0");
+    };
+    if (server_.demo) add(actors::demo_nodes(ua::date_time{}));
+    if (server_.load_variables > 0) add({actors::load_folder()});
+    return s;
+  }
 
   // [[limit_alarms]]: ExclusiveLimitAlarmType (or, exclusive = false, NonExclusiveLimitAlarmType)
   // conditions (uactor::limit_alarm).
@@ -1979,15 +2053,6 @@ private:
     }
   }
 
-  // What the NodeSets checked so far gave: namespace 0 and their nodes, the NamespaceArray and
-  // the models the server will have when the plant's nodes are added.
-  struct nodeset_check {
-    ua::address_space space;
-    std::vector<std::string> namespaces;
-    std::vector<nodeset::model> models;
-    bool ok = true;
-  };
-
   checker& c_;
   bool check_ports_;
   bool check_store_;
@@ -1995,7 +2060,7 @@ private:
   std::optional<place> pki_dir_at_;
   bool pki_dir_refused_ = false;
   std::span<const nodeset_file> more_nodesets_;
-  std::unique_ptr<nodeset_check> nodesets_;  // null: no NodeSets
+  std::unique_ptr<server_nodes> space_;  // server_space(); null until asked
   plant p_;
   server_plan server_;
   bool application_uri_set_ = false;
@@ -2003,12 +2068,21 @@ private:
   std::vector<std::string> trust_;
   std::string pki_dir_;
   std::unordered_map<std::string, node_entry> ids_;
-  mutable std::unordered_set<std::string> demo_ids_;  // in_builtin_namespaces, made when first asked
   std::map<std::string, std::string> alarm_ids_;  // a condition's NodeId -> where it is defined
   std::set<std::string> event_sources_;            // "notifier input" pairs already referenced
 };
 
 }  // namespace
+
+std::string node_change_id(const node_change& change) {
+  return std::visit(
+      [](const auto& n) -> std::string {
+        if constexpr (requires { n.id; }) return n.id.to_string();
+        else if constexpr (requires { n.source; }) return n.source.to_string();
+        else return "?";
+      },
+      change);
+}
 
 std::string diagnostic::to_string() const {
   if (line == 0) return fmt::format("{}: {}{}{}", file, key, key.empty() ? "" : ": ", message);

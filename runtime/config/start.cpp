@@ -263,13 +263,13 @@ bool plant_runner::start(const plant& p, std::string& error) {
     const auto results = srv.apply(p.nodes);
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (results[i].is_good()) continue;
-      const auto id = std::visit(
-          [](const auto& n) -> std::string {
-            if constexpr (requires { n.id; }) return n.id.to_string();
-            else return "?";
-          },
-          p.nodes[i]);
-      return fail(fmt::format("the node {} could not be added: {}", id, results[i].to_string()));
+      // What the checker could not see (it applies the same nodes to the same namespaces): still
+      // named at its line and column.
+      const auto why = fmt::format("the node {} could not be added: {}", node_change_id(p.nodes[i]), results[i].to_string());
+      if (i >= p.node_places.size()) return fail(why);
+      auto at = p.node_places[i];
+      at.message = why;
+      return fail(at.to_string());
     }
   }
   // Alarms on the nodes above, before scripts and writers change their inputs (docs/events.md).

@@ -1,6 +1,7 @@
 // docs/demo-namespace.md, "Load variables", built into the address space.
 #include "runtime/namespaces/load_namespace.hpp"
 
+#include <charconv>
 #include <stdexcept>
 
 #include "runtime/namespaces/demo_namespace.hpp"
@@ -21,22 +22,42 @@ void require(bool ok, const std::string& what) {
 
 std::string load_variable_name(std::size_t i) { return "Load.V" + std::to_string(i); }
 
+std::optional<std::size_t> load_variable_index(const node_id& id, std::size_t count) {
+  if (id.namespace_index() != demo_namespace_index || id.type() != node_id_type::string) return std::nullopt;
+  const std::string_view text = id.text();
+  const std::string_view prefix = "Load.V";
+  if (!text.starts_with(prefix)) return std::nullopt;
+  std::size_t i = 0;
+  const auto* first = text.data() + prefix.size();
+  const auto* last = text.data() + text.size();
+  if (const auto [end, ec] = std::from_chars(first, last, i); ec != std::errc{} || end != last) return std::nullopt;
+  // Only the spelling load_variable_name writes (no sign, no leading zeros).
+  if (i >= count || load_variable_name(i) != text) return std::nullopt;
+  return i;
+}
+
+object_node load_folder() {
+  return folder(node_id::string(demo_namespace_index, "Load"), node_id(0, ids::objects_folder), "Load");
+}
+
+variable_node load_variable(std::size_t i) {
+  const auto name = load_variable_name(i);
+  variable_node v;
+  v.id = node_id::string(demo_namespace_index, name);
+  v.parent = node_id::string(demo_namespace_index, "Load");
+  v.reference_type = node_id(0, ids::has_component);
+  v.browse_name = qualified_name{demo_namespace_index, ua_string(std::string_view(name).substr(5))};  // V<i>
+  v.data_type = node_id(0, ids::u_int32);
+  v.access_level = access::read;
+  v.value.set_value(std::uint32_t{0});
+  return v;
+}
+
 std::vector<node_change> load_nodes(std::size_t count) {
   std::vector<node_change> nodes;
   nodes.reserve(count + 1);
-  nodes.push_back(folder(node_id::string(demo_namespace_index, "Load"), node_id(0, ids::objects_folder), "Load"));
-  for (std::size_t i = 0; i < count; ++i) {
-    const auto name = load_variable_name(i);
-    variable_node v;
-    v.id = node_id::string(demo_namespace_index, name);
-    v.parent = node_id::string(demo_namespace_index, "Load");
-    v.reference_type = node_id(0, ids::has_component);
-    v.browse_name = qualified_name{demo_namespace_index, ua_string(std::string_view(name).substr(5))};  // V<i>
-    v.data_type = node_id(0, ids::u_int32);
-    v.access_level = access::read;
-    v.value.set_value(std::uint32_t{0});
-    nodes.push_back(std::move(v));
-  }
+  nodes.push_back(load_folder());
+  for (std::size_t i = 0; i < count; ++i) nodes.push_back(load_variable(i));
   return nodes;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,9 +19,16 @@ namespace uactor::actors {
 // ns=1;s=Load.V<i>: the NodeId string of load variable i (0 <= i < N).
 std::string load_variable_name(std::size_t i);
 
+// Which load variable of `count` a NodeId names (the i of load_variable_name), if any: what a
+// plant file's checker asks without building a million nodes.
+std::optional<std::size_t> load_variable_index(const ua::node_id& id, std::size_t count);
+
 // The folder and the variables below as the embedding API takes them: `uactor run` adds them
-// through uactor::server::apply like any application.
+// through uactor::server::apply like any application. load_folder() is the first of them and
+// load_variable(i) the variable of index i.
 std::vector<node_change> load_nodes(std::size_t count);
+object_node load_folder();
+variable_node load_variable(std::size_t i);
 
 // Adds the folder ns=1;s=Load (Organizes from Objects) and `count` read-only UInt32 variables
 // ns=1;s=Load.V0 .. V<count-1> (HasComponent from Load, value 0, timestamps `now`). Throws

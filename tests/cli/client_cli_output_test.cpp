@@ -135,11 +135,3 @@ TEST_CASE("client_cli: JSON of values follows Part 6 where a script gains from i
   CHECK(app::json_value(ua::variant{}, json) == R"({"type":"Null","value":null})");
   CHECK(app::json_value(ua::variant(sample_time), json) == R"({"type":"DateTime","value":"2026-12-01T12:23:14.5Z"})");
 }
-
-TEST_CASE("client_cli: base64 of every length remainder", "[runtime][cli]") {
-  CHECK(app::base64("") == "");
-  CHECK(app::base64("f") == "Zg==");
-  CHECK(app::base64("fo") == "Zm8=");
-  CHECK(app::base64("foo") == "Zm9v");
-  CHECK(app::base64("foob") == "Zm9vYg==");
-}

@@ -4,8 +4,11 @@
 # - `uactor config default` prints runtime/config/default.toml, which check-config accepts;
 # - examples/config/plant.toml checks (time and memory reported);
 # - every bad file of the catalogue: check-config and `run --config` exit 2 with its messages, and
-#   `run` opens no port (strace: no listen(); the port check's probe binds and closes), prints no
-#   `listening on` and writes nothing (no certificate store appears next to the files);
+#   `run` opens no port (strace: no listen(); the port check's probe binds and closes), prints nothing
+#   on stdout (no banner, no `listening on`) and writes nothing (no certificate store appears next to
+#   the files);
+# - a plant started from `uactor config default` (demo = true): a parent that names no node and a
+#   NodeId the demo already has are refused at their line by check-config and by run;
 # - a --port flag overrides the file (a taken port in the file is then not an error);
 # - `uactor hash-password` makes a hash that [[users]] accepts.
 set -u
@@ -67,7 +70,7 @@ for f in "$bad"/*.toml; do
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout -k 2 20 "${tracer[@]}" "$uactor" run --config "$f" >"$tmp/out" 2>"$tmp/err"
     status=$?
     if [ "$status" -ne 2 ] || [ "$(errors_of "$tmp/err")" != "$expected" ]; then fail "run --config $name: exit $status, stderr: $(cat "$tmp/err")"
-    elif grep -q "listening on\|metrics on" "$tmp/out"; then fail "run --config $name: it says it listens"
+    elif [ -s "$tmp/out" ]; then fail "run --config $name: it printed before refusing: $(head -3 "$tmp/out")"
     elif [ -f "$tmp/trace" ] && grep -qE "(^|[^a-z])listen\(" "$tmp/trace"; then fail "run --config $name: a socket listened: $(grep -E 'listen' "$tmp/trace" | head -3)"
     else checked=$((checked + 1)); fi
 done
@@ -76,6 +79,30 @@ if [ "$checked" -ge 50 ]; then pass "check-config and run --config: $checked bad
 else fail "only $checked bad files passed"; fi
 if cmp -s "$tmp/tree.before" "$tmp/tree.after"; then pass "the bad files' runs wrote nothing next to them (no certificate store made)"
 else fail "files appeared next to the bad files: $(diff "$tmp/tree.before" "$tmp/tree.after" | head -5)"; fi
+
+# A plant started from the default (demo = true), as a new user starts one: a variable whose parent
+# names no node, a folder with a NodeId the demo has. Refused by check-config and by run alike, at
+# the line and column the default's length puts them on, before run prints its banner.
+lines="$(wc -l <"$tmp/default.toml")"
+cp "$tmp/default.toml" "$tmp/dangling.toml"
+printf '\n[[variables]]\nid = "ns=1;s=X"\nparent = "ns=1;s=Nope"\n' >>"$tmp/dangling.toml"
+cp "$tmp/default.toml" "$tmp/collision.toml"
+printf '\n[[folders]]\nid = "ns=1;s=Demo"\n' >>"$tmp/collision.toml"
+for case in \
+    "dangling:$((lines + 4)):10: variables[0].parent: ns=1;s=Nope is not a node of this file (folders, objects, variables)" \
+    "collision:$((lines + 3)):6: folders[0].id: ns=1;s=Demo is already a node of the server's demo or load namespace (server.demo, server.load_variables)"; do
+    name="${case%%:*}"
+    expected="$tmp/$name.toml:${case#*:}"
+    "$uactor" check-config "$tmp/$name.toml" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ "$(errors_of "$tmp/err")" = "$expected" ]; then pass "check-config of the default with a $name node: exit 2, $expected"
+    else fail "check-config of the default with a $name node: exit $status: $(cat "$tmp/err")"; fi
+    "$uactor" run --config "$tmp/$name.toml" --pki "$tmp/pki-$name" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ "$(errors_of "$tmp/err")" = "$expected" ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/pki-$name" ]
+    then pass "run --config of the default with a $name node: exit 2 before its banner, the same error"
+    else fail "run --config of the default with a $name node: exit $status: $(cat "$tmp/out" "$tmp/err")"; fi
+done
 
 # A port in use: held by another process; the error names it, and --port replaces it.
 python3 - "$tmp/held" <<'PY' &

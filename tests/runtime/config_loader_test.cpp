@@ -152,6 +152,75 @@ value = true
   CHECK(*std::get<variable_node>(r.value.nodes[2]).value.value.get_if<bool>());
 }
 
+TEST_CASE("config: writers, scripts and alarms may name the nodes of the demo and load namespaces the file turns on",
+          "[config]") {
+  // A writer's target, a script's input, an alarm's input: the server's own variables, typed as
+  // the namespaces that make them type them (runtime/namespaces).
+  constexpr auto text = R"(
+[server]
+demo = true
+load_variables = 3
+[[variables]]
+id = "ns=1;s=Twice"
+parent = "ns=1;s=Demo"
+type = "Double"
+[[writers]]
+kind = "counter"
+targets = ["ns=1;s=Demo.Static.Scalar.Double", "ns=1;s=Load.V2"]
+[[virtual_tags]]
+output = "ns=1;s=Twice"
+inputs = { v = "ns=1;s=Load.V0" }
+expression = "v * 2"
+[[limit_alarms]]
+id = "ns=1;s=Twice.High"
+input = "ns=1;s=Demo.Static.Scalar.Double"
+high = 10
+)";
+  const auto loaded = config::load(text, "plant.toml", ".", false, false);
+  INFO((loaded.errors.empty() ? std::string() : loaded.errors.front().to_string()));
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded.value.writers.size() == 1);
+  CHECK(loaded.value.writers[0].target_types ==
+        std::vector<ua::builtin_type>{ua::builtin_type::double_, ua::builtin_type::uint32});
+  CHECK(loaded.value.node_places.size() == loaded.value.nodes.size());
+  CHECK(loaded.value.node_places[0].to_string() == "plant.toml:6:6: variables[0].id: ");
+
+  // A million load variables are not built to check three names (a load variable is taken when
+  // named): the last one is a target, the one past it is not, and a file's node may not take one.
+  {
+    constexpr auto big = R"(
+[server]
+load_variables = 1000000
+[[variables]]
+id = "ns=1;s=Load.V17"
+parent = "ns=1;s=Load"
+[[writers]]
+kind = "counter"
+targets = ["ns=1;s=Load.V999999", "ns=1;s=Load.V1000000", "ns=1;s=Load.V01"]
+)";
+    const auto many = config::load(big, "plant.toml", ".", false, false);
+    std::vector<std::string> errors;
+    for (const auto& e : many.errors) errors.push_back(e.to_string());
+    CHECK(errors == std::vector<std::string>{
+                        "plant.toml:5:6: variables[0].id: ns=1;s=Load.V17 is already a node of the server's demo or load "
+                        "namespace (server.demo, server.load_variables)",
+                        "plant.toml:9:35: writers[0].targets[1]: ns=1;s=Load.V1000000 is not a variable of this file",
+                        "plant.toml:9:59: writers[0].targets[2]: ns=1;s=Load.V01 is not a variable of this file"});
+  }
+
+  // The same names without the namespaces that make them: refused at their places.
+  std::string without(text);
+  without.replace(without.find("demo = true\nload_variables = 3"), 30, "demo = false\nload_variables = 2");
+  const auto refused = config::load(without, "plant.toml", ".", false, false);
+  std::vector<std::string> errors;
+  for (const auto& e : refused.errors) errors.push_back(e.to_string());
+  CHECK(errors == std::vector<std::string>{
+                      "plant.toml:7:10: variables[0].parent: ns=1;s=Demo is not a node of this file (folders, objects, variables)",
+                      "plant.toml:11:12: writers[0].targets[0]: ns=1;s=Demo.Static.Scalar.Double is not a variable of this file",
+                      "plant.toml:11:48: writers[0].targets[1]: ns=1;s=Load.V2 is not a variable of this file",
+                      "plant.toml:18:9: limit_alarms[0].input: ns=1;s=Demo.Static.Scalar.Double is not a variable of this file"});
+}
+
 TEST_CASE("config: the writers' signals", "[config]") {
   config::writer_spec w;
   w.interval = std::chrono::milliseconds(250);

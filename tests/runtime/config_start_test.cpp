@@ -439,3 +439,27 @@ TEST_CASE("config: methods with built-in handlers set their targets, and the fil
   client_side.stop();
   runner.stop();
 }
+
+TEST_CASE("config: a node the server still refuses at start is named at its line and column", "[config]") {
+  // The checker applies the nodes as the server does; turning the demo on after the check stands
+  // for what it could not see.
+  constexpr auto text = R"(
+[server]
+demo = false
+[[server.endpoints]]
+listen_address = "127.0.0.1"
+port = 0
+security = ["none"]
+[[folders]]
+id = "ns=1;s=Demo"
+)";
+  auto loaded = config::load(text, "plant.toml", ".", false);
+  REQUIRE(loaded.errors.empty());
+  REQUIRE(loaded.value.node_places.size() == loaded.value.nodes.size());
+  loaded.value.server.demo = true;
+  config::plant_runner runner;
+  std::string error;
+  CHECK_FALSE(runner.start(loaded.value, error));
+  INFO(error);
+  CHECK(error.starts_with("plant.toml:9:6: folders[0].id: the node ns=1;s=Demo could not be added: BadNodeIdExists"));
+}
