@@ -1,5 +1,5 @@
 # The CMake package (docs/embedding.md "Building against the package"): `cmake --install BUILD
-# --prefix P` gives an application find_package(uactor 0.2 REQUIRED) and the target uactor::uactor.
+# --prefix P` gives an application find_package(uactor 0.3 REQUIRED) and the target uactor::uactor.
 #
 #   P/lib/libuactor_{protocol,security,nodeset,scripting,*engine*,actors,runtime}.a   the layers, static
 #   P/include/uactor/*.hpp                                 the public API (<uactor/runtime.hpp>)
@@ -46,8 +46,8 @@ install(EXPORT uactorTargets NAMESPACE uactor:: DESTINATION ${UACTOR_INSTALL_CMA
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/uactorConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/uactorConfig.cmake
                               INSTALL_DESTINATION ${UACTOR_INSTALL_CMAKEDIR})
-# SameMinorVersion: before 1.0 a minor release may change the API (0.1 -> 0.2 did), so
-# find_package(uactor 0.2) accepts 0.2.x and refuses 0.3; AnyNewerVersion would accept a 0.3 that
+# SameMinorVersion: before 1.0 a minor release may change the API (0.1 -> 0.2 and 0.2 -> 0.3 did),
+# so find_package(uactor 0.3) accepts 0.3.x and refuses 0.4; AnyNewerVersion would accept a 0.4 that
 # breaks the application at compile time instead of at find_package.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/uactorConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)

@@ -2,7 +2,7 @@
 # A consumer outside the tree, built against the installed package (docs/embedding.md): installs BUILD_DIR
 # into BUILD_DIR/package-test/prefix (fresh), checks what the prefix holds and what its version
 # file accepts, then configures and builds CONSUMER_DIR (default SOURCE_DIR/examples/scada_backend)
-# in a fresh BUILD_DIR/examples/<name> with Ninja, -j2, and find_package(uactor 0.2 REQUIRED) from
+# in a fresh BUILD_DIR/examples/<name> with Ninja, -j2, and find_package(uactor 0.3 REQUIRED) from
 # that prefix only. The binary stays there for the tests that run it
 # (BUILD_DIR/examples/scada_backend/scada_backend for interop.node_client_against_example_backend).
 #
@@ -97,12 +97,12 @@ version_check() {  # version_check REQUESTED EXPECTED(TRUE|FALSE)
     got=$(cmake -DVERSION_FILE="$version_file" -DREQUESTED="$1" -P "$source_dir/tests/package/version_check.cmake" 2>&1)
     [ "$got" = "$2" ] || fail "uactorConfigVersion.cmake: a request for $1 answered '$got', expected $2"
 }
-version_check 0.2 TRUE
-version_check 0.2.0 TRUE
-version_check 0.1 FALSE
-version_check 0.3 FALSE
+version_check 0.3 TRUE
+version_check 0.3.0 TRUE
+version_check 0.2 FALSE
+version_check 0.4 FALSE
 version_check 1.0 FALSE
-echo "consumer_test: ok the version file accepts 0.2 and 0.2.0, refuses 0.1, 0.3 and 1.0"
+echo "consumer_test: ok the version file accepts 0.3 and 0.3.0, refuses 0.2, 0.4 and 1.0"
 
 flags=()
 if [ -n "$sanitize" ]; then

@@ -61,7 +61,7 @@ const std::vector<std::uint8_t> current_time_read_bytes = {
 }  // namespace
 
 TEST_CASE("codegen: committed output matches the schema", "[protocol][codegen]") {
-  uactor::test::check_regenerated_output("generate.py", "protocol/generated");
+  uactor::test::check_regenerated_output("generate.py", "protocol/generated", "include/uactor/ua");
 }
 
 TEST_CASE("codegen: a read_request encodes field by field as Part 6 says", "[protocol][codegen]") {

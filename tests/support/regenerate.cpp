@@ -38,7 +38,25 @@ std::string schema_dir() {
   return fs::is_directory(UACTOR_SCHEMA_DIR, ec) ? UACTOR_SCHEMA_DIR : "";
 }
 
-void check_regenerated_output(const std::string& script, const std::string& committed_dir) {
+namespace {
+
+// Each file generated into `fresh` is in `committed`, byte for byte.
+void check_same_files(const fs::path& fresh, const fs::path& committed, const std::string& script) {
+  for (const auto& name : file_names(fresh)) {
+    const auto made = read_file((fresh / name).string());
+    const auto kept = read_file((committed / name).string());
+    const auto diff = std::mismatch(made.begin(), made.end(), kept.begin(), kept.end()).first - made.begin();
+    INFO(name << ": " << made.size() << " bytes generated, " << kept.size() << " committed, first difference at byte "
+              << diff << "; rerun tools/codegen/" << script << " and commit its output");
+    const bool same = made == kept;  // not CHECK(made == kept): that would print both files
+    CHECK(same);
+  }
+}
+
+}  // namespace
+
+void check_regenerated_output(const std::string& script, const std::string& committed_dir,
+                              const std::string& public_dir) {
   const std::string schema = schema_dir();
   if (schema.empty()) {
     WARN("skipped: schema folder " UACTOR_SCHEMA_DIR " not present");
@@ -49,25 +67,23 @@ void check_regenerated_output(const std::string& script, const std::string& comm
   const fs::path committed = fs::path(source_dir()) / committed_dir;
   const fs::path out = fs::temp_directory_path() / ("uactor-regen-" + std::to_string(std::random_device{}()));
   fs::remove_all(out, ec);
-  fs::create_directories(out);
+  fs::create_directories(out / "internal");
+  fs::create_directories(out / "public");
 
-  const std::string cmd = "python3 " + sh_quote(source_dir() + "/tools/codegen/" + script) + " --quiet --schema " +
-                          sh_quote(schema) + " --out " + sh_quote(out.string());
+  std::string cmd = "python3 " + sh_quote(source_dir() + "/tools/codegen/" + script) + " --quiet --schema " +
+                    sh_quote(schema) + " --out " + sh_quote((out / "internal").string());
+  if (!public_dir.empty()) cmd += " --public-out " + sh_quote((out / "public").string());
   INFO(cmd);
   REQUIRE(std::system(cmd.c_str()) == 0);
 
-  const auto generated = file_names(out);
+  const auto generated = file_names(out / "internal");
   REQUIRE(!generated.empty());
   // Nothing else is committed there: CMake globs the folder, so a stale file would be compiled.
   CHECK(file_names(committed) == generated);
-  for (const auto& name : generated) {
-    const auto fresh = read_file((out / name).string());
-    const auto kept = read_file((committed / name).string());
-    const auto diff = std::mismatch(fresh.begin(), fresh.end(), kept.begin(), kept.end()).first - fresh.begin();
-    INFO(name << ": " << fresh.size() << " bytes generated, " << kept.size() << " committed, first difference at byte "
-              << diff << "; rerun tools/codegen/" << script << " and commit its output");
-    const bool same = fresh == kept;  // not CHECK(fresh == kept): that would print both files
-    CHECK(same);
+  check_same_files(out / "internal", committed, script);
+  if (!public_dir.empty()) {
+    REQUIRE(!file_names(out / "public").empty());
+    check_same_files(out / "public", fs::path(source_dir()) / public_dir, script);
   }
   fs::remove_all(out, ec);
 }

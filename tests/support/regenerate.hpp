@@ -8,9 +8,12 @@ namespace uactor::test {
 // UACTOR_OPCUA_SCHEMA_DIR (tests/CMakeLists.txt), or empty when it is not there.
 std::string schema_dir();
 
-// Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --out <tmp>` and checks
-// (Catch2) that <committed_dir> (relative to the source tree) holds exactly those files, byte
-// for byte. Warns "skipped" and passes when the schema folder is not there.
-void check_regenerated_output(const std::string& script, const std::string& committed_dir);
+// Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --out <tmp>` (and, with a
+// public_dir, `--public-out <tmp2>`) and checks (Catch2) that <committed_dir> (relative to the
+// source tree) holds exactly those files, byte for byte, and that <public_dir> holds the public
+// ones byte for byte (beside the hand-written headers there). Warns "skipped" and passes when the
+// schema folder is not there.
+void check_regenerated_output(const std::string& script, const std::string& committed_dir,
+                              const std::string& public_dir = "");
 
 }  // namespace uactor::test

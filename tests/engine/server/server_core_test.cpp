@@ -6,29 +6,17 @@
 #include "engine/server/server_core.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "protocol/message.hpp"
+#include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
 namespace status = ua::status;
+using test::at;
+using test::make_core;
 
 namespace {
 
 constexpr std::uint32_t channel = 3;
-
-actors::instant at(std::int64_t ms) {
-  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
-          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
-}
-
-actors::server_core make_core() {
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
-  };
-  return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
-}
 
 struct client {
   actors::server_core core = make_core();

@@ -11,10 +11,13 @@
 #include "engine/server/service_table.hpp"
 #include "protocol/message.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
+#include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
 namespace status = ua::status;
+using test::at;
+using test::make_core;
 
 namespace {
 
@@ -23,11 +26,6 @@ std::set<std::string> names_of(actors::session_use use) {
   for (const auto& row : actors::service_table())
     if (row.session == use) names.insert(row.request_type->name);
   return names;
-}
-
-actors::instant at(std::int64_t ms) {
-  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
-          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
 }
 
 ua::status_code result_of(const ua::byte_buffer& out) {
@@ -54,16 +52,6 @@ ua::node_id open_session(actors::server_core& core) {
   core.handle(3, activate.request_header, ua::extension_object(activate), at(0), out);
   REQUIRE(result_of(out) == status::good);
   return created->authentication_token;
-}
-
-actors::server_core make_core() {
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
-  };
-  return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
 }
 
 }  // namespace
