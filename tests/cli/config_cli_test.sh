@@ -84,12 +84,14 @@ else fail "files appeared next to the bad files: $(diff "$tmp/tree.before" "$tmp
 # names no node, a folder with a NodeId the demo has. Refused by check-config and by run alike, at
 # the line and column the default's length puts them on, before run prints its banner.
 lines="$(wc -l <"$tmp/default.toml")"
+# The default's own variables (the demo alarms' inputs) come first: the appended one is after them.
+own_variables="$(grep -c '^\[\[variables\]\]' "$tmp/default.toml")"
 cp "$tmp/default.toml" "$tmp/dangling.toml"
 printf '\n[[variables]]\nid = "ns=1;s=X"\nparent = "ns=1;s=Nope"\n' >>"$tmp/dangling.toml"
 cp "$tmp/default.toml" "$tmp/collision.toml"
 printf '\n[[folders]]\nid = "ns=1;s=Demo"\n' >>"$tmp/collision.toml"
 for case in \
-    "dangling:$((lines + 4)):10: variables[0].parent: ns=1;s=Nope is not a node of this file (folders, objects, variables)" \
+    "dangling:$((lines + 4)):10: variables[$own_variables].parent: ns=1;s=Nope is not a node of this file (folders, objects, variables)" \
     "collision:$((lines + 3)):6: folders[0].id: ns=1;s=Demo is already a node of the server's demo or load namespace (server.demo, server.load_variables)"; do
     name="${case%%:*}"
     expected="$tmp/$name.toml:${case#*:}"

@@ -35,8 +35,41 @@ TEST_CASE("config: the embedded default is today's uactor run: the demo on 4840,
   CHECK(s.max_nodes_per_operation == d.max_nodes_per_operation);
   CHECK(s.writer_interval == d.writer_interval);
   CHECK(s.session_host == "multiplexer");
-  CHECK(r.value.nodes.empty());
-  CHECK(r.value.writers.empty());
+  // The demo alarms (docs/demo-namespace.md "Demo alarms"): two writer-driven variables of
+  // Demo.Dynamic and a condition on each, so that the default's event view is not empty.
+  CHECK(r.value.nodes.size() == 2);
+  REQUIRE(r.value.writers.size() == 2);
+  CHECK(r.value.writers[0].kind == "ramp");
+  CHECK(r.value.writers[0].targets == std::vector<node_id>{node_id::string(1, "Demo.Dynamic.Ramp")});
+  CHECK(r.value.writers[1].kind == "square");
+  CHECK(r.value.writers[1].targets == std::vector<node_id>{node_id::string(1, "Demo.Dynamic.Toggle")});
+  REQUIRE(r.value.limit_alarms.size() == 1);
+  const auto& ramp = r.value.limit_alarms[0];
+  CHECK(ramp.id == node_id::string(1, "Demo.Dynamic.Ramp.Alarm"));
+  CHECK(ramp.input == node_id::string(1, "Demo.Dynamic.Ramp"));
+  CHECK(ramp.name == "RampLimit");
+  // The ramp's values 0, 10, ... 90 fall between the limits: Low, normal, High and HighHigh in turn.
+  CHECK(ramp.low == 15);
+  CHECK(ramp.high == 65);
+  CHECK(ramp.high_high == 85);
+  REQUIRE(r.value.off_normal_alarms.size() == 1);
+  const auto& toggle = r.value.off_normal_alarms[0];
+  CHECK(toggle.id == node_id::string(1, "Demo.Dynamic.Toggle.Alarm"));
+  CHECK(toggle.input == node_id::string(1, "Demo.Dynamic.Toggle"));
+  CHECK(toggle.name == "ToggleOffNormal");
+  CHECK(toggle.normal == ua::variant(false));
+  CHECK(r.value.discrete_alarms.empty());
+  // Both come and go within seconds: a 5 s saw (10 ticks of 500 ms), a 4 s square (1 s ticks).
+  config::signal ramp_signal(r.value.writers[0]);
+  std::vector<double> saw;
+  for (int i = 0; i < 11; ++i) saw.push_back(ramp_signal.next());
+  CHECK(saw == std::vector<double>{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 0});
+  CHECK(r.value.writers[0].interval == std::chrono::milliseconds(500));
+  config::signal toggle_signal(r.value.writers[1]);
+  std::vector<double> square;
+  for (int i = 0; i < 5; ++i) square.push_back(toggle_signal.next());
+  CHECK(square == std::vector<double>{1, 1, 0, 0, 1});
+  CHECK(r.value.writers[1].interval == std::chrono::milliseconds(1000));
 }
 
 TEST_CASE("config: a template of 10,000 variables, parents first, a writer over all of them", "[config]") {
