@@ -24,12 +24,12 @@ def write_if_changed(path, lines):
     return True
 
 
-def write_output(out_dir, files, part_pattern):
-    """Writes {name: lines} into out_dir; removes files matching part_pattern that are not in
-    `files`. Returns the names changed or removed."""
+def write_output(out_dir, files, part_pattern=None):
+    """Writes {name: lines} into out_dir; removes files matching part_pattern (when given) that
+    are not in `files`. Returns the names changed or removed."""
     os.makedirs(out_dir, exist_ok=True)
     changed = [name for name in sorted(files) if write_if_changed(os.path.join(out_dir, name), files[name])]
-    for name in sorted(os.listdir(out_dir)):
+    for name in sorted(os.listdir(out_dir)) if part_pattern else []:
         if re.fullmatch(part_pattern, name) and name not in files:
             os.remove(os.path.join(out_dir, name))
             changed.append(name + " (removed)")
