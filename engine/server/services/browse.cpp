@@ -1,5 +1,6 @@
 // Part 4 §5.8 View services: Browse, BrowseNext, TranslateBrowsePathsToNodeIds.
 #include "engine/server/services/browse.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,7 +15,7 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t has_type_definition = 40;  // ns=0;i=40
+using ua::ids::has_type_definition;
 constexpr std::uint32_t all_references = 0xFFFF'FFFFu;
 
 
