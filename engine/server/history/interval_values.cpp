@@ -22,6 +22,8 @@ std::span<const sample> values_in(const interval_input& in) {
                                         : s.first_at_or_after(in.slice.start_ticks);
   const std::size_t last = in.backward ? s.first_after(in.slice.end_ticks)
                                        : s.first_at_or_after(in.slice.end_ticks);
+  // Sorted input is the caller's promise; unsorted input gives wrong values, never a bad span.
+  if (last <= first) return {};
   return s.points().subspan(first, last - first);
 }
 
