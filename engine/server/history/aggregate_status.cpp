@@ -39,14 +39,9 @@ ua::status_code time_based_status(std::span<const sub_region> regions, ua::statu
   return decide(good, bad, total, base, config);
 }
 
-ua::status_code value_based_status(std::span<const ua::status_code> statuses, ua::status_code base,
+ua::status_code value_based_status(const quality_counts& counts, ua::status_code base,
                                    const aggregate_configuration& config) {
-  double good = 0, bad = 0;
-  for (auto s : statuses) {
-    if (s.is_bad()) ++bad;
-    else if (s.is_good()) ++good;
-  }
-  return decide(good, bad, static_cast<double>(statuses.size()), base, config);
+  return decide(counts.good, counts.bad, counts.total, base, config);
 }
 
 }  // namespace uactor::history

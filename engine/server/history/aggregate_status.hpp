@@ -61,8 +61,20 @@ struct sub_region {
 ua::status_code time_based_status(std::span<const sub_region> regions, ua::status_code base,
                                   const aggregate_configuration& config);
 
+// How many values of each severity an interval holds.
+struct quality_counts {
+  double good = 0;
+  double bad = 0;
+  double total = 0;
+  void add(ua::status_code s) noexcept {
+    ++total;
+    if (s.is_bad()) ++bad;
+    else if (s.is_good()) ++good;
+  }
+};
+
 // Part 13 §5.3.3.2: the same decision from the share of Good and Bad values.
-ua::status_code value_based_status(std::span<const ua::status_code> statuses, ua::status_code base,
+ua::status_code value_based_status(const quality_counts& counts, ua::status_code base,
                                    const aggregate_configuration& config);
 
 }  // namespace uactor::history

@@ -192,7 +192,7 @@ ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
   out.reserve(intervals->size());
   for (const auto& iv : *intervals) {
     const interval_input in{series, iv, backward, scratch, regions};
-    if (numbers && has_non_numeric_input(in)) {
+    if (numbers && !series.all_numeric() && has_non_numeric_input(in)) {
       out.push_back(computed(ua::variant{}, ua::status::bad_aggregate_invalid_inputs, iv.stamp_ticks));
       continue;
     }

@@ -11,17 +11,16 @@ ua::data_value average(const interval_input& in) {
   if (values.empty()) return no_data(in);
   double sum = 0;
   std::size_t n = 0;
+  quality_counts counts;
   for (const auto& v : values) {
+    counts.add(v.status);
     if (!v.status.is_good() || !v.numeric) continue;
     sum += v.value;
     ++n;
   }
   if (n == 0) return no_data(in);
-  std::vector<ua::status_code> statuses;
-  statuses.reserve(values.size());
-  for (const auto& v : values) statuses.push_back(v.status);
   const auto base = with_aggregate_bits(ua::status::good, historian_bits::calculated);
-  return computed(sum / static_cast<double>(n), value_based_status(statuses, base, in.config()),
+  return computed(sum / static_cast<double>(n), value_based_status(counts, base, in.config()),
                   in.slice.stamp_ticks);
 }
 

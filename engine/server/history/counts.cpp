@@ -10,15 +10,6 @@
 
 namespace uactor::history::family {
 
-namespace {
-
-void statuses_of(std::span<const sample> values, std::vector<ua::status_code>& out) {
-  out.clear();
-  for (const auto& v : values) out.push_back(v.status);
-}
-
-}  // namespace
-
 // Annotations are a store of their own (Part 11 §5.5 Annotations); raw values carry none, so
 // the count of an interval with data is 0.
 ua::data_value annotation_count(const interval_input& in) {
@@ -33,11 +24,12 @@ ua::data_value count(const interval_input& in) {
   if (in.outside_data()) return no_data(in);
   const auto values = values_in(in);
   std::int32_t n = 0;
-  for (const auto& v : values)
+  quality_counts counts;
+  for (const auto& v : values) {
+    counts.add(v.status);
     if (v.status.is_good()) ++n;
-  std::vector<ua::status_code> statuses;
-  statuses_of(values, statuses);
-  auto status = value_based_status(statuses, ua::status::good, in.config());
+  }
+  auto status = value_based_status(counts, ua::status::good, in.config());
   if (!status.is_bad()) status = with_aggregate_bits(status, historian_bits::calculated);
   return computed(ua::variant{n}, status, in.slice.stamp_ticks);
 }
@@ -69,15 +61,15 @@ ua::data_value number_of_transitions(const interval_input& in) {
   const bool from_nothing = early == raw_series::npos;
   if (!from_nothing && s[early].numeric) last = s[early].value;
   std::int32_t n = 0;
+  quality_counts counts;
   for (const auto& v : values) {
+    counts.add(v.status);
     if (!in.usable(v) || !v.numeric) continue;
     if (std::isnan(last) ? from_nothing : last != v.value) ++n;
     last = v.value;
   }
-  std::vector<ua::status_code> statuses;
-  statuses_of(values, statuses);
   const auto status = value_based_status(
-      statuses, with_aggregate_bits(ua::status::good, historian_bits::calculated), in.config());
+      counts, with_aggregate_bits(ua::status::good, historian_bits::calculated), in.config());
   return computed(ua::variant{n}, status, in.slice.stamp_ticks);
 }
 

@@ -9,6 +9,7 @@
 namespace uactor::history {
 
 std::optional<double> numeric_value(const ua::variant& v) {
+  if (const double* d = v.get_if<double>()) return *d;  // the common case, without a visit
   return std::visit(
       [](const auto& x) -> std::optional<double> {
         using T = std::decay_t<decltype(x)>;
@@ -36,6 +37,8 @@ raw_series::raw_series(std::span<const ua::data_value> raw, const aggregate_conf
     if (auto n = numeric_value(dv.value)) {
       s.value = *n;
       s.numeric = true;
+    } else if (history::usable(s.status, config)) {
+      all_numeric_ = false;
     }
     points_.push_back(s);
   }

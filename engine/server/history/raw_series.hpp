@@ -41,6 +41,8 @@ public:
   const aggregate_configuration& config() const noexcept { return config_; }
 
   bool usable(std::size_t i) const noexcept;
+  // Every usable point is a number: no interval need look for one that is not.
+  bool all_numeric() const noexcept { return all_numeric_; }
   // The first point at or after t, the first point after t (size() when none).
   std::size_t first_at_or_after(std::int64_t t) const noexcept;
   std::size_t first_after(std::int64_t t) const noexcept;
@@ -52,6 +54,7 @@ private:
   std::span<const ua::data_value> raw_;
   aggregate_configuration config_;
   std::vector<sample> points_;
+  bool all_numeric_ = true;
 };
 
 }  // namespace uactor::history
