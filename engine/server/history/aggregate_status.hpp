@@ -1,5 +1,5 @@
-// The StatusCode of a processed value (Part 13 §5.3.3): its severity and code, and the historian
-// info bits of Part 4 §7.39.1 (InfoType DataValue) that say how the value came to be.
+// The StatusCode of a processed value: its severity and code (Part 13 §5.4.3.2), and the historian
+// info bits of Part 4 §7.39 (InfoType DataValue) that say how the value came to be.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace uactor::history {
 
 struct aggregate_configuration;
 
-// Part 4 §7.39.1 Table 180: the low bits of a StatusCode whose InfoType is DataValue.
+// Part 4 §7.39: the low bits of a StatusCode whose InfoType is DataValue.
 namespace historian_bits {
 inline constexpr std::uint32_t raw = 0x0;
 inline constexpr std::uint32_t calculated = 0x1;
@@ -55,7 +55,7 @@ struct sub_region {
   ua::status_code point_status;  // the status of the value that opened the region
 };
 
-// Part 13 §5.3.3.3: the status from the share of Good and Bad time in the regions, against
+// Part 13 §5.4.3.2: the status from the share of Good and Bad time in the regions, against
 // PercentDataGood and PercentDataBad; Uncertain time counts as Good, or as Bad with
 // TreatUncertainAsBad (§4.2.1.2). `base` carries the historian bits kept on Good/Uncertain.
 ua::status_code time_based_status(std::span<const sub_region> regions, ua::status_code base,
@@ -73,7 +73,7 @@ struct quality_counts {
   }
 };
 
-// Part 13 §5.3.3.2: the same decision from the share of Good and Bad values.
+// Part 13 §5.4.3.2: the same decision from the share of Good and Bad values.
 ua::status_code value_based_status(const quality_counts& counts, ua::status_code base,
                                    const aggregate_configuration& config);
 

@@ -1,5 +1,5 @@
 // The dispatch: which family computes an aggregate, the processing intervals, the Partial bit
-// (Part 13 §5.3.3.1) and ReadAtTime (Part 11 §6.4.3).
+// (Part 13 §5.3.3.2) and ReadAtTime (Part 11 §6.5.5).
 #include "engine/server/history/aggregates.hpp"
 
 #include <array>
@@ -92,7 +92,7 @@ bool needs_numbers(kind k) {
 }
 
 // Average and Interpolative say nothing of the data's edges; every other aggregate marks an
-// interval the data starts or ends inside as Partial (Part 13 §5.3.3.1).
+// interval the data starts or ends inside as Partial (Part 13 §5.3.3.2).
 bool marks_partial(kind k) { return k != kind::average && k != kind::interpolative; }
 
 // A usable value that is not a number among those an interval reads (its own and its bounds).

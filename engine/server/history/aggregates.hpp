@@ -1,5 +1,5 @@
-// Historical aggregates (Part 13) and ReadAtTime interpolation (Part 11 §6.4.3) as plain
-// calculation: raw values in, processed values out. No I/O, no storage, no actors; the
+// Historical aggregates (Part 13) and ReadAtTime interpolation (Part 11 §6.5.5) as plain
+// calculation: raw values in, processed values out (section numbers: Part 11 and Part 13 v1.05). No I/O, no storage, no actors; the
 // HistoryRead service hands the values it read to these functions.
 #pragma once
 
@@ -14,7 +14,8 @@
 
 namespace uactor::history {
 
-// Part 13 §4.2.1.2 AggregateConfigurationType, plus the variable's Stepped property (Part 11 §5.2.2).
+// Part 13 §4.2.1.2 AggregateConfigurationType, plus the Stepped Property of the variable's
+// HistoricalDataConfiguration (Part 11).
 struct aggregate_configuration {
   bool treat_uncertain_as_bad = true;
   std::uint8_t percent_data_bad = 100;
@@ -27,12 +28,13 @@ struct aggregate_configuration {
 // server's AggregateFunctions folder shows.
 std::span<const ua::node_id> served_aggregates();
 
-// Part 11 §6.4.4 ReadProcessedDetails for one node and one aggregate.
+// Part 11 §6.5.4 ReadProcessedDetails (§6.4.4 in v1.04) for one node and one aggregate.
 // raw: the node's values sorted by SourceTimestamp (ties: storage order), covering the range and
 // the bounding values just outside it (the last before, the first after) when they exist.
 // start > end means reverse order: the intervals run from start back to end. interval_ms 0 means
-// one interval over the whole range (Part 11 §6.4.4.2).
-// Returns one DataValue per interval with the Part 13 status (§5.3.3) and historian bits, or
+// one interval over the whole range (Part 11 §6.5.4).
+// Returns one DataValue per interval with the Part 13 status (§5.4.3.2) and historian bits
+// (§5.3.3), or
 // Bad_AggregateNotSupported, Bad_InvalidArgument (start == end, a negative or non-finite
 // interval), Bad_TooManyOperations (more intervals than max_intervals).
 ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
@@ -42,7 +44,7 @@ ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
                                                   const aggregate_configuration& config,
                                                   std::size_t max_intervals);
 
-// Part 11 §6.4.3 ReadAtTimeDetails: the value at each time. A raw value at that time is returned
+// Part 11 §6.5.5 ReadAtTimeDetails: the value at each time. A raw value at that time is returned
 // as it is; otherwise it is interpolated (sloped, or stepped when config.stepped) from the
 // bounding values: simple bounds (the raw neighbours, whatever their quality) when
 // use_simple_bounds, else interpolated bounds (the nearest usable values, Part 13 §3.1.8).

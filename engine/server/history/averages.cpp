@@ -1,11 +1,11 @@
-// Part 13 §5.4.3.3 - §5.4.3.7: Average, TimeAverage, TimeAverage2, Total, Total2.
+// Part 13 §5.4.3.5 - §5.4.3.9: Average, TimeAverage, TimeAverage2, Total, Total2.
 #include "engine/server/history/aggregate_families.hpp"
 #include "engine/server/history/regions.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::history::family {
 
-// The mean of the Good raw values; the status from the share of Good values (§5.3.3.2).
+// The mean of the Good raw values; the status from the share of Good values (§5.4.3.2).
 ua::data_value average(const interval_input& in) {
   const auto values = values_in(in);
   if (values.empty()) return no_data(in);
@@ -27,7 +27,7 @@ ua::data_value average(const interval_input& in) {
 // The area under the line through the bounds and the raw values, over the time with data:
 // TimeAverage divides by that time, Total is the area (value x seconds). TimeAverage uses
 // interpolated bounds and passes over unusable values; TimeAverage2 uses simple bounds, leaves
-// Bad regions out and takes its status from the share of Good time (§5.3.3.3).
+// Bad regions out and takes its status from the share of Good time (§5.4.3.2).
 ua::data_value time_average(const interval_input& in, bool simple_bounds, time_weighted what) {
   auto& points = in.scratch;
   const bool have = simple_bounds ? values_with_simple_bounds(in, points)

@@ -1,4 +1,4 @@
-// Part 13 §5.4.3.18 - §5.4.3.22: AnnotationCount, Count, DurationInStateZero/NonZero,
+// Part 13 §5.4.3.20 - §5.4.3.24: AnnotationCount, Count, DurationInStateZero/NonZero,
 // NumberOfTransitions.
 #include <cmath>
 #include <cstdint>
@@ -10,8 +10,8 @@
 
 namespace uactor::history::family {
 
-// Annotations are a store of their own (Part 11 §5.5 Annotations); raw values carry none, so
-// the count of an interval with data is 0.
+// Annotations are a store of their own (Part 11 Annotations); raw values carry none, so the
+// count of an interval with data is 0, Good (§5.4.3.20: Bad_NoData only outside the data).
 ua::data_value annotation_count(const interval_input& in) {
   if (in.outside_data()) return no_data(in);
   return computed(ua::variant{std::int32_t{0}},

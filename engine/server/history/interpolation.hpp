@@ -1,4 +1,4 @@
-// Values between two points (Part 13 §3.1.5 SteppedInterpolation, §3.1.6 SlopedInterpolation),
+// Values between two points (Part 13 §3.1.5 SlopedInterpolation, §3.1.6 SteppedInterpolation),
 // with the status each form of estimate carries.
 #pragma once
 

@@ -37,7 +37,7 @@ bool values_with_simple_bounds(const interval_input& in, std::vector<sample>& ou
 // average, only an extrapolation.
 bool values_with_interpolated_bounds(const interval_input& in, std::vector<sample>& out);
 
-// Results. The timestamp of a computed value is the interval's (Part 13 §5.3.2).
+// Results. The timestamp of a computed value is the interval's (Part 13 §5.4.2).
 ua::data_value no_data(const interval_input& in);
 ua::data_value computed(double value, ua::status_code status, std::int64_t ticks);
 ua::data_value computed(ua::variant value, ua::status_code status, std::int64_t ticks);

@@ -1,4 +1,4 @@
-// The processing intervals of a ReadProcessed request (Part 11 §6.4.4.2, Part 13 §5.2.2):
+// The processing intervals of a ReadProcessed request (Part 11 §6.5.4, Part 13 §5.2.2):
 // ProcessingInterval slices of [start, end), the last one shorter when the range does not
 // divide; in reverse order when start > end.
 #pragma once

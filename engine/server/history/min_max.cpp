@@ -1,4 +1,4 @@
-// Part 13 §5.4.3.8 - §5.4.3.17: Minimum, Maximum, their ActualTime forms, Range, and the "2"
+// Part 13 §5.4.3.10 - §5.4.3.19: Minimum, Maximum, their ActualTime forms, Range, and the "2"
 // forms that include the simple bounding values.
 #include <cmath>
 #include <limits>
@@ -73,7 +73,7 @@ ua::data_value min_max(const interval_input& in, extreme what, bool actual_time)
 }
 
 // Over the simple bounds and the raw values: the status is the chosen value's, then the
-// time-weighted decision of §5.3.3.3. An extreme at the end bound is reported 1 ms inside the
+// time-weighted decision of §5.4.3.2. An extreme at the end bound is reported 1 ms inside the
 // interval (the end is not part of it) and marked Interpolated.
 ua::data_value min_max_with_bounds(const interval_input& in, extreme what, bool actual_time) {
   auto& points = in.scratch;

@@ -1,4 +1,4 @@
-// Part 13 §5.4.3.29 - §5.4.3.34: DurationGood, DurationBad, PercentGood, PercentBad,
+// Part 13 §5.4.3.31 - §5.4.3.36: DurationGood, DurationBad, PercentGood, PercentBad,
 // WorstQuality, WorstQuality2.
 #include "engine/server/history/aggregate_families.hpp"
 #include "engine/server/history/regions.hpp"

@@ -1,5 +1,5 @@
 // An interval's points cut into sub-regions, one from each point to the next, each with the
-// value it holds and the quality that governs its time (Part 13 §5.3.3.3: the time-weighted
+// value it holds and the quality that governs its time (Part 13 §5.4.3.2: the time-weighted
 // quality of an interval).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Part 13 §5.4.3.23 - §5.4.3.28: Start, End, Delta, StartBound, EndBound, DeltaBounds.
+// Part 13 §5.4.3.25 - §5.4.3.30: Start, End, Delta, StartBound, EndBound, DeltaBounds.
 #include <cmath>
 
 #include "engine/server/history/aggregate_families.hpp"

@@ -151,7 +151,7 @@ inline std::optional<ua::status_code> status_name(std::string_view s) {
   return it->second;
 }
 
-// "Good, Calculated, Partial": a status name and the historian bits of Part 4 §7.39.1.
+// "Good, Calculated, Partial": a status name and the historian bits of Part 4 §7.39.
 inline std::optional<ua::status_code> status_with_bits(std::string_view s) {
   std::uint32_t bits = 0;
   std::optional<ua::status_code> base;

@@ -74,18 +74,18 @@ const std::map<std::string, std::uint32_t>& aggregate_ids() {
 
 // Rows this library does not match on purpose: "Aggregate/HistorianN/HH:MM:SS.mmm" -> why.
 const std::map<std::string, std::string>& known_differences() {
-  // Part 13 §5.4.3.18: AnnotationCount counts Annotations (Part 11 §5.5), a store of their own
+  // Part 13 §5.4.3.20: AnnotationCount counts Annotations (Part 11), a store of their own
   // that raw values do not carry; the file counts the raw values instead (Good and Bad alike:
   // Historian1 has 1 in 12:00:32-12:00:48, where its one value is Bad and not annotated).
   static const std::string annotations =
       "the file counts raw values, Part 13 counts annotations (none here: 0)";
-  // Historian3 is Stepped; Part 13 §5.4.3.4 then interpolates stepped. The file's TimeAverage
+  // Historian3 is Stepped; TimeAverage (Part 13 §5.4.3.6) then interpolates stepped. The file's TimeAverage
   // rows for Historian3 are Historian2's sloped results (the same numbers to the digit), while
-  // its Total rows for Historian3 are stepped (Total = TimeAverage x time, §5.4.3.6).
+  // its Total rows for Historian3 are stepped (Total = TimeAverage x time, §5.4.3.8).
   static const std::string stepped_ignored =
       "the file computes Historian3's TimeAverage sloped though Historian3 is Stepped";
   // Historian3's PercentDataBad is 50. These intervals are 60% Bad time (3 s of 5: a Bad or
-  // TreatUncertainAsBad value up to the next Good one), which §4.2.1.2 and §5.3.3.3 make Bad;
+  // TreatUncertainAsBad value up to the next Good one), which §4.2.1.2 and §5.4.3.2 make Bad;
   // the file gives Uncertain, the result for PercentDataBad 100.
   static const std::string percent_bad_ignored =
       "the file applies PercentDataBad 100 to Historian3, whose table says 50";

@@ -1,6 +1,6 @@
-// The aggregate library against hostile requests (Part 11 §6.4.4, Part 13 §5): reversed and
+// The aggregate library against hostile requests (Part 11 §6.5.4, Part 13 §5): reversed and
 // degenerate ranges, interval counts past the limit, intervals below the DateTime resolution,
-// no data, data that is not numeric, unsorted data; and ReadAtTime (Part 11 §6.4.3).
+// no data, data that is not numeric, unsorted data; and ReadAtTime (Part 11 §6.5.5).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -173,7 +173,7 @@ TEST_CASE("aggregates: values that are not numbers are Bad_AggregateInvalidInput
     REQUIRE(r);
     for (const auto& dv : *r) CHECK(dv.status == ua::status::bad_aggregate_invalid_inputs);
   }
-  // Count counts values of any type (Part 13 §5.4.3.19).
+  // Count counts values of any type (Part 13 §5.4.3.21).
   const auto count = history::process(ua::node_id{0, ua::ids::aggregate_function_count}, data, at(0), at(10),
                                       5000, {}, 100);
   REQUIRE(count);
@@ -233,7 +233,7 @@ TEST_CASE("aggregates: Partial marks the intervals the data starts and ends insi
   CHECK((*r)[3].status.code() == ua::status::bad_no_data.value());
 }
 
-TEST_CASE("values_at: raw, interpolated, stepped and unbounded times (Part 11 §6.4.3)", "[history][aggregates]") {
+TEST_CASE("values_at: raw, interpolated, stepped and unbounded times (Part 11 §6.5.5)", "[history][aggregates]") {
   std::vector<ua::data_value> data{raw(0, 0.0), raw(10, 10.0), raw(15, ua::variant{}, ua::status::bad),
                                    raw(20, 20.0)};
   const ua::date_time times[] = {at(-1), at(0), at(5), at(12), at(17), at(25)};
