@@ -11,21 +11,28 @@ ua::expected<std::vector<interval>> plan_intervals(ua::date_time start, ua::date
   if (start == end || !std::isfinite(interval_ms) || interval_ms < 0)
     return ua::status::bad_invalid_argument;
   const bool backward = start > end;
-  const std::int64_t span = backward ? start.ticks - end.ticks : end.ticks - start.ticks;
-  const double step = interval_ms == 0 ? static_cast<double>(span) : interval_ms * 10'000.0;
+  std::int64_t span = 0;
+  // Timestamps at the ends of the DateTime range must not overflow the difference.
+  if (__builtin_sub_overflow(backward ? start.ticks : end.ticks, backward ? end.ticks : start.ticks, &span))
+    return ua::status::bad_invalid_argument;
+  const auto span_d = static_cast<double>(span);
+  const double step = interval_ms == 0 ? span_d : interval_ms * 10'000.0;
   if (step < 1) return ua::status::bad_invalid_argument;
   // Counted in double first: a tiny interval over a long range must not overflow the count.
-  const double count = std::ceil(static_cast<double>(span) / step);
+  const double count = std::ceil(span_d / step);
   if (count > static_cast<double>(max_intervals)) return ua::status::bad_too_many_operations;
 
   const auto n = static_cast<std::size_t>(count);
   std::vector<interval> out;
   out.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
-    const auto near = static_cast<std::int64_t>(std::llround(static_cast<double>(k) * step));
-    const auto far_raw = static_cast<std::int64_t>(std::llround(static_cast<double>(k + 1) * step));
-    const bool truncated = far_raw > span;
-    const std::int64_t far = truncated ? span : far_raw;
+    // Edges are rounded from k x step in double, so a fractional step does not drift; the far
+    // edge is clamped to the range before it is converted (no conversion past int64).
+    const double near_d = static_cast<double>(k) * step;
+    const double far_d = static_cast<double>(k + 1) * step;
+    const std::int64_t near = near_d >= span_d ? span : std::llround(near_d);
+    const std::int64_t far = far_d >= span_d ? span : std::llround(far_d);
+    const bool truncated = far_d > span_d;
     interval iv;
     if (backward) {
       iv.end_ticks = start.ticks - near;

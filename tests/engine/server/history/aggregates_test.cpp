@@ -143,6 +143,27 @@ TEST_CASE("aggregates: intervals below a microsecond are bounded, below 100 ns r
         ua::status::bad_invalid_argument);
 }
 
+TEST_CASE("aggregates: ranges at the ends of DateTime neither overflow nor crash", "[history][aggregates]") {
+  const auto data = ramp(10);
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+  constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+  // The difference does not fit in 64 bits.
+  CHECK(history::process(average, data, ua::date_time{lo}, ua::date_time{hi}, 1000, {}, 100).error() ==
+        ua::status::bad_invalid_argument);
+  CHECK(history::process(average, data, ua::date_time{hi}, ua::date_time{lo}, 0, {}, 100).error() ==
+        ua::status::bad_invalid_argument);
+  // The largest range that fits, as one interval and in huge ones.
+  for (double interval : {0.0, 1e300, 4e14}) {
+    const auto r = history::process(average, data, ua::date_time{0}, ua::date_time{hi}, interval, {}, 100);
+    REQUIRE(r);
+    REQUIRE(!r->empty());
+    CHECK((*r)[0].status == history::with_aggregate_bits(ua::status::good, history::historian_bits::calculated));
+  }
+  const auto back = history::process(average, data, ua::date_time{hi}, ua::date_time{0}, 0, {}, 1);
+  REQUIRE(back);
+  CHECK(back->size() == 1);
+}
+
 TEST_CASE("aggregates: no raw data is Bad_NoData in every interval of every aggregate", "[history][aggregates]") {
   for (const auto& id : history::served_aggregates()) {
     INFO(id.to_string());
