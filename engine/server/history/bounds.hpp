@@ -18,7 +18,8 @@ sample interpolated_bound(const raw_series& series, std::int64_t t);
 // raw neighbours of t, whatever lies between: Bad_NoData when there is none after, or the one
 // before is Bad (for a sloped variable: not usable, a line needs two usable ends); sloped
 // between them when both are usable; a step from the one before when config.stepped or when the
-// one after is not usable (then Uncertain_DataSubNormal: a slope was due).
+// one after is not usable (then Uncertain_DataSubNormal: a slope was due). Part 13's example
+// tables decide the cases the prose leaves open (docs/decisions/0049).
 sample simple_bound(const raw_series& series, std::int64_t t);
 
 }  // namespace uactor::history

@@ -50,8 +50,8 @@ ua::data_value duration_in_state(const interval_input& in, bool non_zero) {
   return computed(ms, status, in.slice.stamp_ticks);
 }
 
-// Changes of value between usable raw values, counting one at the start when the value
-// before the interval was Good and different.
+// Changes of value between usable raw values, counting one at the start when the value before
+// the interval differs, or when there is none (docs/decisions/0049).
 ua::data_value number_of_transitions(const interval_input& in) {
   if (in.outside_data()) return no_data(in);
   const auto values = values_in(in);

@@ -45,7 +45,7 @@ void sub_regions(std::span<const sample> points, bool skip_unusable, bool steppe
       }
       // A Good region closed by the Bad_NoData bound past the end of the data: the data ends
       // at its opening point, so the region is given the smallest duration (1 ms), not the
-      // time to the interval's end.
+      // time to the interval's end (Part 13's example tables, docs/decisions/0049).
       if (!skip_unusable && usable(open->point_status, config) &&
           status == ua::status::bad_no_data && last) {
         open->duration_ms = 1;
