@@ -120,8 +120,9 @@ async function rawRead(session, start, end, num, point) {
     if (JSON.stringify(paged) !== JSON.stringify(tail)) fail("paged " + JSON.stringify(paged) + " != " + JSON.stringify(tail));
     out("ok paged through continuation points: " + JSON.stringify(paged));
 
-    // Backwards: startTime after endTime.
-    const back = await rawRead(session, values[values.length - 1].sourceTimestamp, new Date(recent.getTime() - 1), 0, undefined);
+    // Backwards: startTime after endTime (a JavaScript Date has milliseconds, the server's times
+    // 100 ns ticks: the ends are a millisecond outside the values).
+    const back = await rawRead(session, lastTime, new Date(recent.getTime() - 1), 0, undefined);
     const backValues = back.historyData.dataValues.map((v) => v.value.value);
     if (JSON.stringify(backValues) !== JSON.stringify(tail.slice().reverse()))
         fail("backwards " + JSON.stringify(backValues) + " != " + JSON.stringify(tail.slice().reverse()));

@@ -1,7 +1,6 @@
 // The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values
 // only) over a history store (history/history_store.hpp), and the per-session store of its
-// continuation points. The read is synchronous and bounded by history_limits: docs/decisions/0048
-// says why the session host may run it.
+// continuation points. The store's part can run off the session host (docs/decisions/0048).
 #pragma once
 
 #include <cstddef>

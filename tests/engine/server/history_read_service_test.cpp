@@ -371,3 +371,90 @@ TEST_CASE("server_core: historizing values are recorded and HistoryRead reads th
   REQUIRE(answered->results.size() == 1);
   CHECK(numbers(answered->results[0]) == std::vector<std::int64_t>{0, 1, 2, 3, 4});
 }
+
+TEST_CASE("HistoryRead: one response holds at most max_values_per_request values", "[history]") {
+  fixture f;
+  f.limits.max_values_per_node = 1'000;
+  f.limits.max_values_per_request = 1'500;
+  fill(*f.t.store, 2'000);
+  auto req = raw_read(t0, t0 + 1'000'000, 0);
+  req.nodes_to_read.push_back(req.nodes_to_read[0]);
+  req.nodes_to_read.push_back(req.nodes_to_read[0]);
+  f.read(req);
+  CHECK(numbers(f.resp.results[0]).size() == 1'000);
+  CHECK(numbers(f.resp.results[1]).size() == 500);
+  CHECK(numbers(f.resp.results[2]).empty());  // the response is full: an empty page, and a point
+  for (const auto& r : f.resp.results) {
+    CHECK(r.status_code == status::good);
+    CHECK_FALSE(r.continuation_point.is_null());
+  }
+  // The third node's point resumes from its start.
+  auto next = raw_read(t0, t0 + 1'000'000, 0);
+  next.nodes_to_read[0].continuation_point = f.resp.results[2].continuation_point;
+  CHECK(numbers(f.read(next)) == iota(0, 1'000));
+}
+
+TEST_CASE("server_core: with a reader, HistoryRead is answered when its job comes back", "[history]") {
+  auto core = test::make_core();
+  temp_store t;
+  fill(*t.store, 30);
+  std::vector<std::shared_ptr<services::history_read_job>> jobs;
+  core.set_history(t.store, [](std::vector<history::record>&&) { return true; },
+                   [&](std::shared_ptr<services::history_read_job> j) { jobs.push_back(std::move(j)); });
+  REQUIRE(core.space().set_historizing(core.space().find(counter), true) == status::good);
+
+  ua::byte_buffer out;
+  ua::extension_object response;
+  std::uint32_t handle = 0;
+  ua::node_id token;
+  const auto send = [&](auto req) {
+    req.request_header.request_handle = ++handle;
+    req.request_header.authentication_token = token;
+    out.clear();
+    core.handle(3, 77, req.request_header, ua::extension_object(req), test::at(2), out);
+  };
+  ua::create_session_request create;
+  create.requested_session_timeout = 60'000;
+  send(create);
+  REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+  token = response.get_if<ua::create_session_response>()->authentication_token;
+  ua::activate_session_request activate;
+  activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+  send(activate);
+
+  send(raw_read(t0, t0 + 1'000, 10));
+  CHECK(out.size() == 0);  // answered later
+  REQUIRE(jobs.size() == 1);
+  services::run_history_read(*jobs[0]);  // what the reader does on its thread
+  core.complete_history_read(*jobs[0], test::at(3));
+  REQUIRE(core.history_completed().size() == 1);
+  const auto& d = core.history_completed()[0];
+  CHECK(d.channel_id == 3);
+  CHECK(d.request_id == 77);
+  REQUIRE(ua::decode_message(d.message.bytes(), response) == status::good);
+  const auto* answered = response.get_if<ua::history_read_response>();
+  REQUIRE(answered);
+  CHECK(answered->response_header.request_handle == handle);
+  CHECK(numbers(answered->results[0]) == iota(0, 10));
+  const ua::byte_string point = answered->results[0].continuation_point;
+  REQUIRE_FALSE(point.is_null());  // the session's now
+  core.clear_history_completed();
+
+  // The next page with that point.
+  auto next = raw_read(t0, t0 + 1'000, 10);
+  next.nodes_to_read[0].continuation_point = point;
+  send(next);
+  REQUIRE(jobs.size() == 2);
+  services::run_history_read(*jobs[1]);
+  core.complete_history_read(*jobs[1], test::at(4));
+  REQUIRE(ua::decode_message(core.history_completed()[0].message.bytes(), response) == status::good);
+  CHECK(numbers(response.get_if<ua::history_read_response>()->results[0]) == iota(10, 20));
+  core.clear_history_completed();
+
+  // Past the reads in flight: Bad_ServerTooBusy at once.
+  for (std::size_t i = 0; i < actors::server_core::max_history_reads_in_flight; ++i) send(raw_read(t0, t0 + 1'000, 1));
+  send(raw_read(t0, t0 + 1'000, 1));
+  REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+  REQUIRE(response.get_if<ua::service_fault>());
+  CHECK(response.get_if<ua::service_fault>()->response_header.service_result == status::bad_server_too_busy);
+}
