@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/common/clock.hpp"
+#include "engine/server/history_capabilities.hpp"
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
 #include "engine/server/services/read.hpp"
@@ -412,6 +413,16 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
     services::finish_history_read(*job, &c.s->history_points);
   }
   finish(job->response, c);
+}
+
+void server_core::set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
+                              history_reader reader) {
+  history_store_ = std::move(store);
+  recorder_->set_sink(std::move(sink));
+  history_reader_ = std::move(reader);
+  set_history_capabilities(space_, history_store_ != nullptr,
+                           static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
+                           now_instant().utc);
 }
 
 void server_core::complete_history_read(services::history_read_job& job, const instant& now) {

@@ -134,12 +134,9 @@ public:
   // (services::run_history_read) elsewhere and hands it back to complete_history_read; without
   // one they run here (docs/decisions/0048).
   using history_reader = std::function<void(std::shared_ptr<services::history_read_job>)>;
+  // The Server object's HistoryServerCapabilities say what is on (history_capabilities.hpp).
   void set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
-                   history_reader reader = {}) {
-    history_store_ = std::move(store);
-    recorder_->set_sink(std::move(sink));
-    history_reader_ = std::move(reader);
-  }
+                   history_reader reader = {});
   // A HistoryRead back from its reader: its continuation points join the session's (when it is
   // still there) and its response goes to history_completed().
   void complete_history_read(services::history_read_job& job, const instant& now);

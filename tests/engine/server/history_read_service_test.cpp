@@ -458,3 +458,20 @@ TEST_CASE("server_core: with a reader, HistoryRead is answered when its job come
   REQUIRE(response.get_if<ua::service_fault>());
   CHECK(response.get_if<ua::service_fault>()->response_header.service_result == status::bad_server_too_busy);
 }
+
+TEST_CASE("server_core: HistoryServerCapabilities say raw reads are served once history is on", "[history]") {
+  auto core = test::make_core();
+  temp_store t;
+  const auto value_of = [&](std::uint32_t id) {
+    ua::data_value v;
+    core.space().read(ua::node_id(0, id), ua::attribute_id::value, v);
+    return v.value;
+  };
+  core.set_history(t.store, [](std::vector<history::record>&&) { return true; });
+  CHECK(value_of(11193) == ua::variant(true));                    // AccessHistoryDataCapability
+  CHECK(value_of(11273) == ua::variant(std::uint32_t{10'000}));   // MaxReturnDataValues
+  CHECK(value_of(11242) == ua::variant(false));                   // AccessHistoryEventsCapability
+  CHECK(value_of(11196) == ua::variant(false));                   // InsertDataCapability
+  core.set_history(nullptr, {});
+  CHECK(value_of(11193) == ua::variant(false));
+}
