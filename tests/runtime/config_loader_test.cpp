@@ -584,3 +584,48 @@ service_level = 190
   CHECK(hot.value.server.redundancy.support == redundancy_support::hot);
   CHECK(hot.value.server.redundancy.shutdown_delay == std::chrono::milliseconds(0));
 }
+
+TEST_CASE("config: [history] and historize = true on a variable", "[config][history]") {
+  const auto r = config::load(R"(
+[history]
+path = "plant-history.sqlite"
+retention_days = 30
+max_values_per_node = 5000
+historize = ["ns=1;s=Line1.*", "ns=1;i=7"]
+
+[[variables]]
+id = "ns=1;s=Boiler.Temperature"
+type = "Double"
+historize = true
+
+[[variables]]
+id = "ns=1;s=Boiler.Pressure"
+type = "Double"
+)", "plant.toml", std::filesystem::temp_directory_path().string(), false);
+  REQUIRE(r.errors.empty());
+  const auto& h = r.value.server.history;
+  CHECK(h.backend == "sqlite");
+  CHECK(h.path == (std::filesystem::temp_directory_path() / "plant-history.sqlite").string());  // by the plant file
+  CHECK(h.retention_days == 30);
+  CHECK(h.max_values_per_node == 5000);
+  CHECK(h.historize == std::vector<std::string>{"ns=1;s=Line1.*", "ns=1;i=7"});
+  int historizing = 0;
+  for (const auto& n : r.value.nodes) {
+    const auto* v = std::get_if<variable_node>(&n);
+    if (!v) continue;
+    const bool temperature = v->id == node_id::string(1, "Boiler.Temperature");
+    CHECK(v->historizing == temperature);
+    CHECK(((v->access_level & access::history_read) != 0) == temperature);
+    historizing += v->historizing ? 1 : 0;
+  }
+  CHECK(historizing == 1);
+  // Without [history]: no store, nothing historizes by pattern.
+  const auto none = config::load("", "plant.toml", std::filesystem::temp_directory_path().string(), false);
+  REQUIRE(none.errors.empty());
+  CHECK(none.value.server.history.path.empty());
+  // The embedded default historizes the demo's dynamic variables in the working folder.
+  const auto d = config::load(config::default_toml(), "(default)", ".", false);
+  REQUIRE(d.errors.empty());
+  CHECK(d.value.server.history.path == "./uactor-history.sqlite");
+  CHECK(d.value.server.history.historize == std::vector<std::string>{"ns=1;s=Demo.Dynamic.*"});
+}
