@@ -17,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 
 NS = "{http://opcfoundation.org/UA/2011/03/UANodeSet.xsd}"
-HAS_ENCODING = 38  # Part 3 §7.17 (HasEncoding), ns=0;i=38
+HAS_ENCODING = 38  # the HasEncoding ReferenceType (Part 3), ns=0;i=38
 MAX_DEPTH = 64     # ParentNodeId chains are short; a longer one is a loop
 
 
