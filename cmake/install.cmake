@@ -1,7 +1,7 @@
 # The CMake package (docs/embedding.md "Building against the package"): `cmake --install BUILD
 # --prefix P` gives an application find_package(uactor 0.3 REQUIRED) and the target uactor::uactor.
 #
-#   P/lib/libuactor_{protocol,security,nodeset,scripting,*engine*,actors,runtime}.a   the layers, static
+#   P/lib/libuactor_{protocol,security,nodeset,scripting,history,*engine*,actors,runtime}.a   the layers, static
 #   P/include/uactor/*.hpp                                 the public API (<uactor/runtime.hpp>)
 #   P/include/uactor/ua/*.hpp                              its vocabulary: node ids, variants, status
 #                                                          codes, the services' structures
@@ -28,11 +28,11 @@ set_target_properties(uactor_library PROPERTIES EXPORT_NAME uactor)
 add_library(uactor::uactor ALIAS uactor_library)
 
 # Installed names: uactor::protocol, uactor::security, uactor::nodeset, uactor::actors, uactor::runtime.
-foreach(layer protocol security nodeset scripting engine_common server_engine client_engine actors runtime)
+foreach(layer protocol security nodeset scripting history engine_common server_engine client_engine actors runtime)
   set_target_properties(uactor_${layer} PROPERTIES EXPORT_NAME ${layer})
 endforeach()
 
-install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_engine_common uactor_server_engine
+install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_history uactor_engine_common uactor_server_engine
                 uactor_client_engine uactor_actors uactor_runtime uactor_library
         EXPORT uactorTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -34,9 +34,10 @@ std::string error::to_string() const {
 }
 
 model namespace0_model() {
-  // Opc.Ua.NodeSet2.xml <Model ModelUri="http://opcfoundation.org/UA/" Version="1.05.03"
-  // PublicationDate="2023-12-15T00:00:00Z">: the file protocol/ns0 is generated from.
-  return model{"http://opcfoundation.org/UA/", "1.05.03", date_time{133470720000000000}};
+  // Opc.Ua.NodeSet2.xml <Model ModelUri="http://opcfoundation.org/UA/" Version="1.05.07"
+  // PublicationDate="2026-05-01T00:00:00Z">: the file protocol/ns0 is generated from (its
+  // NamespaceVersion and NamespacePublicationDate say the same; a test holds them together).
+  return model{"http://opcfoundation.org/UA/", "1.05.07", date_time{134220672000000000}};
 }
 
 // ---- the document -------------------------------------------------------------------------

@@ -342,7 +342,9 @@ status_code address_space::set_value(node_index n, data_value v) {
   if (!has_variable_data(nodes_[n].cls)) return status::bad_attribute_id_invalid;
   variable_data& var = variables_[nodes_[n].detail];
   var.value = std::move(v);
-  if (var.monitored && observer_) observer_->value_changed(n, var.value);
+  if (!observer_) return status::good;
+  if (var.monitored) observer_->value_changed(n, var.value);
+  if (var.historizing) observer_->historized_value_changed(n, var.value);
   return status::good;
 }
 
@@ -350,6 +352,22 @@ status_code address_space::set_minimum_sampling_interval(node_index n, double ms
   if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
   if (nodes_[n].cls != node_class::variable) return status::bad_attribute_id_invalid;
   variables_[nodes_[n].detail].minimum_sampling_interval = ms;
+  return status::good;
+}
+
+status_code address_space::set_historizing(node_index n, bool historizing) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (nodes_[n].cls != node_class::variable) return status::bad_node_class_invalid;
+  constexpr std::uint8_t history_read = 0x04;  // Part 3 §8.57 AccessLevelType
+  variable_data& var = variables_[nodes_[n].detail];
+  var.historizing = historizing;
+  if (historizing) {
+    var.access_level |= history_read;
+    var.user_access_level |= history_read;
+  } else {
+    var.access_level &= static_cast<std::uint8_t>(~history_read);
+    var.user_access_level &= static_cast<std::uint8_t>(~history_read);
+  }
   return status::good;
 }
 

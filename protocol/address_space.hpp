@@ -75,6 +75,12 @@ struct variable_data {
 class value_observer {
 public:
   virtual void value_changed(node_index n, const data_value& value) = 0;
+  // Told of every Value that set_value stores for a Variable whose Historizing attribute is true
+  // (Part 3 §5.6.2, Part 11 §5.2): the historian's recording; the same rules as value_changed.
+  virtual void historized_value_changed(node_index n, const data_value& value) {
+    (void)n;
+    (void)value;
+  }
 
 protected:
   ~value_observer() = default;
@@ -182,12 +188,16 @@ public:
   void renumber_references(node_index n) noexcept;
 
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
-  // A node marked monitored tells the observer, after the value is stored.
+  // A node marked monitored tells the observer, after the value is stored; a historizing one too.
   status_code set_value(node_index n, data_value v);
   // Replaces a Variable's MinimumSamplingInterval (Part 3 §5.6.2; 0: changes are reported as they
   // happen), e.g. for a namespace-0 variable the server sets itself. Bad_NodeIdUnknown or
   // Bad_AttributeIdInvalid (not a Variable).
   status_code set_minimum_sampling_interval(node_index n, double ms);
+  // Makes a Variable historize, or stop (Part 3 §5.6.2 Historizing), with the HistoryRead bit of
+  // its AccessLevel and UserAccessLevel (Part 3 §8.57) to match. Bad_NodeIdUnknown or
+  // Bad_NodeClassInvalid (not a Variable).
+  status_code set_historizing(node_index n, bool historizing);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

@@ -18,6 +18,7 @@
 #include "actors/common/tune_io.hpp"
 #include "engine/common/clock.hpp"
 #include "actors/server/application_messages.hpp"
+#include "actors/server/historian_actor.hpp"
 #include "engine/server/server_object.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "runtime/namespaces/load_namespace.hpp"
@@ -27,6 +28,7 @@
 #include "engine/server/services/discovery.hpp"
 #include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
+#include "runtime/history_setup.hpp"
 #include "runtime/nodeset_loader.hpp"
 #include "runtime/scripts.hpp"
 #include "actors/shards/runner.hpp"
@@ -340,7 +342,50 @@ public:
     if (stopped_.load(std::memory_order_acquire)) return ua::status::bad_server_halted;
     // The listener runs on the host's thread when the host is on the multiplexer.
     if (host_thread_ != std::thread::id{} && std::this_thread::get_id() == host_thread_) return ua::status::bad_invalid_state;
+    if (const auto sc = historize_planned(); sc.is_bad()) return sc;
     return actors::open_server(handle_);
+  }
+
+  // The historian (docs/history.md): the store opened, its actor spawned and bound to the host's
+  // life, the core told where HistoryRead reads and where recorded values go.
+  status_code start_history(caf::actor_system& sys) {
+    const history_plan& hp = plan_.history;
+    if (hp.path.empty()) return ua::status::good;
+    std::shared_ptr<history::history_store> store;
+    try {
+      store = open_history_store(hp);
+    } catch (const history::store_error& e) {
+      spdlog::error("uactor: {}", e.what());
+      return ua::status::bad_configuration_error;
+    }
+    actors::historian_options o;
+    o.retention = {hp.retention_days, hp.max_values_per_node};
+    auto h = actors::spawn_historian(sys, store, o, handle_.metrics);
+    caf::anon_send(h.actor, actors::history_bind_atom::value, handle_.host);
+    caf::anon_send(h.reader, actors::history_bind_atom::value, handle_.host);
+    ua::status_code failed;
+    if (!run_on_host([store, sink = h.sink, read = h.read](actors::server_core& core) mutable {
+          core.set_history(std::move(store), std::move(sink), std::move(read));
+          return true;
+        }, failed))
+      return failed;
+    spdlog::info("history: values of historizing variables go to {} ({})", hp.path, hp.backend);
+    return ua::status::good;
+  }
+
+  // The plan's `historize` patterns, once every node is in (open() comes last).
+  status_code historize_planned() {
+    if (plan_.history.historize.empty()) return ua::status::good;
+    ua::status_code failed;
+    const auto done = run_on_host([patterns = plan_.history.historize](actors::server_core& core) {
+      std::vector<std::string> unmatched;
+      const std::size_t n = historize_matching(core.space(), patterns, unmatched);
+      return std::make_pair(n, unmatched);
+    }, failed);
+    if (!done) return failed;
+    for (const auto& p : done->second) spdlog::warn("history: historize pattern \"{}\" matches no variable", p);
+    spdlog::info("history: {} variables historize", done->first);
+    return ua::status::good;
   }
 
   std::uint16_t register_namespace(std::string_view uri) override {
@@ -836,6 +881,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   if (!h) return h.error();
   auto& s = impl_->servers.emplace_back(
       std::make_unique<embedded_server>(plan, *h, security, std::move(trusted), endpoint_urls_of(plan, hosts, h->ports)));
+  if (const auto sc = s->start_history(sys); sc.is_bad()) return sc;
   if (plan.demo) {
     if (const auto sc = serve_demo(sys, *s, s->door(), plan); sc.is_bad()) {
       spdlog::error("uactor: the demo namespace could not be added: {}", sc.to_string());

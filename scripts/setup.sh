@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(g++ cmake ninja-build python3 ca-certificates openssl
           libcaf-dev libssl-dev libboost-dev libboost-system-dev libspdlog-dev catch2
           libcli11-dev libtomlplusplus-dev libbenchmark-dev libpugixml-dev prometheus-cpp-dev
-          liblua5.4-dev liburing-dev ccache jq)  # jq: docs/cli.md's --json examples (tests/runtime/docs_examples_test.py)
+          liblua5.4-dev liburing-dev libsqlite3-dev ccache jq)  # jq: docs/cli.md's --json examples (tests/runtime/docs_examples_test.py)
 # Debian 12's clang is clang-14; llvm-14 holds /usr/lib/llvm-14/bin/llvm-symbolizer (.ci/run).
 [[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev llvm-14)
 
@@ -20,8 +20,14 @@ done
 
 # Node.js and npm for the interop tests: use what is there when it works (these machines may
 # carry Node 20 with its own npm, whose package conflicts with Debian's npm); otherwise take
-# Debian's (Node 18, npm 9).
+# Debian's (Debian 12: Node 18, npm 9; Debian 13: Node 20.19).
 node_ok() { command -v node >/dev/null && node -e 'process.exit(+process.versions.node.split(".")[0] >= 18 ? 0 : 1)'; }
+# node-opcua 2.183 and later are ES modules that the interop scripts load with require(): that needs
+# Node 20.19 or newer (22.12 on the 22 line). Node 18 installs them (npm warns EBADENGINE: they
+# declare node >= 22.13) but cannot load them.
+node_loads_esm() {
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)'
+}
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 
@@ -37,8 +43,14 @@ if ((${#missing[@]})); then
 fi
 node_ok || { echo "setup: Node.js 18 or newer is needed for the interop tests; found $(node --version 2>&1)" >&2; exit 1; }
 
-# node-opcua for the interop tests, exactly as locked.
-if [[ -f tests/interop/package-lock.json ]]; then
+# node-opcua for the interop tests, exactly as locked. With a Node that cannot load it, no
+# node_modules at all (npm ci would replace it anyway): the interop tests then skip (exit 77)
+# instead of failing, or running an older node-opcua than the lock names.
+if [[ -f tests/interop/package-lock.json ]] && ! node_loads_esm; then
+  echo "setup: the interop tests need Node.js 20.19 or newer for node-opcua 2.18x (found $(node --version));" \
+       "they will be skipped" >&2
+  rm -rf tests/interop/node_modules
+elif [[ -f tests/interop/package-lock.json ]]; then
   stamp=tests/interop/node_modules/.uactor-lock
   if ! cmp -s tests/interop/package-lock.json "$stamp" 2>/dev/null; then
     echo "setup: npm ci in tests/interop"

@@ -13,6 +13,7 @@
 #include "actors/common/self_send.hpp"
 #include "actors/server/application_messages.hpp"
 #include "actors/server/exchange.hpp"
+#include "actors/server/historian_actor.hpp"
 
 namespace uactor::actors {
 namespace {
@@ -113,6 +114,7 @@ void ask_application(host_state& st) {
 template <class Self>
 void push_deferred(Self* self, host_state& st) {
   st.core->watches().flush();
+  st.core->flush_history();
   ask_application(st);
   if (const auto d = st.core->deferred(); !d.empty()) {
     push_responses(self, st, d);
@@ -122,6 +124,10 @@ void push_deferred(Self* self, host_state& st) {
   if (!app.completed().empty()) {
     push_responses(self, st, app.completed());
     app.clear_completed();
+  }
+  if (const auto h = st.core->history_completed(); !h.empty()) {
+    push_responses(self, st, h);
+    st.core->clear_history_completed();
   }
 }
 
@@ -234,6 +240,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
                                 batch->values.size());
       if (auto pool = batch->pool.lock()) pool->give_back(std::move(batch));
       st->core->watches().flush();
+      st->core->flush_history();
     },
     [st](const event_batch_ptr& batch) {
       const instant now = now_instant();
@@ -249,6 +256,11 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     },
     [self, st](app_answer& a) {
       st->core->answer(std::move(a), now_instant());
+      push_deferred(self, *st);
+    },
+    // A HistoryRead back from the history reader (historian_actor.hpp).
+    [self, st](history_read_job_ptr& job) {
+      st->core->complete_history_read(*job, now_instant());
       push_deferred(self, *st);
     },
     [self, st](app_deadline_atom) {

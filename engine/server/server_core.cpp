@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/common/clock.hpp"
+#include "engine/server/history_capabilities.hpp"
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
 #include "engine/server/services/read.hpp"
@@ -39,10 +40,12 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       subscriptions_(std::make_unique<subscription_manager>(config_.subscriptions)),
       conditions_(std::make_unique<condition_manager>(subscriptions_->fields())),
       watches_(std::make_unique<value_watches>()),
+      recorder_(std::make_unique<history_recorder>()),
       fanout_(std::make_unique<change_fanout>()) {
   fanout_->subscriptions = subscriptions_.get();
   fanout_->conditions = conditions_.get();
   fanout_->watches = watches_.get();
+  fanout_->recorder = recorder_.get();
   space_.set_observer(fanout_.get());
   init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
   current_time_ = space_.find(ua::node_id(0, 2258));
@@ -387,6 +390,50 @@ void server_core::serve_unregister_nodes(const ua::unregister_nodes_request& req
 void server_core::serve_read(const ua::read_request& req, const service_call& c) {
   if (app_.read({c.channel_id, c.request_id, &c.s->user_name.str()}, req, read_, space_, c.now, config_.limits)) return;
   finish(read_, c);
+}
+
+// Part 4 §5.10.3, raw values (services/history_read.cpp). The store's reads go to the reader
+// when there is one, and the response leaves later (docs/decisions/0048).
+void server_core::serve_history_read(const ua::history_read_request& req, const service_call& c) {
+  if (history_reader_ && history_reads_in_flight_ >= max_history_reads_in_flight)
+    return fault(c.header, ua::status::bad_server_too_busy, c.now, c.out);  // before any point is used
+  auto job = std::make_shared<services::history_read_job>();
+  job->store = history_store_.get();
+  job->store_owner = history_store_;
+  job->channel_id = c.channel_id;
+  job->request_id = c.request_id;
+  job->session_token = c.s->authentication_token;
+  if (services::plan_history_read(req, *job, space_, c.s->history_points, config_.history)) {
+    if (history_reader_) {
+      ++history_reads_in_flight_;
+      history_reader_(std::move(job));
+      return;  // out stays empty: complete_history_read answers
+    }
+    services::run_history_read(*job);
+    services::finish_history_read(*job, &c.s->history_points);
+  }
+  finish(job->response, c);
+}
+
+void server_core::set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
+                              history_reader reader) {
+  history_store_ = std::move(store);
+  recorder_->set_sink(std::move(sink));
+  history_reader_ = std::move(reader);
+  set_history_capabilities(space_, history_store_ != nullptr,
+                           static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
+                           now_instant().utc);
+}
+
+void server_core::complete_history_read(services::history_read_job& job, const instant& now) {
+  if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
+  session* s = sessions_.find(job.session_token);
+  services::finish_history_read(job, s ? &s->history_points : nullptr);
+  deferred_response& d = history_completed_.emplace_back();
+  d.channel_id = job.channel_id;
+  d.request_id = job.request_id;
+  job.response.response_header.timestamp = now.utc;
+  encode_response(job.response, d.message);
 }
 
 void server_core::serve_write(const ua::write_request& req, const service_call& c) {

@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "engine/server/application_calls.hpp"
+#include "engine/server/history_recorder.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/services/browse.hpp"
 #include "engine/server/services/call.hpp"
 #include "engine/server/services/discovery.hpp"
+#include "engine/server/services/history_read.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "engine/server/service_table.hpp"
@@ -36,6 +38,7 @@ struct server_core_config {
   services::service_limits limits;
   session_config sessions;  // its endpoints are filled from `description` when empty
   subscription_limits subscriptions;
+  services::history_limits history;  // HistoryRead (services/history_read.hpp)
   // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
   // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
   bool audit_events = false;
@@ -124,6 +127,27 @@ public:
   ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
+  // The historian (docs/history.md): where HistoryRead reads, and where the values of historizing
+  // Variables go (a sink that never blocks: the historian actor's queue). Null store: no history
+  // (HistoryRead answers Bad_HistoryOperationUnsupported per node).
+  // `reader`, when given, takes HistoryRead's store reads off this thread: it runs the job
+  // (services::run_history_read) elsewhere and hands it back to complete_history_read; without
+  // one they run here (docs/decisions/0048).
+  using history_reader = std::function<void(std::shared_ptr<services::history_read_job>)>;
+  // The Server object's HistoryServerCapabilities say what is on (history_capabilities.hpp).
+  void set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
+                   history_reader reader = {});
+  // A HistoryRead back from its reader: its continuation points join the session's (when it is
+  // still there) and its response goes to history_completed().
+  void complete_history_read(services::history_read_job& job, const instant& now);
+  std::span<const deferred_response> history_completed() const noexcept { return history_completed_; }
+  void clear_history_completed() noexcept { history_completed_.clear(); }
+  // HistoryReads at the reader: past max_history_reads_in_flight, Bad_ServerTooBusy.
+  static constexpr std::size_t max_history_reads_in_flight = 16;
+  // Hands the values recorded since the last call to the historian (the host, after each message).
+  void flush_history() { recorder_->flush(space_); }
+  const history_recorder& recorder() const noexcept { return *recorder_; }
+
   // The application's own watchers of value changes (value_watch.hpp: the script runners);
   // flushed by the host after each message it handles.
   value_watches& watches() noexcept { return *watches_; }
@@ -161,6 +185,7 @@ private:
   void serve_register_nodes(const ua::register_nodes_request& req, const service_call& c);
   void serve_unregister_nodes(const ua::unregister_nodes_request& req, const service_call& c);
   void serve_read(const ua::read_request& req, const service_call& c);
+  void serve_history_read(const ua::history_read_request& req, const service_call& c);
   void serve_write(const ua::write_request& req, const service_call& c);
   void serve_call(const ua::call_request& req, const service_call& c);
   void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
@@ -213,11 +238,13 @@ private:
     subscription_manager* subscriptions = nullptr;
     condition_manager* conditions = nullptr;
     value_watches* watches = nullptr;
+    history_recorder* recorder = nullptr;
     void value_changed(ua::node_index n, const ua::data_value& v) override {
       subscriptions->value_changed(n, v);
       conditions->value_changed(n, v);
       watches->value_changed(n, v);
     }
+    void historized_value_changed(ua::node_index n, const ua::data_value& v) override { recorder->value_changed(n, v); }
   };
 
   server_core_config config_;
@@ -228,7 +255,12 @@ private:
   std::unique_ptr<subscription_manager> subscriptions_;
   std::unique_ptr<condition_manager> conditions_;
   std::unique_ptr<value_watches> watches_;
+  std::unique_ptr<history_recorder> recorder_;
   std::unique_ptr<change_fanout> fanout_;
+  std::shared_ptr<history::history_store> history_store_;
+  history_reader history_reader_;
+  std::size_t history_reads_in_flight_ = 0;
+  std::vector<deferred_response> history_completed_;
   application_calls app_;
   std::shared_ptr<metrics_registry> metrics_;
   event_record event_;  // reused by raise_event

@@ -106,6 +106,16 @@ void host_counters::add_to(server_metrics& m) const {
   }
 }
 
+void history_counters::add_to(server_metrics& m) const {
+  m.history_queue_depth = static_cast<std::uint64_t>(std::max<std::int64_t>(0, queued.load(std::memory_order_relaxed)));
+  m.history_values_written = values_written.get();
+  m.history_batches_written = batches_written.get();
+  m.history_write_ns = write_ns.get();
+  m.history_write_max_ns = write_max_ns.get();
+  m.history_write_errors = write_errors.get();
+  m.history_values_dropped = values_dropped.get();
+}
+
 std::shared_ptr<connection_counters> metrics_registry::open_connection(std::uint16_t endpoint) {
   auto c = std::make_shared<connection_counters>();
   c->endpoint = endpoint;
@@ -160,6 +170,7 @@ server_metrics metrics_registry::snapshot() {
     m.connection_waits += c->waits.get();
   }
   host_.add_to(m);
+  history_.add_to(m);
   return m;
 }
 

@@ -85,6 +85,21 @@ private:
   local_counter results_not_kept_;  // the table was full
 };
 
+// The historian's block (docs/history.md): the queue between the session host and the historian
+// actor, and what the actor wrote. `queued` has two writers (the host adds, the actor takes away):
+// an atomic read-modify-write, once per batch of up to 1,000 values, not per request.
+struct history_counters {
+  std::atomic<std::int64_t> queued{0};  // batches handed to the historian and not yet written
+  local_counter values_written;   // historian
+  local_counter batches_written;  // historian
+  local_counter write_ns;         // historian: the time in the store's append, summed
+  local_counter write_max_ns;     // historian: the longest append
+  local_counter write_errors;     // historian: batches the store refused (their values are lost)
+  local_counter values_dropped;   // host: values refused because the queue was full
+
+  void add_to(server_metrics& m) const;
+};
+
 // The server's blocks: the host's, and one per connection (kept until the next scrape or the
 // next sweep at an accept after it closed, then folded into the totals of closed connections).
 class metrics_registry {
@@ -92,6 +107,7 @@ public:
   // A connection accepted by endpoint `endpoint` (server_options::endpoints' order).
   std::shared_ptr<connection_counters> open_connection(std::uint16_t endpoint = 0);
   host_counters& host() noexcept { return host_; }
+  history_counters& history() noexcept { return history_; }
   server_metrics snapshot();
 
 private:
@@ -107,6 +123,7 @@ private:
   std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
   std::uint64_t closed_wait_ns_ = 0, closed_waits_ = 0;
   host_counters host_;
+  history_counters history_;
 };
 
 // The ServiceResult of an encoded response message (encoding NodeId, then the ResponseHeader:

@@ -69,7 +69,7 @@ struct service_rows {
         not_served<ua::query_next_request>(with),
         // Attribute.
         served<ua::read_request, &sc::serve_read>(with),
-        not_served<ua::history_read_request>(with),
+        served<ua::history_read_request, &sc::serve_history_read>(with),
         served<ua::write_request, &sc::serve_write>(with),
         not_served<ua::history_update_request>(with),
         // Method.

@@ -15,6 +15,7 @@
 #include "engine/server/server_security.hpp"
 #include "engine/server/service_table.hpp"
 #include "engine/server/services/browse.hpp"
+#include "engine/server/services/history_read.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "protocol/generated/type_codecs.hpp"
 
@@ -58,6 +59,7 @@ struct session {
   session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
+  services::history_continuations history_points;  // HistoryRead's (Part 4 §5.10.3), gone with the session
 };
 
 // The expensive part of a CreateSession or an ActivateSession (docs/decisions/0022) with copies of
@@ -153,6 +155,7 @@ public:
 
   std::size_t size() const noexcept { return sessions_.size(); }
   const session* find(const ua::node_id& authentication_token) const noexcept;
+  session* find(const ua::node_id& authentication_token) noexcept { return lookup(authentication_token); }
   const session_config& config() const noexcept { return config_; }
 
 private:

@@ -15,10 +15,8 @@ constexpr std::uint32_t has_add_in = 17604;                  // ns0 HasAddIn: a 
 }  // namespace
 
 bool add_machine(uactor::server& server, const std::string& nodesets_dir, std::uint16_t ns) {
-  // node-opcua-nodesets' DI asks for namespace 0 1.05.04; this uactor serves 1.05.03, whose
-  // nodes DI uses are the same: load it anyway, with a warning.
-  uactor::nodeset_options options;
-  options.accept_older_models = true;
+  // node-opcua-nodesets' DI asks for namespace 0 1.05.04; this uactor serves 1.05.07.
+  const uactor::nodeset_options options;
   for (const char* file : {"Opc.Ua.Di.NodeSet2.xml", "Opc.Ua.IA.NodeSet2.xml", "Opc.Ua.Machinery.NodeSet2.xml"}) {
     const auto started = std::chrono::steady_clock::now();
     const uactor::nodeset_report r = server.load_nodeset(nodesets_dir + "/" + file, options);

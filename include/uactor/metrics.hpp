@@ -54,6 +54,15 @@ struct server_metrics {
   std::uint64_t connection_mailbox_depth = 0;  // gauge
   std::uint64_t connection_wait_ns = 0;
   std::uint64_t connection_waits = 0;
+  // The historian (docs/history.md): its queue (gauge, batches), values written to the store,
+  // values dropped because the queue was full, batches and the time their writes took.
+  std::uint64_t history_queue_depth = 0;
+  std::uint64_t history_values_written = 0;
+  std::uint64_t history_values_dropped = 0;
+  std::uint64_t history_batches_written = 0;
+  std::uint64_t history_write_ns = 0;      // summed over the batches
+  std::uint64_t history_write_max_ns = 0;  // the longest batch write since the start
+  std::uint64_t history_write_errors = 0;  // batches the store refused
   std::vector<service_metrics> services;  // the services asked for at least once
   // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
   // (the sums are connections_accepted and connections_open).

@@ -53,6 +53,8 @@ namespace access {
 inline constexpr std::uint8_t read = 0x01;
 inline constexpr std::uint8_t write = 0x02;
 inline constexpr std::uint8_t read_write = read | write;
+// HistoryRead (Part 3 §8.57): the node's history can be read (with historizing, docs/history.md).
+inline constexpr std::uint8_t history_read = 0x04;
 // A client's Write may carry the value's StatusCode / its timestamps (Part 4 §5.10.4): without
 // these bits such a Write is Bad_WriteNotSupported (an explicit Good status counts as none).
 inline constexpr std::uint8_t status_write = 0x20;

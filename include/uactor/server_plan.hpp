@@ -27,6 +27,20 @@ struct endpoint_plan {
   std::vector<std::string> user_tokens{"anonymous", "username", "x509"};
 };
 
+// The historian (docs/history.md): where the values of historizing Variables are kept, for how
+// long, and which nodes historize besides those marked so one by one. Empty path: no history
+// (HistoryRead answers Bad_HistoryOperationUnsupported).
+struct history_plan {
+  std::string backend = "sqlite";      // the only backend so far
+  std::string path;                    // the SQLite file (created when missing)
+  std::uint32_t retention_days = 0;    // 0: kept whatever their age
+  std::uint64_t max_values_per_node = 0;  // the newest this many are kept per node; 0: all
+  // NodeIds whose Variables historize (Historizing true, the HistoryRead access bit), applied when
+  // the server opens; a trailing '*' matches every NodeId that starts with what precedes it
+  // ("ns=1;s=Demo.Dynamic.*").
+  std::vector<std::string> historize;
+};
+
 struct server_plan {
   // Advertised in the endpoint URLs and the ApplicationUri. default_server_plan() puts the machine's
   // host name here; left so, each endpoint's listen address decides what its URL names (see
@@ -98,6 +112,7 @@ struct server_plan {
   // (RedundancySupport, ServerUriArray), the ServiceLevel at start and its drop on stop
   // (docs/decisions/0041).
   redundancy_plan redundancy;
+  history_plan history;
 
   // The first endpoint's URL (opc.tcp://<advertised host>:<port>).
   std::string endpoint_url() const;

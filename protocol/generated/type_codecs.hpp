@@ -47,6 +47,9 @@ static_assert(min_encoded_size<pub_sub_state> == 4);
 inline void encode(encoder& e, data_set_field_flags v) { e.write(static_cast<std::uint16_t>(v)); }
 inline void decode(decoder& d, data_set_field_flags& v) { v = static_cast<data_set_field_flags>(d.read<std::uint16_t>()); }
 static_assert(min_encoded_size<data_set_field_flags> == 2);
+inline void encode(encoder& e, action_state v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, action_state& v) { v = static_cast<action_state>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<action_state> == 4);
 inline void encode(encoder& e, data_set_field_content_mask v) { e.write(static_cast<std::int32_t>(v)); }
 inline void decode(decoder& d, data_set_field_content_mask& v) { v = static_cast<data_set_field_content_mask>(d.read<std::int32_t>()); }
 static_assert(min_encoded_size<data_set_field_content_mask> == 4);
@@ -110,6 +113,18 @@ static_assert(min_encoded_size<tsn_talker_status> == 4);
 inline void encode(encoder& e, tsn_listener_status v) { e.write(static_cast<std::int32_t>(v)); }
 inline void decode(decoder& d, tsn_listener_status& v) { v = static_cast<tsn_listener_status>(d.read<std::int32_t>()); }
 static_assert(min_encoded_size<tsn_listener_status> == 4);
+inline void encode(encoder& e, chassis_id_subtype v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, chassis_id_subtype& v) { v = static_cast<chassis_id_subtype>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<chassis_id_subtype> == 4);
+inline void encode(encoder& e, port_id_subtype v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, port_id_subtype& v) { v = static_cast<port_id_subtype>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<port_id_subtype> == 4);
+inline void encode(encoder& e, man_addr_if_subtype v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, man_addr_if_subtype& v) { v = static_cast<man_addr_if_subtype>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<man_addr_if_subtype> == 4);
+inline void encode(encoder& e, lldp_system_capabilities_map v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, lldp_system_capabilities_map& v) { v = static_cast<lldp_system_capabilities_map>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<lldp_system_capabilities_map> == 4);
 inline void encode(encoder& e, id_type v) { e.write(static_cast<std::int32_t>(v)); }
 inline void decode(decoder& d, id_type& v) { v = static_cast<id_type>(d.read<std::int32_t>()); }
 static_assert(min_encoded_size<id_type> == 4);
@@ -164,6 +179,9 @@ static_assert(min_encoded_size<filter_operator> == 4);
 inline void encode(encoder& e, timestamps_to_return v) { e.write(static_cast<std::int32_t>(v)); }
 inline void decode(decoder& d, timestamps_to_return& v) { v = static_cast<timestamps_to_return>(d.read<std::int32_t>()); }
 static_assert(min_encoded_size<timestamps_to_return> == 4);
+inline void encode(encoder& e, sort_order_type v) { e.write(static_cast<std::int32_t>(v)); }
+inline void decode(decoder& d, sort_order_type& v) { v = static_cast<sort_order_type>(d.read<std::int32_t>()); }
+static_assert(min_encoded_size<sort_order_type> == 4);
 inline void encode(encoder& e, history_update_type v) { e.write(static_cast<std::int32_t>(v)); }
 inline void decode(decoder& d, history_update_type& v) { v = static_cast<history_update_type>(d.read<std::int32_t>()); }
 static_assert(min_encoded_size<history_update_type> == 4);
@@ -289,6 +307,14 @@ void encode(encoder&, const published_events_data_type&);
 void decode(decoder&, published_events_data_type&);
 void encode(encoder&, const published_data_set_custom_source_data_type&);
 void decode(decoder&, published_data_set_custom_source_data_type&);
+void encode(encoder&, const action_target_data_type&);
+void decode(decoder&, action_target_data_type&);
+void encode(encoder&, const published_action_data_type&);
+void decode(decoder&, published_action_data_type&);
+void encode(encoder&, const action_method_data_type&);
+void decode(decoder&, action_method_data_type&);
+void encode(encoder&, const published_action_method_data_type&);
+void decode(decoder&, published_action_method_data_type&);
 void encode(encoder&, const data_set_writer_data_type&);
 void decode(decoder&, data_set_writer_data_type&);
 void encode(encoder&, const data_set_writer_transport_data_type&);
@@ -383,6 +409,8 @@ void encode(encoder&, const datagram_writer_group_transport2_data_type&);
 void decode(decoder&, datagram_writer_group_transport2_data_type&);
 void encode(encoder&, const datagram_data_set_reader_transport_data_type&);
 void decode(decoder&, datagram_data_set_reader_transport_data_type&);
+void encode(encoder&, const dtls_pub_sub_connection_data_type&);
+void decode(decoder&, dtls_pub_sub_connection_data_type&);
 void encode(encoder&, const broker_connection_transport_data_type&);
 void decode(decoder&, broker_connection_transport_data_type&);
 void encode(encoder&, const broker_writer_group_transport_data_type&);
@@ -395,12 +423,42 @@ void encode(encoder&, const pub_sub_configuration_ref_data_type&);
 void decode(decoder&, pub_sub_configuration_ref_data_type&);
 void encode(encoder&, const pub_sub_configuration_value_data_type&);
 void decode(decoder&, pub_sub_configuration_value_data_type&);
+void encode(encoder&, const json_network_message&);
+void decode(decoder&, json_network_message&);
+void encode(encoder&, const json_data_set_message&);
+void decode(decoder&, json_data_set_message&);
+void encode(encoder&, const json_data_set_meta_data_message&);
+void decode(decoder&, json_data_set_meta_data_message&);
+void encode(encoder&, const json_application_description_message&);
+void decode(decoder&, json_application_description_message&);
+void encode(encoder&, const json_server_endpoints_message&);
+void decode(decoder&, json_server_endpoints_message&);
+void encode(encoder&, const json_status_message&);
+void decode(decoder&, json_status_message&);
+void encode(encoder&, const json_pub_sub_connection_message&);
+void decode(decoder&, json_pub_sub_connection_message&);
+void encode(encoder&, const json_action_meta_data_message&);
+void decode(decoder&, json_action_meta_data_message&);
+void encode(encoder&, const json_action_responder_message&);
+void decode(decoder&, json_action_responder_message&);
+void encode(encoder&, const json_action_network_message&);
+void decode(decoder&, json_action_network_message&);
+void encode(encoder&, const json_action_request_message&);
+void decode(decoder&, json_action_request_message&);
+void encode(encoder&, const json_action_response_message&);
+void decode(decoder&, json_action_response_message&);
 void encode(encoder&, const alias_name_data_type&);
 void decode(decoder&, alias_name_data_type&);
 void encode(encoder&, const user_management_data_type&);
 void decode(decoder&, user_management_data_type&);
 void encode(encoder&, const priority_mapping_entry_type&);
 void decode(decoder&, priority_mapping_entry_type&);
+void encode(encoder&, const lldp_management_address_tx_port_type&);
+void decode(decoder&, lldp_management_address_tx_port_type&);
+void encode(encoder&, const lldp_management_address_type&);
+void decode(decoder&, lldp_management_address_type&);
+void encode(encoder&, const lldp_tlv_type&);
+void decode(decoder&, lldp_tlv_type&);
 void encode(encoder&, const reference_description_data_type&);
 void decode(decoder&, reference_description_data_type&);
 void encode(encoder&, const reference_list_entry_data_type&);
@@ -629,6 +687,10 @@ void encode(encoder&, const read_event_details&);
 void decode(decoder&, read_event_details&);
 void encode(encoder&, const read_event_details2&);
 void decode(decoder&, read_event_details2&);
+void encode(encoder&, const sort_rule_element&);
+void decode(decoder&, sort_rule_element&);
+void encode(encoder&, const read_event_details_sorted&);
+void decode(decoder&, read_event_details_sorted&);
 void encode(encoder&, const read_raw_modified_details&);
 void decode(decoder&, read_raw_modified_details&);
 void encode(encoder&, const aggregate_configuration&);

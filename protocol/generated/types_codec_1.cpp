@@ -649,6 +649,55 @@ void decode(decoder& d, published_data_set_custom_source_data_type& v) {
 const extension_type published_data_set_custom_source_data_type::extension_type_info{"PublishedDataSetCustomSourceDataType", 25269u, 25529u, &make_body<published_data_set_custom_source_data_type>};
 template class typed_extension_body<published_data_set_custom_source_data_type>;
 
+void encode(encoder& e, const action_target_data_type& v) {
+  encode(e, v.action_target_id);
+  encode(e, v.name);
+  encode(e, v.description);
+}
+void decode(decoder& d, action_target_data_type& v) {
+  decode(d, v.action_target_id);
+  decode(d, v.name);
+  decode(d, v.description);
+}
+const extension_type action_target_data_type::extension_type_info{"ActionTargetDataType", 18593u, 18598u, &make_body<action_target_data_type>};
+template class typed_extension_body<action_target_data_type>;
+
+void encode(encoder& e, const published_action_data_type& v) {
+  encode(e, v.request_data_set_meta_data);
+  encode(e, v.action_targets);
+}
+void decode(decoder& d, published_action_data_type& v) {
+  decode(d, v.request_data_set_meta_data);
+  decode(d, v.action_targets);
+}
+const extension_type published_action_data_type::extension_type_info{"PublishedActionDataType", 18594u, 18599u, &make_body<published_action_data_type>};
+template class typed_extension_body<published_action_data_type>;
+
+void encode(encoder& e, const action_method_data_type& v) {
+  encode(e, v.object_id);
+  encode(e, v.method_id);
+}
+void decode(decoder& d, action_method_data_type& v) {
+  decode(d, v.object_id);
+  decode(d, v.method_id);
+}
+const extension_type action_method_data_type::extension_type_info{"ActionMethodDataType", 18597u, 18600u, &make_body<action_method_data_type>};
+template class typed_extension_body<action_method_data_type>;
+
+void encode(encoder& e, const published_action_method_data_type& v) {
+  encode(e, v.request_data_set_meta_data);
+  encode(e, v.action_targets);
+  encode(e, v.action_methods);
+}
+void decode(decoder& d, published_action_method_data_type& v) {
+  decode(d, v.request_data_set_meta_data);
+  decode(d, v.action_targets);
+  if (!d.ok()) return;
+  decode(d, v.action_methods);
+}
+const extension_type published_action_method_data_type::extension_type_info{"PublishedActionMethodDataType", 18793u, 18795u, &make_body<published_action_method_data_type>};
+template class typed_extension_body<published_action_method_data_type>;
+
 void encode(encoder& e, const data_set_writer_data_type& v) {
   encode(e, v.name);
   encode(e, v.enabled);

@@ -547,6 +547,24 @@ void decode(decoder& d, datagram_data_set_reader_transport_data_type& v) {
 const extension_type datagram_data_set_reader_transport_data_type::extension_type_info{"DatagramDataSetReaderTransportDataType", 23614u, 23866u, &make_body<datagram_data_set_reader_transport_data_type>};
 template class typed_extension_body<datagram_data_set_reader_transport_data_type>;
 
+void encode(encoder& e, const dtls_pub_sub_connection_data_type& v) {
+  encode(e, v.client_cipher_suite);
+  encode(e, v.server_cipher_suites);
+  encode(e, v.zero_rtt);
+  encode(e, v.certificate_group_id);
+  encode(e, v.verify_client_certificate);
+}
+void decode(decoder& d, dtls_pub_sub_connection_data_type& v) {
+  decode(d, v.client_cipher_suite);
+  decode(d, v.server_cipher_suites);
+  if (!d.ok()) return;
+  decode(d, v.zero_rtt);
+  decode(d, v.certificate_group_id);
+  decode(d, v.verify_client_certificate);
+}
+const extension_type dtls_pub_sub_connection_data_type::extension_type_info{"DtlsPubSubConnectionDataType", 18794u, 18930u, &make_body<dtls_pub_sub_connection_data_type>};
+template class typed_extension_body<dtls_pub_sub_connection_data_type>;
+
 void encode(encoder& e, const broker_connection_transport_data_type& v) {
   encode(e, v.resource_uri);
   encode(e, v.authentication_profile_uri);
@@ -637,118 +655,163 @@ void decode(decoder& d, pub_sub_configuration_value_data_type& v) {
 const extension_type pub_sub_configuration_value_data_type::extension_type_info{"PubSubConfigurationValueDataType", 25520u, 25532u, &make_body<pub_sub_configuration_value_data_type>};
 template class typed_extension_body<pub_sub_configuration_value_data_type>;
 
-void encode(encoder& e, const alias_name_data_type& v) {
-  encode(e, v.alias_name);
-  encode(e, v.referenced_nodes);
+void encode(encoder& e, const json_network_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.writer_group_name);
+  encode(e, v.data_set_class_id);
+  encode(e, v.messages);
 }
-void decode(decoder& d, alias_name_data_type& v) {
-  decode(d, v.alias_name);
-  decode(d, v.referenced_nodes);
+void decode(decoder& d, json_network_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.writer_group_name);
+  decode(d, v.data_set_class_id);
+  decode(d, v.messages);
 }
-const extension_type alias_name_data_type::extension_type_info{"AliasNameDataType", 23468u, 23499u, &make_body<alias_name_data_type>};
-template class typed_extension_body<alias_name_data_type>;
 
-void encode(encoder& e, const user_management_data_type& v) {
-  encode(e, v.user_name);
-  encode(e, v.user_configuration);
-  encode(e, v.description);
+void encode(encoder& e, const json_data_set_message& v) {
+  encode(e, v.data_set_writer_id);
+  encode(e, v.data_set_writer_name);
+  encode(e, v.publisher_id);
+  encode(e, v.writer_group_name);
+  encode(e, v.sequence_number);
+  encode(e, v.meta_data_version);
+  encode(e, v.minor_version);
+  encode(e, v.timestamp);
+  encode(e, v.status);
+  encode(e, v.message_type);
+  encode(e, v.payload);
 }
-void decode(decoder& d, user_management_data_type& v) {
-  decode(d, v.user_name);
-  decode(d, v.user_configuration);
+void decode(decoder& d, json_data_set_message& v) {
+  decode(d, v.data_set_writer_id);
+  decode(d, v.data_set_writer_name);
+  decode(d, v.publisher_id);
+  decode(d, v.writer_group_name);
+  decode(d, v.sequence_number);
+  decode(d, v.meta_data_version);
+  decode(d, v.minor_version);
+  decode(d, v.timestamp);
+  decode(d, v.status);
+  decode(d, v.message_type);
+  decode(d, v.payload);
+}
+
+void encode(encoder& e, const json_data_set_meta_data_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.data_set_writer_id);
+  encode(e, v.writer_group_name);
+  encode(e, v.data_set_writer_name);
+  encode(e, v.timestamp);
+  encode(e, v.meta_data);
+}
+void decode(decoder& d, json_data_set_meta_data_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.data_set_writer_id);
+  decode(d, v.writer_group_name);
+  decode(d, v.data_set_writer_name);
+  decode(d, v.timestamp);
+  decode(d, v.meta_data);
+}
+
+void encode(encoder& e, const json_application_description_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
+  encode(e, v.description);
+  encode(e, v.server_capabilities);
+}
+void decode(decoder& d, json_application_description_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
   decode(d, v.description);
+  decode(d, v.server_capabilities);
 }
-const extension_type user_management_data_type::extension_type_info{"UserManagementDataType", 24281u, 24292u, &make_body<user_management_data_type>};
-template class typed_extension_body<user_management_data_type>;
 
-void encode(encoder& e, const priority_mapping_entry_type& v) {
-  encode(e, v.mapping_uri);
-  encode(e, v.priority_label);
-  encode(e, v.priority_value_pcp);
-  encode(e, v.priority_value_dscp);
-}
-void decode(decoder& d, priority_mapping_entry_type& v) {
-  decode(d, v.mapping_uri);
-  decode(d, v.priority_label);
-  decode(d, v.priority_value_pcp);
-  decode(d, v.priority_value_dscp);
-}
-const extension_type priority_mapping_entry_type::extension_type_info{"PriorityMappingEntryType", 25220u, 25239u, &make_body<priority_mapping_entry_type>};
-template class typed_extension_body<priority_mapping_entry_type>;
-
-void encode(encoder& e, const reference_description_data_type& v) {
-  encode(e, v.source_node);
-  encode(e, v.reference_type);
-  encode(e, v.is_forward);
-  encode(e, v.target_node);
-}
-void decode(decoder& d, reference_description_data_type& v) {
-  decode(d, v.source_node);
-  decode(d, v.reference_type);
-  decode(d, v.is_forward);
-  decode(d, v.target_node);
-}
-const extension_type reference_description_data_type::extension_type_info{"ReferenceDescriptionDataType", 32659u, 32661u, &make_body<reference_description_data_type>};
-template class typed_extension_body<reference_description_data_type>;
-
-void encode(encoder& e, const reference_list_entry_data_type& v) {
-  encode(e, v.reference_type);
-  encode(e, v.is_forward);
-  encode(e, v.target_node);
-}
-void decode(decoder& d, reference_list_entry_data_type& v) {
-  decode(d, v.reference_type);
-  decode(d, v.is_forward);
-  decode(d, v.target_node);
-}
-const extension_type reference_list_entry_data_type::extension_type_info{"ReferenceListEntryDataType", 32660u, 32662u, &make_body<reference_list_entry_data_type>};
-template class typed_extension_body<reference_list_entry_data_type>;
-
-void encode(encoder&, const data_type_definition&) {}
-void decode(decoder&, data_type_definition&) {}
-const extension_type data_type_definition::extension_type_info{"DataTypeDefinition", 97u, 121u, &make_body<data_type_definition>};
-template class typed_extension_body<data_type_definition>;
-
-void encode(encoder& e, const argument& v) {
-  encode(e, v.name);
-  encode(e, v.data_type);
-  encode(e, v.value_rank);
-  encode(e, v.array_dimensions);
+void encode(encoder& e, const json_server_endpoints_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
   encode(e, v.description);
+  encode(e, v.endpoints);
 }
-void decode(decoder& d, argument& v) {
-  decode(d, v.name);
-  decode(d, v.data_type);
-  decode(d, v.value_rank);
-  decode(d, v.array_dimensions);
+void decode(decoder& d, json_server_endpoints_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
+  decode(d, v.description);
+  decode(d, v.endpoints);
+}
+
+void encode(encoder& e, const json_status_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
+  encode(e, v.is_cyclic);
+  encode(e, v.status);
+  encode(e, v.next_report_time);
+}
+void decode(decoder& d, json_status_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
+  decode(d, v.is_cyclic);
+  decode(d, v.status);
+  decode(d, v.next_report_time);
+}
+
+void encode(encoder& e, const json_pub_sub_connection_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
+  encode(e, v.connection);
+}
+void decode(decoder& d, json_pub_sub_connection_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
+  decode(d, v.connection);
+}
+
+void encode(encoder& e, const json_action_meta_data_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.data_set_writer_id);
+  encode(e, v.data_set_writer_name);
+  encode(e, v.timestamp);
+  encode(e, v.action_targets);
+  encode(e, v.request);
+  encode(e, v.response);
+  encode(e, v.action_methods);
+}
+void decode(decoder& d, json_action_meta_data_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.data_set_writer_id);
+  decode(d, v.data_set_writer_name);
+  decode(d, v.timestamp);
+  decode(d, v.action_targets);
   if (!d.ok()) return;
-  decode(d, v.description);
+  decode(d, v.request);
+  decode(d, v.response);
+  decode(d, v.action_methods);
 }
-const extension_type argument::extension_type_info{"Argument", 296u, 298u, &make_body<argument>};
-template class typed_extension_body<argument>;
-
-void encode(encoder& e, const enum_value_type& v) {
-  encode(e, v.value);
-  encode(e, v.display_name);
-  encode(e, v.description);
-}
-void decode(decoder& d, enum_value_type& v) {
-  decode(d, v.value);
-  decode(d, v.display_name);
-  decode(d, v.description);
-}
-const extension_type enum_value_type::extension_type_info{"EnumValueType", 7594u, 8251u, &make_body<enum_value_type>};
-template class typed_extension_body<enum_value_type>;
-
-void encode(encoder& e, const option_set& v) {
-  encode(e, v.value);
-  encode(e, v.valid_bits);
-}
-void decode(decoder& d, option_set& v) {
-  decode(d, v.value);
-  decode(d, v.valid_bits);
-}
-const extension_type option_set::extension_type_info{"OptionSet", 12755u, 12765u, &make_body<option_set>};
-template class typed_extension_body<option_set>;
 
 }  // namespace uactor::ua

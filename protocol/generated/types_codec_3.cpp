@@ -14,6 +14,259 @@ template <class T>
 std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_extension_body<T>>(); }
 }  // namespace
 
+void encode(encoder& e, const json_action_responder_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
+  encode(e, v.connection);
+}
+void decode(decoder& d, json_action_responder_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
+  decode(d, v.connection);
+}
+
+void encode(encoder& e, const json_action_network_message& v) {
+  encode(e, v.message_id);
+  encode(e, v.message_type);
+  encode(e, v.publisher_id);
+  encode(e, v.timestamp);
+  encode(e, v.response_address);
+  encode(e, v.correlation_data);
+  encode(e, v.requestor_id);
+  encode(e, v.timeout_hint);
+  encode(e, v.messages);
+}
+void decode(decoder& d, json_action_network_message& v) {
+  decode(d, v.message_id);
+  decode(d, v.message_type);
+  decode(d, v.publisher_id);
+  decode(d, v.timestamp);
+  decode(d, v.response_address);
+  decode(d, v.correlation_data);
+  decode(d, v.requestor_id);
+  decode(d, v.timeout_hint);
+  decode(d, v.messages);
+}
+
+void encode(encoder& e, const json_action_request_message& v) {
+  encode(e, v.data_set_writer_id);
+  encode(e, v.action_target_id);
+  encode(e, v.data_set_writer_name);
+  encode(e, v.writer_group_name);
+  encode(e, v.meta_data_version);
+  encode(e, v.minor_version);
+  encode(e, v.timestamp);
+  encode(e, v.message_type);
+  encode(e, v.request_id);
+  encode(e, v.action_state);
+  encode(e, v.payload);
+}
+void decode(decoder& d, json_action_request_message& v) {
+  decode(d, v.data_set_writer_id);
+  decode(d, v.action_target_id);
+  decode(d, v.data_set_writer_name);
+  decode(d, v.writer_group_name);
+  decode(d, v.meta_data_version);
+  decode(d, v.minor_version);
+  decode(d, v.timestamp);
+  decode(d, v.message_type);
+  decode(d, v.request_id);
+  decode(d, v.action_state);
+  decode(d, v.payload);
+}
+
+void encode(encoder& e, const json_action_response_message& v) {
+  encode(e, v.data_set_writer_id);
+  encode(e, v.action_target_id);
+  encode(e, v.data_set_writer_name);
+  encode(e, v.writer_group_name);
+  encode(e, v.meta_data_version);
+  encode(e, v.minor_version);
+  encode(e, v.timestamp);
+  encode(e, v.status);
+  encode(e, v.message_type);
+  encode(e, v.request_id);
+  encode(e, v.action_state);
+  encode(e, v.payload);
+}
+void decode(decoder& d, json_action_response_message& v) {
+  decode(d, v.data_set_writer_id);
+  decode(d, v.action_target_id);
+  decode(d, v.data_set_writer_name);
+  decode(d, v.writer_group_name);
+  decode(d, v.meta_data_version);
+  decode(d, v.minor_version);
+  decode(d, v.timestamp);
+  decode(d, v.status);
+  decode(d, v.message_type);
+  decode(d, v.request_id);
+  decode(d, v.action_state);
+  decode(d, v.payload);
+}
+
+void encode(encoder& e, const alias_name_data_type& v) {
+  encode(e, v.alias_name);
+  encode(e, v.referenced_nodes);
+}
+void decode(decoder& d, alias_name_data_type& v) {
+  decode(d, v.alias_name);
+  decode(d, v.referenced_nodes);
+}
+const extension_type alias_name_data_type::extension_type_info{"AliasNameDataType", 23468u, 23499u, &make_body<alias_name_data_type>};
+template class typed_extension_body<alias_name_data_type>;
+
+void encode(encoder& e, const user_management_data_type& v) {
+  encode(e, v.user_name);
+  encode(e, v.user_configuration);
+  encode(e, v.description);
+}
+void decode(decoder& d, user_management_data_type& v) {
+  decode(d, v.user_name);
+  decode(d, v.user_configuration);
+  decode(d, v.description);
+}
+const extension_type user_management_data_type::extension_type_info{"UserManagementDataType", 24281u, 24292u, &make_body<user_management_data_type>};
+template class typed_extension_body<user_management_data_type>;
+
+void encode(encoder& e, const priority_mapping_entry_type& v) {
+  encode(e, v.mapping_uri);
+  encode(e, v.priority_label);
+  encode(e, v.priority_value_pcp);
+  encode(e, v.priority_value_dscp);
+}
+void decode(decoder& d, priority_mapping_entry_type& v) {
+  decode(d, v.mapping_uri);
+  decode(d, v.priority_label);
+  decode(d, v.priority_value_pcp);
+  decode(d, v.priority_value_dscp);
+}
+const extension_type priority_mapping_entry_type::extension_type_info{"PriorityMappingEntryType", 25220u, 25239u, &make_body<priority_mapping_entry_type>};
+template class typed_extension_body<priority_mapping_entry_type>;
+
+void encode(encoder& e, const lldp_management_address_tx_port_type& v) {
+  encode(e, v.address_subtype);
+  encode(e, v.man_address);
+  encode(e, v.tx_enable);
+  encode(e, v.addr_len);
+  encode(e, v.if_subtype);
+  encode(e, v.if_id);
+}
+void decode(decoder& d, lldp_management_address_tx_port_type& v) {
+  decode(d, v.address_subtype);
+  decode(d, v.man_address);
+  decode(d, v.tx_enable);
+  decode(d, v.addr_len);
+  decode(d, v.if_subtype);
+  decode(d, v.if_id);
+}
+const extension_type lldp_management_address_tx_port_type::extension_type_info{"LldpManagementAddressTxPortType", 18953u, 19079u, &make_body<lldp_management_address_tx_port_type>};
+template class typed_extension_body<lldp_management_address_tx_port_type>;
+
+void encode(encoder& e, const lldp_management_address_type& v) {
+  encode(e, v.address_subtype);
+  encode(e, v.address);
+  encode(e, v.if_subtype);
+  encode(e, v.if_id);
+}
+void decode(decoder& d, lldp_management_address_type& v) {
+  decode(d, v.address_subtype);
+  decode(d, v.address);
+  decode(d, v.if_subtype);
+  decode(d, v.if_id);
+}
+const extension_type lldp_management_address_type::extension_type_info{"LldpManagementAddressType", 18954u, 19080u, &make_body<lldp_management_address_type>};
+template class typed_extension_body<lldp_management_address_type>;
+
+void encode(encoder& e, const lldp_tlv_type& v) {
+  encode(e, v.tlv_type);
+  encode(e, v.tlv_info);
+}
+void decode(decoder& d, lldp_tlv_type& v) {
+  decode(d, v.tlv_type);
+  decode(d, v.tlv_info);
+}
+const extension_type lldp_tlv_type::extension_type_info{"LldpTlvType", 18955u, 19081u, &make_body<lldp_tlv_type>};
+template class typed_extension_body<lldp_tlv_type>;
+
+void encode(encoder& e, const reference_description_data_type& v) {
+  encode(e, v.source_node);
+  encode(e, v.reference_type);
+  encode(e, v.is_forward);
+  encode(e, v.target_node);
+}
+void decode(decoder& d, reference_description_data_type& v) {
+  decode(d, v.source_node);
+  decode(d, v.reference_type);
+  decode(d, v.is_forward);
+  decode(d, v.target_node);
+}
+const extension_type reference_description_data_type::extension_type_info{"ReferenceDescriptionDataType", 32659u, 32661u, &make_body<reference_description_data_type>};
+template class typed_extension_body<reference_description_data_type>;
+
+void encode(encoder& e, const reference_list_entry_data_type& v) {
+  encode(e, v.reference_type);
+  encode(e, v.is_forward);
+  encode(e, v.target_node);
+}
+void decode(decoder& d, reference_list_entry_data_type& v) {
+  decode(d, v.reference_type);
+  decode(d, v.is_forward);
+  decode(d, v.target_node);
+}
+const extension_type reference_list_entry_data_type::extension_type_info{"ReferenceListEntryDataType", 32660u, 32662u, &make_body<reference_list_entry_data_type>};
+template class typed_extension_body<reference_list_entry_data_type>;
+
+void encode(encoder&, const data_type_definition&) {}
+void decode(decoder&, data_type_definition&) {}
+const extension_type data_type_definition::extension_type_info{"DataTypeDefinition", 97u, 121u, &make_body<data_type_definition>};
+template class typed_extension_body<data_type_definition>;
+
+void encode(encoder& e, const argument& v) {
+  encode(e, v.name);
+  encode(e, v.data_type);
+  encode(e, v.value_rank);
+  encode(e, v.array_dimensions);
+  encode(e, v.description);
+}
+void decode(decoder& d, argument& v) {
+  decode(d, v.name);
+  decode(d, v.data_type);
+  decode(d, v.value_rank);
+  decode(d, v.array_dimensions);
+  if (!d.ok()) return;
+  decode(d, v.description);
+}
+const extension_type argument::extension_type_info{"Argument", 296u, 298u, &make_body<argument>};
+template class typed_extension_body<argument>;
+
+void encode(encoder& e, const enum_value_type& v) {
+  encode(e, v.value);
+  encode(e, v.display_name);
+  encode(e, v.description);
+}
+void decode(decoder& d, enum_value_type& v) {
+  decode(d, v.value);
+  decode(d, v.display_name);
+  decode(d, v.description);
+}
+const extension_type enum_value_type::extension_type_info{"EnumValueType", 7594u, 8251u, &make_body<enum_value_type>};
+template class typed_extension_body<enum_value_type>;
+
+void encode(encoder& e, const option_set& v) {
+  encode(e, v.value);
+  encode(e, v.valid_bits);
+}
+void decode(decoder& d, option_set& v) {
+  decode(d, v.value);
+  decode(d, v.valid_bits);
+}
+const extension_type option_set::extension_type_info{"OptionSet", 12755u, 12765u, &make_body<option_set>};
+template class typed_extension_body<option_set>;
+
 void encode(encoder& e, const time_zone_data_type& v) {
   encode(e, v.offset);
   encode(e, v.daylight_saving_in_offset);
@@ -590,189 +843,5 @@ void decode(decoder& d, node_attributes& v) {
 }
 const extension_type node_attributes::extension_type_info{"NodeAttributes", 349u, 351u, &make_body<node_attributes>};
 template class typed_extension_body<node_attributes>;
-
-void encode(encoder& e, const object_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.event_notifier);
-}
-void decode(decoder& d, object_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.event_notifier);
-}
-const extension_type object_attributes::extension_type_info{"ObjectAttributes", 352u, 354u, &make_body<object_attributes>};
-template class typed_extension_body<object_attributes>;
-
-void encode(encoder& e, const variable_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.value);
-  encode(e, v.data_type);
-  encode(e, v.value_rank);
-  encode(e, v.array_dimensions);
-  encode(e, v.access_level);
-  encode(e, v.user_access_level);
-  encode(e, v.minimum_sampling_interval);
-  encode(e, v.historizing);
-}
-void decode(decoder& d, variable_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.value);
-  decode(d, v.data_type);
-  decode(d, v.value_rank);
-  decode(d, v.array_dimensions);
-  if (!d.ok()) return;
-  decode(d, v.access_level);
-  decode(d, v.user_access_level);
-  decode(d, v.minimum_sampling_interval);
-  decode(d, v.historizing);
-}
-const extension_type variable_attributes::extension_type_info{"VariableAttributes", 355u, 357u, &make_body<variable_attributes>};
-template class typed_extension_body<variable_attributes>;
-
-void encode(encoder& e, const method_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.executable);
-  encode(e, v.user_executable);
-}
-void decode(decoder& d, method_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.executable);
-  decode(d, v.user_executable);
-}
-const extension_type method_attributes::extension_type_info{"MethodAttributes", 358u, 360u, &make_body<method_attributes>};
-template class typed_extension_body<method_attributes>;
-
-void encode(encoder& e, const object_type_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.is_abstract);
-}
-void decode(decoder& d, object_type_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.is_abstract);
-}
-const extension_type object_type_attributes::extension_type_info{"ObjectTypeAttributes", 361u, 363u, &make_body<object_type_attributes>};
-template class typed_extension_body<object_type_attributes>;
-
-void encode(encoder& e, const variable_type_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.value);
-  encode(e, v.data_type);
-  encode(e, v.value_rank);
-  encode(e, v.array_dimensions);
-  encode(e, v.is_abstract);
-}
-void decode(decoder& d, variable_type_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.value);
-  decode(d, v.data_type);
-  decode(d, v.value_rank);
-  decode(d, v.array_dimensions);
-  if (!d.ok()) return;
-  decode(d, v.is_abstract);
-}
-const extension_type variable_type_attributes::extension_type_info{"VariableTypeAttributes", 364u, 366u, &make_body<variable_type_attributes>};
-template class typed_extension_body<variable_type_attributes>;
-
-void encode(encoder& e, const reference_type_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.is_abstract);
-  encode(e, v.symmetric);
-  encode(e, v.inverse_name);
-}
-void decode(decoder& d, reference_type_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.is_abstract);
-  decode(d, v.symmetric);
-  decode(d, v.inverse_name);
-}
-const extension_type reference_type_attributes::extension_type_info{"ReferenceTypeAttributes", 367u, 369u, &make_body<reference_type_attributes>};
-template class typed_extension_body<reference_type_attributes>;
-
-void encode(encoder& e, const data_type_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.is_abstract);
-}
-void decode(decoder& d, data_type_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.is_abstract);
-}
-const extension_type data_type_attributes::extension_type_info{"DataTypeAttributes", 370u, 372u, &make_body<data_type_attributes>};
-template class typed_extension_body<data_type_attributes>;
-
-void encode(encoder& e, const view_attributes& v) {
-  encode(e, v.specified_attributes);
-  encode(e, v.display_name);
-  encode(e, v.description);
-  encode(e, v.write_mask);
-  encode(e, v.user_write_mask);
-  encode(e, v.contains_no_loops);
-  encode(e, v.event_notifier);
-}
-void decode(decoder& d, view_attributes& v) {
-  decode(d, v.specified_attributes);
-  decode(d, v.display_name);
-  decode(d, v.description);
-  decode(d, v.write_mask);
-  decode(d, v.user_write_mask);
-  decode(d, v.contains_no_loops);
-  decode(d, v.event_notifier);
-}
-const extension_type view_attributes::extension_type_info{"ViewAttributes", 373u, 375u, &make_body<view_attributes>};
-template class typed_extension_body<view_attributes>;
 
 }  // namespace uactor::ua

@@ -14,6 +14,190 @@ template <class T>
 std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_extension_body<T>>(); }
 }  // namespace
 
+void encode(encoder& e, const object_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.event_notifier);
+}
+void decode(decoder& d, object_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.event_notifier);
+}
+const extension_type object_attributes::extension_type_info{"ObjectAttributes", 352u, 354u, &make_body<object_attributes>};
+template class typed_extension_body<object_attributes>;
+
+void encode(encoder& e, const variable_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.value);
+  encode(e, v.data_type);
+  encode(e, v.value_rank);
+  encode(e, v.array_dimensions);
+  encode(e, v.access_level);
+  encode(e, v.user_access_level);
+  encode(e, v.minimum_sampling_interval);
+  encode(e, v.historizing);
+}
+void decode(decoder& d, variable_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.value);
+  decode(d, v.data_type);
+  decode(d, v.value_rank);
+  decode(d, v.array_dimensions);
+  if (!d.ok()) return;
+  decode(d, v.access_level);
+  decode(d, v.user_access_level);
+  decode(d, v.minimum_sampling_interval);
+  decode(d, v.historizing);
+}
+const extension_type variable_attributes::extension_type_info{"VariableAttributes", 355u, 357u, &make_body<variable_attributes>};
+template class typed_extension_body<variable_attributes>;
+
+void encode(encoder& e, const method_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.executable);
+  encode(e, v.user_executable);
+}
+void decode(decoder& d, method_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.executable);
+  decode(d, v.user_executable);
+}
+const extension_type method_attributes::extension_type_info{"MethodAttributes", 358u, 360u, &make_body<method_attributes>};
+template class typed_extension_body<method_attributes>;
+
+void encode(encoder& e, const object_type_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.is_abstract);
+}
+void decode(decoder& d, object_type_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.is_abstract);
+}
+const extension_type object_type_attributes::extension_type_info{"ObjectTypeAttributes", 361u, 363u, &make_body<object_type_attributes>};
+template class typed_extension_body<object_type_attributes>;
+
+void encode(encoder& e, const variable_type_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.value);
+  encode(e, v.data_type);
+  encode(e, v.value_rank);
+  encode(e, v.array_dimensions);
+  encode(e, v.is_abstract);
+}
+void decode(decoder& d, variable_type_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.value);
+  decode(d, v.data_type);
+  decode(d, v.value_rank);
+  decode(d, v.array_dimensions);
+  if (!d.ok()) return;
+  decode(d, v.is_abstract);
+}
+const extension_type variable_type_attributes::extension_type_info{"VariableTypeAttributes", 364u, 366u, &make_body<variable_type_attributes>};
+template class typed_extension_body<variable_type_attributes>;
+
+void encode(encoder& e, const reference_type_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.is_abstract);
+  encode(e, v.symmetric);
+  encode(e, v.inverse_name);
+}
+void decode(decoder& d, reference_type_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.is_abstract);
+  decode(d, v.symmetric);
+  decode(d, v.inverse_name);
+}
+const extension_type reference_type_attributes::extension_type_info{"ReferenceTypeAttributes", 367u, 369u, &make_body<reference_type_attributes>};
+template class typed_extension_body<reference_type_attributes>;
+
+void encode(encoder& e, const data_type_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.is_abstract);
+}
+void decode(decoder& d, data_type_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.is_abstract);
+}
+const extension_type data_type_attributes::extension_type_info{"DataTypeAttributes", 370u, 372u, &make_body<data_type_attributes>};
+template class typed_extension_body<data_type_attributes>;
+
+void encode(encoder& e, const view_attributes& v) {
+  encode(e, v.specified_attributes);
+  encode(e, v.display_name);
+  encode(e, v.description);
+  encode(e, v.write_mask);
+  encode(e, v.user_write_mask);
+  encode(e, v.contains_no_loops);
+  encode(e, v.event_notifier);
+}
+void decode(decoder& d, view_attributes& v) {
+  decode(d, v.specified_attributes);
+  decode(d, v.display_name);
+  decode(d, v.description);
+  decode(d, v.write_mask);
+  decode(d, v.user_write_mask);
+  decode(d, v.contains_no_loops);
+  decode(d, v.event_notifier);
+}
+const extension_type view_attributes::extension_type_info{"ViewAttributes", 373u, 375u, &make_body<view_attributes>};
+template class typed_extension_body<view_attributes>;
+
 void encode(encoder& e, const generic_attribute_value& v) {
   encode(e, v.attribute_id);
   encode(e, v.value);
@@ -669,136 +853,5 @@ void decode(decoder& d, query_first_response& v) {
 }
 const extension_type query_first_response::extension_type_info{"QueryFirstResponse", 616u, 618u, &make_body<query_first_response>};
 template class typed_extension_body<query_first_response>;
-
-void encode(encoder& e, const query_next_request& v) {
-  encode(e, v.request_header);
-  encode(e, v.release_continuation_point);
-  encode(e, v.continuation_point);
-}
-void decode(decoder& d, query_next_request& v) {
-  decode(d, v.request_header);
-  decode(d, v.release_continuation_point);
-  decode(d, v.continuation_point);
-}
-const extension_type query_next_request::extension_type_info{"QueryNextRequest", 619u, 621u, &make_body<query_next_request>};
-template class typed_extension_body<query_next_request>;
-
-void encode(encoder& e, const query_next_response& v) {
-  encode(e, v.response_header);
-  encode(e, v.query_data_sets);
-  encode(e, v.revised_continuation_point);
-}
-void decode(decoder& d, query_next_response& v) {
-  decode(d, v.response_header);
-  decode(d, v.query_data_sets);
-  if (!d.ok()) return;
-  decode(d, v.revised_continuation_point);
-}
-const extension_type query_next_response::extension_type_info{"QueryNextResponse", 622u, 624u, &make_body<query_next_response>};
-template class typed_extension_body<query_next_response>;
-
-void encode(encoder& e, const read_value_id& v) {
-  encode(e, v.node_id);
-  encode(e, v.attribute_id);
-  encode(e, v.index_range);
-  encode(e, v.data_encoding);
-}
-void decode(decoder& d, read_value_id& v) {
-  decode(d, v.node_id);
-  decode(d, v.attribute_id);
-  decode(d, v.index_range);
-  decode(d, v.data_encoding);
-}
-const extension_type read_value_id::extension_type_info{"ReadValueId", 626u, 628u, &make_body<read_value_id>};
-template class typed_extension_body<read_value_id>;
-
-void encode(encoder& e, const read_request& v) {
-  encode(e, v.request_header);
-  encode(e, v.max_age);
-  encode(e, v.timestamps_to_return);
-  encode(e, v.nodes_to_read);
-}
-void decode(decoder& d, read_request& v) {
-  decode(d, v.request_header);
-  decode(d, v.max_age);
-  decode(d, v.timestamps_to_return);
-  decode(d, v.nodes_to_read);
-}
-const extension_type read_request::extension_type_info{"ReadRequest", 629u, 631u, &make_body<read_request>};
-template class typed_extension_body<read_request>;
-
-void encode(encoder& e, const read_response& v) {
-  encode(e, v.response_header);
-  encode(e, v.results);
-  encode(e, v.diagnostic_infos);
-}
-void decode(decoder& d, read_response& v) {
-  decode(d, v.response_header);
-  decode(d, v.results);
-  if (!d.ok()) return;
-  decode(d, v.diagnostic_infos);
-}
-const extension_type read_response::extension_type_info{"ReadResponse", 632u, 634u, &make_body<read_response>};
-template class typed_extension_body<read_response>;
-
-void encode(encoder& e, const history_read_value_id& v) {
-  encode(e, v.node_id);
-  encode(e, v.index_range);
-  encode(e, v.data_encoding);
-  encode(e, v.continuation_point);
-}
-void decode(decoder& d, history_read_value_id& v) {
-  decode(d, v.node_id);
-  decode(d, v.index_range);
-  decode(d, v.data_encoding);
-  decode(d, v.continuation_point);
-}
-const extension_type history_read_value_id::extension_type_info{"HistoryReadValueId", 635u, 637u, &make_body<history_read_value_id>};
-template class typed_extension_body<history_read_value_id>;
-
-void encode(encoder& e, const history_read_result& v) {
-  encode(e, v.status_code);
-  encode(e, v.continuation_point);
-  encode(e, v.history_data);
-}
-void decode(decoder& d, history_read_result& v) {
-  decode(d, v.status_code);
-  decode(d, v.continuation_point);
-  decode(d, v.history_data);
-}
-const extension_type history_read_result::extension_type_info{"HistoryReadResult", 638u, 640u, &make_body<history_read_result>};
-template class typed_extension_body<history_read_result>;
-
-void encode(encoder&, const history_read_details&) {}
-void decode(decoder&, history_read_details&) {}
-const extension_type history_read_details::extension_type_info{"HistoryReadDetails", 641u, 643u, &make_body<history_read_details>};
-template class typed_extension_body<history_read_details>;
-
-void encode(encoder& e, const event_filter& v) {
-  encode(e, v.select_clauses);
-  encode(e, v.where_clause);
-}
-void decode(decoder& d, event_filter& v) {
-  decode(d, v.select_clauses);
-  if (!d.ok()) return;
-  decode(d, v.where_clause);
-}
-const extension_type event_filter::extension_type_info{"EventFilter", 725u, 727u, &make_body<event_filter>};
-template class typed_extension_body<event_filter>;
-
-void encode(encoder& e, const read_event_details& v) {
-  encode(e, v.num_values_per_node);
-  encode(e, v.start_time);
-  encode(e, v.end_time);
-  encode(e, v.filter);
-}
-void decode(decoder& d, read_event_details& v) {
-  decode(d, v.num_values_per_node);
-  decode(d, v.start_time);
-  decode(d, v.end_time);
-  decode(d, v.filter);
-}
-const extension_type read_event_details::extension_type_info{"ReadEventDetails", 644u, 646u, &make_body<read_event_details>};
-template class typed_extension_body<read_event_details>;
 
 }  // namespace uactor::ua

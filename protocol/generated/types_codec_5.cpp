@@ -14,6 +14,137 @@ template <class T>
 std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_extension_body<T>>(); }
 }  // namespace
 
+void encode(encoder& e, const query_next_request& v) {
+  encode(e, v.request_header);
+  encode(e, v.release_continuation_point);
+  encode(e, v.continuation_point);
+}
+void decode(decoder& d, query_next_request& v) {
+  decode(d, v.request_header);
+  decode(d, v.release_continuation_point);
+  decode(d, v.continuation_point);
+}
+const extension_type query_next_request::extension_type_info{"QueryNextRequest", 619u, 621u, &make_body<query_next_request>};
+template class typed_extension_body<query_next_request>;
+
+void encode(encoder& e, const query_next_response& v) {
+  encode(e, v.response_header);
+  encode(e, v.query_data_sets);
+  encode(e, v.revised_continuation_point);
+}
+void decode(decoder& d, query_next_response& v) {
+  decode(d, v.response_header);
+  decode(d, v.query_data_sets);
+  if (!d.ok()) return;
+  decode(d, v.revised_continuation_point);
+}
+const extension_type query_next_response::extension_type_info{"QueryNextResponse", 622u, 624u, &make_body<query_next_response>};
+template class typed_extension_body<query_next_response>;
+
+void encode(encoder& e, const read_value_id& v) {
+  encode(e, v.node_id);
+  encode(e, v.attribute_id);
+  encode(e, v.index_range);
+  encode(e, v.data_encoding);
+}
+void decode(decoder& d, read_value_id& v) {
+  decode(d, v.node_id);
+  decode(d, v.attribute_id);
+  decode(d, v.index_range);
+  decode(d, v.data_encoding);
+}
+const extension_type read_value_id::extension_type_info{"ReadValueId", 626u, 628u, &make_body<read_value_id>};
+template class typed_extension_body<read_value_id>;
+
+void encode(encoder& e, const read_request& v) {
+  encode(e, v.request_header);
+  encode(e, v.max_age);
+  encode(e, v.timestamps_to_return);
+  encode(e, v.nodes_to_read);
+}
+void decode(decoder& d, read_request& v) {
+  decode(d, v.request_header);
+  decode(d, v.max_age);
+  decode(d, v.timestamps_to_return);
+  decode(d, v.nodes_to_read);
+}
+const extension_type read_request::extension_type_info{"ReadRequest", 629u, 631u, &make_body<read_request>};
+template class typed_extension_body<read_request>;
+
+void encode(encoder& e, const read_response& v) {
+  encode(e, v.response_header);
+  encode(e, v.results);
+  encode(e, v.diagnostic_infos);
+}
+void decode(decoder& d, read_response& v) {
+  decode(d, v.response_header);
+  decode(d, v.results);
+  if (!d.ok()) return;
+  decode(d, v.diagnostic_infos);
+}
+const extension_type read_response::extension_type_info{"ReadResponse", 632u, 634u, &make_body<read_response>};
+template class typed_extension_body<read_response>;
+
+void encode(encoder& e, const history_read_value_id& v) {
+  encode(e, v.node_id);
+  encode(e, v.index_range);
+  encode(e, v.data_encoding);
+  encode(e, v.continuation_point);
+}
+void decode(decoder& d, history_read_value_id& v) {
+  decode(d, v.node_id);
+  decode(d, v.index_range);
+  decode(d, v.data_encoding);
+  decode(d, v.continuation_point);
+}
+const extension_type history_read_value_id::extension_type_info{"HistoryReadValueId", 635u, 637u, &make_body<history_read_value_id>};
+template class typed_extension_body<history_read_value_id>;
+
+void encode(encoder& e, const history_read_result& v) {
+  encode(e, v.status_code);
+  encode(e, v.continuation_point);
+  encode(e, v.history_data);
+}
+void decode(decoder& d, history_read_result& v) {
+  decode(d, v.status_code);
+  decode(d, v.continuation_point);
+  decode(d, v.history_data);
+}
+const extension_type history_read_result::extension_type_info{"HistoryReadResult", 638u, 640u, &make_body<history_read_result>};
+template class typed_extension_body<history_read_result>;
+
+void encode(encoder&, const history_read_details&) {}
+void decode(decoder&, history_read_details&) {}
+const extension_type history_read_details::extension_type_info{"HistoryReadDetails", 641u, 643u, &make_body<history_read_details>};
+template class typed_extension_body<history_read_details>;
+
+void encode(encoder& e, const event_filter& v) {
+  encode(e, v.select_clauses);
+  encode(e, v.where_clause);
+}
+void decode(decoder& d, event_filter& v) {
+  decode(d, v.select_clauses);
+  if (!d.ok()) return;
+  decode(d, v.where_clause);
+}
+const extension_type event_filter::extension_type_info{"EventFilter", 725u, 727u, &make_body<event_filter>};
+template class typed_extension_body<event_filter>;
+
+void encode(encoder& e, const read_event_details& v) {
+  encode(e, v.num_values_per_node);
+  encode(e, v.start_time);
+  encode(e, v.end_time);
+  encode(e, v.filter);
+}
+void decode(decoder& d, read_event_details& v) {
+  decode(d, v.num_values_per_node);
+  decode(d, v.start_time);
+  decode(d, v.end_time);
+  decode(d, v.filter);
+}
+const extension_type read_event_details::extension_type_info{"ReadEventDetails", 644u, 646u, &make_body<read_event_details>};
+template class typed_extension_body<read_event_details>;
+
 void encode(encoder& e, const read_event_details2& v) {
   encode(e, v.num_values_per_node);
   encode(e, v.start_time);
@@ -30,6 +161,30 @@ void decode(decoder& d, read_event_details2& v) {
 }
 const extension_type read_event_details2::extension_type_info{"ReadEventDetails2", 32799u, 32800u, &make_body<read_event_details2>};
 template class typed_extension_body<read_event_details2>;
+
+void encode(encoder& e, const sort_rule_element& v) {
+  encode(e, v.sort_order);
+  encode(e, v.event_field);
+}
+void decode(decoder& d, sort_rule_element& v) {
+  decode(d, v.sort_order);
+  decode(d, v.event_field);
+}
+
+void encode(encoder& e, const read_event_details_sorted& v) {
+  encode(e, v.num_values_per_node);
+  encode(e, v.start_time);
+  encode(e, v.end_time);
+  encode(e, v.filter);
+  encode(e, v.sort_clause);
+}
+void decode(decoder& d, read_event_details_sorted& v) {
+  decode(d, v.num_values_per_node);
+  decode(d, v.start_time);
+  decode(d, v.end_time);
+  decode(d, v.filter);
+  decode(d, v.sort_clause);
+}
 
 void encode(encoder& e, const read_raw_modified_details& v) {
   encode(e, v.is_read_modified);
@@ -727,71 +882,5 @@ void decode(decoder& d, create_subscription_request& v) {
 }
 const extension_type create_subscription_request::extension_type_info{"CreateSubscriptionRequest", 785u, 787u, &make_body<create_subscription_request>};
 template class typed_extension_body<create_subscription_request>;
-
-void encode(encoder& e, const create_subscription_response& v) {
-  encode(e, v.response_header);
-  encode(e, v.subscription_id);
-  encode(e, v.revised_publishing_interval);
-  encode(e, v.revised_lifetime_count);
-  encode(e, v.revised_max_keep_alive_count);
-}
-void decode(decoder& d, create_subscription_response& v) {
-  decode(d, v.response_header);
-  decode(d, v.subscription_id);
-  decode(d, v.revised_publishing_interval);
-  decode(d, v.revised_lifetime_count);
-  decode(d, v.revised_max_keep_alive_count);
-}
-const extension_type create_subscription_response::extension_type_info{"CreateSubscriptionResponse", 788u, 790u, &make_body<create_subscription_response>};
-template class typed_extension_body<create_subscription_response>;
-
-void encode(encoder& e, const modify_subscription_request& v) {
-  encode(e, v.request_header);
-  encode(e, v.subscription_id);
-  encode(e, v.requested_publishing_interval);
-  encode(e, v.requested_lifetime_count);
-  encode(e, v.requested_max_keep_alive_count);
-  encode(e, v.max_notifications_per_publish);
-  encode(e, v.priority);
-}
-void decode(decoder& d, modify_subscription_request& v) {
-  decode(d, v.request_header);
-  decode(d, v.subscription_id);
-  decode(d, v.requested_publishing_interval);
-  decode(d, v.requested_lifetime_count);
-  decode(d, v.requested_max_keep_alive_count);
-  decode(d, v.max_notifications_per_publish);
-  decode(d, v.priority);
-}
-const extension_type modify_subscription_request::extension_type_info{"ModifySubscriptionRequest", 791u, 793u, &make_body<modify_subscription_request>};
-template class typed_extension_body<modify_subscription_request>;
-
-void encode(encoder& e, const modify_subscription_response& v) {
-  encode(e, v.response_header);
-  encode(e, v.revised_publishing_interval);
-  encode(e, v.revised_lifetime_count);
-  encode(e, v.revised_max_keep_alive_count);
-}
-void decode(decoder& d, modify_subscription_response& v) {
-  decode(d, v.response_header);
-  decode(d, v.revised_publishing_interval);
-  decode(d, v.revised_lifetime_count);
-  decode(d, v.revised_max_keep_alive_count);
-}
-const extension_type modify_subscription_response::extension_type_info{"ModifySubscriptionResponse", 794u, 796u, &make_body<modify_subscription_response>};
-template class typed_extension_body<modify_subscription_response>;
-
-void encode(encoder& e, const set_publishing_mode_request& v) {
-  encode(e, v.request_header);
-  encode(e, v.publishing_enabled);
-  encode(e, v.subscription_ids);
-}
-void decode(decoder& d, set_publishing_mode_request& v) {
-  decode(d, v.request_header);
-  decode(d, v.publishing_enabled);
-  decode(d, v.subscription_ids);
-}
-const extension_type set_publishing_mode_request::extension_type_info{"SetPublishingModeRequest", 797u, 799u, &make_body<set_publishing_mode_request>};
-template class typed_extension_body<set_publishing_mode_request>;
 
 }  // namespace uactor::ua

@@ -14,6 +14,72 @@ template <class T>
 std::unique_ptr<extension_body> make_body() { return std::make_unique<typed_extension_body<T>>(); }
 }  // namespace
 
+void encode(encoder& e, const create_subscription_response& v) {
+  encode(e, v.response_header);
+  encode(e, v.subscription_id);
+  encode(e, v.revised_publishing_interval);
+  encode(e, v.revised_lifetime_count);
+  encode(e, v.revised_max_keep_alive_count);
+}
+void decode(decoder& d, create_subscription_response& v) {
+  decode(d, v.response_header);
+  decode(d, v.subscription_id);
+  decode(d, v.revised_publishing_interval);
+  decode(d, v.revised_lifetime_count);
+  decode(d, v.revised_max_keep_alive_count);
+}
+const extension_type create_subscription_response::extension_type_info{"CreateSubscriptionResponse", 788u, 790u, &make_body<create_subscription_response>};
+template class typed_extension_body<create_subscription_response>;
+
+void encode(encoder& e, const modify_subscription_request& v) {
+  encode(e, v.request_header);
+  encode(e, v.subscription_id);
+  encode(e, v.requested_publishing_interval);
+  encode(e, v.requested_lifetime_count);
+  encode(e, v.requested_max_keep_alive_count);
+  encode(e, v.max_notifications_per_publish);
+  encode(e, v.priority);
+}
+void decode(decoder& d, modify_subscription_request& v) {
+  decode(d, v.request_header);
+  decode(d, v.subscription_id);
+  decode(d, v.requested_publishing_interval);
+  decode(d, v.requested_lifetime_count);
+  decode(d, v.requested_max_keep_alive_count);
+  decode(d, v.max_notifications_per_publish);
+  decode(d, v.priority);
+}
+const extension_type modify_subscription_request::extension_type_info{"ModifySubscriptionRequest", 791u, 793u, &make_body<modify_subscription_request>};
+template class typed_extension_body<modify_subscription_request>;
+
+void encode(encoder& e, const modify_subscription_response& v) {
+  encode(e, v.response_header);
+  encode(e, v.revised_publishing_interval);
+  encode(e, v.revised_lifetime_count);
+  encode(e, v.revised_max_keep_alive_count);
+}
+void decode(decoder& d, modify_subscription_response& v) {
+  decode(d, v.response_header);
+  decode(d, v.revised_publishing_interval);
+  decode(d, v.revised_lifetime_count);
+  decode(d, v.revised_max_keep_alive_count);
+}
+const extension_type modify_subscription_response::extension_type_info{"ModifySubscriptionResponse", 794u, 796u, &make_body<modify_subscription_response>};
+template class typed_extension_body<modify_subscription_response>;
+
+void encode(encoder& e, const set_publishing_mode_request& v) {
+  encode(e, v.request_header);
+  encode(e, v.publishing_enabled);
+  encode(e, v.subscription_ids);
+}
+void decode(decoder& d, set_publishing_mode_request& v) {
+  decode(d, v.request_header);
+  decode(d, v.publishing_enabled);
+  decode(d, v.subscription_ids);
+}
+const extension_type set_publishing_mode_request::extension_type_info{"SetPublishingModeRequest", 797u, 799u, &make_body<set_publishing_mode_request>};
+template class typed_extension_body<set_publishing_mode_request>;
+
 void encode(encoder& e, const set_publishing_mode_response& v) {
   encode(e, v.response_header);
   encode(e, v.results);
@@ -523,7 +589,7 @@ void encode(encoder& e, const subscription_diagnostics_data_type& v) {
   encode(e, v.disabled_monitored_item_count);
   encode(e, v.monitoring_queue_overflow_count);
   encode(e, v.next_sequence_number);
-  encode(e, v.event_queue_over_flow_count);
+  encode(e, v.event_queue_overflow_count);
 }
 void decode(decoder& d, subscription_diagnostics_data_type& v) {
   decode(d, v.session_id);
@@ -556,7 +622,7 @@ void decode(decoder& d, subscription_diagnostics_data_type& v) {
   decode(d, v.disabled_monitored_item_count);
   decode(d, v.monitoring_queue_overflow_count);
   decode(d, v.next_sequence_number);
-  decode(d, v.event_queue_over_flow_count);
+  decode(d, v.event_queue_overflow_count);
 }
 const extension_type subscription_diagnostics_data_type::extension_type_info{"SubscriptionDiagnosticsDataType", 874u, 876u, &make_body<subscription_diagnostics_data_type>};
 template class typed_extension_body<subscription_diagnostics_data_type>;

@@ -8,10 +8,10 @@
 
 namespace uactor::ua::ns0 {
 
-inline constexpr std::size_t node_count = 4956;
-inline constexpr std::size_t variable_count = 3125;  // Variables and VariableTypes
-inline constexpr std::size_t reference_count = 11859;
-inline constexpr std::size_t value_count = 1151;
+inline constexpr std::size_t node_count = 5476;
+inline constexpr std::size_t variable_count = 3433;  // Variables and VariableTypes
+inline constexpr std::size_t reference_count = 13127;
+inline constexpr std::size_t value_count = 1281;
 
 // A LocalizedText; a null pointer is a null part.
 struct text_row {

@@ -125,6 +125,7 @@ constexpr std::string_view key_table[] = {
     "variables[].access",
     "variables[].write_status",
     "variables[].write_timestamps",
+    "variables[].historize",
     "variables[].minimum_sampling_interval",
     "variables[].eu_range",
     "variables[].units",
@@ -241,6 +242,12 @@ constexpr std::string_view key_table[] = {
     "redundancy.server_uris",
     "redundancy.service_level",
     "redundancy.shutdown_delay_ms",
+    "history",
+    "history.backend",
+    "history.path",
+    "history.retention_days",
+    "history.max_values_per_node",
+    "history.historize",
     "actors",
     "actors.session_host",
     "actors.writers",
@@ -626,6 +633,7 @@ public:
     read_logging(top);
     read_metrics(top);
     read_redundancy(top);
+    read_history(top);
     read_actors(top);
     finish();
     return std::move(p_);
@@ -1068,7 +1076,7 @@ private:
       s.string("description", description);
       if (kind != "folders") s.string("reference_type", reference);
       if (kind == "objects") s.string("type", type_text);
-      bool event_notifier = false, write_status = false, write_timestamps = false;
+      bool event_notifier = false, write_status = false, write_timestamps = false, historize = false;
       if (kind == "objects") s.boolean("event_notifier", event_notifier);
       variable_node var;
       ua::builtin_type vtype = ua::builtin_type::double_;
@@ -1090,6 +1098,7 @@ private:
         s.choice("access", {"read", "read_write", "write"}, access);
         s.boolean("write_status", write_status);
         s.boolean("write_timestamps", write_timestamps);
+        s.boolean("historize", historize);  // Part 11 §5.2: Historizing, and the HistoryRead access bit
         s.number("minimum_sampling_interval", 0, 86'400'000, var.minimum_sampling_interval);
         std::vector<double> range;
         if (s.numbers("eu_range", range)) {
@@ -1164,6 +1173,10 @@ private:
         var.access_level = access == "read" ? access::read : access == "write" ? access::write : access::read_write;
         if (write_status) var.access_level |= access::status_write;
         if (write_timestamps) var.access_level |= access::timestamp_write;
+        if (historize) {
+          var.historizing = true;
+          var.access_level |= access::history_read;
+        }
       }
       for (std::int64_t k = start; k < start + count; ++k) {
         const auto id_k = templated ? *ua::parse_node_id(substitute(id_text, k)) : *first_id;
@@ -2015,6 +2028,39 @@ private:
     std::int64_t delay = r.support == redundancy_support::none ? 0 : 1000;
     s.integer("shutdown_delay_ms", 0, 60'000, delay);
     r.shutdown_delay = std::chrono::milliseconds(delay);
+  }
+
+  // [history] (docs/history.md): the historian's store, its retention, the nodes that historize.
+  void read_history(section& top) {
+    const toml::table* t = sub_table(top, "history", c_);
+    if (!t) return;
+    section s(c_, *t, "history");
+    auto& h = p_.server.history;
+    s.choice("backend", {"sqlite"}, h.backend);
+    h.path = "uactor-history.sqlite";
+    if (s.string("path", h.path) && h.path.empty())
+      c_.error(*t->get("path"), s.key("path"), "an empty path: leave [history] out to keep no history");
+    if (!h.path.empty()) {
+      // The embedded default has no folder of its own: its file is in the working folder.
+      const auto path = c_.resolve(h.path);
+      std::error_code ec;
+      const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+      if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), R_OK | W_OK) != 0 : ::access(dir.c_str(), W_OK) != 0)
+        c_.error(t->get("path") ? t->get("path")->source() : t->source(), s.key("path"),
+                 fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+      h.path = path.string();
+    }
+    s.integer("retention_days", 0, 36'500, h.retention_days);
+    s.integer("max_values_per_node", 0, std::numeric_limits<std::int64_t>::max(), h.max_values_per_node);
+    if (s.strings("historize", h.historize)) {
+      const auto& a = *t->get("historize")->as_array();
+      for (std::size_t i = 0; i < h.historize.size(); ++i) {
+        std::string_view text = h.historize[i];
+        if (!text.empty() && text.back() == '*') continue;  // a prefix: any text may start a NodeId
+        if (!ua::parse_node_id(text))
+          c_.error(a[i], fmt::format("{}[{}]", s.key("historize"), i), fmt::format("\"{}\" is not a NodeId (or a prefix ending in *)", text));
+      }
+    }
   }
 
   void read_actors(section& top) {

@@ -103,6 +103,25 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  &server_metrics::session_moves_refused);
   f.per_endpoint(eps, "uactor_application_values_total", "values applied from the application (write_values)", C::Counter,
                  &server_metrics::values_applied);
+  // The historian (docs/history.md): its queue, what it wrote, what was dropped.
+  f.per_endpoint(eps, "uactor_history_queue_depth", "batches handed to the historian and not yet written", C::Gauge,
+                 &server_metrics::history_queue_depth);
+  f.per_endpoint(eps, "uactor_history_values_written_total", "values appended to the history store", C::Counter,
+                 &server_metrics::history_values_written);
+  f.per_endpoint(eps, "uactor_history_values_dropped_total", "values not recorded: the historian's queue was full",
+                 C::Counter, &server_metrics::history_values_dropped);
+  f.per_endpoint(eps, "uactor_history_batches_written_total", "batches (transactions) written to the history store",
+                 C::Counter, &server_metrics::history_batches_written);
+  f.per_endpoint(eps, "uactor_history_write_errors_total", "batches the history store refused (their values are lost)",
+                 C::Counter, &server_metrics::history_write_errors);
+  {
+    auto& seconds = f.add("uactor_history_write_seconds_total", "time spent in the history store's appends", C::Counter);
+    auto& longest = f.add("uactor_history_write_max_seconds", "the longest append to the history store since the start", C::Gauge);
+    for (const auto& e : eps) {
+      seconds.metric.push_back(families::sample(C::Counter, static_cast<double>(e.metrics.history_write_ns) / 1e9, {{"endpoint", e.endpoint}}));
+      longest.metric.push_back(families::sample(C::Gauge, static_cast<double>(e.metrics.history_write_max_ns) / 1e9, {{"endpoint", e.endpoint}}));
+    }
+  }
 
   auto& requests = f.add("uactor_requests_total", "service requests received", C::Counter);
   auto& results = f.add("uactor_service_results_total", "responses whose ServiceResult was not Good", C::Counter);

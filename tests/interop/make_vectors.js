@@ -11,9 +11,9 @@
 //                   header in a UA-TCP MSG chunk).
 // Everything is fixed (timestamps, GUIDs, nonces): two runs give identical files.
 //
-// node-opcua is pinned to 2.163.1: 2.164+ load the ESM-only hexy 0.4.0 with
-// require(), which fails on Node 18 and on Node 20 before 20.19, and 2.183+
-// declare engines node >= 22.13.
+// node-opcua is pinned (package.json, 2.186.4): 2.164+ load ES modules with
+// require(), which needs Node 20.19 or newer (it fails on Node 18), and 2.183+
+// declare engines node >= 22.13; Node 20.19+ runs them (scripts/setup.sh).
 "use strict";
 
 const fs = require("fs");

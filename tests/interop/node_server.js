@@ -446,7 +446,14 @@ async function main() {
             productUri: "urn:uactor:node-server",
             applicationName: { text: "uactor interop node-opcua server", locale: "en" }
         },
-        buildInfo: { productName: "uactor interop node-opcua server" }
+        buildInfo: { productName: "uactor interop node-opcua server" },
+        // A sampling interval of 0 then means every change (exception-based), as in our server and
+        // node-opcua before 2.183; with the default (50 ms) 2.186 coalesces changes over that window.
+        serverCapabilities: { minSupportedSampleRate: 0 },
+        // Our client's TransferSubscriptions is tested between two anonymous sessions over None;
+        // 2.183+ refuse that by default (Part 4 §5.13.7: Sign or SignAndEncrypt and the same
+        // ApplicationUri for an anonymous transfer), as 2.163 did not.
+        allowAnonymousSubscriptionTransferOnUnsecuredChannel: true
     });
 
     let writer = null;

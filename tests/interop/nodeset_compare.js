@@ -147,10 +147,17 @@ async function crawl(endpoint) {
         "DataType i=24, the xsd's default": (f, o, t) => f === "DataType" && o.endsWith("UA/|1|24") && t.endsWith("UA/|1|0"),
         // NamespaceMetadata's NamespacePublicationDate: node-opcua replaces the file's date by its own (null).
         "NamespacePublicationDate node-opcua resets": (f, o, t) => f === "Value" && t === '"1601-01-01T00:00:00.000Z"',
-        // Argument.ArrayDimensions given in the file (<UInt32>0</UInt32>, LADS's 1): node-opcua drops
-        // them; and it trims the texts of values (an Argument's Description ending in a space).
-        "Argument ArrayDimensions node-opcua drops, texts it trims": (f, o, t) =>
-            f === "Value" && o.replace(/"arrayDimensions":\[[\d,]+\]/g, '"arrayDimensions":[]').replace(/ +"/g, '"') === t,
+        // Argument.ArrayDimensions: node-opcua (2.186) serves [0] for an Argument of ValueRank 1 (none
+        // given, or LADS's 1) and none for the others (<UInt32>0</UInt32> given); and it trims the
+        // texts of values (an Argument's Description ending in a space).
+        "Argument ArrayDimensions node-opcua rewrites, texts it trims": (f, o, t) =>
+            f === "Value" && o.replace(/"valueRank":(-?\d+),"arrayDimensions":\[[\d,]*\]/g,
+                (m, rank) => `"valueRank":${rank},"arrayDimensions":${rank === "1" ? "[0]" : "[]"}`)
+                .replace(/ +"/g, '"') === t,
+        // NamespaceMetadata's ModelVersion, a String in the files (DI): node-opcua serves the DataType
+        // NamespaceMetadataType declares for it since 1.05.04, SemanticVersionString (i=24263).
+        "ModelVersion DataType node-opcua takes from the type": (f, o, t, n) =>
+            f === "DataType" && /:ModelVersion$/.test(n.BrowseName) && o.endsWith("UA/|1|12") && t.endsWith("UA/|1|24263"),
         // ValueRank 1 and no ArrayDimensions in the file: node-opcua reports [0] (unknown length).
         "ArrayDimensions [0] node-opcua makes up": (f, o, t) => f === "ArrayDimensions" && o === "null" && /^\[0(,0)*\]$/.test(t),
         // A String of a value that is white space around its text (a pretty-printed <Name>

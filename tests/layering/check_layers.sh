@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the one-way dependencies of docs/architecture.md by the includes of each room:
 #   protocol <- security <- engine/common <- engine/server, engine/client <- actors <- runtime <- cli
-# and nodeset/, scripting/ above protocol/ only. protocol/ is free of CAF, Asio, Beast, OpenSSL
+# and nodeset/, scripting/ above protocol/ only; history/ (the historian's store) above protocol/
+# only, below the server engine. protocol/ is free of CAF, Asio, Beast, OpenSSL
 # and spdlog; security/ and the engines of CAF, Asio and Beast; the server and client engines know
 # nothing of each other; the script shards nothing of the server but the shape of a watched change
 # (engine/server/value_watch.hpp); the public headers (include/uactor/) nothing but public headers
@@ -27,6 +28,7 @@ check() {
     [cli]='"scenarios/'
     [nodeset]='"(security|engine|actors|runtime|cli|scenarios)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
     [scripting]='"(security|engine|actors|runtime|cli|scenarios|nodeset)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
+    [history]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
     [include]='"(?!uactor/)|<(caf|boost|openssl|spdlog)/'
     [include/uactor/ua]='"(?!uactor/ua/)'
     [bench]='"tests/(?!(support/alloc_counter|support/fault_proxy|security/pki_test_support)\.hpp)'
@@ -52,7 +54,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
   clean() {
     rm -rf "${tmp:?}"/*
     mkdir -p "$tmp"/{protocol,security,engine/common,engine/server,engine/client,actors/server,actors/shards,runtime,cli} \
-             "$tmp"/{nodeset,scripting,include/uactor/ua,bench/actors}
+             "$tmp"/{nodeset,scripting,history,include/uactor/ua,bench/actors}
     echo '#include "protocol/codec.hpp"' > "$tmp/security/s.cpp"
     echo '#include "security/keys.hpp"' > "$tmp/engine/common/c.cpp"
     echo '#include "engine/common/clock.hpp"' > "$tmp/engine/server/s.cpp"
@@ -66,6 +68,8 @@ if [[ "${1:-}" == "--self-test" ]]; then
     echo '#include "uactor/ua/builtin_types.hpp"' > "$tmp/include/uactor/ua/v.hpp"
     echo '#include "uactor/ua/variant.hpp"' > "$tmp/protocol/p.cpp"
     echo '#include "tests/support/alloc_counter.hpp"' > "$tmp/bench/actors/b.cpp"
+    echo '#include "protocol/codec.hpp"' > "$tmp/history/h.cpp"
+    echo '#include "history/history_store.hpp"' > "$tmp/engine/server/h.cpp"
   }
   clean
   check "$tmp" >/dev/null || { echo "self-test: a clean tree was refused"; check "$tmp"; exit 1; }
@@ -84,6 +88,8 @@ if [[ "${1:-}" == "--self-test" ]]; then
     'runtime/b.cpp|#include "cli/client_cli.hpp"|the command line in runtime/'
     'nodeset/b.cpp|#include "engine/server/node_builder.hpp"|the engine in nodeset/'
     'scripting/b.cpp|#include "nodeset/importer.hpp"|nodeset/ in scripting/'
+    'history/b.cpp|#include "engine/server/server_core.hpp"|the engine in history/'
+    'history/b.cpp|#include <caf/actor.hpp>|CAF in history/'
     'include/uactor/d.hpp|#include "actors/client/connection_actor.hpp"|an actor in a public header'
     'include/uactor/d.hpp|#include <caf/actor.hpp>|CAF in a public header'
     'include/uactor/d.hpp|#include "protocol/codec.hpp"|the library'"'"'s inside in a public header'

@@ -71,7 +71,8 @@ void check_regenerated_output(const std::string& script, const std::string& comm
   fs::create_directories(out / "public");
 
   std::string cmd = "python3 " + sh_quote(source_dir() + "/tools/codegen/" + script) + " --quiet --schema " +
-                    sh_quote(schema) + " --out " + sh_quote((out / "internal").string());
+                    sh_quote(schema) + " --schema " + sh_quote(UACTOR_SCHEMA_CSV_DIR) + " --out " +
+                    sh_quote((out / "internal").string());
   if (!public_dir.empty()) cmd += " --public-out " + sh_quote((out / "public").string());
   INFO(cmd);
   REQUIRE(std::system(cmd.c_str()) == 0);

@@ -5,10 +5,12 @@
 
 namespace uactor::test {
 
-// UACTOR_OPCUA_SCHEMA_DIR (tests/CMakeLists.txt), or empty when it is not there.
+// The release folder of namespace 0's schema files, <UACTOR_OPCUA_SCHEMA_DIR>/<release>
+// (tests/CMakeLists.txt), or empty when it is not there.
 std::string schema_dir();
 
-// Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --out <tmp>` (and, with a
+// Runs `python3 tools/codegen/<script> --quiet --schema <schema_dir()> --schema
+// <UACTOR_OPCUA_SCHEMA_DIR> --out <tmp>` (the CSVs from the second when the first has none; and, with a
 // public_dir, `--public-out <tmp2>`) and checks (Catch2) that <committed_dir> (relative to the
 // source tree) holds exactly those files, byte for byte, and that <public_dir> holds the public
 // ones byte for byte (beside the hand-written headers there). Warns "skipped" and passes when the

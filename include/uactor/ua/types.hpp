@@ -48,6 +48,7 @@ enum class identity_criteria_type : std::int32_t {
   authenticated_user = 6,
   application = 7,
   x509_subject = 8,
+  trusted_application = 9,
 };
 
 // ConversionLimitEnum
@@ -100,6 +101,13 @@ enum class pub_sub_state : std::int32_t {
 enum class data_set_field_flags : std::uint16_t {
   none = 0,
   promoted_field = 1,
+};
+
+// ActionState
+enum class action_state : std::int32_t {
+  idle = 0,
+  executing = 1,
+  done = 2,
 };
 
 // DataSetFieldContentMask, option set (32-bit flags)
@@ -176,10 +184,11 @@ enum class json_data_set_message_content_mask : std::int32_t {
   status = 16,
   message_type = 32,
   data_set_writer_name = 64,
-  reversible_field_encoding = 128,
+  field_encoding1 = 128,
   publisher_id = 256,
   writer_group_name = 512,
   minor_version = 1024,
+  field_encoding2 = 2048,
 };
 
 // BrokerTransportQualityOfService
@@ -333,6 +342,52 @@ enum class tsn_listener_status : std::int32_t {
   ready = 1,
   partial_failed = 2,
   failed = 3,
+};
+
+// ChassisIdSubtype
+enum class chassis_id_subtype : std::int32_t {
+  chassis_component = 1,
+  interface_alias = 2,
+  port_component = 3,
+  mac_address = 4,
+  network_address = 5,
+  interface_name = 6,
+  local = 7,
+};
+
+// PortIdSubtype
+enum class port_id_subtype : std::int32_t {
+  interface_alias = 1,
+  port_component = 2,
+  mac_address = 3,
+  network_address = 4,
+  interface_name = 5,
+  agent_circuit_id = 6,
+  local = 7,
+};
+
+// ManAddrIfSubtype
+enum class man_addr_if_subtype : std::int32_t {
+  none = 0,
+  unknown = 1,
+  port_ref = 2,
+  system_port_number = 3,
+};
+
+// LldpSystemCapabilitiesMap, option set (32-bit flags)
+enum class lldp_system_capabilities_map : std::int32_t {
+  none = 0,
+  other = 1,
+  repeater = 2,
+  bridge = 4,
+  wlan_access_point = 8,
+  router = 16,
+  telephone = 32,
+  docsis_cable_device = 64,
+  station_only = 128,
+  cvlan_component = 256,
+  svlan_component = 512,
+  two_port_mac_relay = 1024,
 };
 
 // IdType
@@ -585,6 +640,12 @@ enum class timestamps_to_return : std::int32_t {
   both = 2,
   neither = 3,
   invalid = 4,
+};
+
+// SortOrderType
+enum class sort_order_type : std::int32_t {
+  ascending = 0,
+  descending = 1,
 };
 
 // HistoryUpdateType
@@ -1333,6 +1394,60 @@ struct published_data_set_custom_source_data_type {
 };
 extern template class typed_extension_body<published_data_set_custom_source_data_type>;
 
+// ActionTargetDataType
+struct action_target_data_type {
+  std::uint16_t action_target_id = 0;
+  ::uactor::ua::ua_string name;
+  ::uactor::ua::localized_text description;
+
+  static constexpr std::uint32_t data_type_id = 18593;
+  static constexpr std::uint32_t binary_encoding_id = 18598;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 7;
+  friend bool operator==(const action_target_data_type&, const action_target_data_type&) = default;
+};
+extern template class typed_extension_body<action_target_data_type>;
+
+// PublishedActionDataType (a PublishedDataSetSourceDataType: repeats its fields)
+struct published_action_data_type {
+  ::uactor::ua::data_set_meta_data_type request_data_set_meta_data;
+  ::uactor::ua::ua_array<::uactor::ua::action_target_data_type> action_targets;
+
+  static constexpr std::uint32_t data_type_id = 18594;
+  static constexpr std::uint32_t binary_encoding_id = 18599;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 53;
+  friend bool operator==(const published_action_data_type&, const published_action_data_type&) = default;
+};
+extern template class typed_extension_body<published_action_data_type>;
+
+// ActionMethodDataType
+struct action_method_data_type {
+  ::uactor::ua::node_id object_id;
+  ::uactor::ua::node_id method_id;
+
+  static constexpr std::uint32_t data_type_id = 18597;
+  static constexpr std::uint32_t binary_encoding_id = 18600;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 4;
+  friend bool operator==(const action_method_data_type&, const action_method_data_type&) = default;
+};
+extern template class typed_extension_body<action_method_data_type>;
+
+// PublishedActionMethodDataType (a PublishedActionDataType: repeats its fields)
+struct published_action_method_data_type {
+  ::uactor::ua::data_set_meta_data_type request_data_set_meta_data;
+  ::uactor::ua::ua_array<::uactor::ua::action_target_data_type> action_targets;
+  ::uactor::ua::ua_array<::uactor::ua::action_method_data_type> action_methods;
+
+  static constexpr std::uint32_t data_type_id = 18793;
+  static constexpr std::uint32_t binary_encoding_id = 18795;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 57;
+  friend bool operator==(const published_action_method_data_type&, const published_action_method_data_type&) = default;
+};
+extern template class typed_extension_body<published_action_method_data_type>;
+
 // DataSetWriterDataType
 struct data_set_writer_data_type {
   ::uactor::ua::ua_string name;
@@ -2019,6 +2134,22 @@ struct datagram_data_set_reader_transport_data_type {
 };
 extern template class typed_extension_body<datagram_data_set_reader_transport_data_type>;
 
+// DtlsPubSubConnectionDataType
+struct dtls_pub_sub_connection_data_type {
+  ::uactor::ua::ua_string client_cipher_suite;
+  ::uactor::ua::ua_array<::uactor::ua::ua_string> server_cipher_suites;
+  bool zero_rtt = false;
+  ::uactor::ua::node_id certificate_group_id;
+  bool verify_client_certificate = false;
+
+  static constexpr std::uint32_t data_type_id = 18794;
+  static constexpr std::uint32_t binary_encoding_id = 18930;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 12;
+  friend bool operator==(const dtls_pub_sub_connection_data_type&, const dtls_pub_sub_connection_data_type&) = default;
+};
+extern template class typed_extension_body<dtls_pub_sub_connection_data_type>;
+
 // BrokerConnectionTransportDataType (a ConnectionTransportDataType: repeats its fields)
 struct broker_connection_transport_data_type {
   ::uactor::ua::ua_string resource_uri;
@@ -2109,6 +2240,186 @@ struct pub_sub_configuration_value_data_type {
 };
 extern template class typed_extension_body<pub_sub_configuration_value_data_type>;
 
+// JsonNetworkMessage
+struct json_network_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::ua_string writer_group_name;
+  ::uactor::ua::ua_string data_set_class_id;
+  ::uactor::ua::ua_array<::uactor::ua::extension_object> messages;
+
+  static constexpr std::size_t min_encoded_size = 24;
+  friend bool operator==(const json_network_message&, const json_network_message&) = default;
+};
+
+// JsonDataSetMessage
+struct json_data_set_message {
+  std::uint16_t data_set_writer_id = 0;
+  ::uactor::ua::ua_string data_set_writer_name;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::ua_string writer_group_name;
+  std::uint32_t sequence_number = 0;
+  ::uactor::ua::configuration_version_data_type meta_data_version;
+  std::uint32_t minor_version = 0;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::status_code status;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::extension_object payload;
+
+  static constexpr std::size_t min_encoded_size = 49;
+  friend bool operator==(const json_data_set_message&, const json_data_set_message&) = default;
+};
+
+// JsonDataSetMetaDataMessage
+struct json_data_set_meta_data_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  std::uint16_t data_set_writer_id = 0;
+  ::uactor::ua::ua_string writer_group_name;
+  ::uactor::ua::ua_string data_set_writer_name;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::data_set_meta_data_type meta_data;
+
+  static constexpr std::size_t min_encoded_size = 79;
+  friend bool operator==(const json_data_set_meta_data_message&, const json_data_set_meta_data_message&) = default;
+};
+
+// JsonApplicationDescriptionMessage
+struct json_application_description_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::application_description description;
+  ::uactor::ua::ua_array<::uactor::ua::ua_string> server_capabilities;
+
+  static constexpr std::size_t min_encoded_size = 49;
+  friend bool operator==(const json_application_description_message&, const json_application_description_message&) = default;
+};
+
+// JsonServerEndpointsMessage
+struct json_server_endpoints_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::application_description description;
+  ::uactor::ua::ua_array<::uactor::ua::endpoint_description> endpoints;
+
+  static constexpr std::size_t min_encoded_size = 49;
+  friend bool operator==(const json_server_endpoints_message&, const json_server_endpoints_message&) = default;
+};
+
+// JsonStatusMessage
+struct json_status_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  bool is_cyclic = false;
+  ::uactor::ua::pub_sub_state status{};
+  ::uactor::ua::date_time next_report_time;
+
+  static constexpr std::size_t min_encoded_size = 33;
+  friend bool operator==(const json_status_message&, const json_status_message&) = default;
+};
+
+// JsonPubSubConnectionMessage
+struct json_pub_sub_connection_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::pub_sub_connection_data_type connection;
+
+  static constexpr std::size_t min_encoded_size = 48;
+  friend bool operator==(const json_pub_sub_connection_message&, const json_pub_sub_connection_message&) = default;
+};
+
+// JsonActionMetaDataMessage
+struct json_action_meta_data_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  std::uint16_t data_set_writer_id = 0;
+  ::uactor::ua::ua_string data_set_writer_name;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::ua_array<::uactor::ua::action_target_data_type> action_targets;
+  ::uactor::ua::data_set_meta_data_type request;
+  ::uactor::ua::data_set_meta_data_type response;
+  ::uactor::ua::ua_array<::uactor::ua::action_method_data_type> action_methods;
+
+  static constexpr std::size_t min_encoded_size = 132;
+  friend bool operator==(const json_action_meta_data_message&, const json_action_meta_data_message&) = default;
+};
+
+// JsonActionResponderMessage
+struct json_action_responder_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::pub_sub_connection_data_type connection;
+
+  static constexpr std::size_t min_encoded_size = 48;
+  friend bool operator==(const json_action_responder_message&, const json_action_responder_message&) = default;
+};
+
+// JsonActionNetworkMessage
+struct json_action_network_message {
+  ::uactor::ua::ua_string message_id;
+  ::uactor::ua::ua_string message_type;
+  ::uactor::ua::ua_string publisher_id;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::ua_string response_address;
+  ::uactor::ua::byte_string correlation_data;
+  ::uactor::ua::ua_string requestor_id;
+  double timeout_hint = 0;
+  ::uactor::ua::ua_array<::uactor::ua::extension_object> messages;
+
+  static constexpr std::size_t min_encoded_size = 44;
+  friend bool operator==(const json_action_network_message&, const json_action_network_message&) = default;
+};
+
+// JsonActionRequestMessage
+struct json_action_request_message {
+  std::uint16_t data_set_writer_id = 0;
+  std::uint16_t action_target_id = 0;
+  ::uactor::ua::ua_string data_set_writer_name;
+  ::uactor::ua::ua_string writer_group_name;
+  ::uactor::ua::configuration_version_data_type meta_data_version;
+  std::uint32_t minor_version = 0;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::ua_string message_type;
+  std::uint16_t request_id = 0;
+  ::uactor::ua::action_state action_state{};
+  ::uactor::ua::extension_object payload;
+
+  static constexpr std::size_t min_encoded_size = 45;
+  friend bool operator==(const json_action_request_message&, const json_action_request_message&) = default;
+};
+
+// JsonActionResponseMessage
+struct json_action_response_message {
+  std::uint16_t data_set_writer_id = 0;
+  std::uint16_t action_target_id = 0;
+  ::uactor::ua::ua_string data_set_writer_name;
+  ::uactor::ua::ua_string writer_group_name;
+  ::uactor::ua::configuration_version_data_type meta_data_version;
+  std::uint32_t minor_version = 0;
+  ::uactor::ua::date_time timestamp;
+  ::uactor::ua::status_code status;
+  ::uactor::ua::ua_string message_type;
+  std::uint16_t request_id = 0;
+  ::uactor::ua::action_state action_state{};
+  ::uactor::ua::extension_object payload;
+
+  static constexpr std::size_t min_encoded_size = 49;
+  friend bool operator==(const json_action_response_message&, const json_action_response_message&) = default;
+};
+
 // AliasNameDataType
 struct alias_name_data_type {
   ::uactor::ua::qualified_name alias_name;
@@ -2150,6 +2461,51 @@ struct priority_mapping_entry_type {
   friend bool operator==(const priority_mapping_entry_type&, const priority_mapping_entry_type&) = default;
 };
 extern template class typed_extension_body<priority_mapping_entry_type>;
+
+// LldpManagementAddressTxPortType
+struct lldp_management_address_tx_port_type {
+  std::uint32_t address_subtype = 0;
+  ::uactor::ua::ua_string man_address;
+  bool tx_enable = false;
+  std::uint32_t addr_len = 0;
+  ::uactor::ua::man_addr_if_subtype if_subtype{};
+  std::uint32_t if_id = 0;
+
+  static constexpr std::uint32_t data_type_id = 18953;
+  static constexpr std::uint32_t binary_encoding_id = 19079;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 21;
+  friend bool operator==(const lldp_management_address_tx_port_type&, const lldp_management_address_tx_port_type&) = default;
+};
+extern template class typed_extension_body<lldp_management_address_tx_port_type>;
+
+// LldpManagementAddressType
+struct lldp_management_address_type {
+  std::uint32_t address_subtype = 0;
+  ::uactor::ua::ua_string address;
+  ::uactor::ua::man_addr_if_subtype if_subtype{};
+  std::uint32_t if_id = 0;
+
+  static constexpr std::uint32_t data_type_id = 18954;
+  static constexpr std::uint32_t binary_encoding_id = 19080;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 16;
+  friend bool operator==(const lldp_management_address_type&, const lldp_management_address_type&) = default;
+};
+extern template class typed_extension_body<lldp_management_address_type>;
+
+// LldpTlvType
+struct lldp_tlv_type {
+  std::uint32_t tlv_type = 0;
+  ::uactor::ua::byte_string tlv_info;
+
+  static constexpr std::uint32_t data_type_id = 18955;
+  static constexpr std::uint32_t binary_encoding_id = 19081;
+  static const ::uactor::ua::extension_type extension_type_info;
+  static constexpr std::size_t min_encoded_size = 8;
+  friend bool operator==(const lldp_tlv_type&, const lldp_tlv_type&) = default;
+};
+extern template class typed_extension_body<lldp_tlv_type>;
 
 // ReferenceDescriptionDataType
 struct reference_description_data_type {
@@ -3807,6 +4163,27 @@ struct read_event_details2 {
 };
 extern template class typed_extension_body<read_event_details2>;
 
+// SortRuleElement
+struct sort_rule_element {
+  ::uactor::ua::sort_order_type sort_order{};
+  ::uactor::ua::simple_attribute_operand event_field;
+
+  static constexpr std::size_t min_encoded_size = 18;
+  friend bool operator==(const sort_rule_element&, const sort_rule_element&) = default;
+};
+
+// ReadEventDetailsSorted (a ReadEventDetails: repeats its fields)
+struct read_event_details_sorted {
+  std::uint32_t num_values_per_node = 0;
+  ::uactor::ua::date_time start_time;
+  ::uactor::ua::date_time end_time;
+  ::uactor::ua::event_filter filter;
+  ::uactor::ua::ua_array<::uactor::ua::sort_rule_element> sort_clause;
+
+  static constexpr std::size_t min_encoded_size = 32;
+  friend bool operator==(const read_event_details_sorted&, const read_event_details_sorted&) = default;
+};
+
 // ReadRawModifiedDetails (a HistoryReadDetails: repeats its fields)
 struct read_raw_modified_details {
   bool is_read_modified = false;
@@ -5082,7 +5459,7 @@ struct subscription_diagnostics_data_type {
   std::uint32_t disabled_monitored_item_count = 0;
   std::uint32_t monitoring_queue_overflow_count = 0;
   std::uint32_t next_sequence_number = 0;
-  std::uint32_t event_queue_over_flow_count = 0;
+  std::uint32_t event_queue_overflow_count = 0;
 
   static constexpr std::uint32_t data_type_id = 874;
   static constexpr std::uint32_t binary_encoding_id = 876;

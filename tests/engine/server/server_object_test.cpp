@@ -176,7 +176,10 @@ TEST_CASE("server object: without redundancy ServerRedundancy stays a ServerRedu
   actors::init_server_redundancy(f.as, redundancy_plan{}, start);
   CHECK(*f.value(ids::server_server_redundancy_redundancy_support).value.get_if<std::int32_t>() == 0);
   CHECK(targets(f.as, ids::server_server_redundancy, 40) == std::vector<std::uint32_t>{ids::server_redundancy_type});
-  CHECK(targets(f.as, ids::server_server_redundancy, 46) == std::vector<std::uint32_t>{ids::server_server_redundancy_redundancy_support});
+  // Namespace 0 of 1.05.07 also gives the Server's ServerRedundancy its RedundantServerArray, unset.
+  CHECK(targets(f.as, ids::server_server_redundancy, 46) ==
+        std::vector<std::uint32_t>{ids::server_server_redundancy_redundancy_support,
+                                   ids::server_server_redundancy_redundant_server_array});
   CHECK(*f.value(ids::server_service_level).value.get_if<std::uint8_t>() == 255);
 }
 

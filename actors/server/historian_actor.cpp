@@ -1,0 +1,111 @@
+#include "actors/server/historian_actor.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/common/self_send.hpp"
+#include "engine/common/clock.hpp"
+
+namespace uactor::actors {
+
+namespace {
+
+struct historian_state {
+  std::shared_ptr<history::history_store> store;
+  historian_options options;
+  std::shared_ptr<metrics_registry> metrics;  // may be null
+  std::shared_ptr<std::atomic<std::int64_t>> queued;
+};
+
+void write_batch(historian_state& st, const history_batch& b) {
+  const auto begin = std::chrono::steady_clock::now();
+  try {
+    st.store->append(b.records);
+  } catch (const history::store_error& e) {
+    spdlog::error("{} ({} values lost)", e.what(), b.records.size());
+    if (st.metrics) st.metrics->history().write_errors.add();
+    return;
+  }
+  if (!st.metrics) return;
+  const auto ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count());
+  auto& h = st.metrics->history();
+  h.values_written.add(b.records.size());
+  h.batches_written.add();
+  h.write_ns.add(ns);
+  if (ns > h.write_max_ns.get()) h.write_max_ns.set(ns);
+}
+
+caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<historian_state> st) {
+  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
+  delayed_send_to_self(self, st->options.retention_interval, history_retention_atom::value);
+  return {
+      [st](const history_batch_ptr& b) {
+        st->queued->fetch_sub(1, std::memory_order_relaxed);
+        write_batch(*st, *b);
+      },
+      [self, st](history_retention_atom) {
+        const auto& r = st->options.retention;
+        if (r.max_age_days > 0 || r.max_values_per_node > 0) {
+          try {
+            if (const auto n = st->store->apply_retention(r, now_instant().utc.ticks); n > 0)
+              spdlog::info("history: retention removed {} values", n);
+          } catch (const history::store_error& e) {
+            spdlog::error("{}", e.what());
+          }
+        }
+        delayed_send_to_self(self, st->options.retention_interval, history_retention_atom::value);
+      },
+      [self](history_bind_atom, const caf::actor& owner) { self->monitor(owner); },
+  };
+}
+
+// Runs each HistoryRead's reads and hands the job back to the host it is bound to.
+caf::behavior history_reader_actor(caf::event_based_actor* self) {
+  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
+  auto host = std::make_shared<caf::actor>();
+  return {
+      [host](history_read_job_ptr& job) {
+        services::run_history_read(*job);
+        if (*host) caf::anon_send(*host, std::move(job));
+      },
+      [self, host](history_bind_atom, const caf::actor& owner) {
+        *host = owner;
+        self->monitor(owner);
+      },
+  };
+}
+
+}  // namespace
+
+historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::history_store> store,
+                          historian_options options, std::shared_ptr<metrics_registry> metrics) {
+  auto st = std::make_shared<historian_state>();
+  st->store = std::move(store);
+  st->options = options;
+  st->metrics = metrics;
+  // The queue's depth: in the metrics block when there is one (the gauge is the bound's count).
+  if (metrics) st->queued = std::shared_ptr<std::atomic<std::int64_t>>(metrics, &metrics->history().queued);
+  else st->queued = std::make_shared<std::atomic<std::int64_t>>(0);
+  historian h;
+  h.actor = sys.spawn<caf::detached>(historian_actor, st);
+  h.reader = sys.spawn<caf::detached>(history_reader_actor);
+  h.read = [reader = h.reader](std::shared_ptr<services::history_read_job> job) {
+    caf::anon_send(reader, std::move(job));
+  };
+  const auto max = static_cast<std::int64_t>(options.max_queued_batches);
+  h.sink = [actor = h.actor, queued = st->queued, metrics, max](std::vector<history::record>&& records) {
+    if (queued->load(std::memory_order_relaxed) >= max) {
+      if (metrics) metrics->history().values_dropped.add(records.size());
+      return false;
+    }
+    queued->fetch_add(1, std::memory_order_relaxed);
+    auto b = std::make_shared<history_batch>();
+    b->records = std::move(records);
+    caf::anon_send(actor, std::move(b));
+    return true;
+  };
+  return h;
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,62 @@
+// The historian (docs/history.md): a detached actor (a thread of its own: SQLite blocks) that
+// writes the batches of recorded values the session host hands it through a bounded queue, and
+// applies the retention rule now and then. The host never waits on it: past `max_queued_batches`
+// a batch is dropped and counted (history_counters::values_dropped). Beside it a second detached
+// actor, the history reader, runs HistoryRead's store reads and hands each job back to the host
+// (docs/decisions/0048); the store's reads and writes use connections of their own.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "engine/server/history_recorder.hpp"
+#include "engine/server/server_core.hpp"
+#include "engine/server/server_metrics.hpp"
+#include "engine/server/services/history_read.hpp"
+#include "history/history_store.hpp"
+
+namespace uactor::actors {
+
+// One batch in flight from the host to the historian.
+struct history_batch {
+  std::vector<history::record> records;
+};
+using history_batch_ptr = std::shared_ptr<history_batch>;
+// A HistoryRead on its way to the reader and back to the host.
+using history_read_job_ptr = std::shared_ptr<services::history_read_job>;
+
+using history_retention_atom = caf::atom_constant<caf::atom("histkeep")>;
+using history_bind_atom = caf::atom_constant<caf::atom("histbind")>;
+
+struct historian_options {
+  std::size_t max_queued_batches = 64;  // of history_recorder's batches (1,000 values each at most)
+  history::retention retention;
+  std::chrono::milliseconds retention_interval{60'000};
+};
+
+struct historian {
+  caf::actor actor;   // the writer
+  caf::actor reader;  // HistoryRead's reads
+  // The engine's sink (server_core::set_history): never blocks, refuses past the queue's bound.
+  history_recorder::sink sink;
+  // server_core::set_history's reader: sends the job to `reader`, which answers the host.
+  server_core::history_reader read;
+};
+
+// `metrics` may be null (nothing counted; the queue is still bounded). Both actors end with the
+// actor given in a (history_bind_atom, actor) message (the session host, which the reader also
+// answers), or when sent exit.
+historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::history_store> store,
+                          historian_options options, std::shared_ptr<metrics_registry> metrics);
+
+}  // namespace uactor::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::history_batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::history_read_job_ptr)

@@ -1,0 +1,339 @@
+// HistoryRead, raw values: Part 4 §5.10.3, Part 11 §6.5.3.2 (time domain, direction, bounds) and
+// §4.6 (Bounding Values), Part 11 §6.3 (continuation points, status codes).
+#include "engine/server/services/history_read.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+
+#include "engine/server/services/operations.hpp"
+#include "uactor/ua/status_codes.hpp"
+
+namespace uactor::services {
+
+using namespace uactor::ua;
+
+history_continuations::history_continuations(std::size_t capacity) : capacity_(capacity) {}
+
+namespace {
+
+bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
+  if (point.is_null() || point.size() != sizeof(id)) return false;
+  std::memcpy(&id, point.data(), sizeof(id));
+  return true;
+}
+
+constexpr std::uint8_t history_read_bit = 0x04;  // Part 3 §8.57 AccessLevelType: HistoryRead
+constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
+constexpr auto highest = std::numeric_limits<std::int64_t>::max();
+
+// Part 11 §6.5.3.2's Bad_BoundNotFound tuple (FIRST or LAST of §4.6 Table 1): no value, the
+// requested time.
+data_value missing_bound(std::int64_t at) {
+  data_value v;
+  v.status = status::bad_bound_not_found;
+  v.has_status = true;
+  v.source_timestamp.ticks = at;
+  v.has_source_timestamp = true;
+  return v;
+}
+
+// Part 4 §7.40: the timestamps the client asked for (HistoryRead orders by the source time).
+void keep_timestamps(data_value& v, timestamps_to_return t) {
+  if (t == timestamps_to_return::source) {
+    v.has_server_timestamp = false;
+    v.server_timestamp = {};
+    v.server_picoseconds = 0;
+  } else if (t == timestamps_to_return::server) {
+    if (!v.has_server_timestamp) {  // a bound made here: its time is the only one there is
+      v.server_timestamp = v.source_timestamp;
+      v.has_server_timestamp = v.has_source_timestamp;
+    }
+    v.has_source_timestamp = false;
+    v.source_timestamp = {};
+    v.source_picoseconds = 0;
+  }
+}
+
+// The one value nearest to `at` on one side, or none.
+std::optional<data_value> neighbour(history::history_store& store, std::string_view node, std::int64_t at,
+                                    bool inclusive, bool later) {
+  history::raw_query q;
+  q.node = node;
+  q.limit = 1;
+  if (later) {
+    q.from = at;
+    q.from_inclusive = inclusive;
+    q.to = highest;
+    q.to_inclusive = true;
+  } else {
+    q.from = lowest;
+    q.to = at;
+    q.to_inclusive = inclusive;
+    q.reverse = true;
+  }
+  auto page = store.read_raw(q);
+  if (page.values.empty()) return std::nullopt;
+  return std::move(page.values.front());
+}
+
+// A new read from the details: its range, direction and bounds (Part 11 §6.5.3.2).
+status_code plan_read(const read_raw_modified_details& d, history_read_position& p) {
+  bool& start_bound = p.start_bound;
+  std::int64_t& start_time = p.start_time;
+  const bool has_start = d.start_time.ticks != 0;  // DateTime.MinValue: not specified
+  const bool has_end = d.end_time.ticks != 0;
+  const bool has_count = d.num_values_per_node != 0;
+  if (static_cast<int>(has_start) + static_cast<int>(has_end) + static_cast<int>(has_count) < 2)
+    return status::bad_invalid_timestamp_argument;
+  history::raw_query& q = p.range;
+  q.node = {};
+  start_bound = false;
+  if (has_start && has_end) {
+    if (d.end_time < d.start_time) {  // backwards: startTime down to (not including) endTime
+      q.reverse = true;
+      q.from = d.end_time.ticks;
+      q.from_inclusive = false;
+      q.to = d.start_time.ticks;
+      q.to_inclusive = true;
+    } else {  // forwards from startTime up to (not including) endTime; equal: the values at that time
+      q.from = d.start_time.ticks;
+      q.to = d.end_time.ticks;
+      q.to_inclusive = d.start_time == d.end_time;
+    }
+    start_bound = d.return_bounds && d.start_time != d.end_time;
+    p.end_bound = start_bound;
+    p.end_time = d.end_time.ticks;
+    start_time = d.start_time.ticks;
+    p.remaining = 0;  // all of the range, numValuesPerNode at a time
+  } else if (has_start) {  // the next numValuesPerNode values from startTime
+    q.from = d.start_time.ticks;
+    q.to = highest;
+    q.to_inclusive = true;
+    start_bound = d.return_bounds;
+    start_time = d.start_time.ticks;
+    p.remaining = d.num_values_per_node;
+    p.counted = true;
+  } else {  // the numValuesPerNode values up to endTime, latest first
+    q.reverse = true;
+    q.from = lowest;
+    q.to = d.end_time.ticks;
+    q.to_inclusive = true;
+    start_bound = d.return_bounds;
+    start_time = d.end_time.ticks;
+    p.remaining = d.num_values_per_node;
+    p.counted = true;
+  }
+  return status::good;
+}
+
+struct reader {
+  history::history_store& store;
+  const history_limits& limits;
+  timestamps_to_return timestamps;
+
+  // One page of position p into r, at most `budget` values (not 0); true when more is left (p is
+  // where it resumes).
+  bool page(history_read_position& p, std::uint32_t num_values, std::size_t budget, history_read_result& r) {
+    history_data& out = r.history_data.emplace<history_data>();
+    out.data_values.clear();
+    const bool start_bound = p.start_bound;
+    const std::int64_t start_time = p.start_time;
+    p.start_bound = false;  // given on this page
+    std::size_t limit = std::min(limits.max_values_per_node, budget);
+    if (num_values != 0) limit = std::min<std::size_t>(limit, num_values);
+    if (p.remaining != 0) limit = std::min<std::size_t>(limit, p.remaining);
+    history::raw_query q = p.range;
+    q.node = p.node;
+    q.limit = limit;
+    q.after = p.after;
+    history::raw_page got = store.read_raw(q);
+    // The start's bound: the value at the start when there is one (then it is in the range
+    // already), else the nearest one outside the range, else FIRST.
+    const bool value_at_start = !got.values.empty() && history::record_time(got.values.front()) == start_time;
+    if (start_bound && !value_at_start) {
+      auto b = neighbour(store, p.node, start_time, false, q.reverse);
+      out.data_values.push_back(b ? std::move(*b) : missing_bound(start_time));
+    }
+    for (auto& v : got.values) out.data_values.push_back(std::move(v));
+    if (!got.values.empty()) p.after = got.last;
+    if (p.remaining != 0) p.remaining -= std::min<std::uint64_t>(p.remaining, got.values.size());
+    // A count from one time ends with its count (Part 11 §6.5.3.2), a range with its end.
+    const bool more = got.more && !(p.counted && p.remaining == 0);
+    if (!more && p.end_bound) {  // the last page: the bound past the end, or LAST
+      auto b = neighbour(store, p.node, p.end_time, true, !q.reverse);
+      out.data_values.push_back(b ? std::move(*b) : missing_bound(p.end_time));
+    }
+    for (auto& v : out.data_values) keep_timestamps(v, timestamps);
+    r.status_code = out.data_values.empty() && !more ? status::good_no_data : status::good;
+    return more;
+  }
+};
+
+}  // namespace
+
+bool history_continuations::add(history_read_position p, byte_string& out) {
+  if (entries_.size() >= capacity_) return false;
+  static std::atomic<std::uint64_t> next_id{1};  // one counter for the process: no point is reused
+  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
+  entries_.push_back({id, std::move(p)});
+  out.assign(&id, sizeof(id));
+  return true;
+}
+
+history_read_position* history_continuations::find(const byte_string& point) noexcept {
+  std::uint64_t id = 0;
+  if (!id_of(point, id)) return nullptr;
+  for (auto& e : entries_)
+    if (e.id == id) return &e.position;
+  return nullptr;
+}
+
+bool history_continuations::release(const byte_string& point) noexcept {
+  std::uint64_t id = 0;
+  if (!id_of(point, id)) return false;
+  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.id == id; });
+  if (it == entries_.end()) return false;
+  entries_.erase(it);
+  return true;
+}
+
+bool plan_history_read(const history_read_request& req, history_read_job& job, const address_space& as,
+                       history_continuations& points, const history_limits& limits) {
+  history_read_response& resp = job.response;
+  job.items.clear();
+  if (!start_operations(req.request_header, resp, req.nodes_to_read.size(), limits.max_nodes_per_history_read))
+    return false;
+  // Part 4 §5.10.3.2: Neither is not a choice for history (the values are about their times).
+  if (req.timestamps_to_return != timestamps_to_return::source && req.timestamps_to_return != timestamps_to_return::server &&
+      req.timestamps_to_return != timestamps_to_return::both) {
+    refuse_request(resp, status::bad_timestamps_to_return_invalid);
+    return false;
+  }
+  const auto* details = req.history_read_details.get_if<read_raw_modified_details>();
+  if (!details) {
+    const bool known = req.history_read_details.get_if<read_processed_details>() ||
+                       req.history_read_details.get_if<read_at_time_details>() ||
+                       req.history_read_details.get_if<read_event_details>();
+    refuse_request(resp, known ? status::bad_history_operation_unsupported : status::bad_history_operation_invalid);
+    return false;
+  }
+  job.timestamps = req.timestamps_to_return;
+  job.num_values = details->num_values_per_node;
+  job.limits = limits;
+  resp.results.resize(req.nodes_to_read.size());
+  for (std::size_t i = 0; i < req.nodes_to_read.size(); ++i) {
+    const history_read_value_id& id = req.nodes_to_read[i];
+    history_read_result& r = resp.results[i];
+    r.status_code = status::good;
+    r.continuation_point = byte_string{};
+    r.history_data = extension_object{};
+    // Part 4 §5.10.3: releasing frees the points and returns no data.
+    if (req.release_continuation_points) {
+      if (!points.release(id.continuation_point)) r.status_code = status::bad_continuation_point_invalid;
+      continue;
+    }
+    history_read_job::item it;
+    it.result = i;
+    if (!id.continuation_point.is_null() && id.continuation_point.size() != 0) {
+      history_read_position* p = points.find(id.continuation_point);
+      // Another session's, released, used already, or for another node: all unknown here.
+      if (!p || !(p->node_id == id.node_id)) {
+        r.status_code = status::bad_continuation_point_invalid;
+        continue;
+      }
+      it.position = std::move(*p);
+      points.release(id.continuation_point);  // used once: the next page gets a new one
+    } else {
+      const node_index n = as.find(id.node_id);
+      const variable_data* var = n == no_node ? nullptr : as.variable(n);
+      if (n == no_node) {
+        r.status_code = status::bad_node_id_unknown;
+        continue;
+      }
+      if (!var || as.at(n).cls != node_class::variable || !var->historizing || !job.store) {
+        r.status_code = status::bad_history_operation_unsupported;
+        continue;
+      }
+      if ((var->access_level & history_read_bit) == 0 || (var->user_access_level & history_read_bit) == 0) {
+        r.status_code = status::bad_not_readable;
+        continue;
+      }
+      if (!id.data_encoding.name.empty() || id.data_encoding.namespace_index != 0) {
+        r.status_code = status::bad_data_encoding_unsupported;
+        continue;
+      }
+      if (details->is_read_modified) {
+        r.status_code = status::bad_history_operation_unsupported;
+        continue;
+      }
+      if (const status_code sc = plan_read(*details, it.position); sc.is_bad()) {
+        r.status_code = sc;
+        continue;
+      }
+      it.position.node = id.node_id.to_string();
+      it.position.node_id = id.node_id;
+    }
+    if (!job.store) {
+      r.status_code = status::bad_history_operation_unsupported;
+      continue;
+    }
+    job.items.push_back(std::move(it));
+  }
+  return !job.items.empty();
+}
+
+void run_history_read(history_read_job& job) {
+  if (!job.store) return;
+  const history_limits& limits = job.limits;
+  reader rd{*job.store, limits, job.timestamps};
+  std::size_t budget = std::max<std::size_t>(1, limits.max_values_per_request);
+  for (auto& it : job.items) {
+    history_read_result& r = job.response.results[it.result];
+    if (budget == 0) {  // the response is full: this node's values come with its next page
+      it.more = true;
+      r.history_data.emplace<history_data>().data_values.clear();
+      continue;
+    }
+    try {
+      it.more = rd.page(it.position, job.num_values, budget, r);
+      if (const auto* d = r.history_data.get_if<history_data>())
+        budget -= std::min(budget, d->data_values.size());
+    } catch (const history::store_error& e) {
+      spdlog::error("{}", e.what());
+      it.more = false;
+      r.status_code = status::bad_internal_error;
+      r.history_data = extension_object{};
+    }
+  }
+}
+
+void finish_history_read(history_read_job& job, history_continuations* points) {
+  for (auto& it : job.items) {
+    if (!it.more) continue;
+    history_read_result& r = job.response.results[it.result];
+    if (!points || !points->add(std::move(it.position), r.continuation_point)) {
+      r.status_code = status::bad_no_continuation_points;
+      r.history_data = extension_object{};
+      r.continuation_point = byte_string{};
+    }
+  }
+  job.items.clear();
+}
+
+void service_history_read(const history_read_request& req, history_read_response& resp, const address_space& as,
+                          history::history_store* store, history_continuations& points, const history_limits& limits) {
+  history_read_job job;
+  job.store = store;
+  job.response = std::move(resp);
+  if (plan_history_read(req, job, as, points, limits)) {
+    run_history_read(job);
+    finish_history_read(job, &points);
+  }
+  resp = std::move(job.response);
+}
+
+}  // namespace uactor::services

@@ -1,0 +1,113 @@
+// The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values
+// only) over a history store (history/history_store.hpp), and the per-session store of its
+// continuation points. The store's part can run off the session host (docs/decisions/0048).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "history/history_store.hpp"
+#include "protocol/address_space.hpp"
+#include "protocol/generated/type_codecs.hpp"
+
+namespace uactor::services {
+
+struct history_limits {
+  std::size_t max_nodes_per_history_read = 1'000;
+  // Values per node in one response, whatever numValuesPerNode asks (0 included): more come with
+  // a continuation point (Part 11 §6.3: a server may return fewer values than asked).
+  std::size_t max_values_per_node = 10'000;
+  // Values of all nodes in one response: past it, the nodes left get an empty page and a
+  // continuation point (the response's memory and size stay bounded whatever the request).
+  std::size_t max_values_per_request = 100'000;
+  // HistoryRead continuation points one session may hold (Part 4 §5.10.3; ServerCapabilities'
+  // MaxHistoryContinuationPoints).
+  std::size_t max_continuation_points = 10;
+};
+
+// Where a raw read stopped: its node, the range and direction worked out from the details, the
+// last record returned, and what is left to return.
+struct history_read_position {
+  std::string node;                 // the NodeId's text (the store's key)
+  ua::node_id node_id;              // what the client asked for (a point is for that node only)
+  history::raw_query range;         // node, ends and direction; `after` and `limit` unset
+  std::optional<history::position> after;
+  std::uint64_t remaining = 0;      // values still to return, when `counted`
+  bool counted = false;             // one time and numValuesPerNode: the read ends after that many
+  bool start_bound = false;         // the bound before the range's start is still to come
+  std::int64_t start_time = 0;      // where that bound is looked for
+  bool end_bound = false;           // the bound past the range's end is still to come
+  std::int64_t end_time = 0;        // where that bound is looked for
+};
+
+// The continuation points of one session (Part 4 §7.9): at most `capacity`, each 8 opaque bytes
+// from a counter of the process, so that a released one, or another session's, is recognised.
+class history_continuations {
+public:
+  explicit history_continuations(std::size_t capacity = history_limits{}.max_continuation_points);
+
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::size_t size() const noexcept { return entries_.size(); }
+  bool add(history_read_position p, ua::byte_string& out);
+  history_read_position* find(const ua::byte_string& point) noexcept;
+  bool release(const ua::byte_string& point) noexcept;
+  void clear() noexcept { entries_.clear(); }
+
+private:
+  struct entry {
+    std::uint64_t id;
+    history_read_position position;
+  };
+  std::size_t capacity_;
+  std::vector<entry> entries_;
+};
+
+// One HistoryRead in three steps, so that the storage part runs off the session host
+// (docs/decisions/0048): plan_history_read on the host (the checks, the continuation points
+// taken), run_history_read anywhere (the store's reads), finish_history_read on the host again
+// (the new continuation points into the session's store).
+struct history_read_job {
+  struct item {
+    std::size_t result = 0;  // index in response.results
+    history_read_position position;
+    bool more = false;  // run: a page remains (finish gives it a continuation point)
+  };
+  // Where the answer goes (the host's; the services do not read them).
+  std::uint32_t channel_id = 0;
+  std::uint32_t request_id = 0;
+  ua::node_id session_token;  // the session whose points the new ones join (it may be gone by then)
+  ua::timestamps_to_return timestamps = ua::timestamps_to_return::both;
+  std::uint32_t num_values = 0;
+  history_limits limits;
+  history::history_store* store = nullptr;  // null: no history
+  std::shared_ptr<history::history_store> store_owner;  // keeps it while the job is away
+  std::vector<item> items;  // the nodes that need the store
+  ua::history_read_response response;  // every other node's result is in it already
+};
+
+// Service results: Bad_NothingToDo, Bad_TooManyOperations, Bad_TimestampsToReturnInvalid,
+// Bad_HistoryOperationInvalid (no or unknown details), Bad_HistoryOperationUnsupported (processed,
+// at-time and event details: not served yet). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
+// HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store, or
+// IsReadModified: no value is ever modified without HistoryUpdate), Bad_InvalidTimestampArgument
+// (fewer than two of startTime, endTime, numValuesPerNode), Bad_DataEncodingUnsupported,
+// Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. job.store null: no history.
+// Returns whether items need the store (else job.response is the whole answer).
+bool plan_history_read(const ua::history_read_request& req, history_read_job& job, const ua::address_space& as,
+                       history_continuations& points, const history_limits& limits = {});
+// The store's part: each item's page (its values, bounds, whether more remain).
+void run_history_read(history_read_job& job);
+// The items with more left get continuation points from `points` (null: the session is gone,
+// they get none and say Bad_NoContinuationPoints).
+void finish_history_read(history_read_job& job, history_continuations* points);
+
+// The three at once, on the caller's thread.
+void service_history_read(const ua::history_read_request& req, ua::history_read_response& resp,
+                          const ua::address_space& as, history::history_store* store,
+                          history_continuations& points, const history_limits& limits = {});
+
+}  // namespace uactor::services

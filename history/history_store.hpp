@@ -1,0 +1,83 @@
+// Where the historian keeps the values of historized variables (Part 11 §4.2 HistoricalDataNodes)
+// and reads them back for HistoryRead (Part 11 §6.5.3 ReadRawModifiedDetails). An interface, so
+// that another backend (PostgreSQL) fits behind the same recording and reading code; SQLite is the
+// first (sqlite_store.hpp). Values are keyed by the node's NodeId text and ordered by their
+// SourceTimestamp (the ServerTimestamp when there is none), then by the order they were appended.
+// Implementations take appends from one thread and reads from another at the same time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uactor/ua/variant.hpp"
+
+namespace uactor::history {
+
+// A store that cannot do what it was asked (open, write, read): the message names the file.
+class store_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// One value of one node, as the server stored it.
+struct record {
+  std::string node;  // the NodeId's text (ua::node_id::to_string)
+  ua::data_value value;
+};
+
+// The time a record is ordered by: its SourceTimestamp, else its ServerTimestamp, else 0.
+std::int64_t record_time(const ua::data_value& v) noexcept;
+
+// Where a read stopped: the last record returned (its time and its order of arrival). The next
+// read resumes after it, so records appended meanwhile at later times are still found and none is
+// returned twice.
+struct position {
+  std::int64_t time = 0;
+  std::int64_t sequence = 0;
+};
+
+// One page of one node's records between two times (DateTime ticks), in either direction.
+struct raw_query {
+  std::string_view node;
+  std::int64_t from = 0;  // the lower end
+  std::int64_t to = 0;    // the upper end
+  bool from_inclusive = true;
+  bool to_inclusive = false;
+  bool reverse = false;            // latest first
+  std::size_t limit = 0;           // at most this many (0: none)
+  std::optional<position> after;   // resume after this record (in the read's direction)
+};
+
+struct raw_page {
+  std::vector<ua::data_value> values;
+  position last{};    // of the last value returned (meaningful when values is not empty)
+  bool more = false;  // further records match the query beyond `limit`
+};
+
+// Retention: records older than max_age_days go, and each node keeps its newest
+// max_values_per_node (0: no limit of either kind).
+struct retention {
+  std::uint32_t max_age_days = 0;
+  std::uint64_t max_values_per_node = 0;
+};
+
+class history_store {
+public:
+  virtual ~history_store() = default;
+
+  // Appends a batch as one unit: all of it or, on a store_error, none of it.
+  virtual void append(std::span<const record> batch) = 0;
+  // The records of one node in a time range; throws store_error.
+  virtual raw_page read_raw(const raw_query& q) = 0;
+  // Removes what the retention rule no longer keeps (`now` in DateTime ticks); returns how many
+  // records went. Throws store_error.
+  virtual std::uint64_t apply_retention(const retention& r, std::int64_t now) = 0;
+};
+
+}  // namespace uactor::history

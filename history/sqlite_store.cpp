@@ -1,0 +1,239 @@
+#include "history/sqlite_store.hpp"
+
+#include <sqlite3.h>
+
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+
+#include "protocol/byte_buffer.hpp"
+#include "protocol/codec.hpp"
+
+namespace uactor::history {
+
+namespace {
+
+// A stored value decodes under the wire's limits: a damaged row is refused, never trusted.
+const ua::decode_limits stored_value_limits{};
+
+constexpr const char* schema =
+    "CREATE TABLE IF NOT EXISTS uactor_history_nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE IF NOT EXISTS uactor_history_values("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT, node INTEGER NOT NULL, time INTEGER NOT NULL, value BLOB NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS uactor_history_by_node_time ON uactor_history_values(node, time, seq);";
+
+struct statement {
+  sqlite3_stmt* s = nullptr;
+  statement() = default;
+  statement(const statement&) = delete;
+  statement& operator=(const statement&) = delete;
+  ~statement() { sqlite3_finalize(s); }
+};
+
+// Resets the statement when the scope ends, whatever happened in it.
+struct reset_on_exit {
+  sqlite3_stmt* s;
+  ~reset_on_exit() {
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+  }
+};
+
+}  // namespace
+
+struct sqlite_store::connection {
+  sqlite3* db = nullptr;
+  std::string path;
+  std::mutex mutex;  // one thread at a time per connection (opened without SQLite's own mutex)
+  std::unordered_map<std::string, std::int64_t> node_ids;
+  statement find_node, insert_node, insert_value, begin, commit, rollback;
+  statement forward, forward_after, backward, backward_after;
+  statement delete_older, delete_beyond, node_list;
+
+  explicit connection(const std::string& p) : path(p) {
+    const int rc = sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+      sqlite3_close(db);
+      db = nullptr;
+      throw store_error("history: cannot open " + p + ": " + why);
+    }
+    sqlite3_busy_timeout(db, 5'000);  // the other connection's checkpoint or schema change
+  }
+  ~connection() { sqlite3_close(db); }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw store_error("history: " + what + " in " + path + ": " + sqlite3_errmsg(db));
+  }
+  void exec(const char* sql, const char* what) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      const std::string why = err ? err : sqlite3_errmsg(db);
+      sqlite3_free(err);
+      throw store_error("history: " + std::string(what) + " in " + path + ": " + why);
+    }
+  }
+  void prepare(statement& st, const char* sql) {
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st.s, nullptr) != SQLITE_OK)
+      fail(std::string("cannot prepare \"") + sql + "\"");
+  }
+  void step_done(sqlite3_stmt* s, const char* what) {
+    reset_on_exit r{s};
+    if (sqlite3_step(s) != SQLITE_DONE) fail(what);
+  }
+
+  // The node's id, or -1 when it has no records (create: add it).
+  std::int64_t node_id(const std::string& name, bool create) {
+    if (const auto it = node_ids.find(name); it != node_ids.end()) return it->second;
+    {
+      reset_on_exit r{find_node.s};
+      sqlite3_bind_text(find_node.s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+      const int rc = sqlite3_step(find_node.s);
+      if (rc == SQLITE_ROW) return node_ids[name] = sqlite3_column_int64(find_node.s, 0);
+      if (rc != SQLITE_DONE) fail("cannot look up node " + name);
+    }
+    if (!create) return -1;
+    {
+      reset_on_exit r{insert_node.s};
+      sqlite3_bind_text(insert_node.s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+      if (sqlite3_step(insert_node.s) != SQLITE_DONE) fail("cannot add node " + name);
+    }
+    return node_ids[name] = sqlite3_last_insert_rowid(db);
+  }
+};
+
+sqlite_store::sqlite_store(const std::string& path) : path_(path) {
+  writer_ = std::make_unique<connection>(path);
+  // The first statement reads the file: a corrupt one or another format fails here, by name.
+  writer_->exec("PRAGMA journal_mode=WAL", "cannot use the file as a history database");
+  writer_->exec("PRAGMA synchronous=NORMAL", "cannot set synchronous=NORMAL");  // WAL: durable at checkpoints
+  writer_->exec(schema, "cannot create the history tables");
+  auto& w = *writer_;
+  w.prepare(w.find_node, "SELECT id FROM uactor_history_nodes WHERE name = ?1");
+  w.prepare(w.insert_node, "INSERT INTO uactor_history_nodes(name) VALUES (?1)");
+  w.prepare(w.insert_value, "INSERT INTO uactor_history_values(node, time, value) VALUES (?1, ?2, ?3)");
+  w.prepare(w.begin, "BEGIN IMMEDIATE");
+  w.prepare(w.commit, "COMMIT");
+  w.prepare(w.rollback, "ROLLBACK");
+  w.prepare(w.delete_older, "DELETE FROM uactor_history_values WHERE time < ?1");
+  w.prepare(w.node_list, "SELECT id FROM uactor_history_nodes");
+  w.prepare(w.delete_beyond,
+            "DELETE FROM uactor_history_values WHERE node = ?1 AND (time, seq) <= "
+            "(SELECT time, seq FROM uactor_history_values WHERE node = ?1 ORDER BY time DESC, seq DESC "
+            "LIMIT 1 OFFSET ?2)");
+
+  reader_ = std::make_unique<connection>(path);
+  auto& r = *reader_;
+  r.prepare(r.find_node, "SELECT id FROM uactor_history_nodes WHERE name = ?1");
+  constexpr const char* range = "SELECT seq, time, value FROM uactor_history_values WHERE node = ?1 AND time >= ?2 AND time <= ?3 ";
+  r.prepare(r.forward, (std::string(range) + "ORDER BY time, seq LIMIT ?4").c_str());
+  r.prepare(r.forward_after, (std::string(range) + "AND (time, seq) > (?5, ?6) ORDER BY time, seq LIMIT ?4").c_str());
+  r.prepare(r.backward, (std::string(range) + "ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
+  r.prepare(r.backward_after,
+            (std::string(range) + "AND (time, seq) < (?5, ?6) ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
+}
+
+sqlite_store::~sqlite_store() = default;
+
+void sqlite_store::append(std::span<const record> batch) {
+  if (batch.empty()) return;
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  w.step_done(w.begin.s, "cannot begin a transaction");
+  try {
+    ua::byte_buffer buf;
+    for (const record& rec : batch) {
+      const std::int64_t node = w.node_id(rec.node, true);
+      buf.clear();
+      ua::encoder e(buf);
+      ua::encode(e, rec.value);
+      reset_on_exit r{w.insert_value.s};
+      sqlite3_bind_int64(w.insert_value.s, 1, node);
+      sqlite3_bind_int64(w.insert_value.s, 2, record_time(rec.value));
+      sqlite3_bind_blob(w.insert_value.s, 3, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+      if (sqlite3_step(w.insert_value.s) != SQLITE_DONE) w.fail("cannot store a value of " + rec.node);
+    }
+    w.step_done(w.commit.s, "cannot commit a batch");
+  } catch (...) {
+    sqlite3_reset(w.rollback.s);
+    sqlite3_step(w.rollback.s);
+    sqlite3_reset(w.rollback.s);
+    w.node_ids.clear();  // ids added in the rolled-back transaction are gone
+    throw;
+  }
+}
+
+raw_page sqlite_store::read_raw(const raw_query& q) {
+  raw_page page;
+  auto& r = *reader_;
+  std::lock_guard lock(r.mutex);
+  const std::int64_t node = r.node_id(std::string(q.node), false);
+  if (node < 0) return page;
+  // Inclusive ends in SQL; the ticks are integers, so an open end is one tick inside.
+  constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
+  constexpr auto highest = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t lo = q.from_inclusive ? q.from : (q.from == highest ? highest : q.from + 1);
+  const std::int64_t hi = q.to_inclusive ? q.to : (q.to == lowest ? lowest : q.to - 1);
+  if (lo > hi || (!q.from_inclusive && q.from == highest) || (!q.to_inclusive && q.to == lowest)) return page;
+  sqlite3_stmt* s = q.after ? (q.reverse ? r.backward_after.s : r.forward_after.s)
+                            : (q.reverse ? r.backward.s : r.forward.s);
+  reset_on_exit reset{s};
+  sqlite3_bind_int64(s, 1, node);
+  sqlite3_bind_int64(s, 2, lo);
+  sqlite3_bind_int64(s, 3, hi);
+  // One more than asked: whether more follow.
+  const std::int64_t limit = q.limit == 0 || q.limit >= static_cast<std::size_t>(highest) ? -1
+                                                                                           : static_cast<std::int64_t>(q.limit) + 1;
+  sqlite3_bind_int64(s, 4, limit);
+  if (q.after) {
+    sqlite3_bind_int64(s, 5, q.after->time);
+    sqlite3_bind_int64(s, 6, q.after->sequence);
+  }
+  for (;;) {
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) r.fail("cannot read the values of " + std::string(q.node));
+    if (q.limit != 0 && page.values.size() == q.limit) {
+      page.more = true;
+      break;
+    }
+    const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(s, 2));
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(s, 2));
+    ua::data_value& v = page.values.emplace_back();
+    if (ua::decode_from_bytes({blob, size}, v, stored_value_limits).is_bad())
+      throw store_error("history: a stored value of " + std::string(q.node) + " in " + path_ + " does not decode");
+    page.last = {sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 0)};
+  }
+  return page;
+}
+
+std::uint64_t sqlite_store::apply_retention(const retention& ret, std::int64_t now) {
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  std::uint64_t removed = 0;
+  if (ret.max_age_days > 0) {
+    const std::int64_t cutoff = now - static_cast<std::int64_t>(ret.max_age_days) * 86'400 * ua::date_time::ticks_per_second;
+    reset_on_exit r{w.delete_older.s};
+    sqlite3_bind_int64(w.delete_older.s, 1, cutoff);
+    if (sqlite3_step(w.delete_older.s) != SQLITE_DONE) w.fail("cannot remove values past their age");
+    removed += static_cast<std::uint64_t>(sqlite3_changes(w.db));
+  }
+  if (ret.max_values_per_node > 0) {
+    std::vector<std::int64_t> nodes;
+    {
+      reset_on_exit r{w.node_list.s};
+      while (sqlite3_step(w.node_list.s) == SQLITE_ROW) nodes.push_back(sqlite3_column_int64(w.node_list.s, 0));
+    }
+    for (const std::int64_t node : nodes) {
+      reset_on_exit r{w.delete_beyond.s};
+      sqlite3_bind_int64(w.delete_beyond.s, 1, node);
+      sqlite3_bind_int64(w.delete_beyond.s, 2, static_cast<std::int64_t>(ret.max_values_per_node));
+      if (sqlite3_step(w.delete_beyond.s) != SQLITE_DONE) w.fail("cannot remove values beyond the count");
+      removed += static_cast<std::uint64_t>(sqlite3_changes(w.db));
+    }
+  }
+  return removed;
+}
+
+}  // namespace uactor::history

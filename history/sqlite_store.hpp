@@ -1,0 +1,35 @@
+// The SQLite backend of the history store: one file per server, in WAL mode so that HistoryRead's
+// reads never wait for the historian's writes nor the writes for the reads (two connections, one
+// each), one transaction per appended batch, prepared statements kept for the store's life.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "history/history_store.hpp"
+
+namespace uactor::history {
+
+class sqlite_store final : public history_store {
+public:
+  // Opens or creates the file and its tables. store_error with the path and SQLite's reason when
+  // the file cannot be opened or is not a history database (corrupt, another format).
+  explicit sqlite_store(const std::string& path);
+  ~sqlite_store() override;
+  sqlite_store(const sqlite_store&) = delete;
+  sqlite_store& operator=(const sqlite_store&) = delete;
+
+  void append(std::span<const record> batch) override;
+  raw_page read_raw(const raw_query& q) override;
+  std::uint64_t apply_retention(const retention& r, std::int64_t now) override;
+
+  const std::string& path() const noexcept { return path_; }
+
+private:
+  struct connection;
+  std::string path_;
+  std::unique_ptr<connection> writer_;
+  std::unique_ptr<connection> reader_;
+};
+
+}  // namespace uactor::history

@@ -1,0 +1,44 @@
+#include "runtime/history_setup.hpp"
+
+#include <string_view>
+
+#include "history/sqlite_store.hpp"
+
+namespace uactor {
+
+std::shared_ptr<history::history_store> open_history_store(const history_plan& plan) {
+  if (plan.backend != "sqlite")
+    throw history::store_error("history: backend \"" + plan.backend + "\" is not known (sqlite is)");
+  return std::make_shared<history::sqlite_store>(plan.path);
+}
+
+namespace {
+
+bool matches(std::string_view pattern, std::string_view id) {
+  if (!pattern.empty() && pattern.back() == '*') return id.starts_with(pattern.substr(0, pattern.size() - 1));
+  return id == pattern;
+}
+
+}  // namespace
+
+std::size_t historize_matching(ua::address_space& as, const std::vector<std::string>& patterns,
+                               std::vector<std::string>& unmatched) {
+  std::vector<bool> used(patterns.size(), false);
+  std::size_t count = 0;
+  for (ua::node_index n = 0; n < as.size(); ++n) {
+    const ua::node& x = as.at(n);
+    if (x.removed || x.cls != ua::node_class::variable) continue;
+    const std::string id = x.id.to_node_id().to_string();
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+      if (!matches(patterns[p], id)) continue;
+      used[p] = true;
+      if (as.set_historizing(n, true).is_good()) ++count;
+      break;
+    }
+  }
+  for (std::size_t p = 0; p < patterns.size(); ++p)
+    if (!used[p]) unmatched.push_back(patterns[p]);
+  return count;
+}
+
+}  // namespace uactor

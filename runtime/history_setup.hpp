@@ -1,0 +1,24 @@
+// The runtime's side of the historian (docs/history.md): the store a history_plan names, and the
+// Variables its `historize` patterns make historize.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "history/history_store.hpp"
+#include "protocol/address_space.hpp"
+#include "uactor/server_plan.hpp"
+
+namespace uactor {
+
+// The plan's store, opened (created when missing). history::store_error names the file and why.
+std::shared_ptr<history::history_store> open_history_store(const history_plan& plan);
+
+// Sets Historizing (and the HistoryRead access bit) on every Variable whose NodeId text matches a
+// pattern (exact, or a prefix before a trailing '*'). Returns how many; `unmatched` gets the
+// patterns that matched none.
+std::size_t historize_matching(ua::address_space& as, const std::vector<std::string>& patterns,
+                               std::vector<std::string>& unmatched);
+
+}  // namespace uactor

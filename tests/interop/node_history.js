@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// node-opcua's client reads the raw history of Demo.Dynamic.Ramp from `uactor run` without a plant
+// file (the embedded default historizes ns=1;s=Demo.Dynamic.*, docs/history.md). Run by
+// history_interop.sh through server_interop.sh.
+//
+//   node node_history.js opc.tcp://HOST:PORT [--timeout S]
+//
+// Steps: the Ramp's Historizing attribute is true and its AccessLevel has the HistoryRead bit;
+// after a few seconds of recording (the ramp moves every 500 ms), a Read of its Value; then a
+// HistoryRead (ReadRawModifiedDetails, no bounds) from the server's start to a second past the
+// Read: at least 4 values, SourceTimestamps strictly increasing, and the value and SourceTimestamp
+// the Read returned among them. Then a paged read (numValuesPerNode 2) follows its continuation
+// points to the same values, and a backwards read returns them latest first.
+// Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
+"use strict";
+
+const util = require("util");
+console.log = (...args) => process.stderr.write(util.format(...args) + "\n");
+console.info = console.log;
+console.warn = console.log;
+
+const {
+    OPCUAClient,
+    AttributeIds,
+    MessageSecurityMode,
+    SecurityPolicy,
+    StatusCodes,
+    TimestampsToReturn,
+    HistoryReadRequest,
+    ReadRawModifiedDetails
+} = require("node-opcua");
+
+const args = process.argv.slice(2);
+if (args.length < 1 || !args[0].startsWith("opc.tcp://")) {
+    process.stderr.write("usage: node node_history.js opc.tcp://HOST:PORT [--timeout S]\n");
+    process.exit(2);
+}
+const endpoint = args[0];
+const ti = args.indexOf("--timeout");
+const timeoutS = ti >= 0 ? Number(args[ti + 1]) : 30;
+const out = (line) => process.stdout.write(line + "\n");
+function fail(why) {
+    out("FAIL " + why);
+    process.exit(1);
+}
+setTimeout(() => fail("timeout after " + timeoutS + " s"), timeoutS * 1000).unref();
+
+const RAMP = "ns=1;s=Demo.Dynamic.Ramp";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function rawRead(session, start, end, num, point) {
+    const request = new HistoryReadRequest({
+        historyReadDetails: new ReadRawModifiedDetails({
+            isReadModified: false, startTime: start, endTime: end, numValuesPerNode: num, returnBounds: false
+        }),
+        nodesToRead: [{ nodeId: RAMP, continuationPoint: point }],
+        releaseContinuationPoints: false,
+        timestampsToReturn: TimestampsToReturn.Both
+    });
+    const response = await session.historyRead(request);
+    if (response.responseHeader.serviceResult.value !== 0) fail("HistoryRead: " + response.responseHeader.serviceResult.toString());
+    return response.results[0];
+}
+
+(async () => {
+    const started = new Date(Date.now() - 60 * 60 * 1000);  // the file may hold an earlier run's values too
+    const client = OPCUAClient.create({
+        endpointMustExist: false,
+        securityMode: MessageSecurityMode.None,
+        securityPolicy: SecurityPolicy.None,
+        connectionStrategy: { maxRetry: 3, initialDelay: 200, maxDelay: 1000 }
+    });
+    await client.connect(endpoint);
+    const session = await client.createSession();
+    out("ok connected");
+
+    const attrs = await session.read([
+        { nodeId: RAMP, attributeId: AttributeIds.Historizing },
+        { nodeId: RAMP, attributeId: AttributeIds.AccessLevel }
+    ]);
+    if (attrs[0].value.value !== true) fail("Historizing of the Ramp is " + attrs[0].value.value);
+    if ((attrs[1].value.value & 0x04) === 0) fail("the Ramp's AccessLevel " + attrs[1].value.value + " has no HistoryRead bit");
+    out("ok Historizing true, AccessLevel has HistoryRead");
+
+    await sleep(3000);  // a few seconds of recording
+    const current = (await session.read({ nodeId: RAMP, attributeId: AttributeIds.Value }));
+    await sleep(300);   // the historian writes off the request path
+    const end = new Date(Date.now() + 1000);
+    const result = await rawRead(session, started, end, 0, undefined);
+    if (result.statusCode.value !== 0) fail("HistoryRead result " + result.statusCode.toString());
+    const values = result.historyData.dataValues;
+    if (values.length < 4) fail("only " + values.length + " values in the Ramp's history");
+    for (let i = 1; i < values.length; ++i) {
+        if (!(values[i].sourceTimestamp.getTime() > values[i - 1].sourceTimestamp.getTime() ||
+              (values[i].sourceTimestamp.getTime() === values[i - 1].sourceTimestamp.getTime() &&
+               values[i].sourcePicoseconds > values[i - 1].sourcePicoseconds)))
+            fail("timestamps do not increase at " + i + ": " + values[i - 1].sourceTimestamp.toISOString() + " then " +
+                 values[i].sourceTimestamp.toISOString());
+    }
+    out("ok " + values.length + " values, source timestamps increasing");
+    const same = values.find((v) => v.sourceTimestamp.getTime() === current.sourceTimestamp.getTime());
+    if (!same) fail("the Read's SourceTimestamp " + current.sourceTimestamp.toISOString() + " is not in the history");
+    if (same.value.value !== current.value.value)
+        fail("the history holds " + same.value.value + " where the Read returned " + current.value.value);
+    out("ok the Read's value " + current.value.value + " at " + current.sourceTimestamp.toISOString() + " is in the history");
+
+    // Paged: two at a time through continuation points, the same values.
+    const recent = new Date(values[values.length - 4].sourceTimestamp.getTime());
+    const lastTime = new Date(values[values.length - 1].sourceTimestamp.getTime() + 1);
+    const paged = [];
+    let point;
+    for (let pages = 0; pages < 10; ++pages) {
+        const r = await rawRead(session, recent, lastTime, 2, point);
+        if (r.statusCode.isNotGood()) fail("paged HistoryRead result " + r.statusCode.toString());
+        for (const v of r.historyData.dataValues) paged.push(v.value.value);
+        point = r.continuationPoint;
+        if (!point || point.length === 0) break;
+    }
+    const tail = values.slice(values.length - 4).map((v) => v.value.value);
+    if (JSON.stringify(paged) !== JSON.stringify(tail)) fail("paged " + JSON.stringify(paged) + " != " + JSON.stringify(tail));
+    out("ok paged through continuation points: " + JSON.stringify(paged));
+
+    // Backwards: startTime after endTime (a JavaScript Date has milliseconds, the server's times
+    // 100 ns ticks: the ends are a millisecond outside the values).
+    const back = await rawRead(session, lastTime, new Date(recent.getTime() - 1), 0, undefined);
+    const backValues = back.historyData.dataValues.map((v) => v.value.value);
+    if (JSON.stringify(backValues) !== JSON.stringify(tail.slice().reverse()))
+        fail("backwards " + JSON.stringify(backValues) + " != " + JSON.stringify(tail.slice().reverse()));
+    out("ok backwards: " + JSON.stringify(backValues));
+
+    await session.close();
+    await client.disconnect();
+    out("done");
+    process.exit(0);
+})().catch((e) => fail(e.message));
