@@ -3,9 +3,9 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "engine/common/clock.hpp"
 #include "actors/shards/runner.hpp"
 #include "actors/shards/wall_clock.hpp"
+#include "engine/common/clock.hpp"
 
 namespace uactor::actors {
 

@@ -1,6 +1,5 @@
 // docs/demo-namespace.md, built into the address space.
 #include "runtime/namespaces/demo_namespace.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <cmath>
 #include <limits>
@@ -12,6 +11,7 @@
 
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {

@@ -1,12 +1,13 @@
 // Part 4 §5.8 View services: Browse, BrowseNext, TranslateBrowsePathsToNodeIds.
 #include "engine/server/services/browse.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 
+#include "engine/server/services/continuation_point_id.hpp"
 #include "engine/server/services/operations.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
@@ -28,16 +29,6 @@ browse_continuations::browse_continuations(std::size_t capacity) : capacity_(cap
   entries_.reserve(capacity);
 }
 
-namespace {
-
-bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
-  if (point.is_null() || point.size() != sizeof(id)) return false;
-  std::memcpy(&id, point.data(), sizeof(id));
-  return true;
-}
-
-}  // namespace
-
 bool browse_continuations::add(const browse_position& p, byte_string& out) {
   if (entries_.size() >= capacity_) return false;
   // One counter for the process: a point of another session never names one of this session.
@@ -50,7 +41,7 @@ bool browse_continuations::add(const browse_position& p, byte_string& out) {
 
 browse_position* browse_continuations::find(const byte_string& point) noexcept {
   std::uint64_t id = 0;
-  if (!id_of(point, id)) return nullptr;
+  if (!continuation_point_id(point, id)) return nullptr;
   for (auto& e : entries_)
     if (e.id == id) return &e.position;
   return nullptr;
@@ -58,7 +49,7 @@ browse_position* browse_continuations::find(const byte_string& point) noexcept {
 
 bool browse_continuations::release(const byte_string& point) noexcept {
   std::uint64_t id = 0;
-  if (!id_of(point, id)) return false;
+  if (!continuation_point_id(point, id)) return false;
   const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.id == id; });
   if (it == entries_.end()) return false;
   entries_.erase(it);

@@ -1,11 +1,11 @@
 // Part 4 §5.11.2 Call. The whole request: limits, then one operation per method to call.
 #include "engine/server/services/call.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <exception>
 
 #include "engine/server/services/operations.hpp"
 #include "engine/server/services/write.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/server/services/continuation_point_id.hpp"
 #include "engine/server/services/operations.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -19,12 +20,6 @@ using namespace uactor::ua;
 history_continuations::history_continuations(std::size_t capacity) : capacity_(capacity) {}
 
 namespace {
-
-bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
-  if (point.is_null() || point.size() != sizeof(id)) return false;
-  std::memcpy(&id, point.data(), sizeof(id));
-  return true;
-}
 
 constexpr std::uint8_t history_read_bit = 0x04;  // Part 3 §8.57 AccessLevelType: HistoryRead
 constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
@@ -186,7 +181,7 @@ bool history_continuations::add(history_read_position p, byte_string& out) {
 
 history_read_position* history_continuations::find(const byte_string& point) noexcept {
   std::uint64_t id = 0;
-  if (!id_of(point, id)) return nullptr;
+  if (!continuation_point_id(point, id)) return nullptr;
   for (auto& e : entries_)
     if (e.id == id) return &e.position;
   return nullptr;
@@ -194,7 +189,7 @@ history_read_position* history_continuations::find(const byte_string& point) noe
 
 bool history_continuations::release(const byte_string& point) noexcept {
   std::uint64_t id = 0;
-  if (!id_of(point, id)) return false;
+  if (!continuation_point_id(point, id)) return false;
   const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.id == id; });
   if (it == entries_.end()) return false;
   entries_.erase(it);

@@ -5,11 +5,11 @@
 // type) differs.
 // docs/decisions/0018.
 #include "engine/server/subscriptions/conditions.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <cmath>
 
 #include "engine/server/secure_channel_state.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {

@@ -2,7 +2,6 @@
 // the address space (Bad_ codes per select clause, per where element and per operand) and
 // evaluating it per event. docs/decisions/0018.
 #include "engine/server/subscriptions/event_filter.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {

@@ -2,12 +2,12 @@
 // event items see an event, their queues and the EventQueueOverflowEventType event. The filter
 // itself is event_filter.cpp; the items are created in monitored_items.cpp. docs/decisions/0018.
 #include "engine/server/subscriptions/subscription_manager.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <algorithm>
 #include <utility>
 
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {

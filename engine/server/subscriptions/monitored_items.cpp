@@ -2,7 +2,6 @@
 // SetMonitoringMode, SetTriggering, DeleteMonitoredItems; the filters (§7.22.2), sampling and the
 // item queues (§5.12.1.5). docs/decisions/0010.
 #include "engine/server/subscriptions/subscription_manager.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 
 #include "engine/server/services/index_range.hpp"
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
