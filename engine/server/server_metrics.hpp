@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "uactor/ua/builtin_types.hpp"
@@ -44,6 +45,15 @@ struct connection_counters {
   local_counter waits;
   std::atomic<bool> closed{false};  // set last: the registry folds the block into its totals
   std::uint16_t endpoint = 0;       // the endpoint (listener) it came through; set before it is shared
+};
+
+// One reverse-connect target's block (its dialer writes it).
+struct reverse_connect_counters {
+  std::string client_url;  // set before it is shared
+  local_counter dial_attempts;
+  local_counter connections;
+  local_counter failures;
+  local_counter open;
 };
 
 // The services counted by name: one per row of the service table (service_table.hpp), then
@@ -92,6 +102,8 @@ public:
   // A connection accepted by endpoint `endpoint` (server_options::endpoints' order).
   std::shared_ptr<connection_counters> open_connection(std::uint16_t endpoint = 0);
   host_counters& host() noexcept { return host_; }
+  // A reverse-connect target's block, listed in snapshot() from now on (in the order added).
+  std::shared_ptr<reverse_connect_counters> add_reverse_target(std::string client_url);
   server_metrics snapshot();
 
 private:
@@ -107,6 +119,7 @@ private:
   std::uint64_t closed_received_ = 0, closed_sent_ = 0, closed_renewals_ = 0, closed_rejected_ = 0;
   std::uint64_t closed_wait_ns_ = 0, closed_waits_ = 0;
   host_counters host_;
+  std::vector<std::shared_ptr<reverse_connect_counters>> reverse_;
 };
 
 // The ServiceResult of an encoded response message (encoding NodeId, then the ResponseHeader:
