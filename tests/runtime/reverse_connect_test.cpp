@@ -127,7 +127,7 @@ void read_and_subscribe(client& c) {
 
 }  // namespace
 
-TEST_CASE("reverse connect: our server dials our client's listener; read, subscribe, the listener restarted, None",
+TEST_CASE("reverse connect: our server dials our client's listener, read, subscribe, the listener restarted, None",
           "[runtime][reverse]") {
   temp_dir dir("reverse-none");
   auto listener = listen_on(0);
