@@ -59,7 +59,8 @@ void add_common(CLI::App* cmd, common_args& a) {
                 "§6.1.3; for a server reached through a tunnel or a NAT address)");
   cmd->add_option("--reverse-listen", a.reverse_listen,
                   "reverse connect: wait on HOST:PORT for the server to dial in with a ReverseHello (Part 6 "
-                  "§7.1.3; port 0: any free port, printed on stderr); the endpoint may then be left out");
+                  "§7.1.3; port 0: any free port, printed on stderr); ENDPOINT is then the EndpointUrl the "
+                  "ReverseHello must name, or - for any");
   cmd->add_option("--server-uri", a.server_uri,
                   "with --reverse-listen: accept only a ReverseHello with this ServerUri (the server's ApplicationUri)");
   cmd->add_flag("--json", a.json, "one JSON object per line on stdout");
@@ -69,7 +70,7 @@ void add_common(CLI::App* cmd, common_args& a) {
 }
 
 void need_endpoint(const common_args& a, const char* what) {
-  if (a.endpoint.empty() && a.reverse_listen.empty()) usage(std::string(what) + ": give an endpoint, e.g. opc.tcp://localhost:4840");
+  if (a.endpoint.empty()) usage(std::string(what) + ": give an endpoint, e.g. opc.tcp://localhost:4840");
 }
 
 }  // namespace

@@ -224,7 +224,9 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   set_up_log(a);
   client_options o;
   o.reconnect = std::move(reconnect);
-  o.endpoint_url = a.endpoint;
+  // With --reverse-listen, ENDPOINT "-": whatever EndpointUrl the server's ReverseHello names.
+  const bool any_endpoint = !a.reverse_listen.empty() && a.endpoint == "-";
+  o.endpoint_url = any_endpoint ? std::string() : a.endpoint;
   o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.session_name = "uactor cli";
@@ -253,7 +255,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
     reverse_listen_options lo;
     lo.listen = a.reverse_listen;
     lo.expected_server_uri = a.server_uri;
-    lo.expected_endpoint_url = a.endpoint;
+    lo.expected_endpoint_url = o.endpoint_url;
     auto l = reverse_listener::open(lo);
     if (!l) {
       if (l.error() == ua::status::bad_tcp_endpoint_url_invalid) usage("--reverse-listen " + a.reverse_listen + ": HOST:PORT");
