@@ -163,6 +163,36 @@ TEST_CASE("reverse connect: our server dials our client's listener, read, subscr
   CHECK(m.reverse_connects[0].dial_attempts >= m.reverse_connects[0].connections + m.reverse_connects[0].failures);
 }
 
+TEST_CASE("reverse connect: a supervised client waits for the next ReverseHello after a loss (the server restarted)",
+          "[runtime][reverse]") {
+  temp_dir dir("reverse-supervised");
+  auto listener = listen_on(0);
+  const auto plan = reverse_plan(listener->port(), dir);
+  auto first = std::make_unique<runtime>();
+  REQUIRE(first->start_server(plan).has_value());
+  std::atomic<int> reconnected{0};
+  auto o = reverse_options(listener, dir);
+  o.reconnect.enabled = true;
+  o.reconnect.initial_delay = 50ms;
+  o.reconnect.max_delay = 500ms;
+  o.connect_timeout = 2s;  // each attempt waits this long for the server's next socket
+  o.reconnect.on_event = [&reconnected](const connection_event& e) {
+    if (e.what == connection_event_kind::reconnected) ++reconnected;
+  };
+  auto c = client::connect(o);
+  REQUIRE(c.has_value());
+  REQUIRE(read_value(*c, ua::node_id::string(1, "Demo.Static.Scalar.Double")).has_value());
+  first.reset();  // the server goes: its connection with it
+  std::this_thread::sleep_for(500ms);  // attempts that find no server
+  runtime second;
+  REQUIRE(second.start_server(plan).has_value());
+  const auto until = std::chrono::steady_clock::now() + 15s;
+  while (reconnected.load() == 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  REQUIRE(reconnected.load() >= 1);
+  read_and_subscribe(*c);
+  c->close();
+}
+
 TEST_CASE("reverse connect: SignAndEncrypt, the endpoints fetched over a reverse connection of their own",
           "[runtime][reverse]") {
   temp_dir dir("reverse-secure");
