@@ -57,6 +57,12 @@ void add_common(CLI::App* cmd, common_args& a) {
   cmd->add_flag("--skip-host-name-check", a.skip_host_name_check,
                 "do not require the endpoint URL's host among the server certificate's names (Part 4 "
                 "§6.1.3; for a server reached through a tunnel or a NAT address)");
+  cmd->add_option("--reverse-listen", a.reverse_listen,
+                  "reverse connect: wait on HOST:PORT for the server to dial in with a ReverseHello (Part 6 "
+                  "§7.1.3; port 0: any free port, printed on stderr); ENDPOINT is then the EndpointUrl the "
+                  "ReverseHello must name, or - for any");
+  cmd->add_option("--server-uri", a.server_uri,
+                  "with --reverse-listen: accept only a ReverseHello with this ServerUri (the server's ApplicationUri)");
   cmd->add_flag("--json", a.json, "one JSON object per line on stdout");
   cmd->add_flag("--local-time", a.local_time, "times in the local time zone (default UTC)");
   cmd->add_flag("-v,--verbose", a.verbose, "the client's log (channel, session, subscriptions) on stderr");

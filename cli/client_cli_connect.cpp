@@ -224,7 +224,9 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   set_up_log(a);
   client_options o;
   o.reconnect = std::move(reconnect);
-  o.endpoint_url = a.endpoint;
+  // With --reverse-listen, ENDPOINT "-": whatever EndpointUrl the server's ReverseHello names.
+  const bool any_endpoint = !a.reverse_listen.empty() && a.endpoint == "-";
+  o.endpoint_url = any_endpoint ? std::string() : a.endpoint;
   o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.session_name = "uactor cli";
@@ -247,7 +249,29 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   o.security.identity = identity_for(a);  // after the flags are known good: it may ask for a password
 
   std::optional<security::certificate> server_cert;
-  if (mode_word != "none") {
+  if (!a.reverse_listen.empty()) {
+    // Reverse connect: the server dials us; the client library asks for its endpoints over a first
+    // reverse connection, so the policy is named here (default Basic256Sha256).
+    reverse_listen_options lo;
+    lo.listen = a.reverse_listen;
+    lo.expected_server_uri = a.server_uri;
+    lo.expected_endpoint_url = o.endpoint_url;
+    auto l = reverse_listener::open(lo);
+    if (!l) {
+      if (l.error() == ua::status::bad_tcp_endpoint_url_invalid) usage("--reverse-listen " + a.reverse_listen + ": HOST:PORT");
+      cannot_connect(a, "cannot listen on " + a.reverse_listen + ": " + l.error().to_string());
+    }
+    const auto colon = a.reverse_listen.rfind(':');
+    std::fprintf(stderr, "uactor: waiting for a reverse connection on %s:%u\n", a.reverse_listen.substr(0, colon).c_str(),
+                 static_cast<unsigned>((*l)->port()));
+    std::fflush(stderr);
+    o.reverse_listener = std::move(*l);
+    if (mode_word != "none") {
+      o.security.policy = policy ? std::string(policy->name) : "Basic256Sha256";
+      o.security.mode = mode_word == "sign" ? ua::message_security_mode::sign : ua::message_security_mode::sign_and_encrypt;
+      o.security.accept_untrusted_server_certificate = a.accept_server_certificate;
+    }
+  } else if (mode_word != "none") {
     const auto mode = mode_word == "sign" ? ua::message_security_mode::sign : ua::message_security_mode::sign_and_encrypt;
     // What the server offers (GetEndpoints over a None channel, Part 4 §5.4.4): the policy to ask
     // for when none is given, and the certificate to name if it is refused.

@@ -44,6 +44,10 @@ struct common_args {
   bool json = false;
   bool local_time = false;
   bool verbose = false;       // the client library's log on stderr
+  // Reverse connect (Part 6 §7.1.3, docs/reverse-connect.md): listen here for the server to dial
+  // in (HOST:PORT; port 0: any, printed on stderr), accepting only a ReverseHello from server_uri.
+  std::string reverse_listen;
+  std::string server_uri;
 
   output_style style() const;
 };

@@ -190,6 +190,18 @@ int main(int argc, char** argv) {
   run->add_option("--session-host", plan.session_host,
                   "where sessions and services run: multiplexer (with the connections) or scheduler")
       ->check(CLI::IsMember({"multiplexer", "scheduler"}));
+  run->add_option_function<std::vector<std::string>>(
+         "--reverse-connect",
+         [&plan](const std::vector<std::string>& urls) {
+           for (const auto& u : urls) {
+             uactor::reverse_connect_plan r;
+             r.client_url = u;
+             plan.reverse_connect.push_back(std::move(r));
+           }
+         },
+         "dial a client's reverse-connect listener opc.tcp://HOST:PORT and send it a ReverseHello (Part 6 §7.1.3; "
+         "repeatable; added to the plant file's [[server.reverse_connect]], docs/reverse-connect.md)")
+      ->check([](const std::string& u) { return u.rfind("opc.tcp://", 0) == 0 ? std::string() : "not opc.tcp://HOST:PORT"; });
   run->add_option("--max-connections", plan.max_connections, "connections accepted at once (past it: an ERR)")
       ->check(CLI::Range(1u, 1'000'000u));
   run->add_option("--max-sessions", plan.max_sessions, "sessions at once (past it: Bad_TooManySessions)")

@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/client/connection_actor.hpp"
 #include "runtime/client_security.hpp"
@@ -396,13 +397,58 @@ ua::expected<client> client::connect(client_options options) {
 }
 
 ua::expected<client> client::connect(caf::actor_system& system, client_options options) {
-  auto address = actors::parse_endpoint_url(options.endpoint_url);
-  if (!address) return address.error();
+  // Reverse connect (Part 6 §7.1.3): the server dials our listener; the socket comes from there.
+  const bool reverse = options.reverse_listener || !options.reverse_listen.empty();
+  if (reverse && !options.reverse_listener) {
+    reverse_listen_options lo;
+    lo.listen = options.reverse_listen;
+    lo.expected_server_uri = options.expected_server_uri;
+    lo.expected_endpoint_url = options.endpoint_url;
+    auto l = reverse_listener::open(lo);
+    if (!l) return l.error();
+    options.reverse_listener = std::move(*l);
+  }
+  ua::expected<actors::endpoint_address> address = actors::endpoint_address{};
+  if (!reverse) {
+    address = actors::parse_endpoint_url(options.endpoint_url);
+    if (!address) return address.error();
+  }
   actors::client_actor_config config;
   if (options.create_session) {
-    auto security = actors::resolve_client_security(options.endpoint_url, options.security, options.connect_timeout);
+    // Reverse: the endpoints come over a reverse connection of their own (no session), the
+    // session's connection is the server's next one.
+    actors::endpoints_fetch fetch;
+    if (reverse)
+      fetch = [&system, &options]() -> ua::expected<ua::get_endpoints_response> {
+        client_options o;
+        o.endpoint_url = options.endpoint_url;
+        o.create_session = false;
+        o.connect_timeout = o.request_timeout = options.connect_timeout;
+        o.reverse_listener = options.reverse_listener;
+        o.inbox_wake_up = options.inbox_wake_up;
+        auto c = connect(system, std::move(o));
+        if (!c) return c.error();
+        ua::get_endpoints_request req;
+        req.endpoint_url = ua::ua_string(c->options().endpoint_url);
+        auto r = c->get_endpoints_sync(std::move(req));
+        c->close();
+        return r;
+      };
+    auto security = actors::resolve_client_security(options.endpoint_url, options.security, options.connect_timeout, fetch);
     if (!security) return security.error();
     config.security = std::move(*security);
+  }
+  std::shared_ptr<actors::socket_handoff> socket;
+  if (reverse) {
+    const auto& listener = options.reverse_listener->listener_;
+    socket = listener->take_sync(options.connect_timeout);
+    if (socket->fd == caf::io::network::invalid_native_socket) {
+      spdlog::warn("uactor client: no server dialed {}:{} with a good ReverseHello within {} ms", listener->options().address,
+                   listener->port(), options.connect_timeout.count());
+      return ua::status::bad_timeout;
+    }
+    if (options.endpoint_url.empty()) options.endpoint_url = socket->endpoint_url;
+    config.reverse = listener;
   }
   config.endpoint_url = options.endpoint_url;
   config.session_name = options.session_name;
@@ -421,8 +467,9 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
 
   auto connected = std::make_shared<std::promise<ua::status_code>>();
   auto future = connected->get_future();
-  auto actor = actors::spawn_client_actor(system, address->host, address->port, std::move(config),
-                                          [connected](ua::status_code sc) { connected->set_value(sc); });
+  auto on_connected = [connected](ua::status_code sc) { connected->set_value(sc); };
+  auto actor = reverse ? actors::spawn_client_actor_on_socket(system, std::move(socket), std::move(config), on_connected)
+                       : actors::spawn_client_actor(system, address->host, address->port, std::move(config), on_connected);
   if (!actor) return actor.error();
   ua::status_code result = ua::status::bad_timeout;
   // The actor's own deadline answers first; this bound is a safety net only.

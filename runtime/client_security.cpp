@@ -56,7 +56,8 @@ ua::expected<client_user_identity> resolve_identity(const client_identity& ident
 
 ua::expected<client_session_security> resolve_client_security(const std::string& endpoint_url,
                                                                const client_security_options& options,
-                                                               std::chrono::milliseconds timeout) {
+                                                               std::chrono::milliseconds timeout,
+                                                               const endpoints_fetch& fetch) {
   client_session_security out;
   auto identity = resolve_identity(options.identity);
   if (!identity) return identity.error();
@@ -70,7 +71,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   if (options.mode != ua::message_security_mode::sign && options.mode != ua::message_security_mode::sign_and_encrypt)
     return ua::status::bad_security_mode_rejected;
 
-  auto endpoints = get_endpoints(endpoint_url, timeout);
+  auto endpoints = fetch ? fetch() : get_endpoints(endpoint_url, timeout);
   if (!endpoints) return endpoints.error();
   const ua::endpoint_description* chosen = nullptr;
   for (const auto& e : endpoints->endpoints)
@@ -93,7 +94,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   security::validation_options check;
   check.expected_application_uri = chosen->server.application_uri.str();
   if (options.check_server_host_name) {
-    auto address = parse_endpoint_url(endpoint_url);
+    auto address = parse_endpoint_url(endpoint_url.empty() ? chosen->endpoint_url.view() : std::string_view(endpoint_url));
     if (!address) return address.error();
     check.expected_host_name = address->host;
   }

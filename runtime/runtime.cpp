@@ -344,7 +344,9 @@ public:
     // The listener runs on the host's thread when the host is on the multiplexer.
     if (host_thread_ != std::thread::id{} && std::this_thread::get_id() == host_thread_) return ua::status::bad_invalid_state;
     if (const auto sc = historize_planned(); sc.is_bad()) return sc;
-    return actors::open_server(handle_);
+    const auto sc = actors::open_server(handle_);
+    if (sc.is_good()) start_reverse_connect();
+    return sc;
   }
 
   // The historian (docs/history.md): the store opened, its actor spawned and bound to the host's
@@ -691,10 +693,30 @@ public:
       std::lock_guard lock(scripts_mutex_);
       for (auto& r : runners_) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
     }
+    std::lock_guard lock(reverse_mutex_);  // the dialers, which open() may be adding
     actors::stop_server(handle_);
   }
 
 private:
+  // The plan's reverse-connect targets start dialing once the server is open (its nodes in), once.
+  void start_reverse_connect() {
+    std::lock_guard lock(reverse_mutex_);
+    if (reverse_started_ || plan_.reverse_connect.empty() || stopped_.load(std::memory_order_acquire)) return;
+    reverse_started_ = true;
+    std::vector<actors::reverse_connect_target> targets;
+    for (const auto& r : plan_.reverse_connect) {
+      actors::reverse_connect_target t;
+      t.client_url = r.client_url;
+      t.server_uri = plan_.application_uri;
+      t.endpoint_url = r.endpoint_url.empty() ? urls_.front() : r.endpoint_url;
+      t.max_connections = r.max_connections;
+      t.backoff_min = r.backoff_min;
+      t.backoff_max = std::max(r.backoff_max, r.backoff_min);
+      targets.push_back(std::move(t));
+    }
+    actors::start_reverse_connect(handle_, targets);
+  }
+
   // Runs `f` on the host with the server's state and waits for its result: Bad_ServerHalted when
   // the host is gone, Bad_InvalidState when called from the host's own thread (an inline handler).
   template <class F>
@@ -752,6 +774,8 @@ private:
   std::shared_ptr<value_door> door_;
   std::thread::id host_thread_;
   std::atomic<bool> stopped_{false};
+  std::mutex reverse_mutex_;
+  bool reverse_started_ = false;
   mutable std::mutex scripts_mutex_;
   std::vector<std::shared_ptr<actors::script_counters>> script_counters_;
   std::vector<caf::actor> runners_;  // they end with the host (they monitor it)

@@ -70,6 +70,10 @@ std::string describe(const server_plan& p) {
         << "; security " << join(e.security) << "; user tokens " << (tokens.empty() ? "none" : join(tokens)) << ")\n";
   }
   out << "application uri   " << p.application_uri << "\n";
+  for (const auto& r : p.reverse_connect)
+    out << "reverse connect   " << r.client_url << " (announcing " << (r.endpoint_url.empty() ? "the first endpoint" : r.endpoint_url)
+        << "; " << r.max_connections << " connection(s); backoff " << r.backoff_min.count() << ".." << r.backoff_max.count()
+        << " ms)\n";
   if (p.load_variables)
     out << "load variables    " << p.load_variables << " (ns=1;s=Load.V0..V" << p.load_variables - 1
         << "), every one changed each " << p.writer_interval.count() << " ms\n";

@@ -486,6 +486,10 @@ public:
     if (s.finished || gen != s.generation || !s.recovering) return;
     ++s.attempt;
     emit(connection_event_kind::reconnecting, s.lost_status);
+    // Reverse connect: the server dials again (Part 6 §7.1.3); wait for its next socket as long
+    // as a connect may take, then count the attempt as failed like a refused connect.
+    if (s.config.reverse)
+      return s.config.reverse->take_for(caf::actor_cast<caf::actor>(self_), gen, s.config.connect_timeout);
     connect_off_thread(self_->system(), caf::actor_cast<caf::actor>(self_), s.config.host, s.config.port, gen);
   }
 
@@ -1088,7 +1092,21 @@ caf::behavior client_broker_fun(client_broker* self, caf::io::connection_handle 
   };
 }
 
+// A broker over a socket made already: it becomes the broker's scribe first.
+caf::behavior client_broker_on_socket(client_broker* self, std::shared_ptr<socket_handoff> socket, client_actor_config config,
+                                      connected_handler connected) {
+  const auto hdl = self->add_scribe(socket->release());
+  return client_broker_fun(self, hdl, std::move(config), std::move(connected));
+}
+
 }  // namespace
+
+ua::expected<caf::actor> spawn_client_actor_on_socket(caf::actor_system& system, std::shared_ptr<socket_handoff> socket,
+                                                      client_actor_config config, connected_handler connected) {
+  if (!socket || socket->fd == caf::io::network::invalid_native_socket) return ua::status::bad_connection_rejected;
+  if (!config.inbox) config.inbox = std::make_shared<client_inbox>();
+  return system.middleman().spawn_broker(client_broker_on_socket, std::move(socket), std::move(config), std::move(connected));
+}
 
 ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std::string& host, std::uint16_t port,
                                             client_actor_config config, connected_handler connected) {

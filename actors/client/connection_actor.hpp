@@ -17,6 +17,7 @@
 #include "actors/client/client_call.hpp"
 #include "actors/client/client_inbox.hpp"
 #include "actors/client/endpoint_url.hpp"
+#include "actors/client/reverse_listener.hpp"
 #include "engine/client/session_security.hpp"
 #include "engine/client/subscription.hpp"
 #include "uactor/reconnect.hpp"
@@ -83,6 +84,9 @@ struct client_actor_config {
   std::uint16_t port = 0;
   // Where the application's calls come from (spawn_client_actor makes one when null).
   std::shared_ptr<client_inbox> inbox;
+  // Reverse connect (Part 6 §7.1.3): a reconnect waits for the next socket a server dials to this
+  // listener (its ReverseHello checked) instead of connecting to host:port.
+  std::shared_ptr<reverse_connect_listener> reverse;
 };
 
 // Messages the actor takes (besides the broker's own and the inbox's wake-ups; requests come
@@ -101,6 +105,10 @@ using connected_handler = std::function<void(ua::status_code)>;
 // connection cannot be made (no actor then, `connected` not called).
 ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std::string& host, std::uint16_t port,
                                             client_actor_config config, connected_handler connected);
+
+// The same over a socket made already (a reverse connection whose ReverseHello passed): never blocks.
+ua::expected<caf::actor> spawn_client_actor_on_socket(caf::actor_system& system, std::shared_ptr<socket_handoff> socket,
+                                                      client_actor_config config, connected_handler connected);
 
 }  // namespace uactor::actors
 

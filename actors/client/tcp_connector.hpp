@@ -16,6 +16,9 @@ namespace uactor::actors {
 // A connected socket on its way from the connector to the broker; closed if nobody takes it.
 struct socket_handoff {
   caf::io::network::native_socket fd = caf::io::network::invalid_native_socket;
+  // A reverse connection's: what its ReverseHello said (Part 6 §7.1.2.6); empty otherwise.
+  std::string server_uri;
+  std::string endpoint_url;
   socket_handoff() = default;
   socket_handoff(const socket_handoff&) = delete;
   socket_handoff& operator=(const socket_handoff&) = delete;

@@ -165,6 +165,14 @@ ua::expected<int> bind_listener(const std::string& address, std::uint16_t port, 
 
 }  // namespace
 
+struct reverse_context {
+  caf::actor_system* system = nullptr;
+  session_host_ref host;
+  connection_options connection;  // the first endpoint's, with the server's metrics and crypto pool
+  std::shared_ptr<listeners_shared> shared;
+  std::shared_ptr<metrics_registry> metrics;
+};
+
 ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_options& options,
                                          const core_factory& make_core) {
   return spawn_server(sys, options, endpoints_core_factory([&](const std::vector<std::uint16_t>& ports) {
@@ -209,7 +217,22 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
     h.listeners.push_back(sys.middleman().spawn_broker(listener, fds[i], std::move(own), host, shared));
   }
   h.listener = h.listeners.front();
+  h.reverse = std::make_shared<reverse_context>(reverse_context{&sys, host, counted.connection, shared, h.metrics});
+  h.reverse->connection.channel.endpoint = 0;
   return h;
+}
+
+void start_reverse_connect(server_handle& server, const std::vector<reverse_connect_target>& targets) {
+  if (!server.reverse) return;
+  const auto& ctx = *server.reverse;
+  for (const auto& t : targets) {
+    reverse_dialer_links links;
+    links.host = ctx.host;
+    links.connection = ctx.connection;
+    links.next_channel_id = [shared = ctx.shared] { return shared->next_channel_id.fetch_add(1, std::memory_order_relaxed); };
+    links.counters = ctx.metrics ? ctx.metrics->add_reverse_target(t.client_url) : nullptr;
+    server.dialers.push_back(ctx.system->middleman().spawn_broker(reverse_dialer, t, std::move(links)));
+  }
 }
 
 ua::status_code open_server(const server_handle& server) {
@@ -226,6 +249,7 @@ ua::status_code open_server(const server_handle& server) {
 }
 
 void stop_server(const server_handle& server) {
+  for (const auto& d : server.dialers) caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
   for (const auto& l : server.listeners) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(server.host, caf::exit_reason::user_shutdown);
 }

@@ -18,6 +18,7 @@
 
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
+#include "actors/server/reverse_dialer.hpp"
 #include "actors/server/session_host_actor.hpp"
 #include "engine/server/server_core.hpp"
 #include "uactor/ua/expected.hpp"
@@ -47,6 +48,9 @@ struct server_options {
   bool open_at_start = true;
 };
 
+// What dialers need of their server (start_reverse_connect): defined in server_actors.cpp.
+struct reverse_context;
+
 struct server_handle {
   caf::actor listener;                 // the first endpoint's
   std::vector<caf::actor> listeners;   // one per endpoint, in order
@@ -55,6 +59,8 @@ struct server_handle {
   std::vector<std::uint16_t> ports;    // one per endpoint
   std::shared_ptr<metrics_registry> metrics;  // what the host and the connections count
   std::shared_ptr<crypto_pool> crypto;         // null: no security, or crypto inline
+  std::shared_ptr<reverse_context> reverse;    // for start_reverse_connect
+  std::vector<caf::actor> dialers;             // one per reverse-connect target, once started
 };
 
 // Makes the server's state once the port is known (it goes into the endpoint URLs).
@@ -74,6 +80,11 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
 // Waits for the listener: never call from the server's own thread. Bad_ServerHalted when it is
 // gone, Bad_ResourceUnavailable when listen() fails.
 ua::status_code open_server(const server_handle& server);
+
+// Reverse connect (Part 6 §7.1.3): one dialer per target (reverse_dialer.hpp), its connections
+// served as the first endpoint's, channel ids from the listeners' sequence, counted in the
+// server's metrics. Call once the server is open; the dialers go into server.dialers.
+void start_reverse_connect(server_handle& server, const std::vector<reverse_connect_target>& targets);
 
 // Stops accepting, closes every connection and stops the host (and the writers, which watch it).
 void stop_server(const server_handle& server);

@@ -169,9 +169,19 @@ server_metrics metrics_registry::snapshot() {
     m.connection_wait_ns += c->wait_ns.get();
     m.connection_waits += c->waits.get();
   }
+  for (const auto& r : reverse_)
+    m.reverse_connects.push_back({r->client_url, r->dial_attempts.get(), r->connections.get(), r->failures.get(), r->open.get()});
   host_.add_to(m);
   history_.add_to(m);
   return m;
+}
+
+std::shared_ptr<reverse_connect_counters> metrics_registry::add_reverse_target(std::string client_url) {
+  auto c = std::make_shared<reverse_connect_counters>();
+  c->client_url = std::move(client_url);
+  std::lock_guard lock(mutex_);
+  reverse_.push_back(c);
+  return c;
 }
 
 }  // namespace uactor::actors

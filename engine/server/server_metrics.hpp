@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "uactor/ua/builtin_types.hpp"
@@ -44,6 +45,15 @@ struct connection_counters {
   local_counter waits;
   std::atomic<bool> closed{false};  // set last: the registry folds the block into its totals
   std::uint16_t endpoint = 0;       // the endpoint (listener) it came through; set before it is shared
+};
+
+// One reverse-connect target's block (its dialer writes it).
+struct reverse_connect_counters {
+  std::string client_url;  // set before it is shared
+  local_counter dial_attempts;
+  local_counter connections;
+  local_counter failures;
+  local_counter open;
 };
 
 // The services counted by name: one per row of the service table (service_table.hpp), then
@@ -108,6 +118,8 @@ public:
   std::shared_ptr<connection_counters> open_connection(std::uint16_t endpoint = 0);
   host_counters& host() noexcept { return host_; }
   history_counters& history() noexcept { return history_; }
+  // A reverse-connect target's block, listed in snapshot() from now on (in the order added).
+  std::shared_ptr<reverse_connect_counters> add_reverse_target(std::string client_url);
   server_metrics snapshot();
 
 private:
@@ -124,6 +136,7 @@ private:
   std::uint64_t closed_wait_ns_ = 0, closed_waits_ = 0;
   host_counters host_;
   history_counters history_;
+  std::vector<std::shared_ptr<reverse_connect_counters>> reverse_;
 };
 
 // The ServiceResult of an encoded response message (encoding NodeId, then the ResponseHeader:

@@ -36,6 +36,7 @@
 #include "uactor/subscription.hpp"
 #include "uactor/client_security.hpp"
 #include "uactor/reconnect.hpp"
+#include "uactor/reverse_listener.hpp"
 #include "uactor/ua/expected.hpp"
 #include "uactor/ua/status_codes.hpp"
 #include "uactor/ua/types.hpp"
@@ -77,6 +78,16 @@ struct client_options {
   // or message (a CAF message per wake-up, coalesced; no descriptor: for thousands of mostly idle
   // clients in one process, where descriptors run out first).
   uactor::inbox_wake_up inbox_wake_up = uactor::inbox_wake_up::socket_pair;
+  // ---- Reverse connect (Part 6 §7.1.3, docs/reverse-connect.md): the server dials the client.
+  // reverse_listen (HOST:PORT) makes connect() open a listener (uactor/reverse_listener.hpp) and
+  // wait there, up to connect_timeout, for a server's socket whose ReverseHello names
+  // expected_server_uri (any server when empty) and endpoint_url (any when empty: the client then
+  // uses the RHE's EndpointUrl); reverse_listener is one opened beforehand (it wins, with its own
+  // expectations). A secured connection asks for the endpoints over a first reverse connection.
+  // Supervised, a lost connection waits for the server's next one.
+  std::string reverse_listen;
+  std::shared_ptr<uactor::reverse_listener> reverse_listener;
+  std::string expected_server_uri;
 };
 
 template <class Response>

@@ -25,6 +25,15 @@ struct endpoint_metrics {
   std::uint64_t connections_open = 0;      // gauge
 };
 
+// One reverse-connect target (Part 6 §7.1.3: the server dials the client; docs/reverse-connect.md).
+struct reverse_connect_metrics {
+  std::string client_url;           // the client's listener, as configured
+  std::uint64_t dial_attempts = 0;  // counter: TCP connects tried
+  std::uint64_t connections = 0;    // counter: connected and ReverseHello sent
+  std::uint64_t failures = 0;       // counter: connects refused, timed out, or the RHE not sent
+  std::uint64_t connections_open = 0;  // gauge
+};
+
 struct server_metrics {
   // Connections (the opc.tcp listener) and their secure channels.
   std::uint64_t connections_accepted = 0;  // counter
@@ -67,6 +76,7 @@ struct server_metrics {
   // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
   // (the sums are connections_accepted and connections_open).
   std::vector<endpoint_metrics> endpoints;
+  std::vector<reverse_connect_metrics> reverse_connects;  // one per target, in configuration order
 };
 
 }  // namespace uactor

@@ -41,6 +41,17 @@ struct history_plan {
   std::vector<std::string> historize;
 };
 
+// Reverse connect (Part 6 §7.1.3, docs/reverse-connect.md): a client the server dials, for plants
+// where the server may not accept connections. The server sends a ReverseHello (its
+// application_uri and endpoint_url) and serves the socket as an accepted connection.
+struct reverse_connect_plan {
+  std::string client_url;    // opc.tcp://host:port of the client's reverse-connect listener
+  std::string endpoint_url;  // announced in the ReverseHello; empty: the server's first endpoint's URL
+  std::uint32_t max_connections = 1;  // kept open to this client at once
+  std::chrono::milliseconds backoff_min{500};     // first retry after a failed dial, and the pause before a redial
+  std::chrono::milliseconds backoff_max{30'000};  // the longest pause between attempts (jitter +/- 25 %, capped here)
+};
+
 struct server_plan {
   // Advertised in the endpoint URLs and the ApplicationUri. default_server_plan() puts the machine's
   // host name here; left so, each endpoint's listen address decides what its URL names (see
@@ -116,6 +127,8 @@ struct server_plan {
   // (docs/decisions/0041).
   redundancy_plan redundancy;
   history_plan history;
+  // Clients to dial (reverse connect), each kept connected while the server runs.
+  std::vector<reverse_connect_plan> reverse_connect;
 
   // The first endpoint's URL (opc.tcp://<advertised host>:<port>).
   std::string endpoint_url() const;

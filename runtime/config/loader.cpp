@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "actors/client/endpoint_url.hpp"
 #include "engine/server/node_builder.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "runtime/namespaces/load_namespace.hpp"
@@ -76,6 +77,12 @@ constexpr std::string_view key_table[] = {
     "server.max_string_length",
     "server.max_array_length",
     "server.max_nesting_depth",
+    "server.reverse_connect[]",
+    "server.reverse_connect[].client_url",
+    "server.reverse_connect[].endpoint_url",
+    "server.reverse_connect[].max_connections",
+    "server.reverse_connect[].backoff_min_ms",
+    "server.reverse_connect[].backoff_max_ms",
     "server.endpoints[]",
     "server.endpoints[].port",
     "server.endpoints[].listen_address",
@@ -641,6 +648,31 @@ public:
   }
 
 private:
+  // [[server.reverse_connect]]: clients the server dials (Part 6 §7.1.3, docs/reverse-connect.md).
+  void read_reverse_connect(section& s) {
+    const auto* targets = table_array(s, "reverse_connect", c_);
+    if (!targets) return;
+    for (std::size_t i = 0; i < targets->size(); ++i) {
+      const auto& rt = *(*targets)[i].as_table();
+      section r(c_, rt, fmt::format("server.reverse_connect[{}]", i));
+      reverse_connect_plan plan;
+      if (!r.string("client_url", plan.client_url) || plan.client_url.empty()) {
+        c_.error(r.where(), r.key("client_url"), "a reverse_connect entry needs client_url = \"opc.tcp://host:port\"");
+      } else if (!actors::parse_endpoint_url(plan.client_url)) {
+        c_.error(*rt.get("client_url"), r.key("client_url"), fmt::format("\"{}\" is not opc.tcp://host:port", plan.client_url));
+      }
+      if (r.string("endpoint_url", plan.endpoint_url) && !plan.endpoint_url.empty() &&
+          !actors::parse_endpoint_url(plan.endpoint_url))
+        c_.error(*rt.get("endpoint_url"), r.key("endpoint_url"), fmt::format("\"{}\" is not opc.tcp://host:port", plan.endpoint_url));
+      r.integer("max_connections", 1, 100, plan.max_connections);
+      read_milliseconds(r, "backoff_min_ms", 10, 3'600'000, plan.backoff_min);
+      read_milliseconds(r, "backoff_max_ms", 10, 86'400'000, plan.backoff_max);
+      if (plan.backoff_max < plan.backoff_min && rt.get("backoff_max_ms"))
+        c_.error(*rt.get("backoff_max_ms"), r.key("backoff_max_ms"), "backoff_max_ms is below backoff_min_ms");
+      server_.reverse_connect.push_back(std::move(plan));
+    }
+  }
+
   void read_server(section& top) {
     server_ = default_server_plan();
     const toml::table* t = sub_table(top, "server", c_);
@@ -699,6 +731,8 @@ private:
     // The server's user token types, the default of every endpoint (docs/configuration.md).
     std::vector<std::string> server_tokens = default_user_tokens(server_.anonymous);
     const bool server_tokens_given = read_user_tokens(s, server_tokens);
+
+    read_reverse_connect(s);
 
     const auto* endpoints = table_array(s, "endpoints", c_);
     if (!endpoints || endpoints->empty()) {

@@ -82,6 +82,22 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                &endpoint_metrics::connections_accepted);
   per_listener("uactor_endpoint_connections_open", "opc.tcp connections open now on this endpoint", C::Gauge,
                &endpoint_metrics::connections_open);
+  // Reverse connect (docs/reverse-connect.md): per target, labelled with the client's URL.
+  const auto per_target = [&f, &eps](std::string name, std::string help, MetricType type,
+                                     std::uint64_t reverse_connect_metrics::*field) {
+    auto& fam = f.add(std::move(name), std::move(help), type);
+    for (const auto& e : eps)
+      for (const auto& r : e.metrics.reverse_connects)
+        fam.metric.push_back(families::sample(type, static_cast<double>(r.*field), {{"endpoint", e.endpoint}, {"client", r.client_url}}));
+  };
+  per_target("uactor_reverse_connect_dials_total", "reverse connect: TCP connects to the client tried", C::Counter,
+             &reverse_connect_metrics::dial_attempts);
+  per_target("uactor_reverse_connect_connections_total", "reverse connect: connections made and ReverseHello sent",
+             C::Counter, &reverse_connect_metrics::connections);
+  per_target("uactor_reverse_connect_failures_total", "reverse connect: connects refused or failed", C::Counter,
+             &reverse_connect_metrics::failures);
+  per_target("uactor_reverse_connect_open", "reverse connect: connections to the client open now", C::Gauge,
+             &reverse_connect_metrics::connections_open);
   f.per_endpoint(eps, "uactor_received_bytes_total", "bytes received on opc.tcp connections", C::Counter,
                  &server_metrics::bytes_received);
   f.per_endpoint(eps, "uactor_sent_bytes_total", "bytes sent on opc.tcp connections", C::Counter, &server_metrics::bytes_sent);

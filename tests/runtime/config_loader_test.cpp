@@ -629,3 +629,38 @@ type = "Double"
   CHECK(d.value.server.history.path == "./uactor-history.sqlite");
   CHECK(d.value.server.history.historize == std::vector<std::string>{"ns=1;s=Demo.Dynamic.*"});
 }
+
+TEST_CASE("config: [[server.reverse_connect]] lists the clients to dial, with defaults, and refuses a bad URL",
+          "[config]") {
+  const std::string text = R"(
+[[server.reverse_connect]]
+client_url = "opc.tcp://scada.example:4843"
+
+[[server.reverse_connect]]
+client_url = "opc.tcp://historian.example:4844"
+endpoint_url = "opc.tcp://plant-server.example:4840"
+max_connections = 2
+backoff_min_ms = 100
+backoff_max_ms = 5000
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  INFO((r.errors.empty() ? std::string() : r.errors[0].to_string()));
+  REQUIRE(r.ok());
+  const auto& rc = r.value.server.reverse_connect;
+  REQUIRE(rc.size() == 2);
+  CHECK(rc[0].client_url == "opc.tcp://scada.example:4843");
+  CHECK(rc[0].endpoint_url.empty());  // the first endpoint's URL, decided at start
+  CHECK(rc[0].max_connections == 1);
+  CHECK(rc[0].backoff_min == std::chrono::milliseconds(500));
+  CHECK(rc[0].backoff_max == std::chrono::milliseconds(30'000));
+  CHECK(rc[1].endpoint_url == "opc.tcp://plant-server.example:4840");
+  CHECK(rc[1].max_connections == 2);
+  CHECK(rc[1].backoff_min == std::chrono::milliseconds(100));
+  CHECK(rc[1].backoff_max == std::chrono::milliseconds(5000));
+
+  const auto bad = config::load("[[server.reverse_connect]]\nclient_url = \"http://x:1\"\n", "plant.toml", ".", false);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors[0].to_string().find("server.reverse_connect[0].client_url") != std::string::npos);
+  const auto missing = config::load("[[server.reverse_connect]]\nmax_connections = 1\n", "plant.toml", ".", false);
+  CHECK_FALSE(missing.ok());
+}
