@@ -10,8 +10,10 @@ set(unity_alone
     engine/server/channel_security_test.cpp
     engine/server/discovery_test.cpp
     engine/server/events_test.cpp
+    engine/server/node_builder_test.cpp
     engine/server/secure_channel_state_test.cpp
     engine/server/server_core_test.cpp
+    engine/server/service_table_test.cpp
     engine/server/session_manager_test.cpp
     engine/server/session_takeover_test.cpp
     engine/server/subscription_test.cpp
@@ -19,6 +21,7 @@ set(unity_alone
     interop/client_subscription_interop_test.cpp
     interop/security_client_interop_test.cpp
     protocol/address_space_test.cpp
+    runtime/reverse_connect_test.cpp
     runtime/shadow_runner_test.cpp
     scenarios/load_namespace_test.cpp
     security/pki_store_test.cpp
