@@ -217,6 +217,7 @@ bool read_span(history::history_store& store, std::string_view node, std::int64_
   q.from_inclusive = q.to_inclusive = true;
   q.limit = limit;
   auto page = store.read_raw(q);
+  out.reserve(out.size() + page.values.size() + 1);  // and the bound after
   for (auto& v : page.values) out.push_back(std::move(v));
   return !page.more;
 }
@@ -279,7 +280,8 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
     }
     const auto [lo_it, hi_it] = std::minmax_element(c.times.begin(), c.times.end());
     std::vector<data_value> raw;
-    read_near(store, node, lo_it->ticks - 1, false, values_around_a_time, raw);
+    // Strictly before the earliest time (a hostile earliest time has no tick before it).
+    read_near(store, node, lo_it->ticks == lowest ? lowest : lo_it->ticks - 1, false, values_around_a_time, raw);
     if (read_span(store, node, lo_it->ticks, hi_it->ticks, max_raw, raw)) {
       read_near(store, node, hi_it->ticks, true, values_around_a_time, raw);
       values = history::values_at(raw, c.times, c.use_simple_bounds, c.config);
