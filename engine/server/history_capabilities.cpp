@@ -1,5 +1,8 @@
 #include "engine/server/history_capabilities.hpp"
 
+#include "engine/server/history/aggregates.hpp"
+#include "uactor/ua/node_ids.hpp"
+
 namespace uactor::actors {
 
 namespace {
@@ -26,6 +29,23 @@ void set_history_capabilities(ua::address_space& as, bool reading, std::uint32_t
   for (const std::uint32_t id : {11196u, 11197u, 11198u, 11199u, 11200u,  // Insert/Replace/Update data, DeleteRaw, DeleteAtTime
                                  11275u, 11281u, 11282u, 11283u})          // InsertAnnotation, Insert/Replace/Update events
     set(as, id, ua::variant(false), now);
+  // The aggregates HistoryRead computes (Part 11 §5.4.2, Part 13 §4.3): the ns0 AggregateFunction
+  // objects, organized by both AggregateFunctions folders, there only while history is on.
+  const ua::node_id organizes(0, ua::ids::organizes);
+  for (const std::uint32_t folder :
+       {ua::ids::history_server_capabilities_aggregate_functions, ua::ids::server_server_capabilities_aggregate_functions}) {
+    const ua::node_index f = as.find(ua::node_id(0, folder));
+    const ua::node_index type = as.find(organizes);
+    if (f == ua::no_node || type == ua::no_node) continue;
+    for (const ua::node_id& aggregate : history::served_aggregates()) {
+      const ua::node_index a = as.find(aggregate);
+      if (a == ua::no_node) continue;
+      if (reading)
+        (void)as.add_reference(f, type, a);  // Bad_DuplicateReferenceNotAllowed: there already
+      else
+        (void)as.remove_reference(f, type, a);
+    }
+  }
 }
 
 }  // namespace uactor::actors

@@ -8,9 +8,10 @@
 
 namespace uactor::actors {
 
-// Raw reads of data (AccessHistoryDataCapability) when `reading`, MaxReturnDataValues the most
-// values of one node in one response; everything else uactor does not do yet (events, updates,
-// deletes, annotations) false. Variables namespace 0 lacks are skipped.
+// Raw, processed and at-time reads of data (AccessHistoryDataCapability) when `reading`,
+// MaxReturnDataValues the most values of one node in one response, and the served aggregates in
+// the AggregateFunctions folders; everything else uactor does not do yet (events, updates,
+// deletes, annotations) false. Variables and objects namespace 0 lacks are skipped.
 void set_history_capabilities(ua::address_space& as, bool reading, std::uint32_t max_return_data_values,
                               ua::date_time now);
 

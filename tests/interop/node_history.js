@@ -10,7 +10,10 @@
 // HistoryRead (ReadRawModifiedDetails, no bounds) from the server's start to a second past the
 // Read: at least 4 values, SourceTimestamps strictly increasing, and the value and SourceTimestamp
 // the Read returned among them. Then a paged read (numValuesPerNode 2) follows its continuation
-// points to the same values, and a backwards read returns them latest first.
+// points to the same values, and a backwards read returns them latest first. Then a processed read
+// (ReadProcessedDetails, Average, 1 s intervals) over the recorded seconds: one value per interval,
+// each within the ramp's 0 .. 90, Good or Uncertain with the Calculated bit; and a ReadAtTime of a
+// recorded value's time (that value, give or take its sub-millisecond part) and of the midpoint of two (Interpolated, between).
 // Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
 "use strict";
 
@@ -27,7 +30,9 @@ const {
     StatusCodes,
     TimestampsToReturn,
     HistoryReadRequest,
-    ReadRawModifiedDetails
+    ReadRawModifiedDetails,
+    ReadProcessedDetails,
+    ReadAtTimeDetails
 } = require("node-opcua");
 
 const args = process.argv.slice(2);
@@ -61,6 +66,24 @@ async function rawRead(session, start, end, num, point) {
     if (response.responseHeader.serviceResult.value !== 0) fail("HistoryRead: " + response.responseHeader.serviceResult.toString());
     return response.results[0];
 }
+
+async function historyRead(session, details) {
+    const request = new HistoryReadRequest({
+        historyReadDetails: details,
+        nodesToRead: [{ nodeId: RAMP }],
+        releaseContinuationPoints: false,
+        timestampsToReturn: TimestampsToReturn.Both
+    });
+    const response = await session.historyRead(request);
+    if (response.responseHeader.serviceResult.value !== 0) fail("HistoryRead: " + response.responseHeader.serviceResult.toString());
+    const result = response.results[0];
+    if (result.statusCode.isNotGood()) fail("HistoryRead result " + result.statusCode.toString());
+    return result.historyData.dataValues;
+}
+
+// Part 11 §6.3.2: the severity and the HistoryInfo bits (Calculated 1, Interpolated 2).
+const severity = (v) => v.statusCode.value >>> 30;
+const historyBits = (v) => v.statusCode.value & 0x3;
 
 (async () => {
     const started = new Date(Date.now() - 60 * 60 * 1000);  // the file may hold an earlier run's values too
@@ -127,6 +150,37 @@ async function rawRead(session, start, end, num, point) {
     if (JSON.stringify(backValues) !== JSON.stringify(tail.slice().reverse()))
         fail("backwards " + JSON.stringify(backValues) + " != " + JSON.stringify(tail.slice().reverse()));
     out("ok backwards: " + JSON.stringify(backValues));
+
+    // Processed: Average per second over whole recorded seconds (Part 11 §6.5.4; ns0 i=2342).
+    const firstMs = Math.ceil(values[0].sourceTimestamp.getTime() / 1000) * 1000;
+    const lastMs = Math.floor(values[values.length - 1].sourceTimestamp.getTime() / 1000) * 1000;
+    if (lastMs - firstMs < 2000) fail("fewer than 2 recorded seconds");
+    const averages = await historyRead(session, new ReadProcessedDetails({
+        startTime: new Date(firstMs), endTime: new Date(lastMs), processingInterval: 1000,
+        aggregateType: ["i=2342"],
+        aggregateConfiguration: { useServerCapabilitiesDefaults: true }
+    }));
+    if (averages.length !== (lastMs - firstMs) / 1000) fail(averages.length + " averages for " + (lastMs - firstMs) / 1000 + " s");
+    averages.forEach((v, i) => {
+        if (v.sourceTimestamp.getTime() !== firstMs + 1000 * i) fail("average " + i + " at " + v.sourceTimestamp.toISOString());
+        if (severity(v) > 1 || historyBits(v) !== 1) fail("average " + i + " status " + v.statusCode.toString());
+        if (!(v.value.value >= 0 && v.value.value <= 90)) fail("average " + i + " is " + v.value.value);
+    });
+    out("ok processed Average, " + averages.length + " intervals of 1 s: " + JSON.stringify(averages.map((v) => v.value.value)));
+
+    // At time: a recorded value's own time, and the midpoint of two recorded values (Part 11 §6.5.5).
+    const a = values[values.length - 3], b = values[values.length - 2];
+    const mid = new Date(Math.floor((a.sourceTimestamp.getTime() + b.sourceTimestamp.getTime()) / 2));
+    const at = await historyRead(session, new ReadAtTimeDetails({ reqTimes: [a.sourceTimestamp, mid], useSimpleBounds: true }));
+    if (at.length !== 2) fail(at.length + " values at 2 times");
+    // A JavaScript Date holds milliseconds, the server's times 100 ns ticks: the recorded time
+    // comes back as that value or one interpolated within a millisecond of it.
+    if (Math.abs(at[0].value.value - a.value.value) > 0.5 || severity(at[0]) !== 0 || (historyBits(at[0]) & 1) !== 0)
+        fail("at a recorded time: " + at[0].value.value + " " + at[0].statusCode.toString() + ", recorded " + a.value.value);
+    const lo = Math.min(a.value.value, b.value.value), hi = Math.max(a.value.value, b.value.value);
+    if (severity(at[1]) > 1 || historyBits(at[1]) !== 2 || !(at[1].value.value >= lo && at[1].value.value <= hi))
+        fail("at the midpoint: " + at[1].value.value + " " + at[1].statusCode.toString() + ", between " + lo + " and " + hi);
+    out("ok at time: " + at[0].value.value + " recorded, " + at[1].value.value + " interpolated");
 
     await session.close();
     await client.disconnect();

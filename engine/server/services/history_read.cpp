@@ -1,5 +1,7 @@
 // HistoryRead, raw values: Part 4 §5.10.3, Part 11 §6.5.3.2 (time domain, direction, bounds) and
-// §4.6 (Bounding Values), Part 11 §6.3 (continuation points, status codes).
+// §4.6 (Bounding Values), Part 11 §6.3 (continuation points, status codes); processed values
+// (§6.5.4) and values at times (§6.5.5) read the raw values around them and hand them to
+// engine/server/history/aggregates.hpp.
 #include "engine/server/services/history_read.hpp"
 
 #include <spdlog/spdlog.h>
@@ -168,6 +170,131 @@ struct reader {
   }
 };
 
+// ReadProcessedDetails' checks that do not depend on the node (Part 11 §6.5.4), and the
+// aggregate configuration: the request's, or the server's defaults (Part 13 §4.2.1.2; Stepped is
+// false: no variable here says otherwise).
+status_code plan_processed(const read_processed_details& d, calculated_read& c) {
+  if (d.start_time.ticks == 0 || d.end_time.ticks == 0) return status::bad_invalid_timestamp_argument;
+  c.start = d.start_time;
+  c.end = d.end_time;
+  c.interval_ms = d.processing_interval;
+  c.config = history::aggregate_configuration{};
+  const aggregate_configuration& a = d.aggregate_configuration;
+  if (!a.use_server_capabilities_defaults) {
+    if (a.percent_data_bad > 100 || a.percent_data_good > 100) return status::bad_aggregate_configuration_rejected;
+    c.config.treat_uncertain_as_bad = a.treat_uncertain_as_bad;
+    c.config.percent_data_bad = a.percent_data_bad;
+    c.config.percent_data_good = a.percent_data_good;
+    c.config.use_sloped_extrapolation = a.use_sloped_extrapolation;
+  }
+  return status::good;
+}
+
+// ReadAtTimeDetails (Part 11 §6.5.5): the times, at most max_values_per_node of them (no
+// continuation points here), with the server's aggregate configuration.
+status_code plan_at_time(const read_at_time_details& d, const history_limits& limits, calculated_read& c) {
+  if (d.req_times.empty()) return status::bad_invalid_timestamp_argument;
+  if (d.req_times.size() > limits.max_values_per_node) return status::bad_too_many_operations;
+  c.times.assign(d.req_times.begin(), d.req_times.end());
+  c.use_simple_bounds = d.use_simple_bounds;
+  c.config = history::aggregate_configuration{};
+  return status::good;
+}
+
+// Values of one node from `from` to `to` (both included), ascending; false when there are more
+// than `limit`.
+bool read_span(history::history_store& store, std::string_view node, std::int64_t from, std::int64_t to,
+               std::size_t limit, std::vector<data_value>& out) {
+  history::raw_query q;
+  q.node = node;
+  q.from = from;
+  q.to = to;
+  q.from_inclusive = q.to_inclusive = true;
+  q.limit = limit;
+  auto page = store.read_raw(q);
+  out.reserve(out.size() + page.values.size() + 1);  // and the bound after
+  for (auto& v : page.values) out.push_back(std::move(v));
+  return !page.more;
+}
+
+// Up to `count` values nearest to `at` on one side (before: up to and with `at`; after: past it),
+// ascending. Enough for an interpolated bound (Part 13 §3.1.8) that skips a few Bad values.
+void read_near(history::history_store& store, std::string_view node, std::int64_t at, bool later, std::size_t count,
+               std::vector<data_value>& out) {
+  history::raw_query q;
+  q.node = node;
+  q.limit = count;
+  if (later) {
+    q.from = at;
+    q.from_inclusive = false;
+    q.to = highest;
+    q.to_inclusive = true;
+  } else {
+    q.from = lowest;
+    q.to = at;
+    q.to_inclusive = true;
+    q.reverse = true;
+  }
+  auto page = store.read_raw(q);
+  if (!later) std::reverse(page.values.begin(), page.values.end());
+  for (auto& v : page.values) out.push_back(std::move(v));
+}
+
+constexpr std::size_t values_around_a_time = 8;
+
+// One processed or at-time node: its raw values from the store, the calculation, the result.
+void calculate(history_read_job& job, history_read_job::item& it, std::size_t budget, history_read_result& r) {
+  history::history_store& store = *job.store;
+  const history_limits& limits = job.limits;
+  const calculated_read& c = job.calculated;
+  const std::string_view node = it.position.node;
+  const std::size_t max_raw = limits.max_raw_values_per_aggregate;
+  std::vector<data_value> values;
+  if (job.kind == history_read_kind::processed) {
+    // The range, and the bounding values just outside it (aggregates.hpp's `raw`).
+    const std::int64_t lo = std::min(c.start.ticks, c.end.ticks);
+    const std::int64_t hi = std::max(c.start.ticks, c.end.ticks);
+    std::vector<data_value> raw;
+    if (auto b = neighbour(store, node, lo, false, false)) raw.push_back(std::move(*b));
+    if (!read_span(store, node, lo, hi, max_raw, raw)) {
+      r.status_code = status::bad_too_many_operations;
+      return;
+    }
+    if (auto b = neighbour(store, node, hi, false, true)) raw.push_back(std::move(*b));
+    const std::size_t max_intervals = std::min(limits.max_values_per_node, budget);
+    auto got = history::process(it.aggregate, raw, c.start, c.end, c.interval_ms, c.config, max_intervals);
+    if (!got) {
+      r.status_code = got.error();
+      return;
+    }
+    values = std::move(*got);
+  } else {
+    if (c.times.size() > budget) {
+      r.status_code = status::bad_too_many_operations;
+      return;
+    }
+    const auto [lo_it, hi_it] = std::minmax_element(c.times.begin(), c.times.end());
+    std::vector<data_value> raw;
+    // Strictly before the earliest time (a hostile earliest time has no tick before it).
+    read_near(store, node, lo_it->ticks == lowest ? lowest : lo_it->ticks - 1, false, values_around_a_time, raw);
+    if (read_span(store, node, lo_it->ticks, hi_it->ticks, max_raw, raw)) {
+      read_near(store, node, hi_it->ticks, true, values_around_a_time, raw);
+      values = history::values_at(raw, c.times, c.use_simple_bounds, c.config);
+    } else {  // too many between the times: the values around each time only
+      for (const date_time& t : c.times) {
+        raw.clear();
+        read_near(store, node, t.ticks, false, values_around_a_time, raw);
+        read_near(store, node, t.ticks, true, values_around_a_time, raw);
+        auto one = history::values_at(raw, std::span<const date_time>(&t, 1), c.use_simple_bounds, c.config);
+        for (auto& v : one) values.push_back(std::move(v));
+      }
+    }
+  }
+  for (auto& v : values) keep_timestamps(v, job.timestamps);
+  r.status_code = status::good;
+  r.history_data.emplace<history_data>().data_values = std::move(values);
+}
+
 }  // namespace
 
 bool history_continuations::add(history_read_position p, byte_string& out) {
@@ -209,16 +336,26 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
     return false;
   }
   const auto* details = req.history_read_details.get_if<read_raw_modified_details>();
-  if (!details) {
-    const bool known = req.history_read_details.get_if<read_processed_details>() ||
-                       req.history_read_details.get_if<read_at_time_details>() ||
-                       req.history_read_details.get_if<read_event_details>();
+  const auto* processed = req.history_read_details.get_if<read_processed_details>();
+  const auto* at_time = req.history_read_details.get_if<read_at_time_details>();
+  if (!details && !processed && !at_time) {
+    const bool known = req.history_read_details.get_if<read_event_details>();
     refuse_request(resp, known ? status::bad_history_operation_unsupported : status::bad_history_operation_invalid);
     return false;
   }
+  // Part 11 §6.5.4: one aggregateType per entry of nodesToRead (a node read with two aggregates
+  // appears twice).
+  if (processed && !req.release_continuation_points && processed->aggregate_type.size() != req.nodes_to_read.size()) {
+    refuse_request(resp, status::bad_aggregate_list_mismatch);
+    return false;
+  }
   job.timestamps = req.timestamps_to_return;
-  job.num_values = details->num_values_per_node;
+  job.num_values = details ? details->num_values_per_node : 0;
   job.limits = limits;
+  job.kind = details ? history_read_kind::raw : processed ? history_read_kind::processed : history_read_kind::at_time;
+  status_code calculated_status = status::good;  // what every node of a processed or at-time read gets
+  if (processed) calculated_status = plan_processed(*processed, job.calculated);
+  if (at_time) calculated_status = plan_at_time(*at_time, limits, job.calculated);
   resp.results.resize(req.nodes_to_read.size());
   for (std::size_t i = 0; i < req.nodes_to_read.size(); ++i) {
     const history_read_value_id& id = req.nodes_to_read[i];
@@ -236,7 +373,8 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
     if (!id.continuation_point.is_null() && id.continuation_point.size() != 0) {
       history_read_position* p = points.find(id.continuation_point);
       // Another session's, released, used already, or for another node: all unknown here.
-      if (!p || !(p->node_id == id.node_id)) {
+      // Processed and at-time reads give none: a raw read's point is not theirs.
+      if (!p || !(p->node_id == id.node_id) || !details) {
         r.status_code = status::bad_continuation_point_invalid;
         continue;
       }
@@ -261,11 +399,23 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
         r.status_code = status::bad_data_encoding_unsupported;
         continue;
       }
-      if (details->is_read_modified) {
+      if (!details) {  // processed or at-time
+        if (calculated_status.is_bad()) {
+          r.status_code = calculated_status;
+          continue;
+        }
+        if (processed) {
+          it.aggregate = processed->aggregate_type[i];
+          const auto served = history::served_aggregates();
+          if (std::find(served.begin(), served.end(), it.aggregate) == served.end()) {
+            r.status_code = status::bad_aggregate_not_supported;
+            continue;
+          }
+        }
+      } else if (details->is_read_modified) {
         r.status_code = status::bad_history_operation_unsupported;
         continue;
-      }
-      if (const status_code sc = plan_read(*details, it.position); sc.is_bad()) {
+      } else if (const status_code sc = plan_read(*details, it.position); sc.is_bad()) {
         r.status_code = sc;
         continue;
       }
@@ -286,6 +436,20 @@ void run_history_read(history_read_job& job) {
   const history_limits& limits = job.limits;
   reader rd{*job.store, limits, job.timestamps};
   std::size_t budget = std::max<std::size_t>(1, limits.max_values_per_request);
+  if (job.kind != history_read_kind::raw) {
+    for (auto& it : job.items) {
+      history_read_result& r = job.response.results[it.result];
+      try {
+        calculate(job, it, budget, r);
+        if (const auto* d = r.history_data.get_if<history_data>()) budget -= std::min(budget, d->data_values.size());
+      } catch (const history::store_error& e) {
+        spdlog::error("{}", e.what());
+        r.status_code = status::bad_internal_error;
+        r.history_data = extension_object{};
+      }
+    }
+    return;
+  }
   for (auto& it : job.items) {
     history_read_result& r = job.response.results[it.result];
     if (budget == 0) {  // the response is full: this node's values come with its next page

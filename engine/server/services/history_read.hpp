@@ -1,6 +1,8 @@
 // The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values
-// only) over a history store (history/history_store.hpp), and the per-session store of its
-// continuation points. The store's part can run off the session host (docs/decisions/0048).
+// only), ReadProcessedDetails (§6.5.4) and ReadAtTimeDetails (§6.5.5) over a history store
+// (history/history_store.hpp), and the per-session store of its continuation points. The store's
+// part can run off the session host (docs/decisions/0048); the calculation is
+// engine/server/history/aggregates.hpp.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/server/history/aggregates.hpp"
 #include "history/history_store.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -27,6 +30,11 @@ struct history_limits {
   // HistoryRead continuation points one session may hold (Part 4 §5.10.3; ServerCapabilities'
   // MaxHistoryContinuationPoints).
   std::size_t max_continuation_points = 10;
+  // Processed and at-time reads have no continuation points: one node's intervals (or requested
+  // times) past max_values_per_node, or past what is left of max_values_per_request, are
+  // Bad_TooManyOperations for that node. The raw values one such node reads to compute them
+  // (a day of 1 s data is 86,400; this bounds the memory of one read to tens of MB).
+  std::size_t max_raw_values_per_aggregate = 500'000;
 };
 
 // Where a raw read stopped: its node, the range and direction worked out from the details, the
@@ -70,12 +78,25 @@ private:
 // (docs/decisions/0048): plan_history_read on the host (the checks, the continuation points
 // taken), run_history_read anywhere (the store's reads), finish_history_read on the host again
 // (the new continuation points into the session's store).
+// What a processed or at-time read asks, shared by its nodes (Part 11 §6.5.4, §6.5.5).
+enum class history_read_kind { raw, processed, at_time };
+struct calculated_read {
+  ua::date_time start, end;  // processed
+  double interval_ms = 0;
+  std::vector<ua::date_time> times;  // at-time
+  bool use_simple_bounds = true;
+  history::aggregate_configuration config;
+};
+
 struct history_read_job {
   struct item {
     std::size_t result = 0;  // index in response.results
-    history_read_position position;
+    history_read_position position;  // raw; processed and at-time: only node and node_id
+    ua::node_id aggregate;           // processed: this node's aggregateType
     bool more = false;  // run: a page remains (finish gives it a continuation point)
   };
+  history_read_kind kind = history_read_kind::raw;
+  calculated_read calculated;
   // Where the answer goes (the host's; the services do not read them).
   std::uint32_t channel_id = 0;
   std::uint32_t request_id = 0;
@@ -90,12 +111,16 @@ struct history_read_job {
 };
 
 // Service results: Bad_NothingToDo, Bad_TooManyOperations, Bad_TimestampsToReturnInvalid,
-// Bad_HistoryOperationInvalid (no or unknown details), Bad_HistoryOperationUnsupported (processed,
-// at-time and event details: not served yet). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
+// Bad_HistoryOperationInvalid (no or unknown details), Bad_HistoryOperationUnsupported (event
+// details: not served yet), Bad_AggregateListMismatch (processed: not one aggregateType per node). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
 // HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store, or
 // IsReadModified: no value is ever modified without HistoryUpdate), Bad_InvalidTimestampArgument
 // (fewer than two of startTime, endTime, numValuesPerNode), Bad_DataEncodingUnsupported,
-// Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. job.store null: no history.
+// Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. Processed and at-time per
+// node: Bad_AggregateNotSupported, Bad_AggregateConfigurationRejected (a percentage over 100),
+// Bad_InvalidTimestampArgument (no start or end, no reqTimes), Bad_InvalidArgument (start == end,
+// a negative interval), Bad_TooManyOperations (intervals, times or raw values past the limits).
+// job.store null: no history.
 // Returns whether items need the store (else job.response is the whole answer).
 bool plan_history_read(const ua::history_read_request& req, history_read_job& job, const ua::address_space& as,
                        history_continuations& points, const history_limits& limits = {});

@@ -285,12 +285,9 @@ TEST_CASE("HistoryRead: per-node checks and the details not served", "[history]"
   services::service_history_read(raw_read(t0, t0 + 100, 0), f.resp, f.core.space(), nullptr, f.points, f.limits);
   CHECK(f.resp.results[0].status_code == status::bad_history_operation_unsupported);
 
-  // Processed and at-time details are not served yet; none at all is invalid.
+  // Event details are not served yet; none at all is invalid.
   auto processed = raw_read(t0, t0 + 100, 0);
-  processed.history_read_details = ua::extension_object(ua::read_processed_details{});
-  services::service_history_read(processed, f.resp, f.core.space(), f.t.store.get(), f.points, f.limits);
-  CHECK(f.resp.response_header.service_result == status::bad_history_operation_unsupported);
-  processed.history_read_details = ua::extension_object(ua::read_at_time_details{});
+  processed.history_read_details = ua::extension_object(ua::read_event_details{});
   services::service_history_read(processed, f.resp, f.core.space(), f.t.store.get(), f.points, f.limits);
   CHECK(f.resp.response_header.service_result == status::bad_history_operation_unsupported);
   processed.history_read_details = ua::extension_object{};
