@@ -60,10 +60,11 @@ caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<hist
   };
 }
 
-// Runs each HistoryRead's reads and hands the job back to the host it is bound to.
-caf::behavior history_reader_actor(caf::event_based_actor* self) {
+// Runs each HistoryRead's reads and hands the job back to the host it is bound to. It takes its
+// host slot as an argument: CAF 0.17 spawns an argument-less function actor through a null
+// shared_ptr<tuple<>> (init_fun_factory.hpp:85), undefined behaviour that UBSan stops on.
+caf::behavior history_reader_actor(caf::event_based_actor* self, std::shared_ptr<caf::actor> host) {
   self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
-  auto host = std::make_shared<caf::actor>();
   return {
       [host](history_read_job_ptr& job) {
         services::run_history_read(*job);
@@ -89,7 +90,7 @@ historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::histo
   else st->queued = std::make_shared<std::atomic<std::int64_t>>(0);
   historian h;
   h.actor = sys.spawn<caf::detached>(historian_actor, st);
-  h.reader = sys.spawn<caf::detached>(history_reader_actor);
+  h.reader = sys.spawn<caf::detached>(history_reader_actor, std::make_shared<caf::actor>());
   h.read = [reader = h.reader](std::shared_ptr<services::history_read_job> job) {
     caf::anon_send(reader, std::move(job));
   };
