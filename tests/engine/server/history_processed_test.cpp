@@ -264,7 +264,7 @@ TEST_CASE("server_core: the AggregateFunctions folders organize the served aggre
 }
 
 // Not asserted: the time of one processed Average over a day of 1 s data in 1,440 intervals.
-TEST_CASE("HistoryRead processed: a day of 1 s data in 1,440 intervals, timed", "[history][timing]") {
+TEST_CASE("HistoryRead processed: a day of 1 s data in 1,440 intervals, timed", "[history][.timing]") {
   fixture f;
   constexpr int day = 86'400;
   fill(*f.t.store, day);
