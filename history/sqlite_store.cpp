@@ -61,7 +61,9 @@ struct sqlite_store::connection {
     }
     sqlite3_busy_timeout(db, 5'000);  // the other connection's checkpoint or schema change
   }
-  ~connection() { sqlite3_close(db); }
+  // close_v2: the statements below are members, finalized only after this body runs; plain
+  // sqlite3_close would refuse (SQLITE_BUSY) and leak the connection and its file.
+  ~connection() { sqlite3_close_v2(db); }
 
   [[noreturn]] void fail(const std::string& what) const {
     throw store_error("history: " + what + " in " + path + ": " + sqlite3_errmsg(db));
