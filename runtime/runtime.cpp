@@ -152,6 +152,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   for (const auto& h : hosts) name(h.host);
   for (const auto& e : plan.resolved_endpoints()) name(e.listen_address);
   for (const char* loopback : {"localhost", "127.0.0.1", "::1"}) name(loopback);
+  for (const auto& extra : plan.certificate_names) name(extra);
   auto own = store->load_or_create_own(request);
   if (!own) throw std::runtime_error("cannot load or create the server certificate in " + store->root().string() + ": " +
                                      own.error().to_string());

@@ -43,6 +43,23 @@ if ((${#missing[@]})); then
 fi
 node_ok || { echo "setup: Node.js 18 or newer is needed for the interop tests; found $(node --version 2>&1)" >&2; exit 1; }
 
+# node-opcua 2.18x loads only on Node 20.19 or newer. With an older system Node (Debian 12's apt
+# gives 18), Node itself comes from the npm registry (node-linux-<arch>: the nodejs.org build as
+# an npm package) into tests/interop/.node; npm ci below and the tests (tests/CMakeLists.txt) run
+# with it first in PATH.
+interop_node_version=20.19.5
+interop_node_bin=$PWD/tests/interop/.node/node_modules/.bin
+if [[ -f tests/interop/package-lock.json ]] && ! node_loads_esm; then
+  case "$(uname -m)" in x86_64) node_arch=x64 ;; aarch64) node_arch=arm64 ;; *) node_arch= ;; esac
+  if [[ -n $node_arch && ! -x $interop_node_bin/node ]]; then
+    echo "setup: Node $(node --version) cannot load node-opcua 2.18x; Node $interop_node_version for the" \
+         "interop tests from the npm registry (node-linux-$node_arch) into tests/interop/.node"
+    npm install --prefix tests/interop/.node --no-save --no-audit --no-fund --loglevel=error \
+      "node-linux-$node_arch@$interop_node_version" || echo "setup: that failed; the interop tests will be skipped" >&2
+  fi
+  if [[ -x $interop_node_bin/node ]]; then export PATH=$interop_node_bin:$PATH; fi
+fi
+
 # node-opcua for the interop tests, exactly as locked. With a Node that cannot load it, no
 # node_modules at all (npm ci would replace it anyway): the interop tests then skip (exit 77)
 # instead of failing, or running an older node-opcua than the lock names.

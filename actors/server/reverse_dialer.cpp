@@ -14,6 +14,7 @@
 #include "actors/client/endpoint_url.hpp"
 #include "actors/client/tcp_connector.hpp"
 #include "actors/common/exit_a_turn_later.hpp"
+#include "actors/common/native_socket.hpp"
 #include "actors/common/self_send.hpp"
 #include "engine/client/recovery.hpp"
 #include "protocol/uatcp.hpp"
@@ -41,13 +42,6 @@ struct dialer_state {
   std::minstd_rand rng{std::random_device{}()};
 };
 
-// The socket of a scribe made by CAF's default multiplexer (its handle is the socket), for the
-// connection's own sends (connection_links::native_socket); -1 otherwise.
-int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
-  if (dynamic_cast<caf::io::network::default_multiplexer*>(&self->backend()) == nullptr) return -1;
-  const auto fd = static_cast<caf::io::network::native_socket>(hdl.id());
-  return caf::io::network::conn_hdl_from_socket(fd) == hdl ? fd : -1;
-}
 
 class dialer {
 public:

@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/common/exit_a_turn_later.hpp"
+#include "actors/common/native_socket.hpp"
 #include "actors/common/self_send.hpp"
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
@@ -59,13 +60,6 @@ struct listener_state {
   std::shared_ptr<listeners_shared> shared;
 };
 
-// The socket of an accepted connection, when CAF's default multiplexer made its scribe (its
-// handle is the socket, conn_hdl_from_socket); -1 otherwise (docs/decisions/0013).
-int native_socket_of(caf::io::broker* self, caf::io::connection_handle hdl) {
-  if (dynamic_cast<caf::io::network::default_multiplexer*>(&self->backend()) == nullptr) return -1;
-  const auto fd = static_cast<caf::io::network::native_socket>(hdl.id());
-  return caf::io::network::conn_hdl_from_socket(fd) == hdl ? fd : -1;
-}
 
 using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
 

@@ -3,15 +3,16 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "engine/common/clock.hpp"
 #include "actors/shards/runner.hpp"
+#include "actors/shards/wall_clock.hpp"
+#include "engine/common/clock.hpp"
 
 namespace uactor::actors {
 
 namespace {
 
-using run_atom = caf::atom_constant<caf::atom("scrun")>;
-using due_atom = caf::atom_constant<caf::atom("scdue")>;
+using pass_atom = caf::atom_constant<caf::atom("scrun")>;
+using pass_due_atom = caf::atom_constant<caf::atom("scdue")>;
 
 struct in_process_state {
   explicit in_process_state(runner_setup s)
@@ -24,12 +25,8 @@ struct in_process_state {
   std::vector<scripting::eval_request> ready;
   std::vector<scripting::output_value> out;
   bool scheduled = false;
-  std::optional<scripting::steady_time> timer;  // the due_atom in flight, when
+  std::optional<scripting::steady_time> timer;  // the pass_due_atom in flight, when
 };
-
-double seconds_since_1970() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 void pass(caf::event_based_actor* self, in_process_state& st) {
   const auto now = std::chrono::steady_clock::now();
@@ -71,7 +68,7 @@ void pass(caf::event_based_actor* self, in_process_state& st) {
   if (const auto due = st.set.next_due(); due && (!st.timer || *due < *st.timer)) {
     st.timer = *due;
     self->delayed_send(self, std::max(*due - std::chrono::steady_clock::now(), scripting::steady_time::duration{0}),
-                       due_atom::value);
+                       pass_due_atom::value);
   }
 }
 
@@ -86,7 +83,7 @@ caf::behavior in_process_runner(caf::event_based_actor* self, std::shared_ptr<in
     }
     return caf::exit_reason::unhandled_exception;
   });
-  self->send(self, run_atom::value);  // the first pass: calculations start, inputs may be there
+  self->send(self, pass_atom::value);  // the first pass: calculations start, inputs may be there
   st->scheduled = true;
   return {
       [self, st](const input_changes_ptr& changes) {
@@ -94,14 +91,14 @@ caf::behavior in_process_runner(caf::event_based_actor* self, std::shared_ptr<in
         // Coalesced: every change already in the mailbox is taken before the pass runs.
         if (!st->scheduled) {
           st->scheduled = true;
-          self->send(self, run_atom::value);
+          self->send(self, pass_atom::value);
         }
       },
-      [self, st](run_atom) {
+      [self, st](pass_atom) {
         st->scheduled = false;
         pass(self, *st);
       },
-      [self, st](due_atom) {
+      [self, st](pass_due_atom) {
         st->timer.reset();
         pass(self, *st);
       },

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/shards/runner.hpp"
+#include "actors/shards/wall_clock.hpp"
 #include "actors/shards/worker_process.hpp"
 #include "scripting/frames.hpp"
 #include "scripting/shadow.hpp"
@@ -104,10 +105,6 @@ struct supervisor_state {
     }
   }
 };
-
-double seconds_since_1970() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // Blocking reads of one worker's socket into frames, each a message to the supervisor; ends with an
 // eof message when the worker dies (or sends a header the reader refuses).

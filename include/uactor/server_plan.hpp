@@ -108,6 +108,9 @@ struct server_plan {
   std::vector<std::string> security{"all"};
   std::string pki_dir;                 // own/, trusted/, issuers/, rejected/ (default_pki_dir())
   std::vector<std::string> trust;      // certificate files to trust at start (copied into trusted/certs)
+  // Names and addresses the certificate the server makes names besides the endpoints' hosts,
+  // the addresses they listen on and loopback (`[pki] san`): DNS aliases, NAT addresses.
+  std::vector<std::string> certificate_names;
   std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
   std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
   std::vector<std::string> user_hashes;  // "user:hash" (uactor hash-password), as the config file's [[users]]

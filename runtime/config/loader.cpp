@@ -93,6 +93,7 @@ constexpr std::string_view key_table[] = {
     "pki",
     "pki.dir",
     "pki.trust",
+    "pki.san",
     "users[]",
     "users[].name",
     "users[].hash",
@@ -931,6 +932,19 @@ private:
         if (!readable_file(path, why))
           c_.error(a[i], fmt::format("pki.trust[{}]", i), fmt::format("cannot read {}: {}", path.string(), why));
         trust_.push_back(path.string());
+      }
+    }
+    // Extra subjectAltName entries for the certificate the server makes: names and addresses
+    // clients reach it by that the endpoints do not show (a DNS alias, a NAT address).
+    std::vector<std::string> san;
+    if (s.strings("san", san)) {
+      const auto& a = *s.table().get("san")->as_array();
+      for (std::size_t i = 0; i < san.size(); ++i) {
+        if (san[i].empty() || san[i].find_first_of(" \t/") != std::string::npos)
+          c_.error(a[i], fmt::format("pki.san[{}]", i),
+                   fmt::format("'{}' is not a host name or an IP address", san[i]));
+        else
+          san_.push_back(san[i]);
       }
     }
   }
@@ -2120,6 +2134,7 @@ private:
     plan.users_file = server_.users_file;
     plan.user_hashes = user_hashes_;
     if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
+    plan.certificate_names = san_;
     plan.trust = trust_;
     // A secured policy needs the server certificate: in own/ already, or made there at start
     // (security::pki_store::load_or_create_own); found out now, not after the listeners opened.
@@ -2139,6 +2154,7 @@ private:
   std::optional<place> secured_at_;
   std::optional<place> pki_dir_at_;
   bool pki_dir_refused_ = false;
+  std::vector<std::string> san_;
   std::span<const nodeset_file> more_nodesets_;
   std::unique_ptr<server_nodes> space_;  // server_space(); null until asked
   plant p_;

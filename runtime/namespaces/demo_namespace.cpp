@@ -11,6 +11,7 @@
 
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
@@ -22,12 +23,12 @@ namespace {
 constexpr std::uint16_t ns = demo_namespace_index;
 
 // Namespace 0 (NodeIds.csv).
-constexpr std::uint32_t objects_folder = 85;
-constexpr std::uint32_t organizes = 35;
-constexpr std::uint32_t has_component = 47;
-constexpr std::uint32_t base_object_type = 58;
-constexpr std::uint32_t folder_type = 61;
-constexpr std::uint32_t base_data_variable_type = 63;
+using ua::ids::objects_folder;
+using ua::ids::organizes;
+using ua::ids::has_component;
+using ua::ids::base_object_type;
+using ua::ids::folder_type;
+using ua::ids::base_data_variable_type;
 
 constexpr std::uint8_t read_only = 1;   // CurrentRead
 // CurrentRead | CurrentWrite | StatusWrite | TimestampWrite (Part 3 §8.57): a client may write a

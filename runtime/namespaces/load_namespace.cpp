@@ -14,7 +14,7 @@ using namespace uactor::ua;
 
 namespace {
 
-void require(bool ok, const std::string& what) {
+void require_load(bool ok, const std::string& what) {
   if (!ok) throw std::logic_error("load namespace: " + what);
 }
 
@@ -62,11 +62,11 @@ std::vector<node_change> load_nodes(std::size_t count) {
 }
 
 void add_load_namespace(address_space& as, std::size_t count, date_time now) {
-  require(as.find(node_id(0, ids::objects_folder)) != no_node, "namespace 0 is not loaded");
+  require_load(as.find(node_id(0, ids::objects_folder)) != no_node, "namespace 0 is not loaded");
   as.reserve(as.size() + count + 1, as.variable_count() + count);
   for (const node_change& c : load_nodes(count)) {
     const status_code sc = apply_node_change(as, c, now);
-    require(sc.is_good(), "a node exists already or is refused: " + sc.to_string());
+    require_load(sc.is_good(), "a node exists already or is refused: " + sc.to_string());
   }
 }
 
@@ -74,7 +74,7 @@ load_writer::load_writer(const address_space& as, std::size_t count) {
   nodes_.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     const auto n = as.find(node_id::string(demo_namespace_index, load_variable_name(i)));
-    require(n != no_node, "no variable ns=1;s=" + load_variable_name(i));
+    require_load(n != no_node, "no variable ns=1;s=" + load_variable_name(i));
     nodes_.push_back(n);
   }
 }

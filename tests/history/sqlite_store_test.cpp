@@ -2,32 +2,16 @@
 // reopening, and a clear error for a file that is not a history database.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "history/sqlite_store.hpp"
+#include "tests/support/temp_folder.hpp"
 
 using namespace uactor;
+using test::temp_folder;
 
 namespace {
-
-// A folder of its own per test, removed at the end.
-struct temp_folder {
-  std::filesystem::path path;
-  temp_folder() {
-    static std::atomic<int> n{0};
-    path = std::filesystem::temp_directory_path() /
-           ("uactor-history-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    std::filesystem::create_directories(path);
-  }
-  ~temp_folder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string file(const char* name) const { return (path / name).string(); }
-};
 
 ua::data_value value_at(double v, std::int64_t ticks) {
   ua::data_value d;
@@ -62,7 +46,7 @@ history::raw_query range(const char* node, std::int64_t from, std::int64_t to) {
 }  // namespace
 
 TEST_CASE("sqlite_store: a batch comes back in time order, forwards and backwards", "[history]") {
-  temp_folder dir;
+  temp_folder dir{"history-test"};
   history::sqlite_store store(dir.file("h.sqlite"));
   store.append(ramp("ns=1;s=A", 10));
   store.append(ramp("ns=1;s=B", 3));
@@ -79,7 +63,7 @@ TEST_CASE("sqlite_store: a batch comes back in time order, forwards and backward
 }
 
 TEST_CASE("sqlite_store: pages resume after the last record, also with equal times", "[history]") {
-  temp_folder dir;
+  temp_folder dir{"history-test"};
   history::sqlite_store store(dir.file("h.sqlite"));
   store.append(ramp("n", 7, 1000, 0));  // seven values at the same time
   auto q = range("n", 0, 2000);
@@ -105,7 +89,7 @@ TEST_CASE("sqlite_store: pages resume after the last record, also with equal tim
 }
 
 TEST_CASE("sqlite_store: the values are there after reopening the file", "[history]") {
-  temp_folder dir;
+  temp_folder dir{"history-test"};
   {
     history::sqlite_store store(dir.file("h.sqlite"));
     store.append(ramp("n", 4));
@@ -116,7 +100,7 @@ TEST_CASE("sqlite_store: the values are there after reopening the file", "[histo
 }
 
 TEST_CASE("sqlite_store: retention by age and by count per node", "[history]") {
-  temp_folder dir;
+  temp_folder dir{"history-test"};
   history::sqlite_store store(dir.file("h.sqlite"));
   const std::int64_t day = 86'400 * ua::date_time::ticks_per_second;
   const std::int64_t now = 100 * day;
@@ -131,7 +115,7 @@ TEST_CASE("sqlite_store: retention by age and by count per node", "[history]") {
 }
 
 TEST_CASE("sqlite_store: a file that is not a database is refused by name", "[history]") {
-  temp_folder dir;
+  temp_folder dir{"history-test"};
   const auto path = dir.file("corrupt.sqlite");
   {
     std::ofstream f(path, std::ios::binary);

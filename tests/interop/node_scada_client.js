@@ -346,12 +346,13 @@ async function stepCall(session) {
 
 // The read-through must not hold up other requests: while Reads of Temperature are pending one
 // after the other (the slow device answers each after --slow-ms), 4 workers on the same session
-// read tags, one Read each at a time, 200 in all. Every tag Read must take less time than the slow
-// device (a server that waited for the device would hold them ~50 ms), and at least 90 % of them
-// must go out while a slow Read is pending (the rest fall between two slow Reads). A round where the machine stalled (another test on the two cores,
-// node's garbage collector) is repeated, at most 3 rounds: a server that waits for the device fails
-// every round. (200 Reads sent at once would not measure the server: node-opcua encodes them all
-// before it decodes the first answer, ~0.3 ms each here.)
+// read tags, one Read each at a time, 200 in all. A tag Read that starts while a slow Read is
+// pending and is answered before it overtook it; a server that waited for the device (or answered
+// a session's requests in order) lets none overtake, so at least half must. Counted, not timed:
+// the latencies are reported, not compared (on two shared cores under ASan a tag Read alone took
+// over 50 ms). A round where the machine stalled (node's garbage collector) is repeated, at most 3
+// rounds. (200 Reads sent at once would not measure the server: node-opcua encodes them all before
+// it decodes the first answer, ~0.3 ms each here.)
 async function stepReadThrough(session, o) {
     const WORKERS = 4;
     const READS = 200;
@@ -382,13 +383,13 @@ async function stepReadThrough(session, o) {
         loadDone = true;
         if (slowLoop) await slowLoop;
         const latency = reads.map((r) => r.end - r.start).sort((a, b) => a - b);
-        const pending = (r) => slowReads.some((s) => s.start <= r.start && r.start < s.end);
+        const overtook = (r) => slowReads.some((s) => s.start <= r.start && r.end < s.end);
         return {
             reads: reads.length,
             bad: reads.filter((r) => !r.status.isGood()).map((r) => sc(r.status))[0] || null,
             max: latency[latency.length - 1],
             p50: latency[Math.floor(latency.length / 2)],
-            duringSlow: reads.filter(pending).length,
+            overtook: reads.filter(overtook).length,
             slow: slowReads
         };
     };
@@ -404,16 +405,15 @@ async function stepReadThrough(session, o) {
         const slowMs = r.slow.map((x) => x.end - x.start);
         const fastest = Math.min(...slowMs);
         if (fastest < o.slowMs - 5) throw new CheckError("a slow Read answered in " + fastest.toFixed(1) + " ms, the device takes " + o.slowMs);
-        if (r.max < o.slowMs && r.max < fastest && r.duringSlow >= 0.9 * READS) {
-            return READS + " tag Reads (4 at a time) while " + r.slow.length + " slow Reads of " + fastest.toFixed(0) + ".." +
-                Math.max(...slowMs).toFixed(0) + " ms were pending: p50 " + r.p50.toFixed(1) + " ms, max " + r.max.toFixed(1) +
+        if (r.overtook >= 0.5 * READS) {
+            return r.overtook + " of " + READS + " tag Reads (4 at a time) overtook one of the " + r.slow.length + " slow Reads of " + fastest.toFixed(0) + ".." +
+                Math.max(...slowMs).toFixed(0) + " ms: p50 " + r.p50.toFixed(1) + " ms, max " + r.max.toFixed(1) +
                 " ms; without the slow Reads p50 " + baseline.p50.toFixed(1) + ", max " + baseline.max.toFixed(1) + " ms" +
                 (round ? "; round " + (round + 1) : "");
         }
     }
-    throw new CheckError("the tag Reads waited for the slow ones: " + rounds.map((r) => "max " + r.max.toFixed(1) + " ms, " +
-        r.duringSlow + " of " + READS + " while a slow Read was pending").join("; ") + " in 3 rounds (without the slow Reads max " +
-        baseline.max.toFixed(1) + " ms); each must stay below " + o.slowMs + " ms");
+    throw new CheckError("the tag Reads waited for the slow ones: " + rounds.map((r) => r.overtook + " of " + READS +
+        " overtook a slow Read (max " + r.max.toFixed(1) + " ms)").join("; ") + " in 3 rounds; at least half must");
 }
 
 function subscribe(session) {

@@ -1,7 +1,6 @@
 // One embedded server behind two endpoints (docs/decisions/0033): a None endpoint for anonymous
 // clients and a SignAndEncrypt endpoint for named users, one address space. Our client over real
 // sockets is the peer: each endpoint takes what it offers and refuses what only the other offers.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,32 +15,21 @@
 #include "uactor/ua/status_codes.hpp"
 #include "runtime/http/prometheus_text.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/temp_folder.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 
 using namespace uactor;
 using namespace std::chrono_literals;
+using test::temp_folder;
 namespace ids = uactor::ua::ids;
 
 namespace {
 
 constexpr const char* client_uri = "urn:uactor:test:endpoints-client";
 
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& what)
-      : path(std::filesystem::temp_directory_path() / ("uactor-" + what + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 struct two_endpoints {
-  temp_dir dir{"endpoints-test"};
+  temp_folder dir{"endpoints-test"};
   runtime rt;
   server* srv = nullptr;
   std::uint16_t ns = 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The certificate `uactor run` makes on its first start names loopback (Part 6 §6.2.2), so that an
 # engineer on the machine connects over SignAndEncrypt by 127.0.0.1 and by localhost with the host
-# name check on (Part 4 §6.1.3); it names ::1 as well. A certificate made earlier without them is
-# kept, and the log says what it lacks and how to renew it.
+# name check on (Part 4 §6.1.3); it names ::1 as well, and the names a plant adds (`[pki] san`). A
+# certificate made earlier without them is kept, and the log says what it lacks and how to renew it.
 #
 #   loopback_certificate_test.sh UACTOR
 #
@@ -25,9 +25,11 @@ failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 pass() { echo "ok   $*"; }
 
-# start_server PKI: `uactor run` on every address, SignAndEncrypt only; sets $port.
+# start_server PKI [ARGS...]: `uactor run` on every address, SignAndEncrypt only; sets $port.
 start_server() {
-    "$uactor" run --port 0 --pki "$1" --security Basic256Sha256:SignAndEncrypt \
+    local pki="$1"
+    shift
+    "$uactor" run --port 0 --pki "$pki" --security Basic256Sha256:SignAndEncrypt "$@" \
         --trust "$tmp/client/own/certs/uactor-client.der" >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
     server_pid=$!
     port=""
@@ -58,6 +60,15 @@ for want in "DNS:localhost" "IP Address:127.0.0.1" "IP Address:0:0:0:0:0:0:0:1";
     if grep -qF "$want" <<<"$sans"; then pass "the certificate names $want"; else fail "the certificate lacks $want: $sans"; fi
 done
 stop_server
+
+# A plant adds names the endpoints do not show (`[pki] san`): a DNS alias and a NAT address.
+printf '[pki]\nsan = ["scada.plant.example", "10.20.30.40"]\n' >"$tmp/san.toml"
+start_server "$tmp/san" --config "$tmp/san.toml"
+stop_server
+sans="$(openssl x509 -inform DER -in "$(ls "$tmp/san/own/certs/"*.der | head -n 1)" -noout -ext subjectAltName 2>&1)"
+for want in "DNS:scada.plant.example" "IP Address:10.20.30.40" "IP Address:127.0.0.1"; do
+    if grep -qF "$want" <<<"$sans"; then pass "[pki] san: the certificate names $want"; else fail "[pki] san: the certificate lacks $want: $sans"; fi
+done
 
 # A certificate made before (by `uactor certs create` for one host name) is kept and the log says
 # what it lacks.

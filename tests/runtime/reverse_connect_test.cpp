@@ -21,6 +21,7 @@
 
 #include "protocol/uatcp.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 #include "uactor/reverse_listener.hpp"
 #include "uactor/runtime.hpp"
@@ -29,26 +30,14 @@
 
 using namespace uactor;
 using namespace std::chrono_literals;
+using test::temp_folder;
 
 namespace {
 
 constexpr const char* server_uri = "urn:uactor:test:reverse-server";
 constexpr const char* client_uri = "urn:uactor:test:reverse-client";
 
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& what)
-      : path(std::filesystem::temp_directory_path() / ("uactor-" + what + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
-server_plan reverse_plan(std::uint16_t client_port, const temp_dir& dir) {
+server_plan reverse_plan(std::uint16_t client_port, const temp_folder& dir) {
   auto plan = default_server_plan();
   plan.host_name = "127.0.0.1";
   plan.listen_address = "127.0.0.1";
@@ -65,7 +54,7 @@ server_plan reverse_plan(std::uint16_t client_port, const temp_dir& dir) {
   return plan;
 }
 
-client_options reverse_options(const std::shared_ptr<reverse_listener>& l, const temp_dir& dir) {
+client_options reverse_options(const std::shared_ptr<reverse_listener>& l, const temp_folder& dir) {
   client_options o;
   o.reverse_listener = l;
   o.connect_timeout = 10s;
@@ -129,7 +118,7 @@ void read_and_subscribe(client& c) {
 
 TEST_CASE("reverse connect: our server dials our client's listener, read, subscribe, the listener restarted, None",
           "[runtime][reverse]") {
-  temp_dir dir("reverse-none");
+  temp_folder dir("reverse-none");
   auto listener = listen_on(0);
   const auto port = listener->port();
   REQUIRE(port != 0);
@@ -165,7 +154,7 @@ TEST_CASE("reverse connect: our server dials our client's listener, read, subscr
 
 TEST_CASE("reverse connect: a supervised client waits for the next ReverseHello after a loss (the server restarted)",
           "[runtime][reverse]") {
-  temp_dir dir("reverse-supervised");
+  temp_folder dir("reverse-supervised");
   auto listener = listen_on(0);
   const auto plan = reverse_plan(listener->port(), dir);
   auto first = std::make_unique<runtime>();
@@ -195,7 +184,7 @@ TEST_CASE("reverse connect: a supervised client waits for the next ReverseHello 
 
 TEST_CASE("reverse connect: SignAndEncrypt, the endpoints fetched over a reverse connection of their own",
           "[runtime][reverse]") {
-  temp_dir dir("reverse-secure");
+  temp_folder dir("reverse-secure");
   // The client's certificate first, so that the server starts trusting it.
   security::pki_store client_store(dir.path / "client-pki");
   security::certificate_request req;

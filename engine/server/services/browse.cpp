@@ -2,10 +2,10 @@
 #include "engine/server/services/browse.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "engine/server/services/operations.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
@@ -14,55 +14,10 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t has_type_definition = 40;  // ns=0;i=40
+using ua::ids::has_type_definition;
 constexpr std::uint32_t all_references = 0xFFFF'FFFFu;
 
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------
-// browse_continuations
-
-browse_continuations::browse_continuations(std::size_t capacity) : capacity_(capacity) {
-  entries_.reserve(capacity);
-}
-
-namespace {
-
-bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
-  if (point.is_null() || point.size() != sizeof(id)) return false;
-  std::memcpy(&id, point.data(), sizeof(id));
-  return true;
-}
-
-}  // namespace
-
-bool browse_continuations::add(const browse_position& p, byte_string& out) {
-  if (entries_.size() >= capacity_) return false;
-  // One counter for the process: a point of another session never names one of this session.
-  static std::atomic<std::uint64_t> next_id{1};
-  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
-  entries_.push_back({id, p});
-  out.assign(&id, sizeof(id));
-  return true;
-}
-
-browse_position* browse_continuations::find(const byte_string& point) noexcept {
-  std::uint64_t id = 0;
-  if (!id_of(point, id)) return nullptr;
-  for (auto& e : entries_)
-    if (e.id == id) return &e.position;
-  return nullptr;
-}
-
-bool browse_continuations::release(const byte_string& point) noexcept {
-  std::uint64_t id = 0;
-  if (!id_of(point, id)) return false;
-  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.id == id; });
-  if (it == entries_.end()) return false;
-  entries_.erase(it);
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------
 // Browse

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/server/services/continuation_points.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -30,31 +31,11 @@ struct browse_position {
   std::uint32_t after = 0;           // serial of the last reference returned (0: none yet)
 };
 
-// The continuation points of one session: at most `capacity` at a time. A point is 8 opaque
-// bytes (a counter shared by every session of the process) that no later point reuses, so a
-// released or stale one, or one of another session, is recognised.
-class browse_continuations {
+// The continuation points of one session (continuation_points.hpp).
+class browse_continuations : public continuation_table<browse_position> {
 public:
-  explicit browse_continuations(std::size_t capacity = service_limits{}.max_browse_continuation_points);
-
-  std::size_t capacity() const noexcept { return capacity_; }
-  std::size_t size() const noexcept { return entries_.size(); }
-
-  // A new point for `p` written into `out`; false when all `capacity` are taken.
-  bool add(const browse_position& p, ua::byte_string& out);
-  // The position of a live point, or null (unknown or released).
-  browse_position* find(const ua::byte_string& point) noexcept;
-  // Releases a point; false when it was not live.
-  bool release(const ua::byte_string& point) noexcept;
-  void clear() noexcept { entries_.clear(); }
-
-private:
-  struct entry {
-    std::uint64_t id;
-    browse_position position;
-  };
-  std::size_t capacity_;
-  std::vector<entry> entries_;
+  explicit browse_continuations(std::size_t capacity = service_limits{}.max_browse_continuation_points)
+      : continuation_table(capacity) {}
 };
 
 // Bad_NothingToDo, Bad_TooManyOperations and Bad_ViewIdUnknown (a non-null View: views are not

@@ -5,6 +5,7 @@
 
 #include "engine/server/services/operations.hpp"
 #include "engine/server/services/write.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::services {
@@ -13,10 +14,10 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t base_data_type = 24;       // ns=0;i=24
-constexpr std::uint32_t has_type_definition = 40;  // ns=0;i=40
-constexpr std::uint32_t has_property = 46;         // ns=0;i=46
-constexpr std::uint32_t has_component = 47;        // ns=0;i=47
+using ua::ids::base_data_type;
+using ua::ids::has_type_definition;
+using ua::ids::has_property;
+using ua::ids::has_component;
 
 void fail(call_method_result& out, status_code sc) {
   out.status_code = sc;

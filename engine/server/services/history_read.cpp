@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <limits>
 
@@ -18,15 +17,7 @@ namespace uactor::services {
 
 using namespace uactor::ua;
 
-history_continuations::history_continuations(std::size_t capacity) : capacity_(capacity) {}
-
 namespace {
-
-bool id_of(const byte_string& point, std::uint64_t& id) noexcept {
-  if (point.is_null() || point.size() != sizeof(id)) return false;
-  std::memcpy(&id, point.data(), sizeof(id));
-  return true;
-}
 
 constexpr std::uint8_t history_read_bit = 0x04;  // Part 3 §8.57 AccessLevelType: HistoryRead
 constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
@@ -301,32 +292,6 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
 }
 
 }  // namespace
-
-bool history_continuations::add(history_read_position p, byte_string& out) {
-  if (entries_.size() >= capacity_) return false;
-  static std::atomic<std::uint64_t> next_id{1};  // one counter for the process: no point is reused
-  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
-  entries_.push_back({id, std::move(p)});
-  out.assign(&id, sizeof(id));
-  return true;
-}
-
-history_read_position* history_continuations::find(const byte_string& point) noexcept {
-  std::uint64_t id = 0;
-  if (!id_of(point, id)) return nullptr;
-  for (auto& e : entries_)
-    if (e.id == id) return &e.position;
-  return nullptr;
-}
-
-bool history_continuations::release(const byte_string& point) noexcept {
-  std::uint64_t id = 0;
-  if (!id_of(point, id)) return false;
-  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.id == id; });
-  if (it == entries_.end()) return false;
-  entries_.erase(it);
-  return true;
-}
 
 bool plan_history_read(const history_read_request& req, history_read_job& job, const address_space& as,
                        history_continuations& points, const history_limits& limits) {

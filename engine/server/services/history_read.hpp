@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/server/history/aggregates.hpp"
+#include "engine/server/services/continuation_points.hpp"
 #include "history/history_store.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -52,26 +53,11 @@ struct history_read_position {
   std::int64_t end_time = 0;        // where that bound is looked for
 };
 
-// The continuation points of one session (Part 4 §7.9): at most `capacity`, each 8 opaque bytes
-// from a counter of the process, so that a released one, or another session's, is recognised.
-class history_continuations {
+// The continuation points of one session (Part 4 §7.9).
+class history_continuations : public continuation_table<history_read_position> {
 public:
-  explicit history_continuations(std::size_t capacity = history_limits{}.max_continuation_points);
-
-  std::size_t capacity() const noexcept { return capacity_; }
-  std::size_t size() const noexcept { return entries_.size(); }
-  bool add(history_read_position p, ua::byte_string& out);
-  history_read_position* find(const ua::byte_string& point) noexcept;
-  bool release(const ua::byte_string& point) noexcept;
-  void clear() noexcept { entries_.clear(); }
-
-private:
-  struct entry {
-    std::uint64_t id;
-    history_read_position position;
-  };
-  std::size_t capacity_;
-  std::vector<entry> entries_;
+  explicit history_continuations(std::size_t capacity = history_limits{}.max_continuation_points)
+      : continuation_table(capacity) {}
 };
 
 // One HistoryRead in three steps, so that the storage part runs off the session host

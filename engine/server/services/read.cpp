@@ -2,6 +2,7 @@
 #include "engine/server/services/read.hpp"
 
 #include "engine/server/services/index_range.hpp"
+#include "engine/server/services/known_attribute.hpp"
 #include "engine/server/services/operations.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -18,11 +19,6 @@ void fail(data_value& out, status_code sc) {
   out.has_status = true;
   out.has_source_timestamp = out.has_server_timestamp = false;
   out.has_source_picoseconds = out.has_server_picoseconds = false;
-}
-
-constexpr bool known_attribute(std::uint32_t a) noexcept {
-  return a >= static_cast<std::uint32_t>(attribute_id::node_id) &&
-         a <= static_cast<std::uint32_t>(attribute_id::access_level_ex);
 }
 
 constexpr std::uint32_t structure_type = 22;  // ns=0;i=22 Structure

@@ -2,6 +2,7 @@
 #include "engine/server/services/write.hpp"
 
 #include "engine/server/services/index_range.hpp"
+#include "engine/server/services/known_attribute.hpp"
 #include "engine/server/services/operations.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -13,11 +14,6 @@ namespace {
 
 constexpr std::uint32_t enumeration_type = 29;  // ns=0;i=29 Enumeration
 constexpr std::uint32_t has_encoding_type = 38;  // ns=0;i=38 HasEncoding
-
-constexpr bool known_attribute(std::uint32_t a) noexcept {
-  return a >= static_cast<std::uint32_t>(attribute_id::node_id) &&
-         a <= static_cast<std::uint32_t>(attribute_id::access_level_ex);
-}
 
 constexpr std::uint8_t bit(access_level_type t) noexcept { return static_cast<std::uint8_t>(t); }
 constexpr std::uint32_t bit(attribute_write_mask m) noexcept { return static_cast<std::uint32_t>(m); }

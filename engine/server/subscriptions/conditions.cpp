@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "engine/server/secure_channel_state.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
@@ -17,16 +18,15 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t exclusive_limit_alarm_type = 9341;
-constexpr std::uint32_t non_exclusive_limit_alarm_type = 9906;
-constexpr std::uint32_t off_normal_alarm_type = 10637;
-constexpr std::uint32_t discrete_alarm_type = 10523;
-constexpr std::uint32_t refresh_start_event_type = 2787;
-constexpr std::uint32_t refresh_end_event_type = 2788;
-constexpr std::uint32_t base_condition_class_type = 11163;
-constexpr std::uint32_t has_condition = 9006;
-constexpr std::uint32_t has_type_definition = 40;
-constexpr std::uint32_t server_object = 2253;
+using ua::ids::exclusive_limit_alarm_type;
+using ua::ids::non_exclusive_limit_alarm_type;
+using ua::ids::off_normal_alarm_type;
+using ua::ids::discrete_alarm_type;
+using ua::ids::refresh_start_event_type;
+using ua::ids::refresh_end_event_type;
+using ua::ids::base_condition_class_type;
+using ua::ids::has_condition;
+using ua::ids::has_type_definition;
 // The Part 9 methods (ns=0).
 constexpr std::uint32_t m_enable = 9027, m_disable = 9028, m_add_comment = 9029, m_refresh = 3875, m_refresh2 = 12912,
                         m_acknowledge = 9111, m_confirm = 9113;
@@ -610,10 +610,10 @@ void condition_manager::refresh(std::uint32_t subscription, std::uint32_t item, 
   const auto marker = [&](std::uint32_t type, const char* message) {
     event_record& e = refresh_event_;
     e.type = as.find(node_id(0, type));
-    e.source = as.find(node_id(0, server_object));
+    e.source = as.find(node_id(0, ids::server));
     sink.next_event_id(e.set(field::event_id).emplace<byte_string>());
     e.set(field::event_type) = node_id(0, type);
-    e.set(field::source_node) = node_id(0, server_object);
+    e.set(field::source_node) = node_id(0, ids::server);
     e.set(field::source_name).emplace<ua_string>().assign("Server");
     e.set(field::time) = now.utc;
     text(e.set(field::message), message);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
@@ -17,12 +18,10 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t base_event_type = 2041;
-constexpr std::uint32_t has_subtype = 45;
-constexpr std::uint32_t has_type_definition = 40;
-constexpr std::uint32_t has_modelling_rule = 37;
-constexpr std::uint32_t node_id_attribute = static_cast<std::uint32_t>(attribute_id::node_id);
-constexpr std::uint32_t value_attribute = static_cast<std::uint32_t>(attribute_id::value);
+using ua::ids::base_event_type;
+using ua::ids::has_subtype;
+using ua::ids::has_type_definition;
+using ua::ids::has_modelling_rule;
 
 // One step of a browse path below `from`: a forward reference other than the type machinery's
 // whose target has the browse name (Part 4 §7.22.3: InstanceDeclarations of the type).
@@ -62,11 +61,11 @@ status_code resolve(const simple_attribute_operand& o, const address_space& as, 
   range = *r;
   if (o.browse_path.empty()) {
     // Part 9 §5.5.2: the ConditionId is the NodeId attribute of the event (the condition) itself.
-    if (o.attribute_id != node_id_attribute) return status::bad_attribute_id_invalid;
+    if (o.attribute_id != static_cast<std::uint32_t>(attribute_id::node_id)) return status::bad_attribute_id_invalid;
     key = field::condition_id;
     return status::good;
   }
-  if (o.attribute_id != value_attribute) return status::bad_attribute_id_invalid;
+  if (o.attribute_id != static_cast<std::uint32_t>(attribute_id::value)) return status::bad_attribute_id_invalid;
   if (o.browse_path.size() > field_catalogue::max_path_length) return status::bad_browse_name_invalid;
   for (const auto& q : o.browse_path)
     if (q.name.is_null() || q.name.empty()) return status::bad_browse_name_invalid;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
@@ -15,10 +16,9 @@ using namespace uactor::ua;
 
 namespace {
 
-constexpr std::uint32_t server_object = 2253;
-constexpr std::uint32_t has_event_source = 36;
-constexpr std::uint32_t has_notifier = 48;
-constexpr std::uint32_t event_queue_overflow_event_type = 3035;
+using ua::ids::has_event_source;
+using ua::ids::has_notifier;
+using ua::ids::event_queue_overflow_event_type;
 // How far up the notifier hierarchy an event travels, and how many notifiers it may reach: a
 // hierarchy with a loop (references are the application's) stops here.
 constexpr std::size_t max_notifiers = 64;
@@ -45,7 +45,7 @@ void subscription_manager::raise_event(const event_record& e, const address_spac
                                        std::uint32_t only_item, bool unfiltered) {
   if (event_item_count_ == 0) return;
   notifiers_.clear();
-  const node_index server = as.find(node_id(0, server_object));
+  const node_index server = as.find(node_id(0, ids::server));
   if (server != no_node) notifiers_.push_back(server);
   if (e.source != no_node && e.source != server) notifiers_.push_back(e.source);
   // Part 3 §7.16-7.17: the notifiers above the source, over inverse HasEventSource (and its
@@ -123,7 +123,7 @@ void subscription_manager::take_event(item& it, event_field_list& out) {
     // The overflow event is not subject to the where clause (Part 4 §5.12.1.5): only the select.
     overflow_event_.type = no_node;
     overflow_event_.set(field::event_type).emplace<node_id>() = node_id(0, event_queue_overflow_event_type);
-    overflow_event_.set(field::source_node).emplace<node_id>() = node_id(0, server_object);
+    overflow_event_.set(field::source_node).emplace<node_id>() = node_id(0, ids::server);
     overflow_event_.set(field::source_name).emplace<ua_string>().assign("Internal/EventQueueOverflow");
     overflow_event_.set(field::time).emplace<date_time>() = it.overflow_time;
     overflow_event_.set(field::receive_time).emplace<date_time>() = it.overflow_time;

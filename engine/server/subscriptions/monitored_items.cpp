@@ -11,6 +11,7 @@
 
 #include "engine/server/services/index_range.hpp"
 #include "engine/server/subscriptions/subscription_manager_internal.hpp"
+#include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors {
@@ -20,7 +21,7 @@ using namespace uactor::ua;
 namespace {
 
 constexpr std::uint32_t number_type = 26;     // ns=0;i=26 Number
-constexpr std::uint32_t has_property = 46;    // ns=0;i=46 HasProperty
+using ua::ids::has_property;
 // Part 4 §7.39 Table 177: InfoType DataValue (bits 10-11 = 01) and its Overflow bit (bit 7).
 constexpr std::uint32_t info_type_data_value = 0x0400;
 constexpr std::uint32_t overflow_bit = 0x0080;

@@ -4,40 +4,22 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
-#include <unistd.h>
 
 #include "engine/server/server_core.hpp"
 #include "engine/server/services/history_read.hpp"
 #include "history/sqlite_store.hpp"
 #include "tests/engine/server/core_fixture.hpp"
+#include "tests/history/temp_store.hpp"
 #include "uactor/ua/node_ids.hpp"
 
 using namespace uactor;
+using test::temp_store;
 namespace status = ua::status;
 
 namespace {
-
-struct temp_store {
-  std::filesystem::path dir;
-  std::shared_ptr<history::sqlite_store> store;
-  temp_store() {
-    static std::atomic<int> n{0};
-    dir = std::filesystem::temp_directory_path() /
-          ("uactor-history-processed-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    std::filesystem::create_directories(dir);
-    store = std::make_shared<history::sqlite_store>((dir / "h.sqlite").string());
-  }
-  ~temp_store() {
-    store.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-};
 
 const ua::node_id counter = ua::node_id::string(1, "Demo.Dynamic.Counter");
 constexpr std::int64_t second = 10'000'000;              // DateTime ticks

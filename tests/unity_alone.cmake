@@ -1,0 +1,31 @@
+set(unity_alone
+    actors/client/failover_test.cpp
+    actors/server/connection_actor_test.cpp
+    actors/server/crypto_workers_test.cpp
+    engine/client/publish_pump_test.cpp
+    engine/client/subscription_events_test.cpp
+    engine/client/subscription_test.cpp
+    engine/server/browse_service_test.cpp
+    engine/server/call_service_test.cpp
+    engine/server/channel_security_test.cpp
+    engine/server/discovery_test.cpp
+    engine/server/events_test.cpp
+    engine/server/history_processed_test.cpp
+    engine/server/node_builder_test.cpp
+    engine/server/secure_channel_state_test.cpp
+    engine/server/server_core_test.cpp
+    engine/server/service_table_test.cpp
+    engine/server/session_manager_test.cpp
+    engine/server/session_takeover_test.cpp
+    engine/server/subscription_test.cpp
+    engine/server/write_service_test.cpp
+    interop/client_subscription_interop_test.cpp
+    interop/security_client_interop_test.cpp
+    protocol/address_space_test.cpp
+    runtime/reverse_connect_test.cpp
+    runtime/shadow_runner_test.cpp
+    scenarios/load_namespace_test.cpp
+    security/pki_store_test.cpp
+    security/session_crypto_test.cpp
+    security/symmetric_test.cpp
+)
