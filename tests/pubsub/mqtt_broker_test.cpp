@@ -5,7 +5,10 @@
 
 #include <caf/all.hpp>
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -228,6 +231,74 @@ TEST_CASE("pubsub mqtt: the broker killed and restarted mid-run: reconnects, los
                       << pub.counters->reconnects.load() << " sub " << sub.counters->reconnects.load());
   CHECK(gaps >= dropped);
   CHECK(gaps <= dropped + queue_limit + 50);
+  caf::anon_send_exit(pub.actor, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(sub.actor, caf::exit_reason::user_shutdown);
+}
+
+// Hidden: what one publisher gets through mosquitto on this machine, and what one subscriber of
+// ours decodes. `uactor_pubsub_tests "[.pubsub-throughput]"`; UACTOR_PUBSUB_FIELDS (default 10,000)
+// Double fields in one writer, key frames only (every field every cycle), every 100 ms for 5 s.
+TEST_CASE("pubsub mqtt: throughput of one writer group through mosquitto", "[.pubsub-throughput]") {
+  if (test::mosquitto_broker::binary().empty()) return;
+  const char* env = std::getenv("UACTOR_PUBSUB_FIELDS");
+  const std::size_t fields = env ? std::strtoul(env, nullptr, 10) : 10'000;
+  const char* ms_env = std::getenv("UACTOR_PUBSUB_INTERVAL_MS");
+  const auto interval = std::chrono::milliseconds(ms_env ? std::strtoul(ms_env, nullptr, 10) : 100);
+  test::mosquitto_broker broker;
+  REQUIRE(broker.start());
+  received_values got;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{pubsub_test_config(cfg)};
+  auto sub_setup = subscriber_setup(broker, got);
+  sub_setup.targets = {};  // count, do not keep
+  auto sub = actors::spawn_pubsub_connection(sys, std::move(sub_setup));
+  auto s = publisher_setup(broker, 100, 0);
+  auto& g = s.config.writer_groups[0];
+  g.publishing_interval = interval;
+  g.max_network_message_size = 64 << 20;
+  g.writers.resize(1);
+  g.writers[0].key_frame_count = 1;
+  s.groups[0].resize(1);
+  s.groups[0][0].config = g.writers[0];
+  s.groups[0][0].fields.clear();
+  s.slots.clear();
+  for (std::size_t f = 0; f < fields; ++f) {
+    s.groups[0][0].fields.push_back({"v" + std::to_string(f), ua::builtin_type::double_, -1, {}});
+    s.slots.push_back({0, 0, static_cast<std::uint32_t>(f)});
+  }
+  // The subscriber's reader takes writer 1's field "v0" only: the decode is of the whole message.
+  auto pub = actors::spawn_pubsub_connection(sys, std::move(s));
+  REQUIRE(eventually([&] { return pub.counters->up.load() && sub.counters->up.load(); }, 5s));
+  actors::watched_changes initial;
+  for (std::uint32_t f = 0; f < fields; ++f) {
+    ua::data_value d;
+    d.set_value(double(f) + 0.5);
+    initial.push_back({f, d});
+  }
+  pub.sink(std::move(initial));
+  std::this_thread::sleep_for(1s);
+  const auto v0 = pub.counters->values_sent.load();
+  const auto m0 = pub.counters->messages_sent.load();
+  const auto r0 = sub.counters->received.load();
+  rusage u0{};
+  getrusage(RUSAGE_SELF, &u0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(5s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rusage u1{};
+  getrusage(RUSAGE_SELF, &u1);
+  const auto cpu = [](const rusage& u) {
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  const double values = double(pub.counters->values_sent.load() - v0);
+  const double messages = double(pub.counters->messages_sent.load() - m0);
+  const double decoded = double(sub.counters->received.load() - r0);
+  WARN(fields << " fields every " << interval.count() << " ms: " << values / secs << " values/s published in "
+              << messages / secs << " NetworkMessages/s; the subscriber decoded " << decoded / secs
+              << " DataSetMessages/s (" << decoded * double(fields) / secs << " values/s); process CPU "
+              << (cpu(u1) - cpu(u0)) / secs * 100 << " % of one core (publisher and subscriber), "
+              << (cpu(u1) - cpu(u0)) / (values + decoded * double(fields)) * 1e9 << " ns per value published or decoded; dropped "
+              << pub.counters->dropped.load());
   caf::anon_send_exit(pub.actor, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(sub.actor, caf::exit_reason::user_shutdown);
 }
