@@ -3,6 +3,8 @@
 // bounded reader refusing hostile text with the status and the place.
 #include <catch2/catch.hpp>
 
+#include <time.h>
+
 #include <cmath>
 #include <string>
 
@@ -271,4 +273,40 @@ TEST_CASE("pubsub json: hostile text is refused with a status and its place", "[
     REQUIRE_FALSE(read_network_message(r, R"("\udc00")", {}, n, e));
     REQUIRE_FALSE(read_network_message(r, R"("\ud800")", {}, n, e));
   }
+}
+
+// Hidden: the encoder's and the decoder's cost per value, alone (no broker, no threads).
+// `uactor_pubsub_tests "[.pubsub-codec-cost]"`.
+TEST_CASE("pubsub json: encoding and decoding cost of a 10,000-field key frame", "[.pubsub-codec-cost]") {
+  constexpr std::size_t fields = 10'000;
+  writer_group_config g;
+  g.name = "G";
+  resolved_writer w;
+  w.config.name = "W";
+  w.config.key_frame_count = 1;
+  for (std::size_t f = 0; f < fields; ++f) w.fields.push_back({"v" + std::to_string(f), ua::builtin_type::double_, -1, {}});
+  writer_group_state s("pub", g, {w}, "run");
+  for (std::size_t f = 0; f < fields; ++f) s.set(0, f, dv(double(f) * 1.25));
+  std::size_t bytes = 0;
+  constexpr int rounds = 50;
+  const ua::date_time t0_utc = ::t0;
+  // The thread's CPU time: the machine is shared, wall time would count the others' work.
+  const auto cpu_us = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+  };
+  auto t0 = cpu_us();
+  for (int i = 0; i < rounds; ++i) bytes = s.cycle(t0_utc).message.size();
+  const double enc = (cpu_us() - t0) / rounds;
+  const std::string text(s.cycle(t0_utc).message);
+  json_reader r;
+  decoded_network_message n;
+  json_error e;
+  t0 = cpu_us();
+  for (int i = 0; i < rounds; ++i) REQUIRE(read_network_message(r, text, {}, n, e));
+  const double dec = (cpu_us() - t0) / rounds;
+  WARN("10,000 Double fields (variant encoding), " << bytes << " bytes: encode " << enc << " us (" << enc * 1000 / fields
+                                                    << " ns/value), decode " << dec << " us (" << dec * 1000 / fields
+                                                    << " ns/value)");
 }
