@@ -116,12 +116,19 @@ void set_value(actors::pubsub_connection& pub, std::uint32_t slot, double v) {
   pub.sink(std::move(changes));
 }
 
-// In order: never back (a key frame repeats the last value when nothing changed).
+// In order: never back (a key frame repeats the last value when nothing changed). A key frame sent
+// before the first value was set carries a null field (the target gets Bad_NoData): skipped, and
+// only before the first value.
 bool in_order(const std::vector<ua::data_value>& values) {
-  for (std::size_t i = 1; i < values.size(); ++i) {
-    const auto* a = values[i - 1].value.get_if<double>();
-    const auto* b = values[i].value.get_if<double>();
-    if (!a || !b || *b < *a) return false;
+  const double* last = nullptr;
+  for (const auto& v : values) {
+    const auto* d = v.value.get_if<double>();
+    if (!d) {
+      if (last || v.status != ua::status::bad_no_data) return false;
+      continue;
+    }
+    if (last && *d < *last) return false;
+    last = d;
   }
   return true;
 }
