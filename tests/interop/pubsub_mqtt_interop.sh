@@ -51,6 +51,7 @@ echo "pubsub_mqtt_interop: mosquitto on 127.0.0.1:$port"
 
 sed -e 's/^port = [0-9]*/port = 0/' -e "s#mqtt://127.0.0.1:1883#mqtt://127.0.0.1:$port#" \
     "$src/examples/config/pubsub.toml" >"$tmp/pubsub.toml"
+printf '\n[metrics]\nport = 0\n' >>"$tmp/pubsub.toml"
 "$uactor" run --config "$tmp/pubsub.toml" --host 127.0.0.1 >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
 url=""
@@ -62,16 +63,46 @@ for _ in $(seq 300); do
 done
 if [ -z "$url" ]; then echo "pubsub_mqtt_interop: FAIL: uactor run did not listen"; cat "$tmp/server.out" "$tmp/server.err"; exit 1; fi
 
+metrics="$(sed -n 's#^metrics on \(http://[^[:space:]]*\).*#\1#p' "$tmp/server.out" | head -n 1)"
+# metric NAME: its value in /metrics (the sum over the endpoint label's samples).
+metric() {
+    python3 - "$metrics" "$1" <<'EOP'
+import sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+print(int(sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith(sys.argv[2] + "{") or l.startswith(sys.argv[2] + " "))))
+EOP
+}
 failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 timeout -k 5 90 node "$here/node_pubsub_check.js" "mqtt://127.0.0.1:$port" "$url" --seconds 8
 [ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
+if [ -z "$metrics" ]; then
+    fail "uactor run did not print its metrics URL"
+else
+    sent="$(metric uactor_pubsub_messages_sent_total)" values="$(metric uactor_pubsub_values_sent_total)"
+    up="$(metric uactor_pubsub_connections_up)" received="$(metric uactor_pubsub_values_received_total)"
+    if [ "$sent" -gt 10 ] && [ "$values" -gt 30 ] && [ "$up" -eq 1 ] && [ "$received" -gt 30 ]; then
+        echo "ok   /metrics: $sent NetworkMessages and $values values sent, $received values received, 1 connection up"
+    else
+        fail "/metrics: sent $sent, values $values, up $up, received $received"
+    fi
+fi
 
 # The broker goes: the reader's MessageReceiveTimeout (3 s) passes.
 kill -TERM "$broker_pid" 2>/dev/null; wait "$broker_pid" 2>/dev/null; broker_pid=""
 sleep 4
 timeout -k 5 60 node "$here/node_pubsub_check.js" --silent "$url"
 [ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
-grep -q "lost the broker" "$tmp/server.err" || { echo "FAIL the server did not log the broker's loss"; failures=$((failures + 1)); }
+grep -q "lost the broker" "$tmp/server.err" || fail "the server did not log the broker's loss"
+if [ -n "$metrics" ]; then
+    up="$(metric uactor_pubsub_connections_up)" queued="$(metric uactor_pubsub_queue_depth)"
+    timeouts="$(metric uactor_pubsub_reader_timeouts_total)"
+    if [ "$up" -eq 0 ] && [ "$queued" -ge 4 ] && [ "$timeouts" -ge 1 ]; then
+        echo "ok   /metrics without the broker: 0 connections up, $queued NetworkMessages queued, $timeouts reader timeout(s)"
+    else
+        fail "/metrics without the broker: up $up, queued $queued, reader timeouts $timeouts"
+    fi
+fi
 
 kill -INT "$server_pid" 2>/dev/null
 for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
