@@ -67,6 +67,13 @@ mosquitto_broker::~mosquitto_broker() {
   std::filesystem::remove_all(dir_, ec);
 }
 
+bool mosquitto_broker::require_user(const std::string& user, const std::string& password) {
+  const std::string file = (dir_ / "passwords").string();
+  const std::string cmd = "mosquitto_passwd -c -b '" + file + "' '" + user + "' '" + password + "' >/dev/null 2>&1";
+  users_ = std::system(cmd.c_str()) == 0;
+  return users_;
+}
+
 bool mosquitto_broker::start() {
   if (running()) return true;
   if (port_ != 0) return start_on(port_);
@@ -82,7 +89,7 @@ bool mosquitto_broker::start_on(std::uint16_t port) {
   {
     std::ofstream out(conf);
     out << "listener " << port << " 127.0.0.1\n"
-        << "allow_anonymous true\n"
+        << (users_ ? "allow_anonymous false\npassword_file " + (dir_ / "passwords").string() + "\n" : "allow_anonymous true\n")
         << "persistence false\n"
         << "log_dest stderr\n"
         << "log_type error\nlog_type warning\nlog_type notice\n";

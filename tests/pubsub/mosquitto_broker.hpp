@@ -17,6 +17,8 @@ public:
   static std::string binary();
 
   mosquitto_broker();   // a temp folder; not started
+  // Before start(): the broker takes only this user (a password file made with mosquitto_passwd).
+  bool require_user(const std::string& user, const std::string& password);
   ~mosquitto_broker();  // stops it, removes the folder
 
   // Starts on a free port (the first call) or on the same port again (a restart). False when it
@@ -34,6 +36,7 @@ private:
   std::filesystem::path dir_;
   std::uint16_t port_ = 0;
   pid_t pid_ = -1;
+  bool users_ = false;
 };
 
 // A port no socket of 127.0.0.1 holds now (bind port 0, read it, close).

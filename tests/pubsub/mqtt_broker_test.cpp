@@ -242,6 +242,37 @@ TEST_CASE("pubsub mqtt: the broker killed and restarted mid-run: reconnects, los
   caf::anon_send_exit(sub.actor, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("pubsub mqtt: a broker that wants a user and password takes ours, and refuses a wrong one", "[pubsub][mqtt]") {
+  if (test::mosquitto_broker::binary().empty()) {
+    WARN("no mosquitto broker (/usr/sbin/mosquitto): skipped");
+    return;
+  }
+  test::mosquitto_broker broker;
+  if (!broker.require_user("plant", "s3cret")) {
+    WARN("no mosquitto_passwd: skipped");
+    return;
+  }
+  REQUIRE(broker.start());
+  received_values got;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{pubsub_test_config(cfg)};
+  auto good = publisher_setup(broker, 10, 1);
+  good.config.mqtt.username = "plant";
+  good.config.mqtt.password = "s3cret";
+  auto wrong = publisher_setup(broker, 10, 1);
+  wrong.config.name = "wrong";
+  wrong.config.mqtt.username = "plant";
+  wrong.config.mqtt.password = "guess";
+  auto a = actors::spawn_pubsub_connection(sys, std::move(good));
+  auto b = actors::spawn_pubsub_connection(sys, std::move(wrong));
+  CHECK(eventually([&] { return a.counters->up.load(); }, 5s));
+  std::this_thread::sleep_for(500ms);
+  CHECK_FALSE(b.counters->up.load());
+  CHECK(b.counters->connects.load() == 0);
+  caf::anon_send_exit(a.actor, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(b.actor, caf::exit_reason::user_shutdown);
+}
+
 // Hidden: what one publisher gets through mosquitto on this machine, and what one subscriber of
 // ours decodes. `uactor_pubsub_tests "[.pubsub-throughput]"`; UACTOR_PUBSUB_FIELDS (default 10,000)
 // Double fields in one writer, key frames only (every field every cycle), every 100 ms for 5 s.
