@@ -611,7 +611,12 @@ ua::status_code read_field(const json_reader& r, const json_value& v, ua::builti
       if (ua_type) value = inner;
     }
   }
-  if (ua_type || (v.type == json_type::object && (r.member(v, "Status") || r.member(v, "SourceTimestamp")))) {
+  // A DataValue or Variant object: one of its members, or {} (a DataValue of defaults, Part 6
+  // §5.4.2.18: what a field without value or status encodes to).
+  const bool wrapped = v.type == json_type::object &&
+                       (ua_type || value || v.count == 0 || r.member(v, "Status") || r.member(v, "SourceTimestamp") ||
+                        r.member(v, "ServerTimestamp"));
+  if (wrapped) {
     std::uint8_t t = 0;
     if (ua_type && !integer_in_range(*ua_type, t)) {
       why = "UaType is not a built-in type id";
@@ -621,10 +626,11 @@ ua::status_code read_field(const json_reader& r, const json_value& v, ua::builti
       why = "UaType " + std::to_string(t) + " is not a built-in type";
       return ua::status::bad_decoding_error;
     }
-    if (value && t != 0) {
-      const auto sc = read_value(r, *value, static_cast<ua::builtin_type>(t), out.value, why);
+    // Without a UaType the value is read as the caller's type (metadata, the target), else JSON's.
+    if (value && (t != 0 || !ua_type)) {
+      const auto sc = read_value(r, *value, t != 0 ? static_cast<ua::builtin_type>(t) : type, out.value, why);
       if (sc.is_bad()) return sc;
-      out.has_value = true;
+      out.has_value = !out.value.empty();
       if (const auto* dims = r.member(v, "Dimensions"); dims && dims->type == json_type::array) {
         auto& d = out.value.dimensions();
         for (auto i = r.first(*dims); i != 0; i = r.next(i)) {

@@ -156,6 +156,21 @@ TEST_CASE("pubsub json: DataSetMessages without the network header, and 1.04's T
   CHECK(n.messages[1].type == dataset_message_type::keep_alive);
 }
 
+TEST_CASE("pubsub json: a field without value or status is {} as a DataValue and reads back as one", "[pubsub]") {
+  // Found by pubsub_json_fuzz: {"Type":12} without its Body read as an empty DataValue, which
+  // writes as {}, which must read again.
+  json_reader r;
+  decoded_network_message n;
+  json_error e;
+  REQUIRE(read_network_message(r, R"({"Payload":{"a":{"Value":{"Type":12}},"b":{},"c":{"Value":5}}})", {}, n, e));
+  REQUIRE(n.messages[0].fields.size() == 3);
+  const auto& a = n.messages[0].fields[0].value;
+  CHECK_FALSE(a.has_value);
+  CHECK(field_text(a, field_encoding::data_value) == "{}");
+  CHECK_FALSE(n.messages[0].fields[1].value.has_value);
+  CHECK(n.messages[0].fields[2].value.value == ua::variant(std::int64_t{5}));  // no UaType: JSON's type
+}
+
 TEST_CASE("pubsub json: DataSetMetaData (ua-metadata) both ways", "[pubsub]") {
   metadata_message m;
   m.message_id = "md-1";
