@@ -10,6 +10,7 @@
 
 #include "pubsub/json_messages.hpp"
 #include "pubsub/writer_group.hpp"
+#include "tests/support/alloc_counter.hpp"
 #include "uactor/ua/status_codes.hpp"
 
 using namespace uactor;
@@ -236,6 +237,39 @@ TEST_CASE("pubsub json: key frames every KeyFrameCount cycles, delta frames of t
   CHECK(n.messages[0].fields.size() == 2);
   CHECK(n.messages[0].sequence_number == std::optional<std::uint32_t>(3));
   CHECK(n.message_id != "");
+}
+
+TEST_CASE("pubsub json: a writer group's cycle allocates nothing once its first key frame is written", "[pubsub]") {
+  if (!test::counts_allocations) return;  // ASan brings its own operator new
+  writer_group_config g;
+  g.name = "G";
+  std::vector<resolved_writer> writers(2);
+  for (std::size_t w = 0; w < 2; ++w) {
+    writers[w].config.name = "W" + std::to_string(w);
+    writers[w].config.id = static_cast<std::uint16_t>(w + 1);
+    writers[w].config.key_frame_count = 4;
+    for (std::size_t f = 0; f < 100; ++f) writers[w].fields.push_back({"v" + std::to_string(f), ua::builtin_type::double_, -1, {}});
+  }
+  writer_group_state s("pub", g, writers, "run");
+  // The first key frame, with values as long as the later ones, sizes the buffer: steady state.
+  ua::data_value v = dv(99999.25);
+  for (std::size_t w = 0; w < 2; ++w)
+    for (std::size_t f = 0; f < 100; ++f) s.set(w, f, v);
+  REQUIRE_FALSE(s.cycle(t0).message.empty());
+  std::uint64_t allocations = 0;
+  std::size_t sent = 0;
+  for (int cycle = 1; cycle <= 20; ++cycle) {
+    test::alloc_scope scope;
+    for (std::size_t f = 0; f < 100; f += 3) {  // a third of the fields change
+      *v.value.get_if<double>() = cycle * 1000.0 + static_cast<double>(f) + 0.25;
+      s.set(0, f, v);
+      s.set(1, f, v);
+    }
+    sent += s.cycle(t0).message.empty() ? 0 : 1;
+    allocations += scope.counted().allocations;
+  }
+  CHECK(sent == 20);  // key frames and delta frames alike
+  CHECK(allocations == 0);
 }
 
 TEST_CASE("pubsub json: hostile text is refused with a status and its place", "[pubsub]") {
