@@ -30,7 +30,7 @@ mqtt_link::mqtt_link(const pubsub::mqtt_settings& settings, std::string host, st
   mosquitto_int_option(m_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311);
   if (!settings_.username.empty())
     mosquitto_username_pw_set(m_, settings_.username.c_str(), settings_.password.empty() ? nullptr : settings_.password.c_str());
-  // libmosquitto's backoff, after a connection was lost: whole seconds, doubling up to the max.
+  // libmosquitto's backoff, after a connection was lost: whole seconds, growing up to the max.
   mosquitto_reconnect_delay_set(m_, whole_seconds(settings_.reconnect_min), whole_seconds(settings_.reconnect_max), true);
   mosquitto_connect_callback_set(m_, &mqtt_link::on_connect);
   mosquitto_disconnect_callback_set(m_, &mqtt_link::on_disconnect);
