@@ -28,11 +28,11 @@ set_target_properties(uactor_library PROPERTIES EXPORT_NAME uactor)
 add_library(uactor::uactor ALIAS uactor_library)
 
 # Installed names: uactor::protocol, uactor::security, uactor::nodeset, uactor::actors, uactor::runtime.
-foreach(layer protocol security nodeset scripting history engine_common server_engine client_engine actors runtime)
+foreach(layer protocol security nodeset scripting history pubsub engine_common server_engine client_engine actors runtime)
   set_target_properties(uactor_${layer} PROPERTIES EXPORT_NAME ${layer})
 endforeach()
 
-install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_history uactor_engine_common uactor_server_engine
+install(TARGETS uactor_protocol uactor_security uactor_nodeset uactor_scripting uactor_history uactor_pubsub uactor_engine_common uactor_server_engine
                 uactor_client_engine uactor_actors uactor_runtime uactor_library
         EXPORT uactorTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

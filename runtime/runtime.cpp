@@ -29,6 +29,8 @@
 #include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/history_setup.hpp"
+#include "runtime/pubsub_setup.hpp"
+#include "pubsub/pubsub_config.hpp"
 #include "runtime/nodeset_loader.hpp"
 #include "runtime/scripts.hpp"
 #include "actors/shards/runner.hpp"
@@ -344,6 +346,7 @@ public:
     // The listener runs on the host's thread when the host is on the multiplexer.
     if (host_thread_ != std::thread::id{} && std::this_thread::get_id() == host_thread_) return ua::status::bad_invalid_state;
     if (const auto sc = historize_planned(); sc.is_bad()) return sc;
+    if (const auto sc = start_pubsub(); sc.is_bad()) return sc;
     const auto sc = actors::open_server(handle_);
     if (sc.is_good()) start_reverse_connect();
     return sc;
@@ -373,6 +376,64 @@ public:
         }, failed))
       return failed;
     spdlog::info("history: values of historizing variables go to {} ({})", hp.path, hp.backend);
+    return ua::status::good;
+  }
+
+  // PubSub (docs/pubsub.md): each [pubsub] connection's variables resolved on the host, its actor
+  // spawned and bound to the host's life, a value watch over its PublishedDataSets' variables;
+  // once, when the server opens (every node is in by then).
+  status_code start_pubsub() {
+    const auto& cfg = plan_.pubsub;
+    if (cfg.connections.empty()) return ua::status::good;
+    std::lock_guard lock(pubsub_mutex_);
+    if (pubsub_started_) return ua::status::good;
+    pubsub_started_ = true;
+    auto& sys = handle_.host.home_system();
+    for (const auto& c : cfg.connections) {
+      ua::status_code failed;
+      auto res = run_on_host([c](actors::server_core& core) { return resolve_pubsub(core.space(), c); }, failed);
+      if (!res) return failed;
+      for (const auto& w : res->warnings) spdlog::warn("{}", w);
+      for (const auto& e : res->errors) spdlog::error("{}", e);
+      if (!res->errors.empty()) return ua::status::bad_configuration_error;
+      actors::pubsub_setup setup;
+      setup.config = c;
+      std::string why;
+      if (!pubsub::parse_mqtt_url(c.url, setup.host, setup.port, why)) {
+        spdlog::error("pubsub {}: url \"{}\": {}", c.name, c.url, why);
+        return ua::status::bad_configuration_error;
+      }
+      setup.groups = std::move(res->groups);
+      setup.slots = std::move(res->slots);
+      setup.reader_types = std::move(res->reader_types);
+      setup.metrics = handle_.metrics;
+      // MessageId: unique per start (Part 14 §7.2.5.3), then a counter per message.
+      std::uint64_t random = 0;
+      if (::getrandom(&random, sizeof random, 0) != static_cast<ssize_t>(sizeof random))
+        random = static_cast<std::uint64_t>(actors::utc_now().ticks);
+      setup.message_id_prefix = fmt::format("{:016x}", random);
+      setup.targets = [door = door_, handles = std::move(res->reader_targets), batch = std::vector<value_update>()](
+                          std::size_t reader, std::span<const pubsub::target_write> writes) mutable {
+        batch.clear();
+        for (const auto& w : writes)
+          batch.push_back(value_update{value_handle{handles[reader][w.target]}, w.value.value,
+                                       w.value.has_status ? w.value.status : ua::status::good,
+                                       w.value.has_source_timestamp ? w.value.source_timestamp : ua::date_time{}});
+        if (const auto sc = door->write_values(batch); sc.is_bad() && sc != ua::status::bad_server_halted)
+          spdlog::warn("pubsub: {} received values not taken: {}", batch.size(), sc.to_string());
+      };
+      const std::size_t fields = setup.slots.size();
+      auto conn = actors::spawn_pubsub_connection(sys, std::move(setup));
+      caf::anon_send(conn.actor, actors::pubsub_bind_atom::value, handle_.host);
+      pubsub_.push_back(conn.actor);
+      if (!res->watched.empty() &&
+          !run_on_host([nodes = std::move(res->watched), sink = conn.sink](actors::server_core& core) {
+            return core.watches().add(core.space(), nodes, sink);
+          }, failed))
+        return failed;
+      spdlog::info("pubsub {}: {} fields in {} writer groups, {} readers, broker {}", c.name, fields,
+                   c.writer_groups.size(), c.readers.size(), c.url);
+    }
     return ua::status::good;
   }
 
@@ -693,6 +754,10 @@ public:
       std::lock_guard lock(scripts_mutex_);
       for (auto& r : runners_) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
     }
+    {
+      std::lock_guard lock(pubsub_mutex_);
+      for (auto& a : pubsub_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    }
     std::lock_guard lock(reverse_mutex_);  // the dialers, which open() may be adding
     actors::stop_server(handle_);
   }
@@ -779,6 +844,9 @@ private:
   mutable std::mutex scripts_mutex_;
   std::vector<std::shared_ptr<actors::script_counters>> script_counters_;
   std::vector<caf::actor> runners_;  // they end with the host (they monitor it)
+  std::mutex pubsub_mutex_;
+  std::vector<caf::actor> pubsub_;   // the [pubsub] connections (they also end with the host)
+  bool pubsub_started_ = false;
   // The models NodeSets loaded (namespace 0's first); touched only by host jobs.
   std::shared_ptr<std::vector<nodeset::model>> models_ =
       std::make_shared<std::vector<nodeset::model>>(1, nodeset::namespace0_model());

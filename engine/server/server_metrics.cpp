@@ -106,6 +106,21 @@ void host_counters::add_to(server_metrics& m) const {
   }
 }
 
+void pubsub_counters::add_to(server_metrics& m) const {
+  constexpr auto r = std::memory_order_relaxed;
+  m.pubsub_messages_sent = messages_sent.load(r);
+  m.pubsub_values_sent = values_sent.load(r);
+  m.pubsub_messages_dropped = messages_dropped.load(r);
+  m.pubsub_reconnects = reconnects.load(r);
+  m.pubsub_queue_depth = static_cast<std::uint64_t>(std::max<std::int64_t>(0, queue_depth.load(r)));
+  m.pubsub_connections_up = static_cast<std::uint64_t>(std::max<std::int64_t>(0, connections_up.load(r)));
+  m.pubsub_messages_received = messages_received.load(r);
+  m.pubsub_values_received = values_received.load(r);
+  m.pubsub_decode_errors = decode_errors.load(r);
+  m.pubsub_reader_timeouts = reader_timeouts.load(r);
+  m.pubsub_sequence_gaps = sequence_gaps.load(r);
+}
+
 void history_counters::add_to(server_metrics& m) const {
   m.history_queue_depth = static_cast<std::uint64_t>(std::max<std::int64_t>(0, queued.load(std::memory_order_relaxed)));
   m.history_values_written = values_written.get();
@@ -173,6 +188,7 @@ server_metrics metrics_registry::snapshot() {
     m.reverse_connects.push_back({r->client_url, r->dial_attempts.get(), r->connections.get(), r->failures.get(), r->open.get()});
   host_.add_to(m);
   history_.add_to(m);
+  pubsub_.add_to(m);
   return m;
 }
 

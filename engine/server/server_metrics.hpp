@@ -110,6 +110,24 @@ struct history_counters {
   void add_to(server_metrics& m) const;
 };
 
+// PubSub's block (docs/pubsub.md): written by the [pubsub] connections' actors, one writer per
+// field per connection, hence atomic adds (once per NetworkMessage, not per value).
+struct pubsub_counters {
+  std::atomic<std::uint64_t> messages_sent{0};
+  std::atomic<std::uint64_t> values_sent{0};
+  std::atomic<std::uint64_t> messages_dropped{0};
+  std::atomic<std::uint64_t> reconnects{0};
+  std::atomic<std::int64_t> queue_depth{0};
+  std::atomic<std::int64_t> connections_up{0};
+  std::atomic<std::uint64_t> messages_received{0};
+  std::atomic<std::uint64_t> values_received{0};
+  std::atomic<std::uint64_t> decode_errors{0};
+  std::atomic<std::uint64_t> reader_timeouts{0};
+  std::atomic<std::uint64_t> sequence_gaps{0};
+
+  void add_to(server_metrics& m) const;
+};
+
 // The server's blocks: the host's, and one per connection (kept until the next scrape or the
 // next sweep at an accept after it closed, then folded into the totals of closed connections).
 class metrics_registry {
@@ -118,6 +136,7 @@ public:
   std::shared_ptr<connection_counters> open_connection(std::uint16_t endpoint = 0);
   host_counters& host() noexcept { return host_; }
   history_counters& history() noexcept { return history_; }
+  pubsub_counters& pubsub() noexcept { return pubsub_; }
   // A reverse-connect target's block, listed in snapshot() from now on (in the order added).
   std::shared_ptr<reverse_connect_counters> add_reverse_target(std::string client_url);
   server_metrics snapshot();
@@ -136,6 +155,7 @@ private:
   std::uint64_t closed_wait_ns_ = 0, closed_waits_ = 0;
   host_counters host_;
   history_counters history_;
+  pubsub_counters pubsub_;
   std::vector<std::shared_ptr<reverse_connect_counters>> reverse_;
 };
 

@@ -72,6 +72,21 @@ struct server_metrics {
   std::uint64_t history_write_ns = 0;      // summed over the batches
   std::uint64_t history_write_max_ns = 0;  // the longest batch write since the start
   std::uint64_t history_write_errors = 0;  // batches the store refused
+  // PubSub (docs/pubsub.md), summed over the [pubsub] connections: NetworkMessages and values
+  // published, messages dropped (the queue while the broker was away, or too large), broker
+  // reconnects, the queue (gauge); received DataSetMessages, values written to TargetVariables,
+  // messages that did not decode, MessageReceiveTimeouts, SequenceNumber gaps.
+  std::uint64_t pubsub_messages_sent = 0;
+  std::uint64_t pubsub_values_sent = 0;
+  std::uint64_t pubsub_messages_dropped = 0;
+  std::uint64_t pubsub_reconnects = 0;
+  std::uint64_t pubsub_queue_depth = 0;
+  std::uint64_t pubsub_connections_up = 0;  // gauge: connections to their broker now
+  std::uint64_t pubsub_messages_received = 0;
+  std::uint64_t pubsub_values_received = 0;
+  std::uint64_t pubsub_decode_errors = 0;
+  std::uint64_t pubsub_reader_timeouts = 0;
+  std::uint64_t pubsub_sequence_gaps = 0;
   std::vector<service_metrics> services;  // the services asked for at least once
   // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
   // (the sums are connections_accepted and connections_open).

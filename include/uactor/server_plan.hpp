@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "uactor/pubsub.hpp"
 #include "uactor/redundancy.hpp"
 
 namespace uactor {
@@ -127,6 +128,9 @@ struct server_plan {
   // (docs/decisions/0041).
   redundancy_plan redundancy;
   history_plan history;
+  // PubSub (docs/pubsub.md): MQTT connections that publish variables as JSON and subscribe
+  // datasets into variables. Empty: none.
+  pubsub::pubsub_config pubsub;
   // Clients to dial (reverse connect), each kept connected while the server runs.
   std::vector<reverse_connect_plan> reverse_connect;
 

@@ -35,6 +35,7 @@
 #include "protocol/address_space.hpp"
 #include "protocol/node_id_text.hpp"
 #include "protocol/value_text.hpp"
+#include "pubsub/pubsub_config.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
@@ -256,6 +257,42 @@ constexpr std::string_view key_table[] = {
     "history.retention_days",
     "history.max_values_per_node",
     "history.historize",
+    "pubsub",
+    "pubsub.connections[]",
+    "pubsub.connections[].name",
+    "pubsub.connections[].url",
+    "pubsub.connections[].publisher_id",
+    "pubsub.connections[].client_id",
+    "pubsub.connections[].username",
+    "pubsub.connections[].password",
+    "pubsub.connections[].topic_prefix",
+    "pubsub.connections[].keep_alive_ms",
+    "pubsub.connections[].reconnect_min_ms",
+    "pubsub.connections[].reconnect_max_ms",
+    "pubsub.connections[].queue_limit",
+    "pubsub.connections[].writer_groups[]",
+    "pubsub.connections[].writer_groups[].name",
+    "pubsub.connections[].writer_groups[].id",
+    "pubsub.connections[].writer_groups[].publishing_interval_ms",
+    "pubsub.connections[].writer_groups[].keep_alive_ms",
+    "pubsub.connections[].writer_groups[].max_network_message_size",
+    "pubsub.connections[].writer_groups[].qos",
+    "pubsub.connections[].writer_groups[].writers[]",
+    "pubsub.connections[].writer_groups[].writers[].name",
+    "pubsub.connections[].writer_groups[].writers[].id",
+    "pubsub.connections[].writer_groups[].writers[].key_frame_count",
+    "pubsub.connections[].writer_groups[].writers[].encoding",
+    "pubsub.connections[].writer_groups[].writers[].variables",
+    "pubsub.connections[].writer_groups[].writers[].dataset_name",
+    "pubsub.connections[].readers[]",
+    "pubsub.connections[].readers[].name",
+    "pubsub.connections[].readers[].publisher_id",
+    "pubsub.connections[].readers[].writer_group",
+    "pubsub.connections[].readers[].writer_id",
+    "pubsub.connections[].readers[].message_receive_timeout_ms",
+    "pubsub.connections[].readers[].targets[]",
+    "pubsub.connections[].readers[].targets[].field",
+    "pubsub.connections[].readers[].targets[].node",
     "actors",
     "actors.session_host",
     "actors.writers",
@@ -540,6 +577,11 @@ bool section::numbers(std::string_view name, std::vector<double>& out) {
 }
 
 // An array of tables ([[name]]); a key of another type is an error.
+// A PublisherId, WriterGroup or DataSetWriter name: one MQTT topic level (Part 14 §7.3.5.7).
+bool pubsub_topic_level_ok(std::string_view s) {
+  return !s.empty() && s.find_first_of("/+#") == std::string_view::npos;
+}
+
 const toml::array* table_array(section& s, std::string_view name, checker& c) {
   const auto* n = s.get(name);
   if (!n) return nullptr;
@@ -642,6 +684,7 @@ public:
     read_metrics(top);
     read_redundancy(top);
     read_history(top);
+    read_pubsub(top);
     read_actors(top);
     finish();
     return std::move(p_);
@@ -2108,6 +2151,161 @@ private:
         if (!ua::parse_node_id(text))
           c_.error(a[i], fmt::format("{}[{}]", s.key("historize"), i), fmt::format("\"{}\" is not a NodeId (or a prefix ending in *)", text));
       }
+    }
+  }
+
+  // [pubsub] (docs/pubsub.md): MQTT connections, their writer groups and writers, their readers.
+  void read_pubsub(section& top) {
+    const toml::table* t = sub_table(top, "pubsub", c_);
+    if (!t) return;
+    section s(c_, *t, "pubsub");
+    const auto* conns = table_array(s, "connections", c_);
+    if (!conns) return;
+    auto& out = p_.server.pubsub.connections;
+    std::set<std::string, std::less<>> names;
+    for (std::size_t i = 0; i < conns->size(); ++i) {
+      const auto& ct = *(*conns)[i].as_table();
+      section cs(c_, ct, fmt::format("pubsub.connections[{}]", i));
+      pubsub::connection_config c;
+      c.name = fmt::format("connection{}", i + 1);
+      cs.string("name", c.name);
+      if (!names.insert(c.name).second)
+        c_.error(ct.get("name") ? ct.get("name")->source() : ct.source(), cs.key("name"), fmt::format("\"{}\" names another connection too", c.name));
+      if (!cs.string("url", c.url)) {
+        if (!ct.get("url")) c_.error(ct.source(), cs.key("url"), "missing (mqtt://host[:port])");
+      } else {
+        std::string host, why;
+        std::uint16_t port = 0;
+        if (!pubsub::parse_mqtt_url(c.url, host, port, why)) c_.error(*ct.get("url"), cs.key("url"), fmt::format("\"{}\": {}", c.url, why));
+      }
+      c.publisher_id = "uactor";
+      if (cs.string("publisher_id", c.publisher_id) && !pubsub_topic_level_ok(c.publisher_id))
+        c_.error(*ct.get("publisher_id"), cs.key("publisher_id"), "empty, or holds '/', '+' or '#' (it is a topic level)");
+      auto& m = c.mqtt;
+      cs.string("client_id", m.client_id);
+      cs.string("username", m.username);
+      cs.string("password", m.password);
+      if (cs.string("topic_prefix", m.topic_prefix) && (m.topic_prefix.empty() || m.topic_prefix.find_first_of("+#") != std::string::npos))
+        c_.error(*ct.get("topic_prefix"), cs.key("topic_prefix"), "empty, or holds '+' or '#'");
+      std::int64_t ms = m.keep_alive.count();
+      if (cs.integer("keep_alive_ms", 5'000, 3'600'000, ms)) m.keep_alive = std::chrono::milliseconds(ms);
+      ms = m.reconnect_min.count();
+      if (cs.integer("reconnect_min_ms", 1, 3'600'000, ms)) m.reconnect_min = std::chrono::milliseconds(ms);
+      ms = m.reconnect_max.count();
+      if (cs.integer("reconnect_max_ms", 1, 3'600'000, ms)) m.reconnect_max = std::chrono::milliseconds(ms);
+      if (m.reconnect_max < m.reconnect_min && ct.get("reconnect_max_ms"))
+        c_.error(*ct.get("reconnect_max_ms"), cs.key("reconnect_max_ms"), "below reconnect_min_ms");
+      cs.integer("queue_limit", 1, 10'000'000, m.queue_limit);
+      std::set<std::uint16_t> writer_ids;
+      if (const auto* groups = table_array(cs, "writer_groups", c_)) {
+        std::set<std::string, std::less<>> group_names;
+        for (std::size_t g = 0; g < groups->size(); ++g) {
+          const auto& gt = *(*groups)[g].as_table();
+          section gs(c_, gt, fmt::format("pubsub.connections[{}].writer_groups[{}]", i, g));
+          pubsub::writer_group_config wg;
+          wg.name = fmt::format("group{}", g + 1);
+          wg.id = static_cast<std::uint16_t>(g + 1);
+          if (gs.string("name", wg.name) && !pubsub_topic_level_ok(wg.name))
+            c_.error(*gt.get("name"), gs.key("name"), "empty, or holds '/', '+' or '#' (it is a topic level)");
+          if (!group_names.insert(wg.name).second)
+            c_.error(gt.get("name") ? gt.get("name")->source() : gt.source(), gs.key("name"), fmt::format("\"{}\" names another writer group too", wg.name));
+          gs.integer("id", 1, 65'535, wg.id);
+          ms = wg.publishing_interval.count();
+          if (gs.integer("publishing_interval_ms", 1, 86'400'000, ms)) wg.publishing_interval = std::chrono::milliseconds(ms);
+          ms = 0;
+          if (gs.integer("keep_alive_ms", 0, 86'400'000, ms)) wg.keep_alive_time = std::chrono::milliseconds(ms);
+          gs.integer("max_network_message_size", 1'024, 256 << 20, wg.max_network_message_size);
+          gs.integer("qos", 0, 1, wg.qos);
+          const auto* writers = table_array(gs, "writers", c_);
+          if (!writers) {
+            if (!gt.get("writers")) c_.error(gt.source(), gs.key("writers"), "missing (a writer group needs [[...writers]])");
+          } else {
+            std::set<std::string, std::less<>> writer_names;
+            for (std::size_t w = 0; w < writers->size(); ++w) {
+              const auto& wt = *(*writers)[w].as_table();
+              section ws(c_, wt, fmt::format("pubsub.connections[{}].writer_groups[{}].writers[{}]", i, g, w));
+              pubsub::dataset_writer_config dw;
+              dw.name = fmt::format("writer{}", w + 1);
+              dw.id = static_cast<std::uint16_t>(writer_ids.size() + 1);
+              if (ws.string("name", dw.name) && !pubsub_topic_level_ok(dw.name))
+                c_.error(*wt.get("name"), ws.key("name"), "empty, or holds '/', '+' or '#' (it is a topic level)");
+              if (!writer_names.insert(dw.name).second)
+                c_.error(wt.get("name") ? wt.get("name")->source() : wt.source(), ws.key("name"), fmt::format("\"{}\" names another writer of the group too", dw.name));
+              ws.integer("id", 1, 65'535, dw.id);
+              if (!writer_ids.insert(dw.id).second)
+                c_.error(wt.get("id") ? wt.get("id")->source() : wt.source(), ws.key("id"),
+                         fmt::format("DataSetWriterId {} is taken by another writer of the connection", dw.id));
+              ws.integer("key_frame_count", 1, 1'000'000, dw.key_frame_count);
+              std::string encoding = "variant";
+              ws.choice("encoding", {"variant", "raw", "data_value"}, encoding);
+              dw.encoding = encoding == "raw" ? pubsub::field_encoding::raw
+                            : encoding == "data_value" ? pubsub::field_encoding::data_value : pubsub::field_encoding::variant;
+              ws.string("dataset_name", dw.dataset_name);
+              if (!ws.strings("variables", dw.variables)) {
+                if (!wt.get("variables")) c_.error(wt.source(), ws.key("variables"), "missing (NodeIds, or prefixes ending in *)");
+              } else {
+                const auto& a = *wt.get("variables")->as_array();
+                if (dw.variables.empty()) c_.error(a, ws.key("variables"), "expected at least one NodeId or prefix");
+                for (std::size_t k = 0; k < dw.variables.size(); ++k) {
+                  std::string_view text = dw.variables[k];
+                  if (!text.empty() && text.back() == '*') continue;
+                  if (!ua::parse_node_id(text))
+                    c_.error(a[k], fmt::format("{}[{}]", ws.key("variables"), k), fmt::format("\"{}\" is not a NodeId (or a prefix ending in *)", text));
+                }
+              }
+              wg.writers.push_back(std::move(dw));
+            }
+          }
+          c.writer_groups.push_back(std::move(wg));
+        }
+      }
+      if (const auto* readers = table_array(cs, "readers", c_)) {
+        for (std::size_t r = 0; r < readers->size(); ++r) {
+          const auto& rt = *(*readers)[r].as_table();
+          section rs(c_, rt, fmt::format("pubsub.connections[{}].readers[{}]", i, r));
+          pubsub::dataset_reader_config dr;
+          dr.name = fmt::format("reader{}", r + 1);
+          rs.string("name", dr.name);
+          if (rs.string("publisher_id", dr.publisher_id) && !dr.publisher_id.empty() && !pubsub_topic_level_ok(dr.publisher_id))
+            c_.error(*rt.get("publisher_id"), rs.key("publisher_id"), "holds '/', '+' or '#' (it is a topic level)");
+          if (rs.string("writer_group", dr.writer_group) && !dr.writer_group.empty() && !pubsub_topic_level_ok(dr.writer_group))
+            c_.error(*rt.get("writer_group"), rs.key("writer_group"), "holds '/', '+' or '#' (it is a topic level)");
+          rs.integer("writer_id", 0, 65'535, dr.writer_id);
+          ms = dr.message_receive_timeout.count();
+          if (rs.integer("message_receive_timeout_ms", 0, 86'400'000, ms)) dr.message_receive_timeout = std::chrono::milliseconds(ms);
+          const auto* targets = table_array(rs, "targets", c_);
+          if (!targets) {
+            if (!rt.get("targets")) c_.error(rt.source(), rs.key("targets"), "missing (fields and the variables they go to)");
+          } else {
+            std::set<std::string, std::less<>> nodes;
+            for (std::size_t k = 0; k < targets->size(); ++k) {
+              const auto& tt = *(*targets)[k].as_table();
+              section ts(c_, tt, fmt::format("pubsub.connections[{}].readers[{}].targets[{}]", i, r, k));
+              pubsub::reader_target target;
+              if (!ts.string("field", target.field) && !tt.get("field")) c_.error(tt.source(), ts.key("field"), "missing (the field's name in the Payload)");
+              if (!ts.string("node", target.node)) {
+                if (!tt.get("node")) c_.error(tt.source(), ts.key("node"), "missing (the target variable's NodeId)");
+              } else if (const auto id = node(target.node, *tt.get("node"), ts.key("node"))) {
+                // Part 14 §6.2.10.2: a target variable only once in a reader.
+                if (!nodes.insert(id->to_string()).second)
+                  c_.error(*tt.get("node"), ts.key("node"), fmt::format("{} is a target of this reader already", id->to_string()));
+                if (auto it = ids_.find(id->to_string()); it != ids_.end()) {
+                  if (!it->second.variable) c_.error(*tt.get("node"), ts.key("node"), fmt::format("{} is not a variable", target.node));
+                } else if (!left_to_server(*id)) {
+                  c_.error(*tt.get("node"), ts.key("node"), fmt::format("{} is not a variable of this file", id->to_string()));
+                } else if (server_space().ok && !server_variable(*id)) {
+                  c_.error(*tt.get("node"), ts.key("node"), fmt::format("{} is not a variable", target.node));
+                }
+              }
+              dr.targets.push_back(std::move(target));
+            }
+          }
+          c.readers.push_back(std::move(dr));
+        }
+      }
+      if (c.writer_groups.empty() && c.readers.empty())
+        c_.error(ct.source(), cs.key("writer_groups"), "a connection with neither writer groups nor readers");
+      out.push_back(std::move(c));
     }
   }
 

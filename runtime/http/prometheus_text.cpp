@@ -130,6 +130,30 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  C::Counter, &server_metrics::history_batches_written);
   f.per_endpoint(eps, "uactor_history_write_errors_total", "batches the history store refused (their values are lost)",
                  C::Counter, &server_metrics::history_write_errors);
+  // PubSub (docs/pubsub.md): what the [pubsub] connections published and received.
+  f.per_endpoint(eps, "uactor_pubsub_messages_sent_total", "PubSub NetworkMessages handed to the broker", C::Counter,
+                 &server_metrics::pubsub_messages_sent);
+  f.per_endpoint(eps, "uactor_pubsub_values_sent_total", "field values in the PubSub NetworkMessages sent", C::Counter,
+                 &server_metrics::pubsub_values_sent);
+  f.per_endpoint(eps, "uactor_pubsub_messages_dropped_total",
+                 "PubSub NetworkMessages dropped: the queue while the broker was away was full, or the message was too large",
+                 C::Counter, &server_metrics::pubsub_messages_dropped);
+  f.per_endpoint(eps, "uactor_pubsub_reconnects_total", "PubSub connections to their broker made again after a loss",
+                 C::Counter, &server_metrics::pubsub_reconnects);
+  f.per_endpoint(eps, "uactor_pubsub_queue_depth", "PubSub NetworkMessages waiting for the broker", C::Gauge,
+                 &server_metrics::pubsub_queue_depth);
+  f.per_endpoint(eps, "uactor_pubsub_connections_up", "PubSub connections connected to their broker", C::Gauge,
+                 &server_metrics::pubsub_connections_up);
+  f.per_endpoint(eps, "uactor_pubsub_messages_received_total", "DataSetMessages taken by the DataSetReaders", C::Counter,
+                 &server_metrics::pubsub_messages_received);
+  f.per_endpoint(eps, "uactor_pubsub_values_received_total", "values written to TargetVariables", C::Counter,
+                 &server_metrics::pubsub_values_received);
+  f.per_endpoint(eps, "uactor_pubsub_decode_errors_total", "received PubSub messages that did not decode", C::Counter,
+                 &server_metrics::pubsub_decode_errors);
+  f.per_endpoint(eps, "uactor_pubsub_reader_timeouts_total", "DataSetReaders past their MessageReceiveTimeout", C::Counter,
+                 &server_metrics::pubsub_reader_timeouts);
+  f.per_endpoint(eps, "uactor_pubsub_sequence_gaps_total", "DataSetMessages missed, by SequenceNumber", C::Counter,
+                 &server_metrics::pubsub_sequence_gaps);
   {
     auto& seconds = f.add("uactor_history_write_seconds_total", "time spent in the history store's appends", C::Counter);
     auto& longest = f.add("uactor_history_write_max_seconds", "the longest append to the history store since the start", C::Gauge);

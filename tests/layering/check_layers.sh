@@ -2,7 +2,8 @@
 # Checks the one-way dependencies of docs/architecture.md by the includes of each room:
 #   protocol <- security <- engine/common <- engine/server, engine/client <- actors <- runtime <- cli
 # and nodeset/, scripting/ above protocol/ only; history/ (the historian's store) above protocol/
-# only, below the server engine. protocol/ is free of CAF, Asio, Beast, OpenSSL
+# only, below the server engine; pubsub/ (PubSub's encodings and state) above protocol/ only, free of
+# CAF and the MQTT library, with the public PubSub model (uactor/pubsub.hpp). protocol/ is free of CAF, Asio, Beast, OpenSSL
 # and spdlog; security/ and the engines of CAF, Asio and Beast; the server and client engines know
 # nothing of each other; the script shards nothing of the server but the shape of a watched change
 # (engine/server/value_watch.hpp); the public headers (include/uactor/) nothing but public headers
@@ -29,6 +30,7 @@ check() {
     [nodeset]='"(security|engine|actors|runtime|cli|scenarios)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
     [scripting]='"(security|engine|actors|runtime|cli|scenarios|nodeset)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl)/'
     [history]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting)/|"uactor/(?!ua/)|<(caf|boost/asio|boost/beast|openssl|spdlog)/'
+    [pubsub]='"(security|engine|actors|runtime|cli|scenarios|nodeset|scripting|history)/|"uactor/(?!ua/|pubsub\.hpp)|<(caf|boost/asio|boost/beast|openssl|spdlog|mosquitto)'
     [include]='"(?!uactor/)|<(caf|boost|openssl|spdlog)/'
     [include/uactor/ua]='"(?!uactor/ua/)'
     [bench]='"tests/(?!(support/alloc_counter|support/fault_proxy|security/pki_test_support)\.hpp)'
@@ -54,7 +56,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
   clean() {
     rm -rf "${tmp:?}"/*
     mkdir -p "$tmp"/{protocol,security,engine/common,engine/server,engine/client,actors/server,actors/shards,runtime,cli} \
-             "$tmp"/{nodeset,scripting,history,include/uactor/ua,bench/actors}
+             "$tmp"/{nodeset,scripting,history,pubsub,include/uactor/ua,bench/actors}
     echo '#include "protocol/codec.hpp"' > "$tmp/security/s.cpp"
     echo '#include "security/keys.hpp"' > "$tmp/engine/common/c.cpp"
     echo '#include "engine/common/clock.hpp"' > "$tmp/engine/server/s.cpp"
@@ -70,6 +72,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
     echo '#include "tests/support/alloc_counter.hpp"' > "$tmp/bench/actors/b.cpp"
     echo '#include "protocol/codec.hpp"' > "$tmp/history/h.cpp"
     echo '#include "history/history_store.hpp"' > "$tmp/engine/server/h.cpp"
+    echo '#include "uactor/pubsub.hpp"' > "$tmp/pubsub/p.cpp"
   }
   clean
   check "$tmp" >/dev/null || { echo "self-test: a clean tree was refused"; check "$tmp"; exit 1; }
@@ -90,6 +93,10 @@ if [[ "${1:-}" == "--self-test" ]]; then
     'scripting/b.cpp|#include "nodeset/importer.hpp"|nodeset/ in scripting/'
     'history/b.cpp|#include "engine/server/server_core.hpp"|the engine in history/'
     'history/b.cpp|#include <caf/actor.hpp>|CAF in history/'
+    'pubsub/b.cpp|#include "engine/server/server_core.hpp"|the engine in pubsub/'
+    'pubsub/b.cpp|#include <caf/actor.hpp>|CAF in pubsub/'
+    'pubsub/b.cpp|#include <mosquitto.h>|the MQTT library in pubsub/'
+    'pubsub/b.cpp|#include "uactor/server.hpp"|the public API beyond its model in pubsub/'
     'include/uactor/d.hpp|#include "actors/client/connection_actor.hpp"|an actor in a public header'
     'include/uactor/d.hpp|#include <caf/actor.hpp>|CAF in a public header'
     'include/uactor/d.hpp|#include "protocol/codec.hpp"|the library'"'"'s inside in a public header'

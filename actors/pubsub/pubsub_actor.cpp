@@ -1,0 +1,360 @@
+#include "actors/pubsub/pubsub_actor.hpp"
+
+#include <deque>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/common/self_send.hpp"
+#include "actors/pubsub/mqtt_link.hpp"
+#include "engine/common/clock.hpp"
+
+namespace uactor::actors {
+
+namespace {
+
+enum class link_event : int { connected = 1, disconnected = 2, refused = 3 };
+
+struct queued_message {
+  std::uint32_t group = 0;
+  std::string payload;
+};
+
+struct group_runtime {
+  std::unique_ptr<pubsub::writer_group_state> state;
+  std::string topic;  // data topic of the whole group (or of its one writer)
+  std::vector<std::string> metadata_topics;
+  std::chrono::steady_clock::time_point due{};
+};
+
+struct pubsub_state {
+  pubsub_setup setup;
+  std::shared_ptr<pubsub_connection_counters> counters;
+  std::unique_ptr<mqtt_link> link;
+  std::vector<group_runtime> groups;
+  std::vector<pubsub::dataset_reader_state> readers;
+  std::deque<queued_message> queue;
+  pubsub::json_reader json;
+  pubsub::decoded_network_message decoded;
+  std::vector<pubsub::target_write> writes;
+  std::string metadata_text;
+  std::chrono::milliseconds retry_delay{0};
+  bool up = false;
+  bool ever_up = false;
+
+  pubsub_counters* metrics() { return setup.metrics ? &setup.metrics->pubsub() : nullptr; }
+};
+
+std::int64_t pubsub_steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Readers' timer: a quarter of the shortest MessageReceiveTimeout, within 50 ms .. 1 s.
+std::chrono::milliseconds check_interval(const pubsub::connection_config& c) {
+  std::int64_t shortest = 1000 * 4;
+  for (const auto& r : c.readers)
+    if (r.message_receive_timeout.count() > 0) shortest = std::min<std::int64_t>(shortest, r.message_receive_timeout.count());
+  return std::chrono::milliseconds(std::clamp<std::int64_t>(shortest / 4, 50, 1000));
+}
+
+void drop_oldest(pubsub_state& st) {
+  st.queue.pop_front();
+  st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+void set_queued(pubsub_state& st) {
+  const auto n = static_cast<std::int64_t>(st.queue.size());
+  const auto before = st.counters->queued.exchange(n, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->queue_depth.fetch_add(n - before, std::memory_order_relaxed);
+}
+
+void enqueue_network_message(pubsub_state& st, std::uint32_t group, std::string_view payload) {
+  const std::size_t limit = std::max<std::size_t>(1, st.setup.config.mqtt.queue_limit);
+  if (st.queue.size() >= limit) {
+    // Reuse the oldest entry's storage for the newest.
+    auto old = std::move(st.queue.front());
+    drop_oldest(st);
+    old.group = group;
+    old.payload.assign(payload);
+    st.queue.push_back(std::move(old));
+  } else {
+    st.queue.push_back({group, std::string(payload)});
+  }
+  set_queued(st);
+}
+
+void count_sent(pubsub_state& st, std::uint32_t values) {
+  st.counters->messages_sent.fetch_add(1, std::memory_order_relaxed);
+  st.counters->values_sent.fetch_add(values, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) {
+    m->messages_sent.fetch_add(1, std::memory_order_relaxed);
+    m->values_sent.fetch_add(values, std::memory_order_relaxed);
+  }
+}
+
+// Sends what waited, in order, while the broker takes it.
+void flush_queue(pubsub_state& st) {
+  while (st.up && !st.queue.empty()) {
+    auto& q = st.queue.front();
+    const auto& g = st.groups[q.group];
+    const int rc = st.link->publish(g.topic, q.payload, g.state->config().qos, false);
+    if (rc == 4 /* MOSQ_ERR_NO_CONN */) {
+      st.up = false;
+      break;
+    }
+    if (rc != 0) {
+      spdlog::warn("pubsub {}: a queued message was not taken: {}", st.setup.config.name, mqtt_link::error_text(rc));
+      drop_oldest(st);
+      continue;
+    }
+    count_sent(st, 0);
+    st.queue.pop_front();
+  }
+  set_queued(st);
+}
+
+void publish_metadata(pubsub_state& st) {
+  const auto now = utc_now();
+  for (std::size_t g = 0; g < st.groups.size(); ++g) {
+    auto& gr = st.groups[g];
+    for (std::size_t w = 0; w < gr.state->writer_count(); ++w) {
+      gr.state->metadata(w, now, st.metadata_text);
+      // Part 14 §7.3.5.7: metadata retained, so that a subscriber that comes later gets it at once.
+      if (const int rc = st.link->publish(gr.metadata_topics[w], st.metadata_text, 1, true); rc != 0)
+        spdlog::warn("pubsub {}: metadata not published: {}", st.setup.config.name, mqtt_link::error_text(rc));
+    }
+  }
+}
+
+void subscribe_readers(pubsub_state& st) {
+  const auto& c = st.setup.config;
+  for (const auto& r : c.readers) {
+    // One level per topic element; '+' for a filter left open (the DataSetWriter level may be
+    // there or not: '#' takes both).
+    const std::string topic = pubsub::data_topic(c.mqtt, r.publisher_id.empty() ? "+" : r.publisher_id,
+                                                 r.writer_group.empty() ? "+" : r.writer_group) + "/#";
+    if (const int rc = st.link->subscribe(topic, 1); rc != 0)
+      spdlog::warn("pubsub {}: subscribing to {} failed: {}", c.name, topic, mqtt_link::error_text(rc));
+  }
+}
+
+void on_group_tick(pubsub_state& st, std::uint32_t g) {
+  auto& gr = st.groups[g];
+  const auto res = gr.state->cycle(utc_now());
+  if (res.message.empty()) return;
+  if (res.message.size() > gr.state->config().max_network_message_size) {
+    st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+    if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("pubsub {}: a NetworkMessage of {} bytes is over MaxNetworkMessageSize ({}): dropped", st.setup.config.name,
+                 res.message.size(), gr.state->config().max_network_message_size);
+    return;
+  }
+  if (st.up && st.queue.empty()) {
+    const int rc = st.link->publish(gr.topic, res.message, gr.state->config().qos, false);
+    if (rc == 0) return count_sent(st, res.values);
+    if (rc != 4 /* MOSQ_ERR_NO_CONN */) {
+      st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+      if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
+      spdlog::warn("pubsub {}: publish failed: {}", st.setup.config.name, mqtt_link::error_text(rc));
+      return;
+    }
+    st.up = false;
+  }
+  enqueue_network_message(st, g, res.message);
+  // The values count when the message leaves; a queued message counts its values now.
+  st.counters->values_sent.fetch_add(res.values, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->values_sent.fetch_add(res.values, std::memory_order_relaxed);
+}
+
+void deliver_target_writes(pubsub_state& st, std::size_t reader) {
+  if (st.writes.empty()) return;
+  if (st.setup.targets) st.setup.targets(reader, st.writes);
+  st.writes.clear();
+}
+
+void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
+  pubsub::json_error error;
+  if (!pubsub::read_network_message(st.json, in.payload, {}, st.decoded, error)) {
+    st.counters->decode_errors.fetch_add(1, std::memory_order_relaxed);
+    if (auto* m = st.metrics()) m->decode_errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::debug("pubsub {}: a message on {} did not decode: {} ({})", st.setup.config.name, in.topic, error.to_string(),
+                  error.status.to_string());
+    return;
+  }
+  const auto now = pubsub_steady_ms();
+  for (std::size_t r = 0; r < st.readers.size(); ++r) {
+    auto& reader = st.readers[r];
+    const auto before = reader.counters();
+    for (const auto& m : st.decoded.messages)
+      if (reader.accepts(st.decoded, m)) reader.take(m, now, st.writes);
+    const auto& after = reader.counters();
+    const auto taken = after.messages - before.messages;
+    const auto values = after.values - before.values;
+    const auto gaps = after.gaps - before.gaps;
+    st.counters->received.fetch_add(taken, std::memory_order_relaxed);
+    st.counters->values_received.fetch_add(values, std::memory_order_relaxed);
+    st.counters->gaps.fetch_add(gaps, std::memory_order_relaxed);
+    if (auto* m = st.metrics()) {
+      m->messages_received.fetch_add(taken, std::memory_order_relaxed);
+      m->values_received.fetch_add(values, std::memory_order_relaxed);
+      m->sequence_gaps.fetch_add(gaps, std::memory_order_relaxed);
+    }
+    deliver_target_writes(st, r);
+  }
+}
+
+void set_link_up(pubsub_state& st, bool up) {
+  if (st.counters->up.exchange(up) != up)
+    if (auto* m = st.metrics()) m->connections_up.fetch_add(up ? 1 : -1, std::memory_order_relaxed);
+  st.up = up;
+}
+
+caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_state> st) {
+  self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
+  self->set_exception_handler([st](caf::scheduled_actor*, std::exception_ptr& e) -> caf::error {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      spdlog::error("pubsub {}: {}", st->setup.config.name, x.what());
+    }
+    return caf::exit_reason::unhandled_exception;
+  });
+  self->attach_functor([st] {
+    // End the link (and its thread) here, with the actor: nothing is sent to it afterwards.
+    st->link.reset();
+    if (st->counters->up.exchange(false))
+      if (auto* m = st->metrics()) m->connections_up.fetch_sub(1, std::memory_order_relaxed);
+    if (auto* m = st->metrics()) m->queue_depth.fetch_sub(st->counters->queued.exchange(0), std::memory_order_relaxed);
+  });
+  const auto& c = st->setup.config;
+  const auto weak = caf::actor_cast<caf::weak_actor_ptr>(self);
+  const auto tell = [weak](auto&&... xs) {
+    if (auto strong = weak.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), std::forward<decltype(xs)>(xs)...);
+  };
+  mqtt_link::events ev;
+  ev.connected = [tell] { tell(pubsub_link_atom::value, static_cast<int>(link_event::connected), 0); };
+  ev.disconnected = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::disconnected), rc); };
+  ev.refused = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::refused), rc); };
+  if (!c.readers.empty())
+    ev.message = [tell](std::string topic, std::string payload) {
+      tell(std::make_shared<const pubsub_inbound>(pubsub_inbound{std::move(topic), std::move(payload)}));
+    };
+  st->link = std::make_unique<mqtt_link>(c.mqtt, st->setup.host, st->setup.port, std::move(ev));
+  st->retry_delay = c.mqtt.reconnect_min;
+  if (!st->link->start()) {
+    spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
+    delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint32_t g = 0; g < st->groups.size(); ++g) {
+    st->groups[g].due = start + st->groups[g].state->config().publishing_interval;
+    delayed_send_to_self(self, st->groups[g].state->config().publishing_interval, pubsub_tick_atom::value, g);
+  }
+  const auto now = pubsub_steady_ms();
+  for (auto& r : st->readers) r.start(now);
+  if (!st->readers.empty()) delayed_send_to_self(self, check_interval(c), pubsub_check_atom::value);
+  return {
+      [st](const pubsub_changes_ptr& p) {
+        for (const auto& ch : p->changes) {
+          if (ch.slot >= st->setup.slots.size()) continue;
+          const auto& s = st->setup.slots[ch.slot];
+          st->groups[s.group].state->set(s.writer, s.field, ch.value);
+        }
+      },
+      [self, st](pubsub_tick_atom, std::uint32_t g) {
+        if (g >= st->groups.size()) return;
+        on_group_tick(*st, g);
+        // The next cycle on the group's own grid: a late tick does not push the later ones back.
+        auto& gr = st->groups[g];
+        const auto interval = gr.state->config().publishing_interval;
+        const auto now = std::chrono::steady_clock::now();
+        gr.due += interval;
+        if (gr.due < now) gr.due = now + interval;  // fell behind by more than a cycle: skip, do not burst
+        delayed_send_to_self(self, std::chrono::duration_cast<std::chrono::microseconds>(gr.due - now), pubsub_tick_atom::value, g);
+      },
+      [st](pubsub_link_atom, int event, int rc) {
+        const auto& name = st->setup.config.name;
+        switch (static_cast<link_event>(event)) {
+          case link_event::connected:
+            if (st->ever_up) {
+              st->counters->reconnects.fetch_add(1, std::memory_order_relaxed);
+              if (auto* m = st->metrics()) m->reconnects.fetch_add(1, std::memory_order_relaxed);
+            }
+            st->counters->connects.fetch_add(1, std::memory_order_relaxed);
+            spdlog::info("pubsub {}: connected to {}:{}{}", name, st->setup.host, st->setup.port,
+                         st->queue.empty() ? "" : fmt::format(" ({} messages waited)", st->queue.size()));
+            st->ever_up = true;
+            set_link_up(*st, true);
+            publish_metadata(*st);
+            subscribe_readers(*st);
+            flush_queue(*st);
+            break;
+          case link_event::disconnected:
+            if (st->up) spdlog::warn("pubsub {}: lost the broker ({}); reconnecting", name, rc);
+            set_link_up(*st, false);
+            break;
+          case link_event::refused:
+            spdlog::error("pubsub {}: the broker refused the connection (CONNACK {})", name, rc);
+            set_link_up(*st, false);
+            break;
+        }
+      },
+      [self, st](pubsub_retry_atom) {
+        if (st->link->start()) return;
+        st->retry_delay = std::min(st->retry_delay * 2, st->setup.config.mqtt.reconnect_max);
+        delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
+      },
+      [st](const pubsub_inbound_ptr& in) { on_inbound(*st, *in); },
+      [self, st](pubsub_check_atom) {
+        const auto now = pubsub_steady_ms();
+        const auto utc = utc_now();
+        for (std::size_t r = 0; r < st->readers.size(); ++r) {
+          const auto before = st->readers[r].counters().timeouts;
+          st->readers[r].check_timeout(now, utc, st->writes);
+          if (st->readers[r].counters().timeouts != before) {
+            spdlog::warn("pubsub {}: reader {} heard nothing for {} ms: its targets are Bad_NoCommunication",
+                         st->setup.config.name, st->setup.config.readers[r].name,
+                         st->setup.config.readers[r].message_receive_timeout.count());
+            st->counters->timeouts.fetch_add(1, std::memory_order_relaxed);
+            if (auto* m = st->metrics()) m->reader_timeouts.fetch_add(1, std::memory_order_relaxed);
+          }
+          deliver_target_writes(*st, r);
+        }
+        delayed_send_to_self(self, check_interval(st->setup.config), pubsub_check_atom::value);
+      },
+      [self](pubsub_bind_atom, const caf::actor& owner) { self->monitor(owner); },
+  };
+}
+
+}  // namespace
+
+pubsub_connection spawn_pubsub_connection(caf::actor_system& sys, pubsub_setup setup) {
+  auto st = std::make_shared<pubsub_state>();
+  st->counters = std::make_shared<pubsub_connection_counters>();
+  const auto& c = setup.config;
+  for (std::size_t g = 0; g < c.writer_groups.size() && g < setup.groups.size(); ++g) {
+    const auto& gc = c.writer_groups[g];
+    group_runtime gr;
+    // One writer: its topic names it; several: the group's topic (Part 14 §7.3.5.7).
+    gr.topic = pubsub::data_topic(c.mqtt, c.publisher_id, gc.name, gc.writers.size() == 1 ? gc.writers[0].name : "");
+    for (const auto& w : gc.writers) gr.metadata_topics.push_back(pubsub::metadata_topic(c.mqtt, c.publisher_id, gc.name, w.name));
+    gr.state = std::make_unique<pubsub::writer_group_state>(c.publisher_id, gc, setup.groups[g],
+                                                            setup.message_id_prefix + "-" + gc.name);
+    st->groups.push_back(std::move(gr));
+  }
+  for (std::size_t r = 0; r < c.readers.size(); ++r)
+    st->readers.emplace_back(c.readers[r], r < setup.reader_types.size() ? setup.reader_types[r] : std::vector<ua::builtin_type>{});
+  st->setup = std::move(setup);
+  pubsub_connection out;
+  out.counters = st->counters;
+  out.actor = sys.spawn<caf::detached>(pubsub_actor, st);
+  out.sink = [a = out.actor](watched_changes&& changes) {
+    auto p = std::make_shared<pubsub_changes>();
+    p->changes = std::move(changes);
+    caf::anon_send(a, pubsub_changes_ptr(std::move(p)));
+  };
+  return out;
+}
+
+}  // namespace uactor::actors

@@ -1,0 +1,99 @@
+#include "pubsub/writer_group.hpp"
+
+#include <charconv>
+
+namespace uactor::pubsub {
+
+writer_group_state::writer_group_state(std::string publisher_id, writer_group_config group,
+                                       std::vector<resolved_writer> writers, std::string message_id_prefix)
+    : publisher_(std::move(publisher_id)), group_(std::move(group)), id_prefix_(std::move(message_id_prefix)) {
+  writers_.reserve(writers.size());
+  for (auto& w : writers) {
+    writer_state s;
+    s.values.resize(w.fields.size());
+    s.changed.assign(w.fields.size(), false);
+    s.spec = std::move(w);
+    writers_.push_back(std::move(s));
+  }
+  message_id_.reserve(id_prefix_.size() + 24);
+}
+
+void writer_group_state::set(std::size_t w, std::size_t f, const ua::data_value& v) {
+  if (w >= writers_.size() || f >= writers_[w].values.size()) return;
+  auto& s = writers_[w];
+  s.values[f] = v;  // the stored value's storage is reused for scalars
+  s.changed[f] = true;
+  s.any_changed = true;
+}
+
+cycle_result writer_group_state::cycle(ua::date_time now) {
+  cycle_result res;
+  const std::int64_t keep_alive_ticks = group_.keep_alive_time.count() * 10'000;
+  bool begun = false;
+  for (auto& s : writers_) {
+    const auto& cfg = s.spec.config;
+    const std::uint32_t k = cfg.key_frame_count == 0 ? 1 : cfg.key_frame_count;
+    const bool key = s.cycles % k == 0;
+    ++s.cycles;
+    dataset_message_type type;
+    if (key) type = dataset_message_type::key_frame;
+    else if (s.any_changed) type = dataset_message_type::delta_frame;
+    else if (keep_alive_ticks > 0 && now.ticks - s.last_sent_ticks >= keep_alive_ticks) type = dataset_message_type::keep_alive;
+    else continue;
+    if (!begun) {
+      // MessageId: unique per publisher start (the prefix) and message.
+      message_id_.assign(id_prefix_);
+      message_id_ += '-';
+      char buf[24];
+      const auto r = std::to_chars(buf, buf + sizeof buf, ++message_counter_);
+      message_id_.append(buf, r.ptr);
+      out_.begin(message_id_, publisher_, group_.name);
+      begun = true;
+    }
+    dataset_message_header h;
+    h.writer_id = cfg.id;
+    h.writer_name = cfg.name;
+    h.sequence_number = ++s.sequence;
+    h.timestamp = now;
+    h.type = type;
+    h.version = version_;
+    // Status of the DataSet: the worst of its fields' (Part 14 §7.2.5.4).
+    for (const auto& v : s.values)
+      if (v.has_status && (v.status.value() >> 30) > (h.status.value() >> 30)) h.status = ua::status_code(v.status.code());
+    out_.begin_dataset(h);
+    if (type != dataset_message_type::keep_alive) {
+      for (std::size_t f = 0; f < s.values.size(); ++f) {
+        if (type == dataset_message_type::delta_frame && !s.changed[f]) continue;
+        out_.field(s.spec.fields[f].name, s.values[f], cfg.encoding);
+        ++res.values;
+      }
+    }
+    out_.end_dataset();
+    std::fill(s.changed.begin(), s.changed.end(), false);
+    s.any_changed = false;
+    s.last_sent_ticks = now.ticks;
+    ++res.dataset_messages;
+    if (type == dataset_message_type::key_frame) ++res.key_frames;
+    else if (type == dataset_message_type::delta_frame) ++res.delta_frames;
+    else ++res.keep_alives;
+  }
+  if (begun) res.message = out_.finish();
+  return res;
+}
+
+void writer_group_state::metadata(std::size_t w, ua::date_time now, std::string& out) {
+  const auto& s = writers_.at(w);
+  metadata_message m;
+  m.message_id = id_prefix_ + "-md-" + std::to_string(s.spec.config.id);
+  m.publisher_id = publisher_;
+  m.writer_id = s.spec.config.id;
+  m.writer_group_name = group_.name;
+  m.writer_name = s.spec.config.name;
+  m.timestamp = now;
+  m.version = version_;
+  m.dataset_name = s.spec.config.dataset_name.empty() ? s.spec.config.name : s.spec.config.dataset_name;
+  for (const auto& f : s.spec.fields) m.fields.push_back({f.name, f.type, f.value_rank, f.data_type});
+  write_metadata_message(out, m);
+}
+
+}  // namespace uactor::pubsub

@@ -1,0 +1,76 @@
+// A WriterGroup as plain state (Part 14 §6.2.6): its DataSetWriters' last sampled values, their
+// sequence numbers and key-frame counters, and the one NetworkMessage per PublishingInterval that
+// carries their DataSetMessages. The publisher actor (actors/pubsub/) sets values as the server's
+// change path hands them over and calls cycle() on its timer. Nothing is allocated per value or per
+// cycle once the first key frame has been written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pubsub/json_messages.hpp"
+#include "pubsub/pubsub_config.hpp"
+
+namespace uactor::pubsub {
+
+// One field of a writer's PublishedDataSet, resolved by the runtime.
+struct resolved_field {
+  std::string name;                 // the variable's BrowseName (unique in the writer)
+  ua::builtin_type type = ua::builtin_type::null;
+  std::int32_t value_rank = -1;
+  ua::node_id data_type;
+};
+struct resolved_writer {
+  dataset_writer_config config;
+  std::vector<resolved_field> fields;
+};
+
+struct cycle_result {
+  std::string_view message;         // the NetworkMessage; empty: nothing to send this cycle
+  std::uint32_t dataset_messages = 0;
+  std::uint32_t key_frames = 0, delta_frames = 0, keep_alives = 0;
+  std::uint32_t values = 0;         // fields written
+};
+
+class writer_group_state {
+public:
+  writer_group_state(std::string publisher_id, writer_group_config group, std::vector<resolved_writer> writers,
+                     std::string message_id_prefix);
+
+  std::size_t writer_count() const noexcept { return writers_.size(); }
+  const resolved_writer& writer(std::size_t w) const noexcept { return writers_[w].spec; }
+  const writer_group_config& config() const noexcept { return group_; }
+  const std::string& publisher_id() const noexcept { return publisher_; }
+
+  // The latest value of field f of writer w (from the change path).
+  void set(std::size_t w, std::size_t f, const ua::data_value& v);
+  // One PublishingInterval: a DataSetMessage per writer whose key frame is due (every
+  // KeyFrameCount cycles), that has changed fields (a delta frame), or whose keep-alive is due
+  // (KeepAliveTime without a message); all in one NetworkMessage, or nothing.
+  cycle_result cycle(ua::date_time now);
+  // The writer's DataSetMetaData message (ua-metadata).
+  void metadata(std::size_t w, ua::date_time now, std::string& out);
+
+private:
+  struct writer_state {
+    resolved_writer spec;
+    std::vector<ua::data_value> values;
+    std::vector<bool> changed;
+    std::uint32_t sequence = 0;       // the last SequenceNumber sent
+    std::uint64_t cycles = 0;         // cycles run, for the key-frame count
+    std::int64_t last_sent_ticks = 0; // for the keep-alive
+    bool any_changed = false;
+  };
+  std::string publisher_;
+  writer_group_config group_;
+  std::vector<writer_state> writers_;
+  std::string id_prefix_;
+  configuration_version version_{1, 0};  // MetaDataVersion: the configuration is fixed at start
+  std::uint64_t message_counter_ = 0;
+  std::string message_id_;
+  json_message_writer out_;
+};
+
+}  // namespace uactor::pubsub
