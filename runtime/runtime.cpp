@@ -205,6 +205,12 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
+  c.sessions.login.enabled = plan.login.enabled;
+  c.sessions.login.max_failures = plan.login.max_failures;
+  c.sessions.login.backoff = std::chrono::milliseconds(plan.login.backoff_ms);
+  c.sessions.login.address_max_failures = plan.login.address_max_failures;
+  c.sessions.login.lockout = std::chrono::seconds(plan.login.lockout_seconds);
+  c.sessions.login.table_size = plan.login.table_size;
   auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
   actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
   return core;

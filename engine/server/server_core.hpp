@@ -59,8 +59,9 @@ public:
               const session_crypto_work* done = nullptr);
   // The crypto of a CreateSession or ActivateSession, to run on a worker before handle(); null
   // when the request needs none.
-  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const {
-    return sessions_.crypto_work(channel_id, request);
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request,
+                                                   const instant& now) const {
+    return sessions_.crypto_work(channel_id, request, now);
   }
   // The request is refused whole with `result` (a ServiceFault), counted like an answered one.
   void refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,

@@ -1,0 +1,178 @@
+// Logins that cannot be guessed at, through sockets (docs/security.md "Login attempts"): an
+// embedded server with a Basic256Sha256 SignAndEncrypt endpoint on 127.0.0.1, an ephemeral port,
+// users op and eng, and our client logging in as they would. Wrong passwords lock a name out (its
+// right password refused too) while another user logs in from the same address; after the
+// lockout the right password works. An unknown user and a wrong password get the same status,
+// each after one PBKDF2: the times are printed, not asserted (the machine is noisy).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "security/password_hash.hpp"
+#include "security/pki_store.hpp"
+#include "uactor/runtime.hpp"
+#include "uactor/server_plan.hpp"
+#include "uactor/ua/status_codes.hpp"
+
+// Everything in a namespace of its own: the file shares a unity batch (docs/decisions/0050).
+namespace login_guard_socket_test {
+
+using namespace uactor;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+constexpr const char* client_uri = "urn:uactor:test:login-client";
+
+struct scratch_dir {
+  std::filesystem::path path;
+  explicit scratch_dir(const std::string& what)
+      : path(std::filesystem::temp_directory_path() / ("uactor-" + what + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+// A server on 127.0.0.1:0 that takes UserName logins over SignAndEncrypt only, with `login`.
+struct login_server {
+  scratch_dir dir{"login-guard-test"};
+  runtime rt;
+  server* srv = nullptr;
+
+  explicit login_server(const login_plan& login) {
+    security::pki_store client_store(dir.path / "client-pki");
+    security::certificate_request req;
+    req.application_uri = client_uri;
+    req.common_name = "uactor login test client";
+    req.host_names = {"localhost"};
+    auto own = client_store.load_or_create_own(req, "uactor-client");
+    REQUIRE(own.has_value());
+    const auto der = own->cert.der();
+    const auto cert_file = dir.path / "client.der";
+    std::ofstream(cert_file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
+
+    auto plan = default_server_plan();
+    plan.host_name = "127.0.0.1";
+    plan.application_uri = "urn:uactor:test:login-server";
+    plan.pki_dir = (dir.path / "server-pki").string();
+    plan.trust = {cert_file.string()};
+    plan.users = {"op:op-pw", "eng:eng-pw"};  // PBKDF2 with the default work factor
+    plan.login = login;
+    plan.demo = false;
+    endpoint_plan e;
+    e.listen_address = "127.0.0.1";
+    e.port = 0;
+    e.security = {"Basic256Sha256:SignAndEncrypt"};
+    e.user_tokens = {"username"};
+    plan.endpoints = {e};
+    auto s = rt.start_server(plan);
+    REQUIRE(s.has_value());
+    srv = *s;
+  }
+
+  client_options as(const char* user, const char* password) const {
+    client_options o;
+    o.endpoint_url = srv->endpoint_urls().at(0);
+    o.request_timeout = 20s;
+    o.connect_timeout = 20s;
+    o.security.pki_dir = (dir.path / "client-pki").string();
+    o.security.application_uri = client_uri;
+    o.security.accept_untrusted_server_certificate = true;  // the server's certificate is made at start
+    o.security.policy = "Basic256Sha256";
+    o.security.mode = ua::message_security_mode::sign_and_encrypt;
+    o.security.identity.type = client_identity::kind::user_name;
+    o.security.identity.user_name = user;
+    o.security.identity.password = password;
+    return o;
+  }
+
+  // Connects and logs in; the status of the attempt (Good: the session is active).
+  ua::status_code login(const char* user, const char* password) {
+    auto c = rt.connect(as(user, password));
+    return c.has_value() ? ua::status::good : c.error();
+  }
+};
+
+double median_ms(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+TEST_CASE("login guard, sockets: wrong passwords lock the name out, its right password too, while another user logs in; "
+          "after the lockout the right password works",
+          "[runtime][login]") {
+  login_plan login;
+  login.max_failures = 3;
+  login.backoff_ms = 0;  // the lockout only: the test does not wait between attempts
+  login.address_max_failures = 50;
+  login.lockout_seconds = 1;
+  login_server s(login);
+
+  for (int i = 0; i < 3; ++i) CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);
+  // Locked: the right password is refused with the same status, unchecked.
+  CHECK(s.login("op", "op-pw") == ua::status::bad_user_access_denied);
+  // Another user, from the same address (127.0.0.1), logs in meanwhile.
+  CHECK(s.login("eng", "eng-pw") == ua::status::good);
+  const auto m = s.srv->metrics();
+  CHECK(m.login_failures == 3);
+  CHECK(m.login_lockouts == 1);
+  CHECK(m.login_refused_user_locked == 1);
+  CHECK(m.login_refused_address_locked == 0);
+
+  // The lockout is a second here: past it, op's right password works.
+  std::this_thread::sleep_for(1100ms);
+  CHECK(s.login("op", "op-pw") == ua::status::good);
+}
+
+TEST_CASE("login guard, sockets: an unknown user and a wrong password get the same status, each after one PBKDF2",
+          "[runtime][login]") {
+  login_plan login;
+  login.max_failures = 1000;  // this test measures: no backoff, no lockout
+  login.backoff_ms = 0;
+  login.address_max_failures = 1000;
+  login_server s(login);
+  REQUIRE(s.login("eng", "eng-pw") == ua::status::good);  // warm: the server's first secured session
+
+  constexpr int rounds = 7;
+  std::vector<double> unknown_ms, wrong_ms, right_ms;
+  std::uint64_t unknown_dummies = 0, wrong_dummies = 0;
+  for (int i = 0; i < rounds; ++i) {
+    auto before = security::dummy_password_checks();
+    auto t = clock_type::now();
+    CHECK(s.login("nobody", "guess") == ua::status::bad_user_access_denied);
+    unknown_ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t).count());
+    unknown_dummies += security::dummy_password_checks() - before;
+
+    before = security::dummy_password_checks();
+    t = clock_type::now();
+    CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);
+    wrong_ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t).count());
+    wrong_dummies += security::dummy_password_checks() - before;
+
+    t = clock_type::now();
+    CHECK(s.login("eng", "eng-pw") == ua::status::good);
+    right_ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t).count());
+  }
+  // The server runs in this process: the dummy hash was computed once per unknown name, never for
+  // a known one.
+  CHECK(unknown_dummies == rounds);
+  CHECK(wrong_dummies == 0);
+  std::printf("login guard: connect + CreateSession + ActivateSession over Basic256Sha256, median of %d: "
+              "unknown user %.1f ms, wrong password %.1f ms, right password %.1f ms\n",
+              rounds, median_ms(unknown_ms), median_ms(wrong_ms), median_ms(right_ms));
+}
+
+}  // namespace login_guard_socket_test
