@@ -533,8 +533,10 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   // certificate is checked: a locked-out user name or address costs no crypto. Part 4 §5.7.3.3
   // lists Bad_UserAccessDenied among ActivateSession's results; it is also what a wrong password
   // gets, so the answer does not say that the guard refused.
+  // Over SecurityPolicy None no UserName or X509 token is taken (check_identity refuses it with
+  // its own status, no crypto): nothing to guard.
   const std::string_view guarded_user = guarded_user_of(req.user_identity_token);
-  const bool guarded = guarded_token(req.user_identity_token);
+  const bool guarded = guarded_token(req.user_identity_token) && !peer.policy->is_none();
   if (guarded) {
     if (const auto verdict = guard_.check(guarded_user, peer.address, now.steady); verdict.refusal != login_refusal::none) {
       if (may_log_refusal(now))
@@ -571,7 +573,8 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     // A wrong password, an unknown user, a user certificate or token that does not prove its user:
     // counted by the guard. A token the endpoint does not take guessed nothing and is not.
     login_failure failure;
-    const bool counted = guarded && proven.credential_checked;
+    const bool credential_failed = guarded && proven.credential_checked;
+    const bool counted = credential_failed && guard_.config().enabled;
     if (counted) failure = guard_.failed(guarded_user, peer.address, now.steady);
     if (may_log_refusal(now)) {
       std::string tally;
@@ -588,7 +591,7 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     }
     routed r = moving ? refuse_move(req, sc, *s, channel_id, peer, "the token does not prove its user", now)
                       : fault(req.request_header, sc, now);
-    r.login_failed = counted;
+    r.login_failed = credential_failed;
     r.lockout_started = failure.user_locked || failure.address_locked;
     return r;
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -173,6 +174,49 @@ TEST_CASE("login guard, sockets: an unknown user and a wrong password get the sa
   std::printf("login guard: connect + CreateSession + ActivateSession over Basic256Sha256, median of %d: "
               "unknown user %.1f ms, wrong password %.1f ms, right password %.1f ms\n",
               rounds, median_ms(unknown_ms), median_ms(wrong_ms), median_ms(right_ms));
+}
+
+TEST_CASE("login guard, sockets: a storm of wrong passwords for one name from one address is locked out after "
+          "max_failures, and another user's logins from that address go on",
+          "[runtime][login]") {
+  login_plan login;  // the defaults: 5 failures, a backoff of 200 ms doubled, 20 per address, 5 minutes
+  login_server s(login);
+  const auto time_logins = [&s](int n, std::vector<double>& ms) {
+    for (int i = 0; i < n; ++i) {
+      const auto t = clock_type::now();
+      CHECK(s.login("eng", "eng-pw") == ua::status::good);
+      ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t).count());
+    }
+  };
+  std::vector<double> quiet, storm;
+  time_logins(8, quiet);  // A: nobody guessing
+
+  constexpr int threads = 3, per_thread = 20;
+  std::atomic<int> refused{0};
+  std::vector<std::thread> attackers;
+  for (int t = 0; t < threads; ++t)
+    attackers.emplace_back([&s, &refused] {
+      for (int i = 0; i < per_thread; ++i)
+        if (s.login("op", "guess") == ua::status::bad_user_access_denied) ++refused;
+    });
+  time_logins(8, storm);  // B: the same, during the storm
+  for (auto& a : attackers) a.join();
+
+  CHECK(refused == threads * per_thread);
+  const auto m = s.srv->metrics();
+  // Only the first max_failures reached a password check; the rest were refused unchecked.
+  CHECK(m.login_failures <= 5);
+  CHECK(m.login_failures + m.login_refused_backoff + m.login_refused_user_locked == threads * per_thread);
+  CHECK(m.login_refused_address_locked == 0);
+  // op is locked out: its right password too.
+  CHECK(s.login("op", "op-pw") == ua::status::bad_user_access_denied);
+  const auto worst = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  std::printf("login guard: eng's logins (connect + session, Basic256Sha256), median / max of 8: quiet %.1f / %.1f ms, "
+              "during %d wrong passwords for op from %d threads %.1f / %.1f ms; op: %llu failures checked, %llu refused "
+              "in backoff, %llu refused locked\n",
+              median_ms(quiet), worst(quiet), threads * per_thread, threads, median_ms(storm), worst(storm),
+              static_cast<unsigned long long>(m.login_failures), static_cast<unsigned long long>(m.login_refused_backoff),
+              static_cast<unsigned long long>(m.login_refused_user_locked));
 }
 
 }  // namespace login_guard_socket_test

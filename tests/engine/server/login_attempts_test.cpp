@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "engine/common/channel_crypto.hpp"
@@ -72,8 +73,10 @@ struct login_bench {
     actors::channel_peer peer{&policy(), ua::message_security_mode::sign_and_encrypt, the_keys().client.cert, 0, attacker};
     sec->channels.put(secured_channel, peer);
     actors::session_config c;
-    c.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-      for (auto& b : out) b = ++n;
+    // A seeded generator, not a counter: the storm test makes a hundred sessions, and a counter's
+    // bytes would repeat an authentication token.
+    c.random = [g = std::mt19937(32)](std::span<std::uint8_t> out) mutable {
+      for (auto& b : out) b = static_cast<std::uint8_t>(g());
     };
     services::server_description d;
     d.application_uri = "urn:test:login:server";
