@@ -112,7 +112,7 @@ double median_ms(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-TEST_CASE("login guard, sockets: wrong passwords lock the name out, its right password too, while another user logs in; "
+TEST_CASE("login guard, sockets: wrong passwords lock the name out, its right password too, while another user logs in, "
           "after the lockout the right password works",
           "[runtime][login]") {
   login_plan login;

@@ -147,7 +147,7 @@ actors::login_guard_config strict() {
 }
 
 
-TEST_CASE("login attempts: the third wrong password locks the name out; even the right one is then refused unchecked",
+TEST_CASE("login attempts: the third wrong password locks the name out, and even the right one is then refused unchecked",
           "[engine][login]") {
   login_bench b(strict());
   test::captured_log log;
