@@ -3,15 +3,19 @@
 // users op and eng, and our client logging in as they would. Wrong passwords lock a name out (its
 // right password refused too) while another user logs in from the same address; after the
 // lockout the right password works. An unknown user and a wrong password get the same status,
-// each after one PBKDF2: the times are printed, not asserted (the machine is noisy).
+// each after one PBKDF2: the times are printed, not asserted (the machine is noisy). Every refusal is
+// an AuditActivateSessionEvent when the server raises audit events.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,7 +56,7 @@ struct login_server {
   runtime rt;
   server* srv = nullptr;
 
-  explicit login_server(const login_plan& login) {
+  explicit login_server(const login_plan& login, bool audit_events = false) {
     security::pki_store client_store(dir.path / "client-pki");
     security::certificate_request req;
     req.application_uri = client_uri;
@@ -72,6 +76,7 @@ struct login_server {
     plan.trust = {cert_file.string()};
     plan.users = {"op:op-pw", "eng:eng-pw"};  // PBKDF2 with the default work factor
     plan.login = login;
+    plan.audit_events = audit_events;
     plan.demo = false;
     endpoint_plan e;
     e.listen_address = "127.0.0.1";
@@ -224,6 +229,61 @@ TEST_CASE("login guard, sockets: a storm of wrong passwords for one name from on
               median_ms(quiet), worst(quiet), attempts.load(), threads, median_ms(storm), worst(storm),
               static_cast<unsigned long long>(m.login_failures), static_cast<unsigned long long>(m.login_refused_backoff),
               static_cast<unsigned long long>(m.login_refused_user_locked));
+}
+
+// What a subscriber's client thread hands over: each event's selected fields.
+struct audit_inbox {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<ua::event_field_list> events;
+  bool wait(std::size_t n) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, 15s, [&] { return events.size() >= n; });
+  }
+};
+
+TEST_CASE("login guard, sockets: every refusal, the guard's too, is an AuditActivateSessionEvent with Status false",
+          "[runtime][login]") {
+  login_plan login;
+  login.max_failures = 2;
+  login.backoff_ms = 0;
+  login_server s(login, true);
+  audit_inbox box;  // before the client: its handlers run until the client is gone
+  auto watcher = s.rt.connect(s.as("eng", "eng-pw"));
+  REQUIRE(watcher.has_value());
+  subscription_handlers h;
+  h.on_events = [&box](std::uint32_t, std::uint32_t, std::span<const ua::event_field_list> e) {
+    std::lock_guard lock(box.mutex);
+    box.events.insert(box.events.end(), e.begin(), e.end());
+    box.changed.notify_all();
+  };
+  auto sub = watcher->create_subscription_sync(subscription_settings{}, h);
+  REQUIRE(sub.has_value());
+  event_filter_builder filter;
+  filter.select("EventType").select("Status").select("ClientUserId").select("StatusCodeId");
+  ua::create_monitored_items_request req;
+  req.subscription_id = sub->subscription_id;
+  req.items_to_create.push_back(monitor_events(ua::node_id(0, server_object_id), 7, filter.build()));
+  auto items = watcher->create_monitored_items_sync(req);
+  REQUIRE(items.has_value());
+  REQUIRE(items->results.at(0).status_code == ua::status::good);
+
+  CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);  // checked
+  CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);  // checked: locks op out
+  CHECK(s.login("op", "op-pw") == ua::status::bad_user_access_denied);  // refused unchecked
+  REQUIRE(box.wait(3));
+  std::lock_guard lock(box.mutex);
+  std::size_t refusals = 0;
+  for (const auto& e : box.events) {
+    REQUIRE(e.event_fields.size() == 4);
+    const auto* type = e.event_fields[0].get_if<ua::node_id>();
+    if (!type || *type != ua::node_id(0, 2075)) continue;  // AuditActivateSessionEventType
+    CHECK(e.event_fields[1] == ua::variant(false));
+    CHECK(e.event_fields[2] == ua::variant(ua::ua_string("op")));
+    CHECK(e.event_fields[3] == ua::variant(ua::status::bad_user_access_denied));
+    ++refusals;
+  }
+  CHECK(refusals == 3);
 }
 
 }  // namespace login_guard_socket_test
