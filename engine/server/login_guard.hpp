@@ -28,8 +28,8 @@ struct login_guard_config {
   std::uint32_t address_max_failures = 20;
   std::chrono::seconds lockout{300};
   // Entries per table (user names, addresses): past it the entry with the oldest failure goes.
-  // An entry is some 150 bytes with its key (at most max_key_bytes): 10,000 entries per table
-  // hold about 3 MB.
+  // Measured (glibc heap, 10,000 user names and 10,000 IPv4 addresses): 2.7 MB with 8-byte names,
+  // 3.4 MB with 40-byte names, 4.2 MB with names of max_key_bytes.
   std::size_t table_size = 10'000;
 };
 
