@@ -180,6 +180,18 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   return sec;
 }
 
+// [security.login] as the session manager takes it (docs/security.md "Login attempts").
+actors::login_guard_config login_guard_of(const login_plan& l) {
+  actors::login_guard_config g;
+  g.enabled = l.enabled;
+  g.max_failures = l.max_failures;
+  g.backoff = std::chrono::milliseconds(l.backoff_ms);
+  g.address_max_failures = l.address_max_failures;
+  g.lockout = std::chrono::seconds(l.lockout_seconds);
+  g.table_size = l.table_size;
+  return g;
+}
+
 actors::server_core make_core(const server_plan& plan, const std::vector<std::string>& urls,
                               const std::shared_ptr<actors::server_security>& security) {
   const actors::instant now = actors::now_instant();
@@ -205,12 +217,7 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
-  c.sessions.login.enabled = plan.login.enabled;
-  c.sessions.login.max_failures = plan.login.max_failures;
-  c.sessions.login.backoff = std::chrono::milliseconds(plan.login.backoff_ms);
-  c.sessions.login.address_max_failures = plan.login.address_max_failures;
-  c.sessions.login.lockout = std::chrono::seconds(plan.login.lockout_seconds);
-  c.sessions.login.table_size = plan.login.table_size;
+  c.sessions.login = login_guard_of(plan.login);
   auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
   actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
   return core;
@@ -562,6 +569,13 @@ public:
     trusted_by_plan_ = std::move(trusted);
     spdlog::info("reload: {} user(s), {} certificate(s) trusted, {} no longer", users->size(), trust.size(), removed);
     security_->identities.users.set(std::move(users));
+    // [security.login]: the new limits, the failures counted so far kept (the host owns them).
+    ua::status_code failed;
+    if (!run_on_host([login = login_guard_of(plan.login)](actors::server_core& core) {
+          core.set_login(login);
+          return true;
+        }, failed))
+      return {fmt::format("security.login: the session host did not take the new limits ({})", failed.name())};
     return {};
   }
 

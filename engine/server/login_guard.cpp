@@ -48,6 +48,21 @@ login_guard::entry& login_guard::table::touch(std::string_view key) {
   return order_.front().e;
 }
 
+void login_guard::table::set_capacity(std::size_t capacity) {
+  capacity_ = capacity;
+  while (index_.size() > capacity_) {
+    index_.erase(order_.back().key);
+    order_.pop_back();
+    ++evictions_;
+  }
+}
+
+void login_guard::set_config(const login_guard_config& config) {
+  config_ = config;
+  users_.set_capacity(std::max<std::size_t>(config.table_size, 1));
+  addresses_.set_capacity(std::max<std::size_t>(config.table_size, 1));
+}
+
 void login_guard::table::erase(std::string_view key) {
   const auto it = index_.find(key);
   if (it == index_.end()) return;

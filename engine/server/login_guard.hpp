@@ -74,6 +74,9 @@ public:
   // A login of `user` succeeded: its failures are forgotten (the address's are not).
   void succeeded(std::string_view user);
 
+  // New limits (a reload): the failures counted so far stay and are measured against them; a
+  // smaller table_size evicts the oldest entries now. A lockout already running keeps its end.
+  void set_config(const login_guard_config& config);
   const login_guard_config& config() const noexcept { return config_; }
   std::size_t users_tracked() const noexcept { return users_.size(); }
   std::size_t addresses_tracked() const noexcept { return addresses_.size(); }
@@ -92,6 +95,7 @@ private:
     const entry* find(std::string_view key) const;
     entry& touch(std::string_view key);  // found or made, moved to the front; may evict the back
     void erase(std::string_view key);
+    void set_capacity(std::size_t capacity);  // evicts the oldest down to it
     std::size_t size() const noexcept { return index_.size(); }
     std::uint64_t evictions() const noexcept { return evictions_; }
 

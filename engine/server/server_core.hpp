@@ -161,6 +161,8 @@ public:
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
+  // New login limits (server::reload); the failures counted so far stay.
+  void set_login(const login_guard_config& c) { sessions_.set_login(c); }
   const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
 
 private:

@@ -173,6 +173,8 @@ public:
   session* find(const ua::node_id& authentication_token) noexcept { return lookup(authentication_token); }
   const session_config& config() const noexcept { return config_; }
   const login_guard& guard() const noexcept { return guard_; }
+  // New login limits (a reload, docs/security.md "Login attempts"); the counts so far stay.
+  void set_login(const login_guard_config& c) { guard_.set_config(c); }
   // Refusal lines of ActivateSession not written (more than log_limiter's per second).
   std::uint64_t refusal_lines_suppressed() const noexcept { return refusal_log_.suppressed_total(); }
 

@@ -55,6 +55,7 @@ struct login_server {
   scratch_dir dir{"login-guard-test"};
   runtime rt;
   server* srv = nullptr;
+  server_plan plan;  // as started, for reload()
 
   explicit login_server(const login_plan& login, bool audit_events = false) {
     security::pki_store client_store(dir.path / "client-pki");
@@ -69,7 +70,7 @@ struct login_server {
     std::ofstream(cert_file, std::ios::binary)
         .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
 
-    auto plan = default_server_plan();
+    plan = default_server_plan();
     plan.host_name = "127.0.0.1";
     plan.application_uri = "urn:uactor:test:login-server";
     plan.pki_dir = (dir.path / "server-pki").string();
@@ -291,6 +292,25 @@ TEST_CASE("login guard, sockets: every refusal, the guard's too, is an AuditActi
     ++refusals;
   }
   CHECK(refusals == 3);
+}
+
+TEST_CASE("login guard, sockets: a reload lowers max_failures, and the failures counted before it count",
+          "[runtime][login]") {
+  login_plan login;
+  login.max_failures = 10;
+  login.backoff_ms = 0;
+  login_server s(login);
+  CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);
+  CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);
+  auto plan = s.plan;
+  plan.login.max_failures = 3;
+  CHECK(s.srv->reload(plan).empty());
+  CHECK(s.login("op", "guess") == ua::status::bad_user_access_denied);  // the third: locks op out now
+  CHECK(s.login("op", "op-pw") == ua::status::bad_user_access_denied);
+  const auto m = s.srv->metrics();
+  CHECK(m.login_lockouts == 1);
+  CHECK(m.login_refused_user_locked == 1);
+  CHECK(s.login("eng", "eng-pw") == ua::status::good);
 }
 
 }  // namespace login_guard_socket_test

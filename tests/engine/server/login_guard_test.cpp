@@ -174,6 +174,32 @@ TEST_CASE("login_guard: disabled, it counts nothing and refuses nothing", "[engi
   CHECK(g.users_tracked() == 0);
 }
 
+TEST_CASE("login_guard: new limits keep the counts, a smaller table evicts the oldest, a running lockout keeps its end",
+          "[engine][login]") {
+  auto cfg = guard_config();
+  cfg.backoff = 0ms;
+  login_guard g(cfg);
+  for (int i = 0; i < 3; ++i) g.failed("op", "10.0.0.1", t0);
+  for (int i = 0; i < 5; ++i) g.failed("locked", "10.0.0.2", t0);
+  for (int i = 0; i < 20; ++i) g.failed("user" + std::to_string(i), "10.0.1." + std::to_string(i), t0 + 1ms);
+  auto smaller = cfg;
+  smaller.max_failures = 4;
+  smaller.lockout = 600s;
+  smaller.table_size = 16;
+  g.set_config(smaller);
+  CHECK(g.users_tracked() == 16);  // the oldest went: op and locked among them (failed first)
+  CHECK(g.addresses_tracked() == 16);
+  // A name that failed 3 times before the change and is still tracked locks at its 4th now.
+  login_guard h(cfg);
+  for (int i = 0; i < 3; ++i) h.failed("op", "10.0.0.1", t0);
+  for (int i = 0; i < 5; ++i) h.failed("locked", "10.0.0.2", t0);
+  h.set_config(smaller);
+  CHECK(h.failed("op", "10.0.0.1", t0 + 1s).user_locked);
+  // The lockout that ran before the change ends when it was to end (300 s), not 600 s.
+  CHECK(h.check("locked", "10.0.0.2", t0 + 299s).refusal == login_refusal::user_locked);
+  CHECK(h.check("locked", "10.0.0.2", t0 + 300s).refusal == login_refusal::none);
+}
+
 TEST_CASE("log_limiter: at most per_second lines a second, the next one says how many were left out", "[engine][login]") {
   actors::log_limiter limit(3);
   std::uint64_t left_out = 99;
