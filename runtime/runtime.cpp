@@ -182,6 +182,18 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   return sec;
 }
 
+// [security.login] as the session manager takes it (docs/security.md "Login attempts").
+actors::login_guard_config login_guard_of(const login_plan& l) {
+  actors::login_guard_config g;
+  g.enabled = l.enabled;
+  g.max_failures = l.max_failures;
+  g.backoff = std::chrono::milliseconds(l.backoff_ms);
+  g.address_max_failures = l.address_max_failures;
+  g.lockout = std::chrono::seconds(l.lockout_seconds);
+  g.table_size = l.table_size;
+  return g;
+}
+
 actors::server_core make_core(const server_plan& plan, const std::vector<std::string>& urls,
                               const std::shared_ptr<actors::server_security>& security) {
   const actors::instant now = actors::now_instant();
@@ -207,6 +219,7 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
+  c.sessions.login = login_guard_of(plan.login);
   auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
   actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
   return core;
@@ -617,6 +630,13 @@ public:
     trusted_by_plan_ = std::move(trusted);
     spdlog::info("reload: {} user(s), {} certificate(s) trusted, {} no longer", users->size(), trust.size(), removed);
     security_->identities.users.set(std::move(users));
+    // [security.login]: the new limits, the failures counted so far kept (the host owns them).
+    ua::status_code failed;
+    if (!run_on_host([login = login_guard_of(plan.login)](actors::server_core& core) {
+          core.set_login(login);
+          return true;
+        }, failed))
+      return {fmt::format("security.login: the session host did not take the new limits ({})", failed.name())};
     return {};
   }
 

@@ -1,6 +1,7 @@
 #include "security/password_hash.hpp"
 
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <fstream>
 #include <iterator>
@@ -85,6 +86,31 @@ std::string hash_password(std::string_view password, std::uint32_t iterations) {
 
 bool is_password_hash(std::string_view stored) { return parse_stored(stored).has_value(); }
 
+std::uint32_t password_iterations(std::string_view stored) {
+  const auto p = parse_stored(stored);
+  return p ? p->iterations : 0;
+}
+
+namespace {
+std::atomic<std::uint64_t> dummy_checks{0};
+}  // namespace
+
+std::uint64_t dummy_password_checks() noexcept { return dummy_checks.load(std::memory_order_relaxed); }
+
+void user_store::count_iterations(const std::string* replaced, const std::string& added) {
+  if (replaced)
+    if (const auto it = iterations_.find(password_iterations(*replaced)); it != iterations_.end() && --it->second == 0)
+      iterations_.erase(it);
+  ++iterations_[password_iterations(added)];
+  std::uint32_t most = 0;
+  std::size_t most_users = 0;
+  for (const auto& [n, users] : iterations_)
+    if (users > most_users) most = n, most_users = users;
+  // A new dummy only when the most common count changed: loading a file of 100,000 users with
+  // one count makes it once.
+  if (most != 0 && password_iterations(dummy_) != most) dummy_ = hash_password("uactor-dummy", most);
+}
+
 bool verify_password(std::string_view stored, std::string_view password) {
   const auto p = parse_stored(stored);
   if (!p) return false;
@@ -95,12 +121,19 @@ bool verify_password(std::string_view stored, std::string_view password) {
 }
 
 void user_store::add(std::string_view user, std::string_view password, std::uint32_t iterations) {
-  users_.insert_or_assign(std::string(user), hash_password(password, iterations));
+  std::string stored = hash_password(password, iterations);
+  const auto it = users_.find(user);
+  const std::string replaced = it != users_.end() ? it->second : std::string();
+  count_iterations(it != users_.end() ? &replaced : nullptr, stored);
+  users_.insert_or_assign(std::string(user), std::move(stored));
 }
 
 ua::status_code user_store::add_hashed(std::string_view user, std::string_view stored) {
   if (user.empty() || user.find(':') != std::string_view::npos || !is_password_hash(stored))
     return ua::status::bad_invalid_argument;
+  const auto it = users_.find(user);
+  const std::string replaced = it != users_.end() ? it->second : std::string();
+  count_iterations(it != users_.end() ? &replaced : nullptr, std::string(stored));
   users_.insert_or_assign(std::string(user), std::string(stored));
   return {};
 }
@@ -108,9 +141,11 @@ ua::status_code user_store::add_hashed(std::string_view user, std::string_view s
 ua::status_code user_store::check(std::string_view user, std::string_view password) const {
   const auto it = users_.find(user);
   if (it == users_.end()) {
-    // The same work as for a known user, so that timing does not tell which names exist.
-    static const std::string dummy = hash_password("uactor", default_password_iterations);
-    (void)verify_password(dummy, password);
+    // The same work as for a known user, so that timing does not tell which names exist: a PBKDF2
+    // with the users' usual count (the default's for a store without users).
+    static const std::string default_dummy = hash_password("uactor-dummy", default_password_iterations);
+    (void)verify_password(dummy_.empty() ? default_dummy : dummy_, password);
+    dummy_checks.fetch_add(1, std::memory_order_relaxed);
     return ua::status::bad_user_access_denied;
   }
   return verify_password(it->second, password) ? ua::status_code{} : ua::status::bad_user_access_denied;

@@ -29,6 +29,11 @@ std::string hash_password(std::string_view password, std::uint32_t iterations = 
 bool verify_password(std::string_view stored, std::string_view password);
 // True when `stored` has the form above (for loading a user file).
 bool is_password_hash(std::string_view stored);
+// The iterations of a stored string; 0 when it is not of the form above.
+std::uint32_t password_iterations(std::string_view stored);
+// How many dummy verifications user_store::check ran for unknown users since the start (all
+// stores of the process): what a test counts to see that an unknown user costs a PBKDF2.
+std::uint64_t dummy_password_checks() noexcept;
 
 // User names and their stored hashes.
 class user_store {
@@ -39,7 +44,8 @@ public:
   // Adds or replaces a user with an already stored hash; Bad_InvalidArgument when malformed.
   ua::status_code add_hashed(std::string_view user, std::string_view stored);
   // Good, or Bad_UserAccessDenied for an unknown user or a wrong password (the same answer and
-  // about the same time for both: no user-name oracle).
+  // about the same time for both: no user-name oracle). An unknown user costs a PBKDF2 of a dummy
+  // hash with the store's most common iteration count, the time a known user's check takes.
   ua::status_code check(std::string_view user, std::string_view password) const;
   std::size_t size() const noexcept { return users_.size(); }
 
@@ -54,7 +60,11 @@ public:
   std::string to_text() const;
 
 private:
+  void count_iterations(const std::string* replaced, const std::string& added);
+
   std::map<std::string, std::string, std::less<>> users_;
+  std::map<std::uint32_t, std::size_t> iterations_;  // how many users' hashes have each count
+  std::string dummy_;  // a hash with the most common count (made when that count changes)
 };
 
 }  // namespace uactor::security

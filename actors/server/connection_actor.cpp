@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/clock.hpp"
+#include "actors/common/native_socket.hpp"
 #include "actors/common/self_send.hpp"
 #include "actors/server/exchange.hpp"
 #include "protocol/chunk_reader.hpp"
@@ -48,7 +49,8 @@ struct channel_open_task final : crypto_task {
 
 struct connection {
   connection(const connection_options& o, std::uint32_t channel_id, connection_links links)
-      : channel_owner(std::make_shared<secure_channel_state>(with_id(o.channel, channel_id), now_instant())),
+      : channel_owner(std::make_shared<secure_channel_state>(
+            with_id(o.channel, channel_id, peer_address_of(links.native_socket)), now_instant())),
         channel(*channel_owner),
         reader(o.channel.limits),
         host(std::move(links.host.actor)),
@@ -66,8 +68,9 @@ struct connection {
     if (counters) counters->closed.store(true, std::memory_order_release);
   }
 
-  static secure_channel_config with_id(secure_channel_config c, std::uint32_t id) {
+  static secure_channel_config with_id(secure_channel_config c, std::uint32_t id, std::string peer_address) {
     c.channel_id = id;
+    c.peer_address = std::move(peer_address);
     return c;
   }
 

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -36,6 +37,7 @@ caf::behavior crypto_worker(caf::event_based_actor* self, std::shared_ptr<crypto
         }
         load->fetch_sub(1, std::memory_order_relaxed);
         counts->queued.fetch_sub(1, std::memory_order_relaxed);
+        if (task->suspect) counts->suspects.fetch_sub(1, std::memory_order_relaxed);
         counts->completed.fetch_add(1, std::memory_order_relaxed);
         caf::actor to = std::move(task->reply_to);  // the task no longer holds its submitter
         if (to) self->send(to, std::move(task));
@@ -59,19 +61,39 @@ crypto_pool::crypto_pool(caf::actor_system& sys, crypto_pool_options options)
 
 crypto_pool::~crypto_pool() { stop(); }
 
-bool crypto_pool::submit(crypto_task_ptr task, bool always) {
+std::size_t crypto_pool::max_queued_suspects() const noexcept {
+  return options_.max_queued_suspects > 0 ? options_.max_queued_suspects : std::max<std::size_t>(options_.max_queued / 4, 1);
+}
+
+bool crypto_pool::submit(crypto_task_ptr task, bool always, bool suspect) {
   if (workers_.empty()) return false;
+  if (suspect) {
+    const std::size_t in_lane = counts_->suspects.fetch_add(1, std::memory_order_relaxed);
+    if (in_lane >= max_queued_suspects()) {
+      counts_->suspects.fetch_sub(1, std::memory_order_relaxed);
+      counts_->refused.fetch_add(1, std::memory_order_relaxed);
+      counts_->refused_suspects.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  }
   const std::size_t before = counts_->queued.fetch_add(1, std::memory_order_relaxed);
   if (!always && before >= options_.max_queued) {
     counts_->queued.fetch_sub(1, std::memory_order_relaxed);
     counts_->refused.fetch_add(1, std::memory_order_relaxed);
+    if (suspect) counts_->suspects.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }
+  task->suspect = suspect;
   worker_slot* best = &workers_.front();
   for (auto& w : workers_)
     if (w.load->load(std::memory_order_relaxed) < best->load->load(std::memory_order_relaxed)) best = &w;
   best->load->fetch_add(1, std::memory_order_relaxed);
-  caf::anon_send(best->actor, std::move(task));
+  // A session check that is not suspect goes first (the urgent queue); a channel's OPN and the
+  // suspects' checks wait in the normal one.
+  if (task->what() == crypto_task::kind::session_check && !suspect)
+    caf::anon_send<caf::message_priority::high>(best->actor, std::move(task));
+  else
+    caf::anon_send(best->actor, std::move(task));
   return true;
 }
 

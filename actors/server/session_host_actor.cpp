@@ -54,6 +54,7 @@ struct host_state {
   std::uint64_t next_park = 1;
   caf::actor_addr host;  // the publishing clock's ticks go to the host (weak: the host holds this state)
   bool tick_armed = false;
+  log_limiter busy_log{5};  // the refusals for a full crypto queue, at most 5 lines a second
 };
 
 namespace {
@@ -165,18 +166,27 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
       continue;
     }
     if (st.crypto) {
-      if (auto work = st.core->crypto_work(batch.channel_id, x.request)) {
+      if (auto work = st.core->crypto_work(batch.channel_id, x.request, now)) {
         auto task = std::make_shared<session_task>();
         task->work = std::move(work);
         task->park_id = st.next_park++;
         task->reply_to = caf::actor_cast<caf::actor>(st.host);
         const auto id = task->park_id;
-        if (task->reply_to && st.crypto->submit(std::move(task))) {
+        const bool suspect = task->work->suspect;
+        if (task->reply_to && st.crypto->submit(std::move(task), false, suspect)) {
           st.parked.emplace(id, parked_batch{ptr, i, connection});
           return false;
         }
-        spdlog::info("channel {}: a session request refused: {} crypto tasks wait already", batch.channel_id,
-                     st.crypto->max_queued());
+        if (std::uint64_t left_out = 0; st.busy_log.allow(now.steady, left_out)) {
+          if (suspect)
+            spdlog::info("channel {}: a login refused (BadServerTooBusy): {} login checks of user names or addresses that "
+                         "failed before wait already{}",
+                         batch.channel_id, st.crypto->max_queued_suspects(),
+                         left_out ? fmt::format(" ({} such lines left out)", left_out) : std::string());
+          else
+            spdlog::info("channel {}: a session request refused: {} crypto tasks wait already{}", batch.channel_id,
+                         st.crypto->max_queued(), left_out ? fmt::format(" ({} such lines left out)", left_out) : std::string());
+        }
         st.core->refuse(x.header, x.request, ua::status::bad_server_too_busy, now, x.response);
         continue;
       }

@@ -187,11 +187,12 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
     tokens_.install(token_.token_id, *policy_, mode_, keys.server, keys.client);
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
-      config_.security->channels.put(config_.channel_id, {policy_, mode_, peer_certificate_, config_.endpoint});
+      config_.security->channels.put(config_.channel_id,
+                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address});
     }
   } else if (!renew && config_.security) {
     config_.security->channels.put(config_.channel_id, {&security::policy_none(), ua::message_security_mode::none, {},
-                                                        config_.endpoint});
+                                                        config_.endpoint, config_.peer_address});
   }
   phase_ = phase::open;
 

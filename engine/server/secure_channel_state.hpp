@@ -52,6 +52,9 @@ struct secure_channel_config {
   std::shared_ptr<server_security> security;
   // Record what the audit events of the channel need (channel_audit); the server's audit_events.
   bool audit = false;
+  // The peer's IP address, set per connection (the login guard counts failures per address);
+  // empty when not known.
+  std::string peer_address;
 };
 
 // A decoded service request, valid until the next on_chunk().

@@ -289,6 +289,17 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
     (routed.channel_move == session_manager::routed::move::moved ? metrics_->host().session_moves
                                                                    : metrics_->host().session_moves_refused)
         .add();
+  if (metrics_) {
+    auto& h = metrics_->host();
+    switch (routed.login_refused) {
+      case login_refusal::none: break;
+      case login_refusal::user_backoff: h.login_refused_backoff.add(); break;
+      case login_refusal::user_locked: h.login_refused_user_locked.add(); break;
+      case login_refusal::address_locked: h.login_refused_address_locked.add(); break;
+    }
+    if (routed.login_failed) h.login_failures.add();
+    if (routed.lockout_started) h.login_lockouts.add();
+  }
   if (routed.what == session_manager::routed::action::respond) {
     ua::encoder e(out);
     ua::encode_message(e, *routed.response);

@@ -59,8 +59,9 @@ public:
               const session_crypto_work* done = nullptr);
   // The crypto of a CreateSession or ActivateSession, to run on a worker before handle(); null
   // when the request needs none.
-  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const {
-    return sessions_.crypto_work(channel_id, request);
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request,
+                                                   const instant& now) const {
+    return sessions_.crypto_work(channel_id, request, now);
   }
   // The request is refused whole with `result` (a ServiceFault), counted like an answered one.
   void refuse(const ua::request_header& header, const ua::extension_object& request, ua::status_code result,
@@ -160,6 +161,8 @@ public:
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
+  // New login limits (server::reload); the failures counted so far stay.
+  void set_login(const login_guard_config& c) { sessions_.set_login(c); }
   const ua::ua_array<ua::endpoint_description>& endpoints() const noexcept { return sessions_.config().endpoints; }
 
 private:

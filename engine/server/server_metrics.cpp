@@ -78,6 +78,11 @@ void host_counters::add_to(server_metrics& m) const {
   m.publish_cycles += publish_cycles.get();
   m.session_moves += session_moves.get();
   m.session_moves_refused += session_moves_refused.get();
+  m.login_refused_backoff += login_refused_backoff.get();
+  m.login_refused_user_locked += login_refused_user_locked.get();
+  m.login_refused_address_locked += login_refused_address_locked.get();
+  m.login_failures += login_failures.get();
+  m.login_lockouts += login_lockouts.get();
   m.values_applied += values_applied.get();
   m.host_wait_ns += wait_ns.get();
   m.host_waits += waits.get();

@@ -73,6 +73,13 @@ public:
   local_counter publish_cycles;
   local_counter session_moves;          // sessions moved to another channel (ActivateSession)
   local_counter session_moves_refused;  // ActivateSessions from another channel refused
+  // The login guard (docs/security.md "Login attempts"): ActivateSessions refused without checking
+  // their token, by reason; tokens checked and wrong; lockouts started (user names and addresses).
+  local_counter login_refused_backoff;
+  local_counter login_refused_user_locked;
+  local_counter login_refused_address_locked;
+  local_counter login_failures;
+  local_counter login_lockouts;
   local_counter values_applied;
   local_counter wait_ns;
   local_counter waits;

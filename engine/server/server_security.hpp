@@ -111,6 +111,7 @@ struct channel_peer {
   ua::message_security_mode mode = ua::message_security_mode::none;
   security::certificate client_certificate;  // empty for policy None
   std::uint16_t endpoint = 0;                // the endpoint (listener) it came through
+  std::string address = {};                  // the peer's IP address (the login guard's); empty: not known
 };
 
 class channel_directory {

@@ -26,15 +26,19 @@ bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { r
 // A UserName token's password: decrypted with the server key and the session's last nonce when the
 // token encrypts it (Part 4 §7.41.2.2), then checked against the user's PBKDF2 hash. The slow part
 // of a login; the log says why a refusal happened, the client sees only the status.
+// Runs on a crypto worker too: it writes no log line (the session manager writes one per refusal,
+// rate-limited); `why` says what was wrong. An unknown user and a wrong password get the same
+// status after the same PBKDF2 work (user_store::check runs a dummy hash for an unknown name).
 ua::status_code password_verdict(const security::security_policy& policy, const security::rsa_key& server_key,
                                  bool encrypted, std::string_view user_name, std::span<const std::uint8_t> password,
-                                 std::span<const std::uint8_t> server_nonce, const security::user_store* users) {
+                                 std::span<const std::uint8_t> server_nonce, const security::user_store* users,
+                                 std::string& why) {
   std::string plain;
   if (encrypted) {
     auto secret = security::decrypt_secret(policy, server_key, password, server_nonce);
     if (!secret) {
-      spdlog::warn("ActivateSession refused: the password of user '{}' does not decrypt with the server key and the "
-                   "last server nonce", user_name);
+      why = fmt::format("the password of user '{}' does not decrypt with the server key and the last server nonce",
+                        user_name);
       return ua::status::bad_identity_token_invalid;
     }
     plain = secret->str();
@@ -43,10 +47,26 @@ ua::status_code password_verdict(const security::security_policy& policy, const 
   }
   const auto verdict = users ? users->check(user_name, plain) : ua::status::bad_user_access_denied;
   if (verdict.is_bad()) {
-    spdlog::warn("ActivateSession refused: wrong user name or password for user '{}'", user_name);
+    why = fmt::format("wrong user name or password for user '{}'", user_name);
     return ua::status::bad_user_access_denied;
   }
   return ua::status::good;
+}
+
+// The user name the login guard counts for a token (empty: none, an X509 token counts for its
+// address only), and whether the guard looks at the token at all (anonymous logins guess nothing).
+std::string_view guarded_user_of(const ua::extension_object& token) noexcept {
+  if (const auto* t = token.get_if<ua::user_name_identity_token>()) return t->user_name.view();
+  return {};
+}
+bool guarded_token(const ua::extension_object& token) noexcept {
+  return token.get_if<ua::user_name_identity_token>() || token.get_if<ua::x509_identity_token>();
+}
+std::string_view address_or_unknown(const std::string& address) noexcept {
+  return address.empty() ? std::string_view("an unknown address") : std::string_view(address);
+}
+long long seconds_until(std::chrono::steady_clock::time_point until, std::chrono::steady_clock::time_point now) {
+  return std::chrono::ceil<std::chrono::seconds>(until - now).count();
 }
 
 // Part 4 §5.6.2.2: a ClientCertificate may carry the client's chain after its leaf; the leaf is
@@ -92,12 +112,13 @@ void session_crypto_work::run() {
                            security::verify(*policy, client_key, signed_data_chain, bytes_of(client_signature)));
   if (check_password)
     password_verdict = actors::password_verdict(*policy, server_key, password_encrypted, user_name, bytes_of(password),
-                                                bytes_of(server_nonce), users.get());
+                                                bytes_of(server_nonce), users.get(), password_why);
   ran = true;
 }
 
 std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t channel_id,
-                                                                  const ua::extension_object& request) const {
+                                                                  const ua::extension_object& request,
+                                                                  const instant& now) const {
   if (!config_.security) return nullptr;
   const auto& sec = *config_.security;
   if (const auto* req = request.get_if<ua::create_session_request>()) {
@@ -117,7 +138,14 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
   if (!s || (!s->activated && s->channel_id != channel_id)) return nullptr;
   const channel_peer peer = channel(channel_id);
   if (peer.policy->is_none()) return nullptr;  // no signature, and no UserName over None
+  // An attempt the login guard refuses costs no crypto: activate_session refuses it on the spot.
+  login_check verdict;
+  if (guarded_token(req->user_identity_token)) {
+    verdict = guard_.check(guarded_user_of(req->user_identity_token), peer.address, now.steady);
+    if (verdict.refusal != login_refusal::none) return nullptr;
+  }
   auto w = std::make_shared<session_crypto_work>();
+  w->suspect = verdict.suspect;
   w->policy = peer.policy;
   w->server_key = sec.private_key;
   w->server_nonce = s->server_nonce;
@@ -148,13 +176,20 @@ std::size_t session_manager::guid_hash::operator()(const ua::guid& g) const noex
   return static_cast<std::size_t>(a ^ (b * 0x9E3779B97F4A7C15ull));
 }
 
-session_manager::session_manager(session_config config) : config_(std::move(config)) {
+session_manager::session_manager(session_config config) : config_(std::move(config)), guard_(config_.login) {
   if (!config_.random) throw std::invalid_argument("session_config: a random source is required");
   if (config_.min_session_timeout > config_.max_session_timeout)
     throw std::invalid_argument("session_config: min_session_timeout above max_session_timeout");
   for (const auto& e : config_.endpoints)
     for (const auto& p : e.user_identity_tokens) policies_.push_back(p);
   sessions_.reserve(std::min<std::size_t>(config_.max_sessions, 1024));
+}
+
+bool session_manager::may_log_refusal(const instant& now) const {
+  std::uint64_t left_out = 0;
+  if (!refusal_log_.allow(now.steady, left_out)) return false;
+  if (left_out > 0) spdlog::warn("ActivateSession: {} refusals in the last second not logged (a storm)", left_out);
+  return true;
 }
 
 void session_manager::new_nonce(ua::byte_string& nonce) {
@@ -339,9 +374,9 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
   };
   const bool secured = channel.mode == ua::message_security_mode::sign ||
                        channel.mode == ua::message_security_mode::sign_and_encrypt;
-  // Every refusal says why in the log (the client sees only the status).
-  const auto refuse = [](std::string_view token_type, std::string_view why, ua::status_code sc) {
-    spdlog::warn("ActivateSession refused: {} identity token: {} ({})", token_type, why, sc.name());
+  // Every refusal says why (activate_session writes it in the log; the client sees only the status).
+  const auto refuse = [&out](std::string_view token_type, std::string_view why, ua::status_code sc) {
+    out.why = fmt::format("{} identity token: {}", token_type, why);
     return sc;
   };
   // Part 4 §5.7.3.1 (§5.6.3 in 1.05): a token of a type the channel's endpoint does not offer is
@@ -371,7 +406,8 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                                 : !p ? "its PolicyId names no UserName token policy of the endpoint"
                                      : "this server has no users",
                     ua::status::bad_identity_token_rejected);
-    if (const auto sc = check_user_name(*t, channel, s, done); sc.is_bad()) return sc;
+    out.credential_checked = true;
+    if (const auto sc = check_user_name(*t, channel, s, done, out.why); sc.is_bad()) return sc;
     out.policy_id = p->policy_id;
     out.user_name = t->user_name;
     out.identity = {session_identity::kind::user_name, std::string(t->user_name.view()), secured};
@@ -386,7 +422,9 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                                  : "this server does not take user certificates",
                     ua::status::bad_identity_token_rejected);
     std::string thumbprint;
-    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint); sc.is_bad()) return sc;
+    out.credential_checked = true;
+    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint, out.why); sc.is_bad())
+      return sc;
     out.policy_id = p->policy_id;
     out.user_name = {};
     out.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
@@ -398,39 +436,41 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
 }
 
 ua::status_code session_manager::check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
-                                                 const session& s, const session_crypto_work* done) const {
+                                                 const session& s, const session_crypto_work* done,
+                                                 std::string& why) const {
   const auto& sec = *config_.security;
   if (t.encryption_algorithm.empty()) {
     // Part 4 §7.41.2.2: a password in clear only inside an encrypted channel.
     if (channel.mode != ua::message_security_mode::sign_and_encrypt) {
-      spdlog::warn("ActivateSession refused: user '{}' sent the password unencrypted over a channel that does not "
-                   "encrypt", t.user_name.view());
+      why = fmt::format("user '{}' sent the password unencrypted over a channel that does not encrypt",
+                        t.user_name.view());
       return ua::status::bad_identity_token_invalid;
     }
   } else if (t.encryption_algorithm.view() != channel.policy->encryption_algorithm_uri) {
-    spdlog::warn("ActivateSession refused: user '{}' sent the password encrypted with '{}', the policy {} uses '{}'",
-                 t.user_name.view(), t.encryption_algorithm.view(), channel.policy->name,
-                 channel.policy->encryption_algorithm_uri);
+    why = fmt::format("user '{}' sent the password encrypted with '{}', the policy {} uses '{}'", t.user_name.view(),
+                      t.encryption_algorithm.view(), channel.policy->name, channel.policy->encryption_algorithm_uri);
     return ua::status::bad_identity_token_invalid;
   }
   // Worked out by a crypto worker for this very token and nonce, or here.
-  if (done && done->ran && done->check_password && done->policy == channel.policy && done->server_nonce == s.server_nonce)
+  if (done && done->ran && done->check_password && done->policy == channel.policy && done->server_nonce == s.server_nonce) {
+    why = done->password_why;
     return done->password_verdict;
+  }
   const auto users = sec.identities.users.get();
   return password_verdict(*channel.policy, sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
-                          bytes_of(t.password), bytes_of(s.server_nonce), users.get());
+                          bytes_of(t.password), bytes_of(s.server_nonce), users.get(), why);
 }
 
 ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
                                             const channel_peer& channel, const session& s, const instant& now,
-                                            std::string& thumbprint) const {
+                                            std::string& thumbprint, std::string& why) const {
   auto& sec = *config_.security;
   // DER as Part 4 §7.41.2.4 says; PEM too, which some clients send (README "Security"). Either way
   // the trust checks and the token signature below decide.
   auto cert = security::certificate::from_der_or_pem(bytes_of(t.certificate_data));
   if (!cert) {
-    spdlog::warn("ActivateSession refused: X509 identity token: its certificateData is neither a DER nor a PEM "
-                 "certificate ({} bytes)", t.certificate_data.size());
+    why = fmt::format("X509 identity token: its certificateData is neither a DER nor a PEM certificate ({} bytes)",
+                      t.certificate_data.size());
     return ua::status::bad_identity_token_invalid;
   }
   security::validation_options o;
@@ -438,16 +478,15 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   o.max_key_bits = channel.policy->max_key_bits;
   const auto verdict = sec.checker->check(*cert, o, now.utc);
   if (!verdict.ok()) {
-    spdlog::warn("ActivateSession refused: the X509 user certificate failed the {} check ({}): {} [{}]", verdict.check,
-                 verdict.status.name(), verdict.detail, cert->describe());
+    why = fmt::format("the X509 user certificate failed the {} check ({}): {} [{}]", verdict.check,
+                      verdict.status.name(), verdict.detail, cert->describe());
     return ua::status::bad_identity_token_rejected;
   }
   // Part 4 §5.7.3.2: UserTokenSignature = sign(server certificate + server nonce) with the user's key.
   if (!channel.policy->accepts_signature_algorithm(signature.algorithm.view()) ||
       !verifies_over_server_certificate(*channel.policy, cert->public_key(), sec, bytes_of(s.server_nonce),
                                         bytes_of(signature.signature))) {
-    spdlog::warn("ActivateSession refused: the UserTokenSignature does not verify with the X509 user certificate [{}]",
-                 cert->describe());
+    why = fmt::format("the UserTokenSignature does not verify with the X509 user certificate [{}]", cert->describe());
     return ua::status::bad_user_signature_invalid;
   }
   thumbprint = cert->thumbprint_hex();  // who the user is, for TransferSubscriptions
@@ -490,6 +529,26 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
                          "the new channel's client certificate is not the session's", now);
     return fault(req.request_header, ua::status::bad_security_checks_failed, now);
   }
+  // The login guard (docs/security.md "Login attempts"), before any signature, password or
+  // certificate is checked: a locked-out user name or address costs no crypto. Part 4 §5.7.3.3
+  // lists Bad_UserAccessDenied among ActivateSession's results; it is also what a wrong password
+  // gets, so the answer does not say that the guard refused.
+  // Over SecurityPolicy None no UserName or X509 token is taken (check_identity refuses it with
+  // its own status, no crypto): nothing to guard.
+  const std::string_view guarded_user = guarded_user_of(req.user_identity_token);
+  const bool guarded = guarded_token(req.user_identity_token) && !peer.policy->is_none();
+  if (guarded) {
+    if (const auto verdict = guard_.check(guarded_user, peer.address, now.steady); verdict.refusal != login_refusal::none) {
+      if (may_log_refusal(now))
+        spdlog::warn("ActivateSession refused without checking the token: {} from {}: {} for {} s more (BadUserAccessDenied)",
+                     claimed_identity(req.user_identity_token), address_or_unknown(peer.address), to_string(verdict.refusal),
+                     seconds_until(verdict.until, now.steady));
+      routed r = fault(req.request_header, ua::status::bad_user_access_denied, now);
+      if (moving) r.channel_move = routed::move::refused;
+      r.login_refused = verdict.refusal;
+      return r;
+    }
+  }
   if (!peer.policy->is_none()) {
     // Part 4 §5.7.3.2: ClientSignature = sign(ServerCertificate + the last ServerNonce) with the
     // client's key.
@@ -500,7 +559,8 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
         !(worked ? done->client_signature_ok
                  : verifies_over_server_certificate(*peer.policy, s->client_certificate.public_key(), sec,
                                              bytes_of(s->server_nonce), bytes_of(req.client_signature.signature)))) {
-      spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
+      if (may_log_refusal(now))
+        spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",
                    s->client_certificate.describe());
       if (moving)
         return refuse_move(req, ua::status::bad_application_signature_invalid, *s, channel_id, peer,
@@ -510,10 +570,32 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   }
   proven_identity proven;
   if (const auto sc = check_identity(req, peer, *s, now, done, proven); sc.is_bad()) {
-    if (moving)
-      return refuse_move(req, sc, *s, channel_id, peer, "the token does not prove its user", now);
-    return fault(req.request_header, sc, now);
+    // A wrong password, an unknown user, a user certificate or token that does not prove its user:
+    // counted by the guard. A token the endpoint does not take guessed nothing and is not.
+    login_failure failure;
+    const bool credential_failed = guarded && proven.credential_checked;
+    const bool counted = credential_failed && guard_.config().enabled;
+    if (counted) failure = guard_.failed(guarded_user, peer.address, now.steady);
+    if (may_log_refusal(now)) {
+      std::string tally;
+      if (counted && !guarded_user.empty())
+        tally += fmt::format("; user '{}': {} of {} failures", guarded_user, failure.user_failures,
+                             guard_.config().max_failures);
+      if (counted && !peer.address.empty())
+        tally += fmt::format("; {}: {} of {} failures", peer.address, failure.address_failures,
+                             guard_.config().address_max_failures);
+      if (failure.user_locked) tally += fmt::format("; the user name is locked out for {} s", guard_.config().lockout.count());
+      if (failure.address_locked) tally += fmt::format("; the address is locked out for {} s", guard_.config().lockout.count());
+      spdlog::warn("ActivateSession refused: {} ({}) from {}{}", proven.why, sc.name(), address_or_unknown(peer.address),
+                   tally);
+    }
+    routed r = moving ? refuse_move(req, sc, *s, channel_id, peer, "the token does not prove its user", now)
+                      : fault(req.request_header, sc, now);
+    r.login_failed = credential_failed;
+    r.lockout_started = failure.user_locked || failure.address_locked;
+    return r;
   }
+  if (!guarded_user.empty()) guard_.succeeded(guarded_user);
   const bool same_user = proven.identity.token == s->identity.token && proven.identity.name == s->identity.name;
   // Part 4 §5.7.3.1: on another channel, the identity is the one the session has (a change of user
   // comes only through the session's own channel).

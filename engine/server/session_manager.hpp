@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/server/login_guard.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/server_security.hpp"
 #include "engine/server/service_table.hpp"
@@ -39,6 +40,8 @@ struct session_config {
   // Certificates, signatures and user identities (Part 4 §5.7.2-3, §7.41); null: policy None and
   // anonymous only. The channels register what they negotiated in it.
   std::shared_ptr<server_security> security;
+  // Failed logins limited per user name and source address (docs/security.md "Login attempts").
+  login_guard_config login;
 };
 
 inline constexpr std::size_t server_nonce_length = 32;  // Part 4 §5.7.2.2: at least 32 bytes
@@ -90,12 +93,16 @@ struct session_crypto_work {
   std::string user_name;
   ua::byte_string password;
   std::shared_ptr<const security::user_store> users;
+  // The user name or the source address failed before (login_check::suspect): the crypto pool
+  // serves this task after the others (docs/security.md "Login attempts").
+  bool suspect = false;
 
   // Results, valid once `ran` (false: run() did not finish, and route() works them out itself).
   bool ran = false;
   ua::byte_string server_signature;
   bool client_signature_ok = false;
   ua::status_code password_verdict = ua::status::bad_user_access_denied;
+  std::string password_why;  // why the verdict is Bad, for the log line route() writes
 
   // Thread-safe: touches only this object (and the user store, immutable once published).
   void run();
@@ -126,6 +133,12 @@ public:
     // refused (the session stays on its channel, untouched).
     enum class move : std::uint8_t { none, moved, refused };
     move channel_move = move::none;
+    // An ActivateSession refused by the login guard without checking its credentials, or whose
+    // credentials were checked and wrong (`login_failed`), and whether that failure started a
+    // lockout of the user name or the address (the host counts them: /metrics).
+    login_refusal login_refused = login_refusal::none;
+    bool login_failed = false;
+    bool lockout_started = false;
   };
 
   // One decoded request from a channel. Session services (Create/Activate/CloseSession) are
@@ -143,8 +156,10 @@ public:
                const service_descriptor* service, const instant& now, const session_crypto_work* done = nullptr);
 
   // The crypto work of this request, to run elsewhere before route() (docs/decisions/0022); null
-  // when it needs none (no security, not a session service, or refused by a cheap check anyway).
-  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request) const;
+  // when it needs none (no security, not a session service, or refused by a cheap check anyway:
+  // the login guard's refusals among them).
+  std::shared_ptr<session_crypto_work> crypto_work(std::uint32_t channel_id, const ua::extension_object& request,
+                                                   const instant& now) const;
   routed route(const service_request& r, const instant& now) {
     return route(r.channel_id, *r.header, *r.message, now);
   }
@@ -157,6 +172,11 @@ public:
   const session* find(const ua::node_id& authentication_token) const noexcept;
   session* find(const ua::node_id& authentication_token) noexcept { return lookup(authentication_token); }
   const session_config& config() const noexcept { return config_; }
+  const login_guard& guard() const noexcept { return guard_; }
+  // New login limits (a reload, docs/security.md "Login attempts"); the counts so far stay.
+  void set_login(const login_guard_config& c) { guard_.set_config(c); }
+  // Refusal lines of ActivateSession not written (more than log_limiter's per second).
+  std::uint64_t refusal_lines_suppressed() const noexcept { return refusal_log_.suppressed_total(); }
 
 private:
   struct guid_hash {
@@ -176,6 +196,8 @@ private:
     ua::ua_string policy_id;  // the UserTokenPolicy it matched
     ua::ua_string user_name;
     session_identity identity;
+    std::string why;                  // a refusal's reason, for the log
+    bool credential_checked = false;  // a refusal came from checking the password or the certificate
   };
   ua::status_code check_identity(const ua::activate_session_request& req, const channel_peer& channel,
                                  const session& s, const instant& now, const session_crypto_work* done,
@@ -184,10 +206,13 @@ private:
   routed refuse_move(const ua::activate_session_request& req, ua::status_code result, const session& s,
                      std::uint32_t channel_id, const channel_peer& peer, std::string_view why, const instant& now);
   ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
-                                  const session& s, const session_crypto_work* done) const;
+                                  const session& s, const session_crypto_work* done, std::string& why) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
                              const channel_peer& channel, const session& s, const instant& now,
-                             std::string& thumbprint) const;
+                             std::string& thumbprint, std::string& why) const;
+  // Whether an ActivateSession refusal may have its log line now: false while a storm has used
+  // this second's lines up (log_limiter; the next line that may go says how many were left out).
+  bool may_log_refusal(const instant& now) const;
   channel_peer channel(std::uint32_t channel_id) const;
   routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
   void new_nonce(ua::byte_string& nonce);
@@ -197,6 +222,8 @@ private:
   std::vector<ua::user_token_policy> policies_;  // of every endpoint
   std::unordered_map<ua::guid, session, guid_hash> sessions_;  // by authentication token
   std::uint32_t next_session_number_ = 1;
+  login_guard guard_;
+  mutable log_limiter refusal_log_;  // crypto_work() is const and may refuse too
 
   ua::typed_extension_body<ua::create_session_response> create_response_;
   ua::typed_extension_body<ua::activate_session_response> activate_response_;

@@ -51,6 +51,15 @@ struct server_metrics {
   // the new channel, and attempts refused (another certificate or identity: a takeover attempt).
   std::uint64_t session_moves = 0;
   std::uint64_t session_moves_refused = 0;
+  // Logins (ActivateSession with a UserName or X509 token; docs/security.md "Login attempts"),
+  // counters: refused without checking the token (the user name in its backoff, the user name
+  // locked out, the source address locked out), tokens checked and wrong (a wrong password, an
+  // unknown user, a user certificate refused), and lockouts started (user names and addresses).
+  std::uint64_t login_refused_backoff = 0;
+  std::uint64_t login_refused_user_locked = 0;
+  std::uint64_t login_refused_address_locked = 0;
+  std::uint64_t login_failures = 0;
+  std::uint64_t login_lockouts = 0;
   std::uint64_t values_applied = 0;      // values the application pushed (write_values), counter
   std::uint64_t host_wait_ns = 0;        // summed: from a batch's send by its connection to its start at the host
   std::uint64_t host_waits = 0;          // batches measured

@@ -53,6 +53,17 @@ struct reverse_connect_plan {
   std::chrono::milliseconds backoff_max{30'000};  // the longest pause between attempts (jitter +/- 25 %, capped here)
 };
 
+// Failed logins (docs/security.md "Login attempts", `[security.login]`): ActivateSession's UserName
+// and X509 tokens counted per user name and per source address.
+struct login_plan {
+  bool enabled = true;
+  std::uint32_t max_failures = 5;          // a user name's failures before its lockout
+  std::uint32_t backoff_ms = 200;          // after a user name's failure k: refused for backoff_ms * 2^(k-1)
+  std::uint32_t address_max_failures = 20;  // a source address's failures (all names) before its lockout
+  std::uint32_t lockout_seconds = 300;     // how long a lockout lasts; failures older than this are forgotten
+  std::uint32_t table_size = 10'000;       // user names and addresses tracked (each), the oldest evicted
+};
+
 struct server_plan {
   // Advertised in the endpoint URLs and the ApplicationUri. default_server_plan() puts the machine's
   // host name here; left so, each endpoint's listen address decides what its URL names (see
@@ -123,6 +134,7 @@ struct server_plan {
   // Audit events (ActivateSession, Write) to every event subscriber of the Server object. Off by
   // default: without roles any client could read them, user names of refused logins included.
   bool audit_events = false;
+  login_plan login;  // failed logins: backoff and lockout per user name and source address
   // Non-transparent redundancy (Part 4 §6.6.2): the Server object's ServerRedundancy
   // (RedundancySupport, ServerUriArray), the ServiceLevel at start and its drop on stop
   // (docs/decisions/0041).

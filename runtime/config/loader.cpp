@@ -299,6 +299,14 @@ constexpr std::string_view key_table[] = {
     "actors.threads",
     "actors.crypto_workers",
     "actors.crypto_queue",
+    "security",
+    "security.login",
+    "security.login.enabled",
+    "security.login.max_failures",
+    "security.login.backoff_ms",
+    "security.login.address_max_failures",
+    "security.login.lockout_seconds",
+    "security.login.table_size",
 };
 
 bool is_known(std::string_view pattern) {
@@ -667,6 +675,7 @@ public:
     read_server(top);
     read_pki(top);
     read_users(top);
+    read_login(top);
     read_namespaces(top);
     read_nodesets(top);
     read_nodes(top, "folders");
@@ -1016,8 +1025,7 @@ private:
         }
       }
       if (has_name && has_hash) {
-        security::user_store probe;
-        if (probe.add_hashed(name, hash).is_bad()) {
+        if (!security::is_password_hash(hash)) {
           c_.error(*ut.get("hash"), u.key("hash"),
                    "not a PBKDF2 hash as uactor hash-password makes (clear-text passwords are not accepted)");
           continue;
@@ -1025,6 +1033,24 @@ private:
         user_hashes_.push_back(name + ":" + hash);
       }
     }
+  }
+
+  // [security.login]: failed logins per user name and source address (docs/security.md "Login
+  // attempts").
+  void read_login(section& top) {
+    const toml::table* t = sub_table(top, "security", c_);
+    if (!t) return;
+    section sec(c_, *t, "security");
+    const toml::table* lt = sub_table(sec, "login", c_);
+    if (!lt) return;
+    section s(c_, *lt, "security.login");
+    auto& l = p_.server.login;  // read_server has filled p_.server already
+    s.boolean("enabled", l.enabled);
+    s.integer("max_failures", 1, 1000, l.max_failures);
+    s.integer("backoff_ms", 0, 60'000, l.backoff_ms);
+    s.integer("address_max_failures", 1, 1'000'000, l.address_max_failures);
+    s.integer("lockout_seconds", 1, 86'400, l.lockout_seconds);
+    s.integer("table_size", 16, 1'000'000, l.table_size);
   }
 
   void read_namespaces(section& top) {

@@ -117,6 +117,24 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   f.per_endpoint(eps, "uactor_session_channel_moves_refused_total",
                  "ActivateSessions from another secure channel refused (another certificate or identity)", C::Counter,
                  &server_metrics::session_moves_refused);
+  // The login guard (docs/security.md "Login attempts").
+  {
+    auto& refused = f.add("uactor_login_refusals_total",
+                          "ActivateSessions refused by the login guard without checking their token, by reason", C::Counter);
+    for (const auto& e : eps) {
+      refused.metric.push_back(families::sample(C::Counter, static_cast<double>(e.metrics.login_refused_backoff),
+                                                {{"endpoint", e.endpoint}, {"reason", "backoff"}}));
+      refused.metric.push_back(families::sample(C::Counter, static_cast<double>(e.metrics.login_refused_user_locked),
+                                                {{"endpoint", e.endpoint}, {"reason", "user_locked"}}));
+      refused.metric.push_back(families::sample(C::Counter, static_cast<double>(e.metrics.login_refused_address_locked),
+                                                {{"endpoint", e.endpoint}, {"reason", "address_locked"}}));
+    }
+  }
+  f.per_endpoint(eps, "uactor_login_failures_total",
+                 "ActivateSessions whose token was checked and wrong (a wrong password, an unknown user, a user certificate refused)",
+                 C::Counter, &server_metrics::login_failures);
+  f.per_endpoint(eps, "uactor_login_lockouts_total", "lockouts of a user name or a source address started", C::Counter,
+                 &server_metrics::login_lockouts);
   f.per_endpoint(eps, "uactor_application_values_total", "values applied from the application (write_values)", C::Counter,
                  &server_metrics::values_applied);
   // The historian (docs/history.md): its queue, what it wrote, what was dropped.

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -407,4 +408,46 @@ TEST_CASE("crypto workers: CreateSession and ActivateSession with certificate ch
     }
     caf::anon_send_exit(host, caf::exit_reason::user_shutdown);
   }
+}
+
+namespace {
+
+// A task that notes when it ran, in the order of all such tasks.
+struct ordered_task final : actors::crypto_task {
+  ordered_task(std::atomic<int>& next, int& slot) : crypto_task(kind::session_check), next_(next), slot_(slot) {}
+  void run() override { slot_ = next_.fetch_add(1); }
+  std::atomic<int>& next_;
+  int& slot_;
+};
+
+}  // namespace
+
+TEST_CASE("crypto workers: suspects' login checks have a lane of a quarter of the queue, and the others go first",
+          "[security][crypto_workers][login]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys(configure(cfg));
+  // One worker, 8 places, of which 2 for suspects (login checks of names or addresses that failed).
+  actors::crypto_pool pool(sys, actors::crypto_pool_options{1, 8, 0});
+  REQUIRE(pool.max_queued_suspects() == 2);
+  auto block = std::make_shared<blocker>();
+  REQUIRE(pool.submit(block));  // holds the worker
+  std::atomic<int> next{0};
+  int ran_suspect_1 = -1, ran_suspect_2 = -1, ran_clean = -1, ran_refused = -1;
+  REQUIRE(pool.submit(std::make_shared<ordered_task>(next, ran_suspect_1), false, true));
+  REQUIRE(pool.submit(std::make_shared<ordered_task>(next, ran_suspect_2), false, true));
+  // The lane is full: a third suspect is refused, while a check that is not suspect still has room.
+  CHECK_FALSE(pool.submit(std::make_shared<ordered_task>(next, ran_refused), false, true));
+  CHECK(pool.refused_suspects() == 1);
+  CHECK(pool.queued_suspects() == 2);
+  REQUIRE(pool.submit(std::make_shared<ordered_task>(next, ran_clean)));
+  CHECK(pool.queued() == 4);
+  block->gate.set_value();
+  for (int i = 0; i < 1000 && pool.queued() != 0; ++i) std::this_thread::sleep_for(2ms);
+  REQUIRE(pool.queued() == 0);
+  CHECK(pool.queued_suspects() == 0);
+  // Submitted last, run first: it went as an urgent message.
+  CHECK(ran_clean == 0);
+  CHECK(ran_suspect_1 >= 1);
+  CHECK(ran_suspect_2 >= 1);
+  CHECK(ran_refused == -1);
 }
