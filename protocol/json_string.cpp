@@ -1,6 +1,5 @@
 #include "protocol/json_string.hpp"
 
-#include <cstdio>
 
 namespace uactor::ua {
 
@@ -32,9 +31,9 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  out.reserve(s.size() + 2);
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out += '"';
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
@@ -58,16 +57,23 @@ std::string json_string(std::string_view s) {
       case '\f': out += "\\f"; break;
       default:
         if (c < 0x20 || c == 0x7F) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
         } else {
           out += static_cast<char>(c);
         }
     }
     ++i;
   }
-  return out + "\"";
+  out += '"';
+}
+
+std::string json_string(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_json_string(out, s);
+  return out;
 }
 
 }  // namespace uactor::ua

@@ -10,5 +10,8 @@ namespace uactor::ua {
 // Quotes, backslashes and control characters escaped; bytes that are not UTF-8 become U+FFFD, so
 // that the output is always valid JSON whatever the server sent.
 std::string json_string(std::string_view s);
+// The same appended to `out` (PubSub's JSON messages reuse one string: nothing is allocated once
+// it has grown).
+void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace uactor::ua

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/json_string.hpp"
 #include "pubsub/json_reader.hpp"
 #include "uactor/pubsub.hpp"
 #include "uactor/ua/variant.hpp"
@@ -16,8 +17,8 @@ namespace uactor::pubsub {
 
 std::string_view field_encoding_name(field_encoding e) noexcept;
 
-// Appends `s` as a JSON string (RFC 8259 §7; invalid UTF-8 becomes U+FFFD).
-void append_json_string(std::string& out, std::string_view s);
+// Appends `s` as a JSON string (protocol/json_string.hpp: invalid UTF-8 becomes U+FFFD).
+using ua::append_json_string;
 // "2026-12-04T09:10:11.1234567Z" (ISO 8601, UTC, fraction trimmed of trailing zeros).
 void append_date_time(std::string& out, ua::date_time t);
 // Parses what append_date_time writes, and offsets ("+01:00"), and fractions of 1 to 9 digits.
