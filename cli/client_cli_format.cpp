@@ -13,24 +13,11 @@
 #include "cli/client_cli.hpp"
 #include "cli/client_cli_output.hpp"
 #include "protocol/base64.hpp"
+#include "protocol/civil_date.hpp"
 
 namespace uactor::app {
 
 namespace {
-
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  // Howard Hinnant's algorithm: days since 1970-01-01 to a proleptic Gregorian date.
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
 
 std::string format_double(double v) {
   char buf[64];
@@ -288,7 +275,7 @@ std::string format_time(ua::date_time t, bool local_time) {
   }
   std::int64_t y;
   unsigned m, d;
-  civil_from_days(days, y, m, d);
+  ua::civil_from_days(days, y, m, d);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
                 static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));

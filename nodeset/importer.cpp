@@ -16,6 +16,7 @@
 
 #include "protocol/base64.hpp"
 #include "protocol/byte_buffer.hpp"
+#include "protocol/civil_date.hpp"
 #include "protocol/codec.hpp"
 #include "uactor/ua/node_ids.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -163,16 +164,6 @@ bool parse_float(std::string_view s, T& out) {
   if (end != z.c_str() + z.size()) return false;
   out = static_cast<T>(d);
   return true;
-}
-
-// Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 // xs:dateTime: 2023-12-15T00:00:00Z, with fractional seconds and an offset or none (UTC).

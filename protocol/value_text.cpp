@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "protocol/civil_date.hpp"
 #include "protocol/guid_text.hpp"
 #include "protocol/hex_digit.hpp"
 #include "protocol/node_id_text.hpp"
@@ -54,16 +55,6 @@ std::optional<double> parse_double(std::string_view s) {
   const double v = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size()) return std::nullopt;
   return v;
-}
-
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 // 2026-01-01T00:00:00Z, with optional fractional seconds.

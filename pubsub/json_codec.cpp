@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "protocol/base64.hpp"
+#include "protocol/civil_date.hpp"
 #include "protocol/guid_text.hpp"
 #include "protocol/node_id_text.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -37,29 +38,6 @@ void append_floating(std::string& out, double v, bool single) {
   // Shortest text that reads back to the same value (of the same width).
   const auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)) : std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
-}
-
-// Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
-
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 void append_2(std::string& out, unsigned v) {
@@ -137,7 +115,7 @@ void append_date_time(std::string& out, ua::date_time t) {
   if (sod < 0) sod += 86400, --days;
   std::int64_t y = 0;
   unsigned m = 0, d = 0;
-  civil_from_days(days, y, m, d);
+  ua::civil_from_days(days, y, m, d);
   if (y < 0 || y > 9999) y = y < 0 ? 0 : 9999;
   const auto year = static_cast<unsigned>(y);
   out += static_cast<char>('0' + year / 1000);
@@ -208,7 +186,7 @@ bool parse_date_time(std::string_view s, ua::date_time& out) noexcept {
     return false;
   }
   if (i != s.size()) return false;
-  const std::int64_t days = days_from_civil(y, mo, d);
+  const std::int64_t days = ua::days_from_civil(y, mo, d);
   const std::int64_t secs = days * 86400 + h * 3600 + mi * 60 + se - offset;
   out.ticks = ua::date_time::unix_epoch_ticks + secs * ua::date_time::ticks_per_second + frac;
   return true;
