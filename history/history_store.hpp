@@ -1,7 +1,7 @@
 // Where the historian keeps the values of historized variables (Part 11 §4.2 HistoricalDataNodes)
 // and reads them back for HistoryRead (Part 11 §6.5.3 ReadRawModifiedDetails). An interface, so
-// that another backend (PostgreSQL) fits behind the same recording and reading code; SQLite is the
-// first (sqlite_store.hpp). Values are keyed by the node's NodeId text and ordered by their
+// that the recording and reading code serves either backend: SQLite (sqlite_store.hpp), the
+// embedded default, and PostgreSQL (postgres_store.hpp). Values are keyed by the node's NodeId text and ordered by their
 // SourceTimestamp (the ServerTimestamp when there is none), then by the order they were appended.
 // Implementations take appends from one thread and reads from another at the same time.
 #pragma once
@@ -23,6 +23,14 @@ namespace uactor::history {
 class store_error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+};
+
+// A store that cannot be reached now (a database server down or unreachable): the same call may
+// succeed later, so the historian keeps the batch and tries again (docs/history.md "When storage
+// is down"). Other store_errors are about the data or the file and are not retried.
+class store_unavailable : public store_error {
+public:
+  using store_error::store_error;
 };
 
 // One value of one node, as the server stored it.

@@ -526,6 +526,12 @@ ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
 ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
   return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
 }
+void client::history_read(ua::history_read_request r, client_callback<ua::history_read_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::history_read_response> client::history_read_sync(ua::history_read_request r) {
+  return impl_->submit_sync<ua::history_read_request, ua::history_read_response>(std::move(r));
+}
 
 // ---- subscriptions: the requests as they are, plus what the actor's engine must learn from them
 

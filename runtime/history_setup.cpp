@@ -2,13 +2,27 @@
 
 #include <string_view>
 
+#include <spdlog/spdlog.h>
+
+#include "history/postgres_store.hpp"
 #include "history/sqlite_store.hpp"
 
 namespace uactor {
 
 std::shared_ptr<history::history_store> open_history_store(const history_plan& plan) {
+  if (plan.backend == "postgresql") {
+    auto store = std::make_shared<history::postgres_store>(plan.connection);
+    try {
+      store->connect();
+    } catch (const history::store_unavailable& e) {
+      // Not reachable now: the server opens all the same, values wait in the historian's queue
+      // and reads answer Bad until the database is back (docs/history.md "When storage is down").
+      spdlog::warn("{}; the server opens, the historian connects when it can", e.what());
+    }
+    return store;
+  }
   if (plan.backend != "sqlite")
-    throw history::store_error("history: backend \"" + plan.backend + "\" is not known (sqlite is)");
+    throw history::store_error("history: backend \"" + plan.backend + "\" is not known (sqlite and postgresql are)");
   return std::make_shared<history::sqlite_store>(plan.path);
 }
 

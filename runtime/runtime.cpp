@@ -369,7 +369,7 @@ public:
   // life, the core told where HistoryRead reads and where recorded values go.
   status_code start_history(caf::actor_system& sys) {
     const history_plan& hp = plan_.history;
-    if (hp.path.empty()) return ua::status::good;
+    if (hp.path.empty() && hp.connection.empty()) return ua::status::good;
     std::shared_ptr<history::history_store> store;
     try {
       store = open_history_store(hp);
@@ -388,7 +388,8 @@ public:
           return true;
         }, failed))
       return failed;
-    spdlog::info("history: values of historizing variables go to {} ({})", hp.path, hp.backend);
+    spdlog::info("history: values of historizing variables go to {} ({})", hp.backend == "postgresql" ? "PostgreSQL" : hp.path,
+                 hp.backend);
     return ua::status::good;
   }
 

@@ -1,5 +1,8 @@
 #include "actors/server/historian_actor.hpp"
 
+#include <algorithm>
+#include <deque>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -15,18 +18,29 @@ struct historian_state {
   historian_options options;
   std::shared_ptr<metrics_registry> metrics;  // may be null
   std::shared_ptr<std::atomic<std::int64_t>> queued;
+  // Batches the store could not take because it was unavailable, oldest first; they still count
+  // in `queued`, so the sink's bound holds for them too.
+  std::deque<history_batch_ptr> waiting;
+  std::chrono::milliseconds retry_pause{0};
 };
 
-void write_batch(historian_state& st, const history_batch& b) {
+enum class write_outcome { written, refused, unavailable };
+
+write_outcome write_batch(historian_state& st, const history_batch& b) {
   const auto begin = std::chrono::steady_clock::now();
   try {
     st.store->append(b.records);
+  } catch (const history::store_unavailable& e) {
+    if (st.metrics) st.metrics->history().write_errors.add();
+    if (st.waiting.empty())
+      spdlog::warn("{}: {} values wait, retried in {} ms", e.what(), b.records.size(), st.options.retry_min.count());
+    return write_outcome::unavailable;
   } catch (const history::store_error& e) {
     spdlog::error("{} ({} values lost)", e.what(), b.records.size());
     if (st.metrics) st.metrics->history().write_errors.add();
-    return;
+    return write_outcome::refused;
   }
-  if (!st.metrics) return;
+  if (!st.metrics) return write_outcome::written;
   const auto ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count());
   auto& h = st.metrics->history();
@@ -34,16 +48,53 @@ void write_batch(historian_state& st, const history_batch& b) {
   h.batches_written.add();
   h.write_ns.add(ns);
   if (ns > h.write_max_ns.get()) h.write_max_ns.set(ns);
+  return write_outcome::written;
+}
+
+// Writes the waiting batches, oldest first, until the store is unavailable again (then the next
+// retry comes after a longer pause) or none waits.
+void write_waiting(caf::event_based_actor* self, historian_state& st) {
+  std::size_t values = 0;
+  while (!st.waiting.empty()) {
+    const auto outcome = write_batch(st, *st.waiting.front());
+    if (outcome == write_outcome::unavailable) {
+      st.retry_pause = std::min(st.retry_pause * 2, st.options.retry_max);
+      delayed_send_to_self(self, st.retry_pause, history_retry_atom::value);
+      return;
+    }
+    if (outcome == write_outcome::written) values += st.waiting.front()->records.size();
+    st.waiting.pop_front();
+    st.queued->fetch_sub(1, std::memory_order_relaxed);
+  }
+  spdlog::info("history: the store is back; {} values that waited are written", values);
 }
 
 caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<historian_state> st) {
   self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
   delayed_send_to_self(self, st->options.retention_interval, history_retention_atom::value);
   return {
-      [st](const history_batch_ptr& b) {
+      [self, st](const history_batch_ptr& b) {
+        if (!st->waiting.empty()) {  // behind the batches that wait: order kept
+          // Joined to the last one while it has room: the recorder's batches are as small as one
+          // value, and the bound counts batches, so an outage keeps up to 1,000 values per slot.
+          auto& last = st->waiting.back()->records;
+          if (last.size() + b->records.size() <= st->options.max_waiting_batch_values) {
+            last.insert(last.end(), std::make_move_iterator(b->records.begin()), std::make_move_iterator(b->records.end()));
+            st->queued->fetch_sub(1, std::memory_order_relaxed);
+          } else {
+            st->waiting.push_back(b);
+          }
+          return;
+        }
+        if (write_batch(*st, *b) == write_outcome::unavailable) {
+          st->waiting.push_back(b);
+          st->retry_pause = st->options.retry_min;
+          delayed_send_to_self(self, st->retry_pause, history_retry_atom::value);
+          return;
+        }
         st->queued->fetch_sub(1, std::memory_order_relaxed);
-        write_batch(*st, *b);
       },
+      [self, st](history_retry_atom) { write_waiting(self, *st); },
       [self, st](history_retention_atom) {
         const auto& r = st->options.retention;
         if (r.max_age_days > 0 || r.max_values_per_node > 0) {

@@ -1,7 +1,9 @@
 // The historian (docs/history.md): a detached actor (a thread of its own: SQLite blocks) that
 // writes the batches of recorded values the session host hands it through a bounded queue, and
 // applies the retention rule now and then. The host never waits on it: past `max_queued_batches`
-// a batch is dropped and counted (history_counters::values_dropped). Beside it a second detached
+// a batch is dropped and counted (history_counters::values_dropped). While the store is unavailable
+// (a database down) the batches wait, in order and within the same bound, and the historian tries
+// the oldest again with a growing pause until the store takes it. Beside it a second detached
 // actor, the history reader, runs HistoryRead's store reads and hands each job back to the host
 // (docs/decisions/0048); the store's reads and writes use connections of their own.
 #pragma once
@@ -34,11 +36,18 @@ using history_read_job_ptr = std::shared_ptr<services::history_read_job>;
 
 using history_retention_atom = caf::atom_constant<caf::atom("histkeep")>;
 using history_bind_atom = caf::atom_constant<caf::atom("histbind")>;
+using history_retry_atom = caf::atom_constant<caf::atom("histretry")>;
 
 struct historian_options {
   std::size_t max_queued_batches = 64;  // of history_recorder's batches (1,000 values each at most)
   history::retention retention;
   std::chrono::milliseconds retention_interval{60'000};
+  // The pause before the first retry of an unavailable store, doubled up to retry_max.
+  std::chrono::milliseconds retry_min{250};
+  std::chrono::milliseconds retry_max{10'000};
+  // While the store is unavailable, batches that wait are joined up to this many values each (the
+  // queue's bound counts batches: 64 x 1,000 values wait at most by default).
+  std::size_t max_waiting_batch_values = 1'000;
 };
 
 struct historian {

@@ -223,6 +223,10 @@ public:
                  client_callback<ua::translate_browse_paths_to_node_ids_response> done);
   void call(ua::call_request request, client_callback<ua::call_response> done);
   void get_endpoints(ua::get_endpoints_request request, client_callback<ua::get_endpoints_response> done);
+  // HistoryRead (Part 4 §5.10.3, docs/history.md): the request as the client builds it (its
+  // historyReadDetails an ExtensionObject of ReadRawModifiedDetails, ReadProcessedDetails or
+  // ReadAtTimeDetails); continuation points are the caller's to follow or release.
+  void history_read(ua::history_read_request request, client_callback<ua::history_read_response> done);
 
   // Blocking conveniences for tools and tests (never from a callback).
   ua::expected<ua::read_response> read_sync(ua::read_request request);
@@ -233,6 +237,7 @@ public:
       ua::translate_browse_paths_to_node_ids_request request);
   ua::expected<ua::call_response> call_sync(ua::call_request request);
   ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
+  ua::expected<ua::history_read_response> history_read_sync(ua::history_read_request request);
 
   // Requests kept for reuse (prepared_request, docs/decisions/0023): made once, sent again and
   // again without allocating. `done` runs for each send(); send_sync() does not use it.

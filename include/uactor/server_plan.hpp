@@ -29,11 +29,14 @@ struct endpoint_plan {
 };
 
 // The historian (docs/history.md): where the values of historizing Variables are kept, for how
-// long, and which nodes historize besides those marked so one by one. Empty path: no history
-// (HistoryRead answers Bad_HistoryOperationUnsupported).
+// long, and which nodes historize besides those marked so one by one. No path (SQLite) and no
+// connection (PostgreSQL): no history (HistoryRead answers Bad_HistoryOperationUnsupported).
 struct history_plan {
-  std::string backend = "sqlite";      // the only backend so far
+  std::string backend = "sqlite";      // "sqlite" or "postgresql"
   std::string path;                    // the SQLite file (created when missing)
+  // PostgreSQL: a libpq connection string or URI ("host=/run/postgresql dbname=plant"); the tables
+  // are created when missing. Two servers of a redundant pair may share one database.
+  std::string connection;
   std::uint32_t retention_days = 0;    // 0: kept whatever their age
   std::uint64_t max_values_per_node = 0;  // the newest this many are kept per node; 0: all
   // NodeIds whose Variables historize (Historizing true, the HistoryRead access bit), applied when

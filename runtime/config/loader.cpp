@@ -254,6 +254,7 @@ constexpr std::string_view key_table[] = {
     "history",
     "history.backend",
     "history.path",
+    "history.connection",
     "history.retention_days",
     "history.max_values_per_node",
     "history.historize",
@@ -2153,9 +2154,18 @@ private:
     if (!t) return;
     section s(c_, *t, "history");
     auto& h = p_.server.history;
-    s.choice("backend", {"sqlite"}, h.backend);
-    h.path = "uactor-history.sqlite";
-    if (s.string("path", h.path) && h.path.empty())
+    s.choice("backend", {"sqlite", "postgresql"}, h.backend);
+    if (h.backend == "postgresql") {
+      // A libpq connection string or URI; the database is reached when the server opens.
+      if (t->get("path")) c_.error(*t->get("path"), s.key("path"), "a SQLite file: backend \"postgresql\" takes `connection`");
+      if (!s.string("connection", h.connection) || h.connection.empty())
+        c_.error(t->get("connection") ? t->get("connection")->source() : t->source(), s.key("connection"),
+                 "backend \"postgresql\" needs a connection string (\"host=/run/postgresql dbname=plant\" or a postgresql:// URI)");
+    } else if (t->get("connection")) {
+      c_.error(*t->get("connection"), s.key("connection"), "a PostgreSQL connection: backend \"sqlite\" takes `path`");
+    }
+    if (h.backend == "sqlite") h.path = "uactor-history.sqlite";
+    if (h.backend == "sqlite" && s.string("path", h.path) && h.path.empty())
       c_.error(*t->get("path"), s.key("path"), "an empty path: leave [history] out to keep no history");
     if (!h.path.empty()) {
       // The embedded default has no folder of its own: its file is in the working folder.

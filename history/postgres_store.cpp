@@ -1,0 +1,490 @@
+#include "history/postgres_store.hpp"
+
+#include <libpq-fe.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "protocol/byte_buffer.hpp"
+#include "protocol/civil_date.hpp"
+#include "protocol/codec.hpp"
+
+namespace uactor::history {
+
+namespace {
+
+// A stored value decodes under the wire's limits: a damaged row is refused, never trusted.
+const ua::decode_limits pg_stored_value_limits{};
+
+// Serializes schema and partition changes between the servers that share one database.
+constexpr const char* pg_schema_lock = "SELECT pg_advisory_xact_lock(7519431031)";
+
+constexpr const char* pg_schema =
+    "CREATE TABLE IF NOT EXISTS uactor_history_nodes(id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE IF NOT EXISTS uactor_history_values("
+    "  node BIGINT NOT NULL, time BIGINT NOT NULL, seq BIGSERIAL NOT NULL, digest BYTEA NOT NULL, value BYTEA NOT NULL,"
+    "  UNIQUE (node, time, digest)) PARTITION BY RANGE (time);"
+    // Times outside the months of years 1601-9999 (a DateTime of 0, a hostile one): one partition.
+    "CREATE TABLE IF NOT EXISTS uactor_history_values_other PARTITION OF uactor_history_values DEFAULT;";
+
+constexpr std::int64_t pg_first_month = 1601 * 12;        // January 1601, DateTime's epoch
+constexpr std::int64_t pg_end_month = 10'000 * 12;        // January 10000
+constexpr std::int64_t pg_ticks_per_day = 86'400 * ua::date_time::ticks_per_second;
+constexpr std::int64_t pg_epoch_days = ua::days_from_civil(1601, 1, 1);
+
+// The month (year * 12 + month - 1) a time falls in, or -1 outside the monthly partitions.
+std::int64_t month_of(std::int64_t ticks) noexcept {
+  if (ticks < 0) return -1;
+  std::int64_t y = 0;
+  unsigned m = 0, d = 0;
+  ua::civil_from_days(pg_epoch_days + ticks / pg_ticks_per_day, y, m, d);
+  const std::int64_t month = y * 12 + (m - 1);
+  return month < pg_end_month ? month : -1;
+}
+
+std::int64_t month_start(std::int64_t month) noexcept {
+  return (ua::days_from_civil(month / 12, static_cast<unsigned>(month % 12) + 1, 1) - pg_epoch_days) * pg_ticks_per_day;
+}
+
+std::string partition_name(std::int64_t month) {
+  char name[48];
+  std::snprintf(name, sizeof name, "uactor_history_values_y%04lldm%02lld", static_cast<long long>(month / 12),
+                static_cast<long long>(month % 12 + 1));
+  return name;
+}
+
+// The month a partition's name says, or -1 for another name.
+std::int64_t month_of_partition(const char* name) {
+  int y = 0, m = 0;
+  char tail = 0;
+  if (std::sscanf(name, "uactor_history_values_y%4dm%2d%c", &y, &m, &tail) != 2 || m < 1 || m > 12) return -1;
+  return static_cast<std::int64_t>(y) * 12 + (m - 1);
+}
+
+void put_be(ua::byte_buffer& b, std::uint64_t v, int bytes) {
+  std::uint8_t* p = b.extend(static_cast<std::size_t>(bytes));
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * (bytes - 1 - i)));
+}
+
+std::int64_t get_be64(const char* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
+  return static_cast<std::int64_t>(v);
+}
+
+// 8 bytes big-endian: an int8 parameter in binary format.
+struct int8_param {
+  std::array<char, 8> bytes{};
+  explicit int8_param(std::int64_t v = 0) noexcept {
+    for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>(static_cast<std::uint64_t>(v) >> (56 - 8 * i));
+  }
+};
+
+// What identifies a record across servers: its value, status and timestamps without the
+// ServerTimestamp (each server stamps its own), as the first 16 bytes of their SHA-256.
+std::array<std::uint8_t, 16> value_digest(const ua::data_value& v, ua::byte_buffer& scratch) {
+  ua::data_value same = v;
+  same.has_server_timestamp = false;
+  same.server_timestamp = {};
+  same.has_server_picoseconds = false;
+  same.server_picoseconds = 0;
+  scratch.clear();
+  ua::encoder e(scratch);
+  ua::encode(e, same);
+  std::array<std::uint8_t, EVP_MAX_MD_SIZE> md{};
+  unsigned len = 0;
+  EVP_Digest(scratch.data(), scratch.size(), md.data(), &len, EVP_sha256(), nullptr);
+  std::array<std::uint8_t, 16> out{};
+  std::memcpy(out.data(), md.data(), out.size());
+  return out;
+}
+
+// A text[] literal: {"a","b\"c"}.
+std::string text_array(const std::vector<const std::string*>& names) {
+  std::string out = "{";
+  for (const std::string* n : names) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (const char c : *n) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+// libpq's messages span lines ("...failed: No such file\n\tIs the server running..."): one line for the log.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') out += "; ";
+    else if (c != '\t') out += c;
+  }
+  while (out.size() >= 2 && out.ends_with("; ")) out.resize(out.size() - 2);
+  return out;
+}
+
+struct pg_result {
+  PGresult* r = nullptr;
+  explicit pg_result(PGresult* p) noexcept : r(p) {}
+  pg_result(const pg_result&) = delete;
+  pg_result& operator=(const pg_result&) = delete;
+  ~pg_result() { PQclear(r); }
+};
+
+constexpr const char* pg_read_columns = "SELECT seq, time, value FROM uactor_history_values WHERE node = $1 AND time >= $2 AND time <= $3 ";
+
+}  // namespace
+
+struct postgres_store::connection {
+  std::string conninfo;
+  bool writes = false;
+  PGconn* db = nullptr;
+  std::mutex mutex;  // one thread at a time per connection
+  std::unordered_map<std::string, std::int64_t> node_ids;
+  std::set<std::int64_t> months;  // monthly partitions known to exist
+
+  connection(std::string info, bool w) : conninfo(std::move(info)), writes(w) {}
+  ~connection() { PQfinish(db); }
+
+  // The database's words, and whether the connection is gone (then the next call reconnects).
+  [[noreturn]] void fail(const std::string& what, PGresult* r = nullptr) {
+    std::string why = r ? PQresultErrorMessage(r) : "";
+    if (why.empty() && db) why = PQerrorMessage(db);
+    why = one_line(why);
+    const std::string message = "history: " + what + " in PostgreSQL: " + why;
+    if (!db || PQstatus(db) != CONNECTION_OK) throw store_unavailable(message);
+    throw store_error(message);
+  }
+
+  PGresult* check(PGresult* r, ExecStatusType expected, const std::string& what) {
+    if (PQresultStatus(r) != expected) {
+      pg_result owned(r);
+      fail(what, r);
+    }
+    return r;
+  }
+  void exec(const char* sql, const std::string& what) { pg_result r(check(PQexec(db, sql), PGRES_COMMAND_OK, what)); }
+  void lock_schema() { pg_result r(check(PQexec(db, pg_schema_lock), PGRES_TUPLES_OK, "cannot lock the schema")); }
+  void prepare(const char* name, const std::string& sql) {
+    pg_result r(check(PQprepare(db, name, sql.c_str(), 0, nullptr), PGRES_COMMAND_OK, "cannot prepare \"" + sql + "\""));
+  }
+
+  // Connected and prepared, or store_unavailable (store_error when the database refuses the
+  // tables or a statement: the next call starts again from a new connection).
+  void ensure() {
+    if (db && PQstatus(db) == CONNECTION_OK) return;
+    PQfinish(db);
+    // Bounded waits: a database that does not answer makes a call fail, not hang (a plant file's
+    // own connect_timeout or tcp_user_timeout, later in the list, wins).
+    const char* keys[] = {"connect_timeout", "tcp_user_timeout", "application_name", "dbname", nullptr};
+    const char* values[] = {"5", "10000", "uactor historian", conninfo.c_str(), nullptr};
+    db = PQconnectdbParams(keys, values, 1);
+    if (!db || PQstatus(db) != CONNECTION_OK) {
+      const std::string why = one_line(db ? PQerrorMessage(db) : "out of memory");
+      PQfinish(db);
+      db = nullptr;
+      throw store_unavailable("history: cannot connect to PostgreSQL: " + why);
+    }
+    PQsetNoticeProcessor(db, [](void*, const char*) {}, nullptr);  // "relation already exists, skipping"
+    try {
+      prepare_session();
+    } catch (...) {
+      PQfinish(db);
+      db = nullptr;
+      throw;
+    }
+  }
+
+  // Both connections make sure the tables exist (whichever connects first after a database was
+  // recreated); the writer adds its batch table, each prepares its statements.
+  void prepare_session() {
+    exec("BEGIN", "cannot begin a transaction");
+    lock_schema();
+    exec(pg_schema, "cannot create the history tables");
+    exec("COMMIT", "cannot create the history tables");
+    prepare("node_ids", "SELECT id, name FROM uactor_history_nodes WHERE name = ANY($1::text[])");
+    if (writes) {
+      exec("CREATE TEMP TABLE uactor_history_incoming(ord INT, node BIGINT, time BIGINT, digest BYTEA, value BYTEA) "
+           "ON COMMIT DELETE ROWS",
+           "cannot create the batch table");
+      prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value) "
+                        "SELECT node, time, digest, value FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
+      prepare("add_nodes", "INSERT INTO uactor_history_nodes(name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING");
+      prepare("delete_older", "DELETE FROM uactor_history_values WHERE time < $1");
+      prepare("delete_beyond",
+              "DELETE FROM uactor_history_values WHERE node = $1 AND (time, seq) <= "
+              "(SELECT time, seq FROM uactor_history_values WHERE node = $1 ORDER BY time DESC, seq DESC LIMIT 1 OFFSET $2)");
+      load_partitions();
+    } else {
+      const std::string range = pg_read_columns;
+      prepare("forward", range + "ORDER BY time, seq LIMIT $4");
+      prepare("forward_after", range + "AND time >= $5 AND (time > $5 OR seq > $6) ORDER BY time, seq LIMIT $4");
+      prepare("backward", range + "ORDER BY time DESC, seq DESC LIMIT $4");
+      prepare("backward_after", range + "AND time <= $5 AND (time < $5 OR seq < $6) ORDER BY time DESC, seq DESC LIMIT $4");
+    }
+  }
+
+  // The monthly partitions that exist, from the catalog (another server may have added some).
+  std::vector<std::string> load_partitions() {
+    pg_result r(check(PQexec(db, "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                                 "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'uactor_history_values'"),
+                      PGRES_TUPLES_OK, "cannot list the partitions"));
+    months.clear();
+    std::vector<std::string> names;
+    for (int i = 0; i < PQntuples(r.r); ++i) {
+      const char* name = PQgetvalue(r.r, i, 0);
+      if (const auto m = month_of_partition(name); m >= 0) {
+        months.insert(m);
+        names.emplace_back(name);
+      }
+    }
+    return names;
+  }
+
+  void rollback() noexcept {
+    if (db && PQstatus(db) == CONNECTION_OK) PQclear(PQexec(db, "ROLLBACK"));
+  }
+
+  // The ids of these nodes, adding those the database does not know (create).
+  void resolve(const std::vector<const std::string*>& names, bool create) {
+    std::vector<const std::string*> unknown;
+    for (const std::string* n : names)
+      if (!node_ids.contains(*n)) unknown.push_back(n);
+    if (unknown.empty()) return;
+    const std::string list = text_array(unknown);
+    const char* params[] = {list.c_str()};
+    if (create) pg_result added(check(PQexecPrepared(db, "add_nodes", 1, params, nullptr, nullptr, 0), PGRES_COMMAND_OK, "cannot add nodes"));
+    pg_result r(check(PQexecPrepared(db, "node_ids", 1, params, nullptr, nullptr, 0), PGRES_TUPLES_OK, "cannot look up nodes"));
+    for (int i = 0; i < PQntuples(r.r); ++i)
+      node_ids[PQgetvalue(r.r, i, 1)] = std::strtoll(PQgetvalue(r.r, i, 0), nullptr, 10);
+  }
+
+  // Creates the monthly partitions of these months that do not exist yet.
+  void add_partitions(const std::set<std::int64_t>& wanted) {
+    std::vector<std::int64_t> missing;
+    for (const auto m : wanted)
+      if (m >= pg_first_month && !months.contains(m)) missing.push_back(m);
+    if (missing.empty()) return;
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      lock_schema();
+      for (const auto m : missing) {
+        const std::string sql = "CREATE TABLE IF NOT EXISTS " + partition_name(m) + " PARTITION OF uactor_history_values FOR VALUES FROM (" +
+                                std::to_string(month_start(m)) + ") TO (" + std::to_string(month_start(m + 1)) + ")";
+        exec(sql.c_str(), "cannot add the partition " + partition_name(m));
+      }
+      exec("COMMIT", "cannot add partitions");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    months.insert(missing.begin(), missing.end());
+  }
+
+  void copy_in(const ua::byte_buffer& data) {
+    pg_result start(check(PQexec(db, "COPY uactor_history_incoming FROM STDIN (FORMAT binary)"), PGRES_COPY_IN, "cannot start a COPY"));
+    if (PQputCopyData(db, reinterpret_cast<const char*>(data.data()), static_cast<int>(data.size())) != 1 ||
+        PQputCopyEnd(db, nullptr) != 1)
+      fail("cannot send a batch");
+    pg_result done(check(PQgetResult(db), PGRES_COMMAND_OK, "cannot copy a batch"));
+    while (PGresult* extra = PQgetResult(db)) PQclear(extra);
+  }
+
+  // Runs `op` connected. A connection found lost at its first use (the database restarted since
+  // the last call) is replaced once and `op` runs again: each operation is safe to repeat (a
+  // batch's values are stored once however often it is sent, docs/decisions/0054).
+  template <class Op> auto run(Op&& op) {
+    const bool was_connected = db != nullptr;
+    ensure();
+    try {
+      return op();
+    } catch (const store_unavailable&) {
+      if (!was_connected) throw;
+      ensure();
+      return op();
+    }
+  }
+
+  // The operations, on a connected session (through run()).
+  void append(std::span<const record> batch) {
+    std::vector<const std::string*> names;
+    std::set<std::int64_t> wanted;
+    for (const record& rec : batch) {
+      if (!node_ids.contains(rec.node)) names.push_back(&rec.node);
+      wanted.insert(month_of(record_time(rec.value)));
+    }
+    resolve(names, true);
+    add_partitions(wanted);
+
+    // The binary COPY format: a signature, flags and extension length, then per row its field count
+    // and each field's length and bytes (big-endian), then -1.
+    ua::byte_buffer data, value, scratch;
+    static constexpr char signature[] = "PGCOPY\n\377\r\n";
+    data.append(signature, 11);
+    put_be(data, 0, 4);
+    put_be(data, 0, 4);
+    std::uint32_t ord = 0;
+    for (const record& rec : batch) {
+      const auto it = node_ids.find(rec.node);
+      if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + rec.node);
+      value.clear();
+      ua::encoder e(value);
+      ua::encode(e, rec.value);
+      const auto digest = value_digest(rec.value, scratch);
+      put_be(data, 5, 2);
+      put_be(data, 4, 4);
+      put_be(data, ord++, 4);
+      put_be(data, 8, 4);
+      put_be(data, static_cast<std::uint64_t>(it->second), 8);
+      put_be(data, 8, 4);
+      put_be(data, static_cast<std::uint64_t>(record_time(rec.value)), 8);
+      put_be(data, digest.size(), 4);
+      data.append(digest.data(), digest.size());
+      put_be(data, value.size(), 4);
+      data.append(value.data(), value.size());
+    }
+    put_be(data, 0xFFFF, 2);
+
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      copy_in(data);
+      pg_result r(check(PQexecPrepared(db, "insert", 0, nullptr, nullptr, nullptr, 0), PGRES_COMMAND_OK, "cannot store a batch"));
+      exec("COMMIT", "cannot commit a batch");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+  }
+
+  raw_page read_raw(const raw_query& q) {
+    raw_page page;
+    const std::string node_name(q.node);
+    resolve({&node_name}, false);
+    const auto id = node_ids.find(node_name);
+    if (id == node_ids.end()) return page;
+    // Inclusive ends in SQL; the ticks are integers, so an open end is one tick inside.
+    constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
+    constexpr auto highest = std::numeric_limits<std::int64_t>::max();
+    if ((!q.from_inclusive && q.from == highest) || (!q.to_inclusive && q.to == lowest)) return page;
+    const std::int64_t lo = q.from_inclusive ? q.from : q.from + 1;
+    const std::int64_t hi = q.to_inclusive ? q.to : q.to - 1;
+    if (lo > hi) return page;
+    const int8_param node(id->second), from(lo), to(hi);
+    // One more than asked: whether more follow. No limit: LIMIT NULL.
+    const bool limited = q.limit != 0 && q.limit < static_cast<std::size_t>(highest);
+    const int8_param limit(limited ? static_cast<std::int64_t>(q.limit) + 1 : 0);
+    const int8_param after_time(q.after ? q.after->time : 0), after_seq(q.after ? q.after->sequence : 0);
+    const char* values[] = {node.bytes.data(), from.bytes.data(), to.bytes.data(), limited ? limit.bytes.data() : nullptr,
+                            after_time.bytes.data(), after_seq.bytes.data()};
+    const int lengths[] = {8, 8, 8, 8, 8, 8};
+    const int formats[] = {1, 1, 1, 1, 1, 1};
+    const char* statement = q.after ? (q.reverse ? "backward_after" : "forward_after") : (q.reverse ? "backward" : "forward");
+    pg_result res(check(PQexecPrepared(db, statement, q.after ? 6 : 4, values, lengths, formats, 1), PGRES_TUPLES_OK,
+                          "cannot read the values of " + node_name));
+    const int rows = PQntuples(res.r);
+    page.values.reserve(static_cast<std::size_t>(rows));
+    for (int i = 0; i < rows; ++i) {
+      if (limited && page.values.size() == q.limit) {
+        page.more = true;
+        break;
+      }
+      if (PQgetlength(res.r, i, 0) != 8 || PQgetlength(res.r, i, 1) != 8)
+        throw store_error("history: PostgreSQL answered a row of " + node_name + " in another format");
+      const auto* blob = reinterpret_cast<const std::uint8_t*>(PQgetvalue(res.r, i, 2));
+      const auto size = static_cast<std::size_t>(PQgetlength(res.r, i, 2));
+      ua::data_value& v = page.values.emplace_back();
+      if (ua::decode_from_bytes({blob, size}, v, pg_stored_value_limits).is_bad())
+        throw store_error("history: a stored value of " + node_name + " in PostgreSQL does not decode");
+      page.last = {get_be64(PQgetvalue(res.r, i, 1)), get_be64(PQgetvalue(res.r, i, 0))};
+    }
+    return page;
+  }
+
+  std::uint64_t apply_retention(const retention& ret, std::int64_t now) {
+    std::uint64_t removed = 0;
+    const auto affected = [](const pg_result& r) { return std::strtoull(PQcmdTuples(r.r), nullptr, 10); };
+    if (ret.max_age_days > 0) {
+      const std::int64_t cutoff = now - static_cast<std::int64_t>(ret.max_age_days) * pg_ticks_per_day;
+      // Whole months before the cutoff go as partitions (no row by row delete, no bloat), counted first.
+      exec("BEGIN", "cannot begin a transaction");
+      try {
+        lock_schema();
+        for (const std::string& name : load_partitions()) {
+          const auto month = month_of_partition(name.c_str());
+          if (month_start(month + 1) > cutoff) continue;
+          pg_result count(check(PQexec(db, ("SELECT count(*) FROM " + name).c_str()), PGRES_TUPLES_OK, "cannot count " + name));
+          removed += std::strtoull(PQgetvalue(count.r, 0, 0), nullptr, 10);
+          exec(("DROP TABLE " + name).c_str(), "cannot drop " + name);
+          months.erase(month);
+        }
+        exec("COMMIT", "cannot drop partitions");
+      } catch (...) {
+        rollback();
+        months.clear();  // reloaded at the next connect; add_partitions' IF NOT EXISTS covers the rest
+        throw;
+      }
+      const int8_param c(cutoff);
+      const char* values[] = {c.bytes.data()};
+      const int lengths[] = {8};
+      const int formats[] = {1};
+      pg_result r(check(PQexecPrepared(db, "delete_older", 1, values, lengths, formats, 0), PGRES_COMMAND_OK,
+                          "cannot remove values past their age"));
+      removed += affected(r);
+    }
+    if (ret.max_values_per_node > 0) {
+      pg_result nodes(check(PQexec(db, "SELECT id FROM uactor_history_nodes"), PGRES_TUPLES_OK, "cannot list the nodes"));
+      const int8_param keep(static_cast<std::int64_t>(std::min<std::uint64_t>(ret.max_values_per_node, std::numeric_limits<std::int64_t>::max())));
+      for (int i = 0; i < PQntuples(nodes.r); ++i) {
+        const int8_param node(std::strtoll(PQgetvalue(nodes.r, i, 0), nullptr, 10));
+        const char* values[] = {node.bytes.data(), keep.bytes.data()};
+        const int lengths[] = {8, 8};
+        const int formats[] = {1, 1};
+        pg_result r(check(PQexecPrepared(db, "delete_beyond", 2, values, lengths, formats, 0), PGRES_COMMAND_OK,
+                            "cannot remove values beyond the count"));
+        removed += affected(r);
+      }
+    }
+    return removed;
+  }
+};
+
+postgres_store::postgres_store(std::string conninfo)
+    : writer_(std::make_unique<connection>(conninfo, true)), reader_(std::make_unique<connection>(conninfo, false)) {}
+
+void postgres_store::connect() {
+  {
+    std::lock_guard lock(writer_->mutex);
+    writer_->ensure();  // the tables first: the reader's statements name them
+  }
+  std::lock_guard lock(reader_->mutex);
+  reader_->ensure();
+}
+
+postgres_store::~postgres_store() = default;
+
+void postgres_store::append(std::span<const record> batch) {
+  if (batch.empty()) return;
+  std::lock_guard lock(writer_->mutex);
+  writer_->run([&] { writer_->append(batch); });
+}
+
+raw_page postgres_store::read_raw(const raw_query& q) {
+  std::lock_guard lock(reader_->mutex);
+  return reader_->run([&] { return reader_->read_raw(q); });
+}
+
+std::uint64_t postgres_store::apply_retention(const retention& r, std::int64_t now) {
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->apply_retention(r, now); });
+}
+
+}  // namespace uactor::history

@@ -1,0 +1,42 @@
+// The PostgreSQL backend of the history store (Debian's libpq), for plants that outgrow one box or
+// run a redundant pair that shares one history (docs/history.md "PostgreSQL", docs/decisions/0052):
+// - the values table is partitioned by month of the record's time, so that retention by age drops
+//   whole partitions;
+// - a batch goes in with one binary COPY into a temporary table and one INSERT ... ON CONFLICT DO
+//   NOTHING: a record is identified by its node, its time and a digest of its value, status and
+//   timestamps without the ServerTimestamp, so the two servers of a pair (and a batch retried after
+//   a lost COMMIT) never store one value twice;
+// - two connections, one for the historian's writes and one for HistoryRead's reads, each
+//   reconnected on the next call after a loss (store_unavailable until the database answers).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "history/history_store.hpp"
+
+namespace uactor::history {
+
+class postgres_store final : public history_store {
+public:
+  // `conninfo`: a libpq connection string or URI ("host=/run/postgresql dbname=plant",
+  // "postgresql://historian@db.plant/plant"). Connects on the first call.
+  explicit postgres_store(std::string conninfo);
+  // Connects both connections now and creates the tables when missing: store_unavailable when the
+  // database does not answer (or refuses the login), store_error when it refuses the tables.
+  void connect();
+  ~postgres_store() override;
+  postgres_store(const postgres_store&) = delete;
+  postgres_store& operator=(const postgres_store&) = delete;
+
+  void append(std::span<const record> batch) override;
+  raw_page read_raw(const raw_query& q) override;
+  std::uint64_t apply_retention(const retention& r, std::int64_t now) override;
+
+private:
+  struct connection;
+  std::unique_ptr<connection> writer_;
+  std::unique_ptr<connection> reader_;
+};
+
+}  // namespace uactor::history

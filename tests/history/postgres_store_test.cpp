@@ -1,0 +1,252 @@
+// The PostgreSQL history store against a real PostgreSQL (Debian's, started by the test in a temp
+// folder on a Unix socket): batches in, ranges out in both directions, resumed pages, monthly
+// partitions and retention, one value stored once when two servers (or a retried batch) write it,
+// and the historian keeping every value through a database restart.
+#include <catch2/catch.hpp>
+
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <caf/all.hpp>
+
+#include "actors/server/historian_actor.hpp"
+#include "history/postgres_store.hpp"
+#include "tests/history/postgres_server.hpp"
+
+using namespace uactor;
+using namespace std::chrono_literals;
+using test::postgres_server;
+
+namespace {
+
+ua::data_value pg_value_at(double v, std::int64_t ticks, std::int64_t server_ticks) {
+  ua::data_value d;
+  d.set_value(v);
+  d.source_timestamp.ticks = ticks;
+  d.has_source_timestamp = true;
+  d.server_timestamp.ticks = server_ticks;
+  d.has_server_timestamp = true;
+  return d;
+}
+
+std::vector<history::record> pg_ramp(const char* node, int count, std::int64_t first, std::int64_t step,
+                                     std::int64_t server_offset = 1) {
+  std::vector<history::record> batch;
+  for (int i = 0; i < count; ++i) batch.push_back({node, pg_value_at(i, first + i * step, first + i * step + server_offset)});
+  return batch;
+}
+
+std::vector<double> pg_doubles(const history::raw_page& p) {
+  std::vector<double> out;
+  for (const auto& v : p.values) out.push_back(*v.value.get_if<double>());
+  return out;
+}
+
+history::raw_query pg_range(const char* node, std::int64_t from, std::int64_t to) {
+  history::raw_query q;
+  q.node = node;
+  q.from = from;
+  q.to = to;
+  return q;
+}
+
+// One PostgreSQL for the cases that do not stop it; each case gets a database of its own.
+postgres_server& shared_server() {
+  static postgres_server server;
+  static const bool started = server.start();
+  INFO(server.log());
+  REQUIRE(started);
+  return server;
+}
+
+std::string fresh_database(postgres_server& server) {
+  static std::atomic<int> n{0};
+  const std::string name = "t" + std::to_string(n++);
+  PGconn* c = PQconnectdb(server.conninfo().c_str());
+  PGresult* r = PQexec(c, ("CREATE DATABASE " + name).c_str());
+  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  INFO(PQerrorMessage(c));
+  PQclear(r);
+  PQfinish(c);
+  REQUIRE(ok);
+  return server.conninfo() + " dbname=" + name;
+}
+
+std::int64_t scalar(const std::string& conninfo, const std::string& sql) {
+  PGconn* c = PQconnectdb(conninfo.c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  INFO(sql << ": " << PQerrorMessage(c));
+  const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+  const std::int64_t v = ok ? std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10) : -1;
+  PQclear(r);
+  PQfinish(c);
+  REQUIRE(ok);
+  return v;
+}
+
+constexpr std::int64_t pg_day = 86'400LL * ua::date_time::ticks_per_second;
+// 2026-01-01T00:00:00Z in DateTime ticks.
+constexpr std::int64_t pg_jan_2026 = ua::date_time::unix_epoch_ticks + 1'767'225'600LL * ua::date_time::ticks_per_second;
+
+}  // namespace
+
+TEST_CASE("postgres_store: a batch comes back in time order, forwards, backwards and in pages", "[history][postgres]") {
+  auto& server = shared_server();
+  history::postgres_store store(fresh_database(server));
+  store.connect();
+  store.append(pg_ramp("ns=1;s=A", 10, 1000, 10));
+  store.append(pg_ramp("ns=1;s=B", 3, 1000, 10));
+  auto q = pg_range("ns=1;s=A", 1000, 1050);  // [1000, 1050): 5 values
+  auto page = store.read_raw(q);
+  CHECK(pg_doubles(page) == std::vector<double>{0, 1, 2, 3, 4});
+  CHECK_FALSE(page.more);
+  CHECK(page.values[0].server_timestamp.ticks == 1001);  // the whole DataValue is kept
+  q.reverse = true;
+  CHECK(pg_doubles(store.read_raw(q)) == std::vector<double>{4, 3, 2, 1, 0});
+  q.to_inclusive = true;
+  CHECK(pg_doubles(store.read_raw(q)).front() == 5);
+  CHECK(store.read_raw(pg_range("ns=1;s=C", 0, 1'000'000)).values.empty());  // an unknown node
+
+  // Seven values at one time, in pages of three: each once, in the order they came.
+  store.append(pg_ramp("same", 7, 5000, 0, 0));
+  auto p = pg_range("same", 0, 10'000);
+  p.limit = 3;
+  std::vector<double> all;
+  for (int pages = 0; pages < 10; ++pages) {
+    const auto got = store.read_raw(p);
+    for (double v : pg_doubles(got)) all.push_back(v);
+    if (!got.more) break;
+    p.after = got.last;
+  }
+  CHECK(all == std::vector<double>{0, 1, 2, 3, 4, 5, 6});
+  p.reverse = true;
+  p.after.reset();
+  all.clear();
+  for (int pages = 0; pages < 10; ++pages) {
+    const auto got = store.read_raw(p);
+    for (double v : pg_doubles(got)) all.push_back(v);
+    if (!got.more) break;
+    p.after = got.last;
+  }
+  CHECK(all == std::vector<double>{6, 5, 4, 3, 2, 1, 0});
+}
+
+TEST_CASE("postgres_store: a value is stored once, whichever server or retry writes it", "[history][postgres]") {
+  auto& server = shared_server();
+  const auto db = fresh_database(server);
+  history::postgres_store first(db), second(db);
+  first.connect();
+  second.connect();
+  // The two servers of a redundant pair record the same source values, each with its own
+  // ServerTimestamp, and one batch goes in twice (a COMMIT whose answer was lost).
+  first.append(pg_ramp("tag", 100, pg_jan_2026, ua::date_time::ticks_per_second, 3));
+  second.append(pg_ramp("tag", 100, pg_jan_2026, ua::date_time::ticks_per_second, 7));
+  first.append(pg_ramp("tag", 100, pg_jan_2026, ua::date_time::ticks_per_second, 3));
+  const auto page = second.read_raw(pg_range("tag", 0, pg_jan_2026 + pg_day));
+  REQUIRE(page.values.size() == 100);
+  CHECK(page.values[0].server_timestamp.ticks == pg_jan_2026 + 3);  // the first writer's
+  // A different value at the same time is another record.
+  auto other = pg_ramp("tag", 1, pg_jan_2026, 0, 9);
+  other[0].value.set_value(42.0);
+  second.append(other);
+  CHECK(first.read_raw(pg_range("tag", 0, pg_jan_2026 + pg_day)).values.size() == 101);
+}
+
+TEST_CASE("postgres_store: months are partitions; retention drops old ones whole and trims by count", "[history][postgres]") {
+  auto& server = shared_server();
+  const auto db = fresh_database(server);
+  history::postgres_store store(db);
+  store.connect();
+  // Ten values a day for 90 days from 2026-01-01: January, February, March, plus a value without
+  // any timestamp (DateTime 0, January 1601) and one past year 9999 (the catch-all partition).
+  std::vector<history::record> batch;
+  for (int d = 0; d < 90; ++d)
+    for (int i = 0; i < 10; ++i) batch.push_back({"n", pg_value_at(d * 10 + i, pg_jan_2026 + d * pg_day + i, 0)});
+  ua::data_value untimed;
+  untimed.set_value(-1.0);
+  batch.push_back({"n", untimed});
+  batch.push_back({"n", pg_value_at(-2, std::numeric_limits<std::int64_t>::max() - 5, 0)});
+  store.append(batch);
+  CHECK(scalar(db, "SELECT count(*) FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent "
+                   "WHERE p.relname = 'uactor_history_values'") == 5);  // 1601-01, 2026-01..03, other
+  CHECK(scalar(db, "SELECT count(*) FROM uactor_history_values_y2026m02") == 280);
+  CHECK(scalar(db, "SELECT count(*) FROM uactor_history_values_other") == 1);
+
+  // Keep 40 days as of 2026-03-31: January and 1601 go as partitions, February's first days by rows.
+  const std::int64_t now = pg_jan_2026 + 89 * pg_day;
+  const auto removed = store.apply_retention({40, 0}, now);
+  CHECK(removed == 1 + 310 + (49 - 31) * 10);
+  CHECK(scalar(db, "SELECT count(*) FROM pg_class WHERE relname = 'uactor_history_values_y2026m01'") == 0);
+  const auto left = store.read_raw(pg_range("n", 0, std::numeric_limits<std::int64_t>::max()));
+  CHECK(left.values.size() == 900 - 490 + 1);
+  CHECK(*left.values.front().value.get_if<double>() == 490);
+  // By count: each node keeps its newest 5.
+  CHECK(store.apply_retention({0, 5}, now) == 900 - 490 + 1 - 5);
+  CHECK(pg_doubles(store.read_raw(pg_range("n", 0, std::numeric_limits<std::int64_t>::max()))).front() == 896);
+  // A value for January again: its partition comes back.
+  store.append(pg_ramp("n", 1, pg_jan_2026, 0));
+  CHECK(store.read_raw(pg_range("n", pg_jan_2026, pg_jan_2026 + 1)).values.size() == 1);
+}
+
+TEST_CASE("postgres_store: a database that is down is unavailable, and the store reconnects when it is back", "[history][postgres]") {
+  postgres_server server;
+  REQUIRE(server.initialized());
+  history::postgres_store never(server.conninfo());
+  CHECK_THROWS_AS(never.connect(), history::store_unavailable);  // not started yet
+  REQUIRE(server.start());
+  history::postgres_store store(server.conninfo());
+  store.connect();
+  store.append(pg_ramp("n", 3, 1000, 10));
+  server.stop();
+  CHECK_THROWS_AS(store.append(pg_ramp("n", 3, 2000, 10)), history::store_unavailable);
+  CHECK_THROWS_AS(store.read_raw(pg_range("n", 0, 5000)), history::store_unavailable);
+  REQUIRE(server.start());
+  store.append(pg_ramp("n", 3, 2000, 10));
+  CHECK(store.read_raw(pg_range("n", 0, 5000)).values.size() == 6);
+}
+
+TEST_CASE("historian: values wait while PostgreSQL restarts, then every one arrives once", "[history][postgres]") {
+  postgres_server server;
+  INFO(server.log());
+  REQUIRE(server.start());
+  auto store = std::make_shared<history::postgres_store>(server.conninfo());
+  store->connect();
+  caf::actor_system_config cfg;
+  caf::actor_system sys(cfg);
+  actors::historian_options options;
+  options.max_queued_batches = 1'000;
+  options.retry_min = 50ms;
+  options.retry_max = 400ms;
+  auto h = actors::spawn_historian(sys, store, options, nullptr);
+  // Its actors end with the case, also one that fails (else the system's end waits for them).
+  struct stop_on_exit {
+    actors::historian& h;
+    ~stop_on_exit() {
+      caf::anon_send_exit(h.actor, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(h.reader, caf::exit_reason::user_shutdown);
+    }
+  } stop{h};
+  // 60 batches of 10 values, one every 20 ms; the database is down from the 15th to the 40th.
+  int sent = 0;
+  for (int b = 0; b < 60; ++b) {
+    if (b == 15) server.stop();
+    if (b == 40) REQUIRE(server.start());
+    std::vector<history::record> batch;
+    for (int i = 0; i < 10; ++i, ++sent)
+      batch.push_back({"ns=1;s=Flow", pg_value_at(sent, pg_jan_2026 + sent * ua::date_time::ticks_per_second, 0)});
+    REQUIRE(h.sink(std::move(batch)));
+    std::this_thread::sleep_for(20ms);
+  }
+  // Bounded: the retries are at most 400 ms apart.
+  std::size_t stored = 0;
+  for (int i = 0; i < 200 && stored < 600; ++i) {
+    std::this_thread::sleep_for(25ms);
+    stored = store->read_raw(pg_range("ns=1;s=Flow", 0, std::numeric_limits<std::int64_t>::max())).values.size();
+  }
+  const auto page = store->read_raw(pg_range("ns=1;s=Flow", 0, std::numeric_limits<std::int64_t>::max()));
+  REQUIRE(page.values.size() == 600);
+  for (std::size_t i = 0; i < page.values.size(); ++i) REQUIRE(*page.values[i].value.get_if<double>() == static_cast<double>(i));
+}
