@@ -1,18 +1,20 @@
-// The SQLite history store as the historian uses it: appends of batches of 1,000 Double values
-// (one transaction each) spread over some nodes, in values per second; then raw reads of one node
-// as HistoryRead pages them (1,000 and 10,000 values, forwards and backwards, from the middle of
-// the node's history), in microseconds per page: the time the session host spends in a
-// synchronous read (docs/decisions/0048). A fresh file in FOLDER (default: the working folder),
-// removed at the end.
-// Usage: history_store_bench [BATCHES] [NODES] [FOLDER]   (default: 200 batches, 10 nodes)
+// The history store as the historian uses it: appends of batches of 1,000 Double values (one
+// transaction each) spread over some nodes, in values per second; then raw reads of one node as
+// HistoryRead pages them (1,000 and 10,000 values, forwards and backwards, from the middle of the
+// node's history), in microseconds per page (docs/decisions/0048). SQLite: a fresh file in FOLDER
+// (default: the working folder), removed at the end. PostgreSQL: the database of CONNINFO (a libpq
+// connection string; use an empty database: its tables are created and left there).
+// Usage: history_store_bench [BATCHES] [NODES] [FOLDER | --postgres CONNINFO]   (default: 200 batches, 10 nodes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "history/postgres_store.hpp"
 #include "history/sqlite_store.hpp"
 
 using namespace uactor;
@@ -32,14 +34,25 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int batches = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
   const int nodes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 10;
-  const std::filesystem::path folder = argc > 3 ? argv[3] : ".";
+  const bool postgres = argc > 4 && std::string(argv[3]) == "--postgres";
+  const std::filesystem::path folder = argc > 3 && !postgres ? argv[3] : ".";
   const auto path = (folder / "history_store_bench.sqlite").string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  if (!postgres)
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   constexpr int batch_size = 1'000;
   constexpr std::int64_t t0 = 133'000'000'000'000'000;  // 2022, in DateTime ticks
   constexpr std::int64_t step = 10'000;                 // 1 ms
   {
-    history::sqlite_store store(path);
+    std::unique_ptr<history::history_store> opened;
+    if (postgres) {
+      auto pg = std::make_unique<history::postgres_store>(argv[4]);
+      pg->connect();
+      opened = std::move(pg);
+    } else {
+      opened = std::make_unique<history::sqlite_store>(path);
+    }
+    history::history_store& store = *opened;
+    std::printf("store: %s\n", postgres ? "PostgreSQL" : path.c_str());
     std::vector<history::record> batch(batch_size);
     for (int i = 0; i < batch_size; ++i) batch[static_cast<std::size_t>(i)].node = "ns=1;s=Bench.Node" + std::to_string(i % nodes);
     std::vector<double> per_batch;
@@ -82,6 +95,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  if (!postgres)
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   return 0;
 }

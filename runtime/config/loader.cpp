@@ -2157,11 +2157,12 @@ private:
     s.choice("backend", {"sqlite", "postgresql"}, h.backend);
     if (h.backend == "postgresql") {
       // A libpq connection string or URI; the database is reached when the server opens.
-      if (t->get("path")) c_.error(*t->get("path"), s.key("path"), "a SQLite file: backend \"postgresql\" takes `connection`");
+      if (std::string file; s.string("path", file))
+        c_.error(*t->get("path"), s.key("path"), "a SQLite file: backend \"postgresql\" takes `connection`");
       if (!s.string("connection", h.connection) || h.connection.empty())
         c_.error(t->get("connection") ? t->get("connection")->source() : t->source(), s.key("connection"),
                  "backend \"postgresql\" needs a connection string (\"host=/run/postgresql dbname=plant\" or a postgresql:// URI)");
-    } else if (t->get("connection")) {
+    } else if (std::string info; s.string("connection", info)) {
       c_.error(*t->get("connection"), s.key("connection"), "a PostgreSQL connection: backend \"sqlite\" takes `path`");
     }
     if (h.backend == "sqlite") h.path = "uactor-history.sqlite";
