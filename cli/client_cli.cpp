@@ -1,6 +1,7 @@
 // The client subcommands of the `uactor` CLI: their arguments and what every command shares
 // (finishing with an exit code). Connecting and `endpoints`: client_cli_connect.cpp; read, write,
-// browse, call: client_cli_services.cpp; subscribe: client_cli_subscribe.cpp; the text forms of
+// browse, call: client_cli_services.cpp; subscribe: client_cli_subscribe.cpp; history:
+// client_cli_history.cpp; the text forms of
 // values: client_cli_values.cpp (parsing) and client_cli_format.cpp (printing).
 #include "cli/client_cli.hpp"
 
@@ -142,6 +143,26 @@ void add_client_commands(CLI::App& app) {
   call->callback([a] {
     if (a->common.endpoint.empty() || a->object.empty() || a->method.empty()) usage("call: give ENDPOINT OBJECT METHOD");
     finish(run_call(a->common, a->object, a->method, a->rest));
+  });
+
+  auto hist = std::make_shared<history_args>();
+  auto* history = app.add_subcommand(
+      "history", "a node's history (HistoryRead): uactor history ENDPOINT NODE [--start T] [--end T] [--aggregate NAME --interval MS]");
+  add_common(history, a->common);
+  history->add_option("node", hist->node, "NodeId of a historizing variable");
+  history->add_option("--start", hist->start, "from: 2026-12-01T08:00:00Z, now, or before now as -90s, -15m, -2h, -7d (default: an hour before --end)");
+  history->add_option("--end", hist->end, "to (not included), as --start takes")->capture_default_str();
+  history->add_option("--max", hist->max_values, "at most this many values (0: all)")->capture_default_str();
+  history->add_flag("--bounds", hist->bounds, "raw: also the values just outside the range (Part 11 §4.6)");
+  history->add_option("--aggregate", hist->aggregate,
+                      "one value per interval instead of raw values: a Part 13 aggregate (Average, Minimum, Maximum, "
+                      "Count, TimeAverage, Interpolative, ...; docs/history.md lists them)");
+  history->add_option("--interval", hist->interval_ms, "with --aggregate: the interval in ms (0: one over the range)")
+      ->capture_default_str();
+  history->add_flag("--csv", hist->csv, "CSV with a header line: sourceTimestamp,value,status,serverTimestamp");
+  history->callback([a, hist] {
+    need_endpoint(a->common, "history");
+    finish(run_history(a->common, *hist));
   });
 
   auto sub = std::make_shared<subscribe_args>();

@@ -113,4 +113,18 @@ struct subscribe_args {
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes);
 
+// history (client_cli_history.cpp): a node's raw history, or an aggregate per interval, one value
+// per line (text, --json or --csv).
+struct history_args {
+  std::string node;
+  std::string start;               // empty: an hour before end
+  std::string end = "now";
+  std::uint64_t max_values = 0;    // 0: all (continuation points followed)
+  bool bounds = false;             // raw: the bounding values too (Part 11 §4.6)
+  std::string aggregate;           // a Part 13 name (Average) or its NodeId; empty: raw values
+  double interval_ms = 60'000;     // with aggregate; 0: one interval over the range
+  bool csv = false;
+};
+int run_history(const common_args& a, const history_args& h);
+
 }  // namespace uactor::app::client_cli

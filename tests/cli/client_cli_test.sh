@@ -7,7 +7,7 @@
 # - each mode (sign, encrypt; none refused) with each identity (anonymous, UserName with the
 #   password from a file and from $UACTOR_PASSWORD, X509), and a wrong password;
 # - read, write (typed by the node and by --type), browse as a tree, call, subscribe, endpoints,
-#   with --json parsed (python3) and every exit code: 0, 1, 2, 3.
+#   history (raw, --csv, an aggregate), with --json parsed (python3) and every exit code: 0, 1, 2, 3.
 #
 #   client_cli_test.sh UACTOR
 #
@@ -79,11 +79,12 @@ mkdir -p "$tmp/once" && cp -r "$client_pki/own" "$tmp/once/own"
 "$uactor" certs create --pki "$tmp/server" --name uactor --uri urn:127.0.0.1:uactor:server --host 127.0.0.1 \
     >"$tmp/create.out" 2>&1 || { cat "$tmp/create.out"; echo "FAIL certs create (server)"; exit 1; }
 
-"$uactor" run --host 127.0.0.1 --port 0 --pki "$tmp/server" --writer-interval 50 \
+# In $tmp: the embedded default's history file (uactor-history.sqlite, Demo.Dynamic.*) is its own.
+(cd "$tmp" && exec "$uactor" run --host 127.0.0.1 --port 0 --pki "$tmp/server" --writer-interval 50 \
     --security Basic256Sha256:SignAndEncrypt,Aes256_Sha256_RsaPss:Sign \
     --trust "$client_pki/own/certs/uactor-client.der" --trust "$user_cert" --user operator:s3cret \
     --nodeset "$here/../fuzz/nodeset_seeds/small.NodeSet2.xml" \
-    >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
+    >"$tmp/server.out" 2>"$tmp/server.err" </dev/null) &
 server_pid=$!
 url=""
 for _ in $(seq 1 300); do
@@ -245,6 +246,34 @@ expect "subscribe --queue 2 --discard-newest --trigger status-value-timestamp" 0
 expect "subscribe --deadband without its type: exit 2" 2 "--deadband-type" "$uactor" subscribe "$url" "ns=1;s=Demo.Dynamic.Counter" \
     --deadband 1 "${u[@]}"
 expect "subscribe to an unknown node: exit 1" 1 "BadNodeIdUnknown" "$uactor" subscribe "$url" "ns=1;s=no.such" --count 1 "${u[@]}"
+
+# ---- history (docs/history.md): the embedded default records Demo.Dynamic.* from the start
+counter="ns=1;s=Demo.Dynamic.Counter"
+for _ in $(seq 1 50); do
+    timeout 30 "$uactor" history "$url" "$counter" --start -10m "${u[@]}" --json >"$tmp/out" 2>"$tmp/err" </dev/null
+    [ "$(wc -l <"$tmp/out")" -ge 3 ] && break
+    sleep 0.2
+done
+json "history --json: the Counter's recorded values, in time order" "
+assert len(lines) >= 3, lines
+vals = [l['value']['value'] for l in lines]
+times = [l['sourceTimestamp'] for l in lines]
+assert vals == sorted(vals) and times == sorted(times), lines
+assert all(l['node'] == '$counter' and l['status'] == 'Good' and l['serverTimestamp'].endswith('Z') for l in lines), lines
+"
+run "history --max 2 --csv" 0 "$uactor" history "$url" "$counter" --start -10m --max 2 --csv "${u[@]}" &&
+    if [ "$(head -n 1 "$tmp/out")" = "sourceTimestamp,value,status,serverTimestamp" ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] &&
+        sed -n 2p "$tmp/out" | grep -qE '^20[0-9-]+T[0-9:.]+Z,[0-9]+,Good,20'; then pass "history --max 2 --csv: a header and two rows"
+    else fail "history --csv: $(cat "$tmp/out")"; fi
+run "history --aggregate Count --interval 0" 0 "$uactor" history "$url" "$counter" --start -10m --aggregate Count --interval 0 "${u[@]}" --json &&
+    json "history --aggregate Count: one interval, a count" "
+assert len(lines) == 1 and lines[0]['value']['value'] >= 3, lines
+"
+expect "history --aggregate of another name: exit 2, naming the served ones" 2 "one of Interpolative, Average" \
+    "$uactor" history "$url" "$counter" --aggregate Mean "${u[@]}"
+expect "history --start that is no time: exit 2" 2 "is not a time" "$uactor" history "$url" "$counter" --start yesterday "${u[@]}"
+expect "history of a variable that does not historize: exit 1" 1 "BadHistoryOperationUnsupported" \
+    "$uactor" history "$url" "ns=1;s=the.answer" "${u[@]}"
 
 # ---- usage (2) and connection (3) errors
 expect "no endpoint: exit 2" 2 "give an endpoint" "$uactor" read

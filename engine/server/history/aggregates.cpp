@@ -29,46 +29,47 @@ enum class kind {
 struct served {
   std::uint32_t node;
   kind what;
+  std::string_view name;  // the AggregateFunction's BrowseName (Part 13 §5.4)
 };
 
 constexpr std::array<served, 37> table{{
-    {id::aggregate_function_interpolative, kind::interpolative},
-    {id::aggregate_function_average, kind::average},
-    {id::aggregate_function_time_average, kind::time_average},
-    {id::aggregate_function_time_average2, kind::time_average2},
-    {id::aggregate_function_total, kind::total},
-    {id::aggregate_function_total2, kind::total2},
-    {id::aggregate_function_minimum, kind::minimum},
-    {id::aggregate_function_maximum, kind::maximum},
-    {id::aggregate_function_minimum_actual_time, kind::minimum_actual_time},
-    {id::aggregate_function_maximum_actual_time, kind::maximum_actual_time},
-    {id::aggregate_function_range, kind::range},
-    {id::aggregate_function_minimum2, kind::minimum2},
-    {id::aggregate_function_maximum2, kind::maximum2},
-    {id::aggregate_function_minimum_actual_time2, kind::minimum_actual_time2},
-    {id::aggregate_function_maximum_actual_time2, kind::maximum_actual_time2},
-    {id::aggregate_function_range2, kind::range2},
-    {id::aggregate_function_count, kind::count},
-    {id::aggregate_function_annotation_count, kind::annotation_count},
-    {id::aggregate_function_duration_in_state_zero, kind::duration_in_state_zero},
-    {id::aggregate_function_duration_in_state_non_zero, kind::duration_in_state_non_zero},
-    {id::aggregate_function_number_of_transitions, kind::number_of_transitions},
-    {id::aggregate_function_start, kind::start},
-    {id::aggregate_function_end, kind::end},
-    {id::aggregate_function_delta, kind::delta},
-    {id::aggregate_function_start_bound, kind::start_bound},
-    {id::aggregate_function_end_bound, kind::end_bound},
-    {id::aggregate_function_delta_bounds, kind::delta_bounds},
-    {id::aggregate_function_duration_good, kind::duration_good},
-    {id::aggregate_function_duration_bad, kind::duration_bad},
-    {id::aggregate_function_percent_good, kind::percent_good},
-    {id::aggregate_function_percent_bad, kind::percent_bad},
-    {id::aggregate_function_worst_quality, kind::worst_quality},
-    {id::aggregate_function_worst_quality2, kind::worst_quality2},
-    {id::aggregate_function_standard_deviation_sample, kind::standard_deviation_sample},
-    {id::aggregate_function_standard_deviation_population, kind::standard_deviation_population},
-    {id::aggregate_function_variance_sample, kind::variance_sample},
-    {id::aggregate_function_variance_population, kind::variance_population},
+    {id::aggregate_function_interpolative, kind::interpolative, "Interpolative"},
+    {id::aggregate_function_average, kind::average, "Average"},
+    {id::aggregate_function_time_average, kind::time_average, "TimeAverage"},
+    {id::aggregate_function_time_average2, kind::time_average2, "TimeAverage2"},
+    {id::aggregate_function_total, kind::total, "Total"},
+    {id::aggregate_function_total2, kind::total2, "Total2"},
+    {id::aggregate_function_minimum, kind::minimum, "Minimum"},
+    {id::aggregate_function_maximum, kind::maximum, "Maximum"},
+    {id::aggregate_function_minimum_actual_time, kind::minimum_actual_time, "MinimumActualTime"},
+    {id::aggregate_function_maximum_actual_time, kind::maximum_actual_time, "MaximumActualTime"},
+    {id::aggregate_function_range, kind::range, "Range"},
+    {id::aggregate_function_minimum2, kind::minimum2, "Minimum2"},
+    {id::aggregate_function_maximum2, kind::maximum2, "Maximum2"},
+    {id::aggregate_function_minimum_actual_time2, kind::minimum_actual_time2, "MinimumActualTime2"},
+    {id::aggregate_function_maximum_actual_time2, kind::maximum_actual_time2, "MaximumActualTime2"},
+    {id::aggregate_function_range2, kind::range2, "Range2"},
+    {id::aggregate_function_count, kind::count, "Count"},
+    {id::aggregate_function_annotation_count, kind::annotation_count, "AnnotationCount"},
+    {id::aggregate_function_duration_in_state_zero, kind::duration_in_state_zero, "DurationInStateZero"},
+    {id::aggregate_function_duration_in_state_non_zero, kind::duration_in_state_non_zero, "DurationInStateNonZero"},
+    {id::aggregate_function_number_of_transitions, kind::number_of_transitions, "NumberOfTransitions"},
+    {id::aggregate_function_start, kind::start, "Start"},
+    {id::aggregate_function_end, kind::end, "End"},
+    {id::aggregate_function_delta, kind::delta, "Delta"},
+    {id::aggregate_function_start_bound, kind::start_bound, "StartBound"},
+    {id::aggregate_function_end_bound, kind::end_bound, "EndBound"},
+    {id::aggregate_function_delta_bounds, kind::delta_bounds, "DeltaBounds"},
+    {id::aggregate_function_duration_good, kind::duration_good, "DurationGood"},
+    {id::aggregate_function_duration_bad, kind::duration_bad, "DurationBad"},
+    {id::aggregate_function_percent_good, kind::percent_good, "PercentGood"},
+    {id::aggregate_function_percent_bad, kind::percent_bad, "PercentBad"},
+    {id::aggregate_function_worst_quality, kind::worst_quality, "WorstQuality"},
+    {id::aggregate_function_worst_quality2, kind::worst_quality2, "WorstQuality2"},
+    {id::aggregate_function_standard_deviation_sample, kind::standard_deviation_sample, "StandardDeviationSample"},
+    {id::aggregate_function_standard_deviation_population, kind::standard_deviation_population, "StandardDeviationPopulation"},
+    {id::aggregate_function_variance_sample, kind::variance_sample, "VarianceSample"},
+    {id::aggregate_function_variance_population, kind::variance_population, "VariancePopulation"},
 }};
 
 const served* find(const ua::node_id& n) {
@@ -158,6 +159,17 @@ ua::data_value compute(kind k, const interval_input& in) {
 }
 
 }  // namespace
+
+std::optional<ua::node_id> aggregate_named(std::string_view name) {
+  for (const auto& s : table)
+    if (s.name == name) return ua::node_id{0, s.node};
+  return std::nullopt;
+}
+
+std::string_view aggregate_name(const ua::node_id& aggregate) {
+  const served* s = find(aggregate);
+  return s ? s->name : std::string_view{};
+}
 
 std::span<const ua::node_id> served_aggregates() {
   static const auto ids = [] {

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "uactor/ua/builtin_types.hpp"
@@ -27,6 +29,10 @@ struct aggregate_configuration {
 // The aggregates served, by their ns0 NodeId (AggregateFunction_Average, ...): the list the
 // server's AggregateFunctions folder shows.
 std::span<const ua::node_id> served_aggregates();
+// A served aggregate by its BrowseName ("Average", "TimeAverage2"), and the other way ("" for one
+// not served).
+std::optional<ua::node_id> aggregate_named(std::string_view name);
+std::string_view aggregate_name(const ua::node_id& aggregate);
 
 // Part 11 §6.5.4 ReadProcessedDetails (§6.4.4 in v1.04) for one node and one aggregate.
 // raw: the node's values sorted by SourceTimestamp (ties: storage order), covering the range and
