@@ -1,6 +1,7 @@
 // The client subcommands of the `uactor` CLI: their arguments and what every command shares
 // (finishing with an exit code). Connecting and `endpoints`: client_cli_connect.cpp; read, write,
-// browse, call: client_cli_services.cpp; subscribe: client_cli_subscribe.cpp; the text forms of
+// browse, call: client_cli_services.cpp; subscribe: client_cli_subscribe.cpp; alarms:
+// client_cli_alarms.cpp; the text forms of
 // values: client_cli_values.cpp (parsing) and client_cli_format.cpp (printing).
 #include "cli/client_cli.hpp"
 
@@ -142,6 +143,27 @@ void add_client_commands(CLI::App& app) {
   call->callback([a] {
     if (a->common.endpoint.empty() || a->object.empty() || a->method.empty()) usage("call: give ENDPOINT OBJECT METHOD");
     finish(run_call(a->common, a->object, a->method, a->rest));
+  });
+
+  auto al = std::make_shared<alarms_args>();
+  auto* alarms = app.add_subcommand(
+      "alarms",
+      "an operator's alarm commands: uactor alarms ENDPOINT list | ack CONDITION | shelve CONDITION (--for S | "
+      "--one-shot) | unshelve CONDITION");
+  add_common(alarms, a->common);
+  alarms->add_option("action", al->action, "list, ack, shelve or unshelve")
+      ->check(CLI::IsMember({"list", "ack", "shelve", "unshelve"}));
+  alarms->add_option("condition", al->condition, "the condition's NodeId (its ConditionId), e.g. ns=2;s=Tank.Level.Alarm");
+  alarms->add_option("--root", al->root, "list: the node whose hierarchy is searched for conditions (default i=85, Objects)");
+  alarms->add_option("--max-nodes", al->max_nodes, "list: stop the walk after this many Objects")->capture_default_str();
+  alarms->add_option("--for", al->seconds, "shelve: TimedShelve for this many seconds")->check(CLI::PositiveNumber);
+  alarms->add_flag("--one-shot", al->one_shot, "shelve: OneShotShelve (until the alarm is next inactive)");
+  alarms->add_option("--comment", al->comment,
+                     "ack: the comment; shelve, unshelve: call the 1.05 methods that take one (TimedShelve2, ...)");
+  alarms->callback([a, al] {
+    need_endpoint(a->common, "alarms");
+    if (al->action.empty()) usage("alarms: give list, ack, shelve or unshelve");
+    finish(run_alarms(a->common, *al));
   });
 
   auto sub = std::make_shared<subscribe_args>();

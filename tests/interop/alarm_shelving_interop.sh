@@ -2,7 +2,8 @@
 # Conditions as nodes and shelving (docs/decisions/0053) served by `uactor run --config`: a discrete
 # alarm on a Boolean the client writes, MaxTimeShelved 60 s; node-opcua's client
 # (node_alarm_shelving.js) browses the condition, reads and subscribes to its Variables, shelves it
-# (timed and one-shot), unshelves it, sees the server unshelve it by itself, acknowledges it.
+# (timed and one-shot), unshelves it, sees the server unshelve it by itself, acknowledges it; then
+# `uactor alarms` lists, shelves, unshelves and acknowledges the same condition.
 #
 #   bash alarm_shelving_interop.sh UACTOR_BINARY
 #
@@ -69,4 +70,26 @@ cat "$tmp/client.out"
 if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/client.out"; then
     echo "alarm_shelving_interop: FAIL (node exit $status)"; tail -n 20 "$tmp/client.err"; tail -n 20 "$tmp/server.err"; exit 1
 fi
+echo "alarm_shelving_interop: node-opcua's client passed"
+
+# Our command line on the same condition: list, shelve, list, unshelve, ack (already acknowledged).
+cond="ns=2;s=Pump.Trip.Alarm"
+cli() { "$uactor" alarms "$url" "$@" 2>>"$tmp/cli.err"; }
+status_of() { local out; out="$(cli "$@")"; echo "${out%% *}"; }  # "Good (0x00000000)" -> Good
+line="$(cli list)"
+echo "alarms list: $line"
+case "$line" in
+    "$cond"$'\t'PumpTripAlarm$'\t'Active$'\t'Acknowledged$'\t'Unshelved$'\t'800$'\t'*) ;;
+    *) echo "alarm_shelving_interop: FAIL: uactor alarms list"; cat "$tmp/cli.err"; exit 1 ;;
+esac
+[ "$(status_of shelve "$cond" --for 30)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms shelve --for"; exit 1; }
+cli list | grep -q $'\tTimedShelved\t' || { echo "alarm_shelving_interop: FAIL: list after shelve"; exit 1; }
+[ "$(status_of unshelve "$cond" --comment back)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms unshelve"; exit 1; }
+[ "$(status_of shelve "$cond" --one-shot)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms shelve --one-shot"; exit 1; }
+cli list | grep -q $'\tOneShotShelved\t' || { echo "alarm_shelving_interop: FAIL: list after one-shot"; exit 1; }
+out="$(cli ack "$cond" --comment again)"; rc=$?
+if [ "$rc" -ne 1 ] || [ "${out%% *}" != "BadConditionBranchAlreadyAcked" ]; then
+    echo "alarm_shelving_interop: FAIL: ack of an acknowledged state: exit $rc, $out"; exit 1
+fi
+echo "alarm_shelving_interop: uactor alarms list, shelve --for, unshelve, shelve --one-shot, ack passed"
 echo "alarm_shelving_interop: all passed"

@@ -171,8 +171,16 @@ struct condition_manager::alarm {
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
   node_index shelving_node = no_node;
   std::uint32_t index = 0;  // in alarms_
-  // The Variables: the field of the event each mirrors, and its node (decision 0053).
-  std::vector<std::pair<field_key, node_index>> vars;
+  // The Variables: the field of the event each mirrors, its node, and where the field was in
+  // ev.fields last time (fields are appended, never removed: a hint that holds after the first event).
+  struct mirrored {
+    field_key key;
+    node_index node;
+    std::uint32_t at = 0;
+    bool fixed = false;  // the definition's (ConditionName, the limits, ...): written by the first event only
+  };
+  bool synced = false;  // the first event wrote every Variable
+  std::vector<mirrored> vars;
 
   bool two_state() const noexcept { return kind == alarm_kind::off_normal || kind == alarm_kind::discrete; }
   bool active() const noexcept {
@@ -505,7 +513,14 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
     as.add_reference(parent, as.find(node_id(0, c.reference)), *added);
     as.add_reference(*added, has_type, as.find(node_id(0, c.type_definition)));
     made.emplace_back(path, *added);
-    if (c.data_type) a.vars.emplace_back(fields_->intern(path), *added);
+    if (c.data_type) {
+      static constexpr std::string_view fixed_paths[] = {
+          "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
+          "BranchId", "InputNode", "MaxTimeShelved", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
+          "NormalState"};
+      const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
+      a.vars.push_back({fields_->intern(path), *added, 0, fixed});
+    }
     else if (path == "ShelvingState") a.shelving_node = *added;
     return status::good;
   };
@@ -541,17 +556,26 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
 
 void condition_manager::sync_nodes(alarm& a, address_space& as, const instant& now) {
   static const variant null_value;
-  for (const auto& [key, n] : a.vars) {
-    const variant* v = a.ev.find(key);
-    if (!v) v = &null_value;
+  auto& fields = a.ev.fields;
+  const bool all = !a.synced;
+  a.synced = true;
+  for (auto& m : a.vars) {
+    if (m.fixed && !all) continue;  // the same in every event
+    const variant* v = &null_value;
+    if (m.at < fields.size() && fields[m.at].key == m.key) {
+      v = &fields[m.at].value;
+    } else {
+      for (std::uint32_t i = 0; i < fields.size(); ++i)
+        if (fields[i].key == m.key) {
+          v = &fields[i].value;
+          m.at = i;
+          break;
+        }
+    }
+    const node_index n = m.node;
     const variable_data* var = as.variable(n);
     if (!var || (var->value.has_value && var->value.value == *v) || (!var->value.has_value && v->empty())) continue;
-    scratch_.value = *v;
-    scratch_.has_value = !v->empty();
-    scratch_.source_timestamp = a.time;
-    scratch_.server_timestamp = now.utc;
-    scratch_.has_source_timestamp = scratch_.has_server_timestamp = true;
-    as.set_value(n, scratch_);  // copied: scratch_ keeps its storage
+    as.assign_value(n, *v, a.time, now.utc);  // in place: no allocation once warm
   }
 }
 

@@ -148,7 +148,6 @@ private:
   // The Object of a condition, and of its ShelvingState, -> the alarm's position.
   std::unordered_map<ua::node_index, std::uint32_t> by_node_;
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
-  ua::data_value scratch_;               // the value sync_nodes stores, reused
   struct noted {
     std::uint32_t alarm;
     double value;
