@@ -1,7 +1,7 @@
 // The client subcommands of the `uactor` CLI: their arguments and what every command shares
 // (finishing with an exit code). Connecting and `endpoints`: client_cli_connect.cpp; read, write,
 // browse, call: client_cli_services.cpp; subscribe: client_cli_subscribe.cpp; history:
-// client_cli_history.cpp; the text forms of
+// client_cli_history.cpp; alarms: client_cli_alarms.cpp; the text forms of
 // values: client_cli_values.cpp (parsing) and client_cli_format.cpp (printing).
 #include "cli/client_cli.hpp"
 
@@ -163,6 +163,27 @@ void add_client_commands(CLI::App& app) {
   history->callback([a, hist] {
     need_endpoint(a->common, "history");
     finish(run_history(a->common, *hist));
+  });
+
+  auto al = std::make_shared<alarms_args>();
+  auto* alarms = app.add_subcommand(
+      "alarms",
+      "an operator's alarm commands: uactor alarms ENDPOINT list | ack CONDITION | shelve CONDITION (--for S | "
+      "--one-shot) | unshelve CONDITION");
+  add_common(alarms, a->common);
+  alarms->add_option("action", al->action, "list, ack, shelve or unshelve")
+      ->check(CLI::IsMember({"list", "ack", "shelve", "unshelve"}));
+  alarms->add_option("condition", al->condition, "the condition's NodeId (its ConditionId), e.g. ns=2;s=Tank.Level.Alarm");
+  alarms->add_option("--root", al->root, "list: the node whose hierarchy is searched for conditions (default i=85, Objects)");
+  alarms->add_option("--max-nodes", al->max_nodes, "list: stop the walk after this many Objects")->capture_default_str();
+  alarms->add_option("--for", al->seconds, "shelve: TimedShelve for this many seconds")->check(CLI::PositiveNumber);
+  alarms->add_flag("--one-shot", al->one_shot, "shelve: OneShotShelve (until the alarm is next inactive)");
+  alarms->add_option("--comment", al->comment,
+                     "ack: the comment; shelve, unshelve: call the 1.05 methods that take one (TimedShelve2, ...)");
+  alarms->callback([a, al] {
+    need_endpoint(a->common, "alarms");
+    if (al->action.empty()) usage("alarms: give list, ack, shelve or unshelve");
+    finish(run_alarms(a->common, *al));
   });
 
   auto sub = std::make_shared<subscribe_args>();

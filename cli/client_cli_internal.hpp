@@ -127,4 +127,17 @@ struct history_args {
 };
 int run_history(const common_args& a, const history_args& h);
 
+// alarms (client_cli_alarms.cpp): list the conditions below a node with their state, acknowledge
+// one, shelve or unshelve it (Part 9; docs/events.md "The condition as nodes").
+struct alarms_args {
+  std::string action;            // list, ack, shelve, unshelve
+  std::string condition;         // the ConditionId (not for list)
+  std::string root;              // list: where the walk starts (empty: Objects, i=85)
+  std::size_t max_nodes = 10'000;  // list: a bound on the Objects walked
+  double seconds = 0;            // shelve --for: TimedShelve
+  bool one_shot = false;         // shelve --one-shot: OneShotShelve
+  std::string comment;           // ack's comment; shelve and unshelve: the "2" methods with it
+};
+int run_alarms(const common_args& a, const alarms_args& al);
+
 }  // namespace uactor::app::client_cli

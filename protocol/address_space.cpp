@@ -348,6 +348,24 @@ status_code address_space::set_value(node_index n, data_value v) {
   return status::good;
 }
 
+status_code address_space::assign_value(node_index n, const variant& v, date_time source, date_time server) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (!has_variable_data(nodes_[n].cls)) return status::bad_attribute_id_invalid;
+  variable_data& var = variables_[nodes_[n].detail];
+  var.value.value = v;  // copy-assigned: the stored value keeps its storage when the type stays
+  var.value.has_value = !v.empty();
+  var.value.status = status::good;
+  var.value.has_status = false;
+  var.value.source_timestamp = source;
+  var.value.server_timestamp = server;
+  var.value.has_source_timestamp = var.value.has_server_timestamp = true;
+  var.value.has_source_picoseconds = var.value.has_server_picoseconds = false;
+  if (!observer_) return status::good;
+  if (var.monitored) observer_->value_changed(n, var.value);
+  if (var.historizing) observer_->historized_value_changed(n, var.value);
+  return status::good;
+}
+
 status_code address_space::set_minimum_sampling_interval(node_index n, double ms) {
   if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
   if (nodes_[n].cls != node_class::variable) return status::bad_attribute_id_invalid;

@@ -190,6 +190,10 @@ public:
   // Replaces a Variable's or VariableType's value; Bad_NodeIdUnknown or Bad_AttributeIdInvalid.
   // A node marked monitored tells the observer, after the value is stored; a historizing one too.
   status_code set_value(node_index n, data_value v);
+  // The same for a Good value with both timestamps, copied into the stored value, whose storage
+  // (strings, arrays) is reused when the type stays: a value rewritten often (a condition's state
+  // Variables) allocates nothing once warm.
+  status_code assign_value(node_index n, const variant& v, date_time source, date_time server);
   // Replaces a Variable's MinimumSamplingInterval (Part 3 §5.6.2; 0: changes are reported as they
   // happen), e.g. for a namespace-0 variable the server sets itself. Bad_NodeIdUnknown or
   // Bad_AttributeIdInvalid (not a Variable).

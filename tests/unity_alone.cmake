@@ -10,6 +10,7 @@ set(unity_alone
     engine/server/channel_security_test.cpp
     engine/server/discovery_test.cpp
     engine/server/events_test.cpp
+    engine/server/condition_nodes_test.cpp
     engine/server/history_processed_test.cpp
     engine/server/node_builder_test.cpp
     engine/server/secure_channel_state_test.cpp

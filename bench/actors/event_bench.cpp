@@ -11,8 +11,15 @@
 //                         (a transition and its event, with one event subscriber), a Publish and
 //                         a tick every 10 passes. Unit: ns per pass, p50/p99 of apply_values,
 //                         allocs per pass (all) and per evaluation (inside apply_values).
+//   conditions.memory/N   N limit alarms (HH/H/L/LL) added to a server whose N inputs exist: the
+//                         heap each condition takes (its Object, ~43 Variables and Objects, their
+//                         references at both ends, the alarm record and its kept event; glibc's
+//                         mallinfo2, in-use heap + mmap after minus before) and the nodes it adds
+//                         (docs/decisions/0053). Unit: bytes and nodes per condition, us per add.
 // Run: build/bench/actors/event_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -257,8 +264,62 @@ void alarms_pass(benchmark::State& st) {
   }
 }
 
+void conditions_memory(benchmark::State& st) {
+  const auto count = static_cast<std::size_t>(st.range(0));
+  for (auto _ : st) {
+    st.PauseTiming();
+    auto core = make_core(count + 1);
+    // One condition first, to learn how many nodes and Variables one takes: the store is then
+    // reserved for exactly `count` more inside the measurement (no growth slack, none left out).
+    limit_alarm probe;
+    probe.id = ua::node_id::string(1, "Probe.Alarm");
+    probe.input = ua::node_id(1, static_cast<std::uint32_t>(100'000 + count));
+    probe.name = "Probe";
+    probe.high = 70;
+    probe.low = 20;
+    probe.high_high = 90;
+    probe.low_low = 10;
+    const std::size_t n0 = core.space().size(), v0 = core.space().variable_count();
+    if (core.add_limit_alarm(probe, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
+    const std::size_t per_nodes = core.space().size() - n0, per_vars = core.space().variable_count() - v0;
+    const std::size_t nodes_before = core.space().size();
+    malloc_trim(0);
+    // In-use heap and mmap (glibc serves the store's big vectors from mmap; docs/performance.md
+    // "Heap per node").
+    const auto in_use = [] {
+      const auto m = mallinfo2();
+      return m.uordblks + m.hblkhd;
+    };
+    const std::size_t heap_before = in_use();
+    core.space().reserve(nodes_before + count * per_nodes, core.space().variable_count() + count * per_vars);
+    st.ResumeTiming();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < count; ++i) {
+      limit_alarm a;
+      a.id = ua::node_id::string(1, "Area" + std::to_string(i % 100) + ".Tank" + std::to_string(i) + ".Level.Alarm");
+      a.input = ua::node_id(1, static_cast<std::uint32_t>(100'000 + i));
+      a.name = "TankLevelAlarm";
+      a.high_high = 90;
+      a.high = 70;
+      a.low = 20;
+      a.low_low = 10;
+      a.deadband = 1;
+      if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    st.PauseTiming();
+    const std::size_t heap_after = in_use();
+    const double n = static_cast<double>(count);
+    st.counters["bytes/condition"] = (static_cast<double>(heap_after) - static_cast<double>(heap_before)) / n;
+    st.counters["nodes/condition"] = static_cast<double>(core.space().size() - nodes_before) / n;
+    st.counters["us/add"] = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
+    st.ResumeTiming();
+  }
+}
+
 }  // namespace
 
+BENCHMARK(conditions_memory)->Name("conditions.memory")->Arg(10'000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(events_fanout)->Name("events.fanout")->Arg(1)->Arg(20);
 BENCHMARK(alarms_pass)->Name("alarms.pass")->Arg(1000);
 BENCHMARK_MAIN();

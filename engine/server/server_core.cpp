@@ -317,12 +317,12 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
   }
   run_service(service, routed.target, channel_id, request_id, header, request, now, out);
   // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
-  if (conditions_->has_pending()) conditions_->process(*this, now);
+  if (conditions_->has_pending()) conditions_->process(space_, *this, now);
   return service;
 }
 
 void server_core::publish_tick(const instant& now) {
-  if (conditions_->has_pending()) conditions_->process(*this, now);  // values set outside a request
+  if (conditions_->has_pending()) conditions_->process(space_, *this, now);  // values set outside a request
   // CurrentTime (i=2258) is sampled on this tick while monitored (init_server_sampling): a date, no
   // allocation.
   if (current_time_ != ua::no_node) {
@@ -577,7 +577,7 @@ std::size_t server_core::apply_values(std::span<const value_update> values, cons
     space_.set_value(u.node.index, dv);  // copied: dv keeps its storage for the next value
   }
   if (metrics_) metrics_->host().values_applied.add(values.size() - dropped);
-  if (conditions_->has_pending()) conditions_->process(*this, now);
+  if (conditions_->has_pending()) conditions_->process(space_, *this, now);
   return dropped;
 }
 
@@ -597,6 +597,8 @@ void server_core::on_tick(const instant& now) {
     subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
   // Per tick, not per Read: the update copies ServerStatus (strings and all).
   update_server_time(space_, now.utc);
+  // Timed shelving runs out on this tick, not on a timer per condition (docs/decisions/0027, 0053).
+  conditions_->tick(space_, *this, now);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

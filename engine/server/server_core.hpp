@@ -106,7 +106,7 @@ public:
   // The application answered: the request it belongs to may be complete (application().completed()).
   void answer(app_answer&& a, const instant& now) {
     app_.answer(std::move(a), space_, now);
-    if (conditions_->has_pending()) conditions_->process(*this, now);  // a Write the application took
+    if (conditions_->has_pending()) conditions_->process(space_, *this, now);  // a Write the application took
   }
 
   // An event from the application or the server itself (docs/decisions/0018): its BaseEventType

@@ -192,6 +192,9 @@ struct limit_alarm {
   std::uint16_t severity_low_low = 900;
   bool enabled = true;
   bool exclusive = true;            // false: NonExclusiveLimitAlarmType
+  // MaxTimeShelved (Part 9 §5.8.2): the longest TimedShelve an operator may ask for, and the end
+  // of a OneShotShelve; 0: no such limit (a year at most then).
+  std::chrono::milliseconds max_time_shelved{0};
 };
 
 // An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
@@ -206,6 +209,7 @@ struct off_normal_alarm {
   variant normal = false;        // the normal value: Boolean or a number (not NaN)
   std::uint16_t severity = 500;  // while active (1 while normal)
   bool enabled = true;
+  std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
 };
 
 // A discrete alarm (Part 9 §5.8.24.1 DiscreteAlarmType, the base of OffNormalAlarmType): active
@@ -219,6 +223,7 @@ struct discrete_alarm {
   variant active = true;         // the value that makes it active: Boolean or a number (not NaN)
   std::uint16_t severity = 500;  // while active (1 otherwise)
   bool enabled = true;
+  std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
 };
 
 class server {

@@ -210,6 +210,7 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].name",
     "limit_alarms[].notifier",
     "limit_alarms[].enabled",
+    "limit_alarms[].max_time_shelved_ms",
     "limit_alarms[].high_high",
     "limit_alarms[].high",
     "limit_alarms[].low",
@@ -226,6 +227,7 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].name",
     "off_normal_alarms[].notifier",
     "off_normal_alarms[].enabled",
+    "off_normal_alarms[].max_time_shelved_ms",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
     "discrete_alarms[]",
@@ -234,6 +236,7 @@ constexpr std::string_view key_table[] = {
     "discrete_alarms[].name",
     "discrete_alarms[].notifier",
     "discrete_alarms[].enabled",
+    "discrete_alarms[].max_time_shelved_ms",
     "discrete_alarms[].active",
     "discrete_alarms[].severity",
     "logging",
@@ -1799,6 +1802,7 @@ private:
     node_id input;
     std::string name;
     bool enabled = true;
+    std::chrono::milliseconds max_time_shelved{0};  // Part 9 §5.8.2 MaxTimeShelved; 0: none
     bool ok = false;                                // id and input are usable
     const node_entry* input_entry = nullptr;        // null: not a node of this file
     const toml::node* input_at = nullptr;
@@ -1842,6 +1846,10 @@ private:
       a.name = text.substr(text.rfind('.') == std::string::npos ? 0 : text.rfind('.') + 1);
     }
     s.boolean("enabled", a.enabled);
+    // The longest shelving an operator may ask for (TimedShelve; a OneShotShelve ends after it too):
+    // a second to a year, as condition_manager takes it.
+    if (std::int64_t ms = 0; s.integer("max_time_shelved_ms", 1'000, 31'622'400'000, ms))
+      a.max_time_shelved = std::chrono::milliseconds(ms);
     if (s.string("notifier", notifier_text)) {
       if (auto n = node(notifier_text, *t.get("notifier"), s.key("notifier"))) {
         auto it = ids_.find(n->to_string());
@@ -1946,6 +1954,7 @@ private:
       a.input = common.input;
       a.name = common.name;
       a.enabled = common.enabled;
+      a.max_time_shelved = common.max_time_shelved;
       // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
       constexpr double huge = 1e300;
       struct named_limit {
@@ -2037,6 +2046,7 @@ private:
       a.input = common.input;
       a.name = common.name;
       a.enabled = common.enabled;
+      a.max_time_shelved = common.max_time_shelved;
       if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
@@ -2060,6 +2070,7 @@ private:
       a.input = common.input;
       a.name = common.name;
       a.enabled = common.enabled;
+      a.max_time_shelved = common.max_time_shelved;
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));

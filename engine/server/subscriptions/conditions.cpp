@@ -1,11 +1,12 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
 // §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
-// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), their methods and events. Every kind
-// shares the state, the methods and the events; only what makes it active (and the fields of its
-// type) differs.
-// docs/decisions/0018.
+// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), shelving (§5.8.17), their methods and
+// events, and each condition's Object with its Variables. Every kind shares the state, the methods,
+// the events and the nodes; only what makes it active (and the fields of its type) differs.
+// docs/decisions/0018, 0053.
 #include "engine/server/subscriptions/conditions.hpp"
 
+#include <cfloat>
 #include <cmath>
 
 #include "engine/server/secure_channel_state.hpp"
@@ -30,6 +31,42 @@ using ua::ids::has_type_definition;
 // The Part 9 methods (ns=0).
 constexpr std::uint32_t m_enable = 9027, m_disable = 9028, m_add_comment = 9029, m_refresh = 3875, m_refresh2 = 12912,
                         m_acknowledge = 9111, m_confirm = 9113;
+// ShelvedStateMachineType's methods (Part 9 §5.8.17), and AlarmConditionType's ShelvingState
+// instance declarations of them (a client may name either).
+constexpr std::uint32_t m_unshelve = 2947, m_one_shot_shelve = 2948, m_timed_shelve = 2949, m_timed_shelve2 = 24756,
+                        m_unshelve2 = 24758, m_one_shot_shelve2 = 24760;
+// The instance declaration's method -> the type's.
+std::uint32_t shelving_method_of(std::uint32_t m) {
+  switch (m) {
+    case 9211: return m_unshelve;
+    case 9212: return m_one_shot_shelve;
+    case 9213: return m_timed_shelve;
+    case 24738: return m_timed_shelve2;
+    case 24740: return m_unshelve2;
+    case 24742: return m_one_shot_shelve2;
+    case m_unshelve: case m_one_shot_shelve: case m_timed_shelve: case m_timed_shelve2: case m_unshelve2:
+    case m_one_shot_shelve2: return m;
+    default: return 0;
+  }
+}
+// ShelvedStateMachineType's states and transitions (§5.8.17.1).
+constexpr std::uint32_t shelf_unshelved = 2930, shelf_timed = 2932, shelf_one_shot = 2933;
+constexpr std::uint32_t tr_unshelved_to_timed = 2935, tr_unshelved_to_one_shot = 2936, tr_timed_to_unshelved = 2940,
+                        tr_timed_to_one_shot = 2942, tr_one_shot_to_unshelved = 2943, tr_one_shot_to_timed = 2945;
+const char* shelving_transition_name(std::uint32_t t) {
+  switch (t) {
+    case tr_unshelved_to_timed: return "UnshelvedToTimedShelved";
+    case tr_unshelved_to_one_shot: return "UnshelvedToOneShotShelved";
+    case tr_timed_to_unshelved: return "TimedShelvedToUnshelved";
+    case tr_timed_to_one_shot: return "TimedShelvedToOneShotShelved";
+    case tr_one_shot_to_unshelved: return "OneShotShelvedToUnshelved";
+    case tr_one_shot_to_timed: return "OneShotShelvedToTimedShelved";
+    default: return "";
+  }
+}
+// Without a MaxTimeShelved, the longest TimedShelve taken (a year): Part 9 lets the server refuse a
+// duration, and the deadline stays far from the steady clock's range.
+constexpr double longest_shelving_ms = 366.0 * 24 * 3600 * 1000;
 // ExclusiveLimitStateMachineType's states (Part 9 §5.8.12).
 constexpr std::uint32_t state_high_high = 9329, state_high = 9331, state_low = 9333, state_low_low = 9335;
 
@@ -121,7 +158,29 @@ struct condition_manager::alarm {
   ua_string user;
   std::string message;
   date_time time;
+  date_time active_since;   // ActiveState/TransitionTime: the last change of ActiveState
+  date_time comment_time;   // Comment/SourceTimestamp
+  date_time severity_time;  // LastSeverity/SourceTimestamp, Severity's last change
+  date_time quality_time;   // Quality/SourceTimestamp
+  // §5.8.17: the shelving state, its last transition (0: none yet), when it ends on its own.
+  condition_manager::shelving shelf = condition_manager::shelving::unshelved;
+  std::uint32_t last_transition = 0;
+  double max_time_shelved = 0;  // ms; 0: no MaxTimeShelved
+  bool has_deadline = false;
+  std::chrono::steady_clock::time_point unshelve_at{};
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
+  node_index shelving_node = no_node;
+  std::uint32_t index = 0;  // in alarms_
+  // The Variables: the field of the event each mirrors, its node, and where the field was in
+  // ev.fields last time (fields are appended, never removed: a hint that holds after the first event).
+  struct mirrored {
+    field_key key;
+    node_index node;
+    std::uint32_t at = 0;
+    bool fixed = false;  // the definition's (ConditionName, the limits, ...): written by the first event only
+  };
+  bool synced = false;  // the first event wrote every Variable
+  std::vector<mirrored> vars;
 
   bool two_state() const noexcept { return kind == alarm_kind::off_normal || kind == alarm_kind::discrete; }
   bool active() const noexcept {
@@ -135,7 +194,7 @@ struct condition_manager::alarm {
   bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
 };
 
-condition_manager::condition_manager(field_catalogue& f) {
+condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.condition_name = f.intern("ConditionName");
   k_.condition_class_id = f.intern("ConditionClassId");
   k_.condition_class_name = f.intern("ConditionClassName");
@@ -162,6 +221,17 @@ condition_manager::condition_manager(field_catalogue& f) {
   k_.limit_state_current = f.intern("LimitState/CurrentState");
   k_.limit_state_current_id = f.intern("LimitState/CurrentState/Id");
   k_.normal_state = f.intern("NormalState");
+  k_.active_state_transition_time = f.intern("ActiveState/TransitionTime");
+  k_.quality_source_timestamp = f.intern("Quality/SourceTimestamp");
+  k_.last_severity_source_timestamp = f.intern("LastSeverity/SourceTimestamp");
+  k_.comment_source_timestamp = f.intern("Comment/SourceTimestamp");
+  k_.suppressed_or_shelved = f.intern("SuppressedOrShelved");
+  k_.shelving_current = f.intern("ShelvingState/CurrentState");
+  k_.shelving_current_id = f.intern("ShelvingState/CurrentState/Id");
+  k_.shelving_last = f.intern("ShelvingState/LastTransition");
+  k_.shelving_last_id = f.intern("ShelvingState/LastTransition/Id");
+  k_.unshelve_time = f.intern("ShelvingState/UnshelveTime");
+  k_.max_time_shelved = f.intern("MaxTimeShelved");
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
     const std::string state = std::string(limit_name(l)) + "State";
     k_.limit_states[static_cast<std::size_t>(l) - 1] = f.intern(state);
@@ -175,6 +245,8 @@ bool condition_manager::active(std::size_t i) const noexcept { return alarms_[i]
 bool condition_manager::acked(std::size_t i) const noexcept { return alarms_[i]->acked; }
 bool condition_manager::confirmed(std::size_t i) const noexcept { return alarms_[i]->confirmed; }
 bool condition_manager::retain(std::size_t i) const noexcept { return alarms_[i]->retain(); }
+condition_manager::shelving condition_manager::shelving_state(std::size_t i) const noexcept { return alarms_[i]->shelf; }
+std::size_t condition_manager::variable_count(std::size_t i) const noexcept { return alarms_[i]->vars.size(); }
 const byte_string& condition_manager::last_event_id(std::size_t i) const noexcept {
   static const byte_string none;
   const variant* v = alarms_[i]->ev.find(field::event_id);
@@ -205,6 +277,8 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
     last = *lim;
   }
   if (a.low && a.high && !(*a.low < *a.high)) return status::bad_invalid_argument;
+  if (a.max_time_shelved.count() < 0 || a.max_time_shelved.count() > longest_shelving_ms)
+    return status::bad_invalid_argument;
 
   auto al = std::make_unique<alarm>();
   al->id = a.id;
@@ -221,6 +295,7 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   al->sev_l = a.severity_low;
   al->sev_ll = a.severity_low_low;
   al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   if (!a.exclusive) {
     al->kind = alarm_kind::non_exclusive_limit;
     al->type_id = non_exclusive_limit_alarm_type;
@@ -231,6 +306,7 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
 status_code condition_manager::add_two_state(std::unique_ptr<alarm> al, const variant& reference, address_space& as,
                                              event_sink& sink, const instant& now) {
   if (const status_code sc = check_new(al->id, al->name, al->input_id, as, al->input); sc.is_bad()) return sc;
+  if (al->max_time_shelved < 0 || al->max_time_shelved > longest_shelving_ms) return status::bad_invalid_argument;
   if (reference.is_array() || !discrete_of(reference, al->reference) || std::isnan(al->reference))
     return status::bad_invalid_argument;
   return insert(std::move(al), as, sink, now);
@@ -245,6 +321,7 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   al->name = a.name;
   al->sev_tripped = a.severity;
   al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   return add_two_state(std::move(al), a.normal, as, sink, now);
 }
 
@@ -257,6 +334,7 @@ status_code condition_manager::add(const discrete_alarm& a, address_space& as, e
   al->name = a.name;
   al->sev_tripped = a.severity;
   al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   return add_two_state(std::move(al), a.active, as, sink, now);
 }
 
@@ -273,22 +351,232 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   al.node = *added;
   al.type_node = as.find(node_id(0, al.type_id));
   as.add_reference(*added, as.find(node_id(0, has_type_definition)), al.type_node);
+  // Part 9 §5.5.1: the source (the input) finds its condition over HasCondition. A Variable has no
+  // Object components (Part 3 §7.7), so for Browse from the Objects folder the condition is a
+  // component of the input's parent Object, when it has one (the equipment: Tank -> Tank.Level.Alarm).
   as.add_reference(al.input, as.find(node_id(0, has_condition)), *added);
+  const node_index has_component = as.find(node_id(0, ids::has_component)), organizes = as.find(node_id(0, ids::organizes));
+  for (const reference& r : as.inverse_references(al.input)) {
+    if ((r.type == has_component || r.type == organizes) && as.at(r.target).cls == node_class::object) {
+      as.add_reference(r.target, has_component, *added);
+      break;
+    }
+  }
   as.set_monitored(al.input, true);
   al.source_name = std::string(as.at(al.input).browse_name);
-  al.time = now.utc;
+  al.time = al.active_since = al.comment_time = al.severity_time = al.quality_time = now.utc;
   al.message = al.name + " normal";
   const auto index = static_cast<std::uint32_t>(alarms_.size());
   const node_index input = al.input;
+  if (const status_code sc = add_nodes(al, as); sc.is_bad()) {
+    as.remove_node(al.node);  // its Variables and references go with it
+    return sc;
+  }
+  al.index = index;
+  by_node_[al.node] = index;
+  if (al.shelving_node != no_node) by_node_[al.shelving_node] = index;
   alarms_.push_back(std::move(owned));
   if (by_input_.size() <= input) by_input_.resize(input + 1);
   by_input_[input].push_back(index);
-  emit(al, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
+  emit(al, as, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
   const variable_data* var = as.variable(input);
   double v = 0;
   const bool usable = var && (al.two_state() ? discrete_of(var->value.value, v) : number_of(var->value.value, v));
-  if (usable) evaluate(al, v, var->value.status, sink, now);
+  if (usable) evaluate(al, v, var->value.status, as, sink, now);
   return status::good;
+}
+
+namespace {
+
+// One node below a condition (Part 9's instance declarations): its browse path from the condition
+// ("ActiveState/Id"), which is also the event field it mirrors; the reference from its parent; its
+// TypeDefinition; its DataType (0: an Object).
+struct condition_child {
+  const char* path;
+  std::uint32_t reference;
+  std::uint32_t type_definition;
+  std::uint32_t data_type;
+};
+
+constexpr std::uint32_t prop = ids::has_property, comp = ids::has_component, property_t = ids::property_type,
+                        two_state_t = ids::two_state_variable_type, condition_variable_t = 9002,
+                        finite_state_t = ids::finite_state_variable_type, finite_transition_t = 2767;
+constexpr std::uint32_t dt_boolean = 1, dt_uint16 = 5, dt_double = 11, dt_string = 12, dt_byte_string = 15,
+                        dt_node_id = 17, dt_status_code = 19, dt_localized_text = 21, dt_duration = 290,
+                        dt_utc_time = 294;
+
+// Every kind's: BaseEventType's properties (Part 5 §6.4.2), ConditionType's (§5.5.2),
+// AcknowledgeableConditionType's (§5.7.2), AlarmConditionType's (§5.8.2) with ShelvingState (§5.8.17).
+constexpr condition_child condition_children[] = {
+    {"EventId", prop, property_t, dt_byte_string},
+    {"EventType", prop, property_t, dt_node_id},
+    {"SourceNode", prop, property_t, dt_node_id},
+    {"SourceName", prop, property_t, dt_string},
+    {"Time", prop, property_t, dt_utc_time},
+    {"ReceiveTime", prop, property_t, dt_utc_time},
+    {"Message", prop, property_t, dt_localized_text},
+    {"Severity", prop, property_t, dt_uint16},
+    {"ConditionClassId", prop, property_t, dt_node_id},
+    {"ConditionClassName", prop, property_t, dt_localized_text},
+    {"ConditionName", prop, property_t, dt_string},
+    {"BranchId", prop, property_t, dt_node_id},
+    {"Retain", prop, property_t, dt_boolean},
+    {"EnabledState", comp, two_state_t, dt_localized_text},
+    {"EnabledState/Id", prop, property_t, dt_boolean},
+    {"Quality", comp, condition_variable_t, dt_status_code},
+    {"Quality/SourceTimestamp", prop, property_t, dt_utc_time},
+    {"LastSeverity", comp, condition_variable_t, dt_uint16},
+    {"LastSeverity/SourceTimestamp", prop, property_t, dt_utc_time},
+    {"Comment", comp, condition_variable_t, dt_localized_text},
+    {"Comment/SourceTimestamp", prop, property_t, dt_utc_time},
+    {"ClientUserId", prop, property_t, dt_string},
+    {"AckedState", comp, two_state_t, dt_localized_text},
+    {"AckedState/Id", prop, property_t, dt_boolean},
+    {"ConfirmedState", comp, two_state_t, dt_localized_text},
+    {"ConfirmedState/Id", prop, property_t, dt_boolean},
+    {"ActiveState", comp, two_state_t, dt_localized_text},
+    {"ActiveState/Id", prop, property_t, dt_boolean},
+    {"ActiveState/TransitionTime", prop, property_t, dt_utc_time},
+    {"InputNode", prop, property_t, dt_node_id},
+    {"SuppressedOrShelved", prop, property_t, dt_boolean},
+    {"ShelvingState", comp, ids::shelved_state_machine_type, 0},
+    {"ShelvingState/CurrentState", comp, finite_state_t, dt_localized_text},
+    {"ShelvingState/CurrentState/Id", prop, property_t, dt_node_id},
+    {"ShelvingState/LastTransition", comp, finite_transition_t, dt_localized_text},
+    {"ShelvingState/LastTransition/Id", prop, property_t, dt_node_id},
+    {"ShelvingState/UnshelveTime", prop, property_t, dt_duration},
+};
+constexpr condition_child max_time_shelved_child{"MaxTimeShelved", prop, property_t, dt_duration};
+// ExclusiveLimitAlarmType (§5.8.18) and its LimitState (§5.8.13); the limits it has (§5.8.16).
+constexpr condition_child exclusive_children[] = {
+    {"LimitState", comp, 9318, 0},
+    {"LimitState/CurrentState", comp, finite_state_t, dt_localized_text},
+    {"LimitState/CurrentState/Id", prop, property_t, dt_node_id},
+    {"LimitState/LastTransition", comp, finite_transition_t, dt_localized_text},
+    {"LimitState/LastTransition/Id", prop, property_t, dt_node_id},
+};
+constexpr condition_child limit_children[] = {
+    {"LowLowLimit", prop, property_t, dt_double},
+    {"LowLimit", prop, property_t, dt_double},
+    {"HighLimit", prop, property_t, dt_double},
+    {"HighHighLimit", prop, property_t, dt_double},
+};
+// NonExclusiveLimitAlarmType (§5.8.20): a TwoStateVariable per limit it has, low_low .. high_high.
+constexpr condition_child non_exclusive_children[] = {
+    {"LowLowState", comp, two_state_t, dt_localized_text}, {"LowLowState/Id", prop, property_t, dt_boolean},
+    {"LowState", comp, two_state_t, dt_localized_text},    {"LowState/Id", prop, property_t, dt_boolean},
+    {"HighState", comp, two_state_t, dt_localized_text},   {"HighState/Id", prop, property_t, dt_boolean},
+    {"HighHighState", comp, two_state_t, dt_localized_text}, {"HighHighState/Id", prop, property_t, dt_boolean},
+};
+constexpr condition_child normal_state_child{"NormalState", prop, property_t, dt_node_id};
+
+// The NodeId of a node below the condition: a String id in the condition's namespace, the
+// condition's identifier (a String id's text, the text form of another) and the path with dots:
+// "Tank.Level.Alarm.ActiveState.Id".
+node_id condition_child_id(const node_id& condition, std::string_view path) {
+  std::string text = condition.type() == node_id_type::string ? std::string(condition.text()) : condition.to_string();
+  text += '.';
+  for (const char c : path) text += c == '/' ? '.' : c;
+  return node_id::string(condition.namespace_index(), text);
+}
+
+}  // namespace
+
+status_code condition_manager::add_nodes(alarm& a, address_space& as) {
+  const node_index has_type = as.find(node_id(0, has_type_definition));
+  // The nodes added so far, by path, to find a child's parent.
+  std::vector<std::pair<std::string_view, node_index>> made;
+  const auto add = [&](const condition_child& c) -> status_code {
+    const std::string_view path = c.path;
+    const auto slash = path.rfind('/');
+    node_index parent = a.node;
+    if (slash != std::string_view::npos) {
+      const auto p = std::find_if(made.begin(), made.end(), [&](const auto& m) { return m.first == path.substr(0, slash); });
+      if (p == made.end()) return status::bad_internal_error;
+      parent = p->second;
+    }
+    node_spec spec;
+    spec.id = condition_child_id(a.id, path);
+    spec.cls = c.data_type ? node_class::variable : node_class::object;
+    spec.browse_ns = 0;  // Part 9's names: the instance declarations' browse names (namespace 0)
+    spec.browse_name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    if (c.data_type) {
+      spec.data_type = node_id(0, c.data_type);
+      spec.value.has_value = false;
+    }
+    const auto added = as.add_node(std::move(spec));
+    if (!added) {
+      for (const auto& m : made) as.remove_node(m.second);  // refused whole: nothing left behind
+      a.vars.clear();
+      return added.error();
+    }
+    as.add_reference(parent, as.find(node_id(0, c.reference)), *added);
+    as.add_reference(*added, has_type, as.find(node_id(0, c.type_definition)));
+    made.emplace_back(path, *added);
+    if (c.data_type) {
+      static constexpr std::string_view fixed_paths[] = {
+          "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
+          "BranchId", "InputNode", "MaxTimeShelved", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
+          "NormalState"};
+      const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
+      a.vars.push_back({fields_->intern(path), *added, 0, fixed});
+    }
+    else if (path == "ShelvingState") a.shelving_node = *added;
+    return status::good;
+  };
+  a.vars.reserve(std::size(condition_children) + 8);
+  for (const auto& c : condition_children)
+    if (const status_code sc = add(c); sc.is_bad()) return sc;
+  if (a.max_time_shelved > 0)
+    if (const status_code sc = add(max_time_shelved_child); sc.is_bad()) return sc;
+  if (a.kind == alarm_kind::exclusive_limit)
+    for (const auto& c : exclusive_children)
+      if (const status_code sc = add(c); sc.is_bad()) return sc;
+  if (a.kind == alarm_kind::exclusive_limit || a.kind == alarm_kind::non_exclusive_limit) {
+    const std::array<const std::optional<double>*, 4> limits{&a.ll, &a.l, &a.h, &a.hh};
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (!*limits[i]) continue;
+      if (const status_code sc = add(limit_children[i]); sc.is_bad()) return sc;
+      if (a.kind == alarm_kind::non_exclusive_limit)
+        for (const auto& c : {non_exclusive_children[2 * i], non_exclusive_children[2 * i + 1]})
+          if (const status_code sc = add(c); sc.is_bad()) return sc;
+    }
+  }
+  if (a.kind == alarm_kind::off_normal)
+    if (const status_code sc = add(normal_state_child); sc.is_bad()) return sc;
+  // The Methods are the types' own nodes, referenced by every condition (decision 0053): Part 9
+  // lets a client call them with the ConditionId (or the ShelvingState) as the ObjectId.
+  const node_index has_component = as.find(node_id(0, ids::has_component));
+  for (const std::uint32_t m : {m_enable, m_disable, m_add_comment, m_acknowledge, m_confirm})
+    as.add_reference(a.node, has_component, as.find(node_id(0, m)));
+  for (const std::uint32_t m : {m_timed_shelve, m_one_shot_shelve, m_unshelve, m_timed_shelve2, m_one_shot_shelve2, m_unshelve2})
+    as.add_reference(a.shelving_node, has_component, as.find(node_id(0, m)));
+  return status::good;
+}
+
+void condition_manager::sync_nodes(alarm& a, address_space& as, const instant& now) {
+  static const variant null_value;
+  auto& fields = a.ev.fields;
+  const bool all = !a.synced;
+  a.synced = true;
+  for (auto& m : a.vars) {
+    if (m.fixed && !all) continue;  // the same in every event
+    const variant* v = &null_value;
+    if (m.at < fields.size() && fields[m.at].key == m.key) {
+      v = &fields[m.at].value;
+    } else {
+      for (std::uint32_t i = 0; i < fields.size(); ++i)
+        if (fields[i].key == m.key) {
+          v = &fields[i].value;
+          m.at = i;
+          break;
+        }
+    }
+    const node_index n = m.node;
+    const variable_data* var = as.variable(n);
+    if (!var || (var->value.has_value && var->value.value == *v) || (!var->value.has_value && v->empty())) continue;
+    as.assign_value(n, *v, a.time, now.utc);  // in place: no allocation once warm
+  }
 }
 
 void condition_manager::value_changed(node_index n, const data_value& v) {
@@ -300,13 +588,13 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
   }
 }
 
-void condition_manager::process(event_sink& sink, const instant& now) {
+void condition_manager::process(address_space& as, event_sink& sink, const instant& now) {
   // Evaluating raises events, which reach no value observer: nothing is added meanwhile, but
   // swapping keeps that safe should it change.
   std::swap(pending_, processing_);
   for (const noted& x : processing_) {
     alarm& a = *alarms_[x.alarm];
-    if (x.numeric) evaluate(a, x.value, x.quality, sink, now);
+    if (x.numeric) evaluate(a, x.value, x.quality, as, sink, now);
   }
   processing_.clear();
 }
@@ -354,8 +642,10 @@ std::uint8_t next_states(const Alarm& a, double v) {
 
 }  // namespace
 
-void condition_manager::evaluate(alarm& a, double v, status_code quality, event_sink& sink, const instant& now) {
+void condition_manager::evaluate(alarm& a, double v, status_code quality, address_space& as, event_sink& sink,
+                                 const instant& now) {
   if (std::isnan(v)) return;
+  const bool was_active = a.active();
   bool changed = false;
   bool new_occurrence = false;  // §5.7.2: a state to acknowledge (and then confirm) began
   switch (a.kind) {
@@ -387,7 +677,16 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, event_
   const bool quality_changed = quality != a.quality;
   a.quality = quality;
   if (!changed && !quality_changed) return;
+  if (quality_changed) a.quality_time = now.utc;
   if (changed) {
+    if (a.active() != was_active) a.active_since = now.utc;
+    // §5.8.17: a OneShotShelve lasts until the alarm goes inactive.
+    if (was_active && !a.active() && a.shelf == shelving::one_shot) {
+      a.shelf = shelving::unshelved;
+      a.last_transition = tr_one_shot_to_unshelved;
+      a.has_deadline = false;
+      std::erase(shelved_, a.index);
+    }
     a.last_severity = a.severity;
     const auto severity_of = [&](limit l) {
       switch (l) {
@@ -430,19 +729,20 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, event_
       a.acked = false;
       a.confirmed = true;
     }
+    if (a.severity != a.last_severity) a.severity_time = now.utc;
   }
   a.time = now.utc;
-  if (a.enabled) emit(a, sink, now);
+  if (a.enabled) emit(a, as, sink, now);
 }
 
 // The condition's event with every field of its type (ExclusiveLimitAlarmType,
 // NonExclusiveLimitAlarmType, OffNormalAlarmType, DiscreteAlarmType) a client may select.
-void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription,
-                             std::uint32_t only_item, bool new_event_id) {
+void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, const instant& now) {
   event_record& e = a.ev;
   e.type = a.type_node;
   e.source = a.input;
-  if (new_event_id) sink.next_event_id(e.set(field::event_id).emplace<byte_string>());
+  sink.next_event_id(e.set(field::event_id).emplace<byte_string>());
+  e.set(field::receive_time) = now.utc;  // the sink sets it again when it delivers; the node has it now
   e.set(field::event_type) = node_id(0, a.type_id);
   e.set(field::source_node) = a.input_id;
   e.set(field::source_name).emplace<ua_string>().assign(a.source_name);
@@ -458,8 +758,11 @@ void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std
   text(e.set(k_.enabled_state), a.enabled ? "Enabled" : "Disabled");
   e.set(k_.enabled_state_id) = a.enabled;
   e.set(k_.quality) = a.quality;
+  e.set(k_.quality_source_timestamp) = a.quality_time;
   e.set(k_.last_severity) = a.last_severity;
+  e.set(k_.last_severity_source_timestamp) = a.severity_time;
   e.set(k_.comment) = a.comment;
+  e.set(k_.comment_source_timestamp) = a.comment_time;
   e.set(k_.client_user_id) = a.user;
   text(e.set(k_.acked_state), a.acked ? "Acknowledged" : "Unacknowledged");
   e.set(k_.acked_state_id) = a.acked;
@@ -467,15 +770,36 @@ void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std
   e.set(k_.confirmed_state_id) = a.confirmed;
   text(e.set(k_.active_state), a.active() ? "Active" : "Inactive");
   e.set(k_.active_state_id) = a.active();
+  e.set(k_.active_state_transition_time) = a.active_since;
   e.set(k_.input_node) = a.input_id;
+  // §5.8.2, §5.8.17: the shelving state travels with every event, so that a client's where clause
+  // (SuppressedOrShelved = false) hides a shelved alarm's events: shelving flags them, never drops them.
+  e.set(k_.suppressed_or_shelved) = a.shelf != shelving::unshelved;
+  const std::uint32_t shelf_state = a.shelf == shelving::timed      ? shelf_timed
+                                    : a.shelf == shelving::one_shot ? shelf_one_shot
+                                                                    : shelf_unshelved;
+  text(e.set(k_.shelving_current), a.shelf == shelving::timed      ? "TimedShelved"
+                                   : a.shelf == shelving::one_shot ? "OneShotShelved"
+                                                                   : "Unshelved");
+  e.set(k_.shelving_current_id) = node_id(0, shelf_state);
+  if (a.last_transition) {
+    text(e.set(k_.shelving_last), shelving_transition_name(a.last_transition));
+    e.set(k_.shelving_last_id) = node_id(0, a.last_transition);
+  }
+  e.set(k_.unshelve_time) = a.shelf == shelving::unshelved ? 0.0
+                            : a.has_deadline ? std::max(0.0, std::chrono::duration<double, std::milli>(a.unshelve_at - now.steady).count())
+                                             : DBL_MAX;  // §5.8.17.2: one-shot without MaxTimeShelved
+  if (a.max_time_shelved > 0) e.set(k_.max_time_shelved) = a.max_time_shelved;
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
-    sink.raise(e, now, only_subscription, only_item);
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
     return;
   }
   if (a.kind == alarm_kind::discrete) {  // §5.8.24.1: no fields beyond AlarmConditionType's
-    sink.raise(e, now, only_subscription, only_item);
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
     return;
   }
   if (a.hh) e.set(k_.high_high_limit) = *a.hh;
@@ -491,14 +815,16 @@ void condition_manager::emit(alarm& a, event_sink& sink, const instant& now, std
       text(e.set(k_.limit_states[i]), on ? "Active" : "Inactive");
       e.set(k_.limit_state_ids[i]) = on;
     }
-    sink.raise(e, now, only_subscription, only_item);
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
     return;
   }
   text(e.set(k_.limit_state_current), limit_name(a.state));
   text(e.set(k_.limit_state), limit_name(a.state));
   if (a.state == limit::none) e.set(k_.limit_state_current_id).clear();
   else e.set(k_.limit_state_current_id) = node_id(0, limit_state_id(a.state));
-  sink.raise(e, now, only_subscription, only_item);
+  sync_nodes(a, as, now);
+  sink.raise(e, now);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -509,7 +835,7 @@ bool condition_manager::is_condition_method(const node_id& m) noexcept {
   switch (m.numeric()) {
     case m_enable: case m_disable: case m_add_comment: case m_refresh: case m_refresh2: case m_acknowledge: case m_confirm:
       return true;
-    default: return false;
+    default: return shelving_method_of(m.numeric()) != 0;
   }
 }
 
@@ -519,13 +845,17 @@ bool condition_manager::is_condition_call(const call_request& req) noexcept {
   return false;
 }
 
-condition_manager::alarm* condition_manager::find(const node_id& condition) noexcept {
-  for (auto& a : alarms_)
-    if (a->id == condition) return a.get();
-  return nullptr;
+condition_manager::alarm* condition_manager::find(const node_id& object, const address_space& as,
+                                                   bool& shelving_object) noexcept {
+  const node_index n = as.find(object);
+  const auto it = n == no_node ? by_node_.end() : by_node_.find(n);
+  if (it == by_node_.end()) return nullptr;
+  alarm* a = alarms_[it->second].get();
+  shelving_object = n == a->shelving_node;
+  return a;
 }
 
-void condition_manager::call_one(std::uint32_t session, const call_method_request& req, const address_space& as,
+void condition_manager::call_one(std::uint32_t session, const call_method_request& req, address_space& as,
                                  event_sink& sink, const instant& now, call_method_result& out) {
   out.input_argument_results.clear();
   out.input_argument_diagnostic_infos.clear();
@@ -561,11 +891,30 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     out.status_code = status::good;
     return;
   }
-  alarm* a = find(req.object_id);
+  bool on_shelving_state = false;
+  alarm* a = find(req.object_id, as, on_shelving_state);
   if (!a) {
     out.status_code = as.find(req.object_id) == no_node ? status::bad_node_id_unknown : status::bad_method_invalid;
     return;
   }
+  if (const std::uint32_t shelf = shelving_method_of(m)) {
+    // §5.8.17.3-5: on the ShelvingState Object, or with the ConditionId as the ObjectId.
+    status_code sc = status::good;
+    switch (shelf) {
+      case m_timed_shelve: sc = check_args({builtin_type::double_}); break;
+      case m_timed_shelve2: sc = check_args({builtin_type::double_, builtin_type::localized_text}); break;
+      case m_one_shot_shelve2: case m_unshelve2: sc = check_args({builtin_type::localized_text}); break;
+      default: sc = check_args({}); break;
+    }
+    if (sc.is_bad()) { out.status_code = sc; return; }
+    const variant* duration = shelf == m_timed_shelve || shelf == m_timed_shelve2 ? &in[0] : nullptr;
+    const localized_text* comment = nullptr;
+    if (shelf == m_timed_shelve2) comment = in[1].get_if<localized_text>();
+    if (shelf == m_one_shot_shelve2 || shelf == m_unshelve2) comment = in[0].get_if<localized_text>();
+    out.status_code = shelve(*a, shelf, duration, comment, as, sink, now);
+    return;
+  }
+  if (on_shelving_state) { out.status_code = status::bad_method_invalid; return; }  // not the state machine's
   if (m == m_enable || m == m_disable) {
     if (const status_code sc = check_args({}); sc.is_bad()) { out.status_code = sc; return; }
     const bool enable = m == m_enable;
@@ -577,7 +926,7 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     // current state. Value changes meanwhile are tracked, not reported.
     a->enabled = enable;
     a->time = now.utc;
-    emit(*a, sink, now);
+    emit(*a, as, sink, now);
     out.status_code = status::good;
     return;
   }
@@ -598,9 +947,87 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     a->confirmed = true;
   }
   a->comment = *in[1].get_if<localized_text>();
-  a->time = now.utc;
-  emit(*a, sink, now);
+  a->time = a->comment_time = now.utc;
+  emit(*a, as, sink, now);
   out.status_code = status::good;
+}
+
+status_code condition_manager::shelve(alarm& a, std::uint32_t method, const variant* duration,
+                                      const localized_text* comment, address_space& as, event_sink& sink,
+                                      const instant& now) {
+  // A disabled condition reports nothing (§5.5.4): its shelving waits until it is enabled again.
+  if (!a.enabled) return status::bad_condition_disabled;
+  const shelving from = a.shelf;
+  std::uint32_t transition = 0;
+  if (method == m_unshelve || method == m_unshelve2) {
+    if (from == shelving::unshelved) return status::bad_condition_not_shelved;
+    transition = from == shelving::timed ? tr_timed_to_unshelved : tr_one_shot_to_unshelved;
+  } else if (method == m_one_shot_shelve || method == m_one_shot_shelve2) {
+    if (from == shelving::one_shot) return status::bad_condition_already_shelved;
+    transition = from == shelving::timed ? tr_timed_to_one_shot : tr_unshelved_to_one_shot;
+  } else {
+    // §5.8.17.3: a timed shelf is not restarted; the time is positive and at most MaxTimeShelved.
+    if (from == shelving::timed) return status::bad_condition_already_shelved;
+    const double ms = *duration->get_if<double>();
+    const double longest = a.max_time_shelved > 0 ? a.max_time_shelved : longest_shelving_ms;
+    if (!(ms > 0) || ms > longest) return status::bad_shelving_time_out_of_range;
+    transition = from == shelving::one_shot ? tr_one_shot_to_timed : tr_unshelved_to_timed;
+    a.has_deadline = true;
+    a.unshelve_at = now.steady + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double, std::milli>(ms));
+  }
+  if (comment) {
+    a.comment = *comment;
+    a.comment_time = now.utc;
+  }
+  if (transition == tr_timed_to_unshelved || transition == tr_one_shot_to_unshelved) {
+    unshelve(a, transition, as, sink, now);
+    return status::good;
+  }
+  if (method == m_one_shot_shelve || method == m_one_shot_shelve2) {
+    // §5.8.17.2: a one-shot shelf ends with the active state, or after MaxTimeShelved when there is one.
+    a.has_deadline = a.max_time_shelved > 0;
+    if (a.has_deadline)
+      a.unshelve_at = now.steady + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double, std::milli>(a.max_time_shelved));
+    a.shelf = shelving::one_shot;
+  } else {
+    a.shelf = shelving::timed;
+  }
+  a.last_transition = transition;
+  if (from == shelving::unshelved) shelved_.push_back(a.index);
+  a.time = now.utc;
+  emit(a, as, sink, now);
+  return status::good;
+}
+
+void condition_manager::unshelve(alarm& a, std::uint32_t transition, address_space& as, event_sink& sink,
+                                 const instant& now) {
+  a.shelf = shelving::unshelved;
+  a.last_transition = transition;
+  a.has_deadline = false;
+  std::erase(shelved_, a.index);
+  a.time = now.utc;
+  if (a.enabled) emit(a, as, sink, now);
+}
+
+void condition_manager::tick(address_space& as, event_sink& sink, const instant& now) {
+  for (std::size_t i = 0; i < shelved_.size();) {
+    alarm& a = *alarms_[shelved_[i]];
+    if (!a.has_deadline) {
+      ++i;
+      continue;
+    }
+    if (now.steady >= a.unshelve_at) {
+      // §5.8.17.1: the time is up (erases shelved_[i]: the same i is the next one).
+      unshelve(a, a.shelf == shelving::timed ? tr_timed_to_unshelved : tr_one_shot_to_unshelved, as, sink, now);
+      continue;
+    }
+    // UnshelveTime counts down between events: the field and its Variable, no event.
+    a.ev.set(k_.unshelve_time) = std::chrono::duration<double, std::milli>(a.unshelve_at - now.steady).count();
+    sync_nodes(a, as, now);
+    ++i;
+  }
 }
 
 // §5.5.7: RefreshStart, the current event of every retained condition, RefreshEnd, to the one

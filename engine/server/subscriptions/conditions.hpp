@@ -4,14 +4,17 @@
 // numeric one (OffNormalAlarmType: active while the value is not the normal one; DiscreteAlarmType:
 // active while it is the alarm value), their state (Enabled,
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
-// AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2) and the events of every
-// transition. Plain state inside the session host next to the subscriptions, no CAF, time passed
-// in; docs/decisions/0018.
+// AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2), shelving (§5.8.17
+// ShelvedStateMachineType: TimedShelve, OneShotShelve, Unshelve and their 1.05 "2" forms) and the
+// events of every transition. Each condition is an Object in the address space with its state as
+// Variables that mirror its latest event field for field (docs/decisions/0053). Plain state inside
+// the session host next to the subscriptions, no CAF, time passed in; docs/decisions/0018.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/server/subscriptions/event_model.hpp"
@@ -59,7 +62,10 @@ public:
   // process() in order. Allocates nothing once warm.
   void value_changed(ua::node_index n, const ua::data_value& v);
   // Evaluates the noted values: the transitions and their events.
-  void process(event_sink& sink, const instant& now);
+  void process(ua::address_space& as, event_sink& sink, const instant& now);
+  // The housekeeping tick (docs/decisions/0027): timed shelving that ran out ends (§5.8.17), the
+  // UnshelveTime of the others counts down. Touches only the shelved conditions.
+  void tick(ua::address_space& as, event_sink& sink, const instant& now);
   bool has_pending() const noexcept { return !pending_.empty(); }
 
   // Whether a Call request names a Part 9 method (then call() answers it whole).
@@ -67,7 +73,7 @@ public:
   // Every item of the request: the Part 9 methods here, the others through `other` (the
   // server's built-in method table).
   template <class Other>
-  void call(std::uint32_t session, const ua::call_request& req, ua::call_response& resp, const ua::address_space& as,
+  void call(std::uint32_t session, const ua::call_request& req, ua::call_response& resp, ua::address_space& as,
             event_sink& sink, const instant& now, Other&& other) {
     resp.results.resize(req.methods_to_call.size());
     for (std::size_t i = 0; i < req.methods_to_call.size(); ++i) {
@@ -85,12 +91,29 @@ public:
   bool confirmed(std::size_t i) const noexcept;
   bool retain(std::size_t i) const noexcept;
   const ua::byte_string& last_event_id(std::size_t i) const noexcept;
+  enum class shelving : std::uint8_t { unshelved, timed, one_shot };
+  shelving shelving_state(std::size_t i) const noexcept;
+  // The Variables of the condition at `i` (its Object's components and properties, all levels).
+  std::size_t variable_count(std::size_t i) const noexcept;
+  // The conditions shelved now (the tick walks these only).
+  std::size_t shelved_count() const noexcept { return shelved_.size(); }
 
 private:
   static bool is_condition_method(const ua::node_id& method) noexcept;
-  void call_one(std::uint32_t session, const ua::call_method_request& req, const ua::address_space& as,
+  void call_one(std::uint32_t session, const ua::call_method_request& req, ua::address_space& as,
                 event_sink& sink, const instant& now, ua::call_method_result& out);
-  alarm* find(const ua::node_id& condition) noexcept;
+  // The condition whose Object (or ShelvingState Object: `shelving_object`) has this NodeId.
+  alarm* find(const ua::node_id& object, const ua::address_space& as, bool& shelving_object) noexcept;
+  // §5.8.17: TimedShelve(2), OneShotShelve(2), Unshelve(2) on `a`.
+  ua::status_code shelve(alarm& a, std::uint32_t method, const ua::variant* duration, const ua::localized_text* comment,
+                         ua::address_space& as, event_sink& sink, const instant& now);
+  // Back to Unshelved (`transition` its LastTransition), the event, the tick's list updated.
+  void unshelve(alarm& a, std::uint32_t transition, ua::address_space& as, event_sink& sink, const instant& now);
+  // The condition's Object's Variables and their references (§5.5.2, §5.7.2, §5.8.2, §5.8.17, the
+  // kind's own); the Method nodes are the types' (decision 0053).
+  ua::status_code add_nodes(alarm& a, ua::address_space& as);
+  // Every Variable takes the value of its field in the latest event (the one source of both).
+  void sync_nodes(alarm& a, ua::address_space& as, const instant& now);
   // The checks every condition shares: Bad_InvalidArgument, Bad_NodeIdExists, Bad_NodeIdUnknown,
   // Bad_NodeClassInvalid; `input` its node.
   static ua::status_code check_new(const ua::node_id& id, const std::string& name, const ua::node_id& input_id,
@@ -101,9 +124,9 @@ private:
   // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
   ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
                                 event_sink& sink, const instant& now);
-  void evaluate(alarm& a, double value, ua::status_code quality, event_sink& sink, const instant& now);
-  void emit(alarm& a, event_sink& sink, const instant& now, std::uint32_t only_subscription = 0,
-            std::uint32_t only_item = 0, bool new_event_id = true);
+  void evaluate(alarm& a, double value, ua::status_code quality, ua::address_space& as, event_sink& sink,
+                const instant& now);
+  void emit(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
   void refresh(std::uint32_t subscription, std::uint32_t item, const ua::address_space& as, event_sink& sink,
                const instant& now);
 
@@ -111,13 +134,20 @@ private:
     field_key condition_name, condition_class_id, condition_class_name, branch_id, retain, enabled_state,
         enabled_state_id, quality, last_severity, comment, client_user_id, acked_state, acked_state_id,
         confirmed_state, confirmed_state_id, active_state, active_state_id, input_node, high_high_limit, high_limit,
-        low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state;
+        low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state,
+        active_state_transition_time, quality_source_timestamp, last_severity_source_timestamp,
+        comment_source_timestamp, suppressed_or_shelved, shelving_current, shelving_current_id, shelving_last,
+        shelving_last_id, unshelve_time, max_time_shelved;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
   keys k_{};
+  field_catalogue* fields_;
   std::vector<std::unique_ptr<alarm>> alarms_;
   std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
+  // The Object of a condition, and of its ShelvingState, -> the alarm's position.
+  std::unordered_map<ua::node_index, std::uint32_t> by_node_;
+  std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
   struct noted {
     std::uint32_t alarm;
     double value;
