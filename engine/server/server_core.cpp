@@ -560,9 +560,9 @@ void server_core::apply(std::span<const node_change> changes, std::vector<ua::st
   if (!permissions_->empty()) permissions_->rebuild(space_);
 }
 
-std::vector<std::string> server_core::set_access(std::shared_ptr<const access::role_registry> roles,
-                                                 std::vector<access::permission_rule> rules) {
-  if (!roles) roles = std::make_shared<const access::role_registry>();
+std::vector<std::string> server_core::set_access(std::shared_ptr<const authz::role_registry> roles,
+                                                 std::vector<authz::permission_rule> rules) {
+  if (!roles) roles = std::make_shared<const authz::role_registry>();
   std::vector<ua::node_id> ids;
   for (const auto& r : roles->roles()) ids.push_back(r.id);
   permissions_->set_rules(std::move(rules), std::move(ids));

@@ -165,13 +165,13 @@ public:
   // and the plant's permission rules, resolved now against the address space and again after each
   // apply(). Sessions get new roles at their next ActivateSession; the permissions apply to every
   // request from now on. Returns the rules whose node is not in the address space.
-  std::vector<std::string> set_access(std::shared_ptr<const access::role_registry> roles,
-                                      std::vector<access::permission_rule> rules);
-  const access::permission_table& permissions() const noexcept { return *permissions_; }
+  std::vector<std::string> set_access(std::shared_ptr<const authz::role_registry> roles,
+                                      std::vector<authz::permission_rule> rules);
+  const authz::permission_table& permissions() const noexcept { return *permissions_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
   services::node_access access_of(const session& s) const noexcept {
     return {permissions_->empty() ? nullptr : permissions_.get(), s.roles,
-            access::restrictions_met_by(static_cast<std::int32_t>(s.channel_security.mode))};
+            authz::restrictions_met_by(static_cast<std::int32_t>(s.channel_security.mode))};
   }
 
   ua::address_space& space() noexcept { return space_; }
@@ -277,7 +277,7 @@ private:
   std::unique_ptr<history_recorder> recorder_;
   std::unique_ptr<change_fanout> fanout_;
   // On the heap: the services' node_access and the application's waiting requests point at it.
-  std::unique_ptr<access::permission_table> permissions_ = std::make_unique<access::permission_table>();
+  std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::size_t history_reads_in_flight_ = 0;

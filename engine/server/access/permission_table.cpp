@@ -8,7 +8,7 @@
 #include "protocol/node_id_text.hpp"
 #include "uactor/ua/node_ids.hpp"
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::vector<std::string> permission_table::rebuild(const ua::address_space& as) 
   return unresolved;
 }
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

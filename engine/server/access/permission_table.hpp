@@ -13,7 +13,7 @@
 #include "engine/server/access/permissions.hpp"
 #include "protocol/address_space.hpp"
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 // One rule of the plant file ([[permissions]]): the node it starts at (a NodeId, or a browse path
 // from the Root folder "/Objects/2:Plant/2:Line1"), or a namespace; each role's permissions.
@@ -98,4 +98,4 @@ constexpr std::uint16_t restrictions_met_by(std::int32_t security_mode) noexcept
   return r;
 }
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

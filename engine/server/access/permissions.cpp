@@ -3,7 +3,7 @@
 
 #include <array>
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 namespace {
 
@@ -31,4 +31,4 @@ std::optional<std::uint16_t> restriction_of(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

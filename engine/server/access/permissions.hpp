@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 // Part 3 §8.55 PermissionType, the bits of RolePermissions and UserRolePermissions.
 namespace permission {
@@ -72,4 +72,4 @@ private:
   std::uint64_t bits_ = 0;
 };
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

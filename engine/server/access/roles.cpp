@@ -6,7 +6,7 @@
 
 #include "uactor/ua/node_ids.hpp"
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 namespace {
 
@@ -124,4 +124,4 @@ std::string describe(const role_registry& reg, role_set roles) {
   return out.empty() ? "no role" : out;
 }
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

@@ -12,7 +12,7 @@
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "uactor/ua/builtin_types.hpp"
 
-namespace uactor::actors::access {
+namespace uactor::actors::authz {
 
 // Part 3 §4.9.2 well-known roles, by the bit the registry gives them (always these).
 namespace well_known {
@@ -76,4 +76,4 @@ private:
 // The names of a set, "Anonymous, Operator", for the log.
 std::string describe(const role_registry& reg, role_set roles);
 
-}  // namespace uactor::actors::access
+}  // namespace uactor::actors::authz

@@ -6,7 +6,7 @@
 namespace uactor::services {
 
 using namespace uactor::ua;
-namespace perm = actors::access::permission;
+namespace perm = actors::authz::permission;
 
 std::uint32_t permission_to_read(attribute_id attr) noexcept {
   switch (attr) {
@@ -29,12 +29,12 @@ status_code read_access_attribute(const address_space& as, node_index n, attribu
     return status::good;
   }
   // RolePermissions: every role the rule names; UserRolePermissions: those the session holds.
-  const actors::access::role_set shown =
-      attr == attribute_id::role_permissions ? e->listed : actors::access::role_set(e->listed.bits() & access.roles.bits());
+  const actors::authz::role_set shown =
+      attr == attribute_id::role_permissions ? e->listed : actors::authz::role_set(e->listed.bits() & access.roles.bits());
   auto& list = out.value.emplace<ua_array<extension_object>>();
   list.clear();
   list.set_not_null();
-  shown.each([&](actors::access::role_id r) {
+  shown.each([&](actors::authz::role_id r) {
     role_permission_type rp;
     rp.role_id = access.table->role_node(r);
     rp.permissions = static_cast<permission_type>(e->by_role[r]);

@@ -8,7 +8,7 @@
 
 namespace uactor::services {
 
-using node_access = actors::access::node_access;
+using node_access = actors::authz::node_access;
 
 // The permission an attribute needs (Part 3 §8.55): Read for Value, ReadRolePermissions for
 // RolePermissions, Browse for every other one.

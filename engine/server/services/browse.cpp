@@ -75,7 +75,7 @@ void describe(const address_space& as, const reference& r, std::uint32_t mask, n
 // in between (docs/decisions/0025).
 bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out, std::size_t& used,
                  const node_access& access) {
-  constexpr std::uint32_t browse_bit = actors::access::permission::browse;
+  constexpr std::uint32_t browse_bit = actors::authz::permission::browse;
   const node_index htd = as.find(node_id(0, has_type_definition));
   // The references of one node mostly share a few types: the last answer of the subtype walk is kept.
   node_index last_type = no_node;
@@ -142,7 +142,7 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
     result.status_code = status::bad_node_id_unknown;
     return;
   }
-  if (!access.may(p.node, actors::access::permission::browse)) {
+  if (!access.may(p.node, actors::authz::permission::browse)) {
     result.status_code = status::bad_user_access_denied;
     return;
   }
@@ -250,7 +250,7 @@ void translate_operation(const browse_path& path, const address_space& as, brows
         if (r.is_forward == e.is_inverse) continue;
         if (!type_matches(as, r.type, type, e.include_subtypes)) continue;
         if (!name_matches(as.at(r.target), e.target_name)) continue;
-        if (!access.may(r.target, actors::access::permission::browse)) continue;  // not seen by this session
+        if (!access.may(r.target, actors::authz::permission::browse)) continue;  // not seen by this session
         if (std::find(next.begin(), next.end(), r.target) == next.end()) next.push_back(r.target);
       }
     if (next.empty()) {

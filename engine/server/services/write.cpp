@@ -130,8 +130,8 @@ bool value_fits(const address_space& as, const variant& v, const node_id& data_t
 
 status_code check_write_permission(node_index n, std::uint32_t attribute, const node_access& access) noexcept {
   const std::uint32_t needed = attribute == static_cast<std::uint32_t>(attribute_id::value)
-                                   ? actors::access::permission::write
-                                   : actors::access::permission::write_attribute;
+                                   ? actors::authz::permission::write
+                                   : actors::authz::permission::write_attribute;
   return access.may(n, needed) ? status::good : status::bad_user_access_denied;
 }
 

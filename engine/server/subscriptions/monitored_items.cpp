@@ -239,7 +239,7 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     if (n == no_node) { r.status_code = status::bad_node_id_unknown; continue; }
     const std::uint32_t attr = c.item_to_monitor.attribute_id;
     {
-      namespace perm = actors::access::permission;
+      namespace perm = actors::authz::permission;
       const std::uint32_t needed = attr == static_cast<std::uint32_t>(attribute_id::event_notifier)
                                        ? perm::receive_events
                                        : services::permission_to_read(static_cast<attribute_id>(attr));
