@@ -1065,7 +1065,24 @@ private:
       const auto& rt = *(*roles)[i].as_table();
       section r(c_, rt, fmt::format("roles[{}]", i));
       role_plan plan;
-      if (!r.string("name", plan.name)) {
+      // Every key is read first: a role refused for its name still has its other keys checked.
+      const bool has_name = r.string("name", plan.name);
+      r.boolean("default_identities", plan.keep_default_identities);
+      if (const toml::node* ids = r.get("identities")) {
+        if (const auto* a = ids->as_array()) {
+          for (std::size_t k = 0; k < a->size(); ++k) {
+            const std::string key = fmt::format("{}[{}]", r.key("identities"), k);
+            const auto* str = (*a)[k].as_string();
+            std::string why;
+            if (!str) c_.error((*a)[k], key, "expected a string, got " + type_name((*a)[k]));
+            else if (!actors::authz::parse_identity_rule(str->get(), &why)) c_.error((*a)[k], key, why);
+            else plan.identities.push_back(str->get());
+          }
+        } else {
+          c_.error(*ids, r.key("identities"), "expected an array of strings, got " + type_name(*ids));
+        }
+      }
+      if (!has_name) {
         if (!rt.get("name")) c_.error(rt.source(), r.key("name"), "missing (a role needs a name)");
         continue;
       }
@@ -1084,16 +1101,6 @@ private:
                                                      actors::authz::max_roles - actors::authz::well_known::count));
         continue;
       }
-      std::vector<std::string> ids;
-      if (r.strings("identities", ids)) {
-        const auto& a = *rt.get("identities")->as_array();
-        for (std::size_t k = 0; k < ids.size(); ++k) {
-          std::string why;
-          if (actors::authz::parse_identity_rule(ids[k], &why)) plan.identities.push_back(ids[k]);
-          else c_.error(a[k], fmt::format("{}[{}]", r.key("identities"), k), why);
-        }
-      }
-      r.boolean("default_identities", plan.keep_default_identities);
       role_names_.insert(plan.name);
       roles_.push_back(std::move(plan));
     }
