@@ -5,7 +5,10 @@
 // CreateMonitoredItems on a node the role may and one it may not touch; every answer must be
 // exactly what the role allows (Good, BadUserAccessDenied, absent from a Browse).
 //
-//   node node_roles_matrix.js --floor URL --eng URL --pki DIR --cert CERT --key KEY
+//   node node_roles_matrix.js --floor URL --eng URL --pki DIR --cert CERT --key KEY [--after-reload yes]
+//
+// --after-reload: the server reloaded roles.toml with Observer given Write and Call on Line1
+// (roles_interop.sh): only the viewer runs, and its Write of the setpoint and its Call are Good.
 //
 // Prints `ok ROLE CHECK` or `FAIL ROLE CHECK: why` per check and `matrix: N of M checks passed`;
 // exit 0 only when all passed. No wrong password is sent (the login guard would back the user off).
@@ -139,7 +142,10 @@ async function main() {
     const keepAlive = setInterval(() => {}, 1000);
     const cm = new OPCUACertificateManager({ rootFolder: o.pki, automaticallyAcceptUnknownCertificate: false });
     await cm.initialize();
-    for (const role of ["anonymous", "viewer", "operator", "engineer", "admin"]) {
+    const roles = o["after-reload"] ? ["viewer"] : ["anonymous", "viewer", "operator", "engineer", "admin"];
+    if (o["after-reload"]) Object.assign(matrix.viewer, { writeSetpoint: G, call: G, userAccessLevel: 3,
+                                                          userRolePermissions: "ns=0;i=15668:6241" });
+    for (const role of roles) {
         try {
             await runRole(o, cm, role, matrix[role]);
         } catch (err) {

@@ -3,6 +3,8 @@
 # (tests/interop/node_roles_matrix.js): anonymous over None, viewer, operator, engineer and admin
 # over Basic256Sha256/SignAndEncrypt; Browse, TranslateBrowsePaths, Read, Write, Call and
 # CreateMonitoredItems answer exactly what each role allows (docs/security.md "Roles and permissions").
+# Then SIGHUP with the file changed (Observer may write the setpoint and call SetSetpoint): a new
+# viewer session can (docs/security.md "When a change takes effect").
 #
 #   bash roles_interop.sh UACTOR_BINARY SOURCE_DIR
 #
@@ -49,5 +51,28 @@ cat "$tmp/matrix.out"
 if [ "$status" -ne 0 ]; then
     tail -n 20 "$tmp/matrix.err"; tail -n 20 "$tmp/server.err"
     echo "roles_interop: FAIL (exit $status)"; exit 1
+fi
+
+# SIGHUP with changed permissions (docs/security.md "When a change takes effect"): Observer may
+# now write the line's setpoint and call SetSetpoint; a new session of the viewer can.
+sed -i 's/Observer = \["Browse", "Read", "ReceiveEvents"\], Operator = \["Browse", "Read", "ReceiveEvents", "Write", "Call"\]/Observer = ["Browse", "Read", "ReceiveEvents", "Write", "Call"], Operator = ["Browse", "Read", "ReceiveEvents", "Write", "Call"]/' "$tmp/roles.toml"
+grep -q 'Observer = \["Browse", "Read", "ReceiveEvents", "Write", "Call"\]' "$tmp/roles.toml" || { echo "roles_interop: FAIL: the edit of roles.toml did not apply"; exit 1; }
+kill -HUP "$server_pid"
+reloads=0
+for _ in $(seq 300); do
+    reloads=$(grep -c "roles and permissions: " "$tmp/server.err")
+    [ "$reloads" -ge 2 ] && break
+    grep -q "reload refused" "$tmp/server.err" && break
+    sleep 0.1
+done
+[ "$reloads" -ge 2 ] || { echo "roles_interop: FAIL: no reload in the log"; tail -n 20 "$tmp/server.err"; exit 1; }
+timeout -k 5 100 node "$here/node_roles_matrix.js" --floor "${urls[0]}" --eng "${urls[1]}" --pki "$node_pki" \
+    --cert "$tmp/certs/client/cert.pem" --key "$tmp/certs/client/key.pem" --after-reload yes \
+    >"$tmp/reload.out" 2>"$tmp/reload.err"
+status=$?
+sed 's/^/after SIGHUP: /' "$tmp/reload.out"
+if [ "$status" -ne 0 ]; then
+    tail -n 20 "$tmp/reload.err"; tail -n 20 "$tmp/server.err"
+    echo "roles_interop: FAIL after SIGHUP (exit $status)"; exit 1
 fi
 echo "roles_interop: PASS"
