@@ -993,6 +993,11 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
     spdlog::error("uactor: {}", e.what());
     return ua::status::bad_configuration_error;
   }
+  // Roles and permissions with a mistake of their own (a name, not a node: nodes come later).
+  if (const auto a = app::make_access(plan, {}, true); !a.errors.empty()) {
+    for (const auto& e : a.errors) spdlog::error("uactor: roles and permissions: {}", e);
+    return ua::status::bad_configuration_error;
+  }
   actors::server_options o;
   o.listen_address = plan.listen_address;
   o.port = plan.port;

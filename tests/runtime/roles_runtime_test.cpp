@@ -121,3 +121,15 @@ TEST_CASE("embedded server: the plan's permissions, set_access and a reload take
 }
 
 }  // namespace roles_runtime_test
+
+namespace roles_runtime_test {
+
+TEST_CASE("embedded server: a plan with an unknown role or permission does not start", "[runtime][roles]") {
+  runtime rt;
+  CHECK(rt.start_server(plan_with({{"Oprator", {"Read"}}})).error() == ua::status::bad_configuration_error);
+  CHECK(rt.start_server(plan_with({{"Operator", {"Reed"}}})).error() == ua::status::bad_configuration_error);
+  auto bad_identity = plan_with({{"Operator", {"Read"}}}, {{"Operator", {"UserName:"}, true}});
+  CHECK(rt.start_server(bad_identity).error() == ua::status::bad_configuration_error);
+}
+
+}  // namespace roles_runtime_test
