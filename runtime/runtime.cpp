@@ -26,6 +26,7 @@
 #include "engine/server/server_core.hpp"
 #include "engine/server/server_security.hpp"
 #include "engine/server/services/discovery.hpp"
+#include "runtime/access_setup.hpp"
 #include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/history_setup.hpp"
@@ -194,6 +195,16 @@ actors::login_guard_config login_guard_of(const login_plan& l) {
   return g;
 }
 
+// The NamespaceArray (Server.NamespaceArray, i=2255) as the store holds it now.
+std::vector<std::string> namespace_array_of(const ua::address_space& as) {
+  std::vector<std::string> out;
+  const ua::node_index n = as.find(ua::node_id(0, 2255));
+  if (const auto* v = n == ua::no_node ? nullptr : as.variable(n))
+    if (const auto* a = v->value.value.get_if<ua::ua_array<ua::ua_string>>())
+      for (const auto& uri : *a) out.emplace_back(uri.view());
+  return out;
+}
+
 actors::server_core make_core(const server_plan& plan, const std::vector<std::string>& urls,
                               const std::shared_ptr<actors::server_security>& security) {
   const actors::instant now = actors::now_instant();
@@ -222,6 +233,13 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.login = login_guard_of(plan.login);
   auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
   actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
+  // The plan's roles and permissions from the first session on; rules of namespaces and nodes not
+  // in yet are resolved as they come (apply), and set_access checks them all once they are.
+  if (!plan.roles.empty() || !plan.permissions.empty()) {
+    auto a = app::make_access(plan, namespace_array_of(core.space()), true);
+    if (!a.errors.empty()) throw std::runtime_error("roles and permissions: " + a.errors.front());
+    core.set_access(std::move(a.roles), std::move(a.rules));
+  }
   return core;
 }
 
@@ -475,15 +493,27 @@ public:
 
   std::vector<std::string> namespace_array() override {
     ua::status_code failed;
-    return run_on_host([](actors::server_core& core) {
-             std::vector<std::string> out;
-             const ua::address_space& as = core.space();
-             const ua::node_index n = as.find(ua::node_id(0, 2255));  // Server.NamespaceArray
-             if (const auto* v = n == ua::no_node ? nullptr : as.variable(n))
-               if (const auto* a = v->value.value.get_if<ua::ua_array<ua::ua_string>>())
-                 for (const auto& uri : *a) out.emplace_back(uri.view());
-             return out;
-           }, failed).value_or(std::vector<std::string>{});
+    return run_on_host([](actors::server_core& core) { return namespace_array_of(core.space()); }, failed)
+        .value_or(std::vector<std::string>{});
+  }
+
+  std::vector<std::string> set_access(const server_plan& plan) override {
+    auto a = app::make_access(plan, namespace_array());
+    if (!a.errors.empty()) return std::move(a.errors);
+    ua::status_code failed;
+    auto unresolved = run_on_host([roles = std::move(a.roles), rules = std::move(a.rules)](actors::server_core& core) mutable {
+      // All or nothing: a rule whose node is not there puts the running ones back.
+      auto old_roles = core.sessions().config().roles;
+      auto old_rules = core.permissions().rules();
+      auto missing = core.set_access(std::move(roles), std::move(rules));
+      if (!missing.empty()) core.set_access(std::move(old_roles), std::move(old_rules));
+      else
+        spdlog::info("roles and permissions: {} role(s), {} permission rule(s)", core.sessions().roles().roles().size(),
+                     core.permissions().rules().size());
+      return missing;
+    }, failed);
+    if (!unresolved) return {fmt::format("roles and permissions: the session host did not take them ({})", failed.name())};
+    return std::move(*unresolved);
   }
 
   std::vector<status_code> apply(std::vector<node_change> changes) override {
@@ -613,6 +643,8 @@ public:
       return {"trust: this server offers no secured endpoint, so it has no trust list"};
     if (users->size() > 0 && !security_->identities.user_name)
       return {"users: this server started without users, so its endpoints offer no UserName login (restart it)"};
+    // Roles and permissions first: refused, they leave everything as it was (docs/decisions/0052).
+    if (auto errors = set_access(plan); !errors.empty()) return errors;
     std::vector<std::string> trusted;
     try {
       if (security_->store) trusted = trust_all(*security_->store, trust);
@@ -960,6 +992,11 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
     security = make_security(plan, hosts, trusted);
   } catch (const std::exception& e) {
     spdlog::error("uactor: {}", e.what());
+    return ua::status::bad_configuration_error;
+  }
+  // Roles and permissions with a mistake of their own (a name, not a node: nodes come later).
+  if (const auto a = app::make_access(plan, {}, true); !a.errors.empty()) {
+    for (const auto& e : a.errors) spdlog::error("uactor: roles and permissions: {}", e);
     return ua::status::bad_configuration_error;
   }
   actors::server_options o;

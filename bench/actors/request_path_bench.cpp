@@ -3,10 +3,16 @@
 //   framing.staged_receive/N   chunk_reader over one 8 KB-sized receive holding N Read request chunks
 //   session.dispatch_read/N    server_core::handle: token check, Read of N values, response encoded
 //   session.dispatch_read_counted/N  the same with the server's metrics counting (server_metrics.hpp)
+//   session.dispatch_read_permitted/N  the same Read of a node under a [[permissions]] rule, the
+//                              session's role allowed (docs/security.md "Roles and permissions"):
+//                              the A/B of the per-operation permission check against dispatch_read
 //   session.dispatch_browse/server_object  server_core::handle: Browse of the Server object (i=2253,
 //                              hierarchical forward references, every field), response encoded
 //   session.dispatch_browse/folder_10000   Browse of a folder of 10,000 variables, 1,000 per answer:
 //                              the Browse and its 9 BrowseNext (continuation points), per whole walk
+//   session.dispatch_browse/folder_10000_half  the same folder, every other variable under a rule
+//                              that does not let the session's role Browse it: 5,000 references
+//                              returned; per whole walk (refs/walk says how many came back)
 //   roundtrip.read/N           client_channel_state encodes and chunks a Read of N values, the server
 //                              frames, checks, decodes, dispatches, encodes and chunks the answer, the
 //                              client frames and decodes it: both stacks' CPU per request, no kernel
@@ -146,10 +152,26 @@ void roundtrip_read(benchmark::State& st) {
   st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
 }
 
+// The rules of the permitted Read: the demo folder and everything below it readable by Anonymous
+// (the loopback's session), by Operator too (a second role listed, as a plant's rule would).
+std::vector<actors::authz::permission_rule> demo_read_rules() {
+  actors::authz::permission_rule r;
+  r.node = "ns=1;s=Demo";
+  r.where = "bench";
+  r.roles = {{actors::authz::well_known::anonymous, actors::authz::permission::browse | actors::authz::permission::read},
+             {actors::authz::well_known::operator_, actors::authz::permission::all}};
+  return {r};
+}
+
 // counted: the server's metrics on (what spawn_server sets up), for the A/B against uncounted.
-void dispatch_read_with(benchmark::State& st, bool counted) {
+// permitted: the node under a permission rule (the check runs and allows).
+void dispatch_read_with(benchmark::State& st, bool counted, bool permitted = false) {
   loopback lb;  // for an activated session
   if (counted) lb.core.set_metrics(std::make_shared<actors::metrics_registry>());
+  if (permitted && !lb.core.set_access(nullptr, demo_read_rules()).empty()) {
+    st.SkipWithError("the rule's node is not there");
+    return;
+  }
   auto req = read_of(st.range(0));
   req.request_header.authentication_token = lb.token;
   const ua::extension_object msg(req);
@@ -204,9 +226,26 @@ void dispatch_browse_server_object(benchmark::State& st) {
 
 // A folder of 10,000 variables, 1,000 references per answer: per op the Browse and the BrowseNext
 // calls that walk the rest with its continuation point (the point read back from each answer).
-void dispatch_browse_folder(benchmark::State& st) {
+void dispatch_browse_folder_with(benchmark::State& st, bool half) {
   loopback lb;
   actors::add_load_namespace(lb.core.space(), 10'000, at_start().utc);
+  if (half) {
+    // The folder browsable by Anonymous (the loopback's session), every other variable under a rule
+    // of its own that names only Operator: the session sees 5,000 of the 10,000.
+    namespace authz = actors::authz;
+    std::vector<authz::permission_rule> rules(1);
+    rules[0].node = "ns=1;s=Load";
+    rules[0].roles = {{authz::well_known::anonymous, authz::permission::browse | authz::permission::read}};
+    for (int i = 1; i < 10'000; i += 2) {
+      auto& r = rules.emplace_back();
+      r.node = "ns=1;s=Load.V" + std::to_string(i);
+      r.roles = {{authz::well_known::operator_, authz::permission::all}};
+    }
+    if (!lb.core.set_access(nullptr, std::move(rules)).empty()) {
+      st.SkipWithError("a rule's node is not there");
+      return;
+    }
+  }
   auto req = browse_of(ua::node_id::string(1, "Load"), 1'000);
   req.request_header.authentication_token = lb.token;
   const ua::extension_object msg(req);
@@ -219,12 +258,17 @@ void dispatch_browse_folder(benchmark::State& st) {
   ua::extension_object first_answer, next_answer;  // one each: decoded in place, no allocation
   const auto now = at_start();
   std::size_t calls = 0;
+  std::size_t refs = 0;  // references returned
   // The answer's ContinuationPoint, decoded back as a client would (counted and timed with the
   // server's work: the decode of 1,000 references is part of each op).
   auto point_of = [&](bool first) -> ua::byte_string {
     auto& answer = first ? first_answer : next_answer;
     if (ua::decode_message(out.bytes(), answer, {}).is_bad()) throw std::runtime_error("browse answer");
-    if (first) return answer.get_if<ua::browse_response>()->results[0].continuation_point;
+    if (first) {
+      refs += answer.get_if<ua::browse_response>()->results[0].references.size();
+      return answer.get_if<ua::browse_response>()->results[0].continuation_point;
+    }
+    refs += answer.get_if<ua::browse_next_response>()->results[0].references.size();
     return answer.get_if<ua::browse_next_response>()->results[0].continuation_point;
   };
   auto walk = [&] {
@@ -243,11 +287,15 @@ void dispatch_browse_folder(benchmark::State& st) {
   walk();
   walk();
   calls = 0;
+  refs = 0;
   const test::alloc_scope allocs;
   for (auto _ : st) walk();
   st.counters["allocs/walk"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
   st.counters["calls/walk"] = static_cast<double>(calls) / static_cast<double>(st.iterations());
+  st.counters["refs/walk"] = static_cast<double>(refs) / static_cast<double>(st.iterations());
 }
+void dispatch_browse_folder(benchmark::State& st) { dispatch_browse_folder_with(st, false); }
+void dispatch_browse_folder_half(benchmark::State& st) { dispatch_browse_folder_with(st, true); }
 
 void staged_receive(benchmark::State& st) {
   // N request chunks back to back, as one receive of the staging buffer would return them.
@@ -275,10 +323,13 @@ void staged_receive(benchmark::State& st) {
 BENCHMARK(staged_receive)->Name("framing.staged_receive")->Arg(1)->Arg(8)->Arg(50);
 void dispatch_read(benchmark::State& st) { dispatch_read_with(st, false); }
 void dispatch_read_counted(benchmark::State& st) { dispatch_read_with(st, true); }
+void dispatch_read_permitted(benchmark::State& st) { dispatch_read_with(st, false, true); }
 
-BENCHMARK(dispatch_read)->Name("session.dispatch_read")->Arg(1)->Arg(100);
+BENCHMARK(dispatch_read)->Name("session.dispatch_read")->Arg(1)->Arg(20)->Arg(100);
 BENCHMARK(dispatch_read_counted)->Name("session.dispatch_read_counted")->Arg(1)->Arg(100);
+BENCHMARK(dispatch_read_permitted)->Name("session.dispatch_read_permitted")->Arg(1)->Arg(20)->Arg(100);
 BENCHMARK(dispatch_browse_server_object)->Name("session.dispatch_browse/server_object");
 BENCHMARK(dispatch_browse_folder)->Name("session.dispatch_browse/folder_10000")->Unit(benchmark::kMicrosecond);
+BENCHMARK(dispatch_browse_folder_half)->Name("session.dispatch_browse/folder_10000_half")->Unit(benchmark::kMicrosecond);
 BENCHMARK(roundtrip_read)->Name("roundtrip.read")->Arg(1)->Arg(100);
 BENCHMARK_MAIN();

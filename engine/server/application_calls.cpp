@@ -82,7 +82,7 @@ bool application_calls::write(const request_context& ctx, const write_request& r
   if (has_hooks(app_call_kind::write))
     for (const auto& wv : req.nodes_to_write) any = any || hooked(wv) != nullptr;
   if (!any || req.nodes_to_write.size() > limits.max_nodes_per_write) {
-    services::service_write(req, resp, as, now.utc, limits);
+    services::service_write(req, resp, as, now.utc, limits, ctx.access);
     return false;
   }
   resp.response_header.timestamp = now.utc;
@@ -93,12 +93,12 @@ bool application_calls::write(const request_context& ctx, const write_request& r
     const write_value& wv = req.nodes_to_write[i];
     const hook_ptr* h = hooked(wv);
     if (!h) {
-      resp.results[i] = services::write_operation(wv, as, now.utc);
+      resp.results[i] = services::write_operation(wv, as, now.utc, ctx.access);
       continue;
     }
     node_index n = no_node;
     data_value next;
-    if (const status_code sc = services::prepare_value_write(wv, as, now.utc, n, next); sc.is_bad()) {
+    if (const status_code sc = services::prepare_value_write(wv, as, now.utc, n, next, ctx.access); sc.is_bad()) {
       resp.results[i] = sc;  // the checks the server makes itself come first
       continue;
     }
@@ -127,7 +127,7 @@ bool application_calls::read(const request_context& ctx, const read_request& req
   bool any = false;
   if (has_hooks(app_call_kind::read))
     for (const auto& id : req.nodes_to_read) any = any || hooked(id) != nullptr;
-  services::service_read(req, resp, as, now.utc, limits);  // every item, the application's as stored
+  services::service_read(req, resp, as, now.utc, limits, ctx.access);  // every item, the application's as stored
   if (!any || resp.response_header.service_result.is_bad()) return false;
   waiting_request& w = open(ctx, app_call_kind::read, req.request_header.request_handle);
   w.timestamps = req.timestamps_to_return;
@@ -162,7 +162,7 @@ bool application_calls::call(const request_context& ctx, const call_request& req
   if (has_hooks(app_call_kind::call))
     for (const auto& m : req.methods_to_call) any = any || hooked(m) != nullptr;
   if (!any || req.methods_to_call.size() > limits.max_nodes_per_method_call) {
-    services::service_call(req, resp, as, methods, now.utc, limits);
+    services::service_call(req, resp, as, methods, now.utc, limits, ctx.access);
     return false;
   }
   resp.response_header.timestamp = now.utc;
@@ -173,11 +173,11 @@ bool application_calls::call(const request_context& ctx, const call_request& req
     const call_method_request& m = req.methods_to_call[i];
     const hook_ptr* h = hooked(m);
     if (!h) {
-      services::call_operation(m, as, methods, resp.results[i]);
+      services::call_operation(m, as, methods, resp.results[i], ctx.access);
       continue;
     }
     node_index method = no_node;
-    if (services::check_call(m, as, resp.results[i], method).is_bad()) continue;
+    if (services::check_call(m, as, resp.results[i], method, ctx.access).is_bad()) continue;
     item& it = ask(w, **h, *h, i, now);
     it.node = method;
     it.id = m.method_id;
@@ -223,7 +223,7 @@ void application_calls::settle(waiting_request& w, item& it, app_answer&& a, add
         out.has_status = true;
         break;
       }
-      services::read_operation(it.read_id, w.timestamps, as, now.utc, out);
+      services::read_operation(it.read_id, w.timestamps, as, now.utc, out, w.ctx.access);
       break;
     }
     case app_call_kind::call: {

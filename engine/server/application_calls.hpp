@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/common/clock.hpp"
+#include "engine/server/services/access_attributes.hpp"
 #include "engine/server/services/call.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "engine/server/subscriptions/subscription_manager.hpp"
@@ -57,6 +58,7 @@ struct request_context {
   std::uint32_t channel_id = 0;
   std::uint32_t request_id = 0;
   const std::string* user = nullptr;  // the session's UserName, or null
+  services::node_access access;       // what the session may do (its roles): checked before asking
 };
 
 class application_calls {

@@ -370,18 +370,18 @@ void server_core::serve_get_endpoints(const ua::get_endpoints_request& req, cons
 // View.
 
 void server_core::serve_browse(const ua::browse_request& req, const service_call& c) {
-  services::service_browse(req, browse_, space_, c.s->browse_points, config_.limits);
+  services::service_browse(req, browse_, space_, c.s->browse_points, config_.limits, access_of(*c.s));
   finish(browse_, c);
 }
 
 void server_core::serve_browse_next(const ua::browse_next_request& req, const service_call& c) {
-  services::service_browse_next(req, browse_next_, space_, c.s->browse_points, config_.limits);
+  services::service_browse_next(req, browse_next_, space_, c.s->browse_points, config_.limits, access_of(*c.s));
   finish(browse_next_, c);
 }
 
 void server_core::serve_translate_browse_paths(const ua::translate_browse_paths_to_node_ids_request& req,
                                                const service_call& c) {
-  services::service_translate_browse_paths(req, translate_, space_, config_.limits);
+  services::service_translate_browse_paths(req, translate_, space_, config_.limits, access_of(*c.s));
   finish(translate_, c);
 }
 
@@ -399,7 +399,7 @@ void server_core::serve_unregister_nodes(const ua::unregister_nodes_request& req
 // (docs/embedding.md): out stays empty and the response comes out of application().completed().
 
 void server_core::serve_read(const ua::read_request& req, const service_call& c) {
-  if (app_.read({c.channel_id, c.request_id, &c.s->user_name.str()}, req, read_, space_, c.now, config_.limits)) return;
+  if (app_.read({c.channel_id, c.request_id, &c.s->user_name.str(), access_of(*c.s)}, req, read_, space_, c.now, config_.limits)) return;
   finish(read_, c);
 }
 
@@ -448,7 +448,7 @@ void server_core::complete_history_read(services::history_read_job& job, const i
 }
 
 void server_core::serve_write(const ua::write_request& req, const service_call& c) {
-  if (app_.write({c.channel_id, c.request_id, &c.s->user_name.str()}, req, write_, space_, c.now, config_.limits))
+  if (app_.write({c.channel_id, c.request_id, &c.s->user_name.str(), access_of(*c.s)}, req, write_, space_, c.now, config_.limits))
     return;  // the application's: not audited yet
   audit_writes(req, write_, c.s->user_name.str(), c.now);
   finish(write_, c);
@@ -468,11 +468,11 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
     }
     conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now,
                       [&](const ua::call_method_request& m, ua::call_method_result& r) {
-                        services::call_operation(m, space_, methods_, r);
+                        services::call_operation(m, space_, methods_, r, access_of(*c.s));
                       });
     return finish(call_, c);
   }
-  if (app_.call({c.channel_id, c.request_id, &c.s->user_name.str()}, req, call_, space_, methods_, c.now, limits))
+  if (app_.call({c.channel_id, c.request_id, &c.s->user_name.str(), access_of(*c.s)}, req, call_, space_, methods_, c.now, limits))
     return;
   finish(call_, c);
 }
@@ -480,7 +480,8 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
 // MonitoredItem and Subscription: the subscription_manager's, for the session's numeric id.
 
 void server_core::serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c) {
-  subscriptions_->create_monitored_items(c.s->session_id.numeric(), req, create_items_, space_, c.now);
+  subscriptions_->create_monitored_items(c.s->session_id.numeric(), req, create_items_, space_, c.now,
+                                         access_of(*c.s));
   finish(create_items_, c);
 }
 
@@ -555,6 +556,18 @@ void server_core::apply(std::span<const node_change> changes, std::vector<ua::st
     removed = removed || std::holds_alternative<node_removal>(c);
   }
   if (removed) app_.drop_removed(space_);
+  // New nodes take the rule of the subtree they joined (docs/decisions/0052).
+  if (!permissions_->empty()) permissions_->rebuild(space_);
+}
+
+std::vector<std::string> server_core::set_access(std::shared_ptr<const authz::role_registry> roles,
+                                                 std::vector<authz::permission_rule> rules) {
+  if (!roles) roles = std::make_shared<const authz::role_registry>();
+  std::vector<ua::node_id> ids;
+  for (const auto& r : roles->roles()) ids.push_back(r.id);
+  permissions_->set_rules(std::move(rules), std::move(ids));
+  sessions_.set_roles(std::move(roles));
+  return permissions_->rebuild(space_);
 }
 
 std::size_t server_core::apply_values(std::span<const value_update> values, const instant& now) {

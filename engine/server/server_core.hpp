@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/server/access/permission_table.hpp"
+#include "engine/server/access/roles.hpp"
 #include "engine/server/application_calls.hpp"
 #include "engine/server/history_recorder.hpp"
 #include "engine/server/secure_channel_state.hpp"
@@ -158,6 +160,20 @@ public:
   void set_metrics(std::shared_ptr<metrics_registry> m) noexcept { metrics_ = std::move(m); }
   metrics_registry* metrics() const noexcept { return metrics_.get(); }
 
+  // Roles and permissions (docs/security.md "Roles and permissions", docs/decisions/0052): the
+  // roles and their identity mappings (null: the well-known roles with their default mappings),
+  // and the plant's permission rules, resolved now against the address space and again after each
+  // apply(). Sessions get new roles at their next ActivateSession; the permissions apply to every
+  // request from now on. Returns the rules whose node is not in the address space.
+  std::vector<std::string> set_access(std::shared_ptr<const authz::role_registry> roles,
+                                      std::vector<authz::permission_rule> rules);
+  const authz::permission_table& permissions() const noexcept { return *permissions_; }
+  // What session `s` may do: its roles over the permission table, on its channel's security mode.
+  services::node_access access_of(const session& s) const noexcept {
+    return {permissions_->empty() ? nullptr : permissions_.get(), s.roles,
+            authz::restrictions_met_by(static_cast<std::int32_t>(s.channel_security.mode))};
+  }
+
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
@@ -260,6 +276,8 @@ private:
   std::unique_ptr<value_watches> watches_;
   std::unique_ptr<history_recorder> recorder_;
   std::unique_ptr<change_fanout> fanout_;
+  // On the heap: the services' node_access and the application's waiting requests point at it.
+  std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::size_t history_reads_in_flight_ = 0;

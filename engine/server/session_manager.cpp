@@ -183,6 +183,11 @@ session_manager::session_manager(session_config config) : config_(std::move(conf
   for (const auto& e : config_.endpoints)
     for (const auto& p : e.user_identity_tokens) policies_.push_back(p);
   sessions_.reserve(std::min<std::size_t>(config_.max_sessions, 1024));
+  if (!config_.roles) config_.roles = std::make_shared<const authz::role_registry>();
+}
+
+void session_manager::set_roles(std::shared_ptr<const authz::role_registry> roles) {
+  config_.roles = roles ? std::move(roles) : std::make_shared<const authz::role_registry>();
 }
 
 bool session_manager::may_log_refusal(const instant& now) const {
@@ -621,6 +626,9 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   s->user_token_policy_id = std::move(proven.policy_id);
   s->user_name = std::move(proven.user_name);
   s->identity = std::move(proven.identity);
+  s->roles = config_.roles->roles_of(s->identity);
+  spdlog::debug("session {}: {} has the roles {}", s->session_id.to_string(), describe(s->identity),
+                authz::describe(*config_.roles, s->roles));
   s->channel_id = channel_id;
   s->channel_security = {peer.policy, peer.mode};
   s->activated = true;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/server/access/roles.hpp"
 #include "engine/server/login_guard.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/server_security.hpp"
@@ -42,6 +43,9 @@ struct session_config {
   std::shared_ptr<server_security> security;
   // Failed logins limited per user name and source address (docs/security.md "Login attempts").
   login_guard_config login;
+  // The roles and their identity mapping rules (docs/security.md "Roles"); null: the well-known
+  // roles with their default mappings (anonymous -> Anonymous, a checked user -> AuthenticatedUser).
+  std::shared_ptr<const authz::role_registry> roles;
 };
 
 inline constexpr std::size_t server_nonce_length = 32;  // Part 4 §5.7.2.2: at least 32 bytes
@@ -60,6 +64,7 @@ struct session {
   ua::ua_string user_name;             // UserName identities: who activated it
   std::string client_application_uri;  // CreateSession's ClientDescription.applicationUri
   session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
+  authz::role_set roles;              // granted by each ActivateSession from `identity` (Part 18 §4.4)
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
   services::history_continuations history_points;  // HistoryRead's (Part 4 §5.10.3), gone with the session
@@ -173,6 +178,10 @@ public:
   session* find(const ua::node_id& authentication_token) noexcept { return lookup(authentication_token); }
   const session_config& config() const noexcept { return config_; }
   const login_guard& guard() const noexcept { return guard_; }
+  // New roles and identity mappings (a reload): sessions get them at their next ActivateSession
+  // (docs/decisions/0052); null: the default registry.
+  void set_roles(std::shared_ptr<const authz::role_registry> roles);
+  const authz::role_registry& roles() const noexcept { return *config_.roles; }
   // New login limits (a reload, docs/security.md "Login attempts"); the counts so far stay.
   void set_login(const login_guard_config& c) { guard_.set_config(c); }
   // Refusal lines of ActivateSession not written (more than log_limiter's per second).

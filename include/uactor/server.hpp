@@ -295,6 +295,14 @@ public:
   // no recall of an activated session; they end with their channel or timeout).
   virtual std::vector<std::string> reload(const server_plan& plan) = 0;
 
+  // The roles and permissions of `plan` (plan.roles, plan.permissions; docs/security.md "Roles and
+  // permissions") replace the running ones, resolved against the nodes the server has now (and
+  // again as nodes are added). Sessions get their roles anew at their next ActivateSession; the
+  // permissions apply to every request from the next one on. All or nothing: the errors (an unknown
+  // role or permission, a node or namespace not in the server), and nothing changed, or none.
+  // Waits for the server: never from an inline handler. reload() calls it too.
+  virtual std::vector<std::string> set_access(const server_plan& plan) = 0;
+
   // What the server has counted so far (uactor/metrics.hpp), from any thread: the connections'
   // and the session host's counters summed now; nothing is locked on their side.
   virtual server_metrics metrics() const = 0;

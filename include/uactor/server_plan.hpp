@@ -67,6 +67,28 @@ struct login_plan {
   std::uint32_t table_size = 10'000;       // user names and addresses tracked (each), the oldest evicted
 };
 
+// [[roles]] (docs/security.md "Roles and permissions"): a role (Part 3 §4.9: Anonymous,
+// AuthenticatedUser, Observer, Operator, Engineer, Supervisor, ConfigureAdmin, SecurityAdmin, or a
+// plant's own) and the identities it is granted to (Part 18 §4.4.2): "Anonymous",
+// "AuthenticatedUser", "UserName:<name>", "Thumbprint:<SHA-1 hex of a user certificate>".
+struct role_plan {
+  std::string name;
+  std::vector<std::string> identities;
+  // Anonymous and AuthenticatedUser keep their default mapping (anonymous sessions, checked users)
+  // unless this is false: then only `identities` grant them.
+  bool keep_default_identities = true;
+};
+
+// [[permissions]]: what each role may do (Part 3 §8.55 PermissionType names: Browse, Read, Write,
+// Call, ReceiveEvents, ReadRolePermissions, WriteAttribute, ..., or All) on a subtree, inherited
+// downward (the nearest rule above a node wins), or on a whole namespace (its default).
+struct permission_plan {
+  std::string node;           // "ns=2;s=Plant.Line1" or a browse path "/Objects/2:Plant"; empty: a namespace
+  std::string namespace_uri;  // the namespace whose default this is (when `node` is empty)
+  std::vector<std::pair<std::string, std::vector<std::string>>> roles;  // role name, its permissions
+  std::vector<std::string> restrictions;  // AccessRestrictions: SigningRequired, EncryptionRequired, ...
+};
+
 struct server_plan {
   // Advertised in the endpoint URLs and the ApplicationUri. default_server_plan() puts the machine's
   // host name here; left so, each endpoint's listen address decides what its URL names (see
@@ -138,6 +160,10 @@ struct server_plan {
   // default: without roles any client could read them, user names of refused logins included.
   bool audit_events = false;
   login_plan login;  // failed logins: backoff and lockout per user name and source address
+  // Roles and their identities, and what they may do on which nodes (docs/security.md "Roles and
+  // permissions"). Without permissions every session may do what the nodes' AccessLevel allows.
+  std::vector<role_plan> roles;
+  std::vector<permission_plan> permissions;
   // Non-transparent redundancy (Part 4 §6.6.2): the Server object's ServerRedundancy
   // (RedundancySupport, ServerUriArray), the ServiceLevel at start and its drop on stop
   // (docs/decisions/0041).

@@ -28,6 +28,7 @@
 #include <toml++/toml.h>
 
 #include "actors/client/endpoint_url.hpp"
+#include "engine/server/access/roles.hpp"
 #include "engine/server/node_builder.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "runtime/namespaces/load_namespace.hpp"
@@ -98,6 +99,16 @@ constexpr std::string_view key_table[] = {
     "users[]",
     "users[].name",
     "users[].hash",
+    "users[].roles",
+    "roles[]",
+    "roles[].name",
+    "roles[].identities",
+    "roles[].default_identities",
+    "permissions[]",
+    "permissions[].node",
+    "permissions[].namespace",
+    "permissions[].roles",
+    "permissions[].restrictions",
     "namespaces[]",
     "namespaces[].uri",
     "nodesets[]",
@@ -680,7 +691,9 @@ public:
     read_pki(top);
     read_users(top);
     read_login(top);
+    read_roles(top);
     read_namespaces(top);
+    read_permissions(top);
     read_nodesets(top);
     read_nodes(top, "folders");
     read_nodes(top, "objects");
@@ -1028,6 +1041,12 @@ private:
           continue;
         }
       }
+      std::vector<std::string> roles;
+      if (u.strings("roles", roles) && has_name) {
+        const auto& a = *ut.get("roles")->as_array();
+        for (std::size_t k = 0; k < roles.size(); ++k)
+          user_roles_.push_back({roles[k], name, c_.place(a[k].source(), fmt::format("users[{}].roles[{}]", i, k))});
+      }
       if (has_name && has_hash) {
         if (!security::is_password_hash(hash)) {
           c_.error(*ut.get("hash"), u.key("hash"),
@@ -1036,6 +1055,155 @@ private:
         }
         user_hashes_.push_back(name + ":" + hash);
       }
+    }
+  }
+
+  // [[roles]] (docs/security.md "Roles and permissions"): the plant's own roles and the identities
+  // of any role; `[[users]] roles` (read before) adds UserName identities. Names are checked here,
+  // the rules' syntax with the engine's parser.
+  void read_roles(section& top) {
+    const auto* roles = table_array(top, "roles", c_);
+    std::map<std::string, std::string> seen;
+    std::size_t own = 0;
+    for (std::size_t i = 0; roles && i < roles->size(); ++i) {
+      const auto& rt = *(*roles)[i].as_table();
+      section r(c_, rt, fmt::format("roles[{}]", i));
+      role_plan plan;
+      // Every key is read first: a role refused for its name still has its other keys checked.
+      const bool has_name = r.string("name", plan.name);
+      r.boolean("default_identities", plan.keep_default_identities);
+      if (const toml::node* ids = r.get("identities")) {
+        if (const auto* a = ids->as_array()) {
+          for (std::size_t k = 0; k < a->size(); ++k) {
+            const std::string key = fmt::format("{}[{}]", r.key("identities"), k);
+            const auto* str = (*a)[k].as_string();
+            std::string why;
+            if (!str) c_.error((*a)[k], key, "expected a string, got " + type_name((*a)[k]));
+            else if (!actors::authz::parse_identity_rule(str->get(), &why)) c_.error((*a)[k], key, why);
+            else plan.identities.push_back(str->get());
+          }
+        } else {
+          c_.error(*ids, r.key("identities"), "expected an array of strings, got " + type_name(*ids));
+        }
+      }
+      if (!has_name) {
+        if (!rt.get("name")) c_.error(rt.source(), r.key("name"), "missing (a role needs a name)");
+        continue;
+      }
+      const auto& name_at = *rt.get("name");
+      if (plan.name.empty() || plan.name.find_first_of(" \t./;") != std::string::npos) {
+        c_.error(name_at, r.key("name"), fmt::format("\"{}\" is not a role name (no spaces, '.', '/' or ';')", plan.name));
+        continue;
+      }
+      if (auto [it, fresh] = seen.emplace(plan.name, c_.where(name_at.source())); !fresh) {
+        c_.error(name_at, r.key("name"), fmt::format("role \"{}\" is defined twice (first at {})", plan.name, it->second));
+        continue;
+      }
+      const bool well_known = actors::authz::role_registry().find(plan.name).has_value();
+      if (!well_known && ++own > actors::authz::max_roles - actors::authz::well_known::count) {
+        c_.error(name_at, r.key("name"), fmt::format("more than {} roles of the plant's own",
+                                                     actors::authz::max_roles - actors::authz::well_known::count));
+        continue;
+      }
+      role_names_.insert(plan.name);
+      roles_.push_back(std::move(plan));
+    }
+    // [[users]] roles: each a role this file knows, granted to that user name.
+    for (const auto& ur : user_roles_) {
+      if (!known_role(ur.role)) {
+        c_.error(ur.at, unknown_role_message(ur.role));
+        continue;
+      }
+      auto it = std::find_if(roles_.begin(), roles_.end(), [&](const role_plan& r) { return r.name == ur.role; });
+      if (it == roles_.end()) it = roles_.insert(roles_.end(), role_plan{ur.role, {}, true});
+      it->identities.push_back("UserName:" + ur.user);
+    }
+  }
+
+  bool known_role(const std::string& name) const {
+    return role_names_.count(name) > 0 || actors::authz::role_registry().find(name).has_value();
+  }
+  static std::string unknown_role_message(const std::string& name) {
+    return fmt::format("\"{}\" is no role (a well-known one: Anonymous, AuthenticatedUser, Observer, Operator, Engineer, "
+                       "Supervisor, ConfigureAdmin, SecurityAdmin; or a [[roles]] name)", name);
+  }
+
+  // [[permissions]]: a subtree (node = NodeId or /browse/path) or a namespace's default, each
+  // role's permissions by their Part 3 §8.55 names.
+  void read_permissions(section& top) {
+    const auto* rules = table_array(top, "permissions", c_);
+    for (std::size_t i = 0; rules && i < rules->size(); ++i) {
+      const auto& pt = *(*rules)[i].as_table();
+      section s(c_, pt, fmt::format("permissions[{}]", i));
+      permission_plan plan;
+      const bool has_node = s.string("node", plan.node);
+      const bool has_ns = s.string("namespace", plan.namespace_uri);
+      if (has_node && has_ns) {
+        c_.error(*pt.get("namespace"), s.key("namespace"), "a rule is for a node or for a namespace, not both");
+      } else if (!has_node && !has_ns) {
+        if (!pt.get("node") && !pt.get("namespace"))
+          c_.error(pt.source(), s.key("node"), "missing (a rule needs node = \"ns=..;s=..\" or a browse path, or namespace = \"uri\")");
+      } else if (has_node) {
+        std::string why;
+        if (plan.node.empty() || (plan.node.front() != '/' && !ua::parse_node_id(plan.node, &why)))
+          c_.error(*pt.get("node"), s.key("node"),
+                   fmt::format("\"{}\" is neither a NodeId nor a browse path from the Root (/Objects/2:Plant){}", plan.node,
+                               why.empty() ? "" : ": " + why));
+      } else {
+        const bool declared = plan.namespace_uri == "http://opcfoundation.org/UA/" ||
+                              plan.namespace_uri == server_.demo_namespace_uri ||
+                              std::find(p_.namespaces.begin(), p_.namespaces.end(), plan.namespace_uri) != p_.namespaces.end();
+        if (!declared)
+          c_.error(*pt.get("namespace"), s.key("namespace"),
+                   fmt::format("\"{}\" is not a namespace of this file ([[namespaces]], server.namespace_uri)", plan.namespace_uri));
+      }
+      const toml::node* roles_node = s.get("roles");
+      if (!roles_node) {
+        c_.error(pt.source(), s.key("roles"), "missing (roles = { Operator = [\"Browse\", \"Read\", \"Write\"], ... })");
+      } else if (!roles_node->is_table()) {
+        c_.error(*roles_node, s.key("roles"), "expected a table of role = [permissions], got " + type_name(*roles_node));
+      } else {
+        for (auto&& [k, v] : *roles_node->as_table()) {
+          const std::string role(k.str());
+          const std::string key = s.key("roles") + "." + role;
+          if (!known_role(role)) {
+            c_.error(v, key, unknown_role_message(role));
+            continue;
+          }
+          const auto* a = v.as_array();
+          if (!a) {
+            c_.error(v, key, "expected an array of permission names, got " + type_name(v));
+            continue;
+          }
+          std::vector<std::string> names;
+          for (std::size_t k2 = 0; k2 < a->size(); ++k2) {
+            const auto* str = (*a)[k2].as_string();
+            if (!str) {
+              c_.error((*a)[k2], fmt::format("{}[{}]", key, k2), "expected a string, got " + type_name((*a)[k2]));
+              continue;
+            }
+            if (!actors::authz::permission_of(str->get()))
+              c_.error((*a)[k2], fmt::format("{}[{}]", key, k2),
+                       fmt::format("\"{}\" is not a permission (Browse, ReadRolePermissions, WriteAttribute, Read, Write, "
+                                   "ReadHistory, ReceiveEvents, Call, ... or All: Part 3 §8.55)", str->get()));
+            else
+              names.push_back(str->get());
+          }
+          plan.roles.emplace_back(role, std::move(names));
+        }
+      }
+      std::vector<std::string> restrictions;
+      if (s.strings("restrictions", restrictions)) {
+        const auto& a = *pt.get("restrictions")->as_array();
+        for (std::size_t k = 0; k < restrictions.size(); ++k) {
+          if (actors::authz::restriction_of(restrictions[k])) plan.restrictions.push_back(restrictions[k]);
+          else
+            c_.error(a[k], fmt::format("{}[{}]", s.key("restrictions"), k),
+                     fmt::format("\"{}\" is not an AccessRestriction (SigningRequired, EncryptionRequired, SessionRequired, "
+                                 "ApplyRestrictionsToBrowse)", restrictions[k]));
+        }
+      }
+      permissions_.push_back(std::move(plan));
     }
   }
 
@@ -2379,6 +2547,8 @@ private:
     auto& plan = p_.server;
     plan.users_file = server_.users_file;
     plan.user_hashes = user_hashes_;
+    plan.roles = roles_;
+    plan.permissions = permissions_;
     if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
     plan.certificate_names = san_;
     plan.trust = trust_;
@@ -2401,6 +2571,16 @@ private:
   std::optional<place> pki_dir_at_;
   bool pki_dir_refused_ = false;
   std::vector<std::string> san_;
+  // [[roles]], [[users]] roles, [[permissions]] (docs/security.md "Roles and permissions").
+  struct user_role {
+    std::string role;
+    std::string user;
+    diagnostic at;
+  };
+  std::vector<user_role> user_roles_;
+  std::set<std::string> role_names_;
+  std::vector<role_plan> roles_;
+  std::vector<permission_plan> permissions_;
   std::span<const nodeset_file> more_nodesets_;
   std::unique_ptr<server_nodes> space_;  // server_space(); null until asked
   plant p_;

@@ -301,6 +301,15 @@ bool plant_runner::start(const plant& p, std::string& error) {
     if (!mirror) return fail(error);
     m.mirrors.push_back(std::move(*mirror));
   }
+  // Roles and permissions once every node is in (docs/security.md "Roles and permissions"): a rule
+  // whose node is still missing refuses the start, before any client connects.
+  if (!p.server.roles.empty() || !p.server.permissions.empty()) {
+    if (const auto errors = srv.set_access(p.server); !errors.empty()) {
+      std::string why = "the roles and permissions could not be set:";
+      for (const auto& e : errors) why += "\n  " + e;
+      return fail(why);
+    }
+  }
   if (const auto sc = srv.open(); sc.is_bad())
     return fail(fmt::format("cannot accept connections on port {}: {}", srv.port(), sc.to_string()));
   return true;

@@ -73,7 +73,9 @@ void describe(const address_space& as, const reference& r, std::uint32_t mask, n
 // where to go on. Part 4 §5.8.2.2 (§5.9.2.2 in 1.05): forward references first, then inverse ones.
 // Serials ascend within each part, so going on is a binary search, whatever was added or removed
 // in between (docs/decisions/0025).
-bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out, std::size_t& used) {
+bool browse_from(const address_space& as, browse_position& p, ua_array<reference_description>& out, std::size_t& used,
+                 const node_access& access) {
+  constexpr std::uint32_t browse_bit = actors::authz::permission::browse;
   const node_index htd = as.find(node_id(0, has_type_definition));
   // The references of one node mostly share a few types: the last answer of the subtype walk is kept.
   node_index last_type = no_node;
@@ -93,6 +95,7 @@ bool browse_from(const address_space& as, browse_position& p, ua_array<reference
       if (!last_match) continue;
       if (p.node_class_mask != 0 && (p.node_class_mask & static_cast<std::uint32_t>(as.at(r.target).cls)) == 0)
         continue;
+      if (!access.may(r.target, browse_bit)) continue;  // Part 3 §8.55: not seen by this session
       if (taken == p.max_references) return true;  // p.after: the last one taken
       if (used == out.size()) out.emplace_back();
       describe(as, r, p.result_mask, htd, out[used++]);
@@ -113,7 +116,7 @@ void reset(browse_result& r) {
 
 // One BrowseDescription (Part 4 §5.8.2.2).
 void browse_operation(const browse_description& d, std::uint32_t max_refs, const address_space& as,
-                      browse_continuations& points, browse_result& result) {
+                      browse_continuations& points, browse_result& result, const node_access& access) {
   reset(result);
   std::size_t used = 0;
   struct trim {  // the descriptions past the ones filled are not part of this answer
@@ -139,13 +142,17 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
     result.status_code = status::bad_node_id_unknown;
     return;
   }
+  if (!access.may(p.node, actors::authz::permission::browse)) {
+    result.status_code = status::bad_user_access_denied;
+    return;
+  }
   p.direction = d.browse_direction;
   p.include_subtypes = d.include_subtypes;
   p.node_class_mask = d.node_class_mask;
   p.result_mask = d.result_mask;
   p.max_references = max_refs;
   p.epoch = as.at(p.node).serial_epoch;
-  if (browse_from(as, p, result.references, used) && !points.add(p, result.continuation_point)) {
+  if (browse_from(as, p, result.references, used, access) && !points.add(p, result.continuation_point)) {
     used = 0;
     result.status_code = status::bad_no_continuation_points;
   }
@@ -154,7 +161,7 @@ void browse_operation(const browse_description& d, std::uint32_t max_refs, const
 }  // namespace
 
 void service_browse(const browse_request& req, browse_response& resp, const address_space& as,
-                    browse_continuations& points, const service_limits& limits) {
+                    browse_continuations& points, const service_limits& limits, const node_access& access) {
   if (!start_operations(req.request_header, resp, req.nodes_to_browse.size(), limits.max_nodes_per_browse)) return;
   // Views are not served yet: any View but the null one (the whole address space) is unknown.
   if (!req.view.view_id.is_null()) return refuse_request(resp, status::bad_view_id_unknown);
@@ -163,11 +170,11 @@ void service_browse(const browse_request& req, browse_response& resp, const addr
   if (max_refs == 0) max_refs = all_references;
   resp.results.resize(req.nodes_to_browse.size());
   for (std::size_t i = 0; i < req.nodes_to_browse.size(); ++i)
-    browse_operation(req.nodes_to_browse[i], max_refs, as, points, resp.results[i]);
+    browse_operation(req.nodes_to_browse[i], max_refs, as, points, resp.results[i], access);
 }
 
 void service_browse_next(const browse_next_request& req, browse_next_response& resp, const address_space& as,
-                         browse_continuations& points, const service_limits& limits) {
+                         browse_continuations& points, const service_limits& limits, const node_access& access) {
   if (!start_operations(req.request_header, resp, req.continuation_points.size(), limits.max_nodes_per_browse)) return;
   resp.results.resize(req.continuation_points.size());
   for (std::size_t i = 0; i < req.continuation_points.size(); ++i) {
@@ -189,7 +196,7 @@ void service_browse_next(const browse_next_request& req, browse_next_response& r
     } else if (as.at(p->node).serial_epoch != p->epoch) {  // renumbered: the position means nothing now
       points.release(cp);
       result.status_code = status::bad_continuation_point_invalid;
-    } else if (browse_from(as, *p, result.references, used)) {
+    } else if (browse_from(as, *p, result.references, used, access)) {
       result.continuation_point = cp;  // the same point goes on
     } else {
       points.release(cp);
@@ -208,7 +215,8 @@ bool name_matches(const node& n, const qualified_name& q) {
 }
 
 // One BrowsePath (Part 4 §5.8.4.2): the targets of the last element, every one of them.
-void translate_operation(const browse_path& path, const address_space& as, browse_path_result& result) {
+void translate_operation(const browse_path& path, const address_space& as, browse_path_result& result,
+                         const node_access& access) {
   result.status_code = status::good;
   result.targets.clear();
   const node_index start = as.find(path.starting_node);
@@ -242,6 +250,7 @@ void translate_operation(const browse_path& path, const address_space& as, brows
         if (r.is_forward == e.is_inverse) continue;
         if (!type_matches(as, r.type, type, e.include_subtypes)) continue;
         if (!name_matches(as.at(r.target), e.target_name)) continue;
+        if (!access.may(r.target, actors::authz::permission::browse)) continue;  // not seen by this session
         if (std::find(next.begin(), next.end(), r.target) == next.end()) next.push_back(r.target);
       }
     if (next.empty()) {
@@ -261,11 +270,11 @@ void translate_operation(const browse_path& path, const address_space& as, brows
 
 void service_translate_browse_paths(const translate_browse_paths_to_node_ids_request& req,
                                     translate_browse_paths_to_node_ids_response& resp, const address_space& as,
-                                    const service_limits& limits) {
+                                    const service_limits& limits, const node_access& access) {
   if (!start_operations(req.request_header, resp, req.browse_paths.size(), limits.max_nodes_per_translate_browse_paths))
     return;
   resp.results.resize(req.browse_paths.size());
-  for (std::size_t i = 0; i < req.browse_paths.size(); ++i) translate_operation(req.browse_paths[i], as, resp.results[i]);
+  for (std::size_t i = 0; i < req.browse_paths.size(); ++i) translate_operation(req.browse_paths[i], as, resp.results[i], access);
 }
 
 }  // namespace uactor::services

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/server/services/access_attributes.hpp"
 #include "engine/server/services/continuation_points.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "protocol/address_space.hpp"
@@ -40,9 +41,10 @@ public:
 
 // Bad_NothingToDo, Bad_TooManyOperations and Bad_ViewIdUnknown (a non-null View: views are not
 // served yet) in the service result; per item Bad_NodeIdUnknown, Bad_BrowseDirectionInvalid,
-// Bad_ReferenceTypeIdInvalid, Bad_NoContinuationPoints.
+// Bad_ReferenceTypeIdInvalid, Bad_NoContinuationPoints, Bad_UserAccessDenied (the session may not
+// Browse the node). A reference whose target the session may not Browse is left out (Part 3 §8.55).
 void service_browse(const ua::browse_request& req, ua::browse_response& resp, const ua::address_space& as,
-                    browse_continuations& points, const service_limits& limits = {});
+                    browse_continuations& points, const service_limits& limits = {}, const node_access& access = {});
 
 // Bad_NothingToDo, Bad_TooManyOperations in the service result; per item
 // Bad_ContinuationPointInvalid for an unknown or released point, Bad_NodeIdUnknown when the node
@@ -50,13 +52,14 @@ void service_browse(const ua::browse_request& req, ua::browse_response& resp, co
 // points are released and no references returned.
 void service_browse_next(const ua::browse_next_request& req, ua::browse_next_response& resp,
                          const ua::address_space& as, browse_continuations& points,
-                         const service_limits& limits = {});
+                         const service_limits& limits = {}, const node_access& access = {});
 
 // Bad_NothingToDo, Bad_TooManyOperations in the service result; per path Bad_NodeIdUnknown (start
 // node), Bad_NothingToDo (empty relative path), Bad_BrowseNameInvalid (an element without a target
-// name), Bad_NoMatch.
+// name), Bad_NoMatch (also when every match is a node the session may not Browse).
 void service_translate_browse_paths(const ua::translate_browse_paths_to_node_ids_request& req,
                                     ua::translate_browse_paths_to_node_ids_response& resp,
-                                    const ua::address_space& as, const service_limits& limits = {});
+                                    const ua::address_space& as, const service_limits& limits = {},
+                                    const node_access& access = {});
 
 }  // namespace uactor::services

@@ -104,7 +104,7 @@ std::span<const extension_object> method_arguments(const address_space& as, node
 }
 
 status_code check_call(const call_method_request& req, const address_space& as, call_method_result& out,
-                       node_index& method_out) {
+                       node_index& method_out, const node_access& access) {
   out.status_code = status::good;
   out.input_argument_results.clear();
   out.input_argument_diagnostic_infos.clear();
@@ -122,6 +122,8 @@ status_code check_call(const call_method_request& req, const address_space& as, 
   const node_index method = as.find(req.method_id);
   if (method == no_node || as.at(method).cls != node_class::method || !method_of(as, object, method))
     return failed(status::bad_method_invalid);
+  if (!access.may(object, actors::authz::permission::call) || !access.may(method, actors::authz::permission::call))
+    return failed(status::bad_user_access_denied);
   if (!as.at(method).executable || !as.at(method).user_executable) return failed(status::bad_not_executable);
 
   const auto declared = method_arguments(as, method, "InputArguments");
@@ -142,9 +144,9 @@ status_code check_call(const call_method_request& req, const address_space& as, 
 }
 
 void call_operation(const call_method_request& req, const address_space& as, const method_table& methods,
-                    call_method_result& out) {
+                    call_method_result& out, const node_access& access) {
   node_index method = no_node;
-  if (check_call(req, as, out, method).is_bad()) return;
+  if (check_call(req, as, out, method, access).is_bad()) return;
   const auto& inputs = req.input_arguments;
   const method_function* f = methods.find(req.method_id);
   if (!f || !*f) return fail(out, status::bad_not_implemented);
@@ -163,13 +165,13 @@ void call_operation(const call_method_request& req, const address_space& as, con
 }
 
 void service_call(const call_request& req, call_response& resp, address_space& as, const method_table& methods,
-                  date_time now, const service_limits& limits) {
+                  date_time now, const service_limits& limits, const node_access& access) {
   resp.response_header.timestamp = now;
   if (!start_operations(req.request_header, resp, req.methods_to_call.size(), limits.max_nodes_per_method_call))
     return;
   resp.results.resize(req.methods_to_call.size());  // capacity kept between requests
   for (std::size_t i = 0; i < req.methods_to_call.size(); ++i)
-    call_operation(req.methods_to_call[i], as, methods, resp.results[i]);
+    call_operation(req.methods_to_call[i], as, methods, resp.results[i], access);
 }
 
 }  // namespace uactor::services

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/server/services/access_attributes.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -42,7 +43,8 @@ private:
 // in the service result, and no results; otherwise one call_operation per item. `now` is the
 // response's timestamp.
 void service_call(const ua::call_request& req, ua::call_response& resp, ua::address_space& as,
-                  const method_table& methods, ua::date_time now, const service_limits& limits = {});
+                  const method_table& methods, ua::date_time now, const service_limits& limits = {},
+                  const node_access& access = {});
 
 // One CallMethodRequest into `out` (its storage reused). Its status: Bad_NodeIdUnknown (no such
 // object), Bad_NodeIdInvalid (the object is not an Object or ObjectType), Bad_MethodInvalid (no such
@@ -50,14 +52,15 @@ void service_call(const ua::call_request& req, ua::call_response& resp, ua::addr
 // Bad_NotExecutable (Executable or UserExecutable false), Bad_ArgumentsMissing,
 // Bad_TooManyArguments, Bad_InvalidArgument (inputArgumentResults then holds Bad_TypeMismatch for
 // each mistyped input and Good for the others), Bad_NotImplemented (no implementation in
-// `methods`), or what the implementation returns.
+// `methods`), or what the implementation returns. Bad_UserAccessDenied: the session's roles lack
+// Call on the object or on the method (Part 3 §8.55).
 void call_operation(const ua::call_method_request& req, const ua::address_space& as, const method_table& methods,
-                    ua::call_method_result& out);
+                    ua::call_method_result& out, const node_access& access = {});
 
 // The checks of call_operation before the implementation runs: Good with `method` set, or the
 // status (also in `out`). For methods the application implements (docs/embedding.md).
 ua::status_code check_call(const ua::call_method_request& req, const ua::address_space& as,
-                           ua::call_method_result& out, ua::node_index& method);
+                           ua::call_method_result& out, ua::node_index& method, const node_access& access = {});
 
 // The value of a Method's InputArguments or OutputArguments property (Part 3 §5.7.1: an array of
 // Argument ExtensionObjects; an element whose body is not an Argument counts as an argument of any

@@ -26,7 +26,7 @@ constexpr std::uint32_t structure_type = 22;  // ns=0;i=22 Structure
 }  // namespace
 
 void service_read(const read_request& req, read_response& resp, const address_space& as, date_time now,
-                  const service_limits& limits) {
+                  const service_limits& limits, const node_access& access) {
   resp.response_header.timestamp = now;
   if (!start_operations(req.request_header, resp, req.nodes_to_read.size(), limits.max_nodes_per_read)) return;
   if (req.max_age < 0) return refuse_request(resp, status::bad_max_age_invalid);
@@ -35,15 +35,19 @@ void service_read(const read_request& req, read_response& resp, const address_sp
     return refuse_request(resp, status::bad_timestamps_to_return_invalid);
   resp.results.resize(req.nodes_to_read.size());  // capacity kept between requests
   for (std::size_t i = 0; i < req.nodes_to_read.size(); ++i)
-    read_operation(req.nodes_to_read[i], req.timestamps_to_return, as, now, resp.results[i]);
+    read_operation(req.nodes_to_read[i], req.timestamps_to_return, as, now, resp.results[i], access);
 }
 
 void read_operation(const read_value_id& id, timestamps_to_return ttr, const address_space& as, date_time now,
-                    data_value& out) {
+                    data_value& out, const node_access& access) {
   const node_index n = as.find(id.node_id);
   if (n == no_node) return fail(out, status::bad_node_id_unknown);
   if (!known_attribute(id.attribute_id)) return fail(out, status::bad_attribute_id_invalid);
   const auto attr = static_cast<attribute_id>(id.attribute_id);
+  // Part 3 §8.55: Read for the Value, ReadRolePermissions for RolePermissions, Browse for the rest.
+  const std::uint32_t permissions = access.permissions(n);
+  const std::uint32_t needed = permission_to_read(attr);
+  if ((permissions & needed) != needed) return fail(out, status::bad_user_access_denied);
 
   const auto range = parse_numeric_range(id.index_range.view());
   if (!range) return fail(out, range.error());
@@ -66,7 +70,13 @@ void read_operation(const read_value_id& id, timestamps_to_return ttr, const add
       return fail(out, status::bad_not_readable);
   }
 
-  if (const status_code sc = as.read(n, attr, out); sc.is_bad()) return fail(out, sc);
+  if (attr == attribute_id::role_permissions || attr == attribute_id::user_role_permissions ||
+      attr == attribute_id::access_restrictions) {
+    if (const status_code sc = read_access_attribute(as, n, attr, access, out); sc.is_bad()) return fail(out, sc);
+  } else {
+    if (const status_code sc = as.read(n, attr, out); sc.is_bad()) return fail(out, sc);
+    narrow_user_attribute(attr, permissions, out);
+  }
   if (!range->empty()) {
     if (const status_code sc = apply_numeric_range(out.value, *range); sc.is_bad()) return fail(out, sc);
   }

@@ -128,19 +128,28 @@ bool value_fits(const address_space& as, const variant& v, const node_id& data_t
   return v.type() == builtin_type::int32 && as.is_subtype_of(dt, as.find(node_id(0, enumeration_type)));
 }
 
+status_code check_write_permission(node_index n, std::uint32_t attribute, const node_access& access) noexcept {
+  const std::uint32_t needed = attribute == static_cast<std::uint32_t>(attribute_id::value)
+                                   ? actors::authz::permission::write
+                                   : actors::authz::permission::write_attribute;
+  return access.may(n, needed) ? status::good : status::bad_user_access_denied;
+}
+
 status_code prepare_value_write(const write_value& wv, const address_space& as, date_time now, node_index& n,
-                                data_value& next) {
+                                data_value& next, const node_access& access) {
   n = as.find(wv.node_id);
   if (n == no_node) return status::bad_node_id_unknown;
+  if (const status_code sc = check_write_permission(n, wv.attribute_id, access); sc.is_bad()) return sc;
   const auto range = parse_numeric_range(wv.index_range.view());
   if (!range) return range.error();
   return prepare_value_attribute(wv, n, as, now, *range, next);
 }
 
-status_code write_operation(const write_value& wv, address_space& as, date_time now) {
+status_code write_operation(const write_value& wv, address_space& as, date_time now, const node_access& access) {
   const node_index n = as.find(wv.node_id);
   if (n == no_node) return status::bad_node_id_unknown;
   if (!known_attribute(wv.attribute_id)) return status::bad_attribute_id_invalid;
+  if (const status_code sc = check_write_permission(n, wv.attribute_id, access); sc.is_bad()) return sc;
   const auto attr = static_cast<attribute_id>(wv.attribute_id);
   const auto range = parse_numeric_range(wv.index_range.view());
   if (!range) return range.error();
@@ -167,12 +176,12 @@ status_code write_operation(const write_value& wv, address_space& as, date_time 
 }
 
 void service_write(const write_request& req, write_response& resp, address_space& as, date_time now,
-                   const service_limits& limits) {
+                   const service_limits& limits, const node_access& access) {
   resp.response_header.timestamp = now;
   if (!start_operations(req.request_header, resp, req.nodes_to_write.size(), limits.max_nodes_per_write)) return;
   resp.results.resize(req.nodes_to_write.size());
   for (std::size_t i = 0; i < req.nodes_to_write.size(); ++i)
-    resp.results[i] = write_operation(req.nodes_to_write[i], as, now);
+    resp.results[i] = write_operation(req.nodes_to_write[i], as, now, access);
 }
 
 }  // namespace uactor::services

@@ -212,7 +212,7 @@ void subscription_manager::resize_event_queue(item& it, std::uint32_t size) {
 
 void subscription_manager::create_monitored_items(std::uint32_t session, const create_monitored_items_request& req,
                                                   create_monitored_items_response& resp, address_space& as,
-                                                  const instant& now) {
+                                                  const instant& now, const services::node_access& access) {
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
@@ -238,6 +238,13 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     const node_index n = as.find(c.item_to_monitor.node_id);
     if (n == no_node) { r.status_code = status::bad_node_id_unknown; continue; }
     const std::uint32_t attr = c.item_to_monitor.attribute_id;
+    {
+      namespace perm = actors::authz::permission;
+      const std::uint32_t needed = attr == static_cast<std::uint32_t>(attribute_id::event_notifier)
+                                       ? perm::receive_events
+                                       : services::permission_to_read(static_cast<attribute_id>(attr));
+      if (!access.may(n, needed)) { r.status_code = status::bad_user_access_denied; continue; }
+    }
     if (const status_code sc = as.read(n, static_cast<attribute_id>(attr), attribute_); sc.is_bad()) {
       r.status_code = sc;
       continue;

@@ -13,6 +13,7 @@
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/subscriptions/event_filter.hpp"
 #include "engine/server/subscriptions/event_model.hpp"
+#include "engine/server/services/access_attributes.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/byte_buffer.hpp"
@@ -78,8 +79,11 @@ public:
   void republish(std::uint32_t session, const ua::republish_request&, ua::republish_response&);
 
   // The MonitoredItem services (§5.12).
+  // Per item Bad_UserAccessDenied when `access` (the session's roles) lacks Read (a Value item),
+  // ReceiveEvents (an EventNotifier item) or Browse (any other attribute) on the node (Part 3 §8.55).
   void create_monitored_items(std::uint32_t session, const ua::create_monitored_items_request&,
-                              ua::create_monitored_items_response&, ua::address_space&, const instant& now);
+                              ua::create_monitored_items_response&, ua::address_space&, const instant& now,
+                              const services::node_access& access = {});
   void modify_monitored_items(std::uint32_t session, const ua::modify_monitored_items_request&,
                               ua::modify_monitored_items_response&, const ua::address_space&, const instant& now);
   void set_monitoring_mode(std::uint32_t session, const ua::set_monitoring_mode_request&,

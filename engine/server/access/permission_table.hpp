@@ -1,0 +1,101 @@
+// Which roles may do what on each node (Part 3 §5.2.9 RolePermissions, §5.2.11 AccessRestrictions):
+// the plant's rules, each for a subtree or a namespace, worked out once per node so that a service
+// asks "may this session read node n" with an array index and a few ORs, allocating nothing
+// (docs/decisions/0052). The server owns one; sessions hold only their role_set.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/server/access/permissions.hpp"
+#include "protocol/address_space.hpp"
+
+namespace uactor::actors::authz {
+
+// One rule of the plant file ([[permissions]]): the node it starts at (a NodeId, or a browse path
+// from the Root folder "/Objects/2:Plant/2:Line1"), or a namespace; each role's permissions.
+struct permission_rule {
+  std::string node;              // NodeId text or browse path; empty: the namespace default
+  std::uint16_t namespace_index = 0;  // the namespace default's
+  std::vector<std::pair<role_id, std::uint32_t>> roles;
+  std::uint16_t restrictions = 0;  // AccessRestrictions (Part 3 §8.56)
+  std::string where;             // "permissions[2]": what messages name
+};
+
+class permission_table {
+public:
+  // The rules in file order, and the NodeId of each role (role_registry order), which
+  // RolePermissions names. Nothing is resolved until rebuild().
+  void set_rules(std::vector<permission_rule> rules, std::vector<ua::node_id> role_ids);
+  const ua::node_id& role_node(role_id r) const noexcept { return role_ids_[r]; }
+  const std::vector<permission_rule>& rules() const noexcept { return rules_; }
+  bool empty() const noexcept { return rules_.empty(); }
+
+  // Works out each node's rule: a namespace default first, then each subtree rule down the
+  // hierarchical references (not HasEventSource/HasNotifier) of its node, the deepest rule winning
+  // (the nearest one above a node; for two rules at the same depth, the later one). O(nodes +
+  // references). Returns the rules whose node is not in the store ("permissions[2]: ns=2;s=X names
+  // no node"); those apply to nothing.
+  std::vector<std::string> rebuild(const ua::address_space& as);
+
+  // The rule that decides node n, or null (no rule: everything is allowed, as without roles).
+  struct entry {
+    std::array<std::uint32_t, max_roles> by_role{};  // each role's bits (0: not listed)
+    role_set listed;                                // the roles the rule names
+    std::uint16_t restrictions = 0;
+    const permission_rule* rule = nullptr;
+  };
+  const entry* entry_of(ua::node_index n) const noexcept {
+    if (n >= rule_of_.size() || rule_of_[n] == 0) return nullptr;
+    return &entries_[rule_of_[n] - 1];
+  }
+
+  // What `roles` may do on n, on a channel that meets `channel_restrictions` (the
+  // AccessRestrictions bits it satisfies): every bit when no rule covers n.
+  std::uint32_t permissions(ua::node_index n, role_set roles, std::uint16_t channel_restrictions) const noexcept {
+    const entry* e = entry_of(n);
+    if (!e) return permission::all;
+    std::uint32_t p = 0;
+    roles.each([&](role_id r) { p |= e->by_role[r]; });
+    // Part 3 §5.2.11: a restriction the channel does not meet refuses the node's operations; with
+    // ApplyRestrictionsToBrowse, Browse too.
+    if (const std::uint16_t unmet = e->restrictions & ~channel_restrictions &
+                                    (restriction::signing_required | restriction::encryption_required))
+      p = (e->restrictions & restriction::apply_restrictions_to_browse) ? 0 : (p & permission::browse);
+    return p;
+  }
+
+private:
+  std::vector<permission_rule> rules_;
+  std::vector<ua::node_id> role_ids_;
+  std::vector<entry> entries_;          // one per rule, same order
+  std::vector<std::uint16_t> rule_of_;  // per node index: 0 none, else entry index + 1
+};
+
+// What one session may do, as the services ask it: the server's table and the session's roles.
+// A default-constructed one allows everything (no table: the server has no rules).
+struct node_access {
+  const permission_table* table = nullptr;
+  role_set roles;
+  std::uint16_t channel_restrictions = 0;
+
+  std::uint32_t permissions(ua::node_index n) const noexcept {
+    return table ? table->permissions(n, roles, channel_restrictions) : permission::all;
+  }
+  bool may(ua::node_index n, std::uint32_t bits) const noexcept { return (permissions(n) & bits) == bits; }
+  bool restricted() const noexcept { return table && !table->empty(); }
+};
+
+// The AccessRestrictions a channel of this security mode meets (Part 4 §7.20 MessageSecurityMode:
+// 2 Sign, 3 SignAndEncrypt), a session being always there.
+constexpr std::uint16_t restrictions_met_by(std::int32_t security_mode) noexcept {
+  std::uint16_t r = restriction::session_required;
+  if (security_mode >= 2) r |= restriction::signing_required;
+  if (security_mode >= 3) r |= restriction::encryption_required;
+  return r;
+}
+
+}  // namespace uactor::actors::authz

@@ -1,0 +1,135 @@
+// Roles and permissions through the embedding API and our client over real sockets
+// (docs/security.md "When a change takes effect"): the plan's rules from the start, resolved as the
+// application adds its nodes; set_access all or nothing; a reload's permissions at the next
+// request of a running session, its roles at the next ActivateSession (a new session here).
+#include <chrono>
+#include <optional>
+
+#include <catch2/catch.hpp>
+
+#include "uactor/runtime.hpp"
+#include "uactor/ua/attribute_ids.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
+
+namespace roles_runtime_test {
+
+using namespace uactor;
+using namespace std::chrono_literals;
+
+const node_id plant = node_id::string(2, "Plant");
+const node_id setpoint = node_id::string(2, "Plant.SP");
+
+server_plan plan_with(std::vector<std::pair<std::string, std::vector<std::string>>> roles,
+                      std::vector<role_plan> role_plans = {}) {
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  plan.roles = std::move(role_plans);
+  permission_plan p;
+  p.node = "ns=2;s=Plant";
+  p.roles = std::move(roles);
+  plan.permissions.push_back(std::move(p));
+  return plan;
+}
+
+client connect(runtime& rt, server& srv) {
+  client_options o;
+  o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+  o.request_timeout = 10s;
+  auto c = rt.connect(o);
+  REQUIRE(c.has_value());
+  return std::move(*c);
+}
+
+ua::status_code write_sp(client& c, double v) {
+  ua::write_request w;
+  w.nodes_to_write.resize(1);
+  w.nodes_to_write[0].node_id = setpoint;
+  w.nodes_to_write[0].attribute_id = static_cast<std::uint32_t>(ua::attribute_id::value);
+  w.nodes_to_write[0].value.set_value(v);
+  auto resp = c.write_sync(w);
+  REQUIRE(resp.has_value());
+  return resp->results.at(0);
+}
+
+ua::status_code read_sp(client& c) {
+  ua::read_request r;
+  r.nodes_to_read.resize(1);
+  r.nodes_to_read[0].node_id = setpoint;
+  r.nodes_to_read[0].attribute_id = static_cast<std::uint32_t>(ua::attribute_id::value);
+  auto resp = c.read_sync(r);
+  REQUIRE(resp.has_value());
+  return resp->results.at(0).status;
+}
+
+TEST_CASE("embedded server: the plan's permissions, set_access and a reload take effect as docs/security.md says",
+          "[runtime][roles]") {
+  runtime rt;
+  const auto start = plan_with({{"Anonymous", {"Browse", "Read"}}});
+  auto s = rt.start_server(start);
+  REQUIRE(s.has_value());
+  server& srv = **s;
+  REQUIRE(srv.register_namespace("urn:test:roles") == 2);
+  // The rule's node comes after the start: it applies once the node is there.
+  REQUIRE(srv.apply(folder(plant, ns0::objects_folder, "Plant")) == ua::status::good);
+  variable_node v;
+  v.id = setpoint;
+  v.parent = plant;
+  v.browse_name = qualified_name{2, ua::ua_string("SP")};
+  v.data_type = node_id(0, ua::ids::double_);
+  v.access_level = access::read_write;
+  v.value.set_value(1.0);
+  REQUIRE(srv.apply(v) == ua::status::good);
+  REQUIRE(srv.set_access(start).empty());
+
+  client first = connect(rt, srv);
+  CHECK(read_sp(first) == ua::status::good);
+  CHECK(write_sp(first, 2.0) == ua::status::bad_user_access_denied);
+
+  // All or nothing: a rule of a node not in the server changes nothing.
+  auto bad = plan_with({{"Anonymous", {"Browse", "Read", "Write"}}});
+  bad.permissions.push_back(bad.permissions.front());
+  bad.permissions.back().node = "ns=2;s=Nope";
+  const auto errors = srv.set_access(bad);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "permissions[1]: ns=2;s=Nope names no node");
+  CHECK(write_sp(first, 2.0) == ua::status::bad_user_access_denied);
+  // An unknown role or permission neither.
+  CHECK(srv.set_access(plan_with({{"Oprator", {"Read"}}})).size() == 1);
+  CHECK(srv.reload(plan_with({{"Anonymous", {"Wrte"}}})).size() == 1);
+  CHECK(write_sp(first, 2.0) == ua::status::bad_user_access_denied);
+
+  // A reload's permissions: the running session's next request.
+  REQUIRE(srv.reload(plan_with({{"Anonymous", {"Browse", "Read", "Write"}}})).empty());
+  CHECK(write_sp(first, 3.0) == ua::status::good);
+
+  // A reload that makes anonymous sessions operators and takes Write from Anonymous: the running
+  // session keeps the roles it activated with (Anonymous: no Write now); a new session is an operator.
+  std::vector<role_plan> operators{{"Operator", {"Anonymous"}, true}};
+  REQUIRE(srv.reload(plan_with({{"Anonymous", {"Browse", "Read"}}, {"Operator", {"Browse", "Read", "Write"}}}, operators))
+              .empty());
+  CHECK(write_sp(first, 4.0) == ua::status::bad_user_access_denied);
+  client second = connect(rt, srv);
+  CHECK(write_sp(second, 5.0) == ua::status::good);
+  CHECK(write_sp(first, 4.0) == ua::status::bad_user_access_denied);
+
+  // No rules at all: every session as without roles.
+  REQUIRE(srv.reload(default_server_plan()).empty());
+  CHECK(write_sp(first, 6.0) == ua::status::good);
+}
+
+}  // namespace roles_runtime_test
+
+namespace roles_runtime_test {
+
+TEST_CASE("embedded server: a plan with an unknown role or permission does not start", "[runtime][roles]") {
+  runtime rt;
+  CHECK(rt.start_server(plan_with({{"Oprator", {"Read"}}})).error() == ua::status::bad_configuration_error);
+  CHECK(rt.start_server(plan_with({{"Operator", {"Reed"}}})).error() == ua::status::bad_configuration_error);
+  auto bad_identity = plan_with({{"Operator", {"Read"}}}, {{"Operator", {"UserName:"}, true}});
+  CHECK(rt.start_server(bad_identity).error() == ua::status::bad_configuration_error);
+}
+
+}  // namespace roles_runtime_test
