@@ -1,7 +1,6 @@
 #include "history/postgres_store.hpp"
 
 #include <libpq-fe.h>
-#include <openssl/evp.h>
 
 #include <array>
 #include <cstdio>
@@ -29,6 +28,7 @@ constexpr const char* pg_schema =
     "CREATE TABLE IF NOT EXISTS uactor_history_nodes(id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE IF NOT EXISTS uactor_history_values("
     "  node BIGINT NOT NULL, time BIGINT NOT NULL, seq BIGSERIAL NOT NULL, digest BYTEA NOT NULL, value BYTEA NOT NULL,"
+    "  server_time BIGINT, server_picoseconds INT,"
     "  UNIQUE (node, time, digest)) PARTITION BY RANGE (time);"
     // Times outside the months of years 1601-9999 (a DateTime of 0, a hostile one): one partition.
     "CREATE TABLE IF NOT EXISTS uactor_history_values_other PARTITION OF uactor_history_values DEFAULT;";
@@ -86,23 +86,18 @@ struct int8_param {
   }
 };
 
-// What identifies a record across servers: its value, status and timestamps without the
-// ServerTimestamp (each server stamps its own), as the first 16 bytes of their SHA-256.
-std::array<std::uint8_t, 16> value_digest(const ua::data_value& v, ua::byte_buffer& scratch) {
+// The DataValue as stored: without its ServerTimestamp (each server of a pair stamps its own),
+// which goes in columns of its own. Its SHA-256 (the database's sha256(), PostgreSQL 11 or later)
+// is what identifies the record across servers.
+void encode_without_server_time(const ua::data_value& v, ua::byte_buffer& out) {
   ua::data_value same = v;
   same.has_server_timestamp = false;
   same.server_timestamp = {};
   same.has_server_picoseconds = false;
   same.server_picoseconds = 0;
-  scratch.clear();
-  ua::encoder e(scratch);
+  out.clear();
+  ua::encoder e(out);
   ua::encode(e, same);
-  std::array<std::uint8_t, EVP_MAX_MD_SIZE> md{};
-  unsigned len = 0;
-  EVP_Digest(scratch.data(), scratch.size(), md.data(), &len, EVP_sha256(), nullptr);
-  std::array<std::uint8_t, 16> out{};
-  std::memcpy(out.data(), md.data(), out.size());
-  return out;
 }
 
 // A text[] literal: {"a","b\"c"}.
@@ -140,7 +135,8 @@ struct pg_result {
   ~pg_result() { PQclear(r); }
 };
 
-constexpr const char* pg_read_columns = "SELECT seq, time, value FROM uactor_history_values WHERE node = $1 AND time >= $2 AND time <= $3 ";
+constexpr const char* pg_read_columns =
+    "SELECT seq, time, value, server_time, server_picoseconds FROM uactor_history_values WHERE node = $1 AND time >= $2 AND time <= $3 ";
 
 }  // namespace
 
@@ -213,11 +209,13 @@ struct postgres_store::connection {
     exec("COMMIT", "cannot create the history tables");
     prepare("node_ids", "SELECT id, name FROM uactor_history_nodes WHERE name = ANY($1::text[])");
     if (writes) {
-      exec("CREATE TEMP TABLE uactor_history_incoming(ord INT, node BIGINT, time BIGINT, digest BYTEA, value BYTEA) "
+      exec("CREATE TEMP TABLE uactor_history_incoming(ord INT, node BIGINT, time BIGINT, value BYTEA, server_time BIGINT, "
+           "server_picoseconds INT) "
            "ON COMMIT DELETE ROWS",
            "cannot create the batch table");
-      prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value) "
-                        "SELECT node, time, digest, value FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
+      prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds) "
+                        "SELECT node, time, substring(sha256(value) FROM 1 FOR 16), value, server_time, server_picoseconds "
+                        "FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
       prepare("add_nodes", "INSERT INTO uactor_history_nodes(name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING");
       prepare("delete_older", "DELETE FROM uactor_history_values WHERE time < $1");
       prepare("delete_beyond",
@@ -327,7 +325,7 @@ struct postgres_store::connection {
 
     // The binary COPY format: a signature, flags and extension length, then per row its field count
     // and each field's length and bytes (big-endian), then -1.
-    ua::byte_buffer data, value, scratch;
+    ua::byte_buffer data, value;
     static constexpr char signature[] = "PGCOPY\n\377\r\n";
     data.append(signature, 11);
     put_be(data, 0, 4);
@@ -336,21 +334,28 @@ struct postgres_store::connection {
     for (const record& rec : batch) {
       const auto it = node_ids.find(rec.node);
       if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + rec.node);
-      value.clear();
-      ua::encoder e(value);
-      ua::encode(e, rec.value);
-      const auto digest = value_digest(rec.value, scratch);
-      put_be(data, 5, 2);
+      encode_without_server_time(rec.value, value);
+      put_be(data, 6, 2);
       put_be(data, 4, 4);
       put_be(data, ord++, 4);
       put_be(data, 8, 4);
       put_be(data, static_cast<std::uint64_t>(it->second), 8);
       put_be(data, 8, 4);
       put_be(data, static_cast<std::uint64_t>(record_time(rec.value)), 8);
-      put_be(data, digest.size(), 4);
-      data.append(digest.data(), digest.size());
       put_be(data, value.size(), 4);
       data.append(value.data(), value.size());
+      if (rec.value.has_server_timestamp) {
+        put_be(data, 8, 4);
+        put_be(data, static_cast<std::uint64_t>(rec.value.server_timestamp.ticks), 8);
+      } else {
+        put_be(data, 0xFFFF'FFFF, 4);  // NULL
+      }
+      if (rec.value.has_server_picoseconds) {
+        put_be(data, 4, 4);
+        put_be(data, rec.value.server_picoseconds, 4);
+      } else {
+        put_be(data, 0xFFFF'FFFF, 4);
+      }
     }
     put_be(data, 0xFFFF, 2);
 
@@ -404,6 +409,15 @@ struct postgres_store::connection {
       ua::data_value& v = page.values.emplace_back();
       if (ua::decode_from_bytes({blob, size}, v, pg_stored_value_limits).is_bad())
         throw store_error("history: a stored value of " + node_name + " in PostgreSQL does not decode");
+      if (!PQgetisnull(res.r, i, 3) && PQgetlength(res.r, i, 3) == 8) {
+        v.has_server_timestamp = true;
+        v.server_timestamp.ticks = get_be64(PQgetvalue(res.r, i, 3));
+      }
+      if (!PQgetisnull(res.r, i, 4) && PQgetlength(res.r, i, 4) == 4) {
+        const auto* p = reinterpret_cast<const std::uint8_t*>(PQgetvalue(res.r, i, 4));
+        v.has_server_picoseconds = true;
+        v.server_picoseconds = static_cast<std::uint16_t>((p[2] << 8) | p[3]);
+      }
       page.last = {get_be64(PQgetvalue(res.r, i, 1)), get_be64(PQgetvalue(res.r, i, 0))};
     }
     return page;

@@ -91,7 +91,7 @@ void write_value(pair_member& m, int i) {
 
 }  // namespace
 
-TEST_CASE("history on PostgreSQL: a redundant pair records through a 10 s outage, each value once; a restart continues",
+TEST_CASE("history on PostgreSQL: a redundant pair records through a 10 s outage, each value once, and a restart continues",
           "[history][postgres][runtime]") {
   test::postgres_server pg;
   INFO(pg.log());

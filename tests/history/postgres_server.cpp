@@ -1,5 +1,7 @@
 #include "tests/history/postgres_server.hpp"
 
+#include "tests/support/child_process.hpp"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <libpq-fe.h>
@@ -131,21 +133,8 @@ bool postgres_server::start() {
 }
 
 void postgres_server::stop(bool hard) {
-  if (pid_ <= 0) return;
-  ::kill(pid_, hard ? SIGKILL : SIGINT);  // SIGINT: PostgreSQL's fast shutdown
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  int status = 0;
-  while (::waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  stop_child(pid_, hard ? SIGKILL : SIGINT, std::chrono::seconds(20));  // SIGINT: PostgreSQL's fast shutdown
   pid_ = -1;
-  // After a SIGKILL the postmaster's children may linger a moment holding the shared memory; a
-  // restart waits for them in start() (postgres refuses while the old postmaster.pid is live).
 }
 
 }  // namespace uactor::test

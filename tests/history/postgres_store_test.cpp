@@ -45,6 +45,18 @@ std::vector<double> pg_doubles(const history::raw_page& p) {
   return out;
 }
 
+// Every page of a query, each resumed after the last value of the one before.
+std::vector<double> pg_all_pages(history::history_store& store, history::raw_query q) {
+  std::vector<double> all;
+  for (int pages = 0; pages < 10; ++pages) {
+    const auto got = store.read_raw(q);
+    for (double v : pg_doubles(got)) all.push_back(v);
+    if (!got.more) break;
+    q.after = got.last;
+  }
+  return all;
+}
+
 history::raw_query pg_range(const char* node, std::int64_t from, std::int64_t to) {
   history::raw_query q;
   q.node = node;
@@ -114,24 +126,9 @@ TEST_CASE("postgres_store: a batch comes back in time order, forwards, backwards
   store.append(pg_ramp("same", 7, 5000, 0, 0));
   auto p = pg_range("same", 0, 10'000);
   p.limit = 3;
-  std::vector<double> all;
-  for (int pages = 0; pages < 10; ++pages) {
-    const auto got = store.read_raw(p);
-    for (double v : pg_doubles(got)) all.push_back(v);
-    if (!got.more) break;
-    p.after = got.last;
-  }
-  CHECK(all == std::vector<double>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(pg_all_pages(store, p) == std::vector<double>{0, 1, 2, 3, 4, 5, 6});
   p.reverse = true;
-  p.after.reset();
-  all.clear();
-  for (int pages = 0; pages < 10; ++pages) {
-    const auto got = store.read_raw(p);
-    for (double v : pg_doubles(got)) all.push_back(v);
-    if (!got.more) break;
-    p.after = got.last;
-  }
-  CHECK(all == std::vector<double>{6, 5, 4, 3, 2, 1, 0});
+  CHECK(pg_all_pages(store, p) == std::vector<double>{6, 5, 4, 3, 2, 1, 0});
 }
 
 TEST_CASE("postgres_store: a value is stored once, whichever server or retry writes it", "[history][postgres]") {
@@ -155,7 +152,7 @@ TEST_CASE("postgres_store: a value is stored once, whichever server or retry wri
   CHECK(first.read_raw(pg_range("tag", 0, pg_jan_2026 + pg_day)).values.size() == 101);
 }
 
-TEST_CASE("postgres_store: months are partitions; retention drops old ones whole and trims by count", "[history][postgres]") {
+TEST_CASE("postgres_store: months are partitions, and retention drops old ones whole and trims by count", "[history][postgres]") {
   auto& server = shared_server();
   const auto db = fresh_database(server);
   history::postgres_store store(db);

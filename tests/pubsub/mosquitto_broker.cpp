@@ -1,5 +1,7 @@
 #include "tests/pubsub/mosquitto_broker.hpp"
 
+#include "tests/support/child_process.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -128,18 +130,7 @@ bool mosquitto_broker::start_on(std::uint16_t port) {
 }
 
 void mosquitto_broker::stop(bool hard) {
-  if (pid_ <= 0) return;
-  ::kill(pid_, hard ? SIGKILL : SIGTERM);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  int status = 0;
-  while (::waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  stop_child(pid_, hard ? SIGKILL : SIGTERM, std::chrono::seconds(5));
   pid_ = -1;
 }
 

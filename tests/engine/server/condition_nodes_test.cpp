@@ -11,6 +11,7 @@
 
 #include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
+#include "tests/engine/server/core_fixture.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 
 using namespace uactor;
@@ -20,67 +21,12 @@ namespace {
 
 constexpr std::uint32_t cn_channel = 5;
 
-actors::instant cn_at(std::int64_t ms) {
-  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
-          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
-}
+using test::at;
 
-actors::server_core cn_core() {
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
-  };
-  return actors::make_demo_server_core(std::move(c), "test", cn_at(0).utc);
-}
+// One anonymous session over None, with the subscription calls these tests make.
+struct cn_client : test::core_session {
+  explicit cn_client(actors::server_core& c) : core_session(c, cn_channel) {}
 
-// One anonymous session over None, its requests at a given time.
-struct cn_client {
-  actors::server_core& core;
-  ua::node_id token;
-  std::uint32_t handle = 0;
-  std::uint32_t request_id = 100;
-  ua::byte_buffer out;
-  ua::extension_object response;
-
-  explicit cn_client(actors::server_core& c) : core(c) {
-    ua::create_session_request create;
-    create.requested_session_timeout = 600'000;
-    create.client_description.application_uri = ua::ua_string("urn:test:client");
-    const auto& created = call_as<ua::create_session_response>(create);
-    REQUIRE(created.response_header.service_result == status::good);
-    token = created.authentication_token;
-    ua::activate_session_request activate;
-    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
-    REQUIRE(call(activate).get_if<ua::activate_session_response>());
-  }
-  template <class T>
-  ua::extension_object& call(T req, std::int64_t ms = 0) {
-    req.request_header.request_handle = ++handle;
-    req.request_header.authentication_token = token;
-    const ua::extension_object msg(req);
-    out.clear();
-    core.handle(cn_channel, ++request_id, req.request_header, msg, cn_at(ms), out);
-    REQUIRE(!out.empty());
-    REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
-    return response;
-  }
-  template <class Response, class T>
-  Response& call_as(T req, std::int64_t ms = 0) {
-    auto* r = call(std::move(req), ms).template get_if<Response>();
-    REQUIRE(r);
-    return *r;
-  }
-  bool publish(std::int64_t ms) {
-    ua::publish_request req;
-    req.request_header.request_handle = ++handle;
-    req.request_header.authentication_token = token;
-    const ua::extension_object msg(req);
-    out.clear();
-    core.handle(cn_channel, ++request_id, req.request_header, msg, cn_at(ms), out);
-    return !out.empty();
-  }
   std::uint32_t subscribe() {
     ua::create_subscription_request req;
     req.requested_publishing_interval = 100;
@@ -156,7 +102,7 @@ void cn_set(actors::server_core& core, double v, std::int64_t ms) {
   value_update u;
   u.node.index = core.space().find(cn_input);
   u.value = v;
-  REQUIRE(core.apply_values(std::span(&u, 1), cn_at(ms)) == 0);
+  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
 }
 
 ua::simple_attribute_operand cn_field(std::uint32_t type, std::vector<const char*> names, std::uint32_t attr = 13) {
@@ -207,7 +153,7 @@ cn_notes cn_publish(cn_client& c, actors::server_core& core, std::int64_t& ms) {
   if (c.publish(ms)) {
     answer = c.response;
   } else {
-    core.publish_tick(cn_at(ms));
+    core.publish_tick(at(ms));
     if (core.deferred().empty()) return n;
     REQUIRE(ua::decode_message(core.deferred()[0].message.bytes(), answer) == status::good);
     core.clear_deferred();
@@ -269,9 +215,9 @@ ua::localized_text cn_comment(const char* s) { return {ua::ua_string("en"), ua::
 
 TEST_CASE("condition nodes: the condition is an Object with its Part 9 Variables, browsable and readable",
           "[events][alarms][conditions]") {
-  auto core = cn_core();
+  auto core = test::make_core();
   cn_set(core, 50, 0);  // normal
-  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), cn_at(0)) == status::good);
+  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   // The Object, its TypeDefinition, its components and properties; the Methods are the types'.
   CHECK(c.read(cn_alarm, 2).value == ua::variant(std::int32_t{1}));  // NodeClass Object
@@ -308,9 +254,9 @@ TEST_CASE("condition nodes: the condition is an Object with its Part 9 Variables
 
 TEST_CASE("condition nodes: the Variables equal the latest event's fields, and data items see them change",
           "[events][alarms][conditions]") {
-  auto core = cn_core();
+  auto core = test::make_core();
   cn_set(core, 50, 0);  // normal
-  REQUIRE(core.add_limit_alarm(cn_limit_alarm(), cn_at(0)) == status::good);
+  REQUIRE(core.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
   REQUIRE(c.monitor(sub, ua::node_id(0, 2253), 12, 1, cn_filter()) == status::good);
@@ -332,7 +278,7 @@ TEST_CASE("condition nodes: the Variables equal the latest event's fields, and d
   CHECK(c.read(cn_child("Severity")).value == ua::variant(std::uint16_t{700}));
   CHECK(c.read(cn_child("LastSeverity")).value == ua::variant(std::uint16_t{1}));
   CHECK(cn_text(c.read(cn_child("ActiveState")).value) == "Active");
-  CHECK(c.read(cn_child("ActiveState.TransitionTime")).value == ua::variant(cn_at(110).utc));
+  CHECK(c.read(cn_child("ActiveState.TransitionTime")).value == ua::variant(at(110).utc));
   CHECK(cn_text(c.read(cn_child("LimitState.CurrentState")).value) == "High");
   CHECK(c.read(cn_child("LimitState.CurrentState.Id")).value == ua::variant(ua::node_id(0, 9331)));
   CHECK(c.read(cn_child("Retain")).value == ua::variant(true));
@@ -351,9 +297,9 @@ TEST_CASE("condition nodes: the Variables equal the latest event's fields, and d
 
 TEST_CASE("condition nodes: the methods answer on the condition and on its ShelvingState, not on other nodes",
           "[events][alarms][conditions][shelving]") {
-  auto core = cn_core();
+  auto core = test::make_core();
   cn_set(core, 50, 0);  // normal
-  REQUIRE(core.add_limit_alarm(cn_limit_alarm(), cn_at(0)) == status::good);
+  REQUIRE(core.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client c(core);
   // TimedShelve on the ShelvingState Object (the usual way) and with the ConditionId (§5.8.17.3).
   CHECK(c.call_method(cn_child("ShelvingState"), cn_timed_shelve, {ua::variant(1000.0)}, 0).status_code == status::good);
@@ -403,9 +349,9 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
       {6'000, step::call, cn_one_shot_shelve, {}, 0, status::good, sh::one_shot, {"OneShotShelved UnshelvedToOneShotShelved"}},
       {6'000, step::call, cn_one_shot_shelve, {}, 0, status::bad_condition_already_shelved, sh::one_shot, {}},
   };
-  auto core = cn_core();
+  auto core = test::make_core();
   cn_set(core, 50, 0);  // normal
-  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), cn_at(0)) == status::good);
+  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
   REQUIRE(c.monitor(sub, ua::node_id(0, 2253), 12, 1, cn_filter()) == status::good);
@@ -418,7 +364,7 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
       if (s.what == step::call) {
         CHECK(c.call_method(cn_alarm, s.method, s.args, s.at).status_code == s.want);
       } else if (s.what == step::tick) {
-        core.on_tick(cn_at(s.at));
+        core.on_tick(at(s.at));
       } else {
         cn_set(core, s.v, s.at);
       }
@@ -434,9 +380,9 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
   };
   run(table);
   // With MaxTimeShelved (60 s), a one-shot shelf ends after it too (§5.8.17.2), though still active.
-  core.on_tick(cn_at(65'999));
+  core.on_tick(at(65'999));
   CHECK(core.conditions().shelving_state(0) == sh::one_shot);
-  core.on_tick(cn_at(66'000));
+  core.on_tick(at(66'000));
   CHECK(core.conditions().shelving_state(0) == sh::unshelved);
   ms = 66'000;
   const auto ended = cn_publish(c, core, ms).events;
@@ -464,9 +410,9 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
 
 TEST_CASE("shelving: UnshelveTime counts down on the tick, MaxTimeShelved bounds it, a disabled condition refuses",
           "[events][alarms][shelving]") {
-  auto core = cn_core();
+  auto core = test::make_core();
   cn_set(core, 50, 0);  // normal
-  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), cn_at(0)) == status::good);
+  REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
   REQUIRE(c.monitor(sub, cn_child("ShelvingState.UnshelveTime"), 13, 7) == status::good);
@@ -475,21 +421,21 @@ TEST_CASE("shelving: UnshelveTime counts down on the tick, MaxTimeShelved bounds
   REQUIRE(c.call_method(cn_alarm, cn_timed_shelve, {ua::variant(30'000.0)}, 1'000).status_code == status::good);
   CHECK(c.read(cn_child("ShelvingState.UnshelveTime")).value == ua::variant(30'000.0));
   CHECK(c.read(cn_child("SuppressedOrShelved")).value == ua::variant(true));
-  core.on_tick(cn_at(11'000));
+  core.on_tick(at(11'000));
   CHECK(c.read(cn_child("ShelvingState.UnshelveTime")).value == ua::variant(20'000.0));
   ms = 11'000;
   const auto seen = cn_publish(c, core, ms).changes;
   REQUIRE_FALSE(seen.empty());
   CHECK(seen.back() == std::pair<std::uint32_t, ua::variant>{7, ua::variant(20'000.0)});
-  core.on_tick(cn_at(31'000));
+  core.on_tick(at(31'000));
   CHECK(c.read(cn_child("ShelvingState.UnshelveTime")).value == ua::variant(0.0));
   CHECK(c.read(cn_child("SuppressedOrShelved")).value == ua::variant(false));
   CHECK(c.read(cn_child("ShelvingState.LastTransition.Id")).value == ua::variant(ua::node_id(0, 2940)));
 
   // A one-shot shelf of an alarm without MaxTimeShelved reports the largest Duration (§5.8.17.2).
-  auto other = cn_core();
+  auto other = test::make_core();
   cn_set(other, 50, 0);
-  REQUIRE(other.add_limit_alarm(cn_limit_alarm(), cn_at(0)) == status::good);
+  REQUIRE(other.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client o(other);
   REQUIRE(o.call_method(cn_alarm, cn_one_shot_shelve, {}, 0).status_code == status::good);
   CHECK(o.read(cn_child("ShelvingState.UnshelveTime")).value == ua::variant(DBL_MAX));
@@ -505,14 +451,14 @@ TEST_CASE("shelving: UnshelveTime counts down on the tick, MaxTimeShelved bounds
 
 TEST_CASE("condition nodes: a condition whose child NodeId is taken is refused whole, nothing left behind",
           "[events][alarms][conditions]") {
-  auto core = cn_core();
+  auto core = test::make_core();
   ua::node_spec s;
   s.id = cn_child("ActiveState");
   s.cls = ua::node_class::object;
   s.browse_ns = 1;
   s.browse_name = "squatter";
   REQUIRE(core.space().add_node(std::move(s)));
-  CHECK(core.add_limit_alarm(cn_limit_alarm(), cn_at(0)) == status::bad_node_id_exists);
+  CHECK(core.add_limit_alarm(cn_limit_alarm(), at(0)) == status::bad_node_id_exists);
   CHECK(core.conditions().size() == 0);
   CHECK(core.space().find(cn_alarm) == ua::no_node);
   CHECK(core.space().find(cn_child("EventId")) == ua::no_node);

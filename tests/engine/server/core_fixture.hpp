@@ -1,12 +1,17 @@
-// A server_core over namespace 0 and the demo namespace with a predictable random source, and the
-// instants the tests give it: what the server engine's tests drive requests through.
+// A server_core over namespace 0 and the demo namespace with a predictable random source, the
+// instants the tests give it, and an anonymous session that sends it requests: what the server
+// engine's tests drive requests through.
 #pragma once
+
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "engine/server/server_core.hpp"
+#include "protocol/message.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 
 namespace uactor::test {
@@ -26,5 +31,61 @@ inline actors::server_core make_core() {
   };
   return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
 }
+
+// One anonymous session over None on `channel`, each request at a given time (`at(ms)`); the last
+// response decoded in `response`.
+struct core_session {
+  actors::server_core& core;
+  std::uint32_t channel_id;
+  ua::node_id token;
+  std::uint32_t handle = 0;
+  std::uint32_t request_id = 100;
+  ua::byte_buffer out;
+  ua::extension_object response;
+
+  core_session(actors::server_core& c, std::uint32_t channel) : core(c), channel_id(channel) {
+    ua::create_session_request create;
+    create.requested_session_timeout = 600'000;
+    create.client_description.application_uri = ua::ua_string("urn:test:client");
+    const auto& created = call_as<ua::create_session_response>(create);
+    REQUIRE(created.response_header.service_result == ua::status::good);
+    token = created.authentication_token;
+    ua::activate_session_request activate;
+    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+    REQUIRE(call(activate).get_if<ua::activate_session_response>());
+  }
+
+  template <class T>
+  ua::extension_object& call(T req, std::int64_t ms = 0) {
+    req.request_header.request_handle = ++handle;
+    req.request_header.authentication_token = token;
+    const ua::extension_object msg(req);
+    out.clear();
+    core.handle(channel_id, ++request_id, req.request_header, msg, at(ms), out);
+    REQUIRE(!out.empty());
+    REQUIRE(ua::decode_message(out.bytes(), response) == ua::status::good);
+    return response;
+  }
+  template <class Response, class T>
+  Response& call_as(T req, std::int64_t ms = 0) {
+    auto* r = call(std::move(req), ms).template get_if<Response>();
+    REQUIRE(r);
+    return *r;
+  }
+  // A Publish: true when the core answered it at once (the answer in `response`), false when it
+  // waits for a notification.
+  bool publish(std::int64_t ms, std::vector<ua::subscription_acknowledgement> acks = {}) {
+    ua::publish_request req;
+    req.request_header.request_handle = ++handle;
+    req.request_header.authentication_token = token;
+    req.subscription_acknowledgements = {acks.begin(), acks.end()};
+    const ua::extension_object msg(req);
+    out.clear();
+    core.handle(channel_id, ++request_id, req.request_header, msg, at(ms), out);
+    if (out.empty()) return false;
+    REQUIRE(ua::decode_message(out.bytes(), response) == ua::status::good);
+    return true;
+  }
+};
 
 }  // namespace uactor::test

@@ -11,6 +11,7 @@
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
+#include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
 using namespace uactor;
@@ -23,10 +24,7 @@ constexpr std::uint32_t channel = 3;
 constexpr std::uint32_t server_object = 2253;
 constexpr std::uint32_t event_notifier_attribute = 12;
 
-actors::instant at(std::int64_t ms) {
-  return {std::chrono::steady_clock::time_point{} + std::chrono::milliseconds(ms),
-          ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
-}
+using test::at;
 
 actors::server_core make_core(actors::subscription_limits limits = {}, bool audit = false) {
   actors::server_core_config c;
@@ -40,57 +38,9 @@ actors::server_core make_core(actors::subscription_limits limits = {}, bool audi
   return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
 }
 
-// One anonymous session over None.
-struct client {
-  actors::server_core& core;
-  ua::node_id token;
-  std::uint32_t handle = 0;
-  std::uint32_t request_id = 100;
-  ua::byte_buffer out;
-  ua::extension_object response;
-
-  explicit client(actors::server_core& c) : core(c) {
-    ua::create_session_request create;
-    create.requested_session_timeout = 600'000;
-    create.client_description.application_uri = ua::ua_string("urn:test:client");
-    const auto& created = call_as<ua::create_session_response>(create);
-    REQUIRE(created.response_header.service_result == status::good);
-    token = created.authentication_token;
-    ua::activate_session_request activate;
-    activate.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
-    REQUIRE(call(activate).get_if<ua::activate_session_response>());
-  }
-
-  template <class T>
-  ua::extension_object& call(T req, std::int64_t ms = 0) {
-    req.request_header.request_handle = ++handle;
-    req.request_header.authentication_token = token;
-    const ua::extension_object msg(req);
-    out.clear();
-    core.handle(channel, ++request_id, req.request_header, msg, at(ms), out);
-    REQUIRE(!out.empty());
-    REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
-    return response;
-  }
-  template <class Response, class T>
-  Response& call_as(T req, std::int64_t ms = 0) {
-    auto* r = call(std::move(req), ms).template get_if<Response>();
-    REQUIRE(r);
-    return *r;
-  }
-
-  bool publish(std::int64_t ms, std::vector<ua::subscription_acknowledgement> acks = {}) {
-    ua::publish_request req;
-    req.request_header.request_handle = ++handle;
-    req.request_header.authentication_token = token;
-    req.subscription_acknowledgements = {acks.begin(), acks.end()};
-    const ua::extension_object msg(req);
-    out.clear();
-    core.handle(channel, ++request_id, req.request_header, msg, at(ms), out);
-    if (out.empty()) return false;
-    REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
-    return true;
-  }
+// One anonymous session over None, with the subscription calls these tests make.
+struct client : test::core_session {
+  explicit client(actors::server_core& c) : core_session(c, channel) {}
 
   std::uint32_t subscribe(double interval = 100) {
     ua::create_subscription_request req;
