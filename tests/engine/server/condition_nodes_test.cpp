@@ -98,33 +98,18 @@ limit_alarm cn_limit_alarm(std::chrono::milliseconds max_time_shelved = {}) {
   return a;
 }
 
-void cn_set(actors::server_core& core, double v, std::int64_t ms) {
-  value_update u;
-  u.node.index = core.space().find(cn_input);
-  u.value = v;
-  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
-}
-
-ua::simple_attribute_operand cn_field(std::uint32_t type, std::vector<const char*> names, std::uint32_t attr = 13) {
-  ua::simple_attribute_operand o;
-  o.type_definition_id = ua::node_id(0, type);
-  for (const char* n : names) o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(n)});
-  o.attribute_id = attr;
-  return o;
-}
-
 // EventId, ActiveState/Id, AckedState/Id, SuppressedOrShelved, ShelvingState/CurrentState,
 // ShelvingState/LastTransition, Severity, Comment.
 ua::extension_object cn_filter() {
   ua::event_filter f;
-  f.select_clauses.push_back(cn_field(2041, {"EventId"}));
-  f.select_clauses.push_back(cn_field(2915, {"ActiveState", "Id"}));
-  f.select_clauses.push_back(cn_field(2881, {"AckedState", "Id"}));
-  f.select_clauses.push_back(cn_field(2915, {"SuppressedOrShelved"}));
-  f.select_clauses.push_back(cn_field(2915, {"ShelvingState", "CurrentState"}));
-  f.select_clauses.push_back(cn_field(2915, {"ShelvingState", "LastTransition"}));
-  f.select_clauses.push_back(cn_field(2041, {"Severity"}));
-  f.select_clauses.push_back(cn_field(2782, {"Comment"}));
+  f.select_clauses.push_back(test::event_field(2041, {"EventId"}));
+  f.select_clauses.push_back(test::event_field(2915, {"ActiveState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2881, {"AckedState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2915, {"SuppressedOrShelved"}));
+  f.select_clauses.push_back(test::event_field(2915, {"ShelvingState", "CurrentState"}));
+  f.select_clauses.push_back(test::event_field(2915, {"ShelvingState", "LastTransition"}));
+  f.select_clauses.push_back(test::event_field(2041, {"Severity"}));
+  f.select_clauses.push_back(test::event_field(2782, {"Comment"}));
   return ua::extension_object(std::move(f));
 }
 
@@ -216,7 +201,7 @@ ua::localized_text cn_comment(const char* s) { return {ua::ua_string("en"), ua::
 TEST_CASE("condition nodes: the condition is an Object with its Part 9 Variables, browsable and readable",
           "[events][alarms][conditions]") {
   auto core = test::make_core();
-  cn_set(core, 50, 0);  // normal
+  test::apply_value(core, cn_input, 50, 0);  // normal
   REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   // The Object, its TypeDefinition, its components and properties; the Methods are the types'.
@@ -255,7 +240,7 @@ TEST_CASE("condition nodes: the condition is an Object with its Part 9 Variables
 TEST_CASE("condition nodes: the Variables equal the latest event's fields, and data items see them change",
           "[events][alarms][conditions]") {
   auto core = test::make_core();
-  cn_set(core, 50, 0);  // normal
+  test::apply_value(core, cn_input, 50, 0);  // normal
   REQUIRE(core.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
@@ -266,7 +251,7 @@ TEST_CASE("condition nodes: the Variables equal the latest event's fields, and d
   auto first = cn_publish(c, core, ms);  // the items' initial values
   CHECK(first.changes.size() == 2);
 
-  cn_set(core, 75, ms + 10);  // High
+  test::apply_value(core, cn_input, 75, ms + 10);  // High
   auto high = cn_publish(c, core, ms);
   REQUIRE(high.events.size() == 1);
   CHECK(high.events[0].active);
@@ -298,7 +283,7 @@ TEST_CASE("condition nodes: the Variables equal the latest event's fields, and d
 TEST_CASE("condition nodes: the methods answer on the condition and on its ShelvingState, not on other nodes",
           "[events][alarms][conditions][shelving]") {
   auto core = test::make_core();
-  cn_set(core, 50, 0);  // normal
+  test::apply_value(core, cn_input, 50, 0);  // normal
   REQUIRE(core.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client c(core);
   // TimedShelve on the ShelvingState Object (the usual way) and with the ConditionId (§5.8.17.3).
@@ -350,7 +335,7 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
       {6'000, step::call, cn_one_shot_shelve, {}, 0, status::bad_condition_already_shelved, sh::one_shot, {}},
   };
   auto core = test::make_core();
-  cn_set(core, 50, 0);  // normal
+  test::apply_value(core, cn_input, 50, 0);  // normal
   REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
@@ -366,7 +351,7 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
       } else if (s.what == step::tick) {
         core.on_tick(at(s.at));
       } else {
-        cn_set(core, s.v, s.at);
+        test::apply_value(core, cn_input, s.v, s.at);
       }
       CHECK(core.conditions().shelving_state(0) == s.state);
       ms = std::max(ms, s.at);
@@ -411,7 +396,7 @@ TEST_CASE("shelving: the state machine through a table of calls, ticks and value
 TEST_CASE("shelving: UnshelveTime counts down on the tick, MaxTimeShelved bounds it, a disabled condition refuses",
           "[events][alarms][shelving]") {
   auto core = test::make_core();
-  cn_set(core, 50, 0);  // normal
+  test::apply_value(core, cn_input, 50, 0);  // normal
   REQUIRE(core.add_limit_alarm(cn_limit_alarm(std::chrono::milliseconds(60'000)), at(0)) == status::good);
   cn_client c(core);
   const auto sub = c.subscribe();
@@ -434,7 +419,7 @@ TEST_CASE("shelving: UnshelveTime counts down on the tick, MaxTimeShelved bounds
 
   // A one-shot shelf of an alarm without MaxTimeShelved reports the largest Duration (§5.8.17.2).
   auto other = test::make_core();
-  cn_set(other, 50, 0);
+  test::apply_value(other, cn_input, 50, 0);
   REQUIRE(other.add_limit_alarm(cn_limit_alarm(), at(0)) == status::good);
   cn_client o(other);
   REQUIRE(o.call_method(cn_alarm, cn_one_shot_shelve, {}, 0).status_code == status::good);

@@ -32,6 +32,24 @@ inline actors::server_core make_core() {
   return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
 }
 
+// A value from the application for one variable, applied at `at(ms)`.
+inline void apply_value(actors::server_core& core, const ua::node_id& variable, double v, std::int64_t ms) {
+  value_update u;
+  u.node.index = core.space().find(variable);
+  u.value = v;
+  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
+}
+
+// An event filter's operand: the field at `names` (a browse path) of event type `type`, attribute
+// `attr` (13: Value).
+inline ua::simple_attribute_operand event_field(std::uint32_t type, std::vector<const char*> names, std::uint32_t attr = 13) {
+  ua::simple_attribute_operand o;
+  o.type_definition_id = ua::node_id(0, type);
+  for (const char* n : names) o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(n)});
+  o.attribute_id = attr;
+  return o;
+}
+
 // One anonymous session over None on `channel`, each request at a given time (`at(ms)`); the last
 // response decoded in `response`.
 struct core_session {

@@ -403,34 +403,19 @@ limit_alarm tank_alarm() {
   return a;
 }
 
-void set_value(actors::server_core& core, double v, std::int64_t ms) {
-  value_update u;
-  u.node.index = core.space().find(alarm_input);
-  u.value = v;
-  REQUIRE(core.apply_values(std::span(&u, 1), at(ms)) == 0);
-}
-
-ua::simple_attribute_operand typed_field(std::uint32_t type, std::vector<const char*> names, std::uint32_t attr = 13) {
-  ua::simple_attribute_operand o;
-  o.type_definition_id = ua::node_id(0, type);
-  for (const char* n : names) o.browse_path.push_back(ua::qualified_name{0, ua::ua_string(n)});
-  o.attribute_id = attr;
-  return o;
-}
-
 // EventId, EventType, ConditionId, Severity, ActiveState/Id, AckedState/Id, ConfirmedState/Id,
 // Retain, LimitState/CurrentState, Message; where OfType(AlarmConditionType) when `alarms_only`.
 ua::extension_object alarm_filter(bool alarms_only = false) {
   ua::event_filter f;
   f.select_clauses.push_back(field("EventId"));
   f.select_clauses.push_back(field("EventType"));
-  f.select_clauses.push_back(typed_field(2782, {}, 1));  // ConditionId
+  f.select_clauses.push_back(test::event_field(2782, {}, 1));  // ConditionId
   f.select_clauses.push_back(field("Severity"));
-  f.select_clauses.push_back(typed_field(2915, {"ActiveState", "Id"}));
-  f.select_clauses.push_back(typed_field(2881, {"AckedState", "Id"}));
-  f.select_clauses.push_back(typed_field(2881, {"ConfirmedState", "Id"}));
-  f.select_clauses.push_back(typed_field(2782, {"Retain"}));
-  f.select_clauses.push_back(typed_field(9341, {"LimitState", "CurrentState"}));
+  f.select_clauses.push_back(test::event_field(2915, {"ActiveState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2881, {"AckedState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2881, {"ConfirmedState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2782, {"Retain"}));
+  f.select_clauses.push_back(test::event_field(9341, {"LimitState", "CurrentState"}));
   f.select_clauses.push_back(field("Message"));
   if (alarms_only) {
     ua::content_filter_element e;
@@ -508,7 +493,7 @@ TEST_CASE("alarms: a limit alarm goes through High, HighHigh and back with its d
   client c(core);
   const auto sub = c.subscribe(100);
   REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
-  set_value(core, 50, 0);
+  test::apply_value(core, alarm_input, 50, 0);
   REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
   std::int64_t t = 0;
   auto first = alarm_events(c, core, t);
@@ -523,7 +508,7 @@ TEST_CASE("alarms: a limit alarm goes through High, HighHigh and back with its d
                                                           {13, "Low"},      {25, ""}};
   std::vector<std::string> seen;
   for (const auto& [v, want] : steps) {
-    set_value(core, v, t + 2);
+    test::apply_value(core, alarm_input, v, t + 2);
     for (const auto& e : alarm_events(c, core, t)) seen.push_back(e.limit + (e.active ? "+" : "-"));
   }
   const std::vector<std::string> want{"High+", "HighHigh+", "High+", "-", "Low+", "LowLow+", "Low+", "-"};
@@ -535,11 +520,11 @@ TEST_CASE("alarms: Acknowledge and Confirm with the EventId and a comment, with 
   client c(core);
   const auto sub = c.subscribe(100);
   REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
-  set_value(core, 50, 0);
+  test::apply_value(core, alarm_input, 50, 0);
   REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
   std::int64_t t = 0;
   alarm_events(c, core, t);
-  set_value(core, 80, t + 2);
+  test::apply_value(core, alarm_input, 80, t + 2);
   auto events = alarm_events(c, core, t);
   REQUIRE(events.size() == 1);
   const auto high = events[0];
@@ -585,7 +570,7 @@ TEST_CASE("alarms: Acknowledge and Confirm with the EventId and a comment, with 
   CHECK(call_method(c, alarm_id, add_comment, {events[0].event_id, comment("note")}).status_code == status::good);
   events = alarm_events(c, core, t);
   REQUIRE(events.size() == 1);
-  set_value(core, 50, t + 2);
+  test::apply_value(core, alarm_input, 50, t + 2);
   events = alarm_events(c, core, t);
   REQUIRE(events.size() == 1);
   CHECK_FALSE(events[0].active);
@@ -597,7 +582,7 @@ TEST_CASE("alarms: Disable and Enable, and what a disabled alarm refuses", "[eve
   client c(core);
   const auto sub = c.subscribe(100);
   REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
-  set_value(core, 80, 0);
+  test::apply_value(core, alarm_input, 80, 0);
   REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
   std::int64_t t = 0;
   auto events = alarm_events(c, core, t);
@@ -610,7 +595,7 @@ TEST_CASE("alarms: Disable and Enable, and what a disabled alarm refuses", "[eve
   CHECK_FALSE(events[0].retain);  // §5.5.2: a disabled condition is not retained
   CHECK(call_method(c, alarm_id, acknowledge, {events[0].event_id, comment("x")}).status_code ==
         status::bad_condition_disabled);
-  set_value(core, 95, t + 2);  // tracked, not reported while disabled
+  test::apply_value(core, alarm_input, 95, t + 2);  // tracked, not reported while disabled
   CHECK(alarm_events(c, core, t).empty());
   CHECK(call_method(c, alarm_id, enable, {}).status_code == status::good);
   events = alarm_events(c, core, t);
@@ -628,13 +613,13 @@ TEST_CASE("alarms: ConditionRefresh sends RefreshStart, the retained conditions 
   const auto other_sub = other.subscribe(100);
   REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
   REQUIRE(other.monitor_events(other_sub, ua::node_id(0, server_object), alarm_filter()).status_code == status::good);
-  set_value(core, 50, 0);
+  test::apply_value(core, alarm_input, 50, 0);
   REQUIRE(core.add_limit_alarm(tank_alarm(), at(0)) == status::good);
   auto second = tank_alarm();
   second.id = ua::node_id::string(1, "Alarm.Quiet");
   second.name = "Quiet";
   REQUIRE(core.add_limit_alarm(second, at(0)) == status::good);
-  set_value(core, 80, 2);  // both alarms watch the same input: both go High
+  test::apply_value(core, alarm_input, 80, 2);  // both alarms watch the same input: both go High
   std::int64_t t = 0;
   REQUIRE(alarm_events(c, core, t).size() == 4);
   CHECK(call_method(c, ua::node_id(0, 2782), condition_refresh, {other_sub}).status_code ==
@@ -815,11 +800,11 @@ namespace {
 ua::extension_object non_exclusive_filter() {
   ua::event_filter f;
   f.select_clauses.push_back(field("EventType"));
-  f.select_clauses.push_back(typed_field(2915, {"ActiveState", "Id"}));
-  f.select_clauses.push_back(typed_field(2881, {"AckedState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2915, {"ActiveState", "Id"}));
+  f.select_clauses.push_back(test::event_field(2881, {"AckedState", "Id"}));
   f.select_clauses.push_back(field("Severity"));
   for (const char* state : {"HighHighState", "HighState", "LowState", "LowLowState"})
-    f.select_clauses.push_back(typed_field(9906, {state, "Id"}));
+    f.select_clauses.push_back(test::event_field(9906, {state, "Id"}));
   f.select_clauses.push_back(field("EventId"));
   ua::content_filter_element e;
   e.filter_operator = op::of_type;
@@ -865,7 +850,7 @@ TEST_CASE("alarms: a non-exclusive limit alarm has a state per limit, HighHigh a
   client c(core);
   const auto sub = c.subscribe(100);
   REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), non_exclusive_filter()).status_code == status::good);
-  set_value(core, 50, 0);
+  test::apply_value(core, alarm_input, 50, 0);
   auto a = tank_alarm();
   a.exclusive = false;
   a.low_low = std::nullopt;  // a limit it does not have: its state stays null
@@ -879,7 +864,7 @@ TEST_CASE("alarms: a non-exclusive limit alarm has a state per limit, HighHigh a
   // Deadband 2: a state ends only when the value is back by more than 2.
   std::vector<std::string> seen;
   for (const double v : {75.0, 95.0, 89.0, 87.0, 69.0, 67.0, 15.0, 21.0, 23.0}) {
-    set_value(core, v, t + 2);
+    test::apply_value(core, alarm_input, v, t + 2);
     for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
   }
   // Back to normal unacknowledged: still "!" (Part 9 §5.7.2, the operator has not seen it yet).
@@ -889,7 +874,7 @@ TEST_CASE("alarms: a non-exclusive limit alarm has a state per limit, HighHigh a
   // Acknowledged in High; HighHigh newly active wants a new acknowledgement, leaving it for High
   // (a state ending) does not.
   const ua::node_id condition = a.id;
-  set_value(core, 75, t + 2);
+  test::apply_value(core, alarm_input, 75, t + 2);
   auto up = published_events(c, core, t);
   REQUIRE(up.size() == 1);
   const auto* id = up[0].event_fields[8].get_if<ua::byte_string>();
@@ -898,7 +883,7 @@ TEST_CASE("alarms: a non-exclusive limit alarm has a state per limit, HighHigh a
   seen.clear();
   for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
   for (const double v : {95.0, 80.0}) {
-    set_value(core, v, t + 2);
+    test::apply_value(core, alarm_input, v, t + 2);
     for (const auto& e : published_events(c, core, t)) seen.push_back(states_of(e));
   }
   CHECK(seen == std::vector<std::string>{"010- 700+", "110- 900+!", "010- 700+!"});
