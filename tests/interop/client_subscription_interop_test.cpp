@@ -12,6 +12,10 @@
 
 #include "uactor/client.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace interop_client_subscription_interop_test {
+
 using namespace uactor;
 namespace status = ua::status;
 using std::chrono::milliseconds;
@@ -561,3 +565,5 @@ TEST_CASE("client subscription interop: TransferSubscriptions moves a subscripti
   CHECK(second.close() == status::good);
   CHECK(first.close() == status::good);
 }
+
+}  // namespace interop_client_subscription_interop_test

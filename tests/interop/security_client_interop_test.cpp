@@ -24,6 +24,10 @@
 #include "security/certificate.hpp"
 #include "security/keys.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace interop_security_client_interop_test {
+
 using namespace uactor;
 namespace status = ua::status;
 namespace fs = std::filesystem;
@@ -208,3 +212,5 @@ TEST_CASE("security interop: node-opcua refuses a client certificate it does not
   }
   REQUIRE(made);
 }
+
+}  // namespace interop_security_client_interop_test

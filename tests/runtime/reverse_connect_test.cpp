@@ -28,6 +28,10 @@
 #include "uactor/server_plan.hpp"
 #include "uactor/ua/attribute_ids.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace runtime_reverse_connect_test {
+
 using namespace uactor;
 using namespace std::chrono_literals;
 using test::temp_folder;
@@ -316,3 +320,5 @@ TEST_CASE("reverse connect: the listener closes what is not a good ReverseHello,
   std::this_thread::sleep_for(50ms);
   CHECK(open_descriptors() == before);
 }
+
+}  // namespace runtime_reverse_connect_test

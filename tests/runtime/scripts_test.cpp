@@ -19,8 +19,10 @@
 #include "scripting/frames.hpp"
 #include "scripting/worker.hpp"
 #include "uactor/runtime.hpp"
+#include "tests/support/child_process.hpp"
 
 using namespace uactor;
+using test::uactor_bin;
 using namespace std::chrono_literals;
 namespace ids = uactor::ua::ids;
 
@@ -119,10 +121,6 @@ struct plant {
   }
 };
 
-std::string uactor_bin() {
-  const char* bin = std::getenv("UACTOR_BIN");
-  return bin ? bin : "";
-}
 
 std::string worker_bin() {
   const char* bin = std::getenv("UACTOR_WORKER_BIN");

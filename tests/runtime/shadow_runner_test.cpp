@@ -18,6 +18,10 @@
 #include "actors/shards/runner.hpp"
 #include "uactor/ua/status_codes.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace runtime_shadow_runner_test {
+
 using namespace uactor;
 using namespace std::chrono_literals;
 
@@ -239,3 +243,5 @@ TEST_CASE("shadow: the shadow's worker killed mid-run changes nothing published 
   CHECK(s.counters->errors == 0);
   CHECK(s.counters->worker_deaths == 0);
 }
+
+}  // namespace runtime_shadow_runner_test

@@ -11,6 +11,10 @@
 #include "runtime/namespaces/load_namespace.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace scenarios_load_namespace_test {
+
 using namespace uactor;
 using namespace uactor::ua;
 
@@ -102,3 +106,5 @@ TEST_CASE("load writer: a step sets every variable to the tick, each change obse
   }
   f.as.set_observer(nullptr);
 }
+
+}  // namespace scenarios_load_namespace_test

@@ -13,6 +13,10 @@
 #include "security/pki_store.hpp"
 #include "tests/security/pki_test_support.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace security_pki_store_test {
+
 using namespace uactor;
 using namespace uactor::security;
 using namespace uactor::security::testing;
@@ -543,3 +547,5 @@ TEST_CASE("pki_store: the folders are read again only when their modification ti
   CHECK(store.validate(b.cert, opts(), t0).ok());
   CHECK(store.validate(a.cert, opts(), t0).status == ua::status::bad_certificate_untrusted);
 }
+
+}  // namespace security_pki_store_test

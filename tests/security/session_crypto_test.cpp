@@ -9,6 +9,10 @@
 #include "security/session_crypto.hpp"
 #include "tests/security/crypto_test_support.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace security_session_crypto_test {
+
 using namespace uactor;
 using namespace uactor::security;
 using uactor::test::bytes;
@@ -174,3 +178,5 @@ TEST_CASE("session_crypto: decrypt_secret takes zero padding after the nonce and
           ua::status::bad_identity_token_invalid);
   }
 }
+
+}  // namespace security_session_crypto_test

@@ -11,6 +11,10 @@
 #include "tests/security/crypto_vectors.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace security_symmetric_test {
+
 using namespace uactor;
 using namespace uactor::security;
 using uactor::test::bytes;
@@ -348,3 +352,5 @@ TEST_CASE("symmetric_context: protect and unprotect allocate nothing (operator n
     }
   }
 }
+
+}  // namespace security_symmetric_test

@@ -7,9 +7,17 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace uactor::test {
+
+// The `uactor` executable a test starts: ctest names it in UACTOR_BIN; empty when run without.
+inline std::string uactor_bin() {
+  const char* bin = std::getenv("UACTOR_BIN");
+  return bin ? bin : "";
+}
 
 inline void stop_child(pid_t pid, int signal, std::chrono::seconds grace) {
   if (pid <= 0) return;

@@ -14,18 +14,16 @@
 #include <vector>
 
 #include "tests/support/alloc_counter.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/fault_proxy.hpp"
 #include "uactor/client.hpp"
 
 using namespace uactor;
+using test::uactor_bin;
 using test::server_process;
 
 namespace {
 
-std::string uactor_bin() {
-  const char* bin = std::getenv("UACTOR_BIN");
-  return bin ? bin : "";
-}
 
 client_options options_for(const server_process& server) {
   client_options o;

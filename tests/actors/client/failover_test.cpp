@@ -23,9 +23,15 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/fault_proxy.hpp"
+#include "tests/support/child_process.hpp"
 #include "uactor/redundant_client.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace client_failover_test {
+
 using namespace uactor;
+using test::uactor_bin;
 using namespace std::chrono_literals;
 using test::server_process;
 using steady = std::chrono::steady_clock;
@@ -34,10 +40,6 @@ namespace {
 
 constexpr std::uint32_t items = 10;
 
-std::string uactor_bin() {
-  const char* bin = std::getenv("UACTOR_BIN");
-  return bin ? bin : "";
-}
 
 // A plant file per server: its own ApplicationUri, both in the set's ServerUriArray. Removed with
 // the object (the server has read it by then).
@@ -371,3 +373,5 @@ TEST_CASE("failover: warm stall - the link to the server in use goes silent (no 
   proxy.resume();
   CHECK(c->close().is_good());
 }
+
+}  // namespace client_failover_test

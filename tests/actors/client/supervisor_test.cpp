@@ -16,9 +16,11 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/fault_proxy.hpp"
+#include "tests/support/child_process.hpp"
 #include "uactor/client.hpp"
 
 using namespace uactor;
+using test::uactor_bin;
 using namespace std::chrono_literals;
 using test::cut_kind;
 using test::cut_side;
@@ -29,10 +31,6 @@ namespace {
 
 constexpr std::uint32_t items = 10;
 
-std::string uactor_bin() {
-  const char* bin = std::getenv("UACTOR_BIN");
-  return bin ? bin : "";
-}
 
 std::vector<std::string> uactor_run_args() {
   return {"run", "--host", "127.0.0.1", "--port", "{port}", "--writer-interval", "10",

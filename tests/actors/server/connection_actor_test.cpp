@@ -23,6 +23,10 @@
 #include "actors/server/exchange.hpp"
 #include "tests/support/raw_peer.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_connection_actor_test {
+
 using namespace uactor;
 namespace status = ua::status;
 using test::received;
@@ -535,3 +539,5 @@ TEST_CASE("connection broker: output goes straight to its socket while CAF holds
   ::close(sv[0]);
   ::close(sv[1]);
 }
+
+}  // namespace server_connection_actor_test

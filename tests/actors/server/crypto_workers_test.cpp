@@ -35,6 +35,10 @@
 #include "security/session_crypto.hpp"
 #include "uactor/client.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_crypto_workers_test {
+
 using namespace uactor;
 using namespace std::chrono_literals;
 namespace status = ua::status;
@@ -452,3 +456,5 @@ TEST_CASE("crypto workers: suspects' login checks have a lane of a quarter of th
   CHECK(ran_suspect_2.load() >= 1);
   CHECK(ran_refused.load() == -1);
 }
+
+}  // namespace server_crypto_workers_test

@@ -7,6 +7,10 @@
 
 #include "engine/client/publish_pump.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace client_publish_pump_test {
+
 using namespace uactor;
 using namespace uactor::actors;
 using namespace std::chrono_literals;
@@ -139,3 +143,5 @@ TEST_CASE("request_headers: handles count from 1, skip 0 on the wrap, and carry 
   headers.stamp(h, ua::date_time{}, 10ms);
   CHECK(h.authentication_token == ua::node_id(3, 9));
 }
+
+}  // namespace client_publish_pump_test

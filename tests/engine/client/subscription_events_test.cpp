@@ -11,6 +11,10 @@
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace client_subscription_events_test {
+
 using namespace uactor;
 using actors::subscription_engine;
 namespace status = ua::status;
@@ -264,3 +268,5 @@ TEST_CASE("event filter result: the first refused clause is named with its statu
   REQUIRE(event_filter_result_of(mr));
   CHECK(event_filter_result_of(mr)->select_clause_results.size() == 1);
 }
+
+}  // namespace client_subscription_events_test

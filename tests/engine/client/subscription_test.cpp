@@ -9,6 +9,10 @@
 #include "protocol/message.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace client_subscription_test {
+
 using namespace uactor;
 using actors::subscription_engine;
 namespace status = ua::status;
@@ -449,3 +453,5 @@ TEST_CASE("client_subscription: with acknowledge off nothing is acknowledged, an
   CHECK(acks_of(e).empty());
   CHECK(rec.sequences == std::vector<std::uint32_t>{1, 3, 2});
 }
+
+}  // namespace client_subscription_test

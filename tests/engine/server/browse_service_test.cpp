@@ -15,6 +15,10 @@
 #include "tests/engine/read_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_browse_service_test {
+
 using namespace uactor;
 using namespace uactor::ua;
 using services::browse_continuations;
@@ -696,3 +700,5 @@ TEST_CASE("browse: a continuation point into a node whose references were renumb
   }
   CHECK(total == 10);
 }
+
+}  // namespace server_browse_service_test

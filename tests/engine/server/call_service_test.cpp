@@ -13,6 +13,10 @@
 #include "engine/server/services/call.hpp"
 #include "uactor/ua/status_codes.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_call_service_test {
+
 using namespace uactor;
 using namespace uactor::ua;
 using services::method_table;
@@ -342,3 +346,5 @@ TEST_CASE("method_table: add replaces, find by NodeId of any kind", "[actors]") 
   CHECK_FALSE(m.find(node_id(2, 7)));
   CHECK_FALSE(m.find(t("b")));
 }
+
+}  // namespace server_call_service_test

@@ -17,6 +17,10 @@
 #include "security/policy.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_channel_security_test {
+
 using namespace uactor;
 using cevent = actors::client_channel_state::event;
 using sevent = actors::secure_channel_state::event;
@@ -421,3 +425,5 @@ TEST_CASE("channel security: the audit records of an Issue, a Renew, a CloseSecu
     CHECK(audits[1].reason.find("trust list") != std::string::npos);  // what the log says
   }
 }
+
+}  // namespace server_channel_security_test

@@ -14,6 +14,10 @@
 #include "tests/engine/server/core_fixture.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_condition_nodes_test {
+
 using namespace uactor;
 namespace status = ua::status;
 
@@ -448,3 +452,5 @@ TEST_CASE("condition nodes: a condition whose child NodeId is taken is refused w
   CHECK(core.space().find(cn_alarm) == ua::no_node);
   CHECK(core.space().find(cn_child("EventId")) == ua::no_node);
 }
+
+}  // namespace server_condition_nodes_test

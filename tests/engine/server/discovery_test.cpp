@@ -8,6 +8,10 @@
 #include "engine/server/services/register_nodes.hpp"
 #include "uactor/ua/status_codes.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_discovery_test {
+
 using namespace uactor;
 using namespace uactor::ua;
 using namespace uactor::services;
@@ -202,3 +206,5 @@ TEST_CASE("discovery: a server of two endpoints lists each with its own URL and 
   CHECK(resp.servers[0].discovery_urls ==
         ua_array<ua_string>{ua_string("opc.tcp://10.0.0.7:4840"), ua_string("opc.tcp://10.0.0.7:4841")});
 }
+
+}  // namespace server_discovery_test

@@ -20,7 +20,7 @@ using op = ua::filter_operator;
 
 namespace {
 
-const ua::address_space& ns0() {
+const ua::address_space& ns0_space() {
   static const ua::address_space as = [] {
     ua::address_space s;
     ua::load_namespace0(s);
@@ -72,10 +72,10 @@ ua::event_filter filter(std::vector<ua::content_filter_element> where) {
 }
 
 // An event of BaseEventType (or `type`) with severity, message, source name.
-event_record event(field_catalogue& cat, std::uint16_t severity, const char* message,
+event_record filter_event(field_catalogue& cat, std::uint16_t severity, const char* message,
                    std::uint32_t type = base_event_type) {
   event_record e;
-  e.type = ns0().find(ua::node_id(0, type));
+  e.type = ns0_space().find(ua::node_id(0, type));
   e.set(field::event_id).emplace<ua::byte_string>().assign("0123456789abcdef");
   e.set(field::event_type) = ua::node_id(0, type);
   e.set(field::severity) = severity;
@@ -92,11 +92,11 @@ struct compiled {
   ua::event_filter_result result;
   ua::status_code status;
   explicit compiled(const ua::event_filter& f, actors::event_filter_limits limits = {}) {
-    status = program.compile(f, ns0(), cat, limits, result);
+    status = program.compile(f, ns0_space(), cat, limits, result);
   }
   bool matches(std::uint16_t severity, const char* message = "pump tripped", std::uint32_t type = base_event_type) {
-    const auto e = event(cat, severity, message, type);
-    return program.matches(e, ns0());
+    const auto e = filter_event(cat, severity, message, type);
+    return program.matches(e, ns0_space());
   }
 };
 
@@ -120,7 +120,7 @@ TEST_CASE("event filter: the select clauses give the fields in order, null for a
   REQUIRE(c.status == status::good);
   REQUIRE(c.result.select_clause_results.size() == 4);
   for (const auto& r : c.result.select_clause_results) CHECK(r == status::good);
-  const auto e = event(c.cat, 700, "x");
+  const auto e = filter_event(c.cat, 700, "x");
   ua::ua_array<ua::variant> out;
   c.program.select(e, out);
   REQUIRE(out.size() == 4);
@@ -328,13 +328,13 @@ TEST_CASE("event filter: evaluating a where clause and selecting fields allocate
                      element(op::greater_than_or_equal, {field_of({"Severity"}), lit(std::int32_t{100})}),
                      element(op::like, {field_of({"Message"}), lit(ua::ua_string("%trip%"))})}));
   REQUIRE(c.status == status::good);
-  const auto e = event(c.cat, 500, "pump tripped");
+  const auto e = filter_event(c.cat, 500, "pump tripped");
   ua::ua_array<ua::variant> out;
   c.program.select(e, out);
-  REQUIRE(c.program.matches(e, ns0()));
+  REQUIRE(c.program.matches(e, ns0_space()));
   const auto before = test::thread_alloc_counts().allocations;
   for (int i = 0; i < 100; ++i) {
-    REQUIRE(c.program.matches(e, ns0()));
+    REQUIRE(c.program.matches(e, ns0_space()));
     c.program.select(e, out);
   }
   if (test::counts_allocations) CHECK(test::thread_alloc_counts().allocations - before == 0);

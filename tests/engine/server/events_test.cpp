@@ -14,6 +14,10 @@
 #include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_events_test {
+
 using namespace uactor;
 namespace status = ua::status;
 using op = ua::filter_operator;
@@ -1125,3 +1129,5 @@ TEST_CASE("audit: secure channels opened, refused and closed, and a refused cert
   CHECK(text_of(x[2]) == "41");
   CHECK(text_of(x[9]) == "SecureChannel/CloseSecureChannel");
 }
+
+}  // namespace server_events_test

@@ -15,6 +15,10 @@
 #include "tests/history/temp_store.hpp"
 #include "uactor/ua/node_ids.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_history_processed_test {
+
 using namespace uactor;
 using test::temp_store;
 namespace status = ua::status;
@@ -276,3 +280,5 @@ TEST_CASE("HistoryRead processed: a day of 1 s data in 1,440 intervals, timed", 
   REQUIRE(got);
   std::printf("of which: read_raw %zu values %.1f ms, history::process %.1f ms\n", page.values.size(), read_ms, calc_ms);
 }
+
+}  // namespace server_history_processed_test

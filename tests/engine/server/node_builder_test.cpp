@@ -6,6 +6,10 @@
 #include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_node_builder_test {
+
 using namespace uactor;
 using namespace uactor::actors;
 namespace ids = uactor::ua::ids;
@@ -240,3 +244,5 @@ TEST_CASE("address_space: removal keeps every other node findable (open addressi
   }
   CHECK(as.find(node_id(0, ids::server)) != ua::no_node);
 }
+
+}  // namespace server_node_builder_test

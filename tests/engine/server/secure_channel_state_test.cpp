@@ -14,6 +14,10 @@
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/bytes.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_secure_channel_state_test {
+
 using namespace uactor;
 using actors::secure_channel_state;
 using event = secure_channel_state::event;
@@ -896,3 +900,5 @@ TEST_CASE("secure_channel: a conversation split at any byte gives the same answe
     CHECK(events == expected);
   }
 }
+
+}  // namespace server_secure_channel_state_test

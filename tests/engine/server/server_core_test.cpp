@@ -9,6 +9,10 @@
 #include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_server_core_test {
+
 using namespace uactor;
 namespace status = ua::status;
 using test::at;
@@ -164,3 +168,5 @@ TEST_CASE("server_core: a 1-value Read allocates nothing in steady state", "[act
   }
   CHECK(counter.counted().allocations == 0);
 }
+
+}  // namespace server_server_core_test

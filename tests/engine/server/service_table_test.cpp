@@ -14,6 +14,10 @@
 #include "tests/engine/server/core_fixture.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_service_table_test {
+
 using namespace uactor;
 namespace status = ua::status;
 using test::at;
@@ -123,3 +127,5 @@ TEST_CASE("server_core: every row without a handler answers Bad_ServiceUnsupport
   core.handle(3, header, ua::extension_object(ua::read_request{}), at(1), out);
   CHECK(result_of(out) == status::bad_nothing_to_do);
 }
+
+}  // namespace server_service_table_test

@@ -22,6 +22,10 @@
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/captured_log.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_session_manager_test {
+
 using namespace uactor;
 using actors::session_manager;
 using action = session_manager::routed::action;
@@ -507,3 +511,5 @@ TEST_CASE("session_manager: an X509 identity token that is neither DER nor PEM i
         status::bad_identity_token_invalid);
   CHECK(log.text().find("its certificateData is neither a DER nor a PEM certificate") != std::string::npos);
 }
+
+}  // namespace server_session_manager_test

@@ -20,6 +20,10 @@
 #include "tests/security/pki_test_support.hpp"
 #include "tests/support/captured_log.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_session_takeover_test {
+
 using namespace uactor;
 using actors::session_manager;
 using move = session_manager::routed::move;
@@ -340,3 +344,5 @@ TEST_CASE("session_takeover: a change of user on the session's own channel is ac
     CHECK(s->identity.name == "user2");
   }
 }
+
+}  // namespace server_session_takeover_test

@@ -19,6 +19,10 @@
 #include "security/session_crypto.hpp"
 #include "tests/support/alloc_counter.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_subscription_test {
+
 using namespace uactor;
 namespace status = ua::status;
 
@@ -1432,3 +1436,5 @@ TEST_CASE("subscription: a change fanned out to monitored items and published al
   for (int r = 30; r < 60; ++r) cycle(r);
   CHECK(counter.counted().allocations == 0);
 }
+
+}  // namespace server_subscription_test

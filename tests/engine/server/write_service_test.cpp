@@ -14,6 +14,10 @@
 #include "uactor/ua/status_codes.hpp"
 #include "tests/engine/read_fixture.hpp"
 
+// Everything in a namespace of its own, so that this file can share a unity batch with neighbours
+// that use the same helper names (docs/decisions/0050).
+namespace server_write_service_test {
+
 using namespace uactor;
 using namespace uactor::ua;
 using services::service_write;
@@ -248,3 +252,5 @@ TEST_CASE("write: an ExtensionObject of a loaded structure fits its DataType and
   as.read(drawing_var, attribute_id::value, v);
   CHECK(v.value == variant(raw(5)));
 }
+
+}  // namespace server_write_service_test
