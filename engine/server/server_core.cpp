@@ -284,7 +284,9 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
   const auto routed = sessions_.route(channel_id, header, request, service, now, done);
   if (routed.closed)
     subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
-  if (routed.activated) subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity);
+  if (routed.activated)
+    subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity,
+                                      access_of(*routed.activated));
   if (metrics_ && routed.channel_move != session_manager::routed::move::none)
     (routed.channel_move == session_manager::routed::move::moved ? metrics_->host().session_moves
                                                                    : metrics_->host().session_moves_refused)
@@ -414,7 +416,7 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
   job->channel_id = c.channel_id;
   job->request_id = c.request_id;
   job->session_token = c.s->authentication_token;
-  if (services::plan_history_read(req, *job, space_, c.s->history_points, config_.history)) {
+  if (services::plan_history_read(req, *job, space_, c.s->history_points, config_.history, access_of(*c.s))) {
     if (history_reader_) {
       ++history_reads_in_flight_;
       history_reader_(std::move(job));
@@ -466,7 +468,7 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
       call_.response_header.service_result = ua::status::bad_too_many_operations;
       return finish(call_, c);
     }
-    conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now,
+    conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now, access_of(*c.s),
                       [&](const ua::call_method_request& m, ua::call_method_result& r) {
                         services::call_operation(m, space_, methods_, r, access_of(*c.s));
                       });
@@ -486,7 +488,7 @@ void server_core::serve_create_monitored_items(const ua::create_monitored_items_
 }
 
 void server_core::serve_modify_monitored_items(const ua::modify_monitored_items_request& req, const service_call& c) {
-  subscriptions_->modify_monitored_items(c.s->session_id.numeric(), req, modify_items_, space_, c.now);
+  subscriptions_->modify_monitored_items(c.s->session_id.numeric(), req, modify_items_, space_, c.now, access_of(*c.s));
   finish(modify_items_, c);
 }
 
@@ -506,7 +508,8 @@ void server_core::serve_delete_monitored_items(const ua::delete_monitored_items_
 }
 
 void server_core::serve_create_subscription(const ua::create_subscription_request& req, const service_call& c) {
-  subscriptions_->create_subscription(c.s->session_id.numeric(), c.s->identity, req, create_subscription_, c.now);
+  subscriptions_->create_subscription(c.s->session_id.numeric(), c.s->identity, req, create_subscription_, c.now,
+                                      access_of(*c.s));
   finish(create_subscription_, c);
 }
 
@@ -531,7 +534,8 @@ void server_core::serve_republish(const ua::republish_request& req, const servic
 }
 
 void server_core::serve_transfer_subscriptions(const ua::transfer_subscriptions_request& req, const service_call& c) {
-  subscriptions_->transfer_subscriptions(c.s->session_id.numeric(), c.s->identity, req, transfer_subscriptions_, c.now);
+  subscriptions_->transfer_subscriptions(c.s->session_id.numeric(), c.s->identity, req, transfer_subscriptions_, c.now,
+                                         access_of(*c.s));
   finish(transfer_subscriptions_, c);
 }
 

@@ -169,8 +169,9 @@ public:
                                       std::vector<authz::permission_rule> rules);
   const authz::permission_table& permissions() const noexcept { return *permissions_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
+  // The table even while it has no rule: subscriptions keep this, and a reload may add rules.
   services::node_access access_of(const session& s) const noexcept {
-    return {permissions_->empty() ? nullptr : permissions_.get(), s.roles,
+    return {permissions_.get(), s.roles,
             authz::restrictions_met_by(static_cast<std::int32_t>(s.channel_security.mode))};
   }
 

@@ -78,13 +78,19 @@ std::vector<std::string> permission_table::rebuild(const ua::address_space& as) 
   }
 
   // Which reference types carry a rule downward: HierarchicalReferences but HasEventSource (and
-  // its HasNotifier), which link an alarm's notifier across areas (Part 3 §7.16).
+  // its HasNotifier), which link an alarm's notifier across areas (Part 3 §7.16); and HasCondition,
+  // not hierarchical, but a condition belongs to its source's area: its methods (Acknowledge,
+  // Shelve) and its events are that area's (Part 9 §5.5.3).
   const ua::node_index hierarchical = as.find(ua::node_id(0, ua::ids::hierarchical_references));
   const ua::node_index event_source = as.find(ua::node_id(0, ua::ids::has_event_source));
+  const ua::node_index has_condition = as.find(ua::node_id(0, ua::ids::has_condition));
   std::vector<std::int8_t> follows(as.size(), -1);  // per reference type node: unknown, no, yes
   const auto follow = [&](ua::node_index type) {
     if (follows[type] < 0)
-      follows[type] = as.is_subtype_of(type, hierarchical) && !as.is_subtype_of(type, event_source) ? 1 : 0;
+      follows[type] = type == has_condition ||
+                              (as.is_subtype_of(type, hierarchical) && !as.is_subtype_of(type, event_source))
+                          ? 1
+                          : 0;
     return follows[type] == 1;
   };
 
@@ -132,6 +138,12 @@ std::vector<std::string> permission_table::rebuild(const ua::address_space& as) 
                    [&](const root_of_rule& a, const root_of_rule& b) { return depth[a.node] < depth[b.node]; });
 
   // Down from each root, in that order; a node reached twice in one walk (a second parent) once.
+  // Not from a plant's node into namespace 0: the standard's nodes a plant's objects reference (a
+  // condition's Acknowledge method, shared by every condition: docs/decisions/0053) belong to no
+  // area, and the last area walked would otherwise decide them for all.
+  const auto enters = [&](ua::node_index from, ua::node_index to) {
+    return as.at(to).id.ns != 0 || as.at(from).id.ns == 0;
+  };
   std::vector<std::uint32_t> seen(as.size(), 0);
   std::vector<ua::node_index> stack;
   std::uint32_t walk = 0;
@@ -145,7 +157,7 @@ std::vector<std::string> permission_table::rebuild(const ua::address_space& as) 
       stack.pop_back();
       rule_of_[n] = mark;
       for (const auto& r : as.forward_references(n))
-        if (seen[r.target] != walk && follow(r.type)) {
+        if (seen[r.target] != walk && follow(r.type) && enters(n, r.target)) {
           seen[r.target] = walk;
           stack.push_back(r.target);
         }

@@ -294,7 +294,7 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
 }  // namespace
 
 bool plan_history_read(const history_read_request& req, history_read_job& job, const address_space& as,
-                       history_continuations& points, const history_limits& limits) {
+                       history_continuations& points, const history_limits& limits, const node_access& access) {
   history_read_response& resp = job.response;
   job.items.clear();
   if (!start_operations(req.request_header, resp, req.nodes_to_read.size(), limits.max_nodes_per_history_read))
@@ -355,6 +355,10 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
       const variable_data* var = n == no_node ? nullptr : as.variable(n);
       if (n == no_node) {
         r.status_code = status::bad_node_id_unknown;
+        continue;
+      }
+      if (!access.may(n, actors::authz::permission::read_history)) {
+        r.status_code = status::bad_user_access_denied;
         continue;
       }
       if (!var || as.at(n).cls != node_class::variable || !var->historizing || !job.store) {
@@ -454,11 +458,12 @@ void finish_history_read(history_read_job& job, history_continuations* points) {
 }
 
 void service_history_read(const history_read_request& req, history_read_response& resp, const address_space& as,
-                          history::history_store* store, history_continuations& points, const history_limits& limits) {
+                          history::history_store* store, history_continuations& points, const history_limits& limits,
+                          const node_access& access) {
   history_read_job job;
   job.store = store;
   job.response = std::move(resp);
-  if (plan_history_read(req, job, as, points, limits)) {
+  if (plan_history_read(req, job, as, points, limits, access)) {
     run_history_read(job);
     finish_history_read(job, &points);
   }

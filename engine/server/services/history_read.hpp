@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/server/history/aggregates.hpp"
+#include "engine/server/services/access_attributes.hpp"
 #include "engine/server/services/continuation_points.hpp"
 #include "history/history_store.hpp"
 #include "protocol/address_space.hpp"
@@ -106,10 +107,12 @@ struct history_read_job {
 // node: Bad_AggregateNotSupported, Bad_AggregateConfigurationRejected (a percentage over 100),
 // Bad_InvalidTimestampArgument (no start or end, no reqTimes), Bad_InvalidArgument (start == end,
 // a negative interval), Bad_TooManyOperations (intervals, times or raw values past the limits).
-// job.store null: no history.
+// job.store null: no history. Bad_UserAccessDenied for a node whose history `access` (the
+// session's roles) may not read (Part 3 §8.55 ReadHistory).
 // Returns whether items need the store (else job.response is the whole answer).
 bool plan_history_read(const ua::history_read_request& req, history_read_job& job, const ua::address_space& as,
-                       history_continuations& points, const history_limits& limits = {});
+                       history_continuations& points, const history_limits& limits = {},
+                       const node_access& access = {});
 // The store's part: each item's page (its values, bounds, whether more remain).
 void run_history_read(history_read_job& job);
 // The items with more left get continuation points from `points` (null: the session is gone,
@@ -119,6 +122,7 @@ void finish_history_read(history_read_job& job, history_continuations* points);
 // The three at once, on the caller's thread.
 void service_history_read(const ua::history_read_request& req, ua::history_read_response& resp,
                           const ua::address_space& as, history::history_store* store,
-                          history_continuations& points, const history_limits& limits = {});
+                          history_continuations& points, const history_limits& limits = {},
+                          const node_access& access = {});
 
 }  // namespace uactor::services

@@ -855,6 +855,22 @@ condition_manager::alarm* condition_manager::find(const node_id& object, const a
   return a;
 }
 
+bool condition_manager::may_call(const call_method_request& m, const address_space& as,
+                                 const authz::node_access& access) noexcept {
+  // Nodes that are not there are call_one's to answer (Bad_NodeIdUnknown, Bad_MethodInvalid).
+  const node_index object = as.find(m.object_id);
+  const node_index method = as.find(m.method_id);
+  return (object == no_node || access.may(object, authz::permission::call)) &&
+         (method == no_node || access.may(method, authz::permission::call));
+}
+
+void condition_manager::refuse_call(call_method_result& out) {
+  out.input_argument_results.clear();
+  out.input_argument_diagnostic_infos.clear();
+  out.output_arguments.clear();
+  out.status_code = status::bad_user_access_denied;
+}
+
 void condition_manager::call_one(std::uint32_t session, const call_method_request& req, address_space& as,
                                  event_sink& sink, const instant& now, call_method_result& out) {
   out.input_argument_results.clear();

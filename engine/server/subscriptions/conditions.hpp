@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/server/access/permission_table.hpp"
 #include "engine/server/subscriptions/event_model.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -70,15 +71,21 @@ public:
 
   // Whether a Call request names a Part 9 method (then call() answers it whole).
   static bool is_condition_call(const ua::call_request& req) noexcept;
+  static bool may_call(const ua::call_method_request& m, const ua::address_space& as,
+                       const authz::node_access& access) noexcept;
+  static void refuse_call(ua::call_method_result& out);
   // Every item of the request: the Part 9 methods here, the others through `other` (the
-  // server's built-in method table).
+  // server's built-in method table). `access`: what the caller's roles may do; a Part 9 method
+  // needs Call on its object (the condition takes its source's area) and on the method.
   template <class Other>
   void call(std::uint32_t session, const ua::call_request& req, ua::call_response& resp, ua::address_space& as,
-            event_sink& sink, const instant& now, Other&& other) {
+            event_sink& sink, const instant& now, const authz::node_access& access, Other&& other) {
     resp.results.resize(req.methods_to_call.size());
     for (std::size_t i = 0; i < req.methods_to_call.size(); ++i) {
-      if (is_condition_method(req.methods_to_call[i].method_id)) call_one(session, req.methods_to_call[i], as, sink, now, resp.results[i]);
-      else other(req.methods_to_call[i], resp.results[i]);
+      const auto& m = req.methods_to_call[i];
+      if (!is_condition_method(m.method_id)) other(m, resp.results[i]);
+      else if (!may_call(m, as, access)) refuse_call(resp.results[i]);
+      else call_one(session, m, as, sink, now, resp.results[i]);
     }
   }
 

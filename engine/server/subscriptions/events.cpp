@@ -66,6 +66,9 @@ void subscription_manager::raise_event(const event_record& e, const address_spac
       if (it->mode == monitoring_mode::disabled) continue;
       if (only != 0 && it->sub->id != only) continue;
       if (only_item != 0 && it->id != only_item) continue;
+      // Part 3 §8.55 ReceiveEvents: the owner's roles must allow events of the source, not only of
+      // the notifier the item watches (an operator's Server item sees its own areas' alarms).
+      if (e.source != no_node && !it->sub->access.may(e.source, actors::authz::permission::receive_events)) continue;
       if (!unfiltered && !it->filter->matches(e, as)) continue;
       enqueue_event(*it, e);
     }

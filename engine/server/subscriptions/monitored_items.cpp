@@ -117,6 +117,14 @@ void resize_queue(subscription_manager::item& it, std::uint32_t size) {
 
 namespace {
 
+// What a session needs on a node to monitor one of its attributes (Part 3 §8.55): ReceiveEvents for
+// an event item, else what reading the attribute needs.
+std::uint32_t permission_to_monitor(std::uint32_t attribute) noexcept {
+  return attribute == static_cast<std::uint32_t>(attribute_id::event_notifier)
+             ? actors::authz::permission::receive_events
+             : services::permission_to_read(static_cast<attribute_id>(attribute));
+}
+
 struct filter_settings {
   data_change_trigger trigger = data_change_trigger::status_value;
   bool deadband = false;
@@ -238,13 +246,7 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
     const node_index n = as.find(c.item_to_monitor.node_id);
     if (n == no_node) { r.status_code = status::bad_node_id_unknown; continue; }
     const std::uint32_t attr = c.item_to_monitor.attribute_id;
-    {
-      namespace perm = actors::authz::permission;
-      const std::uint32_t needed = attr == static_cast<std::uint32_t>(attribute_id::event_notifier)
-                                       ? perm::receive_events
-                                       : services::permission_to_read(static_cast<attribute_id>(attr));
-      if (!access.may(n, needed)) { r.status_code = status::bad_user_access_denied; continue; }
-    }
+    if (!access.may(n, permission_to_monitor(attr))) { r.status_code = status::bad_user_access_denied; continue; }
     if (const status_code sc = as.read(n, static_cast<attribute_id>(attr), attribute_); sc.is_bad()) {
       r.status_code = sc;
       continue;
@@ -332,7 +334,7 @@ void subscription_manager::create_monitored_items(std::uint32_t session, const c
 
 void subscription_manager::modify_monitored_items(std::uint32_t session, const modify_monitored_items_request& req,
                                                   modify_monitored_items_response& resp, const address_space& as,
-                                                  const instant& now) {
+                                                  const instant& now, const services::node_access& access) {
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
@@ -356,6 +358,7 @@ void subscription_manager::modify_monitored_items(std::uint32_t session, const m
     const auto found = items_.find(m.monitored_item_id);
     if (found == items_.end() || found->second->sub != s) { r.status_code = status::bad_monitored_item_id_invalid; continue; }
     item& it = *found->second;
+    if (!access.may(it.node, permission_to_monitor(it.attribute))) { r.status_code = status::bad_user_access_denied; continue; }
     filter_settings filter;
     if (it.events) {
       // A filter that does not compile leaves the item as it was.

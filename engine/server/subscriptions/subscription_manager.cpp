@@ -79,7 +79,8 @@ void subscription_manager::revise(subscription& s, double interval, std::uint32_
 
 void subscription_manager::create_subscription(std::uint32_t session, const session_identity& identity,
                                                const create_subscription_request& req,
-                                               create_subscription_response& resp, const instant& now) {
+                                               create_subscription_response& resp, const instant& now,
+                                               const services::node_access& access) {
   resp.response_header.service_result = status::good;
   resp.subscription_id = 0;
   session_state& ss = session_of(session);
@@ -93,6 +94,7 @@ void subscription_manager::create_subscription(std::uint32_t session, const sess
   if (next_subscription_id_ == 0) next_subscription_id_ = 1;
   s.session = session;
   s.owner = identity;
+  s.access = access;
   revise(s, req.requested_publishing_interval, req.requested_lifetime_count, req.requested_max_keep_alive_count,
          req.max_notifications_per_publish);
   s.priority = req.priority;
@@ -176,7 +178,8 @@ void subscription_manager::delete_subscription(subscription& s) {
 // Publish.
 void subscription_manager::transfer_subscriptions(std::uint32_t session, const session_identity& identity,
                                                   const transfer_subscriptions_request& req,
-                                                  transfer_subscriptions_response& resp, const instant& now) {
+                                                  transfer_subscriptions_response& resp, const instant& now,
+                                                  const services::node_access& access) {
   resp.response_header.service_result = status::good;
   resp.diagnostic_infos.clear();
   resp.results.clear();
@@ -215,6 +218,7 @@ void subscription_manager::transfer_subscriptions(std::uint32_t session, const s
     }
     s.session = session;
     s.owner = identity;
+    s.access = access;
     target.subs.push_back(&s);
     s.lifetime_counter = 0;
     // sendInitialValues: a Reporting item with a value queued sends that one next; one without
@@ -272,11 +276,14 @@ void subscription_manager::session_closed(std::uint32_t session, bool delete_sub
   sessions_.erase(found);
 }
 
-void subscription_manager::session_activated(std::uint32_t session, const session_identity& identity) {
+void subscription_manager::session_activated(std::uint32_t session, const session_identity& identity,
+                                             const services::node_access& access) {
   session_state* ss = find_session(session);
   if (!ss) return;
-  for (subscription* s : ss->subs)
+  for (subscription* s : ss->subs) {
     if (!(s->owner == identity)) s->owner = identity;
+    s->access = access;
+  }
 }
 
 void subscription_manager::channel_closed(std::uint32_t channel_id) {

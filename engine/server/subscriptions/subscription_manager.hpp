@@ -62,10 +62,12 @@ public:
   subscription_manager& operator=(const subscription_manager&) = delete;
 
   // The Subscription services (§5.13). `session` is the numeric SessionId of the calling session;
-  // `identity` who it acts for (the owner of what it creates or takes over).
+  // `identity` who it acts for (the owner of what it creates or takes over); `access` what that
+  // owner may do (its roles), which decides the events its items receive (Part 3 §8.55
+  // ReceiveEvents on each event's SourceNode).
   void create_subscription(std::uint32_t session, const session_identity& identity,
                            const ua::create_subscription_request&, ua::create_subscription_response&,
-                           const instant& now);
+                           const instant& now, const services::node_access& access = {});
   void modify_subscription(std::uint32_t session, const ua::modify_subscription_request&,
                            ua::modify_subscription_response&, const instant& now);
   void set_publishing_mode(std::uint32_t session, const ua::set_publishing_mode_request&,
@@ -75,17 +77,19 @@ public:
   // §5.13.7: a subscription whose owner is another user stays where it is (Bad_UserAccessDenied).
   void transfer_subscriptions(std::uint32_t session, const session_identity& identity,
                               const ua::transfer_subscriptions_request&, ua::transfer_subscriptions_response&,
-                              const instant& now);
+                              const instant& now, const services::node_access& access = {});
   void republish(std::uint32_t session, const ua::republish_request&, ua::republish_response&);
 
   // The MonitoredItem services (§5.12).
   // Per item Bad_UserAccessDenied when `access` (the session's roles) lacks Read (a Value item),
-  // ReceiveEvents (an EventNotifier item) or Browse (any other attribute) on the node (Part 3 §8.55).
+  // ReceiveEvents (an EventNotifier item) or Browse (any other attribute) on the node (Part 3 §8.55);
+  // checked again at a modification, for rules changed since (a reload).
   void create_monitored_items(std::uint32_t session, const ua::create_monitored_items_request&,
                               ua::create_monitored_items_response&, ua::address_space&, const instant& now,
                               const services::node_access& access = {});
   void modify_monitored_items(std::uint32_t session, const ua::modify_monitored_items_request&,
-                              ua::modify_monitored_items_response&, const ua::address_space&, const instant& now);
+                              ua::modify_monitored_items_response&, const ua::address_space&, const instant& now,
+                              const services::node_access& access = {});
   void set_monitoring_mode(std::uint32_t session, const ua::set_monitoring_mode_request&,
                            ua::set_monitoring_mode_response&, const ua::address_space&, const instant& now);
   void set_triggering(std::uint32_t session, const ua::set_triggering_request&, ua::set_triggering_response&);
@@ -109,8 +113,10 @@ public:
   // without a session until their lifetime ends (deleteSubscriptions false, Part 4 §5.7.4); its
   // queued Publish requests are answered Bad_SessionClosed.
   void session_closed(std::uint32_t session, bool delete_subscriptions, const instant& now);
-  // A session was (re)activated, maybe for another user: its subscriptions now belong to that one.
-  void session_activated(std::uint32_t session, const session_identity& identity);
+  // A session was (re)activated, maybe for another user: its subscriptions now belong to that one,
+  // with that one's roles.
+  void session_activated(std::uint32_t session, const session_identity& identity,
+                         const services::node_access& access = {});
   // A channel closed: the Publish requests that came on it can no longer be answered.
   void channel_closed(std::uint32_t channel_id);
 

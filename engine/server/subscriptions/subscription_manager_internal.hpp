@@ -82,6 +82,7 @@ struct subscription_manager::subscription {
   std::uint32_t id = 0;
   std::uint32_t session = 0;  // 0: none (kept for a transfer until the lifetime ends)
   session_identity owner;     // who its session acts for (§5.13.7)
+  services::node_access access;  // what the owner may do: the events its items receive
   double interval_ms = 0;
   std::uint32_t lifetime_count = 0;
   std::uint32_t keep_alive_count = 0;

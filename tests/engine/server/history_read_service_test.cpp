@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 
+#include "engine/server/access/permission_table.hpp"
 #include "engine/server/server_core.hpp"
 #include "engine/server/services/history_read.hpp"
 #include "history/sqlite_store.hpp"
@@ -291,6 +292,35 @@ TEST_CASE("HistoryRead: per-node checks and the details not served", "[history]"
     CHECK(v.has_source_timestamp);
     CHECK_FALSE(v.has_server_timestamp);
   }
+}
+
+TEST_CASE("HistoryRead: a node whose history the session's roles may not read is Bad_UserAccessDenied",
+          "[history][roles]") {
+  fixture f;
+  fill(*f.t.store, 3);
+  // Anonymous may read the counter's value in Demo.Dynamic but not its history (Part 3 §8.55).
+  actors::authz::permission_table table;
+  actors::authz::permission_rule rule;
+  rule.node = "ns=1;s=Demo.Dynamic";
+  rule.roles = {{actors::authz::well_known::anonymous, actors::authz::permission::browse | actors::authz::permission::read}};
+  rule.where = "test";
+  table.set_rules({rule}, {});
+  REQUIRE(table.rebuild(f.core.space()).empty());
+  actors::authz::role_set anonymous;
+  anonymous.add(actors::authz::well_known::anonymous);
+  const services::node_access viewer{&table, anonymous, 0};
+  services::service_history_read(raw_read(t0, t0 + 100, 0), f.resp, f.core.space(), f.t.store.get(), f.points,
+                                 f.limits, viewer);
+  CHECK(f.resp.results.at(0).status_code == status::bad_user_access_denied);
+  CHECK(numbers(f.resp.results[0]).empty());
+  // With ReadHistory added, the same read answers.
+  rule.roles[0].second |= actors::authz::permission::read_history;
+  table.set_rules({rule}, {});
+  REQUIRE(table.rebuild(f.core.space()).empty());
+  CHECK(numbers(f.read(raw_read(t0, t0 + 100, 0))) == std::vector<std::int64_t>{0, 1, 2});
+  services::service_history_read(raw_read(t0, t0 + 100, 0), f.resp, f.core.space(), f.t.store.get(), f.points,
+                                 f.limits, viewer);
+  CHECK(numbers(f.resp.results.at(0)) == std::vector<std::int64_t>{0, 1, 2});
 }
 
 TEST_CASE("server_core: historizing values are recorded and HistoryRead reads them back", "[history]") {
