@@ -26,6 +26,7 @@ set(unity_alone
     runtime/reverse_connect_test.cpp
     runtime/shadow_runner_test.cpp
     scenarios/load_namespace_test.cpp
+    security/ecc_test.cpp
     security/pki_store_test.cpp
     security/session_crypto_test.cpp
     security/symmetric_test.cpp
