@@ -122,7 +122,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   const auto endpoints = plan.resolved_endpoints();
   for (const auto& e : endpoints) {
     auto offers = actors::parse_security_offers(e.security);
-    if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
+    if (!offers) throw std::runtime_error("--security: expected all, none, secure, ecc or POLICY:MODE items");
     actors::endpoint_security& es = sec->endpoints.emplace_back();
     const auto has = [&e](std::string_view t) { return std::ranges::find(e.user_tokens, t) != e.user_tokens.end(); };
     for (const auto& t : e.user_tokens)
