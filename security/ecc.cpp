@@ -114,9 +114,12 @@ ua::expected<rsa_key> ecc_public_from_bytes(const security_policy& p, std::span<
     return ua::status::bad_security_checks_failed;
   }
   rsa_key key(k);
-  // SP 800-56A §5.6.2.3: on the curve, not the point at infinity, of the right order.
+  // SP 800-56A §5.6.2.3.4 (partial public key validation): not the point at infinity, coordinates
+  // in range, on the curve. The full check's multiplication by the order adds nothing on these
+  // curves of cofactor 1 (every point on the curve has the group's order) and cost as much as the
+  // ECDH itself (chunk_crypto_bench opn.derive).
   evp_pkey_ctx_ptr check(EVP_PKEY_CTX_new_from_pkey(nullptr, k, nullptr));
-  if (!check || EVP_PKEY_public_check(check.get()) != 1) {
+  if (!check || EVP_PKEY_public_check_quick(check.get()) != 1) {
     ERR_clear_error();
     return ua::status::bad_security_checks_failed;
   }
@@ -138,9 +141,10 @@ bool ecdh_shared_secret(const rsa_key& own_private, const rsa_key& peer_public, 
 
 bool hkdf(policy_hash hash, std::span<const std::uint8_t> salt, std::span<const std::uint8_t> ikm,
           std::span<const std::uint8_t> info, std::span<std::uint8_t> out) {
-  std::unique_ptr<EVP_KDF, detail::openssl_deleter<EVP_KDF, EVP_KDF_free>> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
+  // Fetched once (OpenSSL 3 fetches are a provider lookup each); the EVP_KDF is thread-safe to share.
+  static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
   if (!kdf) return false;
-  std::unique_ptr<EVP_KDF_CTX, detail::openssl_deleter<EVP_KDF_CTX, EVP_KDF_CTX_free>> ctx(EVP_KDF_CTX_new(kdf.get()));
+  std::unique_ptr<EVP_KDF_CTX, detail::openssl_deleter<EVP_KDF_CTX, EVP_KDF_CTX_free>> ctx(EVP_KDF_CTX_new(kdf));
   if (!ctx) return false;
   char digest[16];
   std::strcpy(digest, hash == policy_hash::sha384 ? "SHA384" : "SHA256");
