@@ -15,6 +15,8 @@
 
 #include "uactor/server_plan.hpp"
 #include "security/certificate.hpp"
+#include "security/ecc.hpp"
+#include "security/policy.hpp"
 #include "security/pki_store.hpp"
 
 namespace uactor::app {
@@ -38,6 +40,7 @@ struct certs_args {
   std::vector<std::string> hosts;
   std::string name = "uactor";
   unsigned key_bits = 2048;
+  std::string curve;   // create: an ECC certificate on this curve (nistP256, ... as Part 7 names them)
   std::string target;  // trust/reject: FILE or THUMBPRINT
 };
 
@@ -73,9 +76,20 @@ int run_create(const certs_args& a) {
   r.application_uri = a.uri.empty() ? "urn:" + host + ":uactor:server" : a.uri;
   r.host_names = a.hosts.empty() ? std::vector<std::string>{host} : a.hosts;
   r.key_bits = a.key_bits;
-  const auto cert_file = store->root() / "own" / "certs" / (a.name + ".der");
+  std::string name = a.name;
+  if (!a.curve.empty()) {
+    // The certificate of an ECC policy (Part 6 §6.8), where `uactor run` looks for it: the name
+    // the policy of that curve gives (uactor-ecc-nistP256 ...) unless --name says otherwise.
+    const security::security_policy* policy = nullptr;
+    for (const auto& p : security::all_policies())
+      if (p.is_ecc() && security::curve_label(p.curve) == a.curve) policy = &p;
+    if (!policy) fail(exit_usage, "--curve: expected nistP256, nistP384, brainpoolP256r1 or brainpoolP384r1");
+    r.curve = std::string(policy->curve);
+    if (name == "uactor" || name == "uactor-client") name = security::own_identity_name(name, *policy);
+  }
+  const auto cert_file = store->root() / "own" / "certs" / (name + ".der");
   const bool existed = std::filesystem::exists(cert_file);
-  auto id = store->load_or_create_own(r, a.name);
+  auto id = store->load_or_create_own(r, name);
   if (!id) {
     if (id.error() == ua::status::bad_invalid_argument)
       fail(exit_usage, "cannot create a certificate with these options (" + id.error().to_string() + ")");
@@ -83,7 +97,7 @@ int run_create(const certs_args& a) {
                        " (a certificate without its key, or a key that does not match it?)");
   }
   std::printf("%s %s\n", existed ? "exists " : "created", cert_file.c_str());
-  std::printf("  private key %s\n", (store->root() / "own" / "private" / (a.name + ".pem")).c_str());
+  std::printf("  private key %s\n", (store->root() / "own" / "private" / (name + ".pem")).c_str());
   std::printf("%s", line_for(id->cert, security::system_now()).c_str());
   if (existed && (!a.uri.empty() || !a.hosts.empty()))
     std::printf("  (kept as it is; remove both files to create a new one with other names)\n");
@@ -184,6 +198,9 @@ void add_certs_commands(CLI::App& app) {
   create->add_option("--host", a->hosts, "a DNS name or IP address for subjectAltName (repeat; default: the host name)");
   create->add_option("--name", a->name, "file name of the certificate and key (default: uactor)");
   create->add_option("--key-bits", a->key_bits, "RSA key size (default: 2048)")->check(CLI::IsMember({2048, 3072, 4096}));
+  create->add_option("--curve", a->curve,
+                     "an ECC certificate on this curve instead of RSA: nistP256, nistP384, brainpoolP256r1, "
+                     "brainpoolP384r1 (NAME then defaults to uactor-ecc-CURVE, what the ECC policies use)");
   create->callback([a, create] {
     refuse_extras(create);
     finish(run_create(*a));

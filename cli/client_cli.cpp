@@ -42,7 +42,8 @@ void add_common(CLI::App* cmd, common_args& a) {
   cmd->add_option("--security", a.security, "none (default), sign or encrypt (SignAndEncrypt)")
       ->check(CLI::IsMember({"none", "sign", "encrypt"}));
   cmd->add_option("--policy", a.policy,
-                  "Basic256Sha256, Aes128_Sha256_RsaOaep or Aes256_Sha256_RsaPss (default: the most secure the "
+                  "Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, ECC_brainpoolP256r1 or "
+                  "ECC_brainpoolP384r1 (default: the most secure the "
                   "server offers for the mode; alone, it means --security encrypt)");
   cmd->add_option("--user", a.user,
                   "log in as this user; the password from --password-file, $UACTOR_PASSWORD or a prompt");

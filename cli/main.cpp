@@ -221,9 +221,10 @@ int main(int argc, char** argv) {
                   "default, or interop: what the cross-SDK interop tests expect (adds the user user1 / password)")
       ->check(CLI::IsMember({"default", "interop"}));
   run->add_option("--security", plan.security,
-                  "what the endpoints offer: all (default), none, secure, or POLICY:MODE items, e.g. "
-                  "Basic256Sha256:SignAndEncrypt (POLICY Basic256Sha256, Aes128_Sha256_RsaOaep, "
-                  "Aes256_Sha256_RsaPss; MODE Sign or SignAndEncrypt)")
+                  "what the endpoints offer: all (default: None and the RSA policies), none, secure (the RSA "
+                  "policies), ecc (the ECC policies), or POLICY:MODE items, e.g. Basic256Sha256:SignAndEncrypt "
+                  "(POLICY Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, "
+                  "ECC_brainpoolP256r1, ECC_brainpoolP384r1; MODE Sign or SignAndEncrypt)")
       ->delimiter(',');
   run->add_option("--pki", plan.pki_dir,
                   "the certificate store: own/ (created on first start), trusted/, issuers/, rejected/ "

@@ -1,5 +1,7 @@
 #include "runtime/client_security.hpp"
 
+#include "security/ecc.hpp"
+
 #include <unistd.h>
 
 #include <climits>
@@ -44,7 +46,7 @@ ua::expected<client_user_identity> resolve_identity(const client_identity& ident
   }
   auto key = security::rsa_key::from_private_pem(identity.private_key_pem);
   if (!key) {
-    spdlog::error("the X509 identity's private key is not an unencrypted RSA private key in PEM");
+    spdlog::error("the X509 identity's private key is not an unencrypted RSA or EC private key in PEM");
     return ua::status::bad_certificate_invalid;
   }
   out.certificate = std::move(*cert);
@@ -100,6 +102,13 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   }
   check.min_key_bits = policy->min_key_bits;
   check.max_key_bits = policy->max_key_bits;
+  // Part 4 §6.1.3 Security Policy Check: an RSA key for an RSA policy, a key on the policy's curve
+  // for an ECC one (Part 6 §6.8): a brainpool certificate on an ECC_nistP256 endpoint is refused.
+  if (!security::key_fits_policy(*policy, server->front().public_key())) {
+    spdlog::error("the server certificate of {}'s {} endpoint has a key that does not fit the policy "
+                  "(Bad_CertificatePolicyCheckFailed) [{}]", endpoint_url, policy->name, server->front().describe());
+    return ua::status::bad_certificate_policy_check_failed;
+  }
   const auto now = security::system_now();
   // Part 6 §6.7.2.3: the certificates after the leaf are its issuers, untrusted.
   const auto server_issuers = std::span<const security::certificate>(*server).subspan(1);
@@ -147,8 +156,17 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   request.application_uri = out.application_uri;
   request.common_name = "uactor client";
   request.host_names = {host_name()};
-  auto own = store.load_or_create_own(request, "uactor-client");
+  // An ECC policy: the client certificate of its curve (own/certs/uactor-client-ecc-nistP256.der ...).
+  request.curve = std::string(policy->curve);
+  auto own = store.load_or_create_own(request, security::own_identity_name("uactor-client", *policy));
   if (!own) return own.error();
+  // Our own certificate must fit the policy too (an operator's file under the wrong name).
+  if (!security::key_fits_policy(*policy, own->private_key)) {
+    spdlog::error("the client certificate {}/own/certs/{}.der has a key that does not fit {} "
+                  "(Bad_CertificatePolicyCheckFailed) [{}]", store.root().string(),
+                  security::own_identity_name("uactor-client", *policy), policy->name, own->cert.describe());
+    return ua::status::bad_certificate_policy_check_failed;
+  }
   if (own->cert.application_uri() != out.application_uri) out.application_uri = own->cert.application_uri();
   out.channel.own_certificate = own->cert;
   out.channel.private_key = own->private_key;

@@ -36,6 +36,7 @@
 #include "runtime/scripts.hpp"
 #include "actors/shards/runner.hpp"
 #include "security/certificate.hpp"
+#include "security/ecc.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
 
@@ -121,7 +122,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   const auto endpoints = plan.resolved_endpoints();
   for (const auto& e : endpoints) {
     auto offers = actors::parse_security_offers(e.security);
-    if (!offers) throw std::runtime_error("--security: expected all, none, secure or POLICY:MODE items");
+    if (!offers) throw std::runtime_error("--security: expected all, none, secure, ecc or POLICY:MODE items");
     actors::endpoint_security& es = sec->endpoints.emplace_back();
     const auto has = [&e](std::string_view t) { return std::ranges::find(e.user_tokens, t) != e.user_tokens.end(); };
     for (const auto& t : e.user_tokens)
@@ -178,6 +179,21 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   sec->certificate_issuers = own->issuers;  // sent after the certificate when own/ holds its chain
   if (!own->issuers.empty())
     spdlog::info("the server certificate is sent with {} issuer(s) after it [{}]", own->issuers.size(), own->cert.describe());
+  // Part 6 §6.8 / Part 12 §7.8.4: an ECC policy signs with a certificate of its curve, made on
+  // first start beside the RSA one (own/certs/uactor-ecc-nistP256.der ...), one per curve offered.
+  for (const auto& o : sec->offers) {
+    if (!o.policy->is_ecc() || sec->identity_for(*o.policy)) continue;
+    security::certificate_request ecc_request = request;
+    ecc_request.curve = std::string(o.policy->curve);
+    const auto file = security::own_identity_name("uactor", *o.policy);
+    auto ecc = store->load_or_create_own(ecc_request, file);
+    if (!ecc) throw std::runtime_error("cannot load or create the " + std::string(o.policy->certificate_type) + " certificate " +
+                                       file + " in " + store->root().string() + ": " + ecc.error().to_string());
+    if (!security::key_fits_policy(*o.policy, ecc->private_key))
+      throw std::runtime_error(store->root().string() + "/own/certs/" + file + ".der does not hold a key on " +
+                               std::string(o.policy->curve) + " as " + std::string(o.policy->name) + " needs");
+    sec->ecc_identities.push_back({std::string(o.policy->curve), ecc->cert, ecc->issuers, ecc->private_key});
+  }
   sec->checker = std::make_shared<actors::pki_checker>(store);
   sec->store = std::move(store);
   return sec;

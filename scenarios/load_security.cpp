@@ -5,6 +5,7 @@
 #include <climits>
 #include <filesystem>
 
+#include "security/ecc.hpp"
 #include "security/pki_store.hpp"
 #include "security/policy.hpp"
 
@@ -16,9 +17,10 @@ ua::expected<load_security> prepare_load_security(const std::string& level, cons
   if (level == "sign") out.client.mode = ua::message_security_mode::sign;
   else if (level == "encrypt") out.client.mode = ua::message_security_mode::sign_and_encrypt;
   else return ua::status::bad_invalid_argument;
-  bool known = false;
-  for (const auto& p : security::all_policies()) known = known || (!p.is_none() && p.name == policy);
-  if (!known) return ua::status::bad_invalid_argument;
+  const security::security_policy* chosen = nullptr;
+  for (const auto& p : security::all_policies())
+    if (!p.is_none() && p.name == policy) chosen = &p;
+  if (!chosen) return ua::status::bad_invalid_argument;
   out.client.policy = policy;
 
   out.folder = "/tmp/uactor-load-" + std::to_string(getpid()) + ".pki";
@@ -36,9 +38,12 @@ ua::expected<load_security> prepare_load_security(const std::string& level, cons
   c.application_uri = "urn:" + host_name + ":uactor:client";
   c.common_name = "uactor client";
   c.host_names = {host_name};
-  auto server_id = server.load_or_create_own(s);
+  // An ECC policy (Part 6 §6.8): both sides' certificates on its curve, under the names the
+  // server and the client look for (security::own_identity_name).
+  s.curve = c.curve = std::string(chosen->curve);
+  auto server_id = server.load_or_create_own(s, security::own_identity_name("uactor", *chosen));
   if (!server_id) return server_id.error();
-  auto client_id = client.load_or_create_own(c, "uactor-client");
+  auto client_id = client.load_or_create_own(c, security::own_identity_name("uactor-client", *chosen));
   if (!client_id) return client_id.error();
   if (const auto sc = server.trust(client_id->cert); sc.is_bad()) return sc;
   if (const auto sc = client.trust(server_id->cert); sc.is_bad()) return sc;

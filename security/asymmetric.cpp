@@ -8,12 +8,14 @@
 #include <openssl/crypto.h>
 
 #include "uactor/ua/status_codes.hpp"
+#include "security/ecc.hpp"
 #include "security/rsa.hpp"
 
 namespace uactor::security {
 
 ua::status_code check_key_length(const security_policy& p, const rsa_key& key) noexcept {
   if (p.is_none()) return ua::status::good;
+  if (!key_fits_policy(p, key)) return ua::status::bad_certificate_policy_check_failed;
   const std::size_t bits = key.bits();
   if (bits < p.min_key_bits || bits > p.max_key_bits) return ua::status::bad_certificate_policy_check_failed;
   return ua::status::good;
@@ -23,6 +25,12 @@ asymmetric_context::asymmetric_context(const security_policy& policy, rsa_key ow
     : policy_(&policy), own_(std::move(own_private)), peer_(std::move(peer_public)) {
   if (policy.is_none()) throw std::invalid_argument("asymmetric_context: policy None");
   if (!own_ || !peer_ || !own_.has_private()) throw std::invalid_argument("asymmetric_context: missing key");
+  if (policy.is_ecc()) {
+    // Part 6 §6.8.1: ECDSA signatures only; both keys on the policy's curve.
+    if (!key_fits_policy(policy, own_) || !key_fits_policy(policy, peer_))
+      throw std::invalid_argument("asymmetric_context: keys not on the policy's curve");
+    return;
+  }
   if (own_.size_bytes() > max_rsa_bytes || peer_.size_bytes() > max_rsa_bytes ||
       rsa_plain_block_size(policy, own_) == 0 || rsa_plain_block_size(policy, peer_) == 0)
     throw std::invalid_argument("asymmetric_context: key size");
@@ -40,6 +48,13 @@ ua::chunk_security make_security(const security_policy& p, const rsa_key& signer
   s.plain_block_size = rsa_plain_block_size(p, encrypter);
   s.encrypted = true;
   s.extra_padding_size = encrypter.size_bytes() > 256;  // §6.7.2.5: key over 2048 bits
+  return s;
+}
+
+// Part 6 §6.8.1: an ECC OPN is signed (r | s, two coordinates) and not encrypted, so no padding.
+ua::chunk_security ecc_security(const security_policy& p) {
+  ua::chunk_security s;
+  s.signature_size = p.ecc_signature_size();
   return s;
 }
 
@@ -61,13 +76,33 @@ bool padding_ok(std::span<const std::uint8_t> text, const ua::chunk_security& s)
 
 }  // namespace
 
-ua::chunk_security asymmetric_context::send_security() const noexcept { return make_security(*policy_, own_, peer_); }
+ua::chunk_security asymmetric_context::send_security() const noexcept {
+  if (policy_->is_ecc()) return ecc_security(*policy_);
+  return make_security(*policy_, own_, peer_);
+}
 
-ua::chunk_security asymmetric_context::receive_security() const noexcept { return make_security(*policy_, peer_, own_); }
+ua::chunk_security asymmetric_context::receive_security() const noexcept {
+  if (policy_->is_ecc()) return ecc_security(*policy_);
+  return make_security(*policy_, peer_, own_);
+}
 
 ua::status_code asymmetric_context::protect(std::span<const std::uint8_t> plain, std::size_t header_size,
                                             ua::byte_buffer& out) {
   const auto s = send_security();
+  if (policy_->is_ecc()) {
+    if (header_size >= plain.size() || plain.size() - header_size < ua::sequence_header_size + s.signature_size)
+      return ua::status::bad_internal_error;
+    const std::size_t start = out.size();
+    out.append(plain.data(), plain.size());
+    const std::size_t signed_end = plain.size() - s.signature_size;
+    const std::span<std::uint8_t> sig(out.data() + start + signed_end, s.signature_size);
+    if (!ecdsa_sign(*policy_, own_, plain.first(signed_end), sig)) {
+      out.clear();
+      out.extend(start);
+      return ua::status::bad_internal_error;
+    }
+    return ua::status::good;
+  }
   if (header_size >= plain.size() || (plain.size() - header_size) % s.cipher_block_size != 0)
     return ua::status::bad_internal_error;
   const std::size_t blocks = (plain.size() - header_size) / s.cipher_block_size;
@@ -109,6 +144,15 @@ ua::status_code asymmetric_context::unprotect(std::span<const std::uint8_t> chun
   const auto s = receive_security();
   plain.clear();
   if (header_size >= chunk.size()) return ua::status::bad_security_checks_failed;
+  if (policy_->is_ecc()) {
+    if (chunk.size() - header_size < ua::sequence_header_size + s.signature_size)
+      return ua::status::bad_security_checks_failed;
+    const std::size_t signed_end = chunk.size() - s.signature_size;
+    if (!ecdsa_verify(*policy_, peer_, chunk.first(signed_end), chunk.subspan(signed_end)))
+      return ua::status::bad_security_checks_failed;
+    plain.append(chunk.data(), chunk.size());
+    return ua::status::good;
+  }
   const std::size_t rest = chunk.size() - header_size;
   if (rest % s.cipher_block_size != 0) return ua::status::bad_security_checks_failed;
   const std::size_t blocks = rest / s.cipher_block_size;

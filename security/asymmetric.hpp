@@ -1,6 +1,8 @@
 // Sign / encrypt of OPN chunks (Part 6 §6.7.2, §6.7.4): the sender signs with its private key and
 // encrypts with the receiver's public key (from its certificate), RSA block by block. One context
 // per OpenSecureChannel exchange, owned by the channel; keys are shared by reference count.
+// ECC policies (Part 6 §6.8.1): the OPN is signed with ECDSA (r | s) and not encrypted; both keys
+// are EC keys on the policy's curve.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +17,9 @@
 
 namespace uactor::security {
 
-// Good, or Bad_CertificatePolicyCheckFailed when the key's length is outside the policy's
-// MinAsymmetricKeyLength..MaxAsymmetricKeyLength (Part 7; Part 4 §6.1.3 lists it as a policy check).
+// Good, or Bad_CertificatePolicyCheckFailed when the key's type (RSA, or EC on the policy's curve)
+// or its length (MinAsymmetricKeyLength..MaxAsymmetricKeyLength) does not fit the policy (Part 7;
+// Part 4 §6.1.3 lists both as policy checks).
 ua::status_code check_key_length(const security_policy&, const rsa_key&) noexcept;
 
 class asymmetric_context {

@@ -18,6 +18,7 @@
 #include <openssl/x509v3.h>
 
 #include "uactor/ua/status_codes.hpp"
+#include "security/ecc.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {
@@ -45,7 +46,7 @@ struct certificate_parser {
 };
 
 // Parses one certificate at `p` (advancing it); null when it is not a DER certificate with an
-// RSA key.
+// RSA or EC key (the ECC policies' certificates, Part 6 §6.8).
 std::shared_ptr<certificate::impl> certificate_parser::parse_one(const unsigned char*& p, long len) {
   const unsigned char* start = p;
   x509_ptr x(d2i_X509(nullptr, &p, len));
@@ -58,7 +59,7 @@ std::shared_ptr<certificate::impl> certificate_parser::parse_one(const unsigned 
   ERR_clear_error();
   if (!k) return nullptr;
   rsa_key key(k);
-  if (EVP_PKEY_is_a(k, "RSA") != 1) return nullptr;
+  if (EVP_PKEY_is_a(k, "RSA") != 1 && EVP_PKEY_is_a(k, "EC") != 1) return nullptr;
   auto out = std::make_shared<certificate::impl>();
   out->der.assign(start, p);
   unsigned int n = 0;
@@ -233,7 +234,7 @@ ua::expected<std::vector<certificate>> certificate::chain_from_der(std::span<con
     if (size == 0) return refuse(out.size(), reason + " at byte " + std::to_string(at));
     const unsigned char* p = rest.data();
     auto one = certificate_parser::parse_one(p, static_cast<long>(size));
-    if (!one) return refuse(out.size(), "not an X.509 certificate with an RSA key at byte " + std::to_string(at));
+    if (!one) return refuse(out.size(), "not an X.509 certificate with an RSA or EC key at byte " + std::to_string(at));
     if (p != rest.data() + size)
       return refuse(out.size(), "its DER ends before its ASN.1 length says, at byte " + std::to_string(at));
     certificate c;
@@ -431,7 +432,7 @@ bool operator==(const certificate& a, const certificate& b) noexcept {
 
 ua::expected<application_identity> create_self_signed(const certificate_request& request, ua::date_time now) {
   if (request.application_uri.empty() || request.common_name.empty()) return ua::status::bad_invalid_argument;
-  auto key = rsa_key::generate(request.key_bits);
+  auto key = request.curve.empty() ? rsa_key::generate(request.key_bits) : generate_ecc_key(request.curve);
   if (!key) return key.error();
 
   x509_ptr x(X509_new());
@@ -471,8 +472,11 @@ ua::expected<application_identity> create_self_signed(const certificate_request&
   X509V3_CTX ctx;
   X509V3_set_ctx(&ctx, x.get(), x.get(), nullptr, nullptr, 0);
   if (!add_extension(x.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
+      // An ECDSA key signs only: no keyEncipherment or dataEncipherment (Part 6 §6.2.2, ECC).
       !add_extension(x.get(), &ctx, NID_key_usage,
-                     "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment,keyCertSign") ||
+                     request.curve.empty()
+                         ? "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment,keyCertSign"
+                         : "critical,digitalSignature,nonRepudiation,keyCertSign") ||
       !add_extension(x.get(), &ctx, NID_ext_key_usage, "serverAuth,clientAuth") ||
       !add_extension(x.get(), &ctx, NID_subject_key_identifier, "hash") ||
       // The subject key identifier must be in place before the authority key identifier copies it.
@@ -488,7 +492,9 @@ ua::expected<application_identity> create_self_signed(const certificate_request&
   }
   if (X509_add1_ext_i2d(x.get(), NID_subject_alt_name, san.get(), 0, X509V3_ADD_DEFAULT) != 1) return fail();
 
-  if (X509_sign(x.get(), key->native(), EVP_sha256()) <= 0) return fail();
+  // Part 7: the 384-bit ECC policies sign certificates with ECDSA-SHA2-384, the others with SHA2-256.
+  const bool sha384 = request.curve.find("384") != std::string::npos;
+  if (X509_sign(x.get(), key->native(), sha384 ? EVP_sha384() : EVP_sha256()) <= 0) return fail();
 
   unsigned char* der = nullptr;
   const int len = i2d_X509(x.get(), &der);

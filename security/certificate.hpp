@@ -25,7 +25,7 @@ class certificate {
 public:
   certificate() = default;  // empty: der() is empty, native() is null
 
-  // Exactly one DER certificate with an RSA key; Bad_CertificateInvalid otherwise (garbage,
+  // Exactly one DER certificate with an RSA or EC key; Bad_CertificateInvalid otherwise (garbage,
   // trailing bytes, a key of another type).
   static ua::expected<certificate> from_der(std::span<const std::uint8_t> der);
   // Part 6 §6.7.2.3: a SenderCertificate (and Part 4's ApplicationInstanceCertificate
@@ -81,6 +81,9 @@ struct certificate_request {
   std::string organization = "uactor";
   std::vector<std::string> host_names;  // DNS (and IP when it parses as one)
   unsigned key_bits = 2048;
+  // Non-empty: an EC key on this curve (OpenSSL's group name, security_policy::curve) instead of
+  // RSA, for the certificate types of the ECC policies (Part 12 §7.8.4); key_bits is then unused.
+  std::string curve;
   std::chrono::hours validity{24 * 365 * 5};
 };
 

@@ -30,7 +30,7 @@ symmetric_keys derive_keys(const security_policy& policy, std::span<const std::u
   k.signing_length = policy.signing_key_length;
   k.encrypting_length = policy.encrypting_key_length;
   const std::size_t iv_length = policy.block_size;
-  std::array<std::uint8_t, 32 + 32 + 16> material{};
+  std::array<std::uint8_t, 48 + 32 + 16> material{};  // the largest signing key (48) of any policy
   const std::size_t total = k.signing_length + k.encrypting_length + iv_length;
   p_sha256(secret, seed, std::span(material).first(total));
   std::memcpy(k.signing.data(), material.data(), k.signing_length);

@@ -17,7 +17,7 @@ void p_sha256(std::span<const std::uint8_t> secret, std::span<const std::uint8_t
 
 // The keys of one direction. Lengths from the policy; unused trailing bytes stay zero.
 struct symmetric_keys {
-  std::array<std::uint8_t, 32> signing{};
+  std::array<std::uint8_t, 48> signing{};  // 48: the 384-bit ECC policies
   std::array<std::uint8_t, 32> encrypting{};
   std::array<std::uint8_t, 16> iv{};
   std::size_t signing_length = 0, encrypting_length = 0;

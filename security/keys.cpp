@@ -49,7 +49,8 @@ ua::expected<rsa_key> rsa_key::generate(unsigned bits) {
 }
 
 namespace {
-bool is_rsa(EVP_PKEY* k) noexcept { return EVP_PKEY_is_a(k, "RSA") == 1; }
+// The application keys of our policies: RSA, or EC for the ECC policies (Part 6 §6.8).
+bool is_rsa_or_ec(EVP_PKEY* k) noexcept { return EVP_PKEY_is_a(k, "RSA") == 1 || EVP_PKEY_is_a(k, "EC") == 1; }
 }  // namespace
 
 ua::expected<rsa_key> rsa_key::from_private_pem(std::string_view pem) {
@@ -60,7 +61,7 @@ ua::expected<rsa_key> rsa_key::from_private_pem(std::string_view pem) {
   ERR_clear_error();
   if (!k) return ua::status::bad_decoding_error;
   rsa_key key(k);
-  if (!is_rsa(k)) return ua::status::bad_decoding_error;
+  if (!is_rsa_or_ec(k)) return ua::status::bad_decoding_error;
   return key;
 }
 
@@ -70,7 +71,7 @@ ua::expected<rsa_key> rsa_key::from_public_der(std::span<const std::uint8_t> der
   ERR_clear_error();
   if (!k) return ua::status::bad_decoding_error;
   rsa_key key(k);
-  if (!is_rsa(k) || p != der.data() + der.size()) return ua::status::bad_decoding_error;
+  if (!is_rsa_or_ec(k) || p != der.data() + der.size()) return ua::status::bad_decoding_error;
   return key;
 }
 
@@ -107,7 +108,8 @@ std::size_t rsa_key::size_bytes() const noexcept { return key_ ? static_cast<std
 bool rsa_key::has_private() const noexcept {
   if (!key_) return false;
   BIGNUM* d = nullptr;
-  if (EVP_PKEY_get_bn_param(key_, OSSL_PKEY_PARAM_RSA_D, &d) != 1) {
+  const char* part = EVP_PKEY_is_a(key_, "EC") == 1 ? OSSL_PKEY_PARAM_PRIV_KEY : OSSL_PKEY_PARAM_RSA_D;
+  if (EVP_PKEY_get_bn_param(key_, part, &d) != 1) {
     ERR_clear_error();
     return false;
   }

@@ -12,18 +12,41 @@ constexpr std::string_view rsa_pss_sha256_uri = "http://opcfoundation.org/UA/sec
 constexpr std::string_view rsa_pss_sha256_node_uri = "http://www.w3.org/2001/04/xmldsig-more#rsa-pss-sha256";
 constexpr std::string_view rsa_oaep_uri = "http://www.w3.org/2001/04/xmlenc#rsa-oaep";                // RSA-OAEP-SHA1
 constexpr std::string_view rsa_oaep_sha256_uri = "http://opcfoundation.org/UA/security/rsa-oaep-sha2-256";  // RSA-OAEP-SHA2-256
+constexpr std::string_view ecdsa_sha256_uri = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256";  // ECDSA-SHA2-256
+constexpr std::string_view ecdsa_sha384_uri = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384";  // ECDSA-SHA2-384
 
 // Part 7: every RSA policy here has HMAC-SHA2-256 symmetric signatures, P-SHA2-256 key derivation,
 // DerivedSignatureKeyLength 256 bits, AES-CBC (16-byte blocks and IV), 32-byte nonces and
 // 2048..4096-bit keys; they differ in AES key length and in the asymmetric algorithms.
-constexpr std::array<security_policy, 4> policies{{
-    {policy_uri_none, "None", 0, 0, 1, 0, 0, asymmetric_encryption::none, asymmetric_signature::none, 0, 0, {}, {}},
+// The ECC policies (Part 7 SecurityPolicy [A/B] ECC_...; Part 6 §6.8): no asymmetric encryption,
+// ECDSA signatures, ECDH EphemeralKeys of the policy's curve as the OpenSecureChannel nonces (so
+// SecureChannelNonceLength is 2 coordinates), HKDF key derivation, AES-CBC with HMAC. The 256-bit
+// curves pair with SHA2-256, AES128-CBC and a 256-bit DerivedSignatureKeyLength; the 384-bit ones
+// with SHA2-384, AES256-CBC and 384 bits. Min/MaxAsymmetricKeyLength are the curve's size.
+constexpr std::array<security_policy, 8> policies{{
+    {policy_uri_none, "None", 0, 0, 1, 0, 0, asymmetric_encryption::none, asymmetric_signature::none, 0, 0, {}, {},
+     policy_hash::sha256, {}, 0, {}},
     {policy_uri_basic256sha256, "Basic256Sha256", 32, 32, 16, 32, 32, asymmetric_encryption::rsa_oaep_sha1,
-     asymmetric_signature::rsa_pkcs1_sha256, 2048, 4096, rsa_sha256_uri, rsa_oaep_uri},
+     asymmetric_signature::rsa_pkcs1_sha256, 2048, 4096, rsa_sha256_uri, rsa_oaep_uri, policy_hash::sha256, {}, 0,
+     "RsaSha256ApplicationCertificateType"},
     {policy_uri_aes128_sha256_rsaoaep, "Aes128_Sha256_RsaOaep", 32, 16, 16, 32, 32, asymmetric_encryption::rsa_oaep_sha1,
-     asymmetric_signature::rsa_pkcs1_sha256, 2048, 4096, rsa_sha256_uri, rsa_oaep_uri},
+     asymmetric_signature::rsa_pkcs1_sha256, 2048, 4096, rsa_sha256_uri, rsa_oaep_uri, policy_hash::sha256, {}, 0,
+     "RsaSha256ApplicationCertificateType"},
     {policy_uri_aes256_sha256_rsapss, "Aes256_Sha256_RsaPss", 32, 32, 16, 32, 32, asymmetric_encryption::rsa_oaep_sha256,
-     asymmetric_signature::rsa_pss_sha256, 2048, 4096, rsa_pss_sha256_uri, rsa_oaep_sha256_uri},
+     asymmetric_signature::rsa_pss_sha256, 2048, 4096, rsa_pss_sha256_uri, rsa_oaep_sha256_uri, policy_hash::sha256, {},
+     0, "RsaSha256ApplicationCertificateType"},
+    {policy_uri_ecc_nistp256, "ECC_nistP256", 32, 16, 16, 32, 64, asymmetric_encryption::none,
+     asymmetric_signature::ecdsa_sha256, 256, 256, ecdsa_sha256_uri, {}, policy_hash::sha256, "prime256v1", 32,
+     "EccNistP256ApplicationCertificateType"},
+    {policy_uri_ecc_nistp384, "ECC_nistP384", 48, 32, 16, 48, 96, asymmetric_encryption::none,
+     asymmetric_signature::ecdsa_sha384, 384, 384, ecdsa_sha384_uri, {}, policy_hash::sha384, "secp384r1", 48,
+     "EccNistP384ApplicationCertificateType"},
+    {policy_uri_ecc_brainpoolp256r1, "ECC_brainpoolP256r1", 32, 16, 16, 32, 64, asymmetric_encryption::none,
+     asymmetric_signature::ecdsa_sha256, 256, 256, ecdsa_sha256_uri, {}, policy_hash::sha256, "brainpoolP256r1", 32,
+     "EccBrainpoolP256r1ApplicationCertificateType"},
+    {policy_uri_ecc_brainpoolp384r1, "ECC_brainpoolP384r1", 48, 32, 16, 48, 96, asymmetric_encryption::none,
+     asymmetric_signature::ecdsa_sha384, 384, 384, ecdsa_sha384_uri, {}, policy_hash::sha384, "brainpoolP384r1", 48,
+     "EccBrainpoolP384r1ApplicationCertificateType"},
 }};
 
 }  // namespace

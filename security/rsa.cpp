@@ -29,7 +29,7 @@ bool set_signature(const security_policy& p, EVP_PKEY_CTX* pctx) {
 }  // namespace
 
 evp_pkey_ctx_ptr make_rsa_encrypt_ctx(const security_policy& p, const rsa_key& key) {
-  if (!key || p.is_none()) return nullptr;
+  if (!key || p.is_none() || p.is_ecc()) return nullptr;
   evp_pkey_ctx_ptr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key.native(), nullptr));
   if (!ctx || EVP_PKEY_encrypt_init(ctx.get()) <= 0 || !set_oaep(p, ctx.get())) {
     ERR_clear_error();
@@ -39,7 +39,7 @@ evp_pkey_ctx_ptr make_rsa_encrypt_ctx(const security_policy& p, const rsa_key& k
 }
 
 evp_pkey_ctx_ptr make_rsa_decrypt_ctx(const security_policy& p, const rsa_key& key) {
-  if (!key || p.is_none() || !key.has_private()) return nullptr;
+  if (!key || p.is_none() || p.is_ecc() || !key.has_private()) return nullptr;
   evp_pkey_ctx_ptr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, key.native(), nullptr));
   if (!ctx || EVP_PKEY_decrypt_init(ctx.get()) <= 0 || !set_oaep(p, ctx.get())) {
     ERR_clear_error();

@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 
 #include "uactor/ua/status_codes.hpp"
+#include "security/ecc.hpp"
 #include "security/rsa.hpp"
 
 namespace uactor::security {
@@ -18,6 +19,13 @@ std::uint8_t* writable(std::string& s) { return reinterpret_cast<std::uint8_t*>(
 ua::byte_string sign(const security_policy& p, const rsa_key& own_private, std::span<const std::uint8_t> data) {
   ua::byte_string out;
   if (p.is_none() || !own_private || !own_private.has_private()) return out;
+  if (p.is_ecc()) {  // Part 6 §6.8: ECDSA as r | s
+    std::string sig(p.ecc_signature_size(), '\0');
+    if (!key_fits_policy(p, own_private) || !ecdsa_sign(p, own_private, data, {writable(sig), sig.size()})) return out;
+    out.assign(sig);
+    return out;
+  }
+  if (!key_fits_policy(p, own_private)) return out;
   std::string sig(own_private.size_bytes(), '\0');
   if (!rsa_sign(p, own_private, data, {writable(sig), sig.size()})) return out;
   out.assign(sig);
@@ -26,7 +34,8 @@ ua::byte_string sign(const security_policy& p, const rsa_key& own_private, std::
 
 bool verify(const security_policy& p, const rsa_key& peer_public, std::span<const std::uint8_t> data,
             std::span<const std::uint8_t> signature) {
-  if (p.is_none() || !peer_public) return false;
+  if (p.is_none() || !peer_public || !key_fits_policy(p, peer_public)) return false;
+  if (p.is_ecc()) return ecdsa_verify(p, peer_public, data, signature);
   return rsa_verify(p, peer_public, data, signature);
 }
 

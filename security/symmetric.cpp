@@ -9,6 +9,7 @@
 
 #include "protocol/generated/type_codecs.hpp"
 #include "security/hmac_sha256.hpp"
+#include "security/hmac_sha384.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {
@@ -20,7 +21,13 @@ namespace uactor::security {
 //   encrypt: C0 = E(P0 ^ IV) = E((P0 ^ IV ^ chain) ^ chain)
 //   decrypt: P0 = D(C0) ^ IV = (D(C0) ^ chain) ^ chain ^ IV
 struct symmetric_context::state {
-  hmac_sha256 mac;
+  hmac_sha256 mac;        // SHA2-256 policies
+  hmac_sha384 mac384;     // the 384-bit ECC policies (Part 7: HMAC-SHA2-384)
+  bool sha384 = false;
+  void compute_mac(std::span<const std::uint8_t> data, std::uint8_t* out) const noexcept {
+    if (sha384) mac384.compute(data, out);
+    else mac.compute(data, out);
+  }
   evp_cipher_ctx_ptr encrypt;  // null unless the mode encrypts
   evp_cipher_ctx_ptr decrypt;
   std::array<std::uint8_t, 16> iv{};
@@ -72,7 +79,9 @@ symmetric_context::symmetric_context(const security_policy& policy, ua::message_
   if (keys.signing_length != policy.signing_key_length || keys.encrypting_length != policy.encrypting_key_length)
     throw std::invalid_argument("symmetric_context: keys not derived for this policy");
   s_ = std::make_unique<state>();
-  s_->mac.set_key(keys.signing_key());
+  s_->sha384 = policy.hash == policy_hash::sha384;
+  if (s_->sha384) s_->mac384.set_key(keys.signing_key());
+  else s_->mac.set_key(keys.signing_key());
   s_->iv = s_->encrypt_chain = s_->decrypt_chain = keys.iv;
   if (encrypt_) {
     const EVP_CIPHER* cipher = policy.encrypting_key_length == 16 ? EVP_aes_128_cbc() : EVP_aes_256_cbc();
@@ -103,7 +112,7 @@ void symmetric_context::protect(std::span<std::uint8_t> chunk, std::size_t heade
       (encrypt_ && (chunk.size() - header_size) % policy_->block_size != 0))
     throw std::invalid_argument("symmetric_context::protect: not a chunk laid out for this policy");
   const std::size_t signed_size = chunk.size() - sig;
-  s_->mac.compute(chunk.first(signed_size), chunk.data() + signed_size);
+  s_->compute_mac(chunk.first(signed_size), chunk.data() + signed_size);
   if (!encrypt_) return;
   const auto text = chunk.subspan(header_size);
   xor_block(text.data(), s_->iv, s_->encrypt_chain);
@@ -136,8 +145,8 @@ ua::status_code symmetric_context::unprotect(std::span<std::uint8_t> chunk, std:
     s_->decrypt_chain = last;
   }
   const std::size_t signed_size = chunk.size() - sig;
-  std::uint8_t expected[hmac_sha256_size];
-  s_->mac.compute(chunk.first(signed_size), expected);
+  std::uint8_t expected[hmac_sha384_size];
+  s_->compute_mac(chunk.first(signed_size), expected);
   if (CRYPTO_memcmp(expected, chunk.data() + signed_size, sig) != 0) return ua::status::bad_security_checks_failed;
   if (encrypt_) {
     // §6.7.2.5: PaddingSize, then that many bytes before it, all holding the same value. The

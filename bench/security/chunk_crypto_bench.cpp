@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "protocol/generated/type_codecs.hpp"
 #include "protocol/message_chunker.hpp"
 #include "security/asymmetric.hpp"
+#include "security/ecc.hpp"
 #include "security/key_derivation.hpp"
 #include "security/symmetric.hpp"
 #include "tests/support/alloc_counter.hpp"
@@ -125,6 +127,38 @@ opn_setup& opn_keys() {
   return s;
 }
 
+// The keys of an ECC policy's curve (Part 6 §6.8), made once per curve; RSA-2048 otherwise.
+opn_setup& opn_keys(const security_policy& p) {
+  if (!p.is_ecc()) return opn_keys();
+  static std::map<std::string, opn_setup> made;
+  auto [it, fresh] = made.try_emplace(std::string(p.curve));
+  if (fresh) {
+    it->second.client = *generate_ecc_key(p.curve);
+    it->second.server = *generate_ecc_key(p.curve);
+  }
+  return it->second;
+}
+
+// What the key derivation of one OpenSecureChannel costs one side: P_SHA256 from the nonces for
+// RSA; for ECC a new EphemeralKey, ECDH with the peer's and HKDF (Part 6 §6.8.1).
+void opn_derive(benchmark::State& st, const security_policy* p) {
+  const auto peer = p->is_ecc() ? *make_ephemeral_key(*p) : ephemeral_key{};
+  std::vector<std::uint8_t> client_nonce(p->nonce_length, 0x11), server_nonce(p->nonce_length, 0x22);
+  const counters n;
+  for (auto _ : st) {
+    if (p->is_ecc()) {
+      auto own = make_ephemeral_key(*p);
+      auto keys = ecc_channel_keys(*p, *own, peer.public_bytes(), peer.public_bytes(), own->public_bytes());
+      if (!keys) st.SkipWithError("derivation failed");
+      benchmark::DoNotOptimize(keys);
+    } else {
+      auto keys = derive_channel_keys(*p, client_nonce, server_nonce);
+      benchmark::DoNotOptimize(keys);
+    }
+  }
+  n.report(st);
+}
+
 // An OpenSecureChannelRequest-sized body (about 130 bytes) under a header with a 1 KB certificate.
 ua::byte_buffer opn_chunk(const asymmetric_context& ctx, std::size_t& header_size) {
   ua::connection_limits limits;
@@ -146,7 +180,7 @@ ua::byte_buffer opn_chunk(const asymmetric_context& ctx, std::size_t& header_siz
 }
 
 void asym_protect(benchmark::State& st, const security_policy* p) {
-  auto& k = opn_keys();
+  auto& k = opn_keys(*p);
   asymmetric_context c(*p, k.client, k.server.public_only());
   std::size_t header = 0;
   const auto plain = opn_chunk(c, header);
@@ -162,7 +196,7 @@ void asym_protect(benchmark::State& st, const security_policy* p) {
 }
 
 void asym_unprotect(benchmark::State& st, const security_policy* p) {
-  auto& k = opn_keys();
+  auto& k = opn_keys(*p);
   asymmetric_context c(*p, k.client, k.server.public_only());
   asymmetric_context s(*p, k.server, k.client.public_only());
   std::size_t header = 0;
@@ -200,8 +234,11 @@ int main(int argc, char** argv) {
   for (const auto& p : all_policies()) {
     if (p.is_none()) continue;
     const std::string name(p.name);
-    benchmark::RegisterBenchmark(("asymmetric.protect/" + name + "/2048").c_str(), asym_protect, &p);
-    benchmark::RegisterBenchmark(("asymmetric.unprotect/" + name + "/2048").c_str(), asym_unprotect, &p);
+    // RSA-2048 keys, or the ECC policy's curve (the ECC OPN is signed, not encrypted).
+    const std::string key = p.is_ecc() ? std::string(curve_label(p.curve)) : "2048";
+    benchmark::RegisterBenchmark(("asymmetric.protect/" + name + "/" + key).c_str(), asym_protect, &p);
+    benchmark::RegisterBenchmark(("asymmetric.unprotect/" + name + "/" + key).c_str(), asym_unprotect, &p);
+    benchmark::RegisterBenchmark(("opn.derive/" + name).c_str(), opn_derive, &p);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

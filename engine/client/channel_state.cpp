@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "security/ecc.hpp"
+
 namespace uactor::actors {
 
 client_channel_state::client_channel_state(client_channel_config config) : config_(std::move(config)) {
@@ -16,6 +18,11 @@ client_channel_state::client_channel_state(client_channel_config config) : confi
     asym_out_.sender_certificate = to_byte_string(security::chain_der(sec.own_certificate, sec.own_issuers));
     const auto thumbprint = sec.server_certificate.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(thumbprint);
+    // Part 6 §6.8: an ECC policy needs EC keys on its curve on both sides (the caller checked the
+    // server's certificate: Bad_CertificatePolicyCheckFailed).
+    if (!security::key_fits_policy(*sec.policy, sec.private_key) ||
+        !security::key_fits_policy(*sec.policy, sec.server_certificate.public_key()))
+      throw std::invalid_argument("client_channel_config: a certificate's key does not fit " + std::string(sec.policy->name));
     asymmetric_.emplace(*sec.policy, sec.private_key, sec.server_certificate.public_key());
   }
 }
@@ -44,8 +51,17 @@ ua::status_code client_channel_state::write_open(const instant& now) {
   req.request_type = renew ? ua::security_token_request_type::renew : ua::security_token_request_type::issue;
   req.security_mode = config_.security.mode;
   const auto& policy = *config_.security.policy;
-  if (policy.is_none()) client_nonce_.set_null();  // no keys to derive
-  else client_nonce_ = random_nonce(policy.nonce_length);
+  if (policy.is_none()) {
+    client_nonce_.set_null();  // no keys to derive
+  } else if (policy.is_ecc()) {
+    // Part 6 §6.8.1: a new EphemeralKey for every Issue and Renew; its public half is the nonce.
+    auto ephemeral = security::make_ephemeral_key(policy);
+    if (!ephemeral) return ephemeral.error();
+    ephemeral_ = std::move(*ephemeral);
+    client_nonce_ = to_byte_string(ephemeral_->public_bytes());
+  } else {
+    client_nonce_ = random_nonce(policy.nonce_length);
+  }
   req.client_nonce = client_nonce_;
   req.requested_lifetime = static_cast<std::uint32_t>(config_.requested_lifetime.count());
 
@@ -209,7 +225,19 @@ client_channel_state::event client_channel_state::on_open_response(const ua::chu
     if (resp->server_nonce.size() != sec.policy->nonce_length)
       return fail(ua::status::bad_nonce_invalid, "the ServerNonce does not have the policy's length");
     // Part 6 §6.7.5: we send with the keys of (ServerNonce, ClientNonce), check with the others.
-    const auto keys = security::derive_channel_keys(*sec.policy, bytes_of(client_nonce_), bytes_of(resp->server_nonce));
+    // Part 6 §6.8.1 (ECC): the ServerNonce is the server's EphemeralKey; ECDH with ours, then HKDF.
+    security::channel_keys keys;
+    if (sec.policy->is_ecc()) {
+      if (!ephemeral_) return fail(ua::status::bad_internal_error, "no EphemeralKey for the OPN response");
+      auto derived = security::ecc_channel_keys(*sec.policy, *ephemeral_, bytes_of(resp->server_nonce),
+                                                bytes_of(client_nonce_), bytes_of(resp->server_nonce));
+      ephemeral_.reset();  // used once
+      if (!derived)
+        return fail(ua::status::bad_security_checks_failed, "the ServerNonce is not an EphemeralKey on the policy's curve");
+      keys = *derived;
+    } else {
+      keys = security::derive_channel_keys(*sec.policy, bytes_of(client_nonce_), bytes_of(resp->server_nonce));
+    }
     tokens_.install(token_.token_id, *sec.policy, sec.mode, keys.client, keys.server);
     if (!renew)
       chunker_ = ua::message_chunker(limits_, ua::status::bad_request_too_large, tokens_.sender(token_.token_id)->chunk_security());

@@ -26,6 +26,7 @@
 #include "protocol/uatcp.hpp"
 #include "security/asymmetric.hpp"
 #include "security/certificate.hpp"
+#include "security/ecc.hpp"
 #include "security/pki_store.hpp"
 
 namespace uactor::actors {
@@ -186,6 +187,7 @@ private:
   std::optional<security::asymmetric_context> asymmetric_;  // policy other than None
   token_crypto tokens_;
   ua::byte_string client_nonce_;  // of the OPN in flight
+  std::optional<security::ephemeral_key> ephemeral_;  // ECC (Part 6 §6.8.1): the private half of client_nonce_
   ua::byte_buffer plain_;         // a received chunk, verified and decrypted in place
   ua::byte_buffer open_plain_;    // an OPN before it is signed and encrypted
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/server/service_table.hpp"
+#include "security/ecc.hpp"
 
 namespace uactor::actors {
 
@@ -182,8 +183,23 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
   token_ = make_token(req->requested_lifetime, renew, now);
   if (!policy_->is_none()) {
     client_nonce_ = req->client_nonce;
-    server_nonce_ = random_nonce(policy_->nonce_length);
-    const auto keys = security::derive_channel_keys(*policy_, bytes_of(client_nonce_), bytes_of(server_nonce_));
+    security::channel_keys keys;
+    if (policy_->is_ecc()) {
+      // Part 6 §6.8.1: the ClientNonce is the client's EphemeralKey; ours goes back as the
+      // ServerNonce, a new one for every Issue and Renew, and ECDH + HKDF give the keys.
+      auto ephemeral = security::make_ephemeral_key(*policy_);
+      if (!ephemeral) return fail(ua::status::bad_internal_error, "no EphemeralKey");
+      auto derived = security::ecc_channel_keys(*policy_, *ephemeral, bytes_of(client_nonce_), bytes_of(client_nonce_),
+                                                ephemeral->public_bytes());
+      if (!derived)
+        return refuse("the ClientNonce is not an EphemeralKey on " + std::string(policy_->curve) + " (" +
+                      std::string(derived.error().name()) + ")");
+      keys = *derived;
+      server_nonce_ = to_byte_string(ephemeral->public_bytes());
+    } else {
+      server_nonce_ = random_nonce(policy_->nonce_length);
+      keys = security::derive_channel_keys(*policy_, bytes_of(client_nonce_), bytes_of(server_nonce_));
+    }
     tokens_.install(token_.token_id, *policy_, mode_, keys.server, keys.client);
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
@@ -239,8 +255,15 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
 
   if (phase_ != phase::open) {
     const auto& sec = *config_.security;
-    // Part 6 §6.7.2.3: the receiver thumbprint names the server certificate the client encrypted for.
-    const auto own = sec.certificate.thumbprint();
+    // The policy's certificate: the RSA one, or (Part 6 §6.8) the one of the ECC policy's curve.
+    const auto identity = sec.identity_for(*policy_);
+    if (!identity) {
+      refuse("the server has no certificate for " + std::string(policy_->name));
+      return ua::status::bad_security_checks_failed;
+    }
+    // Part 6 §6.7.2.3: the receiver thumbprint names the server certificate the client encrypted
+    // for (with ECC, the one it expects to verify the response with).
+    const auto own = identity.certificate->thumbprint();
     if (!std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own)) {
       refuse("the OPN is encrypted for another certificate (ReceiverCertificateThumbprint is not ours)");
       return ua::status::bad_security_checks_failed;
@@ -260,6 +283,15 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
     o.min_key_bits = policy_->min_key_bits;
     o.max_key_bits = policy_->max_key_bits;
     const auto issuers = std::span<const security::certificate>(*chain).subspan(1);
+    // Part 4 §6.1.3 Security Policy Check: an RSA key for an RSA policy, an EC key on the
+    // policy's curve for an ECC one (Part 6 §6.8): a P-384 certificate on ECC_nistP256 is refused.
+    if (!security::key_fits_policy(*policy_, peer_certificate_.public_key())) {
+      ++certificate_refusals_;
+      refused_certificate_ = ua::status::bad_certificate_policy_check_failed;
+      refuse("the client certificate's key does not fit " + std::string(policy_->name) +
+             " (Bad_CertificatePolicyCheckFailed): " + peer_certificate_.describe());
+      return ua::status::bad_security_checks_failed;
+    }
     const auto verdict = sec.checker->check(peer_certificate_, issuers, o, now.utc);
     if (!verdict.ok()) {
       ++certificate_refusals_;
@@ -267,9 +299,9 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       refuse(describe_refusal(verdict, peer_certificate_));
       return ua::status::bad_security_checks_failed;
     }
-    asymmetric_.emplace(*policy_, sec.private_key, peer_certificate_.public_key());
+    asymmetric_.emplace(*policy_, *identity.private_key, peer_certificate_.public_key());
     asym_out_.security_policy_uri = ua::ua_string(policy_->uri);
-    asym_out_.sender_certificate = to_byte_string(sec.certificate_chain());
+    asym_out_.sender_certificate = to_byte_string(identity.chain());
     const auto peer = peer_certificate_.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(peer);
   }

@@ -36,14 +36,17 @@ ua::expected<std::vector<security_offer>> parse_security_offers(const std::vecto
   for (const auto& name : names) {
     const bool all = same_text(name, "all");
     if (all || same_text(name, "none")) add_unique(out, {});
-    if (all || same_text(name, "secure")) {
+    // "all" and "secure" stay the RSA policies (what they meant before the ECC ones existed:
+    // an ECC policy needs certificates of its own, docs/decisions/0055); "ecc" is every ECC policy.
+    const bool ecc = same_text(name, "ecc");
+    if (all || same_text(name, "secure") || ecc) {
       for (const auto& p : security::all_policies()) {
-        if (p.is_none()) continue;
+        if (p.is_none() || p.is_ecc() != ecc) continue;
         add_unique(out, {&p, mode::sign});
         add_unique(out, {&p, mode::sign_and_encrypt});
       }
     }
-    if (all || same_text(name, "none") || same_text(name, "secure")) continue;
+    if (all || same_text(name, "none") || same_text(name, "secure") || ecc) continue;
     const auto colon = name.find(':');
     if (colon == std::string::npos) return ua::status::bad_invalid_argument;
     const std::string_view policy_name = std::string_view(name).substr(0, colon);

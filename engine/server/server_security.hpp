@@ -148,6 +148,16 @@ struct server_security {
   // (Part 6 §6.7.2.3); empty for a self-signed one.
   std::vector<security::certificate> certificate_issuers;
   security::rsa_key private_key;
+  // The application certificates of the ECC policies (Part 12 §7.8.4: one per certificate type,
+  // EccNistP256ApplicationCertificateType ...), one per curve an offer needs; the RSA policies
+  // use `certificate` above. docs/decisions/0055.
+  struct curve_identity {
+    std::string curve;  // security_policy::curve
+    security::certificate certificate;
+    std::vector<security::certificate> issuers;
+    security::rsa_key private_key;
+  };
+  std::vector<curve_identity> ecc_identities;
   std::shared_ptr<certificate_checker> checker;  // required when any offer is not None
   std::shared_ptr<security::pki_store> store;    // the checker's store (null without secured offers)
   identity_config identities;
@@ -155,6 +165,24 @@ struct server_security {
 
   // What the server sends as its certificate: the leaf, then its issuers.
   std::vector<std::uint8_t> certificate_chain() const { return security::chain_der(certificate, certificate_issuers); }
+
+  // The certificate, issuers and key channels and sessions of `policy` use: the curve's for an
+  // ECC policy (null members when the server has none for it), else the RSA ones.
+  struct own_identity {
+    const security::certificate* certificate = nullptr;
+    const std::vector<security::certificate>* issuers = nullptr;
+    const security::rsa_key* private_key = nullptr;
+    explicit operator bool() const noexcept { return certificate != nullptr && static_cast<bool>(*certificate); }
+    std::vector<std::uint8_t> chain() const {
+      return certificate ? security::chain_der(*certificate, *issuers) : std::vector<std::uint8_t>{};
+    }
+  };
+  own_identity identity_for(const security::security_policy& p) const noexcept {
+    if (!p.is_ecc()) return {&certificate, &certificate_issuers, &private_key};
+    for (const auto& e : ecc_identities)
+      if (e.curve == p.curve) return {&e.certificate, &e.issuers, &e.private_key};
+    return {};
+  }
 
   bool is_offered(const security::security_policy& p, ua::message_security_mode m) const noexcept {
     for (const auto& o : offers)
@@ -190,9 +218,10 @@ struct server_security {
   std::size_t endpoint_count() const noexcept { return endpoints.empty() ? 1 : endpoints.size(); }
 };
 
-// Offers from their names: "all" (None, then each policy in Sign and SignAndEncrypt), "none",
-// "secure" (all but None), or "POLICY:MODE" with POLICY a Part 7 name (Basic256Sha256,
-// Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss) and MODE Sign or SignAndEncrypt (any case).
+// Offers from their names: "all" (None, then each RSA policy in Sign and SignAndEncrypt), "none",
+// "secure" (the RSA policies), "ecc" (each ECC policy in both modes), or "POLICY:MODE" with POLICY
+// a Part 7 name (Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256,
+// ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1) and MODE Sign or SignAndEncrypt (any case).
 // Bad_InvalidArgument naming nothing known.
 ua::expected<std::vector<security_offer>> parse_security_offers(const std::vector<std::string>& names);
 std::string to_string(const security_offer& o);

@@ -84,9 +84,10 @@ bool sent_leaf_is(const ua::byte_string& sent, const security::certificate& leaf
 bool verifies_over_server_certificate(const security::security_policy& policy, const security::rsa_key& client_key,
                                const server_security& sec, std::span<const std::uint8_t> server_nonce,
                                std::span<const std::uint8_t> signature) {
-  if (security::verify(policy, client_key, signed_data(sec.certificate.der(), server_nonce), signature)) return true;
-  return !sec.certificate_issuers.empty() &&
-         security::verify(policy, client_key, signed_data(sec.certificate_chain(), server_nonce), signature);
+  const auto own = sec.identity_for(policy);  // the RSA certificate, or the policy's curve's
+  if (!own) return false;
+  if (security::verify(policy, client_key, signed_data(own.certificate->der(), server_nonce), signature)) return true;
+  return !own.issuers->empty() && security::verify(policy, client_key, signed_data(own.chain(), server_nonce), signature);
 }
 
 // What an identity token claims, checked or not, for the log: "an anonymous token", "a UserName
@@ -127,7 +128,9 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
     if (peer.policy->is_none() || !sent_leaf_is(req->client_certificate, peer.client_certificate)) return nullptr;
     auto w = std::make_shared<session_crypto_work>();
     w->policy = peer.policy;
-    w->server_key = sec.private_key;
+    const auto own = sec.identity_for(*peer.policy);
+    if (!own) return nullptr;
+    w->server_key = *own.private_key;
     w->sign = true;
     w->to_sign = signed_data(peer.client_certificate.der(), bytes_of(req->client_nonce));
     return w;
@@ -147,14 +150,16 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
   auto w = std::make_shared<session_crypto_work>();
   w->suspect = verdict.suspect;
   w->policy = peer.policy;
-  w->server_key = sec.private_key;
+  const auto own = sec.identity_for(*peer.policy);
+  if (!own) return nullptr;
+  w->server_key = *own.private_key;
   w->server_nonce = s->server_nonce;
   if (peer.client_certificate == s->client_certificate &&
       peer.policy->accepts_signature_algorithm(req->client_signature.algorithm.view())) {
     w->verify_client = true;
     w->client_key = s->client_certificate.public_key();
-    w->signed_data = signed_data(sec.certificate.der(), bytes_of(s->server_nonce));
-    if (!sec.certificate_issuers.empty()) w->signed_data_chain = signed_data(sec.certificate_chain(), bytes_of(s->server_nonce));
+    w->signed_data = signed_data(own.certificate->der(), bytes_of(s->server_nonce));
+    if (!own.issuers->empty()) w->signed_data_chain = signed_data(own.chain(), bytes_of(s->server_nonce));
     w->client_signature = req->client_signature.signature;
   }
   if (const auto* t = req->user_identity_token.get_if<ua::user_name_identity_token>();
@@ -344,13 +349,15 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
     // Part 4 §5.7.2.2: ServerSignature = sign(ClientCertificate + ClientNonce) with the server's key,
     // over the leaf only when the client sent its chain (1.05, as for the ClientSignature).
     const auto& sec = *config_.security;
-    resp.server_certificate = to_byte_string(sec.certificate_chain());
+    const auto own = sec.identity_for(*peer.policy);  // the channel's policy decides which certificate
+    resp.server_certificate = to_byte_string(own.chain());
     resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
     resp.server_signature.signature =
         done && done->ran && done->sign && done->policy == peer.policy
             ? done->server_signature
-            : security::sign(*peer.policy, sec.private_key,
-                             signed_data(peer.client_certificate.der(), bytes_of(req.client_nonce)));
+            : own ? security::sign(*peer.policy, *own.private_key,
+                                   signed_data(peer.client_certificate.der(), bytes_of(req.client_nonce)))
+                  : ua::byte_string{};
     s.client_certificate = peer.client_certificate;
   }
   resp.max_request_message_size = config_.max_request_message_size;
@@ -462,7 +469,8 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
     return done->password_verdict;
   }
   const auto users = sec.identities.users.get();
-  return password_verdict(*channel.policy, sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
+  const auto own = sec.identity_for(*channel.policy);
+  return password_verdict(*channel.policy, own ? *own.private_key : sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
                           bytes_of(t.password), bytes_of(s.server_nonce), users.get(), why);
 }
 

@@ -641,7 +641,7 @@ bool valid_security(const std::string& item) {
              return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
            });
   };
-  if (same(item, "all") || same(item, "none") || same(item, "secure")) return true;
+  if (same(item, "all") || same(item, "none") || same(item, "secure") || same(item, "ecc")) return true;
   const auto colon = item.find(':');
   if (colon == std::string::npos) return false;
   const std::string_view policy = std::string_view(item).substr(0, colon);
@@ -957,13 +957,14 @@ private:
     const auto& a = *s.table().get(name)->as_array();
     bool ok = !items.empty();
     if (items.empty())
-      c_.error(a, s.key(name), "expected at least one of all, none, secure or POLICY:MODE");
+      c_.error(a, s.key(name), "expected at least one of all, none, secure, ecc or POLICY:MODE");
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (valid_security(items[i])) continue;
       ok = false;
       c_.error(a[i], fmt::format("{}[{}]", s.key(name), i),
-               fmt::format("\"{}\" is not all, none, secure or POLICY:MODE (POLICY Basic256Sha256, "
-                           "Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss; MODE Sign or SignAndEncrypt)",
+               fmt::format("\"{}\" is not all, none, secure, ecc or POLICY:MODE (POLICY Basic256Sha256, "
+                           "Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, "
+                           "ECC_brainpoolP256r1, ECC_brainpoolP384r1; MODE Sign or SignAndEncrypt)",
                            items[i]));
     }
     if (!ok) return std::nullopt;

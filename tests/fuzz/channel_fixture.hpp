@@ -1,8 +1,8 @@
 // What the channel fuzz targets (server_channel_fuzz, secured_chunk_fuzz, client_channel_fuzz)
 // and their seed maker (channel_seeds) share: the fixed test identities in tests/fuzz/channel_keys
 // (fixed, so that a committed OPN seed stays encrypted for the server's key and signed with the
-// client's), the server's security (Basic256Sha256 and Aes128_Sha256_RsaOaep, Sign and
-// SignAndEncrypt, trusting the client's certificate only), and the delivery of a byte stream in
+// client's), the server's security (Basic256Sha256, Aes128_Sha256_RsaOaep, ECC_nistP256 and
+// ECC_nistP384, Sign and SignAndEncrypt, trusting the client's certificates only), and the delivery of a byte stream in
 // socket-read-sized pieces through a chunk_reader, as the connection actors do.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -76,14 +77,40 @@ inline const identity& fixed_identity(const std::string& name) {
   return id;
 }
 
-// Trusts the fixed client certificate only, with the policy's key sizes, as the PKI store would.
+// The ECC identities ("server" or "client") on the curve of an ECC policy (Part 6 §6.8), made once
+// per process: no committed seed carries an ECC OPN (its EphemeralKey and the server's make every
+// handshake differ anyway), so they need not be fixed.
+inline const identity& ecc_identity(const std::string& name, const security::security_policy& policy) {
+  static std::map<std::string, identity> made;
+  const std::string key = name + "/" + std::string(policy.curve);
+  auto it = made.find(key);
+  if (it != made.end()) return it->second;
+  security::certificate_request r;
+  r.application_uri = "urn:uactor:fuzz:" + name;
+  r.host_names = {"localhost"};
+  r.curve = std::string(policy.curve);
+  auto id = security::create_self_signed(r, ua::date_time::from_unix_ms(1'767'225'600'000));
+  if (!id) std::abort();
+  return made.emplace(key, identity{id->cert, id->private_key}).first->second;
+}
+
+// The ECC policies a secured fuzz channel may negotiate besides the RSA ones.
+inline const security::security_policy& fuzz_ecc_policy(unsigned which) {
+  return *security::find_policy(which % 2 == 0 ? security::policy_uri_ecc_nistp256 : security::policy_uri_ecc_nistp384);
+}
+
+// Trusts the fixed client certificate (and the ECC client ones) only, with the policy's key sizes,
+// as the PKI store would.
 struct fixed_checker final : actors::certificate_checker {
   using actors::certificate_checker::check;
   security::validation_result check(const security::certificate& peer, std::span<const security::certificate>,
                                     const security::validation_options& o, ua::date_time) override {
     if (peer.key_bits() < o.min_key_bits || peer.key_bits() > o.max_key_bits)
       return {ua::status::bad_certificate_policy_check_failed, "key size", "outside the policy's"};
-    if (!(peer == fixed_identity("client").cert)) return {ua::status::bad_certificate_untrusted, "trust list", "not trusted"};
+    const bool ecc_client = peer == ecc_identity("client", fuzz_ecc_policy(0)).cert ||
+                            peer == ecc_identity("client", fuzz_ecc_policy(1)).cert;
+    if (!(peer == fixed_identity("client").cert) && !ecc_client)
+      return {ua::status::bad_certificate_untrusted, "trust list", "not trusted"};
     return {ua::status::good, {}, {}};
   }
 };
@@ -99,6 +126,13 @@ inline std::shared_ptr<actors::server_security> make_server_security() {
   for (unsigned p = 0; p < 2; ++p)
     for (const auto mode : {ua::message_security_mode::sign, ua::message_security_mode::sign_and_encrypt})
       s->offers.push_back({&fuzz_policy(p), mode});
+  for (unsigned p = 0; p < 2; ++p) {
+    const auto& policy = fuzz_ecc_policy(p);
+    for (const auto mode : {ua::message_security_mode::sign, ua::message_security_mode::sign_and_encrypt})
+      s->offers.push_back({&policy, mode});
+    const auto& id = ecc_identity("server", policy);
+    s->ecc_identities.push_back({std::string(policy.curve), id.cert, {}, id.key});
+  }
   s->certificate = fixed_identity("server").cert;
   s->private_key = fixed_identity("server").key;
   s->checker = std::make_shared<fixed_checker>();

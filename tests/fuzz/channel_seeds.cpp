@@ -284,8 +284,9 @@ void secured_seeds(const fs::path& out) {
   close.request_header.request_handle = 5;
   const auto close_body = encoded(close);
 
-  for (unsigned which = 0; which < 4; ++which) {
-    const auto& policy = fuzz::fuzz_policy(which & 1u);
+  // Selectors 0-3: the RSA policies; 4-7: the ECC lane (ECC_nistP256, ECC_nistP384).
+  for (unsigned which = 0; which < 8; ++which) {
+    const auto& policy = (which & 4u) ? fuzz::fuzz_ecc_policy(which & 1u) : fuzz::fuzz_policy(which & 1u);
     const bool encrypt = which & 2u;
     const std::string name = std::string(policy.name) + (encrypt ? "_sign_and_encrypt" : "_sign");
     const auto selector = static_cast<std::uint8_t>(which);

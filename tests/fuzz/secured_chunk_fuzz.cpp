@@ -1,8 +1,9 @@
 // libFuzzer target for the secured chunk path of the server (actors/server/secure_channel_state,
 // security/symmetric; Part 6 §6.7.2): a channel opened by a real OpenSecureChannel of the fixed
-// test client (channel_fixture.hpp) for Basic256Sha256 or Aes128_Sha256_RsaOaep, Sign or
-// SignAndEncrypt as the first input byte says, whose keys the target derives from the nonces as
-// the client does. The rest of the input is records (channel_fixture.hpp, secured_kind): request
+// test client (channel_fixture.hpp) for Basic256Sha256, Aes128_Sha256_RsaOaep, ECC_nistP256 or
+// ECC_nistP384 (the ECC lane: EphemeralKeys as nonces, ECDSA, HKDF keys, HMAC-SHA384 for P-384;
+// Part 6 §6.8), Sign or SignAndEncrypt as the first input byte's bits 0-2 say, whose keys the
+// target derives from the nonces as the client does. The rest of the input is records (channel_fixture.hpp, secured_kind): request
 // bodies, raw plaintexts (sequence header, padding and all) and CLO bodies signed and encrypted
 // with the client's keys, so that decryption, padding and signature checks pass and what follows
 // sees hostile but authentic input, or with a flipped bit after signing, or not signed at all, so
@@ -23,6 +24,7 @@
 #include "protocol/message_chunker.hpp"
 #include "protocol/secure_chunk.hpp"
 #include "security/asymmetric.hpp"
+#include "security/ecc.hpp"
 #include "tests/fuzz/channel_fixture.hpp"
 
 using namespace uactor;
@@ -41,6 +43,7 @@ struct client_side {
   ua::hello hello;
   ua::byte_buffer hello_and_open;
   ua::byte_string client_nonce;
+  std::optional<security::ephemeral_key> ephemeral;  // ECC: the private half of client_nonce
   std::optional<security::asymmetric_context> asymmetric;
   ua::sequence_counter sequence;  // after the OPN: MSG chunks go on from here
 };
@@ -54,10 +57,11 @@ ua::transport_limits client_limits() {
 
 client_side make_client_side(unsigned which) {
   client_side c;
-  c.policy = &fuzz::fuzz_policy(which & 1u);
+  const bool ecc = (which & 4u) != 0;
+  c.policy = ecc ? &fuzz::fuzz_ecc_policy(which & 1u) : &fuzz::fuzz_policy(which & 1u);
   c.mode = (which & 2u) ? ua::message_security_mode::sign_and_encrypt : ua::message_security_mode::sign;
-  const auto& me = fuzz::fixed_identity("client");
-  const auto& server = fuzz::fixed_identity("server");
+  const auto& me = ecc ? fuzz::ecc_identity("client", *c.policy) : fuzz::fixed_identity("client");
+  const auto& server = ecc ? fuzz::ecc_identity("server", *c.policy) : fuzz::fixed_identity("server");
   c.hello = ua::make_hello(client_limits(), "opc.tcp://localhost:4840");
   ua::write_message(c.hello_and_open, c.hello);
 
@@ -67,9 +71,16 @@ client_side make_client_side(unsigned which) {
   req.client_protocol_version = ua::uacp_protocol_version;
   req.request_type = ua::security_token_request_type::issue;
   req.security_mode = c.mode;
-  std::uint8_t nonce[64];
-  for (std::size_t i = 0; i < c.policy->nonce_length; ++i) nonce[i] = static_cast<std::uint8_t>(0x11 * (i + 1));
-  c.client_nonce = actors::to_byte_string({nonce, c.policy->nonce_length});
+  if (ecc) {
+    auto e = security::make_ephemeral_key(*c.policy);
+    if (!e) std::abort();
+    c.ephemeral = std::move(*e);
+    c.client_nonce = actors::to_byte_string(c.ephemeral->public_bytes());
+  } else {
+    std::uint8_t nonce[64];
+    for (std::size_t i = 0; i < c.policy->nonce_length; ++i) nonce[i] = static_cast<std::uint8_t>(0x11 * (i + 1));
+    c.client_nonce = actors::to_byte_string({nonce, c.policy->nonce_length});
+  }
   req.client_nonce = c.client_nonce;
   req.requested_lifetime = 3'600'000;
   ua::byte_buffer body;
@@ -138,8 +149,18 @@ bool read_open_response(client_side& c, std::span<const std::uint8_t> out, open_
       return;
     }
     ch.token_id = resp->security_token.token_id;
-    const auto keys = security::derive_channel_keys(*c.policy, actors::bytes_of(c.client_nonce),
-                                                    actors::bytes_of(resp->server_nonce));
+    security::channel_keys keys;
+    if (c.ephemeral) {
+      auto derived = security::ecc_channel_keys(*c.policy, *c.ephemeral, actors::bytes_of(resp->server_nonce),
+                                                actors::bytes_of(c.client_nonce), actors::bytes_of(resp->server_nonce));
+      if (!derived) {
+        ok = false;
+        return;
+      }
+      keys = *derived;
+    } else {
+      keys = security::derive_channel_keys(*c.policy, actors::bytes_of(c.client_nonce), actors::bytes_of(resp->server_nonce));
+    }
     ch.tokens.install(ch.token_id, *c.policy, c.mode, keys.client, keys.server);
   });
   return ok && used && seen == 2 && ch.token_id != 0;
@@ -234,8 +255,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 1) return 0;
   const bool trace = fuzz::trace();
   static const auto security = fuzz::make_server_security();
-  static client_side sides[4] = {make_client_side(0), make_client_side(1), make_client_side(2), make_client_side(3)};
-  client_side& c = sides[data[0] & 3u];
+  static client_side sides[8] = {make_client_side(0), make_client_side(1), make_client_side(2), make_client_side(3),
+                                 make_client_side(4), make_client_side(5), make_client_side(6), make_client_side(7)};
+  client_side& c = sides[data[0] & 7u];
   ua::sequence_counter sequence = c.sequence;  // each input's channel counts from after its OPN
   actors::secure_channel_config config;
   config.channel_id = channel_id;

@@ -26,6 +26,22 @@ expect_rc 0 "$uactor" certs create --pki "$pki"
 grep -q '^exists' "$work/out" || fail "second create did not keep the certificate"
 grep -q "$thumb" "$work/out" || fail "second create changed the certificate"
 
+# --curve: an ECC policy's certificate under the name the server looks for (Part 6 §6.8), the key on
+# the curve (checked by openssl, not by uactor), signed with ECDSA-SHA384 for a 384-bit curve.
+expect_rc 0 "$uactor" certs create --pki "$pki" --curve nistP256 --uri urn:test:cli
+grep -q '^created .*own/certs/uactor-ecc-nistP256.der' "$work/out" || fail "create --curve did not name uactor-ecc-nistP256"
+openssl x509 -inform DER -in "$pki/own/certs/uactor-ecc-nistP256.der" -noout -text | grep -q 'ASN1 OID: prime256v1' ||
+  fail "the nistP256 certificate's key is not on prime256v1"
+expect_rc 0 "$uactor" certs create --pki "$pki" --curve brainpoolP384r1 --uri urn:test:cli
+openssl x509 -inform DER -in "$pki/own/certs/uactor-ecc-brainpoolP384r1.der" -noout -text |
+  grep -q 'ecdsa-with-SHA384' || fail "the brainpoolP384r1 certificate is not signed with ECDSA-SHA384"
+openssl pkey -in "$pki/own/private/uactor-ecc-brainpoolP384r1.pem" -noout -text | grep -q 'brainpoolP384r1' ||
+  fail "the brainpoolP384r1 key is not on its curve"
+expect_rc 2 "$uactor" certs create --pki "$pki" --curve secp521r1
+# The own folder now lists three certificates.
+expect_rc 0 "$uactor" certs list --pki "$pki"
+grep -q "^own (3)" "$work/out" || fail "list does not show the three own certificates"
+
 # A peer's certificate, as the server copies it into rejected/certs.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/peer.key" -subj "/CN=peer/O=test" -days 30 \
   -addext "subjectAltName=URI:urn:test:peer" -outform DER -out "$work/peer.der" 2>/dev/null

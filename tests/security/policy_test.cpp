@@ -6,7 +6,7 @@ using namespace uactor::security;
 
 TEST_CASE("policy: the table holds Part 7's values for each policy", "[security]") {
   const auto all = all_policies();
-  REQUIRE(all.size() == 4);
+  REQUIRE(all.size() == 8);  // None, three RSA, four ECC (tests/security/ecc_test.cpp checks those)
   CHECK(&all[0] == &policy_none());
   CHECK(all[0].is_none());
   CHECK(all[0].uri == "http://opcfoundation.org/UA/SecurityPolicy#None");
@@ -48,6 +48,20 @@ TEST_CASE("policy: the table holds Part 7's values for each policy", "[security]
   CHECK(pss->accepts_signature_algorithm("http://www.w3.org/2001/04/xmldsig-more#rsa-pss-sha256"));  // node-opcua
   CHECK(!pss->accepts_signature_algorithm("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"));
   CHECK(!b->accepts_signature_algorithm("http://www.w3.org/2001/04/xmldsig-more#rsa-pss-sha256"));
+
+  // Part 7 ECC_nistP256 / ECC_nistP384 (Part 6 §6.8): ECDSA, no asymmetric encryption.
+  const auto* e256 = find_policy("http://opcfoundation.org/UA/SecurityPolicy#ECC_nistP256");
+  const auto* e384 = find_policy("http://opcfoundation.org/UA/SecurityPolicy#ECC_nistP384");
+  REQUIRE(e256);
+  REQUIRE(e384);
+  CHECK(e256->encryption == asymmetric_encryption::none);
+  CHECK(e256->signature == asymmetric_signature::ecdsa_sha256);
+  CHECK(e256->signature_algorithm_uri == "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256");
+  CHECK(e384->signature_algorithm_uri == "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384");
+  CHECK((e256->curve == "prime256v1" && e384->curve == "secp384r1"));
+  CHECK(e256->certificate_type == "EccNistP256ApplicationCertificateType");
+  CHECK(!e256->is_none());
+  CHECK(e256->oaep_overhead() == 0);
 }
 
 TEST_CASE("policy: find_policy finds every URI of the table and nothing else", "[security]") {

@@ -103,13 +103,23 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
       e.server = server;
       e.security_mode = offer.mode;
       e.security_policy_uri = ua_string(offer.policy->uri);
-      if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.certificate_chain());
+      // The certificate of the offer's policy: the RSA one, or the ECC one of its curve.
+      if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.identity_for(*offer.policy).chain());
       if (tokens.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
       // UserName and X509 identities need a policy that encrypts the password and signs the token:
       // not offered over None.
       if (!offer.policy->is_none()) {
-        if (tokens.user_name && ids.user_name)
+        if (tokens.user_name && ids.user_name && !offer.policy->is_ecc())
           e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
+        // An ECC policy cannot encrypt a password with the server's key (that is EccEncryptedSecret,
+        // Part 4 §7.41.2.3, not built yet): UserName only where the channel encrypts, the token
+        // policy None saying the password travels as it is inside it (Part 4 §7.42).
+        if (tokens.user_name && ids.user_name && offer.policy->is_ecc() &&
+            offer.mode == message_security_mode::sign_and_encrypt) {
+          auto p = token(user_name_policy_id, user_token_type::user_name);
+          p.security_policy_uri = ua_string(security::policy_uri_none);
+          e.user_identity_tokens.push_back(std::move(p));
+        }
         if (tokens.x509 && ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
       }
       e.transport_profile_uri = ua_string(uatcp_binary_profile);

@@ -33,17 +33,21 @@ actors::instant at(std::int64_t ms) {
   return {std::chrono::steady_clock::time_point{} + milliseconds(ms), security::system_now()};
 }
 
-const security::application_identity& identity(const std::string& uri, unsigned bits = 2048) {
+// `curve` non-empty: an EC key on it (the ECC policies, Part 6 §6.8), `bits` unused.
+const security::application_identity& identity(const std::string& uri, unsigned bits = 2048,
+                                               std::string_view curve = {}) {
   static std::list<std::pair<std::string, security::application_identity>> made;  // references stay valid
+  const std::string key = uri + std::to_string(bits) + std::string(curve);
   for (const auto& [k, v] : made)
-    if (k == uri + std::to_string(bits)) return v;
+    if (k == key) return v;
   security::certificate_request r;
   r.application_uri = uri;
   r.host_names = {"localhost"};
   r.key_bits = bits;
+  r.curve = std::string(curve);
   auto id = security::create_self_signed(r, security::system_now());
   REQUIRE(id.has_value());
-  made.emplace_back(uri + std::to_string(bits), *id);
+  made.emplace_back(key, *id);
   return made.back().second;
 }
 
@@ -84,11 +88,15 @@ struct secured_pair {
 
   secured_pair(const security::security_policy& policy, ua::message_security_mode mode, bool trust_client = true,
                unsigned client_bits = 2048, std::vector<security::certificate> client_issuers = {}) {
-    const auto& server_id = identity("urn:test:server");
-    const auto& client_id = identity("urn:test:client", client_bits);
+    // The RSA identities, and for an ECC policy the ones on its curve (with the server's RSA
+    // certificate still in place, as a server offering both kinds of policy has it).
+    const auto& server_id = identity("urn:test:server", 2048, policy.curve);
+    const auto& client_id = identity("urn:test:client", client_bits, policy.curve);
     security->offers = {{&policy, mode}};
-    security->certificate = server_id.cert;
-    security->private_key = server_id.private_key;
+    security->certificate = identity("urn:test:server").cert;
+    security->private_key = identity("urn:test:server").private_key;
+    if (policy.is_ecc())
+      security->ecc_identities.push_back({std::string(policy.curve), server_id.cert, {}, server_id.private_key});
     if (trust_client) checker->trusted.push_back(client_id.cert);
     security->checker = checker;
     actors::secure_channel_config sc;
@@ -172,7 +180,7 @@ TEST_CASE("channel security: every policy and mode opens, answers a Read and ren
       REQUIRE(p.server->current_phase() == actors::secure_channel_state::phase::open);
       CHECK(p.server->policy().uri == policy.uri);
       CHECK(p.server->security_mode() == mode);
-      CHECK(p.security->channels.get(7).client_certificate == identity("urn:test:client").cert);
+      CHECK(p.security->channels.get(7).client_certificate == identity("urn:test:client", 2048, policy.curve).cert);
       CHECK(p.read_once() == status::good);
       // Part 4 §5.5.2: a Renew brings new keys; old and new token both work.
       REQUIRE(p.client->write_open(at(3)) == status::good);
@@ -424,6 +432,123 @@ TEST_CASE("channel security: the audit records of an Issue, a Renew, a CloseSecu
     CHECK(audits[1].request_type == ua::security_token_request_type::issue);
     CHECK(audits[1].reason.find("trust list") != std::string::npos);  // what the log says
   }
+}
+
+namespace {
+
+// Rewrites the first OPN chunk in `b` to name another policy and another receiver thumbprint,
+// leaving the rest (sequence header, body, signature) as it was: what a client whose
+// certificate is of another curve than the policy looks like to the server before it checks
+// the signature.
+void rewrite_opn_header(ua::byte_buffer& b, std::string_view uri, std::span<const std::uint8_t> thumbprint) {
+  const auto* d = b.data();
+  const auto u32 = [d](std::size_t at) {
+    return std::uint32_t{d[at]} | std::uint32_t{d[at + 1]} << 8 | std::uint32_t{d[at + 2]} << 16 |
+           std::uint32_t{d[at + 3]} << 24;
+  };
+  if (b.size() < 12 || std::memcmp(d, "OPN", 3) != 0) return;
+  const std::size_t size = u32(4);
+  std::size_t at = 12;
+  const std::size_t uri_len = u32(at);
+  const std::size_t cert_at = at + 4 + uri_len;
+  const std::size_t cert_len = u32(cert_at);
+  const std::size_t thumb_at = cert_at + 4 + cert_len;
+  const std::size_t thumb_len = u32(thumb_at);
+  const std::size_t rest_at = thumb_at + 4 + thumb_len;
+  std::vector<std::uint8_t> out(d, d + 12);
+  const auto put32 = [&out](std::size_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  put32(uri.size());
+  out.insert(out.end(), uri.begin(), uri.end());
+  out.insert(out.end(), d + cert_at, d + thumb_at);
+  put32(thumbprint.size());
+  out.insert(out.end(), thumbprint.begin(), thumbprint.end());
+  out.insert(out.end(), d + rest_at, d + b.size());
+  const std::size_t new_size = size + out.size() - b.size();
+  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<std::uint8_t>(new_size >> (8 * i));
+  b.clear();
+  b.append(out.data(), out.size());
+}
+
+}  // namespace
+
+TEST_CASE("channel security: ECC policies send EphemeralKeys as nonces, a new pair at each renewal (Part 6 §6.8.1)",
+          "[channel_security][ecc]") {
+  for (const auto& policy : security::all_policies()) {
+    if (!policy.is_ecc()) continue;
+    CAPTURE(policy.name);
+    secured_pair p(policy, ua::message_security_mode::sign_and_encrypt);
+    std::vector<ua::byte_buffer> opn_chunks;
+    p.on_the_way_back = [&opn_chunks](ua::byte_buffer& b) {
+      if (b.size() > 3 && std::memcmp(b.data(), "OPN", 3) == 0) opn_chunks.push_back(b);
+    };
+    p.open();
+    REQUIRE(p.client->is_open());
+    REQUIRE(p.read_once() == status::good);
+    REQUIRE(p.client->write_open(at(3)) == status::good);
+    p.pump(at(3));
+    REQUIRE(p.client->token().token_id == 2);
+    CHECK(p.read_once(4) == status::good);
+    // Two OPN responses, not encrypted (ECC signs the OPN only): the ServerNonces are points of
+    // the curve, different each time.
+    REQUIRE(opn_chunks.size() == 2);
+    std::vector<ua::byte_string> nonces;
+    for (const auto& chunk : opn_chunks) {
+      ua::secure_chunk c;
+      ua::asymmetric_security_header h;
+      const auto at_body = ua::parse_security_part(chunk.bytes(), c, &h);
+      REQUIRE(at_body);
+      CHECK(h.security_policy_uri.view() == policy.uri);
+      ua::secure_chunk seq;
+      ua::chunk_security s;
+      s.signature_size = policy.ecc_signature_size();
+      REQUIRE(ua::parse_sequence_part(chunk.bytes().subspan(*at_body), s, seq) == status::good);
+      ua::extension_object m;
+      REQUIRE(ua::decode_message(seq.body, m, ua::decode_limits{}) == status::good);
+      const auto* resp = m.get_if<ua::open_secure_channel_response>();
+      REQUIRE(resp);
+      CHECK(resp->server_nonce.size() == policy.nonce_length);
+      CHECK(security::ecc_public_from_bytes(policy, actors::bytes_of(resp->server_nonce)).has_value());
+      nonces.push_back(resp->server_nonce);
+    }
+    CHECK(nonces[0] != nonces[1]);
+  }
+}
+
+TEST_CASE("channel security: a client certificate of another curve than the ECC policy's is refused "
+          "(Bad_CertificatePolicyCheckFailed in the log and the audit)",
+          "[channel_security][ecc]") {
+  const auto& nist = *security::find_policy(security::policy_uri_ecc_nistp256);
+  const auto& brainpool = *security::find_policy(security::policy_uri_ecc_brainpoolp256r1);
+  // The client speaks brainpoolP256r1 with brainpool certificates; on the wire its OPN asks for
+  // ECC_nistP256 and names the server's P-256 certificate.
+  secured_pair p(brainpool, ua::message_security_mode::sign);
+  const auto& server_p256 = identity("urn:test:server", 2048, nist.curve);
+  p.security->offers = {{&nist, ua::message_security_mode::sign}};
+  p.security->ecc_identities = {{std::string(nist.curve), server_p256.cert, {}, server_p256.private_key}};
+  const auto thumbprint = server_p256.cert.thumbprint();
+  p.on_the_wire = [&](ua::byte_buffer& b) { rewrite_opn_header(b, nist.uri, thumbprint); };
+  p.open();
+  CHECK_FALSE(p.client->is_open());
+  CHECK(p.server->close_status() == status::bad_security_checks_failed);
+  const std::string log(p.server->security_log());
+  CHECK(log.find("does not fit ECC_nistP256") != std::string::npos);
+  CHECK(log.find("Bad_CertificatePolicyCheckFailed") != std::string::npos);
+  CHECK(p.server->certificate_refusals() == 1);
+  std::vector<actors::channel_audit> audits;
+  p.server->take_audits(audits);
+  REQUIRE(audits.size() == 2);
+  CHECK(audits[0].what == actors::channel_audit::kind::certificate);
+  CHECK(audits[0].status == status::bad_certificate_policy_check_failed);
+}
+
+TEST_CASE("channel security: an ECC policy the server has no certificate for is refused", "[channel_security][ecc]") {
+  secured_pair p(*security::find_policy(security::policy_uri_ecc_nistp384), ua::message_security_mode::sign);
+  p.security->ecc_identities.clear();
+  p.open();
+  CHECK_FALSE(p.client->is_open());
+  CHECK(std::string(p.server->security_log()).find("no certificate for ECC_nistP384") != std::string::npos);
 }
 
 }  // namespace server_channel_security_test

@@ -1,0 +1,90 @@
+// The ECC operations of the ECC security policies (Part 6 §6.8, Part 7 ECC_nistP256 ...): key
+// pairs on the policy's named curve, EphemeralKeys as they travel (X | Y), ECDH, the HKDF key
+// derivation of the secure channel (§6.8.1) and ECDSA signatures as OPC UA encodes them (r | s,
+// each one coordinate long). Stateless functions; keys are shared by reference count (rsa_key
+// holds any EVP_PKEY, RSA or EC).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_codes.hpp"
+#include "security/key_derivation.hpp"
+#include "security/keys.hpp"
+#include "security/policy.hpp"
+
+namespace uactor::security {
+
+// The largest EphemeralKey (2 x 48 bytes) and ECDSA signature (the same) of our policies.
+inline constexpr std::size_t max_ecc_point_size = 96;
+
+// The name of a curve in file names and logs: "nistP256", "nistP384", "brainpoolP256r1",
+// "brainpoolP384r1" (as Part 7 names the policies); the curve itself for another.
+std::string_view curve_label(std::string_view curve) noexcept;
+// Where own/ keeps the application certificate for `policy`'s curve: "<base>-ecc-<label>"
+// ("uactor-ecc-nistP256"); `base` for an RSA policy.
+std::string own_identity_name(std::string_view base, const security_policy& policy);
+
+// A fresh key pair on `curve` (OpenSSL's group name: "prime256v1", "brainpoolP384r1", ...).
+// Bad_InvalidArgument for a curve OpenSSL does not know, Bad_InternalError when it fails.
+ua::expected<rsa_key> generate_ecc_key(std::string_view curve);
+
+// Whether `key` is an EC key on the policy's curve: what a certificate used with an ECC policy
+// must hold (Part 4 §6.1.3 Security Policy Check; the caller answers Bad_CertificatePolicyCheckFailed).
+// For an RSA policy: whether `key` is an RSA key.
+bool key_fits_policy(const security_policy&, const rsa_key& key) noexcept;
+
+// An EphemeralKey (Part 6 §6.8.1): the private key stays with its creator, `public_bytes` (X | Y,
+// 2 x coordinate_size bytes, the uncompressed point without its 0x04 prefix) is the nonce.
+struct ephemeral_key {
+  rsa_key key;
+  std::array<std::uint8_t, max_ecc_point_size> bytes{};
+  std::size_t size = 0;
+  std::span<const std::uint8_t> public_bytes() const noexcept { return {bytes.data(), size}; }
+};
+ua::expected<ephemeral_key> make_ephemeral_key(const security_policy&);
+
+// The public key a peer sent as X | Y. Bad_NonceInvalid when the length is not the policy's
+// SecureChannelNonceLength; Bad_SecurityChecksFailed when the point is not on the curve (or is
+// the point at infinity, or OpenSSL's public key check refuses it).
+ua::expected<rsa_key> ecc_public_from_bytes(const security_policy&, std::span<const std::uint8_t> xy);
+
+// ECDH (RFC 8422 §5.10): the shared secret, the X coordinate of own_private * peer_public, into
+// `out` (coordinate_size bytes). False when the keys are not on the same curve or OpenSSL fails.
+bool ecdh_shared_secret(const rsa_key& own_private, const rsa_key& peer_public, std::span<std::uint8_t> out);
+
+// HKDF (RFC 5869) with the policy's hash, extract then expand, `out.size()` bytes.
+bool hkdf(policy_hash hash, std::span<const std::uint8_t> salt, std::span<const std::uint8_t> ikm,
+          std::span<const std::uint8_t> info, std::span<std::uint8_t> out);
+
+// Part 6 §6.8.1, steps 1 and 2: with L the length of the key material (signing key + encrypting
+// key + IV, as a 16-bit little-endian integer),
+//   ClientSalt = L | UTF8("opcua-client") | ClientNonce | ServerNonce
+//   ServerSalt = L | UTF8("opcua-server") | ServerNonce | ClientNonce
+// and the client's keys = HKDF(salt = ClientSalt, IKM = shared secret, info = ClientSalt, L), the
+// server's the same with ServerSalt; each cut as in Tables 67 and 68 (signing key at 0, encrypting
+// key after it, IV after both).
+channel_keys derive_ecc_channel_keys(const security_policy&, std::span<const std::uint8_t> shared_secret,
+                                     std::span<const std::uint8_t> client_nonce,
+                                     std::span<const std::uint8_t> server_nonce);
+
+// One side's whole derivation: ECDH of our EphemeralKey with the peer's nonce, then the keys.
+// Bad_NonceInvalid / Bad_SecurityChecksFailed as ecc_public_from_bytes says for a bad peer nonce.
+ua::expected<channel_keys> ecc_channel_keys(const security_policy&, const ephemeral_key& own,
+                                            std::span<const std::uint8_t> peer_nonce,
+                                            std::span<const std::uint8_t> client_nonce,
+                                            std::span<const std::uint8_t> server_nonce);
+
+// ECDSA with the policy's hash over `data`, encoded as OPC UA sends it: r | s, each left-padded to
+// coordinate_size bytes (`out` is 2 x coordinate_size). False when the key cannot sign.
+bool ecdsa_sign(const security_policy&, const rsa_key& key, std::span<const std::uint8_t> data, std::span<std::uint8_t> out);
+// False for a signature of another length, one that does not verify, or r / s out of range.
+bool ecdsa_verify(const security_policy&, const rsa_key& key, std::span<const std::uint8_t> data,
+                  std::span<const std::uint8_t> signature);
+
+}  // namespace uactor::security
