@@ -526,6 +526,19 @@ ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
 ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
   return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
 }
+ua::expected<ua::find_servers_response> client::find_servers_sync(ua::find_servers_request r) {
+  return impl_->submit_sync<ua::find_servers_request, ua::find_servers_response>(std::move(r));
+}
+ua::expected<ua::find_servers_on_network_response> client::find_servers_on_network_sync(
+    ua::find_servers_on_network_request r) {
+  return impl_->submit_sync<ua::find_servers_on_network_request, ua::find_servers_on_network_response>(std::move(r));
+}
+ua::expected<ua::register_server_response> client::register_server_sync(ua::register_server_request r) {
+  return impl_->submit_sync<ua::register_server_request, ua::register_server_response>(std::move(r));
+}
+ua::expected<ua::register_server2_response> client::register_server2_sync(ua::register_server2_request r) {
+  return impl_->submit_sync<ua::register_server2_request, ua::register_server2_response>(std::move(r));
+}
 void client::history_read(ua::history_read_request r, client_callback<ua::history_read_response> done) {
   impl_->submit(std::move(r), std::move(done));
 }

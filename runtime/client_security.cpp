@@ -147,7 +147,7 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   request.application_uri = out.application_uri;
   request.common_name = "uactor client";
   request.host_names = {host_name()};
-  auto own = store.load_or_create_own(request, "uactor-client");
+  auto own = store.load_or_create_own(request, options.certificate_name);
   if (!own) return own.error();
   if (own->cert.application_uri() != out.application_uri) out.application_uri = own->cert.application_uri();
   out.channel.own_certificate = own->cert;
