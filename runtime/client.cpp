@@ -414,7 +414,11 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
     if (!address) return address.error();
   }
   actors::client_actor_config config;
-  if (options.create_session) {
+  // A secured channel without a session is what a server registering with a discovery server
+  // uses (Part 4 §5.4.5: RegisterServer only over a channel that authenticates the client).
+  const bool secured = options.security.policy != "None" && !options.security.policy.empty() &&
+                       options.security.policy != "http://opcfoundation.org/UA/SecurityPolicy#None";
+  if (options.create_session || secured) {
     // Reverse: the endpoints come over a reverse connection of their own (no session), the
     // session's connection is the server's next one.
     actors::endpoints_fetch fetch;

@@ -91,7 +91,7 @@ set +m
 pids+=("$lds_pid")
 lds_url="$(wait_for_listening "$tmp/lds.out" "$lds_pid" "our LDS")" || { tail -n 20 "$tmp/lds.out" "$tmp/lds.err"; die "our LDS did not listen"; }
 echo "discovery_interop: our LDS at $lds_url"
-lds_uri="urn:$host:uactor:server"
+lds_uri="$(sed -n 's#^application uri *\([^[:space:]]*\)$#\1#p' "$tmp/lds.out" | head -n 1)"
 
 discover "$lds_url"
 if [ "$discover_rc" -eq 0 ] && grep -qF "server	$lds_uri" "$tmp/discover.out" && ! grep -qF "$node_uri" "$tmp/discover.out"; then
@@ -132,7 +132,9 @@ wait "$lds_pid" 2>/dev/null
 
 # ---- 2. node-opcua's LDS, our server registering
 server_pki="$tmp/server-pki"
-server_uri="urn:$host:uactor:server"
+# `uactor run --host 127.0.0.1` makes the ApplicationUri urn:127.0.0.1:uactor:server; the
+# certificate made beforehand names it (Part 4 §5.4.5: the LDS compares the two).
+server_uri="urn:127.0.0.1:uactor:server"
 timeout 60 "$uactor" certs create --pki "$server_pki" --name uactor --uri "$server_uri" \
     >"$tmp/create.out" 2>&1 || { cat "$tmp/create.out"; die "uactor certs create"; }
 coproc NODE_LDS {
