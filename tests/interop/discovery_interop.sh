@@ -16,6 +16,8 @@
 # otherwise. Bounded: every process has a timeout; the node processes exit by themselves.
 set -u
 uactor="${1:?usage: discovery_interop.sh UACTOR}"
+# Absolute: our servers run in the scratch folder (the default plant historizes into ./).
+uactor="$(cd "$(dirname "$uactor")" && pwd)/$(basename "$uactor")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if ! command -v node >/dev/null 2>&1; then echo "skipped: node missing"; exit 77; fi
 if [ ! -d "$here/node_modules/node-opcua-server-discovery" ]; then echo "skipped: node_modules missing"; exit 77; fi
@@ -83,6 +85,7 @@ cp "$tmp/node-server/PKI/cert.pem" "$tmp/node-server/PKI/own/certs/certificate.p
 
 printf '[discovery]\nlds = true\nexpiry_s = 120\n' >"$tmp/lds.toml"
 lds_pki="$tmp/lds-pki"
+cd "$tmp" || die "cd $tmp"
 set -m
 timeout -k 5 200 "$uactor" run --config "$tmp/lds.toml" --host 127.0.0.1 --port 0 --pki "$lds_pki" --security all \
     --trust "$tmp/node-server/PKI/cert.der" >"$tmp/lds.out" 2>"$tmp/lds.err" </dev/null &

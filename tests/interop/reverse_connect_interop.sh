@@ -17,6 +17,8 @@
 # otherwise. Bounded: every process has a timeout; the node server exits by itself after 240 s.
 set -u
 uactor="${1:?usage: reverse_connect_interop.sh UACTOR}"
+# Absolute: our servers run in the scratch folder (the default plant historizes into ./).
+uactor="$(cd "$(dirname "$uactor")" && pwd)/$(basename "$uactor")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if ! command -v node >/dev/null 2>&1; then echo "skipped: node missing"; exit 77; fi
 if [ ! -d "$here/node_modules" ]; then echo "skipped: node_modules missing"; exit 77; fi
@@ -91,17 +93,19 @@ done
 # An RHE with another ServerUri is refused by our listener (docs/reverse-connect.md), and the
 # command gives up at its timeout: exit 3.
 timeout -k 5 60 "$uactor" read - "ns=1;s=the.answer" --reverse-listen "127.0.0.1:$port" --server-uri "urn:somebody:else" \
-    --pki "$client_pki" --timeout 3000 >"$tmp/out" 2>"$tmp/err" </dev/null
+    --pki "$client_pki" --timeout 3000 --verbose >"$tmp/out" 2>"$tmp/err" </dev/null
 rc=$?
-if [ "$rc" -eq 3 ] && grep -q "ServerUri" "$tmp/err"; then pass "1: an RHE naming another ServerUri is refused (exit 3)"
+if [ "$rc" -eq 3 ] && grep -q "closing the connection from .*ServerUri $node_uri, expected urn:somebody:else" "$tmp/err"; then pass "1: an RHE naming another ServerUri is refused (exit 3)"
 else fail "1: another ServerUri: exit $rc; $(tail -c 1500 "$tmp/err")"; fi
-kill "$NODE_SERVER_PID" 2>/dev/null
+node_server_pid="$NODE_SERVER_PID"
+kill "$node_server_pid" 2>/dev/null
+wait "$node_server_pid" 2>/dev/null
 
 # ---- 2 and 3. our server dials node-opcua's client
 server_pki="$tmp/server-pki"
 coproc NODE_CLIENT {
     exec timeout -k 5 200 node "$here/node_reverse_client.js" --pki "$tmp/node-client" \
-        --server-uri "urn:$host:uactor:server" --server-cert "$server_pki/own/certs" \
+        --server-uri "urn:127.0.0.1:uactor:server" --server-cert "$server_pki/own/certs" \
         --cert "$tmp/certs/client/cert.pem" --key "$tmp/certs/client/key.pem" \
         --case None:None --case Basic256Sha256:Sign --case Basic256Sha256:SignAndEncrypt \
         --cut Basic256Sha256:SignAndEncrypt --timeout 180 2>"$tmp/node-client.err"
@@ -114,6 +118,7 @@ case "$line" in "reverse listening on "*) rurl="${line#reverse listening on }" ;
 echo "reverse_connect_interop: our server dials $rurl"
 started_ms="$(date +%s%3N)"
 set -m
+cd "$tmp" || die "cd $tmp"
 "$uactor" run --host 127.0.0.1 --port 0 --pki "$server_pki" --security all --trust "$tmp/certs/client/cert.der" \
     --writer-interval 200 --reverse-connect "$rurl" >"$tmp/server.out" 2>"$tmp/server.err" </dev/null &
 server_pid=$!
