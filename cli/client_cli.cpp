@@ -101,6 +101,14 @@ void add_client_commands(CLI::App& app) {
     finish(run_endpoints(a->common));
   });
 
+  auto* discover = app.add_subcommand(
+      "discover", "what a discovery server knows: FindServers and FindServersOnNetwork: uactor discover ENDPOINT");
+  add_common(discover, a->common);
+  discover->callback([a] {
+    need_endpoint(a->common, "discover");
+    finish(run_discover(a->common));
+  });
+
   auto* read = app.add_subcommand("read", "read the Value of nodes: uactor read ENDPOINT NODE...");
   add_common(read, a->common);
   read->add_option("nodes", a->nodes, "NodeIds, e.g. ns=1;s=the.answer");

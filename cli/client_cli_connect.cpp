@@ -205,8 +205,6 @@ output_style common_args::style() const {
   return s;
 }
 
-namespace {
-
 // The client library logs to spdlog's default logger (stdout). The commands say themselves what
 // went wrong, and stdout is for results (and --json): the log only with --verbose, on stderr.
 void set_up_log(const common_args& a) {
@@ -217,8 +215,6 @@ void set_up_log(const common_args& a) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("uactor-cli"));
   spdlog::set_level(spdlog::level::info);
 }
-
-}  // namespace
 
 client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   set_up_log(a);

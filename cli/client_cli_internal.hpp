@@ -64,6 +64,12 @@ ua::node_id node_or_exit(const std::string& text);
 
 // endpoints (client_cli_connect.cpp): what the server offers, one line (or object) per endpoint.
 int run_endpoints(const common_args& a);
+// The client library's log: off, or on stderr with --verbose (client_cli_connect.cpp).
+void set_up_log(const common_args& a);
+
+// discover (client_cli_discover.cpp, docs/discovery.md): what a (Local) Discovery Server knows,
+// FindServers and FindServersOnNetwork, one line (or object) per server and per record.
+int run_discover(const common_args& a);
 
 // read, write, browse, call (client_cli_services.cpp): each prints one line per item and returns
 // its exit code.

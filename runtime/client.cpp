@@ -414,7 +414,11 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
     if (!address) return address.error();
   }
   actors::client_actor_config config;
-  if (options.create_session) {
+  // A secured channel without a session is what a server registering with a discovery server
+  // uses (Part 4 §5.4.5: RegisterServer only over a channel that authenticates the client).
+  const bool secured = options.security.policy != "None" && !options.security.policy.empty() &&
+                       options.security.policy != "http://opcfoundation.org/UA/SecurityPolicy#None";
+  if (options.create_session || secured) {
     // Reverse: the endpoints come over a reverse connection of their own (no session), the
     // session's connection is the server's next one.
     actors::endpoints_fetch fetch;
@@ -525,6 +529,19 @@ ua::expected<ua::call_response> client::call_sync(ua::call_request r) {
 }
 ua::expected<ua::get_endpoints_response> client::get_endpoints_sync(ua::get_endpoints_request r) {
   return impl_->submit_sync<ua::get_endpoints_request, ua::get_endpoints_response>(std::move(r));
+}
+ua::expected<ua::find_servers_response> client::find_servers_sync(ua::find_servers_request r) {
+  return impl_->submit_sync<ua::find_servers_request, ua::find_servers_response>(std::move(r));
+}
+ua::expected<ua::find_servers_on_network_response> client::find_servers_on_network_sync(
+    ua::find_servers_on_network_request r) {
+  return impl_->submit_sync<ua::find_servers_on_network_request, ua::find_servers_on_network_response>(std::move(r));
+}
+ua::expected<ua::register_server_response> client::register_server_sync(ua::register_server_request r) {
+  return impl_->submit_sync<ua::register_server_request, ua::register_server_response>(std::move(r));
+}
+ua::expected<ua::register_server2_response> client::register_server2_sync(ua::register_server2_request r) {
+  return impl_->submit_sync<ua::register_server2_request, ua::register_server2_response>(std::move(r));
 }
 void client::history_read(ua::history_read_request r, client_callback<ua::history_read_response> done) {
   impl_->submit(std::move(r), std::move(done));

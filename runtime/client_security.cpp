@@ -158,13 +158,14 @@ ua::expected<client_session_security> resolve_client_security(const std::string&
   request.host_names = {host_name()};
   // An ECC policy: the client certificate of its curve (own/certs/uactor-client-ecc-nistP256.der ...).
   request.curve = std::string(policy->curve);
-  auto own = store.load_or_create_own(request, security::own_identity_name("uactor-client", *policy));
+  const std::string own_name = security::own_identity_name(options.certificate_name, *policy);
+  auto own = store.load_or_create_own(request, own_name);
   if (!own) return own.error();
   // Our own certificate must fit the policy too (an operator's file under the wrong name).
   if (!security::key_fits_policy(*policy, own->private_key)) {
     spdlog::error("the client certificate {}/own/certs/{}.der has a key that does not fit {} "
-                  "(Bad_CertificatePolicyCheckFailed) [{}]", store.root().string(),
-                  security::own_identity_name("uactor-client", *policy), policy->name, own->cert.describe());
+                  "(Bad_CertificatePolicyCheckFailed) [{}]", store.root().string(), own_name, policy->name,
+                  own->cert.describe());
     return ua::status::bad_certificate_policy_check_failed;
   }
   if (own->cert.application_uri() != out.application_uri) out.application_uri = own->cert.application_uri();

@@ -29,6 +29,7 @@
 #include "runtime/access_setup.hpp"
 #include "runtime/advertised_host.hpp"
 #include "runtime/build_stamp.hpp"
+#include "runtime/discovery_registrar.hpp"
 #include "runtime/history_setup.hpp"
 #include "runtime/pubsub_setup.hpp"
 #include "pubsub/pubsub_config.hpp"
@@ -246,6 +247,9 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
+  c.discovery_server = plan.discovery.lds;
+  c.registry.max_servers = plan.discovery.max_registrations;
+  c.registry.expiry = plan.discovery.registration_expiry;
   c.sessions.login = login_guard_of(plan.login);
   auto core = actors::make_server_core(std::move(c), UACTOR_VERSION, now.utc, plan.demo_namespace_uri);
   actors::init_server_redundancy(core.space(), plan.redundancy, now.utc);
@@ -396,6 +400,7 @@ public:
     if (const auto sc = start_pubsub(); sc.is_bad()) return sc;
     const auto sc = actors::open_server(handle_);
     if (sc.is_good()) start_reverse_connect();
+    if (sc.is_good()) start_registration();
     return sc;
   }
 
@@ -827,11 +832,56 @@ public:
       std::lock_guard lock(pubsub_mutex_);
       for (auto& a : pubsub_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }
+    stop_registration();
     std::lock_guard lock(reverse_mutex_);  // the dialers, which open() may be adding
     actors::stop_server(handle_);
   }
 
 private:
+  // Registration with an LDS (docs/discovery.md): starts once the server is open (its endpoints
+  // answer), once; at stop the periodic actor ends first, then IsOnline false goes out once, so
+  // that no late renewal can follow it.
+  void start_registration() {
+    const discovery_plan& d = plan_.discovery;
+    std::lock_guard lock(reverse_mutex_);
+    if (d.register_with.empty() || registrar_ || stopped_.load(std::memory_order_acquire)) return;
+    auto o = std::make_shared<app::registrar_options>();
+    o->discovery_url = d.register_with;
+    o->policy = d.register_policy;
+    o->mode = d.register_security == "sign" ? ua::message_security_mode::sign : ua::message_security_mode::sign_and_encrypt;
+    o->pki_dir = plan_.pki_dir;
+    o->period = d.register_period;
+    o->capabilities = d.capabilities;
+    o->server.server_uri = ua::ua_string(plan_.application_uri);
+    o->server.product_uri = ua::ua_string(plan_.product_uri);
+    o->server.server_names.push_back({ua::ua_string("en"), ua::ua_string(plan_.application_name)});
+    o->server.server_type = ua::application_type::server;
+    for (const auto& u : urls_) o->server.discovery_urls.push_back(ua::ua_string(u));
+    registration_ = o;
+    registrar_ = app::spawn_discovery_registrar(handle_.host.home_system(), o);
+  }
+
+  void stop_registration() {
+    caf::actor registrar;
+    std::shared_ptr<const app::registrar_options> o;
+    {
+      std::lock_guard lock(reverse_mutex_);
+      registrar = std::exchange(registrar_, caf::actor{});
+      o = registration_;
+    }
+    if (!registrar) return;
+    {
+      caf::scoped_actor self{registrar.home_system()};
+      self->monitor(registrar);
+      self->send_exit(registrar, caf::exit_reason::user_shutdown);
+      // The actor may be in the middle of a registration: it ends after it (each call is bounded).
+      self->receive([](const caf::down_msg&) {}, caf::after(3 * o->timeout) >> [] {});
+    }
+    const auto r = app::register_once(handle_.host.home_system(), *o, false);
+    if (r.status.is_good()) spdlog::info("discovery: unregistered from {} (IsOnline false)", o->discovery_url);
+    else spdlog::warn("discovery: could not unregister from {}: {}", o->discovery_url, r.status.name());
+  }
+
   // The plan's reverse-connect targets start dialing once the server is open (its nodes in), once.
   void start_reverse_connect() {
     std::lock_guard lock(reverse_mutex_);
@@ -909,6 +959,8 @@ private:
   std::thread::id host_thread_;
   std::atomic<bool> stopped_{false};
   std::mutex reverse_mutex_;
+  caf::actor registrar_;  // the LDS registration (under reverse_mutex_), once started
+  std::shared_ptr<const app::registrar_options> registration_;
   bool reverse_started_ = false;
   mutable std::mutex scripts_mutex_;
   std::vector<std::shared_ptr<actors::script_counters>> script_counters_;

@@ -4,6 +4,8 @@
 #include <random>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "engine/common/clock.hpp"
 #include "engine/server/history_capabilities.hpp"
 #include "engine/server/node_builder.hpp"
@@ -49,6 +51,13 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   space_.set_observer(fanout_.get());
   init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
   current_time_ = space_.find(ua::node_id(0, 2258));
+  if (config_.discovery_server) {
+    registry_ = std::make_unique<services::server_registry>(config_.registry, now_instant().utc);
+    // Part 12 Annex A: "LDS", a Local Discovery Server. One record per DiscoveryUrl of ours.
+    own_record_.capabilities = {"LDS"};
+    own_record_.first_record_id =
+        registry_->take_record_ids(static_cast<std::uint32_t>(config_.description.discovery_urls().size()));
+  }
   std::random_device rd;
   event_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   auto& f = subscriptions_->fields();
@@ -360,8 +369,54 @@ void server_core::finish(Response& response, const service_call& c) {
 // Discovery (Part 4 §5.4), without a session.
 
 void server_core::serve_find_servers(const ua::find_servers_request& req, const service_call& c) {
-  services::service_find_servers(req, find_servers_, config_.description, c.now.utc);
+  if (registry_) registry_->expire(c.now);
+  services::service_find_servers(req, find_servers_, config_.description, c.now.utc, registry_.get());
   finish(find_servers_, c);
+}
+
+// The LDS services (docs/discovery.md): Bad_ServiceUnsupported unless the server acts as one, so
+// that a registering server falls back or gives up as Part 4 §5.4.6 says.
+
+void server_core::serve_find_servers_on_network(const ua::find_servers_on_network_request& req,
+                                                const service_call& c) {
+  if (!registry_) return fault(c.header, ua::status::bad_service_unsupported, c.now, c.out);
+  registry_->expire(c.now);
+  services::service_find_servers_on_network(req, find_servers_on_network_, config_.description, own_record_,
+                                            *registry_, c.now.utc);
+  finish(find_servers_on_network_, c);
+}
+
+services::registering_channel server_core::registering(std::uint32_t channel_id) const {
+  services::registering_channel r;
+  if (!config_.sessions.security) return r;  // policy None only: nothing can register
+  const channel_peer peer = config_.sessions.security->channels.get(channel_id);
+  r.mode = peer.mode;
+  if (peer.client_certificate) r.certificate_application_uri = peer.client_certificate.application_uri();
+  return r;
+}
+
+void server_core::serve_register_server(const ua::register_server_request& req, const service_call& c) {
+  if (!registry_) return fault(c.header, ua::status::bad_service_unsupported, c.now, c.out);
+  std::string why;
+  services::service_register_server(req, register_server_, *registry_, registering(c.channel_id), c.now, why);
+  const auto sc = register_server_.response_header.service_result;
+  if (!sc.is_good())
+    spdlog::warn("RegisterServer of '{}' refused ({}): {}", req.server.server_uri.view(), sc.name(), why);
+  else
+    spdlog::debug("RegisterServer: '{}' {}", req.server.server_uri.view(), req.server.is_online ? "online" : "offline");
+  finish(register_server_, c);
+}
+
+void server_core::serve_register_server2(const ua::register_server2_request& req, const service_call& c) {
+  if (!registry_) return fault(c.header, ua::status::bad_service_unsupported, c.now, c.out);
+  std::string why;
+  services::service_register_server2(req, register_server2_, *registry_, registering(c.channel_id), c.now, why);
+  const auto sc = register_server2_.response_header.service_result;
+  if (!sc.is_good())
+    spdlog::warn("RegisterServer2 of '{}' refused ({}): {}", req.server.server_uri.view(), sc.name(), why);
+  else
+    spdlog::debug("RegisterServer2: '{}' {}", req.server.server_uri.view(), req.server.is_online ? "online" : "offline");
+  finish(register_server2_, c);
 }
 
 void server_core::serve_get_endpoints(const ua::get_endpoints_request& req, const service_call& c) {

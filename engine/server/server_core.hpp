@@ -20,6 +20,7 @@
 #include "engine/server/services/call.hpp"
 #include "engine/server/services/discovery.hpp"
 #include "engine/server/services/history_read.hpp"
+#include "engine/server/services/register_server.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "engine/server/service_table.hpp"
@@ -44,6 +45,11 @@ struct server_core_config {
   // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
   // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
   bool audit_events = false;
+  // Acting as a Local Discovery Server (Part 12 §4.3, docs/discovery.md): RegisterServer and
+  // RegisterServer2 accepted, FindServers and FindServersOnNetwork answered from the registry.
+  // Off: those three are Bad_ServiceUnsupported and FindServers returns this server only.
+  bool discovery_server = false;
+  services::registry_limits registry;
 };
 
 class server_core final : private event_sink {
@@ -199,6 +205,11 @@ private:
   friend struct service_rows;
   void serve_find_servers(const ua::find_servers_request& req, const service_call& c);
   void serve_get_endpoints(const ua::get_endpoints_request& req, const service_call& c);
+  void serve_find_servers_on_network(const ua::find_servers_on_network_request& req, const service_call& c);
+  void serve_register_server(const ua::register_server_request& req, const service_call& c);
+  void serve_register_server2(const ua::register_server2_request& req, const service_call& c);
+  // The channel a registration came over, as RegisterServer checks it.
+  services::registering_channel registering(std::uint32_t channel_id) const;
   void serve_browse(const ua::browse_request& req, const service_call& c);
   void serve_browse_next(const ua::browse_next_request& req, const service_call& c);
   void serve_translate_browse_paths(const ua::translate_browse_paths_to_node_ids_request& req, const service_call& c);
@@ -301,6 +312,12 @@ private:
   ua::call_response call_;
   ua::get_endpoints_response get_endpoints_;
   ua::find_servers_response find_servers_;
+  ua::find_servers_on_network_response find_servers_on_network_;
+  ua::register_server_response register_server_;
+  ua::register_server2_response register_server2_;
+  // The LDS's state (config_.discovery_server), and its own FindServersOnNetwork records.
+  std::unique_ptr<services::server_registry> registry_;
+  services::own_network_record own_record_;
   ua::service_fault fault_;
   ua::create_subscription_response create_subscription_;
   ua::modify_subscription_response modify_subscription_;

@@ -42,12 +42,13 @@ struct service_rows {
     // travel in OPN and CLO chunks and are the channel's (secure_channel_state).
     return std::to_array<service_descriptor>({
         // Discovery: called before a session exists. FindServersOnNetwork and RegisterServer(2)
-        // are a discovery server's.
+        // are a discovery server's: their handlers answer Bad_ServiceUnsupported unless the
+        // server acts as one (server_core_config::discovery_server).
         served<ua::find_servers_request, &sc::serve_find_servers>(session_use::none),
-        not_served<ua::find_servers_on_network_request>(session_use::none),
+        served<ua::find_servers_on_network_request, &sc::serve_find_servers_on_network>(session_use::none),
         served<ua::get_endpoints_request, &sc::serve_get_endpoints>(session_use::none),
-        not_served<ua::register_server_request>(session_use::none),
-        not_served<ua::register_server2_request>(session_use::none),
+        served<ua::register_server_request, &sc::serve_register_server>(session_use::none),
+        served<ua::register_server2_request, &sc::serve_register_server2>(session_use::none),
         // Session.
         not_served<ua::create_session_request>(session_use::managed),
         not_served<ua::activate_session_request>(session_use::managed),

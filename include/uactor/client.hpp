@@ -238,6 +238,15 @@ public:
   ua::expected<ua::call_response> call_sync(ua::call_request request);
   ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
   ua::expected<ua::history_read_response> history_read_sync(ua::history_read_request request);
+  // The Discovery Service Set (Part 4 §5.4, docs/discovery.md): FindServers and
+  // FindServersOnNetwork of a (Local) Discovery Server, and a server's registration with one
+  // (over a secured channel with the server's own certificate; no session needed:
+  // client_options::create_session false).
+  ua::expected<ua::find_servers_response> find_servers_sync(ua::find_servers_request request);
+  ua::expected<ua::find_servers_on_network_response> find_servers_on_network_sync(
+      ua::find_servers_on_network_request request);
+  ua::expected<ua::register_server_response> register_server_sync(ua::register_server_request request);
+  ua::expected<ua::register_server2_response> register_server2_sync(ua::register_server2_request request);
 
   // Requests kept for reuse (prepared_request, docs/decisions/0023): made once, sent again and
   // again without allocating. `done` runs for each send(); send_sync() does not use it.

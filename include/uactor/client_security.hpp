@@ -28,6 +28,10 @@ struct client_security_options {
   ua::message_security_mode mode = ua::message_security_mode::none;  // Sign or SignAndEncrypt with a policy
   std::string pki_dir;             // own/ (created on first use), trusted/ (the server's certificate); default ./pki
   std::string application_uri;     // in our certificate and CreateSession; default urn:<host>:uactor:client
+  // The name of our certificate in own/ (own/certs/NAME.der). A server registering with a discovery
+  // server uses its own, "uactor" (Part 4 §5.4.5: the registration's ServerUri must be the
+  // certificate's ApplicationUri).
+  std::string certificate_name = "uactor-client";
   client_identity identity;
   // Tools and tests: a server certificate that is not in trusted/ but passes the other checks
   // (validity period, ApplicationUri) is accepted for this connection, with a warning; it still

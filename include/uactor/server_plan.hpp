@@ -56,6 +56,23 @@ struct reverse_connect_plan {
   std::chrono::milliseconds backoff_max{30'000};  // the longest pause between attempts (jitter +/- 25 %, capped here)
 };
 
+// Discovery (Part 12 §4.3, docs/discovery.md, `[discovery]`): the server's registration with a
+// Local Discovery Server, and the server acting as one.
+struct discovery_plan {
+  // The LDS to register with (opc.tcp://host:port); empty: no registration. The channel is secured
+  // with the server's own certificate (the LDS must trust it; its certificate goes into our trusted/).
+  std::string register_with;
+  std::string register_security = "encrypt";  // sign or encrypt: an LDS refuses None (Part 4 §5.4.5)
+  std::string register_policy = "Basic256Sha256";
+  std::chrono::seconds register_period{600};  // Part 12 §4.3.4: every 10 minutes
+  std::vector<std::string> capabilities;      // ServerCapabilities in RegisterServer2 (Part 12 Annex A)
+  // Act as an LDS: RegisterServer and RegisterServer2 accepted from trusted servers over secured
+  // channels, FindServers and FindServersOnNetwork answered from what it knows.
+  bool lds = false;
+  std::uint32_t max_registrations = 100;
+  std::chrono::seconds registration_expiry{660};  // a server that has not renewed for this long is dropped
+};
+
 // Failed logins (docs/security.md "Login attempts", `[security.login]`): ActivateSession's UserName
 // and X509 tokens counted per user name and per source address.
 struct login_plan {
@@ -174,6 +191,7 @@ struct server_plan {
   pubsub::pubsub_config pubsub;
   // Clients to dial (reverse connect), each kept connected while the server runs.
   std::vector<reverse_connect_plan> reverse_connect;
+  discovery_plan discovery;  // registration with an LDS, or acting as one
 
   // The first endpoint's URL (opc.tcp://<advertised host>:<port>).
   std::string endpoint_url() const;

@@ -265,6 +265,15 @@ constexpr std::string_view key_table[] = {
     "redundancy.server_uris",
     "redundancy.service_level",
     "redundancy.shutdown_delay_ms",
+    "discovery",
+    "discovery.register_with",
+    "discovery.security",
+    "discovery.policy",
+    "discovery.period_s",
+    "discovery.capabilities",
+    "discovery.lds",
+    "discovery.max_registrations",
+    "discovery.expiry_s",
     "history",
     "history.backend",
     "history.path",
@@ -710,6 +719,7 @@ public:
     read_metrics(top);
     read_redundancy(top);
     read_history(top);
+    read_discovery(top);
     read_pubsub(top);
     read_actors(top);
     finish();
@@ -2329,6 +2339,29 @@ private:
   }
 
   // [history] (docs/history.md): the historian's store, its retention, the nodes that historize.
+  // [discovery] (docs/discovery.md): registration with an LDS, and acting as one.
+  void read_discovery(section& top) {
+    const toml::table* t = sub_table(top, "discovery", c_);
+    if (!t) return;
+    section s(c_, *t, "discovery");
+    auto& d = p_.server.discovery;
+    if (s.string("register_with", d.register_with) && d.register_with.rfind("opc.tcp://", 0) != 0)
+      c_.error(*t->get("register_with"), s.key("register_with"), "the LDS's endpoint: \"opc.tcp://host:port\"");
+    s.choice("security", {"sign", "encrypt"}, d.register_security);
+    s.choice("policy", {"Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"}, d.register_policy);
+    std::int64_t period = d.register_period.count();
+    if (s.integer("period_s", 1, 86'400, period)) d.register_period = std::chrono::seconds(period);
+    s.strings("capabilities", d.capabilities);
+    s.boolean("lds", d.lds);
+    s.integer("max_registrations", 1, 100'000, d.max_registrations);
+    std::int64_t expiry = d.registration_expiry.count();
+    if (s.integer("expiry_s", 1, 86'400, expiry)) d.registration_expiry = std::chrono::seconds(expiry);
+    if (!d.lds && (t->get("max_registrations") || t->get("expiry_s")))
+      c_.error(*(t->get("max_registrations") ? t->get("max_registrations") : t->get("expiry_s")),
+               s.key(t->get("max_registrations") ? "max_registrations" : "expiry_s"),
+               "applies to an LDS: set lds = true, or leave it out");
+  }
+
   void read_history(section& top) {
     const toml::table* t = sub_table(top, "history", c_);
     if (!t) return;

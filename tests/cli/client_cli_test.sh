@@ -187,6 +187,17 @@ for l in lines:
     assert 'UserName' in [t['type'] for t in l['userTokens']], l
 "
 expect "endpoints (text)" 0 "Basic256Sha256	SignAndEncrypt" "$uactor" endpoints "$url"
+# discover (docs/discovery.md): a server that is no LDS lists itself; FindServersOnNetwork is
+# Bad_ServiceUnsupported there, said on stderr, exit 0.
+expect "discover (text): the server itself" 0 "server	urn:127.0.0.1:uactor:server	Server" "$uactor" discover "$url"
+expect "discover: FindServersOnNetwork unsupported on a plain server, on stderr" 0 \
+    "FindServersOnNetwork: BadServiceUnsupported" "$uactor" discover "$url"
+run "discover --json" 0 "$uactor" discover "$url" --json &&
+    json "discover --json: one server object with its DiscoveryUrls" "
+assert len(lines) == 1 and lines[0]['kind'] == 'server', lines
+assert lines[0]['applicationUri'] == 'urn:127.0.0.1:uactor:server', lines
+assert lines[0]['discoveryUrls'] == ['$url'], lines
+"
 
 run "read --json: two nodes, one unknown: exit 1" 1 "$uactor" read "$url" "ns=1;s=the.answer" "ns=1;s=no.such" "${u[@]}" --json &&
     json "read --json: value, status and ISO 8601 timestamps" "
@@ -284,6 +295,7 @@ expect "--user and --cert together: exit 2" 2 "two identities" "$uactor" read "$
 expect "not an endpoint URL: exit 2" 2 "not an endpoint URL" "$uactor" read "http://127.0.0.1:1" "i=85"
 expect "nothing listens there: exit 3" 3 "cannot connect" "$uactor" read "opc.tcp://127.0.0.1:1" "i=85" --timeout 3000
 expect "endpoints of nothing: exit 3" 3 "cannot connect" "$uactor" endpoints "opc.tcp://127.0.0.1:1" --timeout 3000
+expect "discover of nothing: exit 3" 3 "cannot connect" "$uactor" discover "opc.tcp://127.0.0.1:1" --timeout 3000
 
 kill -0 "$server_pid" 2>/dev/null || fail "the server ended during the tests"
 if [ "$failures" -ne 0 ]; then

@@ -16,6 +16,11 @@
 //   --port N           0 (default): a free port, found before the server starts
 //   --events MS        raise an event every MS ms (node_server.js's --events; default 0: none)
 //   --max-seconds S    exit by itself after S seconds (default 300)
+//   --register-with URL  register with the Local Discovery Server at URL (node-opcua's
+//                      registerServerMethod LDS: RegisterServer2 over its most secure endpoint, with
+//                      this server's certificate; IsOnline false at shutdown)
+//   --reverse-connect URL  also dial the reverse-connect client listening at URL (Part 6 §7.1.3,
+//                      node-opcua's ReverseConnectManager; redials 500 ms after a loss); repeatable
 //
 // Endpoints: None/None (discovery; anonymous only there, as node-opcua allows), and each of
 // Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss in Sign and SignAndEncrypt, with
@@ -43,7 +48,8 @@ const {
     OPCUACertificateManager,
     nodesets,
     SecurityPolicy,
-    MessageSecurityMode
+    MessageSecurityMode,
+    RegisterServerMethod
 } = require("node-opcua");
 const { readCertificate } = require("node-opcua-crypto");
 
@@ -74,7 +80,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const o = { port: 0, maxSeconds: 300, events: 0, trust: [], trustUser: [] };
+    const o = { port: 0, maxSeconds: 300, events: 0, trust: [], trustUser: [], reverse: [] };
     for (let i = 0; i < argv.length; ++i) {
         const a = argv[i];
         const value = () => {
@@ -93,6 +99,8 @@ function parseArgs(argv) {
             case "--events": o.events = number(); break;
             case "--trust": o.trust.push(value()); break;
             case "--trust-user": o.trustUser.push(value()); break;
+            case "--reverse-connect": o.reverse.push(value()); break;
+            case "--register-with": o.registerWith = value(); break;
             default: usage("unknown argument: " + a);
         }
     }
@@ -179,7 +187,12 @@ async function main() {
             productUri: "urn:uactor:node-secure-server",
             applicationName: { text: "uactor interop node-opcua secure server", locale: "en" }
         },
-        buildInfo: { productName: "uactor interop node-opcua secure server" }
+        buildInfo: { productName: "uactor interop node-opcua secure server" },
+        registerServerMethod: o.registerWith ? RegisterServerMethod.LDS : RegisterServerMethod.HIDDEN,
+        discoveryServerEndpointUrl: o.registerWith,
+        reverseConnect: o.reverse.length
+            ? { connections: o.reverse.map((u) => ({ endpointUrl: u })), reconnectDelay: 500, maxReconnectDelay: 2000 }
+            : undefined
     });
 
     let writer = null;
@@ -211,6 +224,7 @@ async function main() {
     }
     if (stopping) return;
     process.stderr.write("node_secure_server: certificate " + server.certificateFile + "\n");
+    process.stderr.write("node_secure_server: ApplicationUri " + applicationUri + "\n");
     process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
 }
 

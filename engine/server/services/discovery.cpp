@@ -2,6 +2,7 @@
 #include "engine/server/services/discovery.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "engine/common/channel_crypto.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -144,14 +145,83 @@ void service_get_endpoints(const get_endpoints_request& req, get_endpoints_respo
 }
 
 void service_find_servers(const find_servers_request& req, find_servers_response& resp, const server_description& d,
-                          date_time now) {
+                          date_time now, const server_registry* registry) {
   header(req.request_header, resp.response_header, now);
   resp.servers.clear();
   // Part 4 §5.4.2.2: ServerUris, when given, name the servers to return.
-  if (!req.server_uris.empty() && !contains(req.server_uris, d.application_uri)) return;
-  application_description& a = resp.servers.emplace_back(make_application_description(d));
-  if (req.endpoint_url.is_null() || req.endpoint_url.empty()) return;
-  for (ua_string& url : a.discovery_urls) url = ua_string(with_host_of(url.view(), req.endpoint_url.view()));
+  if (req.server_uris.empty() || contains(req.server_uris, d.application_uri)) {
+    application_description& a = resp.servers.emplace_back(make_application_description(d));
+    if (!req.endpoint_url.is_null() && !req.endpoint_url.empty())
+      for (ua_string& url : a.discovery_urls) url = ua_string(with_host_of(url.view(), req.endpoint_url.view()));
+  }
+  if (!registry) return;
+  for (const registration& r : registry->servers()) {
+    const registered_server& s = r.server;
+    if (s.server_uri.view() == d.application_uri) continue;  // ourselves, registered with ourselves
+    if (!req.server_uris.empty() && !contains(req.server_uris, s.server_uri.view())) continue;
+    application_description& a = resp.servers.emplace_back();
+    a.application_uri = s.server_uri;
+    a.product_uri = s.product_uri;
+    a.application_type = s.server_type;
+    a.gateway_server_uri = s.gateway_server_uri;
+    a.discovery_urls = s.discovery_urls;
+    // Part 4 §5.4.2.2 LocaleIds: the name in the first requested locale the server has.
+    const localized_text* name = nullptr;
+    for (const ua_string& locale : req.locale_ids) {
+      for (const localized_text& t : s.server_names)
+        if (t.locale.view() == locale.view()) { name = &t; break; }
+      if (name) break;
+    }
+    if (!name && !s.server_names.empty()) name = &s.server_names.front();
+    if (name) a.application_name = *name;
+  }
+}
+
+namespace {
+
+bool equal_without_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool has_every_capability(const ua_array<ua_string>& filter, const std::vector<std::string>& capabilities) {
+  return std::all_of(filter.begin(), filter.end(), [&](const ua_string& f) {
+    return std::any_of(capabilities.begin(), capabilities.end(),
+                       [&](const std::string& c) { return equal_without_case(c, f.view()); });
+  });
+}
+
+}  // namespace
+
+void service_find_servers_on_network(const find_servers_on_network_request& req, find_servers_on_network_response& resp,
+                                     const server_description& d, const own_network_record& own,
+                                     const server_registry& registry, date_time now) {
+  header(req.request_header, resp.response_header, now);
+  resp.last_counter_reset_time = registry.counter_reset_time();
+  resp.servers.clear();
+  const auto add = [&](std::uint32_t id, std::string_view name, std::string_view url, const std::vector<std::string>& caps) {
+    if (id <= req.starting_record_id || !has_every_capability(req.server_capability_filter, caps)) return;
+    server_on_network& r = resp.servers.emplace_back();
+    r.record_id = id;
+    r.server_name = ua_string(name);
+    r.discovery_url = ua_string(url);
+    for (const auto& c : caps) r.server_capabilities.push_back(ua_string(c));
+  };
+  const auto own_urls = d.discovery_urls();
+  for (std::size_t i = 0; i < own_urls.size(); ++i)
+    add(own.first_record_id + static_cast<std::uint32_t>(i), d.application_name, own_urls[i], own.capabilities);
+  for (const registration& r : registry.servers()) {
+    // Part 12 §4.3.4: the record's name is the mDNS server name it registered, else its own name.
+    std::string_view name = r.mdns_server_name;
+    if (name.empty() && !r.server.server_names.empty()) name = r.server.server_names.front().text.view();
+    for (std::size_t i = 0; i < r.server.discovery_urls.size(); ++i)
+      add(r.first_record_id + static_cast<std::uint32_t>(i), name, r.server.discovery_urls[i].view(), r.capabilities);
+  }
+  std::sort(resp.servers.begin(), resp.servers.end(),
+            [](const server_on_network& a, const server_on_network& b) { return a.record_id < b.record_id; });
+  if (req.max_records_to_return != 0 && resp.servers.size() > req.max_records_to_return)
+    resp.servers.resize(req.max_records_to_return);
 }
 
 }  // namespace uactor::services

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/server/server_security.hpp"
+#include "engine/server/services/server_registry.hpp"
 #include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::services {
@@ -60,9 +61,27 @@ void service_get_endpoints(const ua::get_endpoints_request& req, ua::get_endpoin
                            const ua::ua_array<ua::endpoint_description>& endpoints, ua::date_time now);
 
 // Part 4 §5.4.2. This server's ApplicationDescription, unless the request's ServerUris name others
-// only (then none); its DiscoveryUrls with the host the client used, as in GetEndpoints.
+// only (then none); its DiscoveryUrls with the host the client used, as in GetEndpoints. With a
+// registry (the server acts as an LDS, docs/discovery.md), then every registered server the
+// ServerUris name (all when none), its ApplicationName in the first of the request's LocaleIds it
+// registered a name in (its first name otherwise).
 void service_find_servers(const ua::find_servers_request& req, ua::find_servers_response& resp,
-                          const server_description& d, ua::date_time now);
+                          const server_description& d, ua::date_time now, const server_registry* registry = nullptr);
+
+// What an LDS says about itself in FindServersOnNetwork: its records' first id (one record per
+// DiscoveryUrl) and its ServerCapabilities (Part 12 Annex A, e.g. "LDS").
+struct own_network_record {
+  std::uint32_t first_record_id = 0;
+  std::vector<std::string> capabilities;
+};
+
+// Part 4 §5.4.3, answered from what the LDS knows (no multicast, docs/decisions/0058): its own
+// records and one per DiscoveryUrl of each registered server, in RecordId order, those above
+// StartingRecordId that have every capability of ServerCapabilityFilter (case-insensitive), at
+// most MaxRecordsToReturn (0: all). LastCounterResetTime is the registry's.
+void service_find_servers_on_network(const ua::find_servers_on_network_request& req,
+                                     ua::find_servers_on_network_response& resp, const server_description& d,
+                                     const own_network_record& own, const server_registry& registry, ua::date_time now);
 
 // `url` with its host replaced by the host of `reached` ("opc.tcp://host:port/path"); `url`
 // unchanged when either has no host.

@@ -169,4 +169,49 @@ TEST_CASE("server_core: a 1-value Read allocates nothing in steady state", "[act
   CHECK(counter.counted().allocations == 0);
 }
 
+TEST_CASE("server_core: not an LDS, RegisterServer, RegisterServer2 and FindServersOnNetwork are "
+          "Bad_ServiceUnsupported (Part 4 §5.4.6: the registering server falls back or gives up)",
+          "[actors][lds]") {
+  client c;
+  CHECK(client::result(c.call(ua::register_server_request{})) == status::bad_service_unsupported);
+  CHECK(client::result(c.call(ua::register_server2_request{})) == status::bad_service_unsupported);
+  CHECK(client::result(c.call(ua::find_servers_on_network_request{})) == status::bad_service_unsupported);
+  const auto* found = c.call(ua::find_servers_request{}).get_if<ua::find_servers_response>();
+  REQUIRE(found);
+  CHECK(found->servers.size() == 1);
+}
+
+TEST_CASE("server_core: as an LDS, a registration over None is Bad_SecurityModeInsufficient and FindServersOnNetwork "
+          "lists the LDS",
+          "[actors][lds]") {
+  actors::server_core_config config;
+  config.description.application_uri = "urn:test:uactor:lds";
+  config.description.endpoint_url = "opc.tcp://localhost:4840";
+  config.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  config.discovery_server = true;
+  auto core = actors::make_demo_server_core(std::move(config), "test", at(0).utc);
+  ua::byte_buffer out;
+  ua::extension_object response;
+  ua::register_server2_request reg;
+  reg.server.server_uri = ua::ua_string("urn:plant:a");
+  reg.server.server_names.push_back({ua::ua_string("en"), ua::ua_string("A")});
+  reg.server.discovery_urls.push_back(ua::ua_string("opc.tcp://a:4840"));
+  reg.server.is_online = true;
+  core.handle(channel, reg.request_header, ua::extension_object(reg), at(0), out);
+  REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+  // A request refused as a whole is a ServiceFault (Part 4 §7.34).
+  CHECK(client::result(response) == status::bad_security_mode_insufficient);
+  out.clear();
+  ua::find_servers_on_network_request fn;
+  core.handle(channel, fn.request_header, ua::extension_object(fn), at(1), out);
+  REQUIRE(ua::decode_message(out.bytes(), response) == status::good);
+  const auto* records = response.get_if<ua::find_servers_on_network_response>();
+  REQUIRE(records);
+  REQUIRE(records->servers.size() == 1);
+  CHECK(records->servers[0].discovery_url.view() == "opc.tcp://localhost:4840");
+  CHECK(records->servers[0].server_capabilities == ua::ua_array<ua::ua_string>{ua::ua_string("LDS")});
+}
+
 }  // namespace server_server_core_test
