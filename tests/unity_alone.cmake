@@ -1,2 +1,0 @@
-set(unity_alone
-)
