@@ -188,7 +188,7 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
       config_.security->channels.put(config_.channel_id,
-                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address});
+                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address, identity_});
     }
   } else if (!renew && config_.security) {
     config_.security->channels.put(config_.channel_id, {&security::policy_none(), ua::message_security_mode::none, {},
@@ -240,7 +240,9 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
   if (phase_ != phase::open) {
     const auto& sec = *config_.security;
     // Part 6 §6.7.2.3: the receiver thumbprint names the server certificate the client encrypted for.
-    const auto own = sec.certificate.thumbprint();
+    // The server identity now (ApplyChanges may replace it later: this channel keeps this one).
+    identity_ = sec.own();
+    const auto own = identity_->certificate.thumbprint();
     if (!std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own)) {
       refuse("the OPN is encrypted for another certificate (ReceiverCertificateThumbprint is not ours)");
       return ua::status::bad_security_checks_failed;
@@ -267,9 +269,9 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       refuse(describe_refusal(verdict, peer_certificate_));
       return ua::status::bad_security_checks_failed;
     }
-    asymmetric_.emplace(*policy_, sec.private_key, peer_certificate_.public_key());
+    asymmetric_.emplace(*policy_, identity_->private_key, peer_certificate_.public_key());
     asym_out_.security_policy_uri = ua::ua_string(policy_->uri);
-    asym_out_.sender_certificate = to_byte_string(sec.certificate_chain());
+    asym_out_.sender_certificate = to_byte_string(identity_->chain());
     const auto peer = peer_certificate_.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(peer);
   }
