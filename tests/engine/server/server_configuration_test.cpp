@@ -261,9 +261,13 @@ TEST_CASE("server configuration: only SecurityAdmin over SignAndEncrypt may call
     CHECK(f.call(ids::server_configuration_certificate_groups_default_application_group_trust_list,
                  config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out, who) == expected);
   }
-  // Through the Call service: an anonymous session over None.
-  f.core.set_certificate_management({f.sec, server_uri}, at(0));
-  core_session s(f.core, 1);
+  // Through the Call service (a server of its own): an anonymous session over None.
+  auto core = make_core();
+  actors::certificate_management_config management;
+  management.security = f.sec;
+  management.application_uri = server_uri;
+  REQUIRE(core.set_certificate_management(management, at(0)) == ua::status::good);
+  core_session s(core, 1);
   ua::call_request req;
   ua::call_method_request m;
   m.object_id = ua::node_id(0, ids::server_configuration);
