@@ -157,32 +157,40 @@ status_code server_configuration::call(const config_caller& who, node_index obje
                                        std::span<const variant> in, std::vector<variant>& out, address_space& as,
                                        file_objects& files, date_time now) {
   const std::string_view name = as.at(method).browse_name;
+  const std::uint32_t method_id = as.at(method).id.to_node_id().numeric();
+  // The audit event of each method (refusals included: who tried is what an auditor wants).
+  std::uint32_t event = ids::trust_list_updated_audit_event_type;
+  if (object != trust_list_)
+    event = name == "UpdateCertificate" || name == "ApplyChanges" ? ids::certificate_updated_audit_event_type
+            : name == "CreateSigningRequest"                     ? ids::certificate_update_requested_audit_event_type
+                                                                 : ids::audit_update_method_event_type;
+  const std::string audit_name = (object == trust_list_ ? "TrustList/" : "ServerConfiguration/") + std::string(name);
   audit_ = {};
   // Part 12 §7.2 (and each method's Bad_UserAccessDenied): the SecurityAdmin role, over an
   // encrypted channel, for everything here, reading the trust list included.
-  if (!who.roles.has(authz::well_known::security_admin)) return status::bad_user_access_denied;
-  if (who.mode != message_security_mode::sign_and_encrypt) return status::bad_security_mode_insufficient;
+  if (!who.roles.has(authz::well_known::security_admin)) {
+    audit_ = {event, method_id, audit_name, status::bad_user_access_denied};
+    return status::bad_user_access_denied;
+  }
+  if (who.mode != message_security_mode::sign_and_encrypt) {
+    audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient};
+    return status::bad_security_mode_insufficient;
+  }
   if (object == trust_list_) return trust_list_call(who, name, in, out, as, files, now, method);
 
-  const std::uint32_t method_id = as.at(method).id.to_node_id().numeric();
   status_code sc = status::bad_not_implemented;
-  std::uint32_t event = 0;
   if (name == "UpdateCertificate") {
     sc = update_certificate(in, out);
-    event = ids::certificate_updated_audit_event_type;
   } else if (name == "CreateSigningRequest") {
     sc = create_signing_request(in, out);
-    event = ids::certificate_update_requested_audit_event_type;
   } else if (name == "ApplyChanges") {
     sc = apply_changes();
-    event = ids::certificate_updated_audit_event_type;
   } else if (name == "GetRejectedList") {
     const auto rejected = security::rejected_certificates(config_.security->store->root(), config_.max_rejected);
     out.emplace_back(to_byte_strings(rejected));
     sc = status::good;
-    event = ids::audit_update_method_event_type;
   }
-  audit_ = {event, method_id, "ServerConfiguration/" + std::string(name), sc};
+  audit_ = {event, method_id, audit_name, sc};
   return sc;
 }
 
@@ -382,7 +390,7 @@ status_code server_configuration::apply_changes() {
   std::error_code ec;
   fs::copy_file(cert_file, cert_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
   fs::copy_file(key_file, key_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
-  if (ec) ::chmod((key_file.string() + ".previous").c_str(), 0600);
+  ::chmod((key_file.string() + ".previous").c_str(), 0600);  // a private key, as own/private/ keeps it
   const auto chain = pending_->chain();
   const std::string pem = pending_->private_key.to_private_pem();
   if (!config_write_file(key_file, pem, true) ||

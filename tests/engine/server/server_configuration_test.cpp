@@ -260,6 +260,10 @@ TEST_CASE("server configuration: only SecurityAdmin over SignAndEncrypt may call
     CHECK(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out, who) == expected);
     CHECK(f.call(ids::server_configuration_certificate_groups_default_application_group_trust_list,
                  config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out, who) == expected);
+    // The refusal is audited too (who tried).
+    CHECK(f.config->last_audit().event_type == ids::trust_list_updated_audit_event_type);
+    CHECK(f.config->last_audit().result == expected);
+    CHECK(f.config->last_audit().name == "TrustList/Open");
   }
   // Through the Call service (a server of its own): an anonymous session over None.
   auto core = make_core();
@@ -376,6 +380,9 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
   CHECK(f.config->pending());
   CHECK(f.sec->own()->certificate == old->certificate);  // not before ApplyChanges
   REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
+  CHECK(f.config->last_audit().method == ids::server_configuration_apply_changes);
+  CHECK(f.config->last_audit().result == ua::status::good);
   CHECK(f.sec->own()->certificate == renewed.cert);
   CHECK(f.sec->own()->issuers.size() == 1);
   CHECK(f.config->take_identity_changed());
