@@ -76,6 +76,24 @@ node_index config_child(const address_space& as, node_index parent, std::string_
   return no_node;
 }
 
+// An optional property of a namespace-0 Object that the namespace-0 tables leave out, added with
+// its own NodeId when missing.
+void config_optional_property(address_space& as, node_index parent, std::uint32_t id, std::string_view name,
+                              const node_id& data_type, variant value) {
+  if (config_child(as, parent, name) != no_node) return;
+  node_spec spec;
+  spec.id = node_id(0, id);
+  spec.cls = node_class::variable;
+  spec.browse_name = name;
+  spec.data_type = data_type;
+  spec.value.value = std::move(value);
+  spec.value.has_value = true;
+  if (const auto added = as.add_node(std::move(spec))) {
+    as.add_reference(parent, as.find(node_id(0, ids::has_property)), *added);
+    as.add_reference(*added, as.find(node_id(0, ids::has_type_definition)), as.find(node_id(0, ids::property_type)));
+  }
+}
+
 bool config_write_file(const fs::path& f, std::string_view bytes, bool secret) {
   const fs::path tmp = f.parent_path() / ("." + f.filename().string() + ".new");
   {
@@ -127,24 +145,18 @@ status_code server_configuration::install(address_space& as, file_objects& files
   o.writable = true;
   o.store_on_close = false;
   o.max_size = config_.max_trust_list_size;
+  // MaxByteStringLength (1.05, optional) with its namespace-0 NodeId, before attach() finds it.
+  config_optional_property(as, trust_list_,
+                           ids::server_configuration_certificate_groups_default_application_group_trust_list_max_byte_string_length,
+                           "MaxByteStringLength", node_id(0, ids::u_int32), variant(files.limits().max_read_length));
   auto content = std::make_shared<trust_list_file>([this] { return trust_list_bytes(security::trust_masks::all); });
   if (const auto sc = files.attach(trust_list_, std::move(content), o, as); sc.is_bad()) return sc;
   last_update_ = config_child(as, trust_list_, "LastUpdateTime");
   config_assign(as, last_update_, variant(now));
   // UpdateFrequency (1.05, optional): how often a CertificateManager should look; one day.
-  if (config_child(as, trust_list_, "UpdateFrequency") == no_node) {
-    node_spec spec;
-    spec.id = node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list_update_frequency);
-    spec.cls = node_class::variable;
-    spec.browse_name = "UpdateFrequency";
-    spec.data_type = node_id(0, 290);  // Duration
-    spec.value.value = variant(86'400'000.0);
-    spec.value.has_value = true;
-    if (const auto added = as.add_node(std::move(spec))) {
-      as.add_reference(trust_list_, as.find(node_id(0, ids::has_property)), *added);
-      as.add_reference(*added, as.find(node_id(0, ids::has_type_definition)), as.find(node_id(0, ids::property_type)));
-    }
-  }
+  config_optional_property(as, trust_list_,
+                           ids::server_configuration_certificate_groups_default_application_group_trust_list_update_frequency,
+                           "UpdateFrequency", node_id(0, 290 /* Duration */), variant(86'400'000.0));
   return status::good;
 }
 

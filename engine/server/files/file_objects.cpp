@@ -27,11 +27,13 @@ expected<node_index> file_property(address_space& as, node_index object, std::st
                                    const node_id& data_type, variant initial) {
   if (const node_index found = file_child_named(as, object, name); found != no_node) return found;
   const node_id parent_id = as.at(object).id.to_node_id();
+  // Namespace 0 is the OPC Foundation's: a node we add below one of its Objects goes into the
+  // server's own namespace (1).
+  const std::uint16_t ns = parent_id.namespace_index() == 0 ? 1 : parent_id.namespace_index();
   node_spec spec;
   spec.id = parent_id.type() == node_id_type::string
-                ? node_id::string(parent_id.namespace_index(), std::string(parent_id.text()) + "." + std::string(name))
-                : node_id::string(parent_id.namespace_index(),
-                                  "File" + std::to_string(parent_id.numeric()) + "." + std::string(name));
+                ? node_id::string(ns, std::string(parent_id.text()) + "." + std::string(name))
+                : node_id::string(ns, "File" + std::to_string(parent_id.numeric()) + "." + std::string(name));
   spec.cls = node_class::variable;
   spec.browse_ns = 0;
   spec.browse_name = name;
