@@ -28,6 +28,7 @@
 #include "engine/server/services/discovery.hpp"
 #include "runtime/access_setup.hpp"
 #include "runtime/advertised_host.hpp"
+#include "runtime/disk_file.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/discovery_registrar.hpp"
 #include "runtime/history_setup.hpp"
@@ -259,6 +260,16 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
     auto a = app::make_access(plan, namespace_array_of(core.space()), true);
     if (!a.errors.empty()) throw std::runtime_error("roles and permissions: " + a.errors.front());
     core.set_access(std::move(a.roles), std::move(a.rules));
+  }
+  // Push certificate management (Part 12 §7.10; docs/security.md "Remote certificate management"):
+  // there whenever the server has a PKI; only SecurityAdmin over SignAndEncrypt may use it.
+  if (security->store) {
+    actors::certificate_management_config m;
+    m.security = security;
+    m.application_uri = plan.application_uri;
+    m.max_trust_list_size = plan.max_trust_list_size;
+    if (const auto sc = core.set_certificate_management(std::move(m), now); sc.is_bad())
+      spdlog::warn("remote certificate management is off: {}", sc.to_string());
   }
   return core;
 }
@@ -603,6 +614,20 @@ public:
     ua::status_code failed;
     return run_on_host(
                [a = alarm](actors::server_core& core) { return core.add_discrete_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
+  status_code add_file(const file_node& f) override {
+    if (f.name.empty() || f.path.empty()) return ua::status::bad_invalid_argument;
+    ua::status_code failed;
+    return run_on_host(
+               [f](actors::server_core& core) {
+                 actors::file_options o;
+                 o.writable = f.writable;
+                 o.max_size = static_cast<std::size_t>(f.max_size);
+                 return core.add_file(f.id, f.name, f.parent, std::make_shared<app::disk_file>(f.path, f.max_size), o);
+               },
                failed)
         .value_or(failed);
   }

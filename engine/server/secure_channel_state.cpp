@@ -204,7 +204,7 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
       config_.security->channels.put(config_.channel_id,
-                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address});
+                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address, identity_});
     }
   } else if (!renew && config_.security) {
     config_.security->channels.put(config_.channel_id, {&security::policy_none(), ua::message_security_mode::none, {},
@@ -255,15 +255,16 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
 
   if (phase_ != phase::open) {
     const auto& sec = *config_.security;
-    // The policy's certificate: the RSA one, or (Part 6 §6.8) the one of the ECC policy's curve.
-    const auto identity = sec.identity_for(*policy_);
-    if (!identity) {
+    // The policy's certificate: the RSA one of the moment (ApplyChanges may replace it later: this
+    // channel keeps this one), or (Part 6 §6.8) the ECC policy's curve's.
+    identity_ = sec.identity_for(*policy_);
+    if (!identity_) {
       refuse("the server has no certificate for " + std::string(policy_->name));
       return ua::status::bad_security_checks_failed;
     }
     // Part 6 §6.7.2.3: the receiver thumbprint names the server certificate the client encrypted
     // for (with ECC, the one it expects to verify the response with).
-    const auto own = identity.certificate->thumbprint();
+    const auto own = identity_->certificate.thumbprint();
     if (!std::ranges::equal(bytes_of(asym_in_.receiver_certificate_thumbprint), own)) {
       refuse("the OPN is encrypted for another certificate (ReceiverCertificateThumbprint is not ours)");
       return ua::status::bad_security_checks_failed;
@@ -299,9 +300,9 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       refuse(describe_refusal(verdict, peer_certificate_));
       return ua::status::bad_security_checks_failed;
     }
-    asymmetric_.emplace(*policy_, *identity.private_key, peer_certificate_.public_key());
+    asymmetric_.emplace(*policy_, identity_->private_key, peer_certificate_.public_key());
     asym_out_.security_policy_uri = ua::ua_string(policy_->uri);
-    asym_out_.sender_certificate = to_byte_string(identity.chain());
+    asym_out_.sender_certificate = to_byte_string(identity_->chain());
     const auto peer = peer_certificate_.thumbprint();
     asym_out_.receiver_certificate_thumbprint = to_byte_string(peer);
   }

@@ -210,6 +210,7 @@ private:
 
   // Security (Part 6 §6.7): fixed by the first OPN.
   const security::security_policy* policy_ = &security::policy_none();
+  std::shared_ptr<const own_identity> identity_;  // the server identity of the first OPN (decision 0056)
   ua::message_security_mode mode_ = ua::message_security_mode::none;
   security::certificate peer_certificate_;
   std::optional<security::asymmetric_context> asymmetric_;

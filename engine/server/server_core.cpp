@@ -4,6 +4,7 @@
 #include <random>
 #include <utility>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/common/clock.hpp"
@@ -15,6 +16,7 @@
 #include "engine/server/services/write.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/message.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 namespace uactor::actors {
 
@@ -68,6 +70,10 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
             f.intern("ClientCertificate"), f.intern("ClientCertificateThumbprint"), f.intern("RequestType"),
             f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
             f.intern("CertificateErrorEventId"), f.intern("Certificate")};
+  method_id_key_ = f.intern("MethodId");
+  certificate_group_key_ = f.intern("CertificateGroup");
+  certificate_type_key_ = f.intern("CertificateType");
+  expiration_date_key_ = f.intern("ExpirationDate");
 }
 
 // The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
@@ -291,8 +297,7 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
                                              const instant& now, ua::byte_buffer& out, const session_crypto_work* done) {
   const service_descriptor* service = find_service(request);  // once: sessions, dispatch, counting
   const auto routed = sessions_.route(channel_id, header, request, service, now, done);
-  if (routed.closed)
-    subscriptions_->session_closed(routed.closed->session_id.numeric(), routed.closed->delete_subscriptions, now);
+  if (routed.closed) session_ended(*routed.closed, now);
   if (routed.activated)
     subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity,
                                       access_of(*routed.activated));
@@ -524,14 +529,140 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
       return finish(call_, c);
     }
     conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now, access_of(*c.s),
-                      [&](const ua::call_method_request& m, ua::call_method_result& r) {
-                        services::call_operation(m, space_, methods_, r, access_of(*c.s));
-                      });
+                      [&](const ua::call_method_request& m, ua::call_method_result& r) { call_with_session(m, r, c); });
+    return finish(call_, c);
+  }
+  if (is_session_call(req)) {
+    // File handles and the server's configuration belong to the calling session: answered here,
+    // application hooks not asked (as for the conditions' methods).
+    call_.results.clear();
+    call_.diagnostic_infos.clear();
+    call_.response_header.service_result = ua::status::good;
+    if (req.methods_to_call.empty()) call_.response_header.service_result = ua::status::bad_nothing_to_do;
+    else if (req.methods_to_call.size() > limits.max_nodes_per_method_call)
+      call_.response_header.service_result = ua::status::bad_too_many_operations;
+    else {
+      call_.results.resize(req.methods_to_call.size());
+      for (std::size_t i = 0; i < req.methods_to_call.size(); ++i) call_with_session(req.methods_to_call[i], call_.results[i], c);
+    }
     return finish(call_, c);
   }
   if (app_.call({c.channel_id, c.request_id, &c.s->user_name.str(), access_of(*c.s)}, req, call_, space_, methods_, c.now, limits))
     return;
   finish(call_, c);
+}
+
+bool server_core::is_session_call(const ua::call_request& req) const noexcept {
+  if (files_.is_file_call(req, space_)) return true;
+  if (!configuration_) return false;
+  for (const auto& m : req.methods_to_call)
+    if (configuration_->handles(space_.find(m.object_id))) return true;
+  return false;
+}
+
+ua::status_code server_core::set_certificate_management(certificate_management_config c, const instant& now) {
+  if (!c.security || !c.security->store) return ua::status::bad_invalid_argument;
+  if (c.application_uri.empty()) c.application_uri = config_.description.application_uri;
+  auto configuration = std::make_unique<server_configuration>(std::move(c));
+  if (const auto sc = configuration->install(space_, files_, now.utc); sc.is_bad()) return sc;
+  configuration_ = std::move(configuration);
+  expiry_security_ = config_.sessions.security ? config_.sessions.security : nullptr;
+  return ua::status::good;
+}
+
+// Part 12 §7.8.4 (CertificateExpirationAlarmType's purpose), raised as an event of that type: the
+// conditions of decision 0053 are limit, off-normal and discrete alarms over a Variable, and a
+// certificate is none (docs/decisions/0056).
+void server_core::check_certificates(const instant& now) {
+  const auto sec = expiry_security_;
+  if (!sec) return;
+  std::vector<watched_certificate> certs;
+  const auto own = sec->own();
+  if (own->certificate) certs.push_back({"own", own->certificate});
+  if (sec->store) {
+    for (auto& c : sec->store->list("trusted")) certs.push_back({"trusted", std::move(c)});
+    for (auto& c : sec->store->list("issuers")) certs.push_back({"issuer", std::move(c)});
+  }
+  const auto findings = expiry_.check(certs, now.utc, now.steady);
+  if (metrics_) {
+    std::vector<certificate_expiry_metrics> m;
+    m.reserve(findings.size());
+    for (const auto& f : findings) m.push_back({f.group, f.subject, f.thumbprint, f.days_left});
+    metrics_->set_certificates(std::move(m));
+  }
+  if (!subscriptions_->has_event_items()) return;
+  for (const auto& f : findings) {
+    if (!f.newly) continue;
+    event_.type = space_.find(ua::node_id(0, ua::ids::certificate_expiration_alarm_type));
+    event_.source = space_.find(ua::node_id(0, 2253));
+    event_.fields.resize(field::severity + 1);
+    for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
+    next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
+    event_.fields[field::event_type].value.emplace<ua::node_id>() = ua::node_id(0, ua::ids::certificate_expiration_alarm_type);
+    event_.fields[field::source_node].value.emplace<ua::node_id>() = ua::node_id(0, 2253);
+    event_.fields[field::source_name].value.emplace<ua::ua_string>().assign("Server/Certificates");
+    event_.fields[field::time].value.emplace<ua::date_time>() = now.utc;
+    auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
+    msg.locale.assign("en");
+    msg.text.assign(f.days_left < 0 ? fmt::format("the {} certificate {} has expired", f.group, f.subject)
+                                    : fmt::format("the {} certificate {} expires in {:.0f} days", f.group, f.subject,
+                                                  f.days_left));
+    event_.fields[field::severity].value.emplace<std::uint16_t>() = f.days_left < 0 ? 900 : 600;
+    event_.set(expiration_date_key_) = f.not_after;
+    event_.set(certificate_type_key_) = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
+    ua::byte_string der;
+    der.assign(f.cert.der().data(), f.cert.der().size());
+    event_.set(audit_.certificate) = std::move(der);
+    raise_event(event_, now);
+  }
+}
+
+// Part 12 §7.10.12 CertificateUpdatedAuditEventType (CertificateGroup, CertificateType),
+// §7.8.2.8 TrustListUpdatedAuditEventType, both AuditUpdateMethodEventTypes (MethodId; the
+// InputArguments are left out: they may hold a private key).
+void server_core::audit_certificate_management(const certificate_audit& a, const session& s, const instant& now) {
+  if (a.event_type == 0 || !config_.audit_events || !subscriptions_->has_event_items()) return;
+  const bool ok = a.result.is_good();
+  audit_base(a.event_type, ok ? 500 : 700, {}, ok, a.result, a.name, s.user_name.view(), now);
+  event_.set(audit_.session_id) = s.session_id;
+  event_.set(method_id_key_) = ua::node_id(0, a.method);
+  if (a.event_type == ua::ids::certificate_updated_audit_event_type) {
+    event_.set(certificate_group_key_) = ua::node_id(0, ua::ids::server_configuration_certificate_groups_default_application_group);
+    event_.set(certificate_type_key_) = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
+  }
+  raise_event(event_, now);
+}
+
+void server_core::call_with_session(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c) {
+  const auto access = access_of(*c.s);
+  const ua::node_index object = space_.find(m.object_id);
+  const bool configuration = object != ua::no_node && configuration_ && configuration_->handles(object);
+  if (object == ua::no_node || (!configuration && !files_.is_file(object)))
+    return services::call_operation(m, space_, methods_, r, access);
+  ua::node_index method = ua::no_node;
+  if (services::check_call(m, space_, r, method, access).is_bad()) return;
+  ua::status_code sc;
+  try {
+    if (configuration) {
+      const config_caller who{c.s->session_id.numeric(), c.s->roles, c.s->channel_security.mode};
+      sc = configuration_->call(who, object, method, m.input_arguments, r.output_arguments, space_, files_, c.now.utc);
+      audit_certificate_management(configuration_->last_audit(), *c.s, c.now);
+      // ApplyChanges: GetEndpoints and CreateSession name the new certificate from now on.
+      if (configuration_->take_identity_changed() && config_.sessions.security)
+        sessions_.set_endpoints(services::make_endpoints(config_.description, *config_.sessions.security));
+    } else {
+      sc = files_.call(c.s->session_id.numeric(), object, method, m.input_arguments, r.output_arguments, space_);
+    }
+  } catch (const std::exception&) {
+    sc = ua::status::bad_internal_error;  // that call's result, not the session's end
+  }
+  r.status_code = sc;
+  if (sc.is_bad()) r.output_arguments.clear();
+}
+
+void server_core::session_ended(const closed_session& closed, const instant& now) {
+  subscriptions_->session_closed(closed.session_id.numeric(), closed.delete_subscriptions, now);
+  files_.session_closed(closed.session_id.numeric(), space_);
 }
 
 // MonitoredItem and Subscription: the subscription_manager's, for the session's numeric id.
@@ -666,11 +797,12 @@ ua::status_code server_core::set_hook(app_call_kind kind, const ua::node_id& nod
 
 void server_core::on_tick(const instant& now) {
   for (const closed_session& c : sessions_.expire(now.steady))
-    subscriptions_->session_closed(c.session_id.numeric(), c.delete_subscriptions, now);
+    session_ended(c, now);
   // Per tick, not per Read: the update copies ServerStatus (strings and all).
   update_server_time(space_, now.utc);
   // Timed shelving runs out on this tick, not on a timer per condition (docs/decisions/0027, 0053).
   conditions_->tick(space_, *this, now);
+  if (expiry_security_ && expiry_.due(now.steady)) check_certificates(now);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

@@ -14,6 +14,9 @@
 #include "engine/server/access/permission_table.hpp"
 #include "engine/server/access/roles.hpp"
 #include "engine/server/application_calls.hpp"
+#include "engine/server/certificates/certificate_expiry.hpp"
+#include "engine/server/certificates/server_configuration.hpp"
+#include "engine/server/files/file_objects.hpp"
 #include "engine/server/history_recorder.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/services/browse.hpp"
@@ -136,6 +139,25 @@ public:
   ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
+  // Objects of FileType (Part 20 §4.2; docs/decisions/0056): the application's files and the
+  // TrustList. Their methods are answered here with the calling session's handles.
+  file_objects& files() noexcept { return files_; }
+  const file_objects& files() const noexcept { return files_; }
+  // Push certificate management (Part 12 §7.10, docs/security.md "Remote certificate management"):
+  // ServerConfiguration's methods and its TrustList answer from now on. Bad_NodeIdUnknown when the
+  // address space lacks them; Bad_InvalidArgument without a PKI store.
+  ua::status_code set_certificate_management(certificate_management_config c, const instant& now);
+  const server_configuration* certificate_management() const noexcept { return configuration_.get(); }
+  // Certificate expiry (certificate_expiry.hpp): looked at on the housekeeping tick when due (and
+  // now, from tests), for the server's own and its trust list's certificates.
+  void check_certificates(const instant& now);
+  void set_expiry(expiry_config c) { expiry_ = certificate_expiry(c); }
+  // Makes a new FileType Object of the application (server::add_file). Bad_NodeIdExists, ...
+  ua::status_code add_file(const ua::node_id& id, std::string_view name, const ua::node_id& parent,
+                           std::shared_ptr<file_content> content, file_options o) {
+    return files_.add(id, name, parent, std::move(content), o, space_);
+  }
+
   // The historian (docs/history.md): where HistoryRead reads, and where the values of historizing
   // Variables go (a sink that never blocks: the historian actor's queue). Null store: no history
   // (HistoryRead answers Bad_HistoryOperationUnsupported per node).
@@ -237,6 +259,14 @@ private:
   void finish(Response& response, const service_call& c);
 
   void fault(const ua::request_header& header, ua::status_code result, const instant& now, ua::byte_buffer& out);
+  // One method of a Call whose object is a file (or the server's configuration): the checks of
+  // services::check_call, then the implementation with the calling session.
+  void call_with_session(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c);
+  bool is_session_call(const ua::call_request& req) const noexcept;
+  // The audit event of a ServerConfiguration or TrustList method (Part 12 §7.10.12, §7.8.2.8).
+  void audit_certificate_management(const certificate_audit& a, const session& s, const instant& now);
+  // A session ended: what hangs off it here (subscriptions, file handles).
+  void session_ended(const closed_session& closed, const instant& now);
   // Audit events (Part 5 §6.4.3+, docs/decisions/0018), raised only when an event item exists.
   void audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req, const session* activated,
                       ua::status_code result, const instant& now);
@@ -295,6 +325,11 @@ private:
   std::size_t history_reads_in_flight_ = 0;
   std::vector<deferred_response> history_completed_;
   application_calls app_;
+  file_objects files_;
+  std::unique_ptr<server_configuration> configuration_;
+  std::shared_ptr<server_security> expiry_security_;  // whose certificates are watched (null: none)
+  certificate_expiry expiry_;
+  field_key method_id_key_{}, certificate_group_key_{}, certificate_type_key_{}, expiration_date_key_{};
   std::shared_ptr<metrics_registry> metrics_;
   event_record event_;  // reused by raise_event
   std::uint64_t event_prefix_ = 0;

@@ -191,6 +191,7 @@ server_metrics metrics_registry::snapshot() {
   }
   for (const auto& r : reverse_)
     m.reverse_connects.push_back({r->client_url, r->dial_attempts.get(), r->connections.get(), r->failures.get(), r->open.get()});
+  m.certificates = certificates_;
   host_.add_to(m);
   history_.add_to(m);
   pubsub_.add_to(m);

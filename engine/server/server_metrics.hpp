@@ -147,6 +147,11 @@ public:
   // A reverse-connect target's block, listed in snapshot() from now on (in the order added).
   std::shared_ptr<reverse_connect_counters> add_reverse_target(std::string client_url);
   server_metrics snapshot();
+  // The certificates watched for expiry, replaced whole at each look (the host's).
+  void set_certificates(std::vector<certificate_expiry_metrics> c) {
+    std::lock_guard lock(mutex_);
+    certificates_ = std::move(c);
+  }
 
 private:
   void fold_closed();  // mutex_ held
@@ -164,6 +169,7 @@ private:
   history_counters history_;
   pubsub_counters pubsub_;
   std::vector<std::shared_ptr<reverse_connect_counters>> reverse_;
+  std::vector<certificate_expiry_metrics> certificates_;
 };
 
 // The ServiceResult of an encoded response message (encoding NodeId, then the ResponseHeader:

@@ -105,6 +105,34 @@ struct endpoint_security {
   user_token_set tokens;
 };
 
+// The server's application instance certificate, the CAs that issued it (sent after it) and its
+// private key, as one value: a channel and a session keep the one they started with, and
+// ApplyChanges (Part 12 §7.10.9) replaces it whole for the channels that open after it.
+struct own_identity {
+  security::certificate certificate;
+  std::vector<security::certificate> issuers;
+  security::rsa_key private_key;
+  std::vector<std::uint8_t> chain() const { return security::chain_der(certificate, issuers); }
+};
+
+// The identity that replaced the start-up one, behind a lock (connections and the session host
+// read it on their threads; one lock per OpenSecureChannel or CreateSession, never per request).
+class identity_slot {
+public:
+  std::shared_ptr<const own_identity> get() const {
+    std::lock_guard lock(mutex_);
+    return identity_;
+  }
+  void set(std::shared_ptr<const own_identity> id) {
+    std::lock_guard lock(mutex_);
+    identity_ = std::move(id);
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const own_identity> identity_;
+};
+
 // What a channel negotiated, for the session services.
 struct channel_peer {
   const security::security_policy* policy = &security::policy_none();
@@ -112,6 +140,7 @@ struct channel_peer {
   security::certificate client_certificate;  // empty for policy None
   std::uint16_t endpoint = 0;                // the endpoint (listener) it came through
   std::string address = {};                  // the peer's IP address (the login guard's); empty: not known
+  std::shared_ptr<const own_identity> identity = {};  // the server identity of its OpenSecureChannel
 };
 
 class channel_directory {
@@ -163,25 +192,30 @@ struct server_security {
   identity_config identities;
   channel_directory channels;
 
-  // What the server sends as its certificate: the leaf, then its issuers.
-  std::vector<std::uint8_t> certificate_chain() const { return security::chain_der(certificate, certificate_issuers); }
+  // Set by ApplyChanges (docs/decisions/0056): replaces the three fields above for every channel
+  // and session that starts after it; those running keep theirs.
+  identity_slot replaced;
 
-  // The certificate, issuers and key channels and sessions of `policy` use: the curve's for an
-  // ECC policy (null members when the server has none for it), else the RSA ones.
-  struct own_identity {
-    const security::certificate* certificate = nullptr;
-    const std::vector<security::certificate>* issuers = nullptr;
-    const security::rsa_key* private_key = nullptr;
-    explicit operator bool() const noexcept { return certificate != nullptr && static_cast<bool>(*certificate); }
-    std::vector<std::uint8_t> chain() const {
-      return certificate ? security::chain_der(*certificate, *issuers) : std::vector<std::uint8_t>{};
-    }
-  };
-  own_identity identity_for(const security::security_policy& p) const noexcept {
-    if (!p.is_ecc()) return {&certificate, &certificate_issuers, &private_key};
+  // What the server sends as its certificate: the leaf, then its issuers.
+  std::vector<std::uint8_t> certificate_chain() const { return own()->chain(); }
+  // The identity new channels and sessions use now.
+  std::shared_ptr<const own_identity> own() const {
+    if (auto r = replaced.get()) return r;
+    return std::make_shared<const own_identity>(own_identity{certificate, certificate_issuers, private_key});
+  }
+
+  // The identity channels and sessions of `policy` use now: for an RSA policy own() (ApplyChanges
+  // may have replaced it), for an ECC policy its curve's (null when the server has none for it).
+  std::shared_ptr<const own_identity> identity_for(const security::security_policy& p) const {
+    if (!p.is_ecc()) return own();
     for (const auto& e : ecc_identities)
-      if (e.curve == p.curve) return {&e.certificate, &e.issuers, &e.private_key};
-    return {};
+      if (e.curve == p.curve) return std::make_shared<const own_identity>(own_identity{e.certificate, e.issuers, e.private_key});
+    return nullptr;
+  }
+  // The identity of a channel: the one its OpenSecureChannel took, else (a channel that took none)
+  // its policy's now.
+  std::shared_ptr<const own_identity> identity_of(const channel_peer& peer) const {
+    return peer.identity ? peer.identity : identity_for(*peer.policy);
   }
 
   bool is_offered(const security::security_policy& p, ua::message_security_mode m) const noexcept {

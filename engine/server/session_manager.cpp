@@ -82,12 +82,11 @@ bool sent_leaf_is(const ua::byte_string& sent, const security::certificate& leaf
 // server certificate and the nonce; "for backward compatibility a Server shall check the signature with the full chain if
 // the check with the leaf Certificate fails" (the chain as CreateSession returned it).
 bool verifies_over_server_certificate(const security::security_policy& policy, const security::rsa_key& client_key,
-                               const server_security& sec, std::span<const std::uint8_t> server_nonce,
+                               const own_identity& sec, std::span<const std::uint8_t> server_nonce,
                                std::span<const std::uint8_t> signature) {
-  const auto own = sec.identity_for(policy);  // the RSA certificate, or the policy's curve's
-  if (!own) return false;
-  if (security::verify(policy, client_key, signed_data(own.certificate->der(), server_nonce), signature)) return true;
-  return !own.issuers->empty() && security::verify(policy, client_key, signed_data(own.chain(), server_nonce), signature);
+  if (security::verify(policy, client_key, signed_data(sec.certificate.der(), server_nonce), signature)) return true;
+  return !sec.issuers.empty() &&
+         security::verify(policy, client_key, signed_data(sec.chain(), server_nonce), signature);
 }
 
 // What an identity token claims, checked or not, for the log: "an anonymous token", "a UserName
@@ -128,9 +127,9 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
     if (peer.policy->is_none() || !sent_leaf_is(req->client_certificate, peer.client_certificate)) return nullptr;
     auto w = std::make_shared<session_crypto_work>();
     w->policy = peer.policy;
-    const auto own = sec.identity_for(*peer.policy);
+    const auto own = sec.identity_of(peer);
     if (!own) return nullptr;
-    w->server_key = *own.private_key;
+    w->server_key = own->private_key;
     w->sign = true;
     w->to_sign = signed_data(peer.client_certificate.der(), bytes_of(req->client_nonce));
     return w;
@@ -150,16 +149,17 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
   auto w = std::make_shared<session_crypto_work>();
   w->suspect = verdict.suspect;
   w->policy = peer.policy;
-  const auto own = sec.identity_for(*peer.policy);
+  // What the client signed and encrypted for: the server certificate its session was created with.
+  const auto own = s->server_identity ? s->server_identity : sec.identity_of(peer);
   if (!own) return nullptr;
-  w->server_key = *own.private_key;
+  w->server_key = own->private_key;
   w->server_nonce = s->server_nonce;
   if (peer.client_certificate == s->client_certificate &&
       peer.policy->accepts_signature_algorithm(req->client_signature.algorithm.view())) {
     w->verify_client = true;
     w->client_key = s->client_certificate.public_key();
-    w->signed_data = signed_data(own.certificate->der(), bytes_of(s->server_nonce));
-    if (!own.issuers->empty()) w->signed_data_chain = signed_data(own.chain(), bytes_of(s->server_nonce));
+    w->signed_data = signed_data(own->certificate.der(), bytes_of(s->server_nonce));
+    if (!own->issuers.empty()) w->signed_data_chain = signed_data(own->chain(), bytes_of(s->server_nonce));
     w->client_signature = req->client_signature.signature;
   }
   if (const auto* t = req->user_identity_token.get_if<ua::user_name_identity_token>();
@@ -348,14 +348,16 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   } else {
     // Part 4 §5.7.2.2: ServerSignature = sign(ClientCertificate + ClientNonce) with the server's key,
     // over the leaf only when the client sent its chain (1.05, as for the ClientSignature).
-    const auto& sec = *config_.security;
-    const auto own = sec.identity_for(*peer.policy);  // the channel's policy decides which certificate
-    resp.server_certificate = to_byte_string(own.chain());
+    // The identity of the channel's OpenSecureChannel (the RSA one or its ECC policy's curve's): the
+    // session keeps it (decision 0056).
+    const auto own = config_.security->identity_of(peer);
+    s.server_identity = own;
+    resp.server_certificate = own ? to_byte_string(own->chain()) : ua::byte_string{};
     resp.server_signature.algorithm = ua::ua_string(peer.policy->signature_algorithm_uri);
     resp.server_signature.signature =
         done && done->ran && done->sign && done->policy == peer.policy
             ? done->server_signature
-            : own ? security::sign(*peer.policy, *own.private_key,
+            : own ? security::sign(*peer.policy, own->private_key,
                                    signed_data(peer.client_certificate.der(), bytes_of(req.client_nonce)))
                   : ua::byte_string{};
     s.client_certificate = peer.client_certificate;
@@ -469,8 +471,8 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
     return done->password_verdict;
   }
   const auto users = sec.identities.users.get();
-  const auto own = sec.identity_for(*channel.policy);
-  return password_verdict(*channel.policy, own ? *own.private_key : sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
+  const auto own = s.server_identity ? s.server_identity : sec.identity_for(*channel.policy);
+  return password_verdict(*channel.policy, own ? own->private_key : sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
                           bytes_of(t.password), bytes_of(s.server_nonce), users.get(), why);
 }
 
@@ -497,7 +499,8 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   }
   // Part 4 §5.7.3.2: UserTokenSignature = sign(server certificate + server nonce) with the user's key.
   if (!channel.policy->accepts_signature_algorithm(signature.algorithm.view()) ||
-      !verifies_over_server_certificate(*channel.policy, cert->public_key(), sec, bytes_of(s.server_nonce),
+      !verifies_over_server_certificate(*channel.policy, cert->public_key(),
+                                        *(s.server_identity ? s.server_identity : sec.own()), bytes_of(s.server_nonce),
                                         bytes_of(signature.signature))) {
     why = fmt::format("the UserTokenSignature does not verify with the X509 user certificate [{}]", cert->describe());
     return ua::status::bad_user_signature_invalid;
@@ -570,7 +573,8 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     const bool worked = done && done->ran && done->verify_client && done->policy == peer.policy && done->server_nonce == s->server_nonce;
     if (!peer.policy->accepts_signature_algorithm(req.client_signature.algorithm.view()) ||
         !(worked ? done->client_signature_ok
-                 : verifies_over_server_certificate(*peer.policy, s->client_certificate.public_key(), sec,
+                 : verifies_over_server_certificate(*peer.policy, s->client_certificate.public_key(),
+                                                    *(s->server_identity ? s->server_identity : sec.own()),
                                              bytes_of(s->server_nonce), bytes_of(req.client_signature.signature)))) {
       if (may_log_refusal(now))
         spdlog::warn("ActivateSession refused: the ClientSignature does not verify with the client certificate [{}]",

@@ -66,6 +66,9 @@ struct session {
   session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
   authz::role_set roles;              // granted by each ActivateSession from `identity` (Part 18 §4.4)
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
+  // The server identity CreateSession answered with (its channel's): what the client signs and
+  // encrypts for while the session lives, also after ApplyChanges (docs/decisions/0056).
+  std::shared_ptr<const own_identity> server_identity;
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
   services::history_continuations history_points;  // HistoryRead's (Part 4 §5.10.3), gone with the session
 };
@@ -182,6 +185,9 @@ public:
   // (docs/decisions/0052); null: the default registry.
   void set_roles(std::shared_ptr<const authz::role_registry> roles);
   const authz::role_registry& roles() const noexcept { return *config_.roles; }
+  // New endpoints (ApplyChanges put a new certificate in them, docs/decisions/0056); the same token
+  // policies.
+  void set_endpoints(ua::ua_array<ua::endpoint_description> endpoints) { config_.endpoints = std::move(endpoints); }
   // New login limits (a reload, docs/security.md "Login attempts"); the counts so far stay.
   void set_login(const login_guard_config& c) { guard_.set_config(c); }
   // Refusal lines of ActivateSession not written (more than log_limiter's per second).

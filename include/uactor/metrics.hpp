@@ -34,6 +34,15 @@ struct reverse_connect_metrics {
   std::uint64_t connections_open = 0;  // gauge
 };
 
+// A certificate of the server's own or of its trust list and the days until it expires
+// (docs/security.md "Certificate expiry"), as of the last look (hourly).
+struct certificate_expiry_metrics {
+  std::string group;       // "own", "trusted", "issuer"
+  std::string subject;     // "CN=uactor, O=uactor"
+  std::string thumbprint;  // SHA-1, upper-case hex
+  double days_left = 0;    // negative: expired
+};
+
 struct server_metrics {
   // Connections (the opc.tcp listener) and their secure channels.
   std::uint64_t connections_accepted = 0;  // counter
@@ -101,6 +110,7 @@ struct server_metrics {
   // (the sums are connections_accepted and connections_open).
   std::vector<endpoint_metrics> endpoints;
   std::vector<reverse_connect_metrics> reverse_connects;  // one per target, in configuration order
+  std::vector<certificate_expiry_metrics> certificates;   // the server's own and its trust list's
 };
 
 }  // namespace uactor

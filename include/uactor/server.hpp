@@ -226,6 +226,19 @@ struct discrete_alarm {
   std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
 };
 
+// A file the server exposes as an Object of FileType (Part 20 §4.2; docs/files.md): clients Open,
+// Read, Write and Close it with the FileType methods, each session with its own handles. The file
+// is read whole at each Open and written whole when a handle opened for writing closes, on the
+// server's thread: keep such files small (max_size bounds both).
+struct file_node {
+  node_id id;                 // the new Object's NodeId
+  std::string name;           // its BrowseName (the id's namespace)
+  node_id parent{0, 85};      // Organizes from it (default: the Objects folder)
+  std::string path;           // the file on disk (created at the first write when missing)
+  bool writable = false;      // clients may open it for writing
+  std::uint64_t max_size = 16u << 20;  // bytes; a larger file is not opened, a larger write refused
+};
+
 class server {
 public:
   virtual ~server() = default;
@@ -323,6 +336,10 @@ public:
   virtual status_code add_off_normal_alarm(const off_normal_alarm& alarm) = 0;
   // The same for a discrete alarm (Bad_InvalidArgument for an alarm value that is no Boolean or number).
   virtual status_code add_discrete_alarm(const discrete_alarm& alarm) = 0;
+
+  // Exposes a file (file_node above). Waits for the answer: never call from an inline handler.
+  // Bad_NodeIdExists, Bad_ParentNodeIdInvalid, Bad_InvalidArgument (no name or path).
+  virtual status_code add_file(const file_node& file) = 0;
 
   // Scripts (docs/scripts.md): checks the whole plan (nodes, output types, every script compiled),
   // then starts its runner, which reads the inputs' values as the server stores them and writes

@@ -165,6 +165,9 @@ struct server_plan {
   // Names and addresses the certificate the server makes names besides the endpoints' hosts,
   // the addresses they listen on and loopback (`[pki] san`): DNS aliases, NAT addresses.
   std::vector<std::string> certificate_names;
+  // ServerConfiguration's MaxTrustListSize (Part 12 §7.10.5): the bytes a trust list pushed by a
+  // certificate manager may have (`[pki] max_trust_list_size`).
+  std::uint32_t max_trust_list_size = 1u << 20;
   std::string users_file;              // `user:hash` lines (uactor hash-password); UserName tokens
   std::vector<std::string> users;      // "user:password" given on the command line (tests, interop)
   std::vector<std::string> user_hashes;  // "user:hash" (uactor hash-password), as the config file's [[users]]

@@ -96,6 +96,7 @@ constexpr std::string_view key_table[] = {
     "pki.dir",
     "pki.trust",
     "pki.san",
+    "pki.max_trust_list_size",
     "users[]",
     "users[].name",
     "users[].hash",
@@ -241,6 +242,13 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].max_time_shelved_ms",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
+    "files[]",
+    "files[].id",
+    "files[].name",
+    "files[].parent",
+    "files[].path",
+    "files[].writable",
+    "files[].max_size",
     "discrete_alarms[]",
     "discrete_alarms[].id",
     "discrete_alarms[].input",
@@ -715,6 +723,7 @@ public:
     read_limit_alarms(top);
     read_off_normal_alarms(top);
     read_discrete_alarms(top);
+    read_files(top);
     read_logging(top);
     read_metrics(top);
     read_redundancy(top);
@@ -1014,6 +1023,8 @@ private:
         trust_.push_back(path.string());
       }
     }
+    // ServerConfiguration's MaxTrustListSize (docs/security.md "Remote certificate management").
+    s.integer("max_trust_list_size", 1024, std::int64_t{64} << 20, max_trust_list_size_);
     // Extra subjectAltName entries for the certificate the server makes: names and addresses
     // clients reach it by that the endpoints do not show (a DNS alias, a NAT address).
     std::vector<std::string> san;
@@ -2256,6 +2267,73 @@ private:
     }
   }
 
+  // [[files]]: the application's files as FileType Objects (uactor::file_node, docs/files.md).
+  void read_files(section& top) {
+    const auto* entries = table_array(top, "files", c_);
+    if (!entries) return;
+    std::map<std::string, std::string> paths;  // resolved path -> where it was first given
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("files[{}]", i));
+      file_node f;
+      bool ok = true;
+      std::string id_text, parent_text, path_text;
+      if (!s.string("id", id_text)) {
+        if (!t.get("id")) c_.error(t.source(), s.key("id"), "missing (the file Object's NodeId, a new node)");
+        ok = false;
+      } else if (auto id = node(id_text, *t.get("id"), s.key("id"))) {
+        const auto text = id->to_string();
+        if (auto it = ids_.find(text); it != ids_.end()) {
+          c_.error(*t.get("id"), s.key("id"),
+                   fmt::format("{} is defined twice (first at {}, {})", text, c_.where(it->second.at), it->second.key));
+          ok = false;
+        } else if (auto [at, fresh] = alarm_ids_.emplace(text, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh) {
+          c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", text, at->second));
+          ok = false;
+        } else if (auto taken = taken_by_server(*id)) {
+          c_.error(*t.get("id"), s.key("id"), std::move(*taken));
+          ok = false;
+        }
+        f.id = *id;
+      } else {
+        ok = false;
+      }
+      if (!s.string("name", f.name)) {
+        if (!t.get("name")) c_.error(t.source(), s.key("name"), "missing (the file Object's BrowseName)");
+        ok = false;
+      } else if (f.name.empty()) {
+        c_.error(*t.get("name"), s.key("name"), "a file's name is not empty");
+        ok = false;
+      }
+      if (s.string("parent", parent_text)) {
+        if (auto parent = node(parent_text, *t.get("parent"), s.key("parent"))) f.parent = *parent;
+        else ok = false;
+      }
+      if (!s.string("path", path_text)) {
+        if (!t.get("path")) c_.error(t.source(), s.key("path"), "missing (the file on disk the Object reads and writes)");
+        ok = false;
+      } else {
+        const auto path = c_.resolve(path_text);
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) {
+          c_.error(*t.get("path"), s.key("path"), fmt::format("{} is a directory, not a file", path.string()));
+          ok = false;
+        } else if (!std::filesystem::is_directory(path.parent_path().empty() ? "." : path.parent_path(), ec)) {
+          c_.error(*t.get("path"), s.key("path"), fmt::format("{}: the folder {} does not exist", path.string(),
+                                                              path.parent_path().string()));
+          ok = false;
+        } else if (auto [at, fresh] = paths.emplace(path.string(), c_.where(t.get("path")->source())); !fresh) {
+          c_.error(*t.get("path"), s.key("path"), fmt::format("{} is exposed twice (first at {})", path.string(), at->second));
+          ok = false;
+        }
+        f.path = path.string();
+      }
+      s.boolean("writable", f.writable);
+      s.integer("max_size", 1, std::int64_t{1} << 30, f.max_size);
+      if (ok) p_.files.push_back(std::move(f));
+    }
+  }
+
   void read_logging(section& top) {
     const toml::table* t = sub_table(top, "logging", c_);
     toml::table empty;
@@ -2585,6 +2663,7 @@ private:
     plan.permissions = permissions_;
     if (!pki_dir_.empty()) plan.pki_dir = pki_dir_;
     plan.certificate_names = san_;
+    plan.max_trust_list_size = max_trust_list_size_;
     plan.trust = trust_;
     // A secured policy needs the server certificate: in own/ already, or made there at start
     // (security::pki_store::load_or_create_own); found out now, not after the listeners opened.
@@ -2605,6 +2684,7 @@ private:
   std::optional<place> pki_dir_at_;
   bool pki_dir_refused_ = false;
   std::vector<std::string> san_;
+  std::uint32_t max_trust_list_size_ = server_plan{}.max_trust_list_size;
   // [[roles]], [[users]] roles, [[permissions]] (docs/security.md "Roles and permissions").
   struct user_role {
     std::string role;

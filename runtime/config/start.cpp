@@ -173,6 +173,13 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
       return false;
     }
   }
+  // [[files]] (docs/files.md): their parents may be nodes of the plant or of its NodeSets.
+  for (const auto& f : p.files) {
+    if (const auto sc = srv.add_file(f); sc.is_bad()) {
+      error = fmt::format("file {} ({}) could not be added: {}", f.id.to_string(), f.path, sc.to_string());
+      return false;
+    }
+  }
   return true;
 }
 

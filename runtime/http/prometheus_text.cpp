@@ -98,6 +98,15 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
              &reverse_connect_metrics::failures);
   per_target("uactor_reverse_connect_open", "reverse connect: connections to the client open now", C::Gauge,
              &reverse_connect_metrics::connections_open);
+  // Certificate expiry (docs/security.md "Certificate expiry"): the server's own and its trust list's.
+  {
+    auto& fam = f.add("uactor_certificate_days_left", "days until the certificate expires (negative: expired)", C::Gauge);
+    for (const auto& e : eps)
+      for (const auto& c : e.metrics.certificates)
+        fam.metric.push_back(families::sample(C::Gauge, c.days_left,
+                                              {{"endpoint", e.endpoint}, {"group", c.group}, {"subject", c.subject},
+                                               {"thumbprint", c.thumbprint}}));
+  }
   f.per_endpoint(eps, "uactor_received_bytes_total", "bytes received on opc.tcp connections", C::Counter,
                  &server_metrics::bytes_received);
   f.per_endpoint(eps, "uactor_sent_bytes_total", "bytes sent on opc.tcp connections", C::Counter, &server_metrics::bytes_sent);

@@ -105,7 +105,8 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
       e.security_mode = offer.mode;
       e.security_policy_uri = ua_string(offer.policy->uri);
       // The certificate of the offer's policy: the RSA one, or the ECC one of its curve.
-      if (!offer.policy->is_none()) e.server_certificate = actors::to_byte_string(security.identity_for(*offer.policy).chain());
+      if (!offer.policy->is_none())
+        if (const auto own = security.identity_for(*offer.policy)) e.server_certificate = actors::to_byte_string(own->chain());
       if (tokens.anonymous) e.user_identity_tokens.push_back(token(anonymous_policy_id, user_token_type::anonymous));
       // UserName and X509 identities need a policy that encrypts the password and signs the token:
       // not offered over None.

@@ -86,8 +86,11 @@ struct secured_pair {
   ua::read_request request;
   ua::read_response response;
 
+  // `replaced`: the server identity ApplyChanges installed (docs/decisions/0056); the client then
+  // knows that certificate, or the start-up one when `client_knows_old`.
   secured_pair(const security::security_policy& policy, ua::message_security_mode mode, bool trust_client = true,
-               unsigned client_bits = 2048, std::vector<security::certificate> client_issuers = {}) {
+               unsigned client_bits = 2048, std::vector<security::certificate> client_issuers = {},
+               std::shared_ptr<const actors::own_identity> replaced = nullptr, bool client_knows_old = false) {
     // The RSA identities, and for an ECC policy the ones on its curve (with the server's RSA
     // certificate still in place, as a server offering both kinds of policy has it).
     const auto& server_id = identity("urn:test:server", 2048, policy.curve);
@@ -97,6 +100,8 @@ struct secured_pair {
     security->private_key = identity("urn:test:server").private_key;
     if (policy.is_ecc())
       security->ecc_identities.push_back({std::string(policy.curve), server_id.cert, {}, server_id.private_key});
+    if (replaced) security->replaced.set(replaced);
+    const auto& known = replaced && !client_knows_old ? replaced->certificate : server_id.cert;
     if (trust_client) checker->trusted.push_back(client_id.cert);
     security->checker = checker;
     actors::secure_channel_config sc;
@@ -106,7 +111,7 @@ struct secured_pair {
     server = std::make_unique<actors::secure_channel_state>(sc, at(0));
     actors::client_channel_config cc;
     cc.endpoint_url = "opc.tcp://localhost:4840";
-    cc.security = {&policy, mode, client_id.cert, client_id.private_key, server_id.cert, std::move(client_issuers), {}};
+    cc.security = {&policy, mode, client_id.cert, client_id.private_key, known, std::move(client_issuers), {}};
     client = std::make_unique<actors::client_channel_state>(cc);
   }
 
@@ -190,6 +195,36 @@ TEST_CASE("channel security: every policy and mode opens, answers a Read and ren
       CHECK(p.read_once(5) == status::good);
     }
   }
+}
+
+TEST_CASE("channel security: after ApplyChanges a running channel keeps its certificate, new ones get the new one",
+          "[channel_security]") {
+  const auto& policy = *security::find_policy(security::policy_uri_basic256sha256);
+  const auto mode = ua::message_security_mode::sign_and_encrypt;
+  secured_pair p(policy, mode);
+  p.open();
+  REQUIRE(p.client->is_open());
+  const auto& renewed = identity("urn:test:server-renewed");
+  const auto next = std::make_shared<const actors::own_identity>(actors::own_identity{renewed.cert, {}, renewed.private_key});
+  p.security->replaced.set(next);
+  // The running channel: Reads, and a Renew (an asymmetric OPN), with the identity of its first OPN.
+  CHECK(p.read_once(2) == status::good);
+  REQUIRE(p.client->write_open(at(3)) == status::good);
+  p.pump(at(3));
+  CHECK(p.client->token().token_id == 2);
+  CHECK(p.read_once(4) == status::good);
+  REQUIRE(p.security->channels.get(7).identity);
+  CHECK(p.security->channels.get(7).identity->certificate == identity("urn:test:server").cert);
+  // A new channel: the new certificate, which the session services take from its channel_peer.
+  secured_pair q(policy, mode, true, 2048, {}, next);
+  q.open();
+  REQUIRE(q.client->is_open());
+  CHECK(q.read_once() == status::good);
+  CHECK(q.security->channels.get(7).identity->certificate == renewed.cert);
+  // A new client that still encrypts for the old certificate: refused (ReceiverCertificateThumbprint).
+  secured_pair stale(policy, mode, true, 2048, {}, next, true);
+  stale.open();
+  CHECK_FALSE(stale.client->is_open());
 }
 
 TEST_CASE("channel security: three renewals without a message in between, then Reads with the newest keys",

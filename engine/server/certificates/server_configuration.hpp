@@ -1,0 +1,98 @@
+// Push certificate management (Part 12 §7.10 ServerConfiguration, §7.8 TrustListType): the
+// namespace-0 ServerConfiguration Object under the Server Object comes alive. Its TrustList is a
+// file (file_objects) whose bytes are a TrustListDataType made from and written to the PKI folders;
+// UpdateCertificate and CreateSigningRequest prepare a new identity that ApplyChanges installs for
+// the channels that open after it, while running channels and sessions keep theirs. Only a session
+// with the SecurityAdmin role over SignAndEncrypt may call any of it. Plain state in the session
+// host, no CAF (docs/decisions/0056).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/server/access/permissions.hpp"
+#include "engine/server/files/file_objects.hpp"
+#include "engine/server/server_security.hpp"
+#include "protocol/address_space.hpp"
+#include "security/trust_list.hpp"
+
+namespace uactor::actors {
+
+struct certificate_management_config {
+  // The server's security: its store's folders hold the trust list, its identity is replaced by
+  // ApplyChanges. Required.
+  std::shared_ptr<server_security> security;
+  std::string application_uri;          // must be the URI of a new certificate; the CSR's SAN URI
+  std::vector<std::string> host_names;  // the CSR's SAN DNS/IP (empty: the current certificate's)
+  std::uint32_t max_trust_list_size = 1u << 20;  // MaxTrustListSize: bytes of a TrustListDataType
+  std::size_t max_rejected = 100;                // GetRejectedList returns at most this many
+  std::string own_name = "uactor";               // own/certs/<name>.der, own/private/<name>.pem
+};
+
+// Who calls: the session's roles and its channel's mode (Part 12 §7.2: SecurityAdmin over an
+// encrypted channel).
+struct config_caller {
+  std::uint32_t session = 0;
+  authz::role_set roles{};
+  ua::message_security_mode mode = ua::message_security_mode::none;
+};
+
+// What the last call did, for the server's audit event (Part 12 §7.10.12 CertificateUpdatedAuditEventType,
+// §7.8.2.8 TrustListUpdatedAuditEventType, 1.05 CertificateUpdateRequestedAuditEventType).
+struct certificate_audit {
+  std::uint32_t event_type = 0;  // 0: no event
+  std::uint32_t method = 0;      // the Method's NodeId (ns=0)
+  std::string name;              // "ServerConfiguration/UpdateCertificate", for SourceName
+  ua::status_code result;
+};
+
+class server_configuration {
+public:
+  explicit server_configuration(certificate_management_config config);
+
+  // The TrustList attached as a file and ServerConfiguration's Variables set (ServerCapabilities,
+  // SupportedPrivateKeyFormats, MaxTrustListSize, CertificateTypes, LastUpdateTime, UpdateFrequency).
+  // Bad_NodeIdUnknown when namespace 0 lacks ServerConfiguration.
+  ua::status_code install(ua::address_space& as, file_objects& files, ua::date_time now);
+
+  // Whether `object` is ServerConfiguration or its DefaultApplicationGroup's TrustList.
+  bool handles(ua::node_index object) const noexcept { return object == configuration_ || object == trust_list_; }
+
+  // One method on either object, after services::check_call. Bad_UserAccessDenied without
+  // SecurityAdmin, Bad_SecurityModeInsufficient below SignAndEncrypt; then each method's own.
+  ua::status_code call(const config_caller& who, ua::node_index object, ua::node_index method,
+                       std::span<const ua::variant> in, std::vector<ua::variant>& out, ua::address_space& as,
+                       file_objects& files, ua::date_time now);
+
+  const certificate_audit& last_audit() const noexcept { return audit_; }
+  // True once after an ApplyChanges installed a new identity: the caller refreshes what embeds the
+  // certificate (the endpoints GetEndpoints and CreateSession return).
+  bool take_identity_changed() noexcept { return std::exchange(identity_changed_, false); }
+  // A new certificate waits for ApplyChanges.
+  bool pending() const noexcept { return pending_ != nullptr; }
+
+private:
+  ua::status_code trust_list_call(const config_caller& who, std::string_view name, std::span<const ua::variant> in,
+                                  std::vector<ua::variant>& out, ua::address_space& as, file_objects& files,
+                                  ua::date_time now, ua::node_index method);
+  ua::status_code update_certificate(std::span<const ua::variant> in, std::vector<ua::variant>& out);
+  ua::status_code create_signing_request(std::span<const ua::variant> in, std::vector<ua::variant>& out);
+  ua::status_code apply_changes();
+  void trust_list_changed(ua::address_space& as, file_objects& files, ua::date_time now);
+  std::string trust_list_bytes(std::uint32_t masks) const;
+
+  certificate_management_config config_;
+  ua::node_index configuration_ = ua::no_node, trust_list_ = ua::no_node, last_update_ = ua::no_node;
+  // UpdateCertificate's result until ApplyChanges; the key CreateSigningRequest made until a
+  // certificate for it comes.
+  std::shared_ptr<const own_identity> pending_;
+  security::rsa_key new_key_;
+  bool identity_changed_ = false;
+  certificate_audit audit_;
+};
+
+}  // namespace uactor::actors

@@ -1,0 +1,412 @@
+// Push certificate management (Part 12 §7.10, §7.8): the TrustList as a TrustListDataType file,
+// its refusals that change nothing, CreateSigningRequest's content (parsed back with OpenSSL),
+// UpdateCertificate's checks, ApplyChanges, and who may call any of it.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "engine/server/certificates/server_configuration.hpp"
+#include "engine/server/access/roles.hpp"
+#include "protocol/byte_buffer.hpp"
+#include "protocol/codec.hpp"
+#include "security/csr.hpp"
+#include "security/pki_store.hpp"
+#include "security/trust_list.hpp"
+#include "tests/engine/server/core_fixture.hpp"
+#include "tests/security/pki_test_support.hpp"
+#include "uactor/ua/node_ids.hpp"
+#include "uactor/ua/status_codes.hpp"
+
+namespace uactor::test {
+namespace {
+
+namespace ids = ua::ids;
+using security::testing::make_cert;
+using security::testing::cert_spec;
+
+constexpr const char* server_uri = "urn:test:uactor:server";
+
+ua::byte_string bytes_of_der(std::span<const std::uint8_t> der) {
+  ua::byte_string b;
+  b.assign(der.data(), der.size());
+  return b;
+}
+
+security::testing::issued config_cert(const char* cn, const char* uri, const security::testing::issued* ca = nullptr,
+                                      security::rsa_key key = {}) {
+  cert_spec s;
+  s.common_name = cn;
+  s.uri = uri;
+  s.key = std::move(key);
+  s.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);
+  s.not_after = ua::date_time::from_unix_ms(1'900'000'000'000);
+  s.ca = uri[0] == '\0';
+  return make_cert(s, ca);
+}
+
+struct config_fixture {
+  security::testing::temp_dir pki;
+  std::shared_ptr<actors::server_security> sec = std::make_shared<actors::server_security>();
+  actors::server_core core = make_core();
+  std::unique_ptr<actors::server_configuration> config;
+  actors::config_caller admin;
+
+  explicit config_fixture(std::uint32_t max_size = 1u << 20) {
+    auto store = std::make_shared<security::pki_store>(pki.path());
+    security::certificate_request r;
+    r.application_uri = server_uri;
+    r.host_names = {"localhost", "127.0.0.1"};
+    const auto own = store->load_or_create_own(r);
+    REQUIRE(own);
+    sec->certificate = own->cert;
+    sec->private_key = own->private_key;
+    sec->store = store;
+    actors::certificate_management_config c;
+    c.security = sec;
+    c.application_uri = server_uri;
+    c.max_trust_list_size = max_size;
+    config = std::make_unique<actors::server_configuration>(c);
+    REQUIRE(config->install(core.space(), core.files(), at(0).utc) == ua::status::good);
+    admin.session = 7;
+    admin.roles.add(actors::authz::well_known::security_admin);
+    admin.mode = ua::message_security_mode::sign_and_encrypt;
+  }
+
+  ua::status_code call(std::uint32_t object, std::uint32_t method, std::vector<ua::variant> in,
+                       std::vector<ua::variant>& out, const actors::config_caller* who = nullptr) {
+    out.clear();
+    auto& as = core.space();
+    return config->call(who ? *who : admin, as.find(ua::node_id(0, object)), as.find(ua::node_id(0, method)), in, out,
+                        as, core.files(), at(1000).utc);
+  }
+  ua::status_code on_trust_list(std::uint32_t method, std::vector<ua::variant> in, std::vector<ua::variant>& out) {
+    return call(ids::server_configuration_certificate_groups_default_application_group_trust_list, method,
+                std::move(in), out);
+  }
+  static constexpr std::uint32_t tl_open = ids::server_configuration_certificate_groups_default_application_group_trust_list_open;
+  static constexpr std::uint32_t tl_read = ids::server_configuration_certificate_groups_default_application_group_trust_list_read;
+  static constexpr std::uint32_t tl_write = ids::server_configuration_certificate_groups_default_application_group_trust_list_write;
+  static constexpr std::uint32_t tl_close = ids::server_configuration_certificate_groups_default_application_group_trust_list_close;
+  static constexpr std::uint32_t tl_open_masks =
+      ids::server_configuration_certificate_groups_default_application_group_trust_list_open_with_masks;
+  static constexpr std::uint32_t tl_close_update =
+      ids::server_configuration_certificate_groups_default_application_group_trust_list_close_and_update;
+  static constexpr std::uint32_t tl_add = ids::server_configuration_certificate_groups_default_application_group_trust_list_add_certificate;
+  static constexpr std::uint32_t tl_remove =
+      ids::server_configuration_certificate_groups_default_application_group_trust_list_remove_certificate;
+
+  // The whole TrustList as OpenWithMasks(masks) and Read return it.
+  ua::trust_list_data_type read_list(std::uint32_t masks = 15) {
+    std::vector<ua::variant> out;
+    REQUIRE(on_trust_list(tl_open_masks, {ua::variant(masks)}, out) == ua::status::good);
+    const auto h = *out.at(0).get_if<std::uint32_t>();
+    std::string bytes;
+    for (;;) {
+      REQUIRE(on_trust_list(tl_read, {ua::variant(h), ua::variant(std::int32_t{4096})}, out) == ua::status::good);
+      const auto& chunk = *out.at(0).get_if<ua::byte_string>();
+      if (chunk.empty()) break;
+      bytes += chunk.view();
+    }
+    REQUIRE(on_trust_list(tl_close, {ua::variant(h)}, out) == ua::status::good);
+    ua::decoder d({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    ua::trust_list_data_type t;
+    ua::decode(d, t);
+    REQUIRE(d.ok());
+    REQUIRE(d.remaining() == 0);
+    return t;
+  }
+  // Open(Write+EraseExisting), Write `bytes`, CloseAndUpdate: its status.
+  ua::status_code write_list(std::string_view bytes) {
+    std::vector<ua::variant> out;
+    REQUIRE(on_trust_list(tl_open, {ua::variant(std::uint8_t{6})}, out) == ua::status::good);
+    const auto h = *out.at(0).get_if<std::uint32_t>();
+    ua::byte_string data;
+    data.assign(bytes);
+    if (const auto sc = on_trust_list(tl_write, {ua::variant(h), ua::variant(data)}, out); sc.is_bad()) {
+      REQUIRE(on_trust_list(tl_close, {ua::variant(h)}, out) == ua::status::good);
+      return sc;
+    }
+    return on_trust_list(tl_close_update, {ua::variant(h)}, out);
+  }
+  std::size_t trusted_files() const {
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(pki.path() / "trusted" / "certs"))
+      n += e.path().filename().string()[0] != '.';
+    return n;
+  }
+};
+
+std::string encode_list(const ua::trust_list_data_type& t) {
+  ua::byte_buffer buf;
+  ua::encoder e(buf);
+  ua::encode(e, t);
+  return std::string(reinterpret_cast<const char*>(buf.bytes().data()), buf.bytes().size());
+}
+
+}  // namespace
+
+TEST_CASE("server configuration: the trust list reads and writes as a TrustListDataType", "[engine][certificates]") {
+  config_fixture f;
+  const auto peer = config_cert("peer", "urn:test:peer");
+  const auto ca = config_cert("ca", "");
+  std::vector<ua::variant> out;
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(peer.cert.der())), ua::variant(true)}, out) ==
+          ua::status::good);
+  auto t = f.read_list();
+  CHECK(t.specified_lists == 15);
+  REQUIRE(t.trusted_certificates.size() == 1);
+  CHECK(t.trusted_certificates[0].view() ==
+        std::string_view(reinterpret_cast<const char*>(peer.cert.der().data()), peer.cert.der().size()));
+  // Masks: only the issuers asked for.
+  CHECK(f.read_list(4).trusted_certificates.empty());
+  CHECK(f.read_list(4).specified_lists == 4);
+
+  // A new list: two trusted certificates, one issuer; the issuer lists are replaced, nothing else is named.
+  const auto other = config_cert("other", "urn:test:other");
+  ua::trust_list_data_type next;
+  next.specified_lists = 1 | 4;
+  next.trusted_certificates = {bytes_of_der(peer.cert.der()), bytes_of_der(other.cert.der())};
+  next.issuer_certificates = {bytes_of_der(ca.cert.der())};
+  CHECK(f.write_list(encode_list(next)) == ua::status::good);
+  t = f.read_list();
+  CHECK(t.trusted_certificates.size() == 2);
+  CHECK(t.issuer_certificates.size() == 1);
+  // The pki_store validates against it: the new one is trusted now.
+  security::validation_options o;
+  o.check_revocation = false;
+  CHECK(f.sec->store->validate(other.cert, o, ua::date_time::from_unix_ms(1'800'000'000'000)).ok());
+  // LastUpdateTime moved to the call's time.
+  const auto last = f.core.space().find(
+      ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list_last_update_time));
+  CHECK(*f.core.space().variable(last)->value.value.get_if<ua::date_time>() == at(1000).utc);
+
+  // RemoveCertificate by thumbprint.
+  REQUIRE(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(other.cert.thumbprint_hex())), ua::variant(true)},
+                          out) == ua::status::good);
+  CHECK(f.read_list().trusted_certificates.size() == 1);
+}
+
+TEST_CASE("server configuration: bad trust lists are refused and nothing changes", "[engine][certificates]") {
+  config_fixture f(8192);
+  const auto peer = config_cert("peer", "urn:test:peer");
+  std::vector<ua::variant> out;
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(peer.cert.der())), ua::variant(true)}, out) ==
+          ua::status::good);
+
+  // Not a TrustListDataType: Bad_DecodingError; with bytes after it too.
+  CHECK(f.write_list("\x01\x02\x03") == ua::status::bad_decoding_error);
+  ua::trust_list_data_type t;
+  t.specified_lists = 1;
+  t.trusted_certificates = {bytes_of_der(peer.cert.der())};
+  CHECK(f.write_list(encode_list(t) + "x") == ua::status::bad_decoding_error);
+  // A certificate that is none: Bad_CertificateInvalid.
+  t.trusted_certificates = {ua::byte_string("not a certificate")};
+  CHECK(f.write_list(encode_list(t)) == ua::status::bad_certificate_invalid);
+  // Over MaxTrustListSize (8192 bytes here): the Write is refused.
+  t.trusted_certificates.clear();
+  for (int i = 0; i < 10; ++i) t.trusted_certificates.push_back(bytes_of_der(peer.cert.der()));
+  CHECK(f.write_list(encode_list(t)) == ua::status::bad_out_of_range);
+  // AddCertificate past it.
+  const auto big = config_cert("big", "urn:test:big");
+  for (int i = 0; i < 20; ++i) {
+    const auto sc = f.on_trust_list(config_fixture::tl_add,
+                                    {ua::variant(bytes_of_der(config_cert("n", "urn:test:n").cert.der())), ua::variant(true)}, out);
+    if (sc.is_bad()) {
+      CHECK(sc == ua::status::bad_encoding_limits_exceeded);
+      break;
+    }
+  }
+  // Other modes than Read and Write+EraseExisting.
+  CHECK(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{3})}, out) == ua::status::bad_invalid_argument);
+  // Add and Remove while it is open: Bad_InvalidState.
+  REQUIRE(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out) == ua::status::good);
+  const auto h = *out.at(0).get_if<std::uint32_t>();
+  CHECK(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(big.cert.der())), ua::variant(true)}, out) ==
+        ua::status::bad_invalid_state);
+  // CloseAndUpdate of a handle opened for reading.
+  CHECK(f.on_trust_list(config_fixture::tl_close_update, {ua::variant(h)}, out) == ua::status::bad_invalid_state);
+  CHECK(f.on_trust_list(config_fixture::tl_close, {ua::variant(h)}, out) == ua::status::good);
+  // An unknown thumbprint, garbage to add.
+  CHECK(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(std::string(40, 'A'))), ua::variant(true)}, out) ==
+        ua::status::bad_invalid_argument);
+  CHECK(f.on_trust_list(config_fixture::tl_add, {ua::variant(ua::byte_string("junk")), ua::variant(true)}, out) ==
+        ua::status::bad_certificate_invalid);
+  // The refusals above left the list as it was (the additions before the limit aside).
+  const auto after = f.read_list();
+  CHECK(std::ranges::find(after.trusted_certificates, bytes_of_der(peer.cert.der())) != after.trusted_certificates.end());
+  CHECK(after.issuer_certificates.empty());
+  CHECK(after.trusted_crls.empty());
+}
+
+TEST_CASE("server configuration: only SecurityAdmin over SignAndEncrypt may call", "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  actors::config_caller user;
+  user.session = 8;
+  user.roles.add(actors::authz::well_known::authenticated_user);
+  user.roles.add(actors::authz::well_known::configure_admin);
+  user.mode = ua::message_security_mode::sign_and_encrypt;
+  actors::config_caller signing_admin = f.admin;
+  signing_admin.mode = ua::message_security_mode::sign;
+  for (const auto* who : {&user, &signing_admin}) {
+    const auto expected = who == &user ? ua::status::bad_user_access_denied : ua::status::bad_security_mode_insufficient;
+    CHECK(f.call(ids::server_configuration, ids::server_configuration_get_rejected_list, {}, out, who) == expected);
+    CHECK(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out, who) == expected);
+    CHECK(f.call(ids::server_configuration_certificate_groups_default_application_group_trust_list,
+                 config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out, who) == expected);
+    // The refusal is audited too (who tried).
+    CHECK(f.config->last_audit().event_type == ids::trust_list_updated_audit_event_type);
+    CHECK(f.config->last_audit().result == expected);
+    CHECK(f.config->last_audit().name == "TrustList/Open");
+  }
+  // Through the Call service (a server of its own): an anonymous session over None.
+  auto core = make_core();
+  actors::certificate_management_config management;
+  management.security = f.sec;
+  management.application_uri = server_uri;
+  REQUIRE(core.set_certificate_management(management, at(0)) == ua::status::good);
+  core_session s(core, 1);
+  ua::call_request req;
+  ua::call_method_request m;
+  m.object_id = ua::node_id(0, ids::server_configuration);
+  m.method_id = ua::node_id(0, ids::server_configuration_get_rejected_list);
+  req.methods_to_call.push_back(m);
+  const auto& resp = s.call_as<ua::call_response>(req);
+  REQUIRE(resp.results.size() == 1);
+  CHECK(resp.results[0].status_code == ua::status::bad_user_access_denied);
+  // The admin gets the rejected list.
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_get_rejected_list, {}, out) == ua::status::good);
+  CHECK(out.at(0).get_if<ua::ua_array<ua::byte_string>>());
+}
+
+TEST_CASE("server configuration: CreateSigningRequest names the subject, the URI and the hosts", "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id type(0, ids::rsa_sha256_application_certificate_type);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+                 {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string("CN=plant server, O=Site")),
+                  ua::variant(false), ua::variant(ua::byte_string{})},
+                 out) == ua::status::good);
+  const auto& der = *out.at(0).get_if<ua::byte_string>();
+  const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> req(d2i_X509_REQ(nullptr, &p, static_cast<long>(der.size())),
+                                                           X509_REQ_free);
+  REQUIRE(req);
+  EVP_PKEY* key = X509_REQ_get0_pubkey(req.get());
+  CHECK(X509_REQ_verify(req.get(), key) == 1);
+  // The current key.
+  CHECK(EVP_PKEY_eq(key, f.sec->certificate.public_key().native()) == 1);
+  char cn[64] = {};
+  X509_NAME_get_text_by_NID(X509_REQ_get_subject_name(req.get()), NID_commonName, cn, sizeof cn);
+  CHECK(std::string(cn) == "plant server");
+  std::unique_ptr<STACK_OF(X509_EXTENSION), void (*)(STACK_OF(X509_EXTENSION)*)> exts(
+      X509_REQ_get_extensions(req.get()), [](STACK_OF(X509_EXTENSION)* s) { sk_X509_EXTENSION_pop_free(s, X509_EXTENSION_free); });
+  REQUIRE(exts);
+  auto* names = static_cast<GENERAL_NAMES*>(X509V3_get_d2i(exts.get(), NID_subject_alt_name, nullptr, nullptr));
+  REQUIRE(names);
+  std::vector<std::string> found;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* gn = sk_GENERAL_NAME_value(names, i);
+    if (gn->type == GEN_URI || gn->type == GEN_DNS)
+      found.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(gn->d.ia5)), ASN1_STRING_length(gn->d.ia5));
+    if (gn->type == GEN_IPADD) found.emplace_back("ip");
+  }
+  GENERAL_NAMES_free(names);
+  CHECK(found == std::vector<std::string>{server_uri, "localhost", "ip"});
+
+  // A new key: another public key; a malformed subject is refused.
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+                 {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string("")), ua::variant(true),
+                  ua::variant(ua::byte_string(std::string(32, 'n')))},
+                 out) == ua::status::good);
+  const auto& der2 = *out.at(0).get_if<ua::byte_string>();
+  p = reinterpret_cast<const unsigned char*>(der2.data());
+  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> req2(d2i_X509_REQ(nullptr, &p, static_cast<long>(der2.size())),
+                                                            X509_REQ_free);
+  REQUIRE(req2);
+  CHECK(EVP_PKEY_eq(X509_REQ_get0_pubkey(req2.get()), f.sec->certificate.public_key().native()) != 1);
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+               {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string("no equals sign")), ua::variant(false),
+                ua::variant(ua::byte_string{})},
+               out) == ua::status::bad_invalid_argument);
+}
+
+TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs for new channels", "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id type(0, ids::rsa_sha256_application_certificate_type);
+  const auto ca = config_cert("site ca", "");
+  const auto update = [&](const security::certificate& c, std::string format = "", std::string key = "") {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(group), ua::variant(type), ua::variant(bytes_of_der(c.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}), ua::variant(ua::ua_string(format)),
+                   ua::variant(ua::byte_string(key))},
+                  out);
+  };
+  const auto old = f.sec->own();
+  // Another ApplicationUri; a key that is not ours; garbage; a format we do not take.
+  CHECK(update(config_cert("x", "urn:elsewhere", &ca, f.sec->private_key).cert) == ua::status::bad_certificate_uri_invalid);
+  CHECK(update(config_cert("x", server_uri, &ca).cert) == ua::status::bad_security_checks_failed);
+  const auto foreign = config_cert("x", server_uri, &ca);
+  CHECK(update(foreign.cert, "XYZ", "k") == ua::status::bad_not_supported);
+  CHECK(update(foreign.cert, "PEM", "not a key") == ua::status::bad_security_checks_failed);
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+               {ua::variant(group), ua::variant(type), ua::variant(ua::byte_string("junk")),
+                ua::variant(ua::ua_array<ua::byte_string>{}), ua::variant(ua::ua_string("")), ua::variant(ua::byte_string{})},
+               out) == ua::status::bad_certificate_invalid);
+  // An issuer that did not issue it.
+  const auto stranger_ca = config_cert("stranger", "");
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+               {ua::variant(group), ua::variant(type), ua::variant(bytes_of_der(foreign.cert.der())),
+                ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(stranger_ca.cert.der())}),
+                ua::variant(ua::ua_string("PEM")), ua::variant(ua::byte_string(foreign.key.to_private_pem()))},
+               out) == ua::status::bad_security_checks_failed);
+  CHECK_FALSE(f.config->pending());
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(f.sec->own()->certificate == old->certificate);
+
+  // With the current key (signed by the CA from a CSR of it), then ApplyChanges.
+  const auto renewed = config_cert("uactor", server_uri, &ca, f.sec->private_key);
+  REQUIRE(update(renewed.cert) == ua::status::good);
+  CHECK(*out.at(0).get_if<bool>());
+  CHECK(f.config->pending());
+  CHECK(f.sec->own()->certificate == old->certificate);  // not before ApplyChanges
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
+  CHECK(f.config->last_audit().method == ids::server_configuration_apply_changes);
+  CHECK(f.config->last_audit().result == ua::status::good);
+  CHECK(f.sec->own()->certificate == renewed.cert);
+  CHECK(f.sec->own()->issuers.size() == 1);
+  CHECK(f.config->take_identity_changed());
+  // own/ holds it (a restart keeps it), the old one beside it.
+  const auto on_disk = security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor.der");
+  REQUIRE(on_disk);
+  CHECK(on_disk->front() == renewed.cert);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "certs" / "uactor.der.previous"));
+  // What a running channel holds stays valid: the old identity object is untouched.
+  CHECK(old->certificate.application_uri() == server_uri);
+
+  // A new private key given as PEM.
+  const auto with_key = config_cert("uactor", server_uri, &ca);
+  REQUIRE(update(with_key.cert, "PEM", with_key.key.to_private_pem()) == ua::status::good);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(security::key_matches(f.sec->own()->certificate, f.sec->own()->private_key));
+  CHECK(f.sec->own()->certificate == with_key.cert);
+  // A restart loads what ApplyChanges wrote.
+  security::pki_store again(f.pki.path());
+  security::certificate_request r;
+  r.application_uri = server_uri;
+  const auto reloaded = again.load_or_create_own(r);
+  REQUIRE(reloaded);
+  CHECK(reloaded->cert == with_key.cert);
+}
+
+}  // namespace uactor::test
