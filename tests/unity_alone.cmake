@@ -1,4 +1,5 @@
 set(unity_alone
+    runtime/wss_test.cpp
     actors/client/failover_test.cpp
     actors/server/connection_actor_test.cpp
     actors/server/crypto_workers_test.cpp
