@@ -756,7 +756,7 @@ private:
     if (!s.integer("wss_port", 0, 65535, w.port)) {
       for (const char* k : {"wss_listen_address", "wss_security", "wss_allowed_origins", "wss_certificate", "wss_private_key",
                             "wss_handshake_timeout_ms", "wss_max_pending_handshakes"})
-        if (s.table().get(k)) c_.error(*s.table().get(k), s.key(k), fmt::format("{} without wss_port: no opc.wss endpoint to apply it to", k));
+        if (const auto* n = s.get(k)) c_.error(*n, s.key(k), fmt::format("{} without wss_port: no opc.wss endpoint to apply it to", k));
       return;
     }
     if (s.string("wss_listen_address", w.listen_address)) {
