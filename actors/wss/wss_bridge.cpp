@@ -1,5 +1,9 @@
 #include "actors/wss/wss_bridge.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <cstring>
 #include <span>
 
@@ -80,6 +84,7 @@ void uacp_bridge::send_frames() {
     return abort();
   }
   if (len == 0) {
+    cork(false);  // the batch is written: out it goes, in as few segments as it fills
     // Keep the partial chunk at the front and read the rest behind it.
     if (out_sent_ != 0) {
       std::memmove(out_.data(), out_.data() + out_sent_, out_have_ - out_sent_);
@@ -88,6 +93,10 @@ void uacp_bridge::send_frames() {
     }
     return read_pair();
   }
+  // More chunks behind this one (responses of one drain of the broker): hold the segments until the
+  // last is written, so that the peer is woken once per batch, not once per frame (the opc.tcp
+  // broker's one writev; docs/decisions/0057).
+  if (ua::complete_chunk_length(rest.subspan(len), limits_.max_out_chunk, bad) != 0) cork(true);
   writing_ = true;
   ws_.async_write(asio::buffer(out_.data() + out_sent_, len), [self = shared_from_this(), len](beast::error_code ec, std::size_t) {
     self->writing_ = false;
@@ -98,8 +107,16 @@ void uacp_bridge::send_frames() {
   });
 }
 
+void uacp_bridge::cork(bool on) {
+  if (corked_ == on) return;
+  corked_ = on;
+  const int v = on ? 1 : 0;
+  ::setsockopt(beast::get_lowest_layer(ws_).socket().native_handle(), IPPROTO_TCP, TCP_CORK, &v, sizeof v);
+}
+
 void uacp_bridge::close_ws(websocket::close_code code) {
   if (ended_) return;
+  cork(false);
   beast::error_code ignored;
   pair_.close(ignored);  // nothing more goes to the broker
   if (writing_) {        // one write at a time: the close follows the frame in flight

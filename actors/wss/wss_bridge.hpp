@@ -58,6 +58,7 @@ private:
   void on_pair(beast::error_code ec, std::size_t n);
   void send_frames();
   void close_ws(beast::websocket::close_code code);
+  void cork(bool on);  // TCP_CORK on the WebSocket's socket while a batch of frames goes out
   void end();
 
   ws_stream ws_;
@@ -69,6 +70,7 @@ private:
   std::size_t out_have_ = 0;
   std::size_t out_sent_ = 0;
   bool writing_ = false;
+  bool corked_ = false;
   bool closing_ = false;
   bool ended_ = false;
 };
