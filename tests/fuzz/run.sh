@@ -2,7 +2,7 @@
 # Runs every libFuzzer target for a bounded time in two lanes at once that end together, so that
 # the stage takes about 5/4 x SECONDS of wall time on two cores (150 s and some start-up for CI's
 # 120; docs/fuzzing.md):
-#   decoder lane: the message decoder for 10/12 of SECONDS, opc.wss's frames for a twelfth, seeded with node-opcua's message
+#   decoder lane: the message decoder for 11/12 of SECONDS, seeded with node-opcua's message
 #     vectors and tests/fuzz/regressions (inputs that once failed; add new finds there), then for a
 #     twelfth each the server's UA-TCP handshake and chunk path, its secured chunk path (each input
 #     opens a channel with RSA, some 4 ms), the client's response decoding (tests/fuzz/
@@ -23,7 +23,7 @@ seconds=${2:-60}
 work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
-  "$work/frames_corpus" "$work/wss_frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus"
+  "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -34,7 +34,6 @@ cp "$here"/config_seeds/* "$here"/../runtime/config_bad/*.toml "$work/config_cor
 cp "$here"/http_seeds/* "$work/http_corpus/"
 cp "$here"/chain_seeds/* "$work/chain_corpus/"
 cp "$here"/frames_seeds/* "$work/frames_corpus/"
-cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
 cp "$here"/agent_wire_seeds/* "$work/agent_wire_corpus/"
 cp "$here"/users_seeds/* "$work/users_corpus/"
 cp "$here"/pubsub_json_seeds/* "$work/pubsub_json_corpus/"
@@ -58,9 +57,7 @@ fuzz() {
 }
 
 decoder_lane() {
-  fuzz message_fuzz "$(( seconds * 10 / 12 ))" 65536 corpus &&
-  # opc.wss's frames (Beast's parser as the door sets it, protocol/ws_uacp): what a WebSocket client sends.
-  fuzz wss_frames_fuzz "$(( (seconds + 11) / 12 ))" 70000 wss_frames_corpus &&
+  fuzz message_fuzz "$(( seconds * 11 / 12 ))" 65536 corpus &&
   # The server's channel state (actors/server/secure_channel_state): what a client's socket delivers.
   fuzz server_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 server_channel_corpus &&
   # Its secured chunk path: MSG/CLO signed and encrypted with a real channel's keys.

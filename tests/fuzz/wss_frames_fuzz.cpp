@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   beast::error_code ec;
   ws.accept(ec);
   if (ec) __builtin_trap();  // the fixed request must pass
-  client.append(std::string_view(reinterpret_cast<const char*>(data), size));
+  client.append(beast::string_view(reinterpret_cast<const char*>(data), size));
   client.close();  // the input then the end of the stream
   for (int messages = 0; messages < 256; ++messages) {
     beast::flat_buffer b;
