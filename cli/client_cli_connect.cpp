@@ -229,6 +229,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   o.security.pki_dir = a.pki;
   o.security.accept_untrusted_server_certificate = a.accept_server_certificate;
   o.security.check_server_host_name = !a.skip_host_name_check;
+  o.wss_accept_any_certificate = a.accept_server_certificate;  // opc.wss's TLS certificate (docs/wss.md)
 
   const std::string& sec = a.security;
   if (sec != "none" && sec != "sign" && sec != "encrypt" && !sec.empty())
@@ -271,7 +272,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
     const auto mode = mode_word == "sign" ? ua::message_security_mode::sign : ua::message_security_mode::sign_and_encrypt;
     // What the server offers (GetEndpoints over a None channel, Part 4 §5.4.4): the policy to ask
     // for when none is given, and the certificate to name if it is refused.
-    auto eps = get_endpoints(a.endpoint, std::chrono::milliseconds(a.timeout_ms));
+    auto eps = get_endpoints(a.endpoint, std::chrono::milliseconds(a.timeout_ms), a.accept_server_certificate);
     if (!eps) {
       if (eps.error() == ua::status::bad_tcp_endpoint_url_invalid) usage("not an endpoint URL: " + a.endpoint);
       cannot_connect(a, eps.error().to_string());
@@ -327,7 +328,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
 
 int run_endpoints(const common_args& a) {
   set_up_log(a);
-  auto eps = get_endpoints(a.endpoint, std::chrono::milliseconds(a.timeout_ms));
+  auto eps = get_endpoints(a.endpoint, std::chrono::milliseconds(a.timeout_ms), a.accept_server_certificate);
   if (!eps) {
     if (eps.error() == ua::status::bad_tcp_endpoint_url_invalid) usage("not an endpoint URL: " + a.endpoint);
     cannot_connect(a, eps.error().to_string());

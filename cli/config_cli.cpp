@@ -99,6 +99,14 @@ std::optional<plant> plant_for_run(const std::string& file, const server_plan& f
   if (given("--load-variables")) s.load_variables = flags.load_variables;
   if (given("--session-host")) s.session_host = flags.session_host;
   if (given("--reverse-connect")) s.reverse_connect.insert(s.reverse_connect.end(), flags.reverse_connect.begin(), flags.reverse_connect.end());
+  if (given("--wss-port")) {
+    if (!s.wss) s.wss.emplace();
+    s.wss->port = flags.wss->port;
+  }
+  if (given("--wss-allow-origin")) {
+    if (!s.wss) s.wss.emplace();  // the origins apply to an endpoint --wss-port or the file makes
+    s.wss->allowed_origins.insert(s.wss->allowed_origins.end(), flags.wss->allowed_origins.begin(), flags.wss->allowed_origins.end());
+  }
   if (given("--max-connections")) s.max_connections = flags.max_connections;
   if (given("--max-sessions")) s.max_sessions = flags.max_sessions;
   if (given("--crypto-workers")) s.crypto_workers = flags.crypto_workers;

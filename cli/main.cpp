@@ -202,6 +202,21 @@ int main(int argc, char** argv) {
          "dial a client's reverse-connect listener opc.tcp://HOST:PORT and send it a ReverseHello (Part 6 §7.1.3; "
          "repeatable; added to the plant file's [[server.reverse_connect]], docs/reverse-connect.md)")
       ->check([](const std::string& u) { return u.rfind("opc.tcp://", 0) == 0 ? std::string() : "not opc.tcp://HOST:PORT"; });
+  run->add_option_function<std::uint16_t>(
+         "--wss-port",
+         [&plan](std::uint16_t port) {
+           if (!plan.wss) plan.wss.emplace();
+           plan.wss->port = port;
+         },
+         "also serve opc.wss://HOST:PORT/ (UA over WebSocket Secure, Part 6 §7.5; 0: any free port; TLS with the "
+         "application certificate; docs/wss.md)");
+  run->add_option_function<std::vector<std::string>>(
+         "--wss-allow-origin",
+         [&plan](const std::vector<std::string>& origins) {
+           if (!plan.wss) plan.wss.emplace();
+           plan.wss->allowed_origins.insert(plan.wss->allowed_origins.end(), origins.begin(), origins.end());
+         },
+         "with --wss-port: a browser origin that may connect (https://host[:port], null, or *; repeatable)");
   run->add_option("--max-connections", plan.max_connections, "connections accepted at once (past it: an ERR)")
       ->check(CLI::Range(1u, 1'000'000u));
   run->add_option("--max-sessions", plan.max_sessions, "sessions at once (past it: Bad_TooManySessions)")

@@ -167,7 +167,8 @@ std::string url_host(std::string_view host) {
   return std::string(host);
 }
 
-std::string endpoint_url(const std::string& host, std::uint16_t port) {
+std::string endpoint_url(const std::string& host, std::uint16_t port, bool wss) {
+  if (wss) return "opc.wss://" + url_host(host) + ":" + std::to_string(port) + "/";
   return "opc.tcp://" + url_host(host) + ":" + std::to_string(port);
 }
 

@@ -55,8 +55,9 @@ std::vector<advertised_host> advertised_hosts(const server_plan& plan, bool log 
 // The same for one endpoint of the plan.
 advertised_host advertised_host_of(const server_plan& plan, const endpoint_plan& endpoint);
 
-// opc.tcp://<host>:<port>, the host bracketed when it is an IPv6 address.
-std::string endpoint_url(const std::string& host, std::uint16_t port);
+// opc.tcp://<host>:<port>, the host bracketed when it is an IPv6 address; with `wss`
+// opc.wss://<host>:<port>/ (Part 6 §7.5: an HTTP request target, "/").
+std::string endpoint_url(const std::string& host, std::uint16_t port, bool wss = false);
 
 // "host" or "[host]" for an IPv6 address, as a URL's authority needs it (RFC 3986 §3.2.2).
 std::string url_host(std::string_view host);

@@ -14,6 +14,8 @@
 
 #include "actors/client/connection_actor.hpp"
 #include "runtime/client_security.hpp"
+#include "security/certificate.hpp"
+#include "security/pki_store.hpp"
 #include "actors/common/tune_io.hpp"
 
 namespace uactor {
@@ -396,6 +398,37 @@ ua::expected<client> client::connect(client_options options) {
   return c;
 }
 
+namespace {
+
+// opc.wss's TLS check (docs/wss.md): the server's certificate against the client's PKI, as a UA
+// channel checks it (trusted/, issuers/, CRLs, validity) and the URL's host in its subjectAltName
+// (Part 4 §6.1.3); the ApplicationUri is the session's to check.
+std::shared_ptr<actors::wss_connector> make_wss_connector(const client_options& options, const std::string& host) {
+  actors::wss_client_options o;
+  o.handshake_timeout = options.connect_timeout;
+  if (!options.wss_accept_any_certificate) {
+    auto store = std::make_shared<security::pki_store>(options.security.pki_dir.empty() ? security::default_pki_dir()
+                                                                                         : options.security.pki_dir);
+    o.verify = [store, host = options.security.check_server_host_name ? host : std::string()](std::span<const std::uint8_t> der,
+                                                                                             std::string& why) {
+      auto cert = security::certificate::from_der_or_pem(der);
+      if (!cert) {
+        why = "not a certificate";
+        return false;
+      }
+      security::validation_options check;
+      check.expected_host_name = host;  // empty: not checked
+      check.max_key_bits = 8192;
+      const auto verdict = store->validate(*cert, check, security::system_now());
+      if (verdict.status.is_bad()) why = verdict.status.to_string() + ": " + verdict.detail;
+      return verdict.status.is_good();
+    };
+  }
+  return std::make_shared<actors::wss_connector>(std::move(o));
+}
+
+}  // namespace
+
 ua::expected<client> client::connect(caf::actor_system& system, client_options options) {
   // Reverse connect (Part 6 §7.1.3): the server dials our listener; the socket comes from there.
   const bool reverse = options.reverse_listener || !options.reverse_listen.empty();
@@ -438,6 +471,25 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
         c->close();
         return r;
       };
+    else if (address->wss)
+      // opc.wss: the endpoints over the same transport and with the same TLS check.
+      fetch = [&system, &options]() -> ua::expected<ua::get_endpoints_response> {
+        client_options o;
+        o.endpoint_url = options.endpoint_url;
+        o.create_session = false;
+        o.connect_timeout = o.request_timeout = options.connect_timeout;
+        o.security.pki_dir = options.security.pki_dir;
+        o.security.check_server_host_name = options.security.check_server_host_name;
+        o.wss_accept_any_certificate = options.wss_accept_any_certificate;
+        o.inbox_wake_up = options.inbox_wake_up;
+        auto c = connect(system, std::move(o));
+        if (!c) return c.error();
+        ua::get_endpoints_request req;
+        req.endpoint_url = ua::ua_string(c->options().endpoint_url);
+        auto r = c->get_endpoints_sync(std::move(req));
+        c->close();
+        return r;
+      };
     auto security = actors::resolve_client_security(options.endpoint_url, options.security, options.connect_timeout, fetch);
     if (!security) return security.error();
     config.security = std::move(*security);
@@ -454,6 +506,7 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
     if (options.endpoint_url.empty()) options.endpoint_url = socket->endpoint_url;
     config.reverse = listener;
   }
+  if (!reverse && address->wss) config.wss = make_wss_connector(options, address->host), config.wss_path = address->path;
   config.endpoint_url = options.endpoint_url;
   config.session_name = options.session_name;
   config.create_session = options.create_session;
@@ -978,9 +1031,11 @@ ua::status_code client::close() { return impl_ ? impl_->close() : ua::status::go
 
 const client_options& client::options() const noexcept { return impl_->options; }
 
-ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url, std::chrono::milliseconds timeout) {
+ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url, std::chrono::milliseconds timeout,
+                                                       bool wss_accept_any_certificate) {
   client_options o;
   o.endpoint_url = endpoint_url;
+  o.wss_accept_any_certificate = wss_accept_any_certificate;
   o.create_session = false;
   o.connect_timeout = timeout;
   o.request_timeout = timeout;

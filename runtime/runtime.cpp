@@ -97,7 +97,7 @@ std::vector<std::string> endpoint_urls_of(const server_plan& plan, const std::ve
   const auto endpoints = plan.resolved_endpoints();
   std::vector<std::string> urls;
   for (std::size_t i = 0; i < endpoints.size(); ++i)
-    urls.push_back(endpoint_url(hosts.at(i).host, i < ports.size() ? ports[i] : endpoints[i].port));
+    urls.push_back(endpoint_url(hosts.at(i).host, i < ports.size() ? ports[i] : endpoints[i].port, endpoints[i].wss));
   return urls;
 }
 
@@ -117,7 +117,8 @@ std::vector<std::string> trust_all(security::pki_store& store, const std::vector
 // the users of the plan. Throws std::runtime_error on a bad configuration. `trusted`: the
 // thumbprints of the plan's `trust` certificates, now in trusted/. `hosts`: what each endpoint advertises.
 std::shared_ptr<actors::server_security> make_security(const server_plan& plan, const std::vector<advertised_host>& hosts,
-                                                       std::vector<std::string>& trusted) {
+                                                       std::vector<std::string>& trusted,
+                                                       std::optional<security::application_identity>& wss_identity) {
   auto sec = std::make_shared<actors::server_security>();
   // Each endpoint's offers and token types; `offers` is all of them (the certificate, the crypto
   // pool and the None check of the channels go by it).
@@ -143,7 +144,9 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   sec->identities.users.set(std::move(users));
 
   const bool secured = std::ranges::any_of(sec->offers, [](const auto& o) { return !o.policy->is_none(); });
-  if (!secured) return sec;
+  // opc.wss without certificate files of its own serves TLS with the application certificate.
+  const bool wss_needs_own = plan.wss && plan.wss->certificate.empty();
+  if (!secured && !wss_needs_own) return sec;
   auto store = std::make_shared<security::pki_store>(plan.pki_dir.empty() ? default_pki_dir() : plan.pki_dir);
   // Part 6 §6.2.2: the certificate names every host a client may put in the URL it connects to
   // (Part 4 §6.1.3 host name check): each endpoint's advertised host, the addresses it listens
@@ -175,6 +178,8 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   if (own->cert.application_uri() != plan.application_uri)
     spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
                  "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
+  if (wss_needs_own) wss_identity = *own;
+  if (!secured) return sec;
   trusted = trust_all(*store, read_trust(plan));
   sec->certificate = own->cert;
   sec->private_key = own->private_key;
@@ -199,6 +204,33 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   sec->checker = std::make_shared<actors::pki_checker>(store);
   sec->store = std::move(store);
   return sec;
+}
+
+// The opc.wss door's options (docs/wss.md): its limits are the endpoint's UA limits (a frame is a
+// chunk of the receive buffer we offer, Part 6 §7.5.2), its certificate the configured files or
+// the application's.
+std::shared_ptr<const actors::wss_server_options> wss_options_of(const server_plan& plan,
+                                                                 const std::optional<security::application_identity>& own) {
+  auto o = std::make_shared<actors::wss_server_options>();
+  const auto& w = *plan.wss;
+  o->handshake_timeout = w.handshake_timeout;
+  o->max_pending_handshakes = w.max_pending_handshakes;
+  o->max_frame = plan.receive_buffer_size;
+  o->max_out_chunk = plan.send_buffer_size;
+  o->allowed_origins = w.allowed_origins;
+  if (!w.certificate.empty()) {
+    o->tls.certificate_file = w.certificate;
+    o->tls.private_key_file = w.private_key;
+  } else if (own) {
+    const auto der = own->cert.der();
+    o->tls.certificate_der.assign(der.begin(), der.end());
+    for (const auto& i : own->issuers) {
+      const auto d = i.der();
+      o->tls.issuers_der.emplace_back(d.begin(), d.end());
+    }
+    o->tls.private_key_pem = own->private_key.to_private_pem();
+  }
+  return o;
 }
 
 // [security.login] as the session manager takes it (docs/security.md "Login attempts").
@@ -1081,8 +1113,9 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   const auto hosts = advertised_hosts(plan, true);
   std::shared_ptr<actors::server_security> security;
   std::vector<std::string> trusted;
+  std::optional<security::application_identity> wss_identity;
   try {
-    security = make_security(plan, hosts, trusted);
+    security = make_security(plan, hosts, trusted, wss_identity);
   } catch (const std::exception& e) {
     spdlog::error("uactor: {}", e.what());
     return ua::status::bad_configuration_error;
@@ -1095,7 +1128,10 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   actors::server_options o;
   o.listen_address = plan.listen_address;
   o.port = plan.port;
-  for (const auto& e : plan.resolved_endpoints()) o.endpoints.push_back({e.listen_address, e.port});
+  for (const auto& e : plan.resolved_endpoints()) {
+    o.endpoints.push_back({e.listen_address, e.port, nullptr});
+    if (e.wss) o.endpoints.back().wss = wss_options_of(plan, wss_identity);
+  }
   o.max_connections = plan.max_connections;
   o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;
   o.crypto.workers = plan.crypto_workers;

@@ -29,11 +29,21 @@ std::vector<endpoint_plan> server_plan::resolved_endpoints() const {
     if (!anonymous) std::erase(e.user_tokens, "anonymous");
     out.push_back(std::move(e));
   }
+  if (wss) {
+    // The opc.wss endpoint (docs/wss.md): the first endpoint's security and token types unless it
+    // says otherwise, its own address and port.
+    endpoint_plan w = out.front();
+    w.wss = true;
+    w.port = wss->port;
+    if (!wss->listen_address.empty()) w.listen_address = wss->listen_address;
+    if (!wss->security.empty()) w.security = wss->security;
+    out.push_back(std::move(w));
+  }
   return out;
 }
 
 std::string endpoint_url(const server_plan& server, const endpoint_plan& endpoint) {
-  return endpoint_url(advertised_host_of(server, endpoint).host, endpoint.port);
+  return endpoint_url(advertised_host_of(server, endpoint).host, endpoint.port, endpoint.wss);
 }
 
 std::string server_plan::endpoint_url() const { return uactor::endpoint_url(*this, resolved_endpoints().front()); }
@@ -66,9 +76,13 @@ std::string describe(const server_plan& p) {
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const auto& e = endpoints[i];
     const auto tokens = offered_user_tokens(p, e);
-    out << "endpoint          " << endpoint_url(hosts[i].host, e.port) << " (to listen on " << e.listen_address << ":" << e.port
+    out << "endpoint          " << endpoint_url(hosts[i].host, e.port, e.wss) << " (to listen on " << e.listen_address << ":" << e.port
         << "; security " << join(e.security) << "; user tokens " << (tokens.empty() ? "none" : join(tokens)) << ")\n";
   }
+  if (p.wss)
+    out << "opc.wss           TLS certificate " << (p.wss->certificate.empty() ? "the application's (pki own/)" : p.wss->certificate)
+        << "; browser origins " << (p.wss->allowed_origins.empty() ? "none" : join(p.wss->allowed_origins)) << "; handshake within "
+        << p.wss->handshake_timeout.count() << " ms, " << p.wss->max_pending_handshakes << " at once\n";
   out << "application uri   " << p.application_uri << "\n";
   for (const auto& r : p.reverse_connect)
     out << "reverse connect   " << r.client_url << " (announcing " << (r.endpoint_url.empty() ? "the first endpoint" : r.endpoint_url)

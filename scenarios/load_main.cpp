@@ -57,6 +57,7 @@ struct cli {
   // The address the child `uactor run` listens on, and the host of the URL the sessions get: with
   // --agents on other machines, an address of this machine that they reach.
   std::string child_host = "127.0.0.1";
+  std::string transport = "tcp";  // wss: the child serves opc.wss too and the load goes there (docs/wss.md)
   std::string out;
   bool json = false;
   bool syscalls = false;
@@ -227,6 +228,11 @@ int main(int argc, char** argv) {
   app.add_option("--duration", o.duration_s, "measurement window, s")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--warmup", o.warmup_s, "warm-up before the window, s")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--endpoint", o.endpoint, "load this server instead of a child (then only client-side figures)");
+  app.add_option("--transport", o.transport,
+                 "tcp: the child's opc.tcp endpoint; wss: its opc.wss endpoint (`uactor run --wss-port 0`; the "
+                 "child's TLS certificate is accepted as it is)")
+      ->check(CLI::IsMember({"tcp", "wss"}))
+      ->capture_default_str();
   app.add_option("--child-host", o.child_host,
                  "the address the child server listens on and the sessions connect to (default 127.0.0.1; "
                  "with --agents on other machines, an address of this machine that they reach)");
@@ -388,6 +394,7 @@ int main(int argc, char** argv) {
         argv_child.push_back("--load-variables");
         argv_child.push_back(std::to_string(o.variables));
       }
+      if (o.transport == "wss") argv_child.insert(argv_child.end(), {"--wss-port", "0"});
       argv_child.insert(argv_child.end(), o.server_args.begin(), o.server_args.end());
     }
     std::string error;
@@ -403,6 +410,15 @@ int main(int argc, char** argv) {
       return 1;
     }
     url = *listening;
+    if (o.transport == "wss" && o.scenario != "floor") {  // opc.wss's line follows opc.tcp's
+      listening = child->wait_line("listening on ", std::chrono::seconds(30));
+      if (!listening || !listening->starts_with("opc.wss://")) {
+        std::fprintf(stderr, "uactor-load: %s did not say 'listening on opc.wss://...' (its stderr: %s)\n",
+                     argv_child[0].c_str(), child_log.c_str());
+        return 1;
+      }
+      url = *listening;
+    }
     std::string extra;
     for (const auto& a : o.server_args) extra += " " + a;
     result.target = "child `" + argv_child[0] + (o.scenario == "floor" ? " --serve-floor` " : " run" + extra + "` ") +

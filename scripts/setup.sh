@@ -11,7 +11,8 @@ packages=(g++ cmake ninja-build python3 ca-certificates openssl
           libcli11-dev libtomlplusplus-dev libbenchmark-dev libpugixml-dev prometheus-cpp-dev
           liblua5.4-dev liburing-dev libsqlite3-dev ccache jq  # jq: docs/cli.md's --json examples (tests/runtime/docs_examples_test.py)
           libmosquitto-dev mosquitto  # PubSub over MQTT: the client library, and the broker its tests start (docs/pubsub.md)
-          libpq-dev postgresql)  # the history store on PostgreSQL: the client library, and the server its tests start (docs/history.md)
+          libpq-dev postgresql  # the history store on PostgreSQL: the client library, and the server its tests start (docs/history.md)
+          chromium)  # a browser reaching opc.wss: tests/interop/wss_browser.sh starts it headless (docs/wss.md)
 # Debian 12's clang is clang-14; llvm-14 holds /usr/lib/llvm-14/bin/llvm-symbolizer (.ci/run).
 [[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev llvm-14)
 

@@ -490,6 +490,9 @@ public:
     // as a connect may take, then count the attempt as failed like a refused connect.
     if (s.config.reverse)
       return s.config.reverse->take_for(caf::actor_cast<caf::actor>(self_), gen, s.config.connect_timeout);
+    if (s.config.wss)
+      return connect_wss_off_thread(self_->system(), caf::actor_cast<caf::actor>(self_), s.config.wss, s.config.host,
+                                    s.config.port, s.config.wss_path, gen);
     connect_off_thread(self_->system(), caf::actor_cast<caf::actor>(self_), s.config.host, s.config.port, gen);
   }
 
@@ -1113,6 +1116,12 @@ ua::expected<caf::actor> spawn_client_actor(caf::actor_system& system, const std
   config.host = host;
   config.port = port;
   if (!config.inbox) config.inbox = std::make_shared<client_inbox>();
+  if (config.wss) {
+    auto socket = std::make_shared<socket_handoff>();
+    socket->fd = config.wss->connect(host, port, config.wss_path);
+    if (socket->fd == caf::io::network::invalid_native_socket) return ua::status::bad_connection_rejected;
+    return system.middleman().spawn_broker(client_broker_on_socket, std::move(socket), std::move(config), std::move(connected));
+  }
   auto a = system.middleman().spawn_client(client_broker_fun, host, port, std::move(config), std::move(connected));
   if (!a) {
     spdlog::debug("uactor client: cannot connect to {}:{}: {}", host, port, system.render(a.error()));

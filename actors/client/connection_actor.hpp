@@ -18,6 +18,7 @@
 #include "actors/client/client_inbox.hpp"
 #include "actors/client/endpoint_url.hpp"
 #include "actors/client/reverse_listener.hpp"
+#include "actors/wss/wss_client.hpp"
 #include "engine/client/session_security.hpp"
 #include "engine/client/subscription.hpp"
 #include "uactor/reconnect.hpp"
@@ -87,6 +88,10 @@ struct client_actor_config {
   // Reverse connect (Part 6 §7.1.3): a reconnect waits for the next socket a server dials to this
   // listener (its ReverseHello checked) instead of connecting to host:port.
   std::shared_ptr<reverse_connect_listener> reverse;
+  // opc.wss (Part 6 §7.5): connections are made through this connector (TLS and a WebSocket to
+  // host:port/wss_path), the first one and every reconnect's.
+  std::shared_ptr<wss_connector> wss;
+  std::string wss_path = "/";
 };
 
 // Messages the actor takes (besides the broker's own and the inbox's wake-ups; requests come

@@ -9,11 +9,21 @@ namespace uactor::actors {
 
 ua::expected<endpoint_address> parse_endpoint_url(std::string_view url) {
   constexpr std::string_view scheme = "opc.tcp://";
-  if (url.size() > ua::max_endpoint_url_length || url.substr(0, scheme.size()) != scheme)
-    return ua::status::bad_tcp_endpoint_url_invalid;
-  std::string_view rest = url.substr(scheme.size());
-  rest = rest.substr(0, rest.find('/'));
+  constexpr std::string_view wss_scheme = "opc.wss://";
   endpoint_address a;
+  if (url.size() > ua::max_endpoint_url_length) return ua::status::bad_tcp_endpoint_url_invalid;
+  if (url.substr(0, wss_scheme.size()) == wss_scheme) {
+    a.wss = true;
+    a.port = 4843;
+  } else if (url.substr(0, scheme.size()) != scheme) {
+    return ua::status::bad_tcp_endpoint_url_invalid;
+  }
+  std::string_view rest = url.substr(scheme.size());  // both schemes are 10 characters
+  if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
+    if (a.wss) a.path = std::string(rest.substr(slash));
+    rest = rest.substr(0, slash);
+  }
+  if (a.wss && a.path.empty()) a.path = "/";
   std::string_view host = rest;
   std::string_view port;
   if (!rest.empty() && rest.front() == '[') {  // [IPv6]:port

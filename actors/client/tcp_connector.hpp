@@ -19,6 +19,8 @@ struct socket_handoff {
   // A reverse connection's: what its ReverseHello said (Part 6 §7.1.2.6); empty otherwise.
   std::string server_uri;
   std::string endpoint_url;
+  // An opc.wss connection's (a socket pair's end): the WebSocket peer's IP address.
+  std::string peer_address;
   socket_handoff() = default;
   socket_handoff(const socket_handoff&) = delete;
   socket_handoff& operator=(const socket_handoff&) = delete;

@@ -50,7 +50,9 @@ struct channel_open_task final : crypto_task {
 struct connection {
   connection(const connection_options& o, std::uint32_t channel_id, connection_links links)
       : channel_owner(std::make_shared<secure_channel_state>(
-            with_id(o.channel, channel_id, peer_address_of(links.native_socket)), now_instant())),
+            with_id(o.channel, channel_id,
+                    links.peer_address.empty() ? peer_address_of(links.native_socket) : links.peer_address),
+            now_instant())),
         channel(*channel_owner),
         reader(o.channel.limits),
         host(std::move(links.host.actor)),
@@ -454,7 +456,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
 
 caf::behavior connection_broker(caf::io::broker* self, caf::io::connection_handle hdl, connection_options options,
                                 std::uint32_t channel_id, caf::actor host) {
-  return connection_broker_impl(self, hdl, std::move(options), channel_id, connection_links{{std::move(host), nullptr}, -1});
+  return connection_broker_impl(self, hdl, std::move(options), channel_id, connection_links{{std::move(host), nullptr}, -1, false, {}});
 }
 
 caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,

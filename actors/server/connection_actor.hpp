@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <caf/actor.hpp>
 #include <caf/behavior.hpp>
@@ -49,6 +50,9 @@ struct connection_links {
   // per-connection timers wake the multiplexer through its pipe from the clock thread and can
   // fill it (docs/decisions/0027-one-housekeeping-timer.md). false: the broker arms its own.
   bool ticked_by_listener = false;
+  // The peer's IP address when the socket's own peer is not it (opc.wss: a socket pair whose other
+  // end is the WebSocket bridge, docs/decisions/0057); empty: the socket's peer.
+  std::string peer_address;
 };
 
 caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,

@@ -66,7 +66,7 @@ public:
     if (id == 0) id = s.links.next_channel_id();  // 0 is not a channel id
     // Housekeeping ticks of its own: no listener ticks this connection.
     auto conn = self_->fork(serving_connection_broker, hdl, s.links.connection, id,
-                            connection_links{s.links.host, native_socket_of(self_, hdl), false});
+                            connection_links{s.links.host, native_socket_of(self_, hdl), false, {}});
     self_->monitor(conn);
     s.connections.emplace(conn.address(), conn);
     if (s.links.counters) {
@@ -145,7 +145,7 @@ private:
 caf::behavior reverse_dialer(caf::io::broker* self, reverse_connect_target target, reverse_dialer_links links) {
   auto st = std::make_shared<dialer_state>();
   auto address = parse_endpoint_url(target.client_url);
-  if (!address) {
+  if (!address || address->wss) {  // reverse connect is a UA-TCP mapping (Part 6 §7.1.3)
     spdlog::error("reverse connect: {} is not an opc.tcp URL; not dialing it", target.client_url);
     self->quit();
     return {};

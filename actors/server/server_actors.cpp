@@ -19,6 +19,7 @@
 #include <caf/io/network/default_multiplexer.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/client/tcp_connector.hpp"
 #include "actors/common/exit_a_turn_later.hpp"
 #include "actors/common/native_socket.hpp"
 #include "actors/common/self_send.hpp"
@@ -62,25 +63,36 @@ struct listener_state {
 
 
 using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
+// An opc.wss connection from its door (actors/wss/): the socket pair's end, served as accepted.
+using wss_socket_atom = caf::atom_constant<caf::atom("wsssock")>;
+
+// Admits a connection (accepted, or handed over by an opc.wss door) or refuses it past the maximum.
+void admit_connection(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
+                      const session_host_ref& host, caf::io::connection_handle hdl, std::string peer_address) {
+  if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
+    spdlog::warn("refusing a connection: {} open, the maximum", open);
+    self->fork(refused_connection, hdl);
+    return;
+  }
+  std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);
+  if (id == 0) id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);  // 0 is not a channel id
+  connection_links links{host, native_socket_of(self, hdl), true, {}};
+  links.peer_address = std::move(peer_address);
+  auto conn = self->fork(serving_connection_broker, hdl, options.connection, id, std::move(links));
+  self->monitor(conn);
+  st->connections.emplace(conn.address(), conn);
+  st->shared->connections.fetch_add(1, std::memory_order_relaxed);
+}
 
 // Accepting on the doorman just added.
 caf::behavior accepting(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
                         const session_host_ref& host) {
   delayed_send_to_self(self, options.connection.housekeeping_interval, housekeeping_atom::value);
   return {
-    [self, st, options, host](const caf::io::new_connection_msg& msg) {
-      if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
-        spdlog::warn("refusing a connection: {} open, the maximum", open);
-        self->fork(refused_connection, msg.handle);
-        return;
-      }
-      std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);
-      if (id == 0) id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);  // 0 is not a channel id
-      auto conn = self->fork(serving_connection_broker, msg.handle, options.connection, id,
-                             connection_links{host, native_socket_of(self, msg.handle), true});
-      self->monitor(conn);
-      st->connections.emplace(conn.address(), conn);
-      st->shared->connections.fetch_add(1, std::memory_order_relaxed);
+    [self, st, options, host](const caf::io::new_connection_msg& msg) { admit_connection(self, st, options, host, msg.handle, {}); },
+    [self, st, options, host](wss_socket_atom, const std::shared_ptr<socket_handoff>& h) {
+      std::string peer = h->peer_address;
+      admit_connection(self, st, options, host, self->add_scribe(h->release()), std::move(peer));
     },
     // One timer for every connection's Hello timeout and token expiry (connection_links::
     // ticked_by_listener): the ticks go out from this thread, where CAF queues them without
@@ -115,6 +127,7 @@ caf::behavior listener(caf::io::broker* self, int fd, server_options options, se
     st->connections.clear();
     if (!*handed_over) ::close(fd);
   });
+  if (fd < 0) return accepting(self, st, options, host);  // an opc.wss endpoint's: its door hands the sockets over
   if (options.open_at_start) {
     self->add_doorman(fd);
     return accepting(self, st, options, host);
@@ -178,14 +191,30 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
                                          const endpoints_core_factory& make_core) {
   server_handle h;
   std::vector<listen_endpoint> endpoints = options.endpoints;
-  if (endpoints.empty()) endpoints.push_back({options.listen_address, options.port});
+  if (endpoints.empty()) endpoints.push_back({options.listen_address, options.port, nullptr});
   if (endpoints.size() > std::numeric_limits<std::uint16_t>::max()) return ua::status::bad_configuration_error;
   std::vector<int> fds;
-  for (const auto& e : endpoints) {
+  std::vector<std::shared_ptr<wss_server>> doors(endpoints.size());
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    const auto& e = endpoints[i];
+    if (e.wss) {
+      wss_server_options wo = *e.wss;
+      wo.listen_address = e.listen_address;
+      wo.port = e.port;
+      auto door = wss_server::bind(std::move(wo));
+      if (!door) {
+        for (const int f : fds) if (f >= 0) ::close(f);
+        return door.error();
+      }
+      doors[i] = *door;
+      fds.push_back(-1);
+      h.ports.push_back(doors[i]->port());
+      continue;
+    }
     std::uint16_t bound = 0;
     const auto fd = bind_listener(e.listen_address, e.port, options.open_at_start, bound);
     if (!fd) {
-      for (const int f : fds) ::close(f);
+      for (const int f : fds) if (f >= 0) ::close(f);
       return fd.error();
     }
     fds.push_back(*fd);
@@ -211,6 +240,16 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
     h.listeners.push_back(sys.middleman().spawn_broker(listener, fds[i], std::move(own), host, shared));
   }
   h.listener = h.listeners.front();
+  for (std::size_t i = 0; i < doors.size(); ++i)
+    if (doors[i]) {
+      h.wss.push_back(doors[i]);
+      h.wss_listeners.push_back(h.listeners[i]);
+    }
+  if (options.open_at_start)
+    if (const auto sc = start_wss_doors(h); sc.is_bad()) {
+      stop_server(h);
+      return sc;
+    }
   h.reverse = std::make_shared<reverse_context>(reverse_context{&sys, host, counted.connection, shared, h.metrics});
   h.reverse->connection.channel.endpoint = 0;
   return h;
@@ -229,6 +268,19 @@ void start_reverse_connect(server_handle& server, const std::vector<reverse_conn
   }
 }
 
+ua::status_code start_wss_doors(const server_handle& server) {
+  for (std::size_t i = 0; i < server.wss.size(); ++i) {
+    const auto sc = server.wss[i]->start([listener = server.wss_listeners[i]](int fd, std::string peer) {
+      auto h = std::make_shared<socket_handoff>();
+      h->fd = fd;
+      h->peer_address = std::move(peer);
+      caf::anon_send(listener, wss_socket_atom::value, std::move(h));  // dropped (and closed) when the listener is gone
+    });
+    if (sc.is_bad()) return sc;
+  }
+  return ua::status::good;
+}
+
 ua::status_code open_server(const server_handle& server) {
   caf::scoped_actor self{server.listener->home_system()};
   const auto one = [&](const caf::actor& listener) {
@@ -239,10 +291,11 @@ ua::status_code open_server(const server_handle& server) {
   };
   for (const auto& l : server.listeners)
     if (const auto sc = one(l); sc.is_bad()) return sc;
-  return ua::status::good;
+  return start_wss_doors(server);
 }
 
 void stop_server(const server_handle& server) {
+  for (const auto& w : server.wss) w->stop();  // their connections' brokers see the socket pairs close
   for (const auto& d : server.dialers) caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
   for (const auto& l : server.listeners) caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(server.host, caf::exit_reason::user_shutdown);

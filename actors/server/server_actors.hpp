@@ -20,6 +20,7 @@
 #include "actors/server/exchange.hpp"
 #include "actors/server/reverse_dialer.hpp"
 #include "actors/server/session_host_actor.hpp"
+#include "actors/wss/wss_server.hpp"
 #include "engine/server/server_core.hpp"
 #include "uactor/ua/expected.hpp"
 
@@ -29,6 +30,9 @@ namespace uactor::actors {
 struct listen_endpoint {
   std::string listen_address = "0.0.0.0";  // an IPv4 address
   std::uint16_t port = 4840;               // 0: an ephemeral port (server_handle::ports says which)
+  // Set: an opc.wss endpoint (Part 6 §7.5): its TLS + WebSocket door (actors/wss/) listens on
+  // listen_address:port and hands its connections to this endpoint's listener (docs/decisions/0057).
+  std::shared_ptr<const wss_server_options> wss;
 };
 
 struct server_options {
@@ -61,7 +65,12 @@ struct server_handle {
   std::shared_ptr<crypto_pool> crypto;         // null: no security, or crypto inline
   std::shared_ptr<reverse_context> reverse;    // for start_reverse_connect
   std::vector<caf::actor> dialers;             // one per reverse-connect target, once started
+  std::vector<std::shared_ptr<wss_server>> wss;  // the opc.wss doors, started with their listeners
+  std::vector<caf::actor> wss_listeners;          // the listener each door hands its connections to
 };
+
+// Starts the opc.wss doors (spawn_server with open_at_start, or open_server). Good when started already.
+ua::status_code start_wss_doors(const server_handle& server);
 
 // Makes the server's state once the port is known (it goes into the endpoint URLs).
 using core_factory = std::function<server_core(std::uint16_t bound_port)>;

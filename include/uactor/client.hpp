@@ -88,6 +88,12 @@ struct client_options {
   std::string reverse_listen;
   std::shared_ptr<uactor::reverse_listener> reverse_listener;
   std::string expected_server_uri;
+  // ---- opc.wss (Part 6 §7.5, docs/wss.md): an endpoint_url opc.wss://host[:port][/path] goes
+  // over TLS and a WebSocket (subprotocol opcua+uacp). The server's TLS certificate must be in
+  // security.pki_dir/trusted (or issued by a CA there) and name the URL's host, unless
+  // wss_accept_any_certificate: then the UA security policy alone carries the trust (with None,
+  // nothing does: for tests and for servers whose certificate is checked otherwise).
+  bool wss_accept_any_certificate = false;
 };
 
 template <class Response>
@@ -376,8 +382,10 @@ private:
 // that makes the system it passes to connect(system, options).
 caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg);
 
-// A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close.
+// A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close. An
+// opc.wss URL's TLS certificate is checked against the default PKI unless wss_accept_any_certificate.
 ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url,
-                                                       std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000));
+                                                       std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000),
+                                                       bool wss_accept_any_certificate = false);
 
 }  // namespace uactor

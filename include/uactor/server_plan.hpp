@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,25 @@ struct endpoint_plan {
   // "anonymous", "username", "x509". UserName and X509 are never offered over None (the password
   // would travel in clear, the token unsigned), UserName only when the server has users.
   std::vector<std::string> user_tokens{"anonymous", "username", "x509"};
+  bool wss = false;  // an opc.wss endpoint (server_plan::wss made it; docs/wss.md)
+};
+
+// opc.wss (Part 6 §7.5, docs/wss.md, `[server] wss_port`, `uactor run --wss-port`): one endpoint
+// opc.wss://<host>:<port>/ beside the others, serving UA Secure Conversation over WebSocket frames
+// (subprotocol opcua+uacp) over TLS; the UA security policies apply on top of TLS.
+struct wss_plan {
+  std::uint16_t port = 4843;      // 0: an ephemeral port (server::ports() says which: the last one)
+  std::string listen_address;     // empty: the server's listen_address
+  std::vector<std::string> security;  // empty: the first endpoint's (as server_plan::security)
+  // Origins a browser may open the WebSocket from ("https://hmi.example:8443", "null" for file:
+  // pages, "*" for all); empty: none. Requests without Origin (not a browser's) always pass.
+  std::vector<std::string> allowed_origins;
+  // The TLS certificate and key (PEM files, the chain after the leaf); empty: the application
+  // certificate and key of the PKI (own/), made on first start when missing.
+  std::string certificate;
+  std::string private_key;
+  std::chrono::milliseconds handshake_timeout{10'000};  // TLS and the HTTP upgrade, from the TCP accept
+  std::uint32_t max_pending_handshakes = 64;              // beyond: new TCP connections closed at once
 };
 
 // The historian (docs/history.md): where the values of historizing Variables are kept, for how
@@ -195,6 +215,7 @@ struct server_plan {
   // Clients to dial (reverse connect), each kept connected while the server runs.
   std::vector<reverse_connect_plan> reverse_connect;
   discovery_plan discovery;  // registration with an LDS, or acting as one
+  std::optional<wss_plan> wss;  // an opc.wss endpoint after the others (resolved_endpoints)
 
   // The first endpoint's URL (opc.tcp://<advertised host>:<port>).
   std::string endpoint_url() const;

@@ -85,6 +85,14 @@ constexpr std::string_view key_table[] = {
     "server.reverse_connect[].max_connections",
     "server.reverse_connect[].backoff_min_ms",
     "server.reverse_connect[].backoff_max_ms",
+    "server.wss_port",
+    "server.wss_listen_address",
+    "server.wss_security",
+    "server.wss_allowed_origins",
+    "server.wss_certificate",
+    "server.wss_private_key",
+    "server.wss_handshake_timeout_ms",
+    "server.wss_max_pending_handshakes",
     "server.endpoints[]",
     "server.endpoints[].port",
     "server.endpoints[].listen_address",
@@ -761,6 +769,57 @@ private:
     }
   }
 
+  // [server] wss_*: the opc.wss endpoint (Part 6 §7.5, docs/wss.md); wss_port makes it.
+  void read_wss(section& s) {
+    wss_plan w;
+    if (!s.integer("wss_port", 0, 65535, w.port)) {
+      for (const char* k : {"wss_listen_address", "wss_security", "wss_allowed_origins", "wss_certificate", "wss_private_key",
+                            "wss_handshake_timeout_ms", "wss_max_pending_handshakes"})
+        if (const auto* n = s.get(k)) c_.error(*n, s.key(k), fmt::format("{} without wss_port: no opc.wss endpoint to apply it to", k));
+      return;
+    }
+    if (s.string("wss_listen_address", w.listen_address)) {
+      in_addr a{};
+      if (inet_pton(AF_INET, w.listen_address.c_str(), &a) != 1)
+        c_.error(*s.table().get("wss_listen_address"), s.key("wss_listen_address"),
+                 fmt::format("\"{}\" is not an IPv4 address", w.listen_address));
+    }
+    read_security(s, "wss_security", w.security);
+    if (s.strings("wss_allowed_origins", w.allowed_origins)) {
+      const auto& a = *s.table().get("wss_allowed_origins")->as_array();
+      for (std::size_t i = 0; i < w.allowed_origins.size(); ++i)
+        if (!wss_origin_form(w.allowed_origins[i]))
+          c_.error(a[i], fmt::format("{}[{}]", s.key("wss_allowed_origins"), i),
+                   fmt::format("\"{}\" is not an origin: \"*\", \"null\" or scheme://host[:port] without a path", w.allowed_origins[i]));
+    }
+    const bool cert = s.string("wss_certificate", w.certificate) && !w.certificate.empty();
+    const bool key = s.string("wss_private_key", w.private_key) && !w.private_key.empty();
+    if (cert != key) {
+      const char* given = cert ? "wss_certificate" : "wss_private_key";
+      c_.error(*s.table().get(given), s.key(given), "wss_certificate and wss_private_key go together (PEM files)");
+    }
+    for (auto [k, v] : {std::pair{"wss_certificate", &w.certificate}, std::pair{"wss_private_key", &w.private_key}}) {
+      if (v->empty()) continue;
+      const auto path = c_.resolve(*v);
+      std::string why;
+      if (!readable_file(path, why))
+        c_.error(*s.table().get(k), s.key(k), fmt::format("cannot read {}: {}", path.string(), why));
+      *v = path.string();
+    }
+    read_milliseconds(s, "wss_handshake_timeout_ms", 100, 600'000, w.handshake_timeout);
+    s.integer("wss_max_pending_handshakes", 1, 100'000, w.max_pending_handshakes);
+    server_.wss = std::move(w);
+  }
+
+  // "*", "null", or scheme://host[:port] (RFC 6454's serialisation: no path, no trailing slash).
+  static bool wss_origin_form(std::string_view o) {
+    if (o == "*" || o == "null") return true;
+    const auto sep = o.find("://");
+    if (sep == std::string_view::npos || sep == 0) return false;
+    const auto rest = o.substr(sep + 3);
+    return !rest.empty() && rest.find('/') == std::string_view::npos && rest.find(' ') == std::string_view::npos;
+  }
+
   void read_server(section& top) {
     server_ = default_server_plan();
     const toml::table* t = sub_table(top, "server", c_);
@@ -821,6 +880,7 @@ private:
     const bool server_tokens_given = read_user_tokens(s, server_tokens);
 
     read_reverse_connect(s);
+    read_wss(s);
 
     const auto* endpoints = table_array(s, "endpoints", c_);
     if (!endpoints || endpoints->empty()) {

@@ -1,6 +1,8 @@
 // Part 4 §5.4 Discovery: GetEndpoints and FindServers.
 #include "engine/server/services/discovery.hpp"
 
+#include "protocol/ws_uacp.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -124,7 +126,9 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
         }
         if (tokens.x509 && ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
       }
-      e.transport_profile_uri = ua_string(uatcp_binary_profile);
+      // Part 6 §7.5.1: an opc.wss endpoint names its WebSocket mapping's profile (Part 7).
+      e.transport_profile_uri = ua_string(std::string_view(d.url_of(i)).starts_with("opc.wss://") ? wss_uacp_binary_profile
+                                                                                                 : uatcp_binary_profile);
       e.security_level = actors::security_level(offer);
     }
   }

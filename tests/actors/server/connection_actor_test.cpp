@@ -144,7 +144,7 @@ struct fixture {
   caf::io::connection_handle connect_direct(int native_socket, caf::actor* broker) {
     const auto hdl = caf::io::connection_handle::from_int(next_handle++);
     mpx.provide_scribe("localhost", 4840, hdl);
-    const actors::connection_links links{{host, nullptr}, native_socket};
+    const actors::connection_links links{{host, nullptr}, native_socket, false, {}};
     auto b = sys.middleman().spawn_client(actors::serving_connection_broker, "localhost", 4840, options(),
                                           std::uint32_t{7}, links);
     REQUIRE(b);
