@@ -201,7 +201,7 @@ std::vector<std::uint8_t> hello_bytes() {
 
 }  // namespace
 
-TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's WebSocket endpoint, None", "[runtime][wss]") {
+TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's WebSocket endpoint, None", "[wss]") {
   temp_folder dir("wss-none");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir));
@@ -229,7 +229,7 @@ TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's W
   c->close();
 }
 
-TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trusted by the server", "[runtime][wss]") {
+TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trusted by the server", "[wss]") {
   temp_folder dir("wss-secure");
   security::pki_store client_store(dir.path / "client-pki");
   security::certificate_request creq;
@@ -258,7 +258,7 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
   c->close();
 }
 
-TEST_CASE("opc.wss: the client checks the server's TLS certificate against its PKI", "[runtime][wss]") {
+TEST_CASE("opc.wss: the client checks the server's TLS certificate against its PKI", "[wss]") {
   temp_folder dir("wss-trust");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir));
@@ -281,7 +281,7 @@ TEST_CASE("opc.wss: the client checks the server's TLS certificate against its P
   c->close();
 }
 
-TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed origin, frame by frame", "[runtime][wss]") {
+TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed origin, frame by frame", "[wss]") {
   temp_folder dir("wss-hostile");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir));
@@ -354,7 +354,7 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
 }
 
 TEST_CASE("opc.wss: a handshake that never comes is closed, handshakes at once are bounded, a close storm leaves the "
-          "server serving", "[runtime][wss]") {
+          "server serving", "[wss]") {
   temp_folder dir("wss-slow");
   auto plan = wss_test_plan(dir);
   plan.wss->max_pending_handshakes = 4;
