@@ -104,7 +104,11 @@ actors::server_core make_core(const std::shared_ptr<actors::server_security>& se
 // Holds a worker (and one place in the queue) until released.
 struct blocker final : actors::crypto_task {
   blocker() : crypto_task(kind::session_check) {}
-  void run() override { gate.get_future().wait(); }
+  void run() override {
+    started.set_value();
+    gate.get_future().wait();
+  }
+  std::promise<void> started;
   std::promise<void> gate;
 };
 
@@ -436,6 +440,9 @@ TEST_CASE("crypto workers: suspects' login checks have a lane of a quarter of th
   REQUIRE(pool.max_queued_suspects() == 2);
   auto block = std::make_shared<blocker>();
   REQUIRE(pool.submit(block));  // holds the worker
+  // Running, not only queued: a worker that fetched the blocker together with the first suspect
+  // would run that suspect in the same round of its mailbox, before the urgent check arrived.
+  block->started.get_future().wait();
   std::atomic<int> next{0};
   std::atomic<int> ran_suspect_1{-1}, ran_suspect_2{-1}, ran_clean{-1}, ran_refused{-1};
   REQUIRE(pool.submit(std::make_shared<ordered_task>(next, ran_suspect_1), false, true));
