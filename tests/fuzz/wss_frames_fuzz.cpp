@@ -31,15 +31,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   beast::test::stream client(io);
   beast::test::stream server(io);
   client.connect(server);
-  client.append(std::string(upgrade_request));  // what the server reads first
+  // append() gives a stream its own input: the server's is what the client sent.
+  server.append(std::string(upgrade_request));  // what the server reads first
   websocket::stream<beast::test::stream&> ws(server);
   ws.read_message_max(65535);
   ws.auto_fragment(false);
   beast::error_code ec;
   ws.accept(ec);
   if (ec) __builtin_trap();  // the fixed request must pass
-  client.append(beast::string_view(reinterpret_cast<const char*>(data), size));
-  client.close();  // the input then the end of the stream
+  server.append(beast::string_view(reinterpret_cast<const char*>(data), size));
+  client.close();  // the input, then the end of the stream
   for (int messages = 0; messages < 256; ++messages) {
     beast::flat_buffer b;
     ws.read(b, ec);
