@@ -195,12 +195,14 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   if (endpoints.size() > std::numeric_limits<std::uint16_t>::max()) return ua::status::bad_configuration_error;
   std::vector<int> fds;
   std::vector<std::shared_ptr<wss_server>> doors(endpoints.size());
+  h.metrics = std::make_shared<metrics_registry>();
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const auto& e = endpoints[i];
     if (e.wss) {
       wss_server_options wo = *e.wss;
       wo.listen_address = e.listen_address;
       wo.port = e.port;
+      wo.counters = h.metrics->add_wss_door(static_cast<std::uint16_t>(i));
       auto door = wss_server::bind(std::move(wo));
       if (!door) {
         for (const int f : fds) if (f >= 0) ::close(f);
@@ -221,7 +223,6 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
     h.ports.push_back(bound);
   }
   h.port = h.ports.front();
-  h.metrics = std::make_shared<metrics_registry>();
   auto core = make_core(h.ports);
   core.set_metrics(h.metrics);
   if (options.connection.channel.security && options.crypto.workers > 0)

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/wss/wss_bridge.hpp"
+#include "engine/server/server_metrics.hpp"
 #include "protocol/ws_uacp.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -40,6 +41,11 @@ struct wss_door_shared {
   std::unordered_set<wss_handshake*> handshakes;
   std::unordered_set<wss::uacp_bridge*> bridges;
   bool stopping = false;
+
+  // A refusal before the hand-over, counted unless the door is stopping (its aborts are no refusals).
+  void count(local_counter wss_door_counters::*which) {
+    if (options.counters && !stopping) ((*options.counters).*which).add();
+  }
 };
 
 bool use_wss_identity(ssl::context& ctx, const wss_tls_identity& id) {
@@ -93,7 +99,10 @@ public:
 
 private:
   void on_tls(boost::system::error_code ec) {
-    if (ec) return spdlog::debug("opc.wss: TLS handshake with {} failed: {}", peer_, ec.message());
+    if (ec) {
+      shared_->count(&wss_door_counters::tls_failures);
+      return spdlog::debug("opc.wss: TLS handshake with {} failed: {}", peer_, ec.message());
+    }
     parser_.header_limit(static_cast<std::uint32_t>(shared_->options.max_header_bytes));
     parser_.body_limit(0);
     http::async_read(ws_.next_layer(), buffer_, parser_,
@@ -101,7 +110,10 @@ private:
   }
 
   void on_request(boost::system::error_code ec) {
-    if (ec) return spdlog::debug("opc.wss: no upgrade request from {}: {}", peer_, ec.message());
+    if (ec) {
+      shared_->count(&wss_door_counters::upgrades_refused);
+      return spdlog::debug("opc.wss: no upgrade request from {}: {}", peer_, ec.message());
+    }
     const auto& req = parser_.get();
     if (!websocket::is_upgrade(req)) return refuse(http::status::bad_request, "opc.wss: a WebSocket upgrade is expected\n");
     // Part 6 §7.5.2: the client requests the protocol; a server that does not serve it refuses.
@@ -128,6 +140,7 @@ private:
   }
 
   void refuse(http::status status, const char* why) {
+    shared_->count(&wss_door_counters::upgrades_refused);
     auto res = std::make_shared<http::response<http::string_body>>(status, parser_.get().version());
     res->set(http::field::server, "uactor");
     res->set(http::field::content_type, "text/plain");
@@ -140,7 +153,10 @@ private:
   }
 
   void on_accept(boost::system::error_code ec) {
-    if (ec) return spdlog::debug("opc.wss: WebSocket handshake with {} failed: {}", peer_, ec.message());
+    if (ec) {
+      shared_->count(&wss_door_counters::upgrades_refused);
+      return spdlog::debug("opc.wss: WebSocket handshake with {} failed: {}", peer_, ec.message());
+    }
     if (shared_->stopping) return;
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -195,6 +211,7 @@ struct wss_server::impl {
       }
       if (shared->handshakes.size() >= shared->options.max_pending_handshakes) {
         spdlog::debug("opc.wss: {} handshakes under way, the maximum: closing a new connection", shared->handshakes.size());
+        shared->count(&wss_door_counters::busy_refusals);
         boost::system::error_code ignored;
         s.close(ignored);
       } else {

@@ -18,6 +18,8 @@
 
 namespace uactor::actors {
 
+struct wss_door_counters;  // engine/server/server_metrics.hpp
+
 // The TLS certificate: the application's (DER, with its issuers and its key as PEM), or PEM files.
 struct wss_tls_identity {
   std::vector<std::uint8_t> certificate_der;
@@ -39,6 +41,7 @@ struct wss_server_options {
   // Empty: no browser (requests without Origin, which are not a browser's, pass).
   std::vector<std::string> allowed_origins;
   wss_tls_identity tls;
+  std::shared_ptr<wss_door_counters> counters;  // refusals before the hand-over (/metrics); may be null
 };
 
 // Hands a connection's socket-pair end (with the peer's IP address) to the connection path. Runs

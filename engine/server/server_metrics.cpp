@@ -189,6 +189,13 @@ server_metrics metrics_registry::snapshot() {
     m.connection_wait_ns += c->wait_ns.get();
     m.connection_waits += c->waits.get();
   }
+  for (const auto& [endpoint, d] : wss_doors_) {
+    if (endpoint >= m.endpoints.size()) m.endpoints.resize(endpoint + 1u);
+    auto& e = m.endpoints[endpoint];
+    e.wss_tls_failures = d->tls_failures.get();
+    e.wss_upgrades_refused = d->upgrades_refused.get();
+    e.wss_busy_refusals = d->busy_refusals.get();
+  }
   for (const auto& r : reverse_)
     m.reverse_connects.push_back({r->client_url, r->dial_attempts.get(), r->connections.get(), r->failures.get(), r->open.get()});
   m.certificates = certificates_;
@@ -203,6 +210,13 @@ std::shared_ptr<reverse_connect_counters> metrics_registry::add_reverse_target(s
   c->client_url = std::move(client_url);
   std::lock_guard lock(mutex_);
   reverse_.push_back(c);
+  return c;
+}
+
+std::shared_ptr<wss_door_counters> metrics_registry::add_wss_door(std::uint16_t endpoint) {
+  auto c = std::make_shared<wss_door_counters>();
+  std::lock_guard lock(mutex_);
+  wss_doors_.emplace_back(endpoint, c);
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "uactor/ua/builtin_types.hpp"
@@ -54,6 +55,14 @@ struct reverse_connect_counters {
   local_counter connections;
   local_counter failures;
   local_counter open;
+};
+
+// One opc.wss door's block (its Asio thread writes it; the connections it hands over count as the
+// endpoint's accepted connections).
+struct wss_door_counters {
+  local_counter tls_failures;
+  local_counter upgrades_refused;
+  local_counter busy_refusals;
 };
 
 // The services counted by name: one per row of the service table (service_table.hpp), then
@@ -146,6 +155,8 @@ public:
   pubsub_counters& pubsub() noexcept { return pubsub_; }
   // A reverse-connect target's block, listed in snapshot() from now on (in the order added).
   std::shared_ptr<reverse_connect_counters> add_reverse_target(std::string client_url);
+  // The opc.wss door of endpoint `endpoint`: its block, in snapshot()'s endpoints from now on.
+  std::shared_ptr<wss_door_counters> add_wss_door(std::uint16_t endpoint);
   server_metrics snapshot();
   // The certificates watched for expiry, replaced whole at each look (the host's).
   void set_certificates(std::vector<certificate_expiry_metrics> c) {
@@ -169,6 +180,7 @@ private:
   history_counters history_;
   pubsub_counters pubsub_;
   std::vector<std::shared_ptr<reverse_connect_counters>> reverse_;
+  std::vector<std::pair<std::uint16_t, std::shared_ptr<wss_door_counters>>> wss_doors_;
   std::vector<certificate_expiry_metrics> certificates_;
 };
 

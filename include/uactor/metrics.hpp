@@ -23,6 +23,10 @@ struct service_metrics {
 struct endpoint_metrics {
   std::uint64_t connections_accepted = 0;  // counter
   std::uint64_t connections_open = 0;      // gauge
+  // An opc.wss endpoint's door (docs/wss.md), before a connection is accepted: counters, 0 for opc.tcp.
+  std::uint64_t wss_tls_failures = 0;      // TLS handshakes failed or not done in time
+  std::uint64_t wss_upgrades_refused = 0;  // no (good) upgrade request: not WebSocket, no opcua+uacp, an Origin not allowed, timed out
+  std::uint64_t wss_busy_refusals = 0;     // TCP connections closed at once: wss_max_pending_handshakes under way
 };
 
 // One reverse-connect target (Part 6 §7.1.3: the server dials the client; docs/reverse-connect.md).

@@ -32,6 +32,7 @@
 #include "protocol/ws_uacp.hpp"
 #include "security/pki_store.hpp"
 #include "tests/support/temp_folder.hpp"
+#include "runtime/http/prometheus_text.hpp"
 #include "uactor/client.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -68,6 +69,12 @@ server_plan wss_test_plan(const temp_folder& dir) {
 }
 
 std::uint16_t wss_port_of(server& s) { return s.ports().back(); }  // the opc.wss endpoint comes last
+
+// The opc.wss door's counters (/metrics' uactor_wss_*): the last endpoint's.
+endpoint_metrics wss_door_metrics(server& s) {
+  const auto m = s.metrics();
+  return m.endpoints.size() == s.ports().size() ? m.endpoints.back() : endpoint_metrics{};
+}
 
 std::string wss_url(std::uint16_t port) { return "opc.wss://127.0.0.1:" + std::to_string(port) + "/"; }
 
@@ -313,6 +320,13 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
     CHECK(raw_wss_peer(port).upgrade_status("opcua+uacp", "https://hmi.test") == 101);
     raw_wss_peer a(port);
     CHECK(a.upgrade(nullptr, nullptr) == wss_ws::error::upgrade_declined);
+    // Counted before each answer went out.
+    CHECK(wss_door_metrics(**srv).wss_upgrades_refused == 4);
+    CHECK(wss_door_metrics(**srv).wss_tls_failures == 0);
+    const auto urls = (*srv)->endpoint_urls();
+    const auto text = app::prometheus_text({{urls.front(), (*srv)->metrics(), {}, urls}}, {});
+    CHECK(text.find("uactor_wss_upgrades_refused_total{endpoint=\"" + urls.back() + "\"} 4") != std::string::npos);
+    CHECK(text.find("uactor_wss_busy_refusals_total{endpoint=\"" + urls.front() + "\"}") == std::string::npos);  // opc.tcp's
   }
   SECTION("a text frame, an oversized frame, two chunks in one frame, garbage: closed") {
     for (int kind = 0; kind < 4; ++kind) {
@@ -385,6 +399,10 @@ TEST_CASE("opc.wss: a handshake that never comes is closed, handshakes at once a
     CHECK(closed(fd));
     ::close(fd);
   }
+  CHECK(wss_door_metrics(**srv).wss_busy_refusals == 1);  // counted before the close
+  // No TLS before the deadline: the timeout closes the socket, then its handler counts (bounded wait).
+  for (int i = 0; i < 250 && wss_door_metrics(**srv).wss_tls_failures < 4; ++i) std::this_thread::sleep_for(20ms);
+  CHECK(wss_door_metrics(**srv).wss_tls_failures == 4);
   // A storm: TLS and upgrade done, then gone without a close frame, or with one; and TCP resets.
   for (int i = 0; i < 30; ++i) {
     raw_wss_peer p(port);
