@@ -104,6 +104,7 @@ struct connection {
   std::shared_ptr<channel_open_task> open_task;
   // The channel is at a worker: nothing here touches it; what would is held until it is back.
   bool channel_away = false;
+  bool recheck_held = false;       // the trust list changed meanwhile: checked when it is back
   batch_ptr held_batch;            // answered by the host meanwhile
   std::vector<push_ptr> held_pushes;  // pushed by the host meanwhile
 };
@@ -363,6 +364,8 @@ void on_open_done(caf::io::broker* self, caf::io::connection_handle hdl, connect
   count_channel(c);
   send_audits(self, c);
   if (t.result == secure_channel_state::event::close) return close_connection(self, hdl, c);
+  if (std::exchange(c.recheck_held, false) && c.channel.recheck_peer(now_instant()) == secure_channel_state::event::close)
+    return close_connection(self, hdl, c);
   take_output(self, hdl, c);
   if (auto b = std::move(c.held_batch)) {
     write_answers(c, *b);
@@ -445,6 +448,17 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       if (c->halted && !c->closing) update_reading(self, hdl, *c);
     },
     [self, hdl, c](resume_reading_atom) { resume_reading(self, hdl, *c); },
+    [self, hdl, c](trust_changed_atom) {
+      if (c->closing) return;
+      if (c->channel_away) {
+        c->recheck_held = true;
+        return;
+      }
+      if (c->channel.recheck_peer(now_instant()) == secure_channel_state::event::close) {
+        count_channel(*c);
+        close_connection(self, hdl, *c);
+      }
+    },
     [self, c](const caf::io::connection_closed_msg&) {
       leave_host(self, *c);
       self->quit();

@@ -65,6 +65,9 @@ using channel_closed_atom = caf::atom_constant<caf::atom("chanclose")>;
 using channel_audit_atom = caf::atom_constant<caf::atom("chanaudit")>;
 using channel_audits = std::vector<channel_audit>;
 using publish_tick_atom = caf::atom_constant<caf::atom("pubtick")>;
+// From the host to every connection after a method changed the trust list: the channel checks its
+// client certificate again and closes if it is no longer trusted (Part 12 §7.8.2.5).
+using trust_changed_atom = caf::atom_constant<caf::atom("trustchg")>;
 
 
 using housekeeping_atom = caf::atom_constant<caf::atom("housekeep")>;

@@ -130,6 +130,11 @@ void push_deferred(Self* self, host_state& st) {
     push_responses(self, st, h);
     st.core->clear_history_completed();
   }
+  // After the method's response (sent before this, or written by the inline caller before it reads
+  // its mailbox): every connection checks its client certificate against the new trust list.
+  if (st.core->take_trust_changed())
+    for (const auto& [id, ch] : st.channels)
+      if (ch.connection) caf::anon_send(ch.connection, trust_changed_atom::value);
 }
 
 // The publishing clock runs while there are subscriptions (docs/decisions/0010).

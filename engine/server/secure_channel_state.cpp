@@ -294,6 +294,7 @@ ua::expected<std::span<const std::uint8_t>> secure_channel_state::open_security(
       return ua::status::bad_security_checks_failed;
     }
     const auto verdict = sec.checker->check(peer_certificate_, issuers, o, now.utc);
+    peer_issuers_.assign(issuers.begin(), issuers.end());
     if (!verdict.ok()) {
       ++certificate_refusals_;
       refused_certificate_ = verdict.status;
@@ -327,6 +328,19 @@ ua::status_code secure_channel_state::write_open_response(std::uint32_t request_
   open_plain_.clear();
   if (auto n = open_chunker.write(scratch_.bytes(), target, sequence_, open_plain_); !n) return n.error();
   return asymmetric_->protect(open_plain_.bytes(), ua::secure_message_header_size + ua::encoded_size(asym_out_), out_);
+}
+
+secure_channel_state::event secure_channel_state::recheck_peer(const instant& now) {
+  if (phase_ != phase::open || policy_->is_none() || !config_.security) return event::none;
+  security::validation_options o;
+  o.min_key_bits = policy_->min_key_bits;
+  o.max_key_bits = policy_->max_key_bits;
+  const auto verdict = config_.security->checker->check(peer_certificate_, peer_issuers_, o, now.utc);
+  if (verdict.ok()) return event::none;
+  ++certificate_refusals_;
+  security_log_ = "closed after the trust list changed: " + describe_refusal(verdict, peer_certificate_);
+  spdlog::warn("secure channel {}: {}", config_.channel_id, security_log_);
+  return fail(ua::status::bad_security_checks_failed, {});
 }
 
 secure_channel_state::event secure_channel_state::refuse(std::string reason) {

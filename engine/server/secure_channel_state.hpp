@@ -93,6 +93,12 @@ public:
   // Bad_TcpServerTooBusy when too much such work waits already), then close.
   event refuse_open(ua::status_code error, std::string_view reason);
 
+  // The trust list changed (Part 12 §7.8.2.5: the server re-evaluates the certificates of open
+  // SecureChannels and closes those no longer trusted): the client certificate of the OPN, with
+  // the issuers it sent, is checked again. Returns close (an ERR Bad_SecurityChecksFailed in
+  // output(), the reason in the log) when it is refused now; none otherwise (policy None too).
+  event recheck_peer(const instant& now);
+
   // Time-driven checks: the Hello timeout and the expiry of the current token. Returns close
   // (with an ERR in output()) when one of them ended the connection.
   event on_tick(const instant& now);
@@ -213,6 +219,7 @@ private:
   std::shared_ptr<const own_identity> identity_;  // the server identity of the first OPN (decision 0056)
   ua::message_security_mode mode_ = ua::message_security_mode::none;
   security::certificate peer_certificate_;
+  std::vector<security::certificate> peer_issuers_;  // sent after the leaf in the first OPN
   std::optional<security::asymmetric_context> asymmetric_;
   token_crypto tokens_;
   ua::byte_buffer plain_;       // a received chunk, verified and decrypted in place

@@ -650,6 +650,7 @@ void server_core::call_with_session(const ua::call_method_request& m, ua::call_m
       // ApplyChanges: GetEndpoints and CreateSession name the new certificate from now on.
       if (configuration_->take_identity_changed() && config_.sessions.security)
         sessions_.set_endpoints(services::make_endpoints(config_.description, *config_.sessions.security));
+      if (configuration_->take_trust_changed()) trust_changed_ = true;
     } else {
       sc = files_.call(c.s->session_id.numeric(), object, method, m.input_arguments, r.output_arguments, space_);
     }

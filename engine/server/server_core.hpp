@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/server/access/permission_table.hpp"
@@ -94,6 +95,9 @@ public:
   std::chrono::milliseconds publish_tick_interval() const noexcept { return config_.subscriptions.tick_interval; }
   // The channel closed: Publish requests queued from it are dropped.
   void channel_closed(std::uint32_t channel_id) { subscriptions_->channel_closed(channel_id); }
+  // Whether a method changed the trust list since the last call: the open channels check their
+  // client certificates again (Part 12 §7.8.2.5), after the method's response.
+  bool take_trust_changed() noexcept { return std::exchange(trust_changed_, false); }
   // Responses to requests of earlier calls (queued Publish requests), until clear_deferred().
   std::span<const deferred_response> deferred() const noexcept { return subscriptions_->deferred(); }
   void clear_deferred() noexcept { subscriptions_->clear_deferred(); }
@@ -324,6 +328,7 @@ private:
   history_reader history_reader_;
   std::size_t history_reads_in_flight_ = 0;
   std::vector<deferred_response> history_completed_;
+  bool trust_changed_ = false;
   application_calls app_;
   file_objects files_;
   std::unique_ptr<server_configuration> configuration_;

@@ -117,4 +117,7 @@ if [ "$status" -ne 0 ]; then
     echo "certmgmt_interop: FAIL (exit $status)"; exit 1
 fi
 grep -q "ApplyChanges: new channels use" "$tmp/server.err" || { echo "certmgmt_interop: FAIL: no ApplyChanges line in the log"; exit 1; }
+# The channels of the removed client certificate were closed by the server's check, not by chance.
+grep -q "closed after the trust list changed" "$tmp/server.err" \
+    || { echo "certmgmt_interop: FAIL: no channel closed after the trust list changed"; exit 1; }
 echo "certmgmt_interop: PASS"

@@ -256,7 +256,31 @@ async function main() {
     await call(op.session, fileId, mClose, [u32(h)]);
     check("file on disk", fs.readFileSync(o.file).toString(), text.toString());
 
-    for (const c of [op, admin, held]) { await c.session.close(); await c.client.disconnect(); }
+    // 7. Part 12 §7.8.2.5: after a trust list change the server checks the certificates of the open
+    // channels again and closes those no longer trusted, after the method's response. Every session
+    // here uses the client certificate: removing it answers Good, then the channels close.
+    const lost = (c) => new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), 10000);
+        const done = () => { clearTimeout(timer); resolve(true); };
+        c.client.once("connection_lost", done);
+        c.client.once("close", done);
+    });
+    const opLost = lost(op);
+    check("RemoveCertificate of the client's own certificate",
+        (await call(admin.session, ID.trustList, ID.removeCertificate,
+            [{ dataType: DataType.String, value: thumbprint(clientDer) }, { dataType: DataType.Boolean, value: true }])).statusCode.name,
+        "Good");
+    check("another session's channel with that certificate closed by the server", await opLost, true);
+    let reconnect = "connected";
+    const again = makeClient(o, cm);
+    try { await again.connect(o.url); } catch (e) { reconnect = "refused"; }
+    check("a new channel with the removed certificate", reconnect, "refused");
+    try { await again.disconnect(); } catch (e) { /* never connected */ }
+
+    for (const c of [op, admin, held]) {
+        try { await c.session.close(); } catch (e) { /* its channel was closed above */ }
+        await c.client.disconnect();
+    }
     process.stdout.write("push: " + passed + " of " + (passed + failed) + " checks passed\n");
     clearInterval(keepAlive);
     process.exit(failed === 0 ? 0 : 1);

@@ -161,6 +161,7 @@ status_code server_configuration::install(address_space& as, file_objects& files
 }
 
 void server_configuration::trust_list_changed(address_space& as, file_objects& files, date_time now) {
+  trust_changed_ = true;
   config_assign(as, last_update_, variant(now));
   files.refresh_size(trust_list_, as);
 }
@@ -197,6 +198,13 @@ status_code server_configuration::call(const config_caller& who, node_index obje
     sc = create_signing_request(in, out);
   } else if (name == "ApplyChanges") {
     sc = apply_changes();
+  } else if (name == "CancelChanges") {
+    // Part 12 §7.10.11: what UpdateCertificate holds for ApplyChanges is dropped (a key
+    // CreateSigningRequest made stays: its certificate may still come). The trust list has no
+    // transaction (its methods apply at once): nothing of it waits.
+    sc = pending_ ? status::good : status::bad_nothing_to_do;
+    if (pending_) spdlog::info("CancelChanges: {} will not be applied", pending_->certificate.describe());
+    pending_.reset();
   } else if (name == "GetRejectedList") {
     const auto rejected = security::rejected_certificates(config_.security->store->root(), config_.max_rejected);
     out.emplace_back(to_byte_strings(rejected));

@@ -72,6 +72,9 @@ public:
   // True once after an ApplyChanges installed a new identity: the caller refreshes what embeds the
   // certificate (the endpoints GetEndpoints and CreateSession return).
   bool take_identity_changed() noexcept { return std::exchange(identity_changed_, false); }
+  // Whether the trust list changed since the last call (CloseAndUpdate, AddCertificate,
+  // RemoveCertificate): the open channels' client certificates are to be checked again.
+  bool take_trust_changed() noexcept { return std::exchange(trust_changed_, false); }
   // A new certificate waits for ApplyChanges.
   bool pending() const noexcept { return pending_ != nullptr; }
 
@@ -92,6 +95,7 @@ private:
   std::shared_ptr<const own_identity> pending_;
   security::rsa_key new_key_;
   bool identity_changed_ = false;
+  bool trust_changed_ = false;
   certificate_audit audit_;
 };
 

@@ -310,6 +310,38 @@ TEST_CASE("channel security: the client's chain in the OPN reaches the trust che
   CHECK(p.read_once(4) == status::good);
 }
 
+TEST_CASE("channel security: after a trust list change an open channel checks its client certificate again and closes "
+          "when it is no longer trusted (Part 12 §7.8.2.5)", "[channel_security][trust]") {
+  const auto& issuer = identity("urn:test:issuer").cert;
+  secured_pair p(*security::find_policy(security::policy_uri_basic256sha256), ua::message_security_mode::sign_and_encrypt,
+                 true, 2048, {issuer});
+  p.open();
+  REQUIRE(p.client->is_open());
+  // Still trusted: nothing happens, and the issuers of the OPN are part of the check again.
+  p.checker->issuers_seen = 0;
+  CHECK(p.server->recheck_peer(at(2)) == sevent::none);
+  CHECK(p.checker->issuers_seen == 1);
+  CHECK(p.read_once(3) == status::good);
+  // Removed from the trust list: an ERR, the channel closed, the reason in the log.
+  p.checker->trusted.clear();
+  const auto refusals = p.server->certificate_refusals();
+  CHECK(p.server->recheck_peer(at(4)) == sevent::close);
+  CHECK(p.server->closed());
+  CHECK(p.server->close_status() == status::bad_security_checks_failed);
+  CHECK(p.server->certificate_refusals() == refusals + 1);
+  CHECK(std::string(p.server->security_log()).find("trust list changed") != std::string::npos);
+  p.pump(at(5));
+  CHECK_FALSE(p.client->is_open());
+  CHECK(p.client->close_status() == status::bad_security_checks_failed);
+}
+
+TEST_CASE("channel security: a None channel has no certificate to check again", "[channel_security][trust]") {
+  actors::secure_channel_config sc;
+  sc.channel_id = 9;
+  actors::secure_channel_state none(sc, at(0));
+  CHECK(none.recheck_peer(at(1)) == sevent::none);
+}
+
 TEST_CASE("channel security: a SenderCertificate chain with a broken second part is refused, the log says where",
           "[channel_security][chain]") {
   const auto& issuer = identity("urn:test:issuer").cert;

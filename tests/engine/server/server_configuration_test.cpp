@@ -158,7 +158,11 @@ TEST_CASE("server configuration: the trust list reads and writes as a TrustListD
   std::vector<ua::variant> out;
   REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(peer.cert.der())), ua::variant(true)}, out) ==
           ua::status::good);
+  // Each change tells the core to have the open channels check their certificates (Part 12 §7.8.2.5).
+  CHECK(f.config->take_trust_changed());
+  CHECK_FALSE(f.config->take_trust_changed());
   auto t = f.read_list();
+  CHECK_FALSE(f.config->take_trust_changed());  // reading changes nothing
   CHECK(t.specified_lists == 15);
   REQUIRE(t.trusted_certificates.size() == 1);
   CHECK(t.trusted_certificates[0].view() ==
@@ -174,6 +178,7 @@ TEST_CASE("server configuration: the trust list reads and writes as a TrustListD
   next.trusted_certificates = {bytes_of_der(peer.cert.der()), bytes_of_der(other.cert.der())};
   next.issuer_certificates = {bytes_of_der(ca.cert.der())};
   CHECK(f.write_list(encode_list(next)) == ua::status::good);
+  CHECK(f.config->take_trust_changed());
   t = f.read_list();
   CHECK(t.trusted_certificates.size() == 2);
   CHECK(t.issuer_certificates.size() == 1);
@@ -189,6 +194,7 @@ TEST_CASE("server configuration: the trust list reads and writes as a TrustListD
   // RemoveCertificate by thumbprint.
   REQUIRE(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(other.cert.thumbprint_hex())), ua::variant(true)},
                           out) == ua::status::good);
+  CHECK(f.config->take_trust_changed());
   CHECK(f.read_list().trusted_certificates.size() == 1);
 }
 
@@ -232,11 +238,13 @@ TEST_CASE("server configuration: bad trust lists are refused and nothing changes
   // CloseAndUpdate of a handle opened for reading.
   CHECK(f.on_trust_list(config_fixture::tl_close_update, {ua::variant(h)}, out) == ua::status::bad_invalid_state);
   CHECK(f.on_trust_list(config_fixture::tl_close, {ua::variant(h)}, out) == ua::status::good);
+  (void)f.config->take_trust_changed();  // the additions before the limit changed it
   // An unknown thumbprint, garbage to add.
   CHECK(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(std::string(40, 'A'))), ua::variant(true)}, out) ==
         ua::status::bad_invalid_argument);
   CHECK(f.on_trust_list(config_fixture::tl_add, {ua::variant(ua::byte_string("junk")), ua::variant(true)}, out) ==
         ua::status::bad_certificate_invalid);
+  CHECK_FALSE(f.config->take_trust_changed());  // a refusal changes nothing: no channel is checked again
   // The refusals above left the list as it was (the additions before the limit aside).
   const auto after = f.read_list();
   CHECK(std::ranges::find(after.trusted_certificates, bytes_of_der(peer.cert.der())) != after.trusted_certificates.end());
@@ -379,6 +387,13 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
   CHECK(*out.at(0).get_if<bool>());
   CHECK(f.config->pending());
   CHECK(f.sec->own()->certificate == old->certificate);  // not before ApplyChanges
+  // CancelChanges (Part 12 §7.10.11) drops it; with nothing waiting, Bad_NothingToDo.
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out) == ua::status::good);
+  CHECK_FALSE(f.config->pending());
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out) == ua::status::bad_nothing_to_do);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(f.sec->own()->certificate == old->certificate);
+  REQUIRE(update(renewed.cert) == ua::status::good);
   REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
   CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
   CHECK(f.config->last_audit().method == ids::server_configuration_apply_changes);
