@@ -11,6 +11,9 @@
 //                         (a transition and its event, with one event subscriber), a Publish and
 //                         a tick every 10 passes. Unit: ns per pass, p50/p99 of apply_values,
 //                         allocs per pass (all) and per evaluation (inside apply_values).
+//                         /N/B: B the alarms' max_branches; nobody acknowledges, so with B > 0 every
+//                         return to High makes a branch and, at the bound, drops the oldest
+//                         (docs/decisions/0061): the chattering worst case. /N/0 is the state machine.
 //   conditions.memory/N   N limit alarms (HH/H/L/LL) added to a server whose N inputs exist: the
 //                         heap each condition takes (its Object, ~43 Variables and Objects, their
 //                         references at both ends, the alarm record and its kept event; glibc's
@@ -48,8 +51,9 @@ actors::instant at(std::int64_t ms) {
           ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
 }
 
-actors::server_core make_core(std::size_t variables) {
+actors::server_core make_core(std::size_t variables, std::uint32_t max_queue_size = 1'000) {
   actors::server_core_config c;
+  c.subscriptions.max_queue_size = max_queue_size;
   c.description.application_uri = "urn:bench:uactor:server";
   c.description.endpoint_url = "opc.tcp://localhost:4840";
   c.sessions.random = [g = std::mt19937_64{42}](std::span<std::uint8_t> out) mutable {
@@ -227,6 +231,7 @@ void events_fanout(benchmark::State& st) {
 
 void alarms_pass(benchmark::State& st) {
   const auto count = static_cast<std::size_t>(st.range(0));
+  const auto max_branches = static_cast<std::uint32_t>(st.range(1));
   auto core = make_core(count);
   for (std::size_t i = 0; i < count; ++i) {
     limit_alarm a;
@@ -238,6 +243,7 @@ void alarms_pass(benchmark::State& st) {
     a.low = 20;
     a.low_low = 10;
     a.deadband = 1;
+    a.max_branches = max_branches;
     if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
   }
   session s(core, 1);  // one event subscriber (its where clause drops the alarms: Message has no "trip")
@@ -339,7 +345,8 @@ void conditions_memory(benchmark::State& st) {
 
 void conditions_refresh(benchmark::State& st) {
   const auto count = static_cast<std::size_t>(st.range(0));
-  auto core = make_core(count);
+  // An item's queue holds a whole refresh (the server's default, 1,000 per item, would drop most).
+  auto core = make_core(count, static_cast<std::uint32_t>(2 * count + 10));
   std::vector<value_update> batch(count);
   for (std::size_t i = 0; i < count; ++i) {
     limit_alarm a;
@@ -405,9 +412,13 @@ void conditions_refresh(benchmark::State& st) {
   for (auto _ : st) {
     out.clear();
     core.handle(s.chan, s.request_id++, refresh.request_header, refresh_msg, at(ms), out);
+    if (ua::decode_message(out.bytes(), decoded) != ua::status::good) throw std::runtime_error("decode");
+    const auto* called = decoded.get_if<ua::call_response>();
+    if (!called || called->results.size() != 1 || called->results[0].status_code.is_bad())
+      throw std::runtime_error("ConditionRefresh refused");
     ended = false;
     for (int i = 0; i < 10'000 && !ended; ++i) drain_one(ended);
-    if (!ended) throw std::runtime_error("no RefreshEnd");
+    if (!ended) throw std::runtime_error("no RefreshEnd after " + std::to_string(delivered) + " events");
     ++refreshes;
   }
   const auto counted = static_cast<double>(allocs.counted().allocations);
@@ -420,5 +431,5 @@ void conditions_refresh(benchmark::State& st) {
 BENCHMARK(conditions_memory)->Name("conditions.memory")->Arg(10'000)->Arg(100'000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(conditions_refresh)->Name("conditions.refresh")->Arg(10'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(events_fanout)->Name("events.fanout")->Arg(1)->Arg(20);
-BENCHMARK(alarms_pass)->Name("alarms.pass")->Arg(1000);
+BENCHMARK(alarms_pass)->Name("alarms.pass")->Args({1000, 0})->Args({1000, 16});
 BENCHMARK_MAIN();

@@ -205,6 +205,7 @@ struct condition_manager::alarm {
     byte_string origin;
   };
   std::vector<branch> branches;
+  bool branch_drop_logged = false;
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
   node_index shelving_node = no_node;
   std::uint32_t index = 0;  // in alarms_
@@ -1242,18 +1243,24 @@ void condition_manager::set_out_of_service(alarm& a, bool on, const localized_te
 // Branches (§5.5.2, §4.4)
 
 void condition_manager::open_branch(alarm& a, event_sink& sink, const instant& now) {
+  alarm::branch b;
   if (a.branches.size() >= a.max_branches) {
-    // The bound: the oldest state leaves clients' lists with a last event (Retain False).
+    // The bound: the oldest state leaves clients' lists with a last event (Retain False). Its record
+    // then holds the new branch: a chattering alarm at its bound copies into storage it has.
     auto& oldest = a.branches.front();
-    spdlog::warn("conditions: {} keeps at most {} branches: the oldest ({}) is dropped unacknowledged",
-                 a.id.to_string(), a.max_branches, oldest.id.to_string());
+    // Logged once per condition (a chattering alarm would flood the log), every drop counted.
+    if (!a.branch_drop_logged)
+      spdlog::warn("conditions: {} keeps at most {} branches: the oldest ({}) is dropped unacknowledged; further "
+                   "drops of this condition are counted, not logged",
+                   a.id.to_string(), a.max_branches, oldest.id.to_string());
+    a.branch_drop_logged = true;
     oldest.ev.set(k_.retain) = false;
     sink.next_event_id(oldest.ev.set(field::event_id).emplace<byte_string>());
     sink.raise(oldest.ev, now);
+    b = std::move(oldest);
     a.branches.erase(a.branches.begin());
     ++branches_dropped_;
   }
-  alarm::branch b;
   // A BranchId is no node: a Guid in the condition's namespace, unique in this server's life.
   ++branch_seq_;
   guid g;
@@ -1265,6 +1272,7 @@ void condition_manager::open_branch(alarm& a, event_sink& sink, const instant& n
   b.acked = a.acked;
   b.confirmed = a.confirmed;
   b.ev = a.ev;  // the earlier state, as the trunk last reported it
+  b.origin = byte_string();
   if (const variant* id = a.ev.find(field::event_id); id && id->get_if<byte_string>()) b.origin = *id->get_if<byte_string>();
   b.ev.set(k_.branch_id) = b.id;
   b.ev.set(k_.retain) = true;
