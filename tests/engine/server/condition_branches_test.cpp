@@ -190,7 +190,7 @@ TEST_CASE("branches: ConditionRefresh reports the trunk and each branch with its
   CHECK(acked[0].acked);
 }
 
-TEST_CASE("branches: past max_branches the oldest is dropped with a last event and counted; 0 keeps none",
+TEST_CASE("branches: past max_branches the oldest is dropped with a last event and counted, 0 keeps none",
           "[events][alarms][branches]") {
   br_setup s(2);
   s.value(80);
