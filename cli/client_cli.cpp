@@ -177,21 +177,29 @@ void add_client_commands(CLI::App& app) {
   auto al = std::make_shared<alarms_args>();
   auto* alarms = app.add_subcommand(
       "alarms",
-      "an operator's alarm commands: uactor alarms ENDPOINT list | ack CONDITION | shelve CONDITION (--for S | "
-      "--one-shot) | unshelve CONDITION");
+      "an operator's alarm commands: uactor alarms ENDPOINT list | ack|confirm|comment CONDITION [--event-id ID] | "
+      "shelve CONDITION (--for S | --one-shot) | unshelve|suppress|unsuppress|out-of-service|in-service CONDITION");
   add_common(alarms, a->common);
-  alarms->add_option("action", al->action, "list, ack, shelve or unshelve")
-      ->check(CLI::IsMember({"list", "ack", "shelve", "unshelve"}));
+  alarms->add_option("action", al->action,
+                     "list, ack, confirm, comment, shelve, unshelve, suppress, unsuppress, out-of-service or in-service")
+      ->check(CLI::IsMember({"list", "ack", "confirm", "comment", "shelve", "unshelve", "suppress", "unsuppress",
+                             "out-of-service", "in-service"}));
   alarms->add_option("condition", al->condition, "the condition's NodeId (its ConditionId), e.g. ns=2;s=Tank.Level.Alarm");
-  alarms->add_option("--root", al->root, "list: the node whose hierarchy is searched for conditions (default i=85, Objects)");
+  alarms->add_option("--event-id", al->event_id,
+                     "ack, confirm, comment: the EventId (hex, as list prints it) of the state acted on, e.g. a branch's "
+                     "(default: the condition's latest)");
+  alarms->add_flag("--browse", al->browse, "list: walk the hierarchy for conditions (all of them, retained or not) "
+                                           "instead of ConditionRefresh");
+  alarms->add_option("--root", al->root, "list: the node whose hierarchy is searched for conditions (default i=85, Objects; implies --browse)");
   alarms->add_option("--max-nodes", al->max_nodes, "list: stop the walk after this many Objects")->capture_default_str();
   alarms->add_option("--for", al->seconds, "shelve: TimedShelve for this many seconds")->check(CLI::PositiveNumber);
   alarms->add_flag("--one-shot", al->one_shot, "shelve: OneShotShelve (until the alarm is next inactive)");
   alarms->add_option("--comment", al->comment,
-                     "ack: the comment; shelve, unshelve: call the 1.05 methods that take one (TimedShelve2, ...)");
+                     "ack, confirm, comment: the comment; shelve, unshelve, suppress, ...: call the 1.05 methods that take "
+                     "one (TimedShelve2, Suppress2, ...)");
   alarms->callback([a, al] {
     need_endpoint(a->common, "alarms");
-    if (al->action.empty()) usage("alarms: give list, ack, shelve or unshelve");
+    if (al->action.empty()) usage("alarms: give list, ack, confirm, comment, shelve, unshelve, suppress or unsuppress");
     finish(run_alarms(a->common, *al));
   });
 

@@ -136,9 +136,11 @@ int run_history(const common_args& a, const history_args& h);
 // alarms (client_cli_alarms.cpp): list the conditions below a node with their state, acknowledge
 // one, shelve or unshelve it (Part 9; docs/events.md "The condition as nodes").
 struct alarms_args {
-  std::string action;            // list, ack, shelve, unshelve
+  std::string action;            // list, ack, confirm, comment, shelve, unshelve, suppress, unsuppress, ...
   std::string condition;         // the ConditionId (not for list)
-  std::string root;              // list: where the walk starts (empty: Objects, i=85)
+  std::string event_id;          // ack, confirm, comment: the EventId (hex) of a branch's or an older state
+  bool browse = false;           // list: walk the hierarchy (conditions as nodes) instead of ConditionRefresh
+  std::string root;              // list --browse: where the walk starts (empty: Objects, i=85)
   std::size_t max_nodes = 10'000;  // list: a bound on the Objects walked
   double seconds = 0;            // shelve --for: TimedShelve
   bool one_shot = false;         // shelve --one-shot: OneShotShelve

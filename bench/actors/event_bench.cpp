@@ -11,11 +11,20 @@
 //                         (a transition and its event, with one event subscriber), a Publish and
 //                         a tick every 10 passes. Unit: ns per pass, p50/p99 of apply_values,
 //                         allocs per pass (all) and per evaluation (inside apply_values).
+//                         /N/B: B the alarms' max_branches; nobody acknowledges, so with B > 0 every
+//                         return to High makes a branch and, at the bound, drops the oldest
+//                         (docs/decisions/0061): the chattering worst case. /N/0 is the state machine.
 //   conditions.memory/N   N limit alarms (HH/H/L/LL) added to a server whose N inputs exist: the
 //                         heap each condition takes (its Object, ~43 Variables and Objects, their
 //                         references at both ends, the alarm record and its kept event; glibc's
 //                         mallinfo2, in-use heap + mmap after minus before) and the nodes it adds
 //                         (docs/decisions/0053). Unit: bytes and nodes per condition, us per add.
+//                         /100000 is the size (~4.5 GB: run it alone, on a machine that has it).
+//   conditions.refresh/N  N active limit alarms (half of them with a branch, docs/decisions/0061),
+//                         one subscriber with an event item (8 condition fields, no where clause):
+//                         ConditionRefresh called, then Publish answered until RefreshEnd is out.
+//                         Unit: ms per refresh (the Call and the Publishes that carry it, encoded),
+//                         events delivered per refresh, allocs per delivered event.
 // Run: build/bench/actors/event_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -42,8 +51,9 @@ actors::instant at(std::int64_t ms) {
           ua::date_time::from_unix_ms(1'767'225'600'000 + ms)};
 }
 
-actors::server_core make_core(std::size_t variables) {
+actors::server_core make_core(std::size_t variables, std::uint32_t max_queue_size = 1'000) {
   actors::server_core_config c;
+  c.subscriptions.max_queue_size = max_queue_size;
   c.description.application_uri = "urn:bench:uactor:server";
   c.description.endpoint_url = "opc.tcp://localhost:4840";
   c.sessions.random = [g = std::mt19937_64{42}](std::span<std::uint8_t> out) mutable {
@@ -96,6 +106,19 @@ ua::event_filter where_filter() {
   return f;
 }
 
+// EventType, EventId, ConditionName, BranchId, ActiveState/Id, AckedState/Id, Severity, Message.
+ua::event_filter condition_filter() {
+  ua::event_filter f;
+  for (const char* n : {"EventType", "EventId", "ConditionName", "BranchId", "Severity", "Message"})
+    f.select_clauses.push_back(field(n));
+  for (const char* n : {"ActiveState", "AckedState"}) {
+    auto o = field(n);
+    o.browse_path.push_back(ua::qualified_name{0, ua::ua_string("Id")});
+    f.select_clauses.push_back(o);
+  }
+  return f;
+}
+
 struct session {
   actors::server_core& core;
   std::uint32_t chan;
@@ -105,7 +128,8 @@ struct session {
   std::uint32_t request_id = 1;
   std::uint32_t sub = 0;
 
-  session(actors::server_core& c, std::uint32_t ch) : core(c), chan(ch) {
+  // `conditions`: the item selects condition fields, no where clause, a queue for a whole refresh.
+  session(actors::server_core& c, std::uint32_t ch, bool conditions = false) : core(c), chan(ch) {
     ua::create_session_request create;
     create.requested_session_timeout = 3'600'000;
     token = call(create).get_if<ua::create_session_response>()->authentication_token;
@@ -124,8 +148,8 @@ struct session {
     m.item_to_monitor.node_id = ua::node_id(0, 2253);
     m.item_to_monitor.attribute_id = 12;
     m.monitoring_mode = ua::monitoring_mode::reporting;
-    m.requested_parameters.queue_size = 1000;
-    m.requested_parameters.filter = ua::extension_object(where_filter());
+    m.requested_parameters.queue_size = conditions ? 1'000'000 : 1000;
+    m.requested_parameters.filter = ua::extension_object(conditions ? condition_filter() : where_filter());
     req.items_to_create.push_back(m);
     const auto* r = call(req).get_if<ua::create_monitored_items_response>();
     if (!r || r->results.size() != 1 || r->results[0].status_code.is_bad()) throw std::runtime_error("monitor");
@@ -207,6 +231,7 @@ void events_fanout(benchmark::State& st) {
 
 void alarms_pass(benchmark::State& st) {
   const auto count = static_cast<std::size_t>(st.range(0));
+  const auto max_branches = static_cast<std::uint32_t>(st.range(1));
   auto core = make_core(count);
   for (std::size_t i = 0; i < count; ++i) {
     limit_alarm a;
@@ -218,6 +243,7 @@ void alarms_pass(benchmark::State& st) {
     a.low = 20;
     a.low_low = 10;
     a.deadband = 1;
+    a.max_branches = max_branches;
     if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
   }
   session s(core, 1);  // one event subscriber (its where clause drops the alarms: Message has no "trip")
@@ -317,9 +343,93 @@ void conditions_memory(benchmark::State& st) {
   }
 }
 
+void conditions_refresh(benchmark::State& st) {
+  const auto count = static_cast<std::size_t>(st.range(0));
+  // An item's queue holds a whole refresh (the server's default, 1,000 per item, would drop most).
+  auto core = make_core(count, static_cast<std::uint32_t>(2 * count + 10));
+  std::vector<value_update> batch(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    limit_alarm a;
+    a.id = ua::node_id(1, static_cast<std::uint32_t>(200'000 + i));
+    a.input = ua::node_id(1, static_cast<std::uint32_t>(100'000 + i));
+    a.name = "A";
+    a.high = 70;
+    a.low = 20;
+    if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
+    batch[i].node.index = core.space().find(a.input);
+  }
+  // Active, back to normal unacknowledged and active again for the even ones (a branch each), then
+  // active for all.
+  const auto apply = [&](auto value_of, std::int64_t ms) {
+    for (std::size_t i = 0; i < count; ++i) batch[i].value = value_of(i);
+    core.apply_values(batch, at(ms));
+  };
+  apply([](std::size_t) { return 80.0; }, 0);
+  apply([](std::size_t i) { return i % 2 == 0 ? 50.0 : 80.0; }, 0);
+  apply([](std::size_t) { return 80.0; }, 0);
+  session s(core, 1, true);
+  publisher p(s);
+  ua::call_request refresh;
+  refresh.request_header.authentication_token = s.token;
+  ua::call_method_request m;
+  m.object_id = ua::node_id(0, 2782);
+  m.method_id = ua::node_id(0, 3875);
+  m.input_arguments = {ua::variant(s.sub)};
+  refresh.methods_to_call.push_back(m);
+  const ua::extension_object refresh_msg(refresh);
+  std::int64_t ms = 0;
+  ua::byte_buffer out;
+  ua::extension_object decoded;
+  std::uint64_t delivered = 0;
+  // One Publish answered: the events it carried; whether RefreshEnd (i=2788) was among them.
+  const auto drain_one = [&](bool& ended) {
+    ms += 100;
+    out.clear();
+    core.handle(s.chan, s.request_id++, p.req->request_header, p.msg, at(ms), out);
+    core.publish_tick(at(ms));
+    const auto take = [&](std::span<const std::uint8_t> bytes) {
+      if (ua::decode_message(bytes, decoded) != ua::status::good) throw std::runtime_error("decode");
+      const auto* r = decoded.get_if<ua::publish_response>();
+      if (!r) return;
+      for (const auto& eo : r->notification_message.notification_data)
+        if (const auto* l = eo.get_if<ua::event_notification_list>())
+          for (const auto& e : l->events) {
+            ++delivered;
+            const auto* t = e.event_fields.empty() ? nullptr : e.event_fields[0].get_if<ua::node_id>();
+            if (t && *t == ua::node_id(0, 2788)) ended = true;
+          }
+    };
+    if (!out.empty()) take(out.bytes());
+    for (const auto& d : core.deferred()) take(d.message.bytes());
+    core.clear_deferred();
+  };
+  bool ended = false;
+  for (int i = 0; i < 100 && !ended; ++i) drain_one(ended);  // the alarms' own events out of the way
+  ended = false;
+  delivered = 0;
+  std::uint64_t refreshes = 0;
+  const test::alloc_scope allocs;
+  for (auto _ : st) {
+    out.clear();
+    core.handle(s.chan, s.request_id++, refresh.request_header, refresh_msg, at(ms), out);
+    if (ua::decode_message(out.bytes(), decoded) != ua::status::good) throw std::runtime_error("decode");
+    const auto* called = decoded.get_if<ua::call_response>();
+    if (!called || called->results.size() != 1 || called->results[0].status_code.is_bad())
+      throw std::runtime_error("ConditionRefresh refused");
+    ended = false;
+    for (int i = 0; i < 10'000 && !ended; ++i) drain_one(ended);
+    if (!ended) throw std::runtime_error("no RefreshEnd after " + std::to_string(delivered) + " events");
+    ++refreshes;
+  }
+  const auto counted = static_cast<double>(allocs.counted().allocations);
+  st.counters["events/refresh"] = static_cast<double>(delivered) / static_cast<double>(refreshes);
+  st.counters["allocs/event"] = counted / static_cast<double>(delivered);
+}
+
 }  // namespace
 
-BENCHMARK(conditions_memory)->Name("conditions.memory")->Arg(10'000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(conditions_memory)->Name("conditions.memory")->Arg(10'000)->Arg(100'000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(conditions_refresh)->Name("conditions.refresh")->Arg(10'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(events_fanout)->Name("events.fanout")->Arg(1)->Arg(20);
-BENCHMARK(alarms_pass)->Name("alarms.pass")->Arg(1000);
+BENCHMARK(alarms_pass)->Name("alarms.pass")->Args({1000, 0})->Args({1000, 16});
 BENCHMARK_MAIN();

@@ -195,6 +195,13 @@ struct limit_alarm {
   // MaxTimeShelved (Part 9 §5.8.2): the longest TimedShelve an operator may ask for, and the end
   // of a OneShotShelve; 0: no such limit (a year at most then).
   std::chrono::milliseconds max_time_shelved{0};
+  // Suppression by the plant (Part 9 §5.8.2 SuppressedState): a Boolean Variable (equipment out of
+  // operation, a mode) whose change to true suppresses the alarm and to false unsuppresses it, in
+  // parallel with the Suppress and Unsuppress methods (the latest change wins). Null: none.
+  node_id suppressed_by;
+  // Branches (Part 9 §5.5.2): at most this many earlier states kept for acknowledgement at once;
+  // past it the oldest is dropped (logged and counted). 0: no branches (the trunk only).
+  std::uint32_t max_branches = 16;
 };
 
 // An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
@@ -210,6 +217,8 @@ struct off_normal_alarm {
   std::uint16_t severity = 500;  // while active (1 while normal)
   bool enabled = true;
   std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
+  node_id suppressed_by;                          // as limit_alarm's
+  std::uint32_t max_branches = 16;                // as limit_alarm's
 };
 
 // A discrete alarm (Part 9 §5.8.24.1 DiscreteAlarmType, the base of OffNormalAlarmType): active
@@ -224,6 +233,8 @@ struct discrete_alarm {
   std::uint16_t severity = 500;  // while active (1 otherwise)
   bool enabled = true;
   std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
+  node_id suppressed_by;                          // as limit_alarm's
+  std::uint32_t max_branches = 16;                // as limit_alarm's
 };
 
 // A file the server exposes as an Object of FileType (Part 20 §4.2; docs/files.md): clients Open,

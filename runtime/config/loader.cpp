@@ -231,6 +231,8 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].notifier",
     "limit_alarms[].enabled",
     "limit_alarms[].max_time_shelved_ms",
+    "limit_alarms[].suppressed_by",
+    "limit_alarms[].max_branches",
     "limit_alarms[].high_high",
     "limit_alarms[].high",
     "limit_alarms[].low",
@@ -248,6 +250,8 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].notifier",
     "off_normal_alarms[].enabled",
     "off_normal_alarms[].max_time_shelved_ms",
+    "off_normal_alarms[].suppressed_by",
+    "off_normal_alarms[].max_branches",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
     "files[]",
@@ -264,6 +268,8 @@ constexpr std::string_view key_table[] = {
     "discrete_alarms[].notifier",
     "discrete_alarms[].enabled",
     "discrete_alarms[].max_time_shelved_ms",
+    "discrete_alarms[].suppressed_by",
+    "discrete_alarms[].max_branches",
     "discrete_alarms[].active",
     "discrete_alarms[].severity",
     "logging",
@@ -2053,6 +2059,8 @@ private:
     std::string name;
     bool enabled = true;
     std::chrono::milliseconds max_time_shelved{0};  // Part 9 §5.8.2 MaxTimeShelved; 0: none
+    node_id suppressed_by;                          // Part 9 §5.8.2 SuppressedState from a Boolean; null: none
+    std::uint32_t max_branches = 16;                // Part 9 §5.5.2: earlier states kept at once
     bool ok = false;                                // id and input are usable
     const node_entry* input_entry = nullptr;        // null: not a node of this file
     const toml::node* input_at = nullptr;
@@ -2100,6 +2108,35 @@ private:
     // a second to a year, as condition_manager takes it.
     if (std::int64_t ms = 0; s.integer("max_time_shelved_ms", 1'000, 31'622'400'000, ms))
       a.max_time_shelved = std::chrono::milliseconds(ms);
+    s.integer("max_branches", 0, 1'000, a.max_branches);
+    bool suppressor_ok = true;
+    if (std::string text; s.string("suppressed_by", text)) {
+      // A Boolean variable of this file (its true suppresses the alarm), or one the server holds.
+      const toml::node& at = *t.get("suppressed_by");
+      suppressor_ok = false;
+      if (auto n = node(text, at, s.key("suppressed_by"))) {
+        a.suppressed_by = *n;
+        if (auto it = ids_.find(n->to_string()); it != ids_.end()) {
+          if (!it->second.variable)
+            c_.error(at, s.key("suppressed_by"), fmt::format("{} is not a variable", n->to_string()));
+          else if (it->second.type != ua::builtin_type::boolean)
+            c_.error(at, s.key("suppressed_by"),
+                     fmt::format("{} is of type {}: suppressed_by names a Boolean variable (true suppresses)",
+                                 n->to_string(), ua::builtin_type_name(it->second.type)));
+          else suppressor_ok = true;
+        } else if (const auto type = server_variable(*n)) {
+          if (*type != ua::builtin_type::boolean && *type != ua::builtin_type::null)
+            c_.error(at, s.key("suppressed_by"),
+                     fmt::format("{} is of type {}: suppressed_by names a Boolean variable (true suppresses)",
+                                 n->to_string(), ua::builtin_type_name(*type)));
+          else suppressor_ok = true;
+        } else if (left_to_server(*n)) {
+          c_.error(at, s.key("suppressed_by"), fmt::format("{} is not a variable", n->to_string()));
+        } else {
+          c_.error(at, s.key("suppressed_by"), fmt::format("{} is not a variable of this file", n->to_string()));
+        }
+      }
+    }
     if (s.string("notifier", notifier_text)) {
       if (auto n = node(notifier_text, *t.get("notifier"), s.key("notifier"))) {
         auto it = ids_.find(n->to_string());
@@ -2112,7 +2149,7 @@ private:
           p_.event_sources.push_back(reference_node{*n, node_id(0, 36), a.input});  // HasEventSource
       }
     }
-    a.ok = id_ok && input_ok;
+    a.ok = id_ok && input_ok && suppressor_ok;
     return a;
   }
 
@@ -2205,6 +2242,8 @@ private:
       a.name = common.name;
       a.enabled = common.enabled;
       a.max_time_shelved = common.max_time_shelved;
+      a.suppressed_by = common.suppressed_by;
+      a.max_branches = common.max_branches;
       // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
       constexpr double huge = 1e300;
       struct named_limit {
@@ -2297,6 +2336,8 @@ private:
       a.name = common.name;
       a.enabled = common.enabled;
       a.max_time_shelved = common.max_time_shelved;
+      a.suppressed_by = common.suppressed_by;
+      a.max_branches = common.max_branches;
       if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
@@ -2321,6 +2362,8 @@ private:
       a.name = common.name;
       a.enabled = common.enabled;
       a.max_time_shelved = common.max_time_shelved;
+      a.suppressed_by = common.suppressed_by;
+      a.max_branches = common.max_branches;
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));

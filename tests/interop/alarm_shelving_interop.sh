@@ -2,8 +2,11 @@
 # Conditions as nodes and shelving (docs/decisions/0053) served by `uactor run --config`: a discrete
 # alarm on a Boolean the client writes, MaxTimeShelved 60 s; node-opcua's client
 # (node_alarm_shelving.js) browses the condition, reads and subscribes to its Variables, shelves it
-# (timed and one-shot), unshelves it, sees the server unshelve it by itself, acknowledges it; then
-# `uactor alarms` lists, shelves, unshelves and acknowledges the same condition.
+# (timed and one-shot), unshelves it, sees the server unshelve it by itself, acknowledges it,
+# suppresses it and takes it out of service, makes branches and acknowledges one by its EventId
+# (docs/decisions/0061); then `uactor alarms` lists (ConditionRefresh: the trunk and its branches),
+# shelves, unshelves, acknowledges, confirms, comments, suppresses and takes out of service the same
+# condition, and confirms a branch by the EventId `list` printed.
 #
 #   bash alarm_shelving_interop.sh UACTOR_BINARY
 #
@@ -72,24 +75,49 @@ if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/client.out"; then
 fi
 echo "alarm_shelving_interop: node-opcua's client passed"
 
-# Our command line on the same condition: list, shelve, list, unshelve, ack (already acknowledged).
+# Our command line on the same condition. `list` (ConditionRefresh): the trunk (BranchId "-", the
+# 11th column) active and unacknowledged after node's branches, and the branches node left.
 cond="ns=2;s=Pump.Trip.Alarm"
 cli() { "$uactor" alarms "$url" "$@" 2>>"$tmp/cli.err"; }
 status_of() { local out; out="$(cli "$@")"; echo "${out%% *}"; }  # "Good (0x00000000)" -> Good
-line="$(cli list)"
-echo "alarms list: $line"
-case "$line" in
-    "$cond"$'\t'PumpTripAlarm$'\t'Active$'\t'Acknowledged$'\t'Unshelved$'\t'800$'\t'*) ;;
-    *) echo "alarm_shelving_interop: FAIL: uactor alarms list"; cat "$tmp/cli.err"; exit 1 ;;
+trunk() { cli list | awk -F'\t' '$11 == "-"'; }
+fail_cli() { echo "alarm_shelving_interop: FAIL: $1"; cat "$tmp/cli.err"; exit 1; }
+cli list >"$tmp/list.out" || fail_cli "uactor alarms list"
+cat "$tmp/list.out" | sed 's/^/alarms list: /'
+case "$(awk -F'\t' '$11 == "-"' "$tmp/list.out")" in
+    "$cond"$'\t'PumpTripAlarm$'\t'Active$'\t'Unacknowledged$'\t'Unshelved$'\t'800$'\t'*) ;;
+    *) fail_cli "uactor alarms list: the trunk" ;;
 esac
-[ "$(status_of shelve "$cond" --for 30)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms shelve --for"; exit 1; }
-cli list | grep -q $'\tTimedShelved\t' || { echo "alarm_shelving_interop: FAIL: list after shelve"; exit 1; }
-[ "$(status_of unshelve "$cond" --comment back)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms unshelve"; exit 1; }
-[ "$(status_of shelve "$cond" --one-shot)" = "Good" ] || { echo "alarm_shelving_interop: FAIL: uactor alarms shelve --one-shot"; exit 1; }
-cli list | grep -q $'\tOneShotShelved\t' || { echo "alarm_shelving_interop: FAIL: list after one-shot"; exit 1; }
+[ "$(awk -F'\t' '$1 == "'"$cond"'" && $11 != "-"' "$tmp/list.out" | wc -l)" -ge 2 ] || fail_cli "uactor alarms list: the branches"
+[ "$(status_of shelve "$cond" --for 30)" = "Good" ] || fail_cli "uactor alarms shelve --for"
+trunk | grep -q $'\tTimedShelved\t' || fail_cli "list after shelve"
+[ "$(status_of unshelve "$cond" --comment back)" = "Good" ] || fail_cli "uactor alarms unshelve"
+[ "$(status_of shelve "$cond" --one-shot)" = "Good" ] || fail_cli "uactor alarms shelve --one-shot"
+trunk | grep -q $'\tOneShotShelved\t' || fail_cli "list after one-shot"
+[ "$(status_of unshelve "$cond")" = "Good" ] || fail_cli "uactor alarms unshelve"
+echo "alarm_shelving_interop: uactor alarms list, shelve --for, unshelve, shelve --one-shot passed"
+# Acknowledge, Confirm and AddComment of the trunk (its EventId read from the condition's node).
+[ "$(status_of ack "$cond" --comment seen)" = "Good" ] || fail_cli "uactor alarms ack"
 out="$(cli ack "$cond" --comment again)"; rc=$?
-if [ "$rc" -ne 1 ] || [ "${out%% *}" != "BadConditionBranchAlreadyAcked" ]; then
-    echo "alarm_shelving_interop: FAIL: ack of an acknowledged state: exit $rc, $out"; exit 1
-fi
-echo "alarm_shelving_interop: uactor alarms list, shelve --for, unshelve, shelve --one-shot, ack passed"
+[ "$rc" -eq 1 ] && [ "${out%% *}" = "BadConditionBranchAlreadyAcked" ] || fail_cli "ack of an acknowledged state: exit $rc, $out"
+[ "$(status_of confirm "$cond" --comment done)" = "Good" ] || fail_cli "uactor alarms confirm"
+[ "$(status_of comment "$cond" --comment "a note")" = "Good" ] || fail_cli "uactor alarms comment"
+trunk | grep -q $'\tAcknowledged\tUnshelved\t800\tConfirmed\t' || fail_cli "list after ack and confirm"
+echo "alarm_shelving_interop: uactor alarms ack, confirm, comment passed"
+# A branch by the EventId list prints (the 12th column): node acknowledged one, we confirm it.
+branch="$(cli list | awk -F'\t' '$11 != "-" && $4 == "Acknowledged" && $7 == "Unconfirmed"' | head -n 1)"
+[ -n "$branch" ] || fail_cli "no acknowledged, unconfirmed branch in the list"
+branch_id="$(printf '%s' "$branch" | cut -f11)"; event_id="$(printf '%s' "$branch" | cut -f12)"
+[ "$(status_of confirm "$cond" --event-id "$event_id" --comment "branch done")" = "Good" ] || fail_cli "confirm --event-id of a branch"
+cli list | grep -qF "$branch_id" && fail_cli "the confirmed branch $branch_id is still listed"
+echo "alarm_shelving_interop: uactor alarms confirm --event-id of branch $branch_id passed"
+# Suppression and out of service (the 8th and 9th columns).
+[ "$(status_of suppress "$cond" --comment "pump stopped")" = "Good" ] || fail_cli "uactor alarms suppress"
+trunk | grep -q $'\tSuppressed\tIn Service\t' || fail_cli "list after suppress"
+[ "$(status_of unsuppress "$cond")" = "Good" ] || fail_cli "uactor alarms unsuppress"
+[ "$(status_of out-of-service "$cond")" = "Good" ] || fail_cli "uactor alarms out-of-service"
+trunk | grep -q $'\tUnsuppressed\tOut of Service\t' || fail_cli "list after out-of-service"
+[ "$(status_of in-service "$cond" --comment back)" = "Good" ] || fail_cli "uactor alarms in-service"
+trunk | grep -q $'\tUnsuppressed\tIn Service\t' || fail_cli "list after in-service"
+echo "alarm_shelving_interop: uactor alarms suppress, unsuppress, out-of-service, in-service passed"
 echo "alarm_shelving_interop: all passed"

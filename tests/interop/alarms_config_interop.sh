@@ -3,7 +3,9 @@
 # file's limit alarm through its four limits, a script alarm's Boolean output drives its off-normal
 # alarm; node-opcua's client (node_plant_alarms.js) subscribes to the Server object's and the Tank
 # area's events, checks the states and their fields, acknowledges and confirms, writes a variable
-# (an audit event) and calls ConditionRefresh.
+# (an audit event) and calls ConditionRefresh; then `uactor alarms list` sees every kind of the file
+# (limit, non-exclusive limit, off-normal, discrete) come, and the pump's pressure alarm suppressed
+# and unsuppressed by its `suppressed_by` Variable.
 #
 #   bash alarms_config_interop.sh UACTOR_BINARY SOURCE_DIR
 #
@@ -24,7 +26,7 @@ trap cleanup EXIT
 
 # Port 0: any free port (parallel ctest), read back from the `listening on` line.
 sed 's/^port = [0-9]*/port = 0/' "$src/examples/config/alarms.toml" >"$tmp/alarms.toml"
-if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "1 writer(s), 2 alarm(s)" "$tmp/check.out"; then
+if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "4 writer(s), 4 alarm(s)" "$tmp/check.out"; then
     echo "alarms_config_interop: FAIL: check-config"; cat "$tmp/check.out"; exit 1
 fi
 echo "alarms_config_interop: $(cat "$tmp/check.out")"
@@ -46,4 +48,26 @@ cat "$tmp/client.out"
 if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/client.out"; then
     echo "alarms_config_interop: FAIL (node exit $status)"; tail -n 20 "$tmp/client.err"; tail -n 20 "$tmp/server.err"; exit 1
 fi
+# Every kind the file defines comes and goes by itself: `uactor alarms list` (ConditionRefresh)
+# shows each of them, retained, within a few cycles of its writer.
+for cond in Tank.Level.Alarm Tank.Overfill.Alarm Pump.Trip.Alarm Pump.Pressure.Alarm; do
+    found=""
+    for _ in $(seq 40); do
+        if "$uactor" alarms "$url" list 2>>"$tmp/cli.err" | grep -q "^ns=2;s=$cond"$'\t'; then found=1; break; fi
+        sleep 0.5
+    done
+    [ -n "$found" ] || { echo "alarms_config_interop: FAIL: uactor alarms list never showed $cond"; cat "$tmp/cli.err"; exit 1; }
+done
+# The pressure alarm is suppressed while the pump is stopped (suppressed_by): both states come.
+for state in Suppressed Unsuppressed; do
+    found=""
+    for _ in $(seq 60); do
+        if "$uactor" alarms "$url" list 2>>"$tmp/cli.err" | awk -F'\t' -v s="$state" '$1 == "ns=2;s=Pump.Pressure.Alarm" && $11 == "-" && $8 == s' | grep -q .; then
+            found=1; break
+        fi
+        sleep 0.5
+    done
+    [ -n "$found" ] || { echo "alarms_config_interop: FAIL: Pump.Pressure.Alarm never $state"; exit 1; }
+done
+echo "alarms_config_interop: uactor alarms list shows every kind, and the suppression by Pump.Stopped come and go"
 echo "alarms_config_interop: all passed"

@@ -15,7 +15,14 @@
 //   - OneShotShelve then Unshelve: OneShotShelved, then Unshelved;
 //   - TimedShelve beyond MaxTimeShelved: BadShelvingTimeOutOfRange; Unshelve while unshelved:
 //     BadConditionNotShelved;
-//   - Acknowledge through the method found under the condition, with the EventId read from its node.
+//   - Acknowledge through the method found under the condition, with the EventId read from its node;
+//   - suppression and out of service (§5.8.2, docs/decisions/0061): reads SuppressedState/Id and
+//     OutOfServiceState/Id, calls Suppress, Unsuppress, RemoveFromService2 (with a comment) and
+//     PlaceInService found under the condition, each state seen in its Variables and
+//     SuppressedOrShelved;
+//   - branches (§5.5.2): Pump.Trip written false, true, false, true: the earlier states come as events
+//     with a BranchId; the unacknowledged branch is acknowledged by its EventId (its event acknowledged,
+//     the trunk's AckedState/Id still false), ConditionRefresh sends the branches again.
 "use strict";
 
 const util = require("util");
@@ -36,7 +43,8 @@ const {
     BrowseDirection,
     makeBrowsePath,
     constructEventFilter,
-    StatusCodes
+    StatusCodes,
+    callConditionRefresh
 } = require("node-opcua");
 
 const args = process.argv.slice(2);
@@ -118,7 +126,8 @@ async function main() {
     step = "read";
     const paths = ["/EnabledState/Id", "/ActiveState/Id", "/AckedState/Id", "/ConfirmedState/Id", "/Severity", "/Retain",
                    "/MaxTimeShelved", "/ShelvingState/CurrentState", "/ShelvingState/UnshelveTime", "/EventId",
-                   "/SuppressedOrShelved"];
+                   "/SuppressedOrShelved", "/SuppressedState", "/SuppressedState/Id", "/OutOfServiceState",
+                   "/OutOfServiceState/Id"];
     const ids = {};
     for (const p of paths) ids[p] = await resolve(session, p);
     const read = async (p) => {
@@ -147,7 +156,7 @@ async function main() {
         subscription.once("started", resolve);
         subscription.once("internal_error", reject);
     });
-    const seen = { active: [], shelf: [], flagged: 0 };
+    const seen = { active: [], shelf: [], flagged: 0, branches: [] };
     let waiters = [];
     const poke = () => {
         const w = waiters;
@@ -176,10 +185,15 @@ async function main() {
     await watch(ids["/ShelvingState/CurrentState"], seen.shelf);
     const events = ClientMonitoredItem.create(subscription, { nodeId: "i=2253", attributeId: AttributeIds.EventNotifier },
         { samplingInterval: 0, queueSize: 1000, discardOldest: true,
-          filter: constructEventFilter(["ConditionName", "SuppressedOrShelved", "ShelvingState.CurrentState"]) },
+          filter: constructEventFilter(["ConditionName", "SuppressedOrShelved", "ShelvingState.CurrentState", "BranchId",
+                                        "EventId", "ActiveState.Id", "AckedState.Id", "Retain"]) },
         TimestampsToReturn.Both);
     events.on("changed", (values) => {
         if (values[0].value === "PumpTripAlarm" && values[1].value === true) seen.flagged += 1;
+        const branch = values[3].value ? values[3].value.toString() : "ns=0;i=0";
+        if (values[0].value === "PumpTripAlarm" && branch !== "ns=0;i=0")
+            seen.branches.push({ branch, eventId: values[4].value, active: values[5].value === true,
+                                 acked: values[6].value === true, retain: values[7].value === true });
         poke();
     });
     await new Promise((resolve) => events.once("initialized", resolve));
@@ -236,6 +250,70 @@ async function main() {
     if (st !== "Good") fail("Acknowledge with the EventId of the node: " + st);
     if ((await read("/AckedState/Id")) !== true) fail("AckedState/Id is not true after Acknowledge");
     out("ok Acknowledge with the EventId read from the condition's EventId Variable; AckedState/Id true");
+
+    // Suppression and out of service: the methods the condition references.
+    step = "suppression";
+    if ((await read("/SuppressedState/Id")) !== false) fail("SuppressedState/Id is not false at start");
+    if ((await read("/OutOfServiceState/Id")) !== false) fail("OutOfServiceState/Id is not false at start");
+    const condMethod = (name) => {
+        const r = named(condRefs, name);
+        if (!r) fail("the condition has no method " + name);
+        return r.nodeId.toString();
+    };
+    st = await call(alarm, condMethod("Suppress"), []);
+    if (st !== "Good") fail("Suppress: " + st);
+    const suppressedText = await read("/SuppressedState");
+    if ((await read("/SuppressedState/Id")) !== true || !suppressedText || suppressedText.text !== "Suppressed")
+        fail("SuppressedState after Suppress: " + JSON.stringify(suppressedText));
+    if ((await read("/SuppressedOrShelved")) !== true) fail("SuppressedOrShelved is not true while suppressed");
+    st = await call(alarm, condMethod("Unsuppress"), []);
+    if (st !== "Good") fail("Unsuppress: " + st);
+    if ((await read("/SuppressedState/Id")) !== false) fail("SuppressedState/Id is not false after Unsuppress");
+    st = await call(alarm, condMethod("RemoveFromService2"),
+                    [new Variant({ dataType: DataType.LocalizedText, value: { text: "sensor swap" } })]);
+    if (st !== "Good") fail("RemoveFromService2: " + st);
+    const oos = await read("/OutOfServiceState");
+    if ((await read("/OutOfServiceState/Id")) !== true || !oos || oos.text !== "Out of Service")
+        fail("OutOfServiceState after RemoveFromService2: " + JSON.stringify(oos));
+    if ((await read("/SuppressedOrShelved")) !== true) fail("SuppressedOrShelved is not true while out of service");
+    st = await call(alarm, condMethod("PlaceInService"), []);
+    if (st !== "Good") fail("PlaceInService: " + st);
+    if ((await read("/OutOfServiceState/Id")) !== false) fail("OutOfServiceState/Id is not false after PlaceInService");
+    if ((await read("/SuppressedOrShelved")) !== false) fail("SuppressedOrShelved is not false at the end");
+    out("ok Suppress, Unsuppress, RemoveFromService2, PlaceInService: SuppressedState, OutOfServiceState, SuppressedOrShelved");
+
+    // Branches: back to normal and active again before the earlier states were done with.
+    step = "branches";
+    const writeTrip = async (value) => {
+        const r = await session.write({ nodeId: "ns=2;s=Pump.Trip", attributeId: AttributeIds.Value,
+                                        value: { value: { dataType: DataType.Boolean, value } } });
+        if (r.name !== "Good") fail("Write Pump.Trip: " + r.name);
+    };
+    for (const v of [false, true, false, true]) {
+        const before = seen.active.length;
+        await writeTrip(v);
+        await until(`ActiveState/Id ${v}`, () => seen.active.length > before && seen.active[seen.active.length - 1] === v);
+    }
+    // The first branch is the acknowledged, unconfirmed state; the second the unacknowledged one.
+    await until("two branches", () => new Set(seen.branches.map((b) => b.branch)).size >= 2);
+    const open = seen.branches.find((b) => !b.acked && b.retain);
+    if (!open) fail("no unacknowledged branch among " + JSON.stringify(seen.branches));
+    out(`ok ${new Set(seen.branches.map((b) => b.branch)).size} branches with their own BranchId (${open.branch})`);
+    const count = seen.branches.length;
+    st = await call(alarm, acknowledge, [new Variant({ dataType: DataType.ByteString, value: open.eventId }),
+                                         new Variant({ dataType: DataType.LocalizedText, value: { text: "the earlier one" } })]);
+    if (st !== "Good") fail("Acknowledge of the branch by its EventId: " + st);
+    await until("the branch's acknowledged event", () => seen.branches.slice(count).some((b) => b.branch === open.branch && b.acked));
+    if ((await read("/AckedState/Id")) !== false) fail("the trunk's AckedState/Id changed with the branch's Acknowledge");
+    out("ok Acknowledge of the branch by its EventId: the branch acknowledged, the trunk not");
+    const known = new Set(seen.branches.map((b) => b.eventId.toString("hex")));
+    const beforeRefresh = seen.branches.length;
+    const refreshed = await callConditionRefresh(session, subscription.subscriptionId);
+    if (refreshed.name !== "Good") fail("ConditionRefresh: " + refreshed.name);
+    await until("the branches again in the refresh",
+                () => new Set(seen.branches.slice(beforeRefresh).filter((b) => known.has(b.eventId.toString("hex")))
+                                  .map((b) => b.branch)).size >= 2);
+    out("ok ConditionRefresh sent the branches again with their latest EventIds");
 
     out("done");
     await subscription.terminate();

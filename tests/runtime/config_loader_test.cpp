@@ -496,6 +496,50 @@ enabled = false
   CHECK_FALSE(fault.enabled);
 }
 
+TEST_CASE("config: suppressed_by and max_branches of each alarm kind become the API's structures",
+          "[config][alarms][suppression]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+[[namespaces]]
+uri = "urn:test:pump"
+[[variables]]
+id = "ns=2;s=Pump.Speed"
+[[variables]]
+id = "ns=2;s=Pump.Dry"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Pump.Stopped"
+type = "Boolean"
+[[limit_alarms]]
+id = "ns=2;s=Pump.Speed.Alarm"
+input = "ns=2;s=Pump.Speed"
+high = 2800
+suppressed_by = "ns=2;s=Pump.Stopped"
+max_branches = 4
+[[off_normal_alarms]]
+id = "ns=2;s=Pump.Dry.Alarm"
+input = "ns=2;s=Pump.Dry"
+suppressed_by = "ns=2;s=Pump.Stopped"
+max_branches = 0
+[[discrete_alarms]]
+id = "ns=2;s=Pump.Dry.Trip"
+input = "ns=2;s=Pump.Dry"
+)";
+  const auto r = config::load(text, "pump.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.limit_alarms.size() == 1);
+  CHECK(r.value.limit_alarms[0].suppressed_by == node_id::string(2, "Pump.Stopped"));
+  CHECK(r.value.limit_alarms[0].max_branches == 4);
+  REQUIRE(r.value.off_normal_alarms.size() == 1);
+  CHECK(r.value.off_normal_alarms[0].suppressed_by == node_id::string(2, "Pump.Stopped"));
+  CHECK(r.value.off_normal_alarms[0].max_branches == 0);
+  REQUIRE(r.value.discrete_alarms.size() == 1);
+  CHECK(r.value.discrete_alarms[0].suppressed_by.is_null());  // none
+  CHECK(r.value.discrete_alarms[0].max_branches == 16);       // the API's default
+}
+
 TEST_CASE("config: [[nodesets]] loads node-opcua-nodesets' DI and Machinery, strict or with accept_older_models", "[config]") {
   const auto dir = std::filesystem::path(UACTOR_SOURCE_DIR) / "tests/interop/node_modules/node-opcua-nodesets/nodesets";
   if (!std::filesystem::exists(dir / "Opc.Ua.Machinery.NodeSet2.xml")) {

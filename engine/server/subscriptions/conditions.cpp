@@ -8,6 +8,9 @@
 
 #include <cfloat>
 #include <cmath>
+#include <random>
+
+#include <spdlog/spdlog.h>
 
 #include "engine/server/secure_channel_state.hpp"
 #include "uactor/ua/node_ids.hpp"
@@ -35,6 +38,19 @@ constexpr std::uint32_t m_enable = 9027, m_disable = 9028, m_add_comment = 9029,
 // instance declarations of them (a client may name either).
 constexpr std::uint32_t m_unshelve = 2947, m_one_shot_shelve = 2948, m_timed_shelve = 2949, m_timed_shelve2 = 24756,
                         m_unshelve2 = 24758, m_one_shot_shelve2 = 24760;
+// AlarmConditionType's suppression and out-of-service methods (Part 9 §5.8.8-5.8.15; the "2" forms,
+// 1.05, take a comment). They are AlarmConditionType's own instance declarations: every condition
+// references them (decision 0053).
+constexpr std::uint32_t m_suppress = 16403, m_unsuppress = 17868, m_remove_from_service = 17869,
+                        m_place_in_service = 17870, m_suppress2 = 24316, m_unsuppress2 = 24318,
+                        m_remove_from_service2 = 24320, m_place_in_service2 = 24322;
+bool is_service_method(std::uint32_t m) {
+  switch (m) {
+    case m_suppress: case m_unsuppress: case m_remove_from_service: case m_place_in_service: case m_suppress2:
+    case m_unsuppress2: case m_remove_from_service2: case m_place_in_service2: return true;
+    default: return false;
+  }
+}
 // The instance declaration's method -> the type's.
 std::uint32_t shelving_method_of(std::uint32_t m) {
   switch (m) {
@@ -168,6 +184,28 @@ struct condition_manager::alarm {
   double max_time_shelved = 0;  // ms; 0: no MaxTimeShelved
   bool has_deadline = false;
   std::chrono::steady_clock::time_point unshelve_at{};
+  // §5.8.2 (1.05): SuppressedState (by Suppress/Unsuppress or by the `suppressed_by` Variable, the
+  // latest change wins) and OutOfServiceState, each with its TransitionTime.
+  bool suppressed = false;
+  bool out_of_service = false;
+  date_time suppressed_since;
+  date_time out_of_service_since;
+  node_index suppressor = no_node;  // the Boolean Variable whose true suppresses, or none
+  node_id suppressor_id;
+  std::uint32_t max_branches = 16;
+  // §5.5.2, §4.4: earlier states still waiting for Acknowledge or Confirm, oldest first. Each keeps
+  // its last event (with its BranchId) for ConditionRefresh and for the EventId the methods name.
+  struct branch {
+    node_id id;
+    bool acked = false;
+    bool confirmed = true;
+    event_record ev;
+    // The trunk's EventId the state had when it became a branch: an operator who saw that event
+    // acknowledges the branch with it, until the branch's first change.
+    byte_string origin;
+  };
+  std::vector<branch> branches;
+  bool branch_drop_logged = false;
   event_record ev;  // the last event, kept for ConditionRefresh (its EventId too)
   node_index shelving_node = no_node;
   std::uint32_t index = 0;  // in alarms_
@@ -192,6 +230,10 @@ struct condition_manager::alarm {
   }
   // Part 9 §5.5.2: Retain while the condition is of interest to a client.
   bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
+  // §5.8.2: SuppressedOrShelved, the one flag a client's where clause filters on.
+  bool suppressed_or_shelved() const noexcept {
+    return suppressed || out_of_service || shelf != condition_manager::shelving::unshelved;
+  }
 };
 
 condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
@@ -232,6 +274,14 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.shelving_last_id = f.intern("ShelvingState/LastTransition/Id");
   k_.unshelve_time = f.intern("ShelvingState/UnshelveTime");
   k_.max_time_shelved = f.intern("MaxTimeShelved");
+  k_.suppressed_state = f.intern("SuppressedState");
+  k_.suppressed_state_id = f.intern("SuppressedState/Id");
+  k_.suppressed_state_transition_time = f.intern("SuppressedState/TransitionTime");
+  k_.out_of_service_state = f.intern("OutOfServiceState");
+  k_.out_of_service_state_id = f.intern("OutOfServiceState/Id");
+  k_.out_of_service_state_transition_time = f.intern("OutOfServiceState/TransitionTime");
+  std::random_device rd;
+  branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
     const std::string state = std::string(limit_name(l)) + "State";
     k_.limit_states[static_cast<std::size_t>(l) - 1] = f.intern(state);
@@ -296,6 +346,8 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   al->sev_ll = a.severity_low_low;
   al->enabled = a.enabled;
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
   if (!a.exclusive) {
     al->kind = alarm_kind::non_exclusive_limit;
     al->type_id = non_exclusive_limit_alarm_type;
@@ -322,6 +374,8 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   al->sev_tripped = a.severity;
   al->enabled = a.enabled;
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
   return add_two_state(std::move(al), a.normal, as, sink, now);
 }
 
@@ -335,12 +389,19 @@ status_code condition_manager::add(const discrete_alarm& a, address_space& as, e
   al->sev_tripped = a.severity;
   al->enabled = a.enabled;
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
   return add_two_state(std::move(al), a.active, as, sink, now);
 }
 
 status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_space& as, event_sink& sink,
                                       const instant& now) {
   alarm& al = *owned;
+  if (!al.suppressor_id.is_null()) {
+    al.suppressor = as.find(al.suppressor_id);
+    if (al.suppressor == no_node) return status::bad_node_id_unknown;
+    if (as.at(al.suppressor).cls != node_class::variable) return status::bad_node_class_invalid;
+  }
   node_spec spec;
   spec.id = al.id;
   spec.cls = node_class::object;
@@ -378,6 +439,16 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   alarms_.push_back(std::move(owned));
   if (by_input_.size() <= input) by_input_.resize(input + 1);
   by_input_[input].push_back(index);
+  if (al.suppressor != no_node) {
+    // §5.8.2: the plant's suppression applies from the start, before the first event.
+    if (by_suppressor_.size() <= al.suppressor) by_suppressor_.resize(al.suppressor + 1);
+    by_suppressor_[al.suppressor].push_back(index);
+    as.set_monitored(al.suppressor, true);
+    if (const variable_data* s = as.variable(al.suppressor)) {
+      double on = 0;
+      al.suppressed = discrete_of(s->value.value, on) && on != 0;
+    }
+  }
   emit(al, as, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
   const variable_data* var = as.variable(input);
   double v = 0;
@@ -438,6 +509,12 @@ constexpr condition_child condition_children[] = {
     {"ActiveState/Id", prop, property_t, dt_boolean},
     {"ActiveState/TransitionTime", prop, property_t, dt_utc_time},
     {"InputNode", prop, property_t, dt_node_id},
+    {"SuppressedState", comp, two_state_t, dt_localized_text},
+    {"SuppressedState/Id", prop, property_t, dt_boolean},
+    {"SuppressedState/TransitionTime", prop, property_t, dt_utc_time},
+    {"OutOfServiceState", comp, two_state_t, dt_localized_text},
+    {"OutOfServiceState/Id", prop, property_t, dt_boolean},
+    {"OutOfServiceState/TransitionTime", prop, property_t, dt_utc_time},
     {"SuppressedOrShelved", prop, property_t, dt_boolean},
     {"ShelvingState", comp, ids::shelved_state_machine_type, 0},
     {"ShelvingState/CurrentState", comp, finite_state_t, dt_localized_text},
@@ -547,8 +624,11 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
   // The Methods are the types' own nodes, referenced by every condition (decision 0053): Part 9
   // lets a client call them with the ConditionId (or the ShelvingState) as the ObjectId.
   const node_index has_component = as.find(node_id(0, ids::has_component));
-  for (const std::uint32_t m : {m_enable, m_disable, m_add_comment, m_acknowledge, m_confirm})
-    as.add_reference(a.node, has_component, as.find(node_id(0, m)));
+  for (const std::uint32_t m : {m_enable, m_disable, m_add_comment, m_acknowledge, m_confirm, m_suppress, m_unsuppress,
+                                m_remove_from_service, m_place_in_service, m_suppress2, m_unsuppress2,
+                                m_remove_from_service2, m_place_in_service2})
+    if (const node_index method = as.find(node_id(0, m)); method != no_node)
+      as.add_reference(a.node, has_component, method);
   for (const std::uint32_t m : {m_timed_shelve, m_one_shot_shelve, m_unshelve, m_timed_shelve2, m_one_shot_shelve2, m_unshelve2})
     as.add_reference(a.shelving_node, has_component, as.find(node_id(0, m)));
   return status::good;
@@ -580,6 +660,12 @@ void condition_manager::sync_nodes(alarm& a, address_space& as, const instant& n
 }
 
 void condition_manager::value_changed(node_index n, const data_value& v) {
+  if (n < by_suppressor_.size())
+    for (const std::uint32_t a : by_suppressor_[n]) {
+      noted x{a, 0, false, v.status, true};
+      x.numeric = discrete_of(v.value, x.value);
+      pending_.push_back(x);
+    }
   if (n >= by_input_.size()) return;
   for (const std::uint32_t a : by_input_[n]) {
     noted x{a, 0, false, v.status};
@@ -594,6 +680,11 @@ void condition_manager::process(address_space& as, event_sink& sink, const insta
   std::swap(pending_, processing_);
   for (const noted& x : processing_) {
     alarm& a = *alarms_[x.alarm];
+    if (x.suppression) {
+      // A Bad value of the suppressing Variable changes nothing: only true and false decide.
+      if (x.numeric && x.quality.is_good() && !std::isnan(x.value)) set_suppressed(a, x.value != 0, nullptr, as, sink, now);
+      continue;
+    }
     if (x.numeric) evaluate(a, x.value, x.quality, as, sink, now);
   }
   processing_.clear();
@@ -726,6 +817,9 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
       }
     }
     if (new_occurrence) {
+      // §5.5.2, §4.4: active again while the earlier state still waits for Acknowledge or Confirm:
+      // that state lives on as a branch, and the trunk takes the new occurrence.
+      if (!was_active && (!a.acked || !a.confirmed) && a.enabled && a.max_branches > 0) open_branch(a, sink, now);
       a.acked = false;
       a.confirmed = true;
     }
@@ -774,7 +868,14 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
   e.set(k_.input_node) = a.input_id;
   // §5.8.2, §5.8.17: the shelving state travels with every event, so that a client's where clause
   // (SuppressedOrShelved = false) hides a shelved alarm's events: shelving flags them, never drops them.
-  e.set(k_.suppressed_or_shelved) = a.shelf != shelving::unshelved;
+  e.set(k_.suppressed_or_shelved) = a.suppressed_or_shelved();
+  // §5.8.2 (1.05): suppression and out of service flag the events as shelving does.
+  text(e.set(k_.suppressed_state), a.suppressed ? "Suppressed" : "Unsuppressed");
+  e.set(k_.suppressed_state_id) = a.suppressed;
+  e.set(k_.suppressed_state_transition_time) = a.suppressed_since;
+  text(e.set(k_.out_of_service_state), a.out_of_service ? "Out of Service" : "In Service");
+  e.set(k_.out_of_service_state_id) = a.out_of_service;
+  e.set(k_.out_of_service_state_transition_time) = a.out_of_service_since;
   const std::uint32_t shelf_state = a.shelf == shelving::timed      ? shelf_timed
                                     : a.shelf == shelving::one_shot ? shelf_one_shot
                                                                     : shelf_unshelved;
@@ -835,7 +936,7 @@ bool condition_manager::is_condition_method(const node_id& m) noexcept {
   switch (m.numeric()) {
     case m_enable: case m_disable: case m_add_comment: case m_refresh: case m_refresh2: case m_acknowledge: case m_confirm:
       return true;
-    default: return shelving_method_of(m.numeric()) != 0;
+    default: return shelving_method_of(m.numeric()) != 0 || is_service_method(m.numeric());
   }
 }
 
@@ -910,7 +1011,11 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
   bool on_shelving_state = false;
   alarm* a = find(req.object_id, as, on_shelving_state);
   if (!a) {
-    out.status_code = as.find(req.object_id) == no_node ? status::bad_node_id_unknown : status::bad_method_invalid;
+    // Part 9 §5.7.3, §5.8.8: a condition's method called on its type (the ObjectType) is Bad_NodeIdInvalid.
+    const node_index n = as.find(req.object_id);
+    out.status_code = n == no_node                             ? status::bad_node_id_unknown
+                      : as.at(n).cls == node_class::object_type ? status::bad_node_id_invalid
+                                                                : status::bad_method_invalid;
     return;
   }
   if (const std::uint32_t shelf = shelving_method_of(m)) {
@@ -931,6 +1036,23 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     return;
   }
   if (on_shelving_state) { out.status_code = status::bad_method_invalid; return; }  // not the state machine's
+  if (is_service_method(m)) {
+    // §5.8.8-5.8.15: on any state (active or not); the "2" forms take a comment. Asking for the
+    // state the alarm is in changes nothing and raises no event.
+    const bool with_comment = m == m_suppress2 || m == m_unsuppress2 || m == m_remove_from_service2 || m == m_place_in_service2;
+    if (const status_code sc = with_comment ? check_args({builtin_type::localized_text}) : check_args({}); sc.is_bad()) {
+      out.status_code = sc;
+      return;
+    }
+    if (!a->enabled) { out.status_code = status::bad_condition_disabled; return; }
+    const localized_text* comment = with_comment ? in[0].get_if<localized_text>() : nullptr;
+    const bool suppression = m == m_suppress || m == m_unsuppress || m == m_suppress2 || m == m_unsuppress2;
+    const bool on = m == m_suppress || m == m_suppress2 || m == m_remove_from_service || m == m_remove_from_service2;
+    if (suppression) set_suppressed(*a, on, comment, as, sink, now);
+    else set_out_of_service(*a, on, comment, as, sink, now);
+    out.status_code = status::good;
+    return;
+  }
   if (m == m_enable || m == m_disable) {
     if (const status_code sc = check_args({}); sc.is_bad()) { out.status_code = sc; return; }
     const bool enable = m == m_enable;
@@ -939,7 +1061,9 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
       return;
     }
     // §5.5.4: Disable sends one last event (EnabledState False, Retain False); Enable the
-    // current state. Value changes meanwhile are tracked, not reported.
+    // current state. Value changes meanwhile are tracked, not reported. A disabled condition
+    // keeps no branches: each ends with its own last event.
+    if (!enable) close_branches(*a, as, sink, now);
     a->enabled = enable;
     a->time = now.utc;
     emit(*a, as, sink, now);
@@ -951,16 +1075,33 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     return;
   }
   if (!a->enabled) { out.status_code = status::bad_condition_disabled; return; }
-  // §5.7.3: the EventId names the state notification the operator saw: the latest one.
+  // §5.7.3: the EventId names the state notification the operator saw: the latest one of the
+  // trunk or of a branch (§5.5.2: the method acts on the branch it names).
   const variant* last = a->ev.find(field::event_id);
-  if (!last || !(*last == in[0])) { out.status_code = status::bad_event_id_unknown; return; }
-  if (m == m_acknowledge && a->acked) { out.status_code = status::bad_condition_branch_already_acked; return; }
-  if (m == m_confirm && a->confirmed) { out.status_code = status::bad_condition_branch_already_confirmed; return; }
+  alarm::branch* b = nullptr;
+  if (!last || !(*last == in[0])) {
+    const byte_string* given = in[0].get_if<byte_string>();
+    for (auto& br : a->branches)
+      if (const variant* id = br.ev.find(field::event_id); (id && *id == in[0]) || (!br.origin.is_null() && given && br.origin == *given)) {
+        b = &br;
+        break;
+      }
+    if (!b) { out.status_code = status::bad_event_id_unknown; return; }
+  }
+  bool& acked = b ? b->acked : a->acked;
+  bool& confirmed = b ? b->confirmed : a->confirmed;
+  if (m == m_acknowledge && acked) { out.status_code = status::bad_condition_branch_already_acked; return; }
+  if (m == m_confirm && confirmed) { out.status_code = status::bad_condition_branch_already_confirmed; return; }
   if (m == m_acknowledge) {
-    a->acked = true;
-    a->confirmed = false;  // §5.7.2: an acknowledged occurrence waits for its confirmation
+    acked = true;
+    confirmed = false;  // §5.7.2: an acknowledged occurrence waits for its confirmation
   } else if (m == m_confirm) {
-    a->confirmed = true;
+    confirmed = true;
+  }
+  if (b) {
+    update_branch(*a, static_cast<std::size_t>(b - a->branches.data()), *in[1].get_if<localized_text>(), sink, now);
+    out.status_code = status::good;
+    return;
   }
   a->comment = *in[1].get_if<localized_text>();
   a->time = a->comment_time = now.utc;
@@ -1065,10 +1206,124 @@ void condition_manager::refresh(std::uint32_t subscription, std::uint32_t item, 
   };
   marker(refresh_start_event_type, "ConditionRefresh started");
   for (auto& a : alarms_) {
-    if (!a->retain()) continue;
-    sink.raise(a->ev, now, subscription, item);  // the same EventId: the state the client missed
+    if (a->retain()) sink.raise(a->ev, now, subscription, item);  // the same EventId: the state the client missed
+    for (auto& b : a->branches) sink.raise(b.ev, now, subscription, item);  // §5.5.7: the branches too
   }
   marker(refresh_end_event_type, "ConditionRefresh done");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Suppression and out of service (§5.8.2, 1.05)
+
+void condition_manager::set_state(alarm& a, bool alarm::*flag, date_time alarm::*since, bool on,
+                                  const localized_text* comment, address_space& as, event_sink& sink,
+                                  const instant& now) {
+  if (a.*flag == on) return;
+  a.*flag = on;
+  a.*since = now.utc;
+  if (comment) {
+    a.comment = *comment;
+    a.comment_time = now.utc;
+  }
+  a.time = now.utc;
+  if (a.enabled) emit(a, as, sink, now);
+}
+
+void condition_manager::set_suppressed(alarm& a, bool on, const localized_text* comment, address_space& as,
+                                       event_sink& sink, const instant& now) {
+  set_state(a, &alarm::suppressed, &alarm::suppressed_since, on, comment, as, sink, now);
+}
+
+void condition_manager::set_out_of_service(alarm& a, bool on, const localized_text* comment, address_space& as,
+                                           event_sink& sink, const instant& now) {
+  set_state(a, &alarm::out_of_service, &alarm::out_of_service_since, on, comment, as, sink, now);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Branches (§5.5.2, §4.4)
+
+void condition_manager::open_branch(alarm& a, event_sink& sink, const instant& now) {
+  alarm::branch b;
+  if (a.branches.size() >= a.max_branches) {
+    // The bound: the oldest state leaves clients' lists with a last event (Retain False). Its record
+    // then holds the new branch: a chattering alarm at its bound copies into storage it has.
+    auto& oldest = a.branches.front();
+    // Logged once per condition (a chattering alarm would flood the log), every drop counted.
+    if (!a.branch_drop_logged)
+      spdlog::warn("conditions: {} keeps at most {} branches: the oldest ({}) is dropped unacknowledged; further "
+                   "drops of this condition are counted, not logged",
+                   a.id.to_string(), a.max_branches, oldest.id.to_string());
+    a.branch_drop_logged = true;
+    oldest.ev.set(k_.retain) = false;
+    sink.next_event_id(oldest.ev.set(field::event_id).emplace<byte_string>());
+    sink.raise(oldest.ev, now);
+    b = std::move(oldest);
+    a.branches.erase(a.branches.begin());
+    ++branches_dropped_;
+  }
+  // A BranchId is no node: a Guid in the condition's namespace, unique in this server's life.
+  ++branch_seq_;
+  guid g;
+  g.data1 = static_cast<std::uint32_t>(branch_seq_);
+  g.data2 = static_cast<std::uint16_t>(branch_seq_ >> 32);
+  g.data3 = static_cast<std::uint16_t>(branch_seq_ >> 48);
+  for (std::size_t i = 0; i < 8; ++i) g.data4[i] = static_cast<std::uint8_t>(branch_prefix_ >> (8 * i));
+  b.id = node_id::guid_id(a.id.namespace_index(), g);
+  b.acked = a.acked;
+  b.confirmed = a.confirmed;
+  b.ev = a.ev;  // the earlier state, as the trunk last reported it
+  b.origin = byte_string();
+  if (const variant* id = a.ev.find(field::event_id); id && id->get_if<byte_string>()) b.origin = *id->get_if<byte_string>();
+  b.ev.set(k_.branch_id) = b.id;
+  b.ev.set(k_.retain) = true;
+  sink.next_event_id(b.ev.set(field::event_id).emplace<byte_string>());
+  sink.raise(b.ev, now);
+  a.branches.push_back(std::move(b));
+}
+
+void condition_manager::update_branch(alarm& a, std::size_t j, const localized_text& comment, event_sink& sink,
+                                      const instant& now) {
+  alarm::branch& b = a.branches[j];
+  b.origin = byte_string();
+  event_record& e = b.ev;
+  text(e.set(k_.acked_state), b.acked ? "Acknowledged" : "Unacknowledged");
+  e.set(k_.acked_state_id) = b.acked;
+  text(e.set(k_.confirmed_state), b.confirmed ? "Confirmed" : "Unconfirmed");
+  e.set(k_.confirmed_state_id) = b.confirmed;
+  e.set(k_.comment) = comment;
+  e.set(k_.comment_source_timestamp) = now.utc;
+  e.set(field::time) = now.utc;
+  // §5.5.2: a branch acknowledged and confirmed is of no more interest: its last event, then gone.
+  const bool done = b.acked && b.confirmed;
+  e.set(k_.retain) = !done;
+  sink.next_event_id(e.set(field::event_id).emplace<byte_string>());
+  sink.raise(e, now);
+  if (done) a.branches.erase(a.branches.begin() + static_cast<std::ptrdiff_t>(j));
+}
+
+void condition_manager::close_branches(alarm& a, address_space&, event_sink& sink, const instant& now) {
+  for (auto& b : a.branches) {
+    text(b.ev.set(k_.enabled_state), "Disabled");
+    b.ev.set(k_.enabled_state_id) = false;
+    b.ev.set(k_.retain) = false;
+    b.ev.set(field::time) = now.utc;
+    sink.next_event_id(b.ev.set(field::event_id).emplace<byte_string>());
+    sink.raise(b.ev, now);
+  }
+  a.branches.clear();
+}
+
+std::size_t condition_manager::branch_count(std::size_t i) const noexcept { return alarms_[i]->branches.size(); }
+const node_id& condition_manager::branch_id(std::size_t i, std::size_t j) const noexcept {
+  return alarms_[i]->branches[j].id;
+}
+const byte_string& condition_manager::branch_event_id(std::size_t i, std::size_t j) const noexcept {
+  static const byte_string none;
+  const variant* v = alarms_[i]->branches[j].ev.find(field::event_id);
+  const byte_string* b = v ? v->get_if<byte_string>() : nullptr;
+  return b ? *b : none;
+}
+bool condition_manager::suppressed(std::size_t i) const noexcept { return alarms_[i]->suppressed; }
+bool condition_manager::out_of_service(std::size_t i) const noexcept { return alarms_[i]->out_of_service; }
 
 }  // namespace uactor::actors

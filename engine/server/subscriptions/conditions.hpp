@@ -104,6 +104,15 @@ public:
   std::size_t variable_count(std::size_t i) const noexcept;
   // The conditions shelved now (the tick walks these only).
   std::size_t shelved_count() const noexcept { return shelved_.size(); }
+  // §5.8.2: SuppressedState/Id and OutOfServiceState/Id of the alarm at `i`.
+  bool suppressed(std::size_t i) const noexcept;
+  bool out_of_service(std::size_t i) const noexcept;
+  // §5.5.2: the branches of the alarm at `i`, oldest first: their BranchIds and latest EventIds.
+  std::size_t branch_count(std::size_t i) const noexcept;
+  const ua::node_id& branch_id(std::size_t i, std::size_t j) const noexcept;
+  const ua::byte_string& branch_event_id(std::size_t i, std::size_t j) const noexcept;
+  // Branches dropped over their condition's bound (max_branches), since the start.
+  std::uint64_t branches_dropped() const noexcept { return branches_dropped_; }
 
 private:
   static bool is_condition_method(const ua::node_id& method) noexcept;
@@ -131,6 +140,21 @@ private:
   // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
   ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
                                 event_sink& sink, const instant& now);
+  // §5.8.2: SuppressedState or OutOfServiceState to `on` (nothing when it is already), with the
+  // comment of a "2" method, and the event.
+  void set_state(alarm& a, bool alarm::*flag, ua::date_time alarm::*since, bool on, const ua::localized_text* comment,
+                 ua::address_space& as, event_sink& sink, const instant& now);
+  void set_suppressed(alarm& a, bool on, const ua::localized_text* comment, ua::address_space& as, event_sink& sink,
+                      const instant& now);
+  void set_out_of_service(alarm& a, bool on, const ua::localized_text* comment, ua::address_space& as,
+                          event_sink& sink, const instant& now);
+  // §5.5.2: the trunk's last reported state becomes a branch (its event raised with a new BranchId);
+  // past max_branches the oldest goes first.
+  void open_branch(alarm& a, event_sink& sink, const instant& now);
+  // The branch at `j` was acknowledged or confirmed: its event; gone once both.
+  void update_branch(alarm& a, std::size_t j, const ua::localized_text& comment, event_sink& sink, const instant& now);
+  // Disable: every branch ends with a last event (Retain False).
+  void close_branches(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
   void evaluate(alarm& a, double value, ua::status_code quality, ua::address_space& as, event_sink& sink,
                 const instant& now);
   void emit(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
@@ -144,7 +168,9 @@ private:
         low_limit, low_low_limit, limit_state, limit_state_current, limit_state_current_id, normal_state,
         active_state_transition_time, quality_source_timestamp, last_severity_source_timestamp,
         comment_source_timestamp, suppressed_or_shelved, shelving_current, shelving_current_id, shelving_last,
-        shelving_last_id, unshelve_time, max_time_shelved;
+        shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
+        suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
+        out_of_service_state_transition_time;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -152,6 +178,10 @@ private:
   field_catalogue* fields_;
   std::vector<std::unique_ptr<alarm>> alarms_;
   std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
+  std::vector<std::vector<std::uint32_t>> by_suppressor_;  // node index -> alarms it suppresses
+  std::uint64_t branch_prefix_ = 0;  // random per server: BranchIds differ between runs
+  std::uint64_t branch_seq_ = 0;
+  std::uint64_t branches_dropped_ = 0;
   // The Object of a condition, and of its ShelvingState, -> the alarm's position.
   std::unordered_map<ua::node_index, std::uint32_t> by_node_;
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
@@ -160,6 +190,7 @@ private:
     double value;
     bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
     ua::status_code quality;
+    bool suppression = false;  // the value of a `suppressed_by` Variable, not of the input
   };
   std::vector<noted> pending_;
   std::vector<noted> processing_;

@@ -196,6 +196,20 @@ TEST_CASE("roles: a condition's methods are its area's: Acknowledge answers in a
   CHECK(c.read(ua::node_id::string(1, "AreaA.Alarm.AckedState.Id")) == ua::variant(true));
 }
 
+TEST_CASE("roles: Suppress and RemoveFromService are their condition's area's, as Acknowledge",
+          "[roles][events][alarms][suppression]") {
+  auto core = two_areas();
+  re_client c(core);
+  constexpr std::uint32_t suppress = 16403, remove_from_service = 17869;
+  CHECK(c.call_method(alarm_b, suppress, {}) == status::bad_user_access_denied);
+  CHECK(c.call_method(alarm_b, remove_from_service, {}) == status::bad_user_access_denied);
+  CHECK(c.read(ua::node_id::string(1, "AreaB.Alarm.SuppressedState.Id")) == ua::variant(false));
+  CHECK(c.call_method(alarm_a, suppress, {}) == status::good);
+  CHECK(c.call_method(alarm_a, remove_from_service, {}) == status::good);
+  CHECK(c.read(ua::node_id::string(1, "AreaA.Alarm.SuppressedState.Id")) == ua::variant(true));
+  CHECK(c.read(ua::node_id::string(1, "AreaA.Alarm.OutOfServiceState.Id")) == ua::variant(true));
+}
+
 TEST_CASE("roles: ModifyMonitoredItems checks the item's node again under the rules of the moment", "[roles]") {
   auto core = two_areas();
   re_client c(core);
