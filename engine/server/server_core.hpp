@@ -197,6 +197,8 @@ public:
   std::vector<std::string> set_access(std::shared_ptr<const authz::role_registry> roles,
                                       std::vector<authz::permission_rule> rules);
   const authz::permission_table& permissions() const noexcept { return *permissions_; }
+  // set_access's rules, without namespace 0's defaults for the RoleSet that permissions() adds.
+  const std::vector<authz::permission_rule>& plant_rules() const noexcept { return plant_rules_; }
   // The roles sessions get at their next ActivateSession (set_access's, or as the RoleSet's
   // methods changed them since: docs/security.md "The RoleSet").
   std::shared_ptr<const authz::role_registry> roles() const noexcept { return sessions_.roles_ptr(); }

@@ -306,6 +306,7 @@ TEST_CASE("role_set: the methods change a copy of the registry, only for Securit
 
 // A session of server_core over an unsecured test channel (core_fixture's shape).
 struct role_client {
+  explicit role_client(actors::server_core* c) : core(c) {}
   actors::server_core* core;
   ua::node_id token;
   std::uint32_t handle = 0;
@@ -358,7 +359,7 @@ struct role_client {
 TEST_CASE("role_set: through Call, a non-admin is denied and an admin over None gets Bad_SecurityModeInsufficient", "[roles]") {
   auto core = test::make_core();
   const ua::node_id engineer(0, ids::well_known_role_engineer);
-  role_client c{&core, {}};
+  role_client c{&core};
   c.open_anonymous();
   CHECK(c.add_identity(engineer, ids::well_known_role_engineer_add_identity, "UserName:bob") == status::bad_user_access_denied);
   // Namespace 0's defaults: an anonymous session may browse the RoleSet, not read a role's rules.
@@ -372,7 +373,7 @@ TEST_CASE("role_set: through Call, a non-admin is denied and an admin over None 
   auto reg = std::make_shared<authz::role_registry>();
   reg->add_identity(authz::well_known::security_admin, rule_of("Anonymous"));
   REQUIRE(core.set_access(reg, {}).empty());
-  role_client admin{&core, {}};
+  role_client admin{&core};
   admin.open_anonymous();
   CHECK(admin.add_identity(engineer, ids::well_known_role_engineer_add_identity, "UserName:bob") ==
         status::bad_security_mode_insufficient);
