@@ -20,8 +20,10 @@ console.info = console.log;
 const path = require("path");
 const {
     OPCUAClient, OPCUACertificateManager, MessageSecurityMode, SecurityPolicy, UserTokenType, AttributeIds,
-    DataType, Variant, IdentityMappingRuleType, IdentityCriteriaType
+    DataType, Variant
 } = require("node-opcua");
+// node-opcua does not re-export these two; its types package does.
+const { IdentityMappingRuleType, IdentityCriteriaType } = require("node-opcua-types");
 
 function parseArgs(argv) {
     const o = {};
