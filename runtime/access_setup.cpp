@@ -30,6 +30,14 @@ access_setup make_access(const server_plan& plan, const std::vector<std::string>
       if (auto rule = authz::parse_identity_rule(rp.identities[k], &why)) reg->add_identity(*id, std::move(*rule));
       else out.errors.push_back(fmt::format("roles[{}].identities[{}]: {}", i, k, why));
     }
+    reg->set_applications(*id, rp.applications, rp.applications_exclude);
+    std::vector<ua::endpoint_type> endpoints;
+    for (const auto& url : rp.endpoints) {
+      ua::endpoint_type e;  // any mode, policy and transport at that URL
+      e.endpoint_url.assign(url);
+      endpoints.push_back(std::move(e));
+    }
+    reg->set_endpoints(*id, std::move(endpoints), rp.endpoints_exclude);
   }
   for (std::size_t i = 0; i < plan.permissions.size(); ++i) {
     const permission_plan& pp = plan.permissions[i];

@@ -568,12 +568,12 @@ public:
     auto unresolved = run_on_host([roles = std::move(a.roles), rules = std::move(a.rules)](actors::server_core& core) mutable {
       // All or nothing: a rule whose node is not there puts the running ones back.
       auto old_roles = core.sessions().config().roles;
-      auto old_rules = core.permissions().rules();
+      auto old_rules = core.plant_rules();
       auto missing = core.set_access(std::move(roles), std::move(rules));
       if (!missing.empty()) core.set_access(std::move(old_roles), std::move(old_rules));
       else
         spdlog::info("roles and permissions: {} role(s), {} permission rule(s)", core.sessions().roles().roles().size(),
-                     core.permissions().rules().size());
+                     core.plant_rules().size());
       return missing;
     }, failed);
     if (!unresolved) return {fmt::format("roles and permissions: the session host did not take them ({})", failed.name())};

@@ -384,6 +384,10 @@ std::string certificate::subject() const {
   return impl_ ? name_to_line(X509_get_subject_name(impl_->x509.get())) : std::string();
 }
 
+std::string certificate::issuer() const {
+  return impl_ ? name_to_line(X509_get_issuer_name(impl_->x509.get())) : std::string();
+}
+
 std::string certificate::common_name() const {
   if (!impl_) return {};
   const X509_NAME* name = X509_get_subject_name(impl_->x509.get());

@@ -56,6 +56,7 @@ public:
   std::string application_uri() const;                        // subjectAltName URI ("" if none)
   std::vector<std::string> host_names() const;                // subjectAltName DNS and IP
   std::string subject() const;                                // "CN=uactor, O=uactor", for logs
+  std::string issuer() const;                                 // the issuer's name, in the same form
   std::string common_name() const;                            // "" if none
   ua::date_time valid_from() const;
   ua::date_time valid_to() const;

@@ -24,6 +24,10 @@ namespace {
 
 session_config with_endpoints(session_config c, const services::server_description& d) {
   if (c.endpoints.empty()) c.endpoints = services::make_endpoints(d);
+  if (c.endpoint_urls.empty()) {
+    c.endpoint_urls = d.endpoint_urls;
+    if (c.endpoint_urls.empty()) c.endpoint_urls.push_back(d.endpoint_url);
+  }
   return c;
 }
 
@@ -71,6 +75,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
             f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
             f.intern("CertificateErrorEventId"), f.intern("Certificate")};
   method_id_key_ = f.intern("MethodId");
+  publish_roles(sessions_.roles_ptr());
   certificate_group_key_ = f.intern("CertificateGroup");
   certificate_type_key_ = f.intern("CertificateType");
   expiration_date_key_ = f.intern("ExpirationDate");
@@ -554,6 +559,8 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
 
 bool server_core::is_session_call(const ua::call_request& req) const noexcept {
   if (files_.is_file_call(req, space_)) return true;
+  for (const auto& m : req.methods_to_call)
+    if (role_set_.handles(space_.find(m.object_id))) return true;
   if (!configuration_) return false;
   for (const auto& m : req.methods_to_call)
     if (configuration_->handles(space_.find(m.object_id))) return true;
@@ -637,6 +644,7 @@ void server_core::call_with_session(const ua::call_method_request& m, ua::call_m
   const auto access = access_of(*c.s);
   const ua::node_index object = space_.find(m.object_id);
   const bool configuration = object != ua::no_node && configuration_ && configuration_->handles(object);
+  if (object != ua::no_node && role_set_.handles(object)) return call_role_method(m, r, c);
   if (object == ua::no_node || (!configuration && !files_.is_file(object)))
     return services::call_operation(m, space_, methods_, r, access);
   ua::node_index method = ua::no_node;
@@ -659,6 +667,37 @@ void server_core::call_with_session(const ua::call_method_request& m, ua::call_m
   }
   r.status_code = sc;
   if (sc.is_bad()) r.output_arguments.clear();
+}
+
+// Part 18 §4.4.5-4.4.10 on a role Object. The administrator and channel checks come before the
+// node permissions: their AccessRestrictions would refuse a SecurityAdmin over Sign with
+// Bad_UserAccessDenied, where Part 18 says Bad_SecurityModeInsufficient.
+void server_core::call_role_method(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c) {
+  r.output_arguments.clear();
+  r.input_argument_results.clear();
+  r.input_argument_diagnostic_infos.clear();
+  const authz::role_caller who{c.s->roles, c.s->channel_security.mode};
+  if (!who.roles.has(authz::well_known::security_admin)) {
+    r.status_code = ua::status::bad_user_access_denied;
+  } else if (who.mode != ua::message_security_mode::sign_and_encrypt) {
+    r.status_code = ua::status::bad_security_mode_insufficient;
+  } else {
+    ua::node_index method = ua::no_node;
+    if (services::check_call(m, space_, r, method, access_of(*c.s)).is_bad()) return;
+    std::shared_ptr<authz::role_registry> changed;
+    try {
+      r.status_code = role_set_.call(who, space_.find(m.object_id), method, m.input_arguments, space_,
+                                     sessions_.roles(), changed);
+    } catch (const std::exception&) {
+      r.status_code = ua::status::bad_internal_error;
+    }
+    if (changed) {
+      spdlog::info("{} of role {} by {}: applies to sessions activated from now on",
+                   space_.at(method).browse_name, space_.at(space_.find(m.object_id)).browse_name, describe(c.s->identity));
+      publish_roles(std::move(changed));
+    }
+  }
+  if (r.status_code.is_bad()) r.output_arguments.clear();
 }
 
 void server_core::session_ended(const closed_session& closed, const instant& now) {
@@ -747,15 +786,28 @@ void server_core::apply(std::span<const node_change> changes, std::vector<ua::st
     removed = removed || std::holds_alternative<node_removal>(c);
   }
   if (removed) app_.drop_removed(space_);
-  // New nodes take the rule of the subtree they joined (docs/decisions/0052).
-  if (!permissions_->empty()) permissions_->rebuild(space_);
+  // New nodes take the rule of the subtree they joined (docs/decisions/0052). Namespace 0's
+  // defaults alone cover only the RoleSet, which node changes do not reach: a node past the
+  // table has no rule, as it should.
+  if (!plant_rules_.empty()) permissions_->rebuild(space_);
 }
 
 std::vector<std::string> server_core::set_access(std::shared_ptr<const authz::role_registry> roles,
                                                  std::vector<authz::permission_rule> rules) {
+  plant_rules_ = std::move(rules);
+  return publish_roles(std::move(roles));
+}
+
+std::vector<std::string> server_core::publish_roles(std::shared_ptr<const authz::role_registry> roles) {
   if (!roles) roles = std::make_shared<const authz::role_registry>();
   std::vector<ua::node_id> ids;
   for (const auto& r : roles->roles()) ids.push_back(r.id);
+  // The RoleSet's nodes first: its default rules name them (a plant role's Object is new).
+  std::vector<authz::permission_rule> rules = plant_rules_;
+  if (role_set_.sync(space_, *roles).is_good()) {
+    auto defaults = role_set_.default_rules(space_);
+    rules.insert(rules.end(), std::make_move_iterator(defaults.begin()), std::make_move_iterator(defaults.end()));
+  }
   permissions_->set_rules(std::move(rules), std::move(ids));
   sessions_.set_roles(std::move(roles));
   return permissions_->rebuild(space_);

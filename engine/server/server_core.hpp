@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/server/access/permission_table.hpp"
+#include "engine/server/access/role_set_object.hpp"
 #include "engine/server/access/roles.hpp"
 #include "engine/server/application_calls.hpp"
 #include "engine/server/certificates/certificate_expiry.hpp"
@@ -200,6 +201,12 @@ public:
   std::vector<std::string> set_access(std::shared_ptr<const authz::role_registry> roles,
                                       std::vector<authz::permission_rule> rules);
   const authz::permission_table& permissions() const noexcept { return *permissions_; }
+  // set_access's rules, without namespace 0's defaults for the RoleSet that permissions() adds.
+  const std::vector<authz::permission_rule>& plant_rules() const noexcept { return plant_rules_; }
+  // The roles sessions get at their next ActivateSession (set_access's, or as the RoleSet's
+  // methods changed them since: docs/security.md "The RoleSet").
+  std::shared_ptr<const authz::role_registry> roles() const noexcept { return sessions_.roles_ptr(); }
+  const authz::role_set_object& role_set() const noexcept { return role_set_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
   // The table even while it has no rule: subscriptions keep this, and a reload may add rules.
   services::node_access access_of(const session& s) const noexcept {
@@ -267,6 +274,10 @@ private:
   // services::check_call, then the implementation with the calling session.
   void call_with_session(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c);
   bool is_session_call(const ua::call_request& req) const noexcept;
+  void call_role_method(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c);
+  // The RoleSet shows `roles` (role_set_object::sync), which sessions get from now on, and the
+  // permission table holds the plant's rules and namespace 0's defaults for the RoleSet.
+  std::vector<std::string> publish_roles(std::shared_ptr<const authz::role_registry> roles);
   // The audit event of a ServerConfiguration or TrustList method (Part 12 §7.10.12, §7.8.2.8).
   void audit_certificate_management(const certificate_audit& a, const session& s, const instant& now);
   // A session ended: what hangs off it here (subscriptions, file handles).
@@ -324,6 +335,8 @@ private:
   std::unique_ptr<change_fanout> fanout_;
   // On the heap: the services' node_access and the application's waiting requests point at it.
   std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();
+  std::vector<authz::permission_rule> plant_rules_;  // set_access's, without namespace 0's defaults
+  authz::role_set_object role_set_;
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::size_t history_reads_in_flight_ = 0;

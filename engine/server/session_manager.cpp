@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/channel_crypto.hpp"
+#include "protocol/ws_uacp.hpp"
 #include "security/session_crypto.hpp"
 
 namespace uactor::actors {
@@ -435,13 +436,13 @@ ua::status_code session_manager::check_identity(const ua::activate_session_reque
                             : !p ? "its PolicyId names no certificate token policy of the endpoint"
                                  : "this server does not take user certificates",
                     ua::status::bad_identity_token_rejected);
-    std::string thumbprint;
     out.credential_checked = true;
-    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, thumbprint, out.why); sc.is_bad())
+    if (const auto sc = check_x509(*t, req.user_token_signature, channel, s, now, out); sc.is_bad())
       return sc;
     out.policy_id = p->policy_id;
     out.user_name = {};
-    out.identity = {session_identity::kind::certificate, std::move(thumbprint), secured};
+    out.identity.token = session_identity::kind::certificate;
+    out.identity.secured = secured;
     return ua::status::good;
   }
   if (token.get_if<ua::issued_identity_token>())
@@ -478,7 +479,8 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
 
 ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
                                             const channel_peer& channel, const session& s, const instant& now,
-                                            std::string& thumbprint, std::string& why) const {
+                                            proven_identity& out) const {
+  std::string& why = out.why;
   auto& sec = *config_.security;
   // DER as Part 4 §7.41.2.4 says; PEM too, which some clients send (README "Security"). Either way
   // the trust checks and the token signature below decide.
@@ -505,7 +507,9 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
     why = fmt::format("the UserTokenSignature does not verify with the X509 user certificate [{}]", cert->describe());
     return ua::status::bad_user_signature_invalid;
   }
-  thumbprint = cert->thumbprint_hex();  // who the user is, for TransferSubscriptions
+  out.identity.name = cert->thumbprint_hex();  // who the user is, for TransferSubscriptions
+  out.user_subject = cert->subject();
+  out.user_issuer = cert->issuer();
   return ua::status::good;
 }
 
@@ -638,7 +642,28 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   s->user_token_policy_id = std::move(proven.policy_id);
   s->user_name = std::move(proven.user_name);
   s->identity = std::move(proven.identity);
-  s->roles = config_.roles->roles_of(s->identity);
+  // Part 18 §4.4: the rules look at the identity, the client's certificate and the endpoint.
+  {
+    authz::session_facts facts;
+    facts.identity = &s->identity;
+    facts.user_subject = proven.user_subject;
+    facts.user_issuer = proven.user_issuer;
+    const std::string app_uri = peer.client_certificate ? peer.client_certificate.application_uri() : std::string();
+    facts.application_uri = app_uri;
+    // A secured channel's client certificate passed the trust list at OpenSecureChannel (Part 4 §6.1.3).
+    facts.trusted_application = peer.client_certificate && (peer.mode == ua::message_security_mode::sign ||
+                                                             peer.mode == ua::message_security_mode::sign_and_encrypt);
+    const std::string& url = peer.endpoint < config_.endpoint_urls.size() ? config_.endpoint_urls[peer.endpoint]
+                             : !config_.endpoints.empty() ? std::string(config_.endpoints[0].endpoint_url.view())
+                                                          : std::string();
+    facts.endpoint_url = url;
+    facts.security_mode = peer.mode;
+    facts.security_policy_uri = peer.policy->uri;
+    facts.transport_profile_uri = std::string_view(url).starts_with("opc.wss://")
+                                      ? ua::wss_uacp_binary_profile
+                                      : std::string_view("http://opcfoundation.org/UA-Profile/Transport/uatcp-uasc-uabinary");
+    s->roles = config_.roles->roles_of(facts);
+  }
   spdlog::debug("session {}: {} has the roles {}", s->session_id.to_string(), describe(s->identity),
                 authz::describe(*config_.roles, s->roles));
   s->channel_id = channel_id;

@@ -46,6 +46,9 @@ struct session_config {
   // The roles and their identity mapping rules (docs/security.md "Roles"); null: the well-known
   // roles with their default mappings (anonymous -> Anonymous, a checked user -> AuthenticatedUser).
   std::shared_ptr<const authz::role_registry> roles;
+  // The URL of each endpoint (listener) in channel_peer::endpoint's numbering, for the roles'
+  // Endpoints lists (Part 18 §4.4.1); empty: the first endpoint's URL of `endpoints`.
+  std::vector<std::string> endpoint_urls;
 };
 
 inline constexpr std::size_t server_nonce_length = 32;  // Part 4 §5.7.2.2: at least 32 bytes
@@ -185,6 +188,7 @@ public:
   // (docs/decisions/0052); null: the default registry.
   void set_roles(std::shared_ptr<const authz::role_registry> roles);
   const authz::role_registry& roles() const noexcept { return *config_.roles; }
+  std::shared_ptr<const authz::role_registry> roles_ptr() const noexcept { return config_.roles; }
   // New endpoints (ApplyChanges put a new certificate in them, docs/decisions/0056); the same token
   // policies.
   void set_endpoints(ua::ua_array<ua::endpoint_description> endpoints) { config_.endpoints = std::move(endpoints); }
@@ -211,6 +215,7 @@ private:
     ua::ua_string policy_id;  // the UserTokenPolicy it matched
     ua::ua_string user_name;
     session_identity identity;
+    std::string user_subject, user_issuer;  // an X509 user certificate's names (X509Subject rules)
     std::string why;                  // a refusal's reason, for the log
     bool credential_checked = false;  // a refusal came from checking the password or the certificate
   };
@@ -224,7 +229,7 @@ private:
                                   const session& s, const session_crypto_work* done, std::string& why) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
                              const channel_peer& channel, const session& s, const instant& now,
-                             std::string& thumbprint, std::string& why) const;
+                             proven_identity& out) const;
   // Whether an ActivateSession refusal may have its log line now: false while a storm has used
   // this second's lines up (log_limiter; the next line that may go says how many were left out).
   bool may_log_refusal(const instant& now) const;

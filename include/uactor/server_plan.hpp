@@ -114,6 +114,13 @@ struct role_plan {
   // Anonymous and AuthenticatedUser keep their default mapping (anonymous sessions, checked users)
   // unless this is false: then only `identities` grant them.
   bool keep_default_identities = true;
+  // Part 18 §4.4.1: the client applications (ApplicationUris of their certificates) and the
+  // endpoint URLs the role is limited to, or, with `*_exclude`, kept from. The defaults (empty
+  // exclude lists) limit nothing.
+  std::vector<std::string> applications;
+  bool applications_exclude = true;
+  std::vector<std::string> endpoints;
+  bool endpoints_exclude = true;
 };
 
 // [[permissions]]: what each role may do (Part 3 §8.55 PermissionType names: Browse, Read, Write,

@@ -113,6 +113,10 @@ constexpr std::string_view key_table[] = {
     "roles[].name",
     "roles[].identities",
     "roles[].default_identities",
+    "roles[].applications",
+    "roles[].applications_exclude",
+    "roles[].endpoints",
+    "roles[].endpoints_exclude",
     "permissions[]",
     "permissions[].node",
     "permissions[].namespace",
@@ -1174,6 +1178,31 @@ private:
           c_.error(*ids, r.key("identities"), "expected an array of strings, got " + type_name(*ids));
         }
       }
+      // Part 18 §4.4.1: without a list the role is not limited; a list is an include list unless
+      // its *_exclude says otherwise.
+      const auto read_list = [&](std::string_view name, std::vector<std::string>& out, bool& exclude, bool urls) {
+        const toml::node* n = r.get(name);
+        exclude = n == nullptr;
+        if (!n) return;
+        const auto* a = n->as_array();
+        if (!a) {
+          c_.error(*n, r.key(name), "expected an array of strings, got " + type_name(*n));
+          return;
+        }
+        for (std::size_t k = 0; k < a->size(); ++k) {
+          const std::string key = fmt::format("{}[{}]", r.key(name), k);
+          const auto* str = (*a)[k].as_string();
+          if (!str) c_.error((*a)[k], key, "expected a string, got " + type_name((*a)[k]));
+          else if (str->get().empty()) c_.error((*a)[k], key, urls ? "an endpoint URL may not be empty" : "an ApplicationUri may not be empty");
+          else if (urls && !str->get().starts_with("opc.tcp://") && !str->get().starts_with("opc.wss://"))
+            c_.error((*a)[k], key, fmt::format("\"{}\" is not an endpoint URL (opc.tcp://host:port or opc.wss://...)", str->get()));
+          else out.push_back(str->get());
+        }
+      };
+      read_list("applications", plan.applications, plan.applications_exclude, false);
+      r.boolean("applications_exclude", plan.applications_exclude);
+      read_list("endpoints", plan.endpoints, plan.endpoints_exclude, true);
+      r.boolean("endpoints_exclude", plan.endpoints_exclude);
       if (!has_name) {
         if (!rt.get("name")) c_.error(rt.source(), r.key("name"), "missing (a role needs a name)");
         continue;
@@ -1203,7 +1232,11 @@ private:
         continue;
       }
       auto it = std::find_if(roles_.begin(), roles_.end(), [&](const role_plan& r) { return r.name == ur.role; });
-      if (it == roles_.end()) it = roles_.insert(roles_.end(), role_plan{ur.role, {}, true});
+      if (it == roles_.end()) {
+        role_plan plan;
+        plan.name = ur.role;
+        it = roles_.insert(roles_.end(), std::move(plan));
+      }
       it->identities.push_back("UserName:" + ur.user);
     }
   }

@@ -27,6 +27,7 @@
 namespace protocol_address_space_test {
 
 namespace fs = std::filesystem;
+namespace ua = uactor::ua;  // ua::ns0 below: not from a neighbour of the unity batch
 using namespace uactor::ua;
 
 namespace {

@@ -34,6 +34,15 @@ server_plan plan_with(std::vector<std::pair<std::string, std::vector<std::string
   return plan;
 }
 
+// Every anonymous session an Operator (a plan may; the RoleSet's AddIdentity would refuse it for
+// an administrator's role, not for this one).
+role_plan anonymous_operators() {
+  role_plan r;
+  r.name = "Operator";
+  r.identities = {"Anonymous"};
+  return r;
+}
+
 client connect(runtime& rt, server& srv) {
   client_options o;
   o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
@@ -107,7 +116,7 @@ TEST_CASE("embedded server: the plan's permissions, set_access and a reload take
 
   // A reload that makes anonymous sessions operators and takes Write from Anonymous: the running
   // session keeps the roles it activated with (Anonymous: no Write now); a new session is an operator.
-  std::vector<role_plan> operators{{"Operator", {"Anonymous"}, true}};
+  std::vector<role_plan> operators{anonymous_operators()};
   REQUIRE(srv.reload(plan_with({{"Anonymous", {"Browse", "Read"}}, {"Operator", {"Browse", "Read", "Write"}}}, operators))
               .empty());
   CHECK(write_sp(first, 4.0) == ua::status::bad_user_access_denied);
@@ -120,6 +129,68 @@ TEST_CASE("embedded server: the plan's permissions, set_access and a reload take
   CHECK(write_sp(first, 6.0) == ua::status::good);
 }
 
+TEST_CASE("embedded server: a role's Applications and Endpoints lists decide with its identity rules", "[runtime][roles]") {
+  runtime rt;
+  // Operator for every anonymous session, limited to the applications and endpoints below.
+  auto limited = [](std::vector<std::string> apps, bool apps_exclude, std::vector<std::string> endpoints,
+                    bool endpoints_exclude) {
+    role_plan r = anonymous_operators();
+    r.applications = std::move(apps);
+    r.applications_exclude = apps_exclude;
+    r.endpoints = std::move(endpoints);
+    r.endpoints_exclude = endpoints_exclude;
+    return plan_with({{"Anonymous", {"Browse", "Read"}}, {"Operator", {"Browse", "Read", "Write"}}}, {r});
+  };
+  const auto start = limited({}, true, {}, true);
+  auto s = rt.start_server(start);
+  REQUIRE(s.has_value());
+  server& srv = **s;
+  REQUIRE(srv.register_namespace("urn:test:roles") == 2);
+  REQUIRE(srv.apply(folder(plant, ns0::objects_folder, "Plant")) == ua::status::good);
+  variable_node v;
+  v.id = setpoint;
+  v.parent = plant;
+  v.browse_name = qualified_name{2, ua::ua_string("SP")};
+  v.data_type = node_id(0, ua::ids::double_);
+  v.access_level = access::read_write;
+  v.value.set_value(1.0);
+  REQUIRE(srv.apply(v) == ua::status::good);
+  REQUIRE(srv.set_access(start).empty());
+  {
+    client c = connect(rt, srv);  // no limits: an operator
+    CHECK(write_sp(c, 2.0) == ua::status::good);
+  }
+  // Only one client application: a session over None shows no certificate, so none is on the list.
+  REQUIRE(srv.reload(limited({"urn:plant:hmi"}, false, {}, true)).empty());
+  {
+    client c = connect(rt, srv);
+    CHECK(write_sp(c, 2.0) == ua::status::bad_user_access_denied);
+  }
+  // All but one application: this one is in.
+  REQUIRE(srv.reload(limited({"urn:plant:hmi"}, true, {}, true)).empty());
+  {
+    client c = connect(rt, srv);
+    CHECK(write_sp(c, 3.0) == ua::status::good);
+  }
+  // Only the endpoint the session came through (the URL the server advertises), then only another.
+  const std::string here = srv.endpoint_url();
+  REQUIRE(srv.reload(limited({}, true, {here}, false)).empty());
+  {
+    client c = connect(rt, srv);
+    CHECK(write_sp(c, 4.0) == ua::status::good);
+  }
+  REQUIRE(srv.reload(limited({}, true, {"opc.tcp://elsewhere:4840"}, false)).empty());
+  {
+    client c = connect(rt, srv);
+    CHECK(write_sp(c, 5.0) == ua::status::bad_user_access_denied);
+  }
+  REQUIRE(srv.reload(limited({}, true, {here}, true)).empty());  // kept from this one
+  {
+    client c = connect(rt, srv);
+    CHECK(write_sp(c, 5.0) == ua::status::bad_user_access_denied);
+  }
+}
+
 }  // namespace roles_runtime_test
 
 namespace roles_runtime_test {
@@ -128,7 +199,10 @@ TEST_CASE("embedded server: a plan with an unknown role or permission does not s
   runtime rt;
   CHECK(rt.start_server(plan_with({{"Oprator", {"Read"}}})).error() == ua::status::bad_configuration_error);
   CHECK(rt.start_server(plan_with({{"Operator", {"Reed"}}})).error() == ua::status::bad_configuration_error);
-  auto bad_identity = plan_with({{"Operator", {"Read"}}}, {{"Operator", {"UserName:"}, true}});
+  role_plan bad_rule;
+  bad_rule.name = "Operator";
+  bad_rule.identities = {"UserName:"};
+  auto bad_identity = plan_with({{"Operator", {"Read"}}}, {bad_rule});
   CHECK(rt.start_server(bad_identity).error() == ua::status::bad_configuration_error);
 }
 

@@ -11,6 +11,9 @@
 #include "engine/server/access/permissions.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
 #include "uactor/ua/builtin_types.hpp"
+#include "uactor/ua/expected.hpp"
+#include "uactor/ua/status_code.hpp"
+#include "uactor/ua/types.hpp"
 
 namespace uactor::actors::authz {
 
@@ -27,26 +30,80 @@ inline constexpr role_id security_admin = 7;
 inline constexpr std::size_t count = 8;
 }  // namespace well_known
 
-// One identity mapping rule (Part 18 §4.4.2, IdentityCriteriaType). The text forms, as the plant
-// file writes them: "Anonymous", "AuthenticatedUser", "UserName:alice", "Thumbprint:3A5F...".
-struct identity_rule {
-  enum class kind : std::uint8_t { anonymous, authenticated_user, user_name, thumbprint };
-  kind criteria_type = kind::anonymous;
-  std::string criteria;  // the user name, or the certificate's SHA-1 thumbprint (upper-case hex)
+// What the identity mapping rules and a role's Applications and Endpoints lists look at (Part 18
+// §4.4): the session's identity and the channel it activated on. Views: valid for the call.
+struct session_facts {
+  const session_identity* identity = nullptr;  // required
+  std::string_view user_subject;         // the X509 user certificate's subject ("CN=alice, O=plant"), or empty
+  std::string_view user_issuer;          // its issuer's name, or empty
+  std::string_view application_uri;      // the client's application instance certificate's URI (empty: none)
+  bool trusted_application = false;      // a trusted client certificate on a Sign or SignAndEncrypt channel
+  std::string_view endpoint_url;         // the endpoint the session came through
+  ua::message_security_mode security_mode = ua::message_security_mode::none;
+  std::string_view security_policy_uri;
+  std::string_view transport_profile_uri;
+};
 
-  bool matches(const session_identity& id) const noexcept;
+// One identity mapping rule (Part 18 §4.4.3 IdentityMappingRuleType, §4.4.4 IdentityCriteriaType).
+// The text forms, as the plant file writes them: "Anonymous", "AuthenticatedUser",
+// "TrustedApplication", "UserName:alice", "Thumbprint:3A5F...", "X509Subject:CN=alice, O=plant",
+// "Application:urn:plant:hmi". Role and GroupId name claims of an access token (an
+// IssuedIdentityToken), which this server does not accept: they are refused (Bad_NotSupported).
+struct identity_rule {
+  enum class kind : std::uint8_t {
+    anonymous,
+    authenticated_user,
+    user_name,
+    thumbprint,
+    x509_subject,
+    application,
+    trusted_application,
+  };
+  kind criteria_type = kind::anonymous;
+  // The user name, the certificate's SHA-1 thumbprint (upper-case hex), the subject name, the
+  // ApplicationUri; empty for the three kinds without criteria.
+  std::string criteria;
+
+  bool matches(const session_facts& f) const noexcept;
+  bool matches(const session_identity& id) const noexcept {
+    session_facts f;
+    f.identity = &id;
+    return matches(f);
+  }
   friend bool operator==(const identity_rule&, const identity_rule&) = default;
 };
 // nullopt with `why` for any other text (an unknown criteria type, an empty name, a thumbprint
 // that is not 40 hex digits).
 std::optional<identity_rule> parse_identity_rule(std::string_view text, std::string* why = nullptr);
 std::string to_string(const identity_rule& r);
+// Both ways with Part 18's structure. From it: Bad_InvalidArgument (criteria missing or out of
+// place, an unknown CriteriaType), Bad_NotSupported (Role, GroupId).
+ua::identity_mapping_rule_type to_structure(const identity_rule& r);
+ua::expected<identity_rule> from_structure(const ua::identity_mapping_rule_type& s);
+// Two X.500 names the same: the same attributes with the same values, whatever their order and
+// the spaces around ',' and '=' (OpenSSL writes "CN=a, O=b", people "O=b,CN=a"). Keys compare
+// case-insensitively, values exactly.
+bool same_distinguished_name(std::string_view a, std::string_view b);
 
 struct role {
   std::string name;
   ua::node_id id;  // ns=0 for the well-known roles (NodeIds.csv WellKnownRole_*), the server's namespace for a plant's
   std::vector<identity_rule> identities;
+  // Part 18 §4.4.1: the client applications (ApplicationUris of their certificates) and the
+  // endpoints the role is limited to (an include list) or kept from (`*_exclude`). The defaults,
+  // an empty exclude list, limit nothing (§4.2.2 AddRole's initial values).
+  std::vector<std::string> applications;
+  bool applications_exclude = true;
+  std::vector<ua::endpoint_type> endpoints;
+  bool endpoints_exclude = true;
+
+  // Whether the session's application and endpoint pass the two lists.
+  bool admits(const session_facts& f) const noexcept;
 };
+
+// Part 18 §4.4.1: an EndpointType entry matches the endpoint the session came through; an empty
+// SecurityPolicyUri or TransportProfileUri and the mode Invalid (0) match any.
+bool endpoint_matches(const ua::endpoint_type& e, const session_facts& f) noexcept;
 
 class role_registry {
 public:
@@ -61,11 +118,27 @@ public:
   std::optional<role_id> find(const ua::node_id& id) const noexcept;
   // Adds a rule to a role (a rule already there is not added twice).
   void add_identity(role_id r, identity_rule rule);
+  // Part 18 §4.4.5-4.4.10, on a copy the server then publishes: Good, Bad_AlreadyExists,
+  // Bad_NotFound, Bad_RequestNotAllowed (an Anonymous rule for an administrator's role).
+  ua::status_code add_identity_rule(role_id r, identity_rule rule);
+  ua::status_code remove_identity_rule(role_id r, const identity_rule& rule);
+  ua::status_code add_application(role_id r, std::string uri);
+  ua::status_code remove_application(role_id r, std::string_view uri);
+  ua::status_code add_endpoint(role_id r, ua::endpoint_type e);
+  ua::status_code remove_endpoint(role_id r, const ua::endpoint_type& e);
+  void set_applications(role_id r, std::vector<std::string> uris, bool exclude);
+  void set_endpoints(role_id r, std::vector<ua::endpoint_type> endpoints, bool exclude);
   // Drops the default mappings of Anonymous and AuthenticatedUser (a plant that maps them itself).
   void clear_identities(role_id r) { roles_.at(r).identities.clear(); }
 
-  // Part 18 §4.4: every role with a rule that matches the identity. Allocates nothing.
-  role_set roles_of(const session_identity& id) const noexcept;
+  // Part 18 §4.4: every role with a rule that matches the session, whose Applications and
+  // Endpoints lists admit it. Allocates nothing.
+  role_set roles_of(const session_facts& f) const noexcept;
+  role_set roles_of(const session_identity& id) const noexcept {
+    session_facts f;
+    f.identity = &id;
+    return roles_of(f);
+  }
   const std::vector<role>& roles() const noexcept { return roles_; }
   const role& at(role_id r) const { return roles_.at(r); }
 
