@@ -302,8 +302,15 @@ void uadp_decode_by_index(ua::decoder& d, ua::variant& v, std::size_t index, std
   table[index](d, v);
 }
 
+// Everything of a reused DataValue but its value (whose storage the decode reuses).
+void uadp_reset_data_value(ua::data_value& out) {
+  out.status = {};
+  out.has_status = out.has_source_timestamp = out.has_server_timestamp = false;
+  out.has_source_picoseconds = out.has_server_picoseconds = false;
+}
+
 void uadp_decode_raw(ua::decoder& d, const uadp_raw_type& raw, ua::data_value& out) {
-  out = {};
+  uadp_reset_data_value(out);
   if (raw.type == ua::builtin_type::null) {
     ua::decode(d, out.value);
   } else {
@@ -316,7 +323,7 @@ void uadp_decode_raw(ua::decoder& d, const uadp_raw_type& raw, ua::data_value& o
 // §7.2.4.5.4, field encoding 00: a Variant holding a Bad StatusCode stands for the field's status,
 // one holding a DataValue for its value and (Uncertain) status.
 void uadp_decode_variant_field(ua::decoder& d, ua::data_value& out) {
-  out = {};
+  uadp_reset_data_value(out);
   ua::decode(d, out.value);
   out.has_value = true;
   if (const auto* sc = out.value.get_if<ua::status_code>(); sc && sc->is_bad()) {
