@@ -68,7 +68,7 @@ bool parse_pubsub_url(std::string_view url, transport_kind& kind, std::string& h
   }
   kind = transport_kind::mqtt;
   if (!parse_mqtt_url(url, host, port, why)) {
-    if (!url.starts_with("mqtts://")) why = "expected mqtt://host[:port] or opc.udp://host:port";
+    if (!url.starts_with("mqtt://") && !url.starts_with("mqtts://")) why = "expected mqtt://host[:port] or opc.udp://host:port";
     return false;
   }
   return true;
