@@ -284,7 +284,8 @@ TEST_CASE("pubsub uadp: a Variant field holds a Bad field's StatusCode, an Uncer
   CHECK(as_bytes(res.message) == want.b);
   uadp_network_message n;
   uadp_error e;
-  REQUIRE(read_uadp_network_message(as_bytes(res.message), {}, n, e));
+  const auto bytes_read = as_bytes(res.message);  // the DataSetMessages' spans point into it
+  REQUIRE(read_uadp_network_message(bytes_read, {}, n, e));
   std::vector<decoded_field> fields;
   REQUIRE(read_uadp_fields(n.messages[0], {}, {}, fields, e));
   CHECK(fields[0].value.value == ua::variant(std::uint32_t{9}));
