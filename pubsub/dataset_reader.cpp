@@ -4,26 +4,50 @@
 
 namespace uactor::pubsub {
 
-dataset_reader_state::dataset_reader_state(dataset_reader_config config, std::vector<ua::builtin_type> target_types)
+dataset_reader_state::dataset_reader_state(dataset_reader_config config, std::vector<ua::builtin_type> target_types,
+                                           std::vector<bool> target_arrays)
     : config_(std::move(config)), types_(std::move(target_types)) {
   types_.resize(config_.targets.size(), ua::builtin_type::null);
+  target_arrays.resize(config_.targets.size(), false);
+  target_index_.assign(config_.targets.size(), -1);
+  std::vector<bool> typed(config_.fields.size(), false);
+  raw_types_.resize(config_.fields.size());
+  for (std::size_t t = 0; t < config_.targets.size(); ++t)
+    for (std::size_t f = 0; f < config_.fields.size(); ++f)
+      if (config_.fields[f] == config_.targets[t].field) {
+        target_index_[t] = static_cast<std::int64_t>(f);
+        raw_types_[f] = {types_[t], target_arrays[t]};
+        typed[f] = types_[t] != ua::builtin_type::null;
+        break;
+      }
+  // RawData fields have no type on the wire (Part 14 §7.2.4.5.11): every field must be known.
+  for (const bool t : typed)
+    if (!t) {
+      raw_types_.clear();
+      break;
+    }
 }
 
 bool dataset_reader_state::accepts(const decoded_network_message& n, const decoded_dataset_message& m) const noexcept {
   const std::string& publisher = n.publisher_id.empty() ? m.publisher_id : n.publisher_id;
   if (!config_.publisher_id.empty() && publisher != config_.publisher_id) return false;
   if (!config_.writer_group.empty() && n.writer_group_name != config_.writer_group) return false;
+  if (config_.writer_group_id != 0 && n.writer_group_id.value_or(0) != config_.writer_group_id) return false;
   // Part 14 §6.2.9: a DataSetWriterId of 0 passes every message.
   if (config_.writer_id != 0 && m.writer_id.value_or(0) != config_.writer_id) return false;
   return true;
 }
 
 void dataset_reader_state::take(const decoded_dataset_message& m, std::int64_t now_ms, std::vector<target_write>& out) {
-  if (m.sequence_number) {
-    // Part 14 §6.2.9.6: new when the sequence number increments (modulo 2^32, half the range ahead).
+  // Part 14 §7.2.4.5.8: UADP's keep-alive carries the next expected number, not one of its own.
+  const bool next_expected = m.sequence_bits == 16 && m.type == dataset_message_type::keep_alive;
+  if (m.sequence_number && !next_expected) {
+    // Part 14 §6.2.9.6: new when the sequence number increments (modulo 2^32, or 2^16 for UADP's
+    // UInt16; half the range ahead).
     if (last_sequence_) {
-      const std::uint32_t ahead = *m.sequence_number - *last_sequence_;
-      if (ahead == 0 || ahead > 0x8000'0000u) {
+      const std::uint32_t mask = m.sequence_bits >= 32 ? 0xFFFF'FFFFu : (1u << m.sequence_bits) - 1;
+      const std::uint32_t ahead = (*m.sequence_number - *last_sequence_) & mask;
+      if (ahead == 0 || ahead > mask / 2 + 1) {
         ++counters_.out_of_order;
         return;
       }
@@ -37,7 +61,9 @@ void dataset_reader_state::take(const decoded_dataset_message& m, std::int64_t n
   if (!m.has_payload) return;
   for (const auto& f : m.fields) {
     for (std::uint32_t t = 0; t < config_.targets.size(); ++t) {
-      if (config_.targets[t].field != f.name) continue;
+      // JSON names its fields; UADP places them (config.fields names the places).
+      if (f.name.empty() ? target_index_[t] != static_cast<std::int64_t>(f.index) : config_.targets[t].field != f.name)
+        continue;
       target_write w{t, f.value};
       if (!w.value.has_value && !w.value.has_status) {
         w.value.status = ua::status::bad_no_data;  // a field published without a value

@@ -11,6 +11,7 @@
 
 #include "pubsub/json_messages.hpp"
 #include "pubsub/pubsub_config.hpp"
+#include "pubsub/uadp_messages.hpp"
 
 namespace uactor::pubsub {
 
@@ -33,8 +34,10 @@ enum class reader_state_kind : std::uint8_t { operational, error };
 
 class dataset_reader_state {
 public:
-  // `target_types`: the built-in type of each target variable (config.targets' order).
-  dataset_reader_state(dataset_reader_config config, std::vector<ua::builtin_type> target_types);
+  // `target_types`: the built-in type of each target variable (config.targets' order);
+  // `target_arrays`: whether it is an array (ValueRank >= 1), for RawData.
+  dataset_reader_state(dataset_reader_config config, std::vector<ua::builtin_type> target_types,
+                       std::vector<bool> target_arrays = {});
 
   const dataset_reader_config& config() const noexcept { return config_; }
   // Whether this reader takes DataSetMessage `m` of network message `n`.
@@ -43,6 +46,9 @@ public:
   void take(const decoded_dataset_message& m, std::int64_t now_ms, std::vector<target_write>& out);
   // On the timer: past MessageReceiveTimeout without a message, once, every target Bad_NoCommunication.
   void check_timeout(std::int64_t now_ms, ua::date_time now, std::vector<target_write>& out);
+  // The types UADP's RawData fields are read by (config.fields' order): a target's variable's
+  // type for the fields that have a target; empty when a field has none (RawData cannot be read).
+  std::span<const uadp_raw_type> raw_types() const noexcept { return raw_types_; }
   // The reader's clock starts when it becomes operational (Part 14 §6.2.9.6).
   void start(std::int64_t now_ms) noexcept { last_ms_ = now_ms; }
 
@@ -52,6 +58,8 @@ public:
 private:
   dataset_reader_config config_;
   std::vector<ua::builtin_type> types_;
+  std::vector<std::int64_t> target_index_;  // per target: its field's position in config.fields, or -1
+  std::vector<uadp_raw_type> raw_types_;
   std::int64_t last_ms_ = 0;
   std::optional<std::uint32_t> last_sequence_;
   reader_state_kind state_ = reader_state_kind::operational;

@@ -228,6 +228,7 @@ bool read_dataset_message(schema& s, const json_value& m, const decode_limits& l
   for (auto i = r.first(*payload); i != 0; i = r.next(i), ++k) {
     const auto& f = r.at(i);
     out.fields[k].name = f.name;
+    out.fields[k].index = static_cast<std::uint32_t>(k);
     if (const auto sc = read_field(r, f, ua::builtin_type::null, out.fields[k].value, why); sc.is_bad())
       return s.fail(f, "Payload." + f.name + ": " + why);
   }

@@ -82,14 +82,16 @@ void write_metadata_message(std::string& out, const metadata_message& m);
 
 // What a subscriber read. Optional header fields are std::nullopt when absent.
 struct decoded_field {
-  std::string name;
+  std::string name;               // empty in UADP, which carries positions (Part 14 §7.2.4.5.5)
   ua::data_value value;
+  std::uint32_t index = 0;        // the field's position in the DataSet
 };
 struct decoded_dataset_message {
   std::optional<std::uint16_t> writer_id;
   std::string writer_name;
   std::string publisher_id;       // 1.05: in the DataSetMessage when there is no network header
   std::optional<std::uint32_t> sequence_number;
+  std::uint8_t sequence_bits = 32;  // JSON's SequenceNumber is a UInt32, UADP's a UInt16
   std::optional<configuration_version> version;
   std::optional<ua::date_time> timestamp;
   ua::status_code status;         // Good when absent
@@ -102,6 +104,7 @@ struct decoded_network_message {
   std::string message_type;       // "ua-data"; empty for DataSetMessages without network header
   std::string publisher_id;
   std::string writer_group_name;
+  std::optional<std::uint16_t> writer_group_id;  // UADP's GroupHeader
   std::vector<decoded_dataset_message> messages;
 };
 

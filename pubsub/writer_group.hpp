@@ -1,6 +1,6 @@
 // A WriterGroup as plain state (Part 14 §6.2.6): its DataSetWriters' last sampled values, their
 // sequence numbers and key-frame counters, and the one NetworkMessage per PublishingInterval that
-// carries their DataSetMessages. The publisher actor (actors/pubsub/) sets values as the server's
+// carries their DataSetMessages, as JSON (Part 14 §7.2.5) or UADP (§7.2.4). The publisher actor (actors/pubsub/) sets values as the server's
 // change path hands them over and calls cycle() on its timer. Nothing is allocated per value or per
 // cycle once the first key frame has been written.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "pubsub/json_messages.hpp"
 #include "pubsub/pubsub_config.hpp"
+#include "pubsub/uadp_messages.hpp"
 
 namespace uactor::pubsub {
 
@@ -28,7 +29,8 @@ struct resolved_writer {
 };
 
 struct cycle_result {
-  std::string_view message;         // the NetworkMessage; empty: nothing to send this cycle
+  std::string_view message;         // the NetworkMessage (JSON text or UADP bytes); empty: nothing to send
+  std::string_view error;           // why a due NetworkMessage could not be written (UADP's limits)
   std::uint32_t dataset_messages = 0;
   std::uint32_t key_frames = 0, delta_frames = 0, keep_alives = 0;
   std::uint32_t values = 0;         // fields written
@@ -36,13 +38,17 @@ struct cycle_result {
 
 class writer_group_state {
 public:
+  // `publisher_id` is the PublisherId's text (a number's decimal for a numeric `id_type`, which
+  // the configuration has checked).
   writer_group_state(std::string publisher_id, writer_group_config group, std::vector<resolved_writer> writers,
-                     std::string message_id_prefix);
+                     std::string message_id_prefix, message_encoding encoding = message_encoding::json,
+                     publisher_id_type id_type = publisher_id_type::string);
 
   std::size_t writer_count() const noexcept { return writers_.size(); }
   const resolved_writer& writer(std::size_t w) const noexcept { return writers_[w].spec; }
   const writer_group_config& config() const noexcept { return group_; }
   const std::string& publisher_id() const noexcept { return publisher_; }
+  message_encoding encoding() const noexcept { return encoding_; }
 
   // The latest value of field f of writer w (from the change path).
   void set(std::size_t w, std::size_t f, const ua::data_value& v);
@@ -50,7 +56,7 @@ public:
   // KeyFrameCount cycles), that has changed fields (a delta frame), or whose keep-alive is due
   // (KeepAliveTime without a message); all in one NetworkMessage, or nothing.
   cycle_result cycle(ua::date_time now);
-  // The writer's DataSetMetaData message (ua-metadata).
+  // The writer's DataSetMetaData message (ua-metadata, JSON).
   void metadata(std::size_t w, ua::date_time now, std::string& out);
 
 private:
@@ -61,8 +67,15 @@ private:
     std::uint32_t sequence = 0;       // the last SequenceNumber sent
     std::uint64_t cycles = 0;         // cycles run, for the key-frame count
     std::int64_t last_sent_ticks = 0; // for the keep-alive
+    std::size_t changed_count = 0;
     bool any_changed = false;
+    std::vector<uadp_raw_type> raw_types;  // the fields' metadata types, for RawData
   };
+  // Which DataSetMessage writer `s` sends this cycle, if any.
+  bool due(writer_state& s, ua::date_time now, dataset_message_type& type) const;
+  cycle_result cycle_json(ua::date_time now);
+  cycle_result cycle_uadp(ua::date_time now);
+
   std::string publisher_;
   writer_group_config group_;
   std::vector<writer_state> writers_;
@@ -71,6 +84,10 @@ private:
   std::uint64_t message_counter_ = 0;
   std::string message_id_;
   json_message_writer out_;
+  message_encoding encoding_ = message_encoding::json;
+  uadp_publisher_id uadp_publisher_;
+  uadp_message_writer uadp_;
+  std::uint16_t uadp_sequence_ = 0;  // the GroupHeader's SequenceNumber, one per NetworkMessage
 };
 
 }  // namespace uactor::pubsub

@@ -73,6 +73,7 @@ pubsub_resolution resolve_pubsub(const ua::address_space& as, const pubsub::conn
   for (const auto& rc : c.readers) {
     auto& types = r.reader_types.emplace_back();
     auto& targets = r.reader_targets.emplace_back();
+    auto& arrays = r.reader_arrays.emplace_back();
     for (const auto& t : rc.targets) {
       ua::node_index n = ua::no_node;
       if (auto id = ua::parse_node_id(t.node)) n = as.find(*id);
@@ -80,11 +81,13 @@ pubsub_resolution resolve_pubsub(const ua::address_space& as, const pubsub::conn
         r.errors.push_back("pubsub " + c.name + ": reader " + rc.name + ": target " + t.node + " is not a variable");
         types.push_back(ua::builtin_type::null);
         targets.push_back(ua::no_node);
+        arrays.push_back(false);
         continue;
       }
       const auto* v = as.variable(n);
       types.push_back(v ? field_type_of(*v) : ua::builtin_type::null);
       targets.push_back(n);
+      arrays.push_back(v && v->value_rank >= 1);
     }
   }
   return r;

@@ -17,6 +17,7 @@ struct pubsub_resolution {
   std::vector<actors::pubsub_field_slot> slots;                 // the watch's slots
   std::vector<ua::node_index> watched;                          // slot i's variable
   std::vector<std::vector<ua::builtin_type>> reader_types;      // per reader, per target
+  std::vector<std::vector<bool>> reader_arrays;                 // per reader, per target: ValueRank >= 1
   std::vector<std::vector<ua::node_index>> reader_targets;      // per reader, per target
   std::vector<std::string> errors;                              // what did not resolve
   std::vector<std::string> warnings;                            // patterns that matched nothing

@@ -495,13 +495,14 @@ public:
       actors::pubsub_setup setup;
       setup.config = c;
       std::string why;
-      if (!pubsub::parse_mqtt_url(c.url, setup.host, setup.port, why)) {
+      if (!pubsub::parse_pubsub_url(c.url, setup.transport, setup.host, setup.port, why)) {
         spdlog::error("pubsub {}: url \"{}\": {}", c.name, c.url, why);
         return ua::status::bad_configuration_error;
       }
       setup.groups = std::move(res->groups);
       setup.slots = std::move(res->slots);
       setup.reader_types = std::move(res->reader_types);
+      setup.reader_arrays = std::move(res->reader_arrays);
       setup.metrics = handle_.metrics;
       // MessageId: unique per start (Part 14 §7.2.5.3), then a counter per message.
       std::uint64_t random = 0;
@@ -527,7 +528,7 @@ public:
             return core.watches().add(core.space(), nodes, sink);
           }, failed))
         return failed;
-      spdlog::info("pubsub {}: {} fields in {} writer groups, {} readers, broker {}", c.name, fields,
+      spdlog::info("pubsub {}: {} fields in {} writer groups, {} readers, {}", c.name, fields,
                    c.writer_groups.size(), c.readers.size(), c.url);
     }
     return ua::status::good;

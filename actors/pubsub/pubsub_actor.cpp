@@ -1,12 +1,16 @@
 #include "actors/pubsub/pubsub_actor.hpp"
 
+#include <cstring>
 #include <deque>
+#include <span>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/common/self_send.hpp"
 #include "actors/pubsub/mqtt_link.hpp"
+#include "actors/pubsub/udp_link.hpp"
+#include "pubsub/uadp_messages.hpp"
 #include "engine/common/clock.hpp"
 
 namespace uactor::actors {
@@ -31,6 +35,7 @@ struct pubsub_state {
   pubsub_setup setup;
   std::shared_ptr<pubsub_connection_counters> counters;
   std::unique_ptr<mqtt_link> link;
+  std::unique_ptr<udp_link> udp;
   std::vector<group_runtime> groups;
   std::vector<pubsub::dataset_reader_state> readers;
   std::deque<queued_message> queue;
@@ -38,6 +43,13 @@ struct pubsub_state {
   pubsub::decoded_network_message decoded;
   std::vector<pubsub::target_write> writes;
   std::string metadata_text;
+  // UADP in (docs/decisions/0059): the NetworkMessage's headers, and one DataSetMessage's fields
+  // decoded per reader that takes it (RawData needs the reader's types).
+  pubsub::uadp_network_message uadp_in;
+  pubsub::decoded_network_message uadp_net;
+  pubsub::decoded_dataset_message uadp_dsm;
+  pubsub::uadp_limits uadp_limits;
+  std::vector<bool> oversize_warned;  // per group: the first oversize NetworkMessage is a warning
   std::chrono::milliseconds retry_delay{0};
   bool up = false;
   bool ever_up = false;
@@ -139,23 +151,51 @@ void subscribe_readers(pubsub_state& st) {
   }
 }
 
+void count_dropped(pubsub_state& st) {
+  st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
 void on_group_tick(pubsub_state& st, std::uint32_t g) {
   auto& gr = st.groups[g];
   const auto res = gr.state->cycle(utc_now());
-  if (res.message.empty()) return;
-  if (res.message.size() > gr.state->config().max_network_message_size) {
-    st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
-    if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
-    spdlog::warn("pubsub {}: a NetworkMessage of {} bytes is over MaxNetworkMessageSize ({}): dropped", st.setup.config.name,
-                 res.message.size(), gr.state->config().max_network_message_size);
+  if (!res.error.empty()) {
+    count_dropped(st);
+    spdlog::warn("pubsub {}: writer group {}: a NetworkMessage was not written: {}", st.setup.config.name,
+                 gr.state->config().name, res.error);
     return;
+  }
+  if (res.message.empty()) return;
+  // MaxNetworkMessageSize (Part 14 §6.2.6.5), and over UDP the datagram's limit: a larger message
+  // would need chunks (§7.2.4.4.4), which are not sent; it is dropped and counted.
+  const bool udp = st.setup.transport == pubsub::transport_kind::udp;
+  std::size_t limit = gr.state->config().max_network_message_size;
+  if (udp) limit = std::min(limit, st.setup.config.udp.max_datagram);
+  if (res.message.size() > limit) {
+    count_dropped(st);
+    st.counters->oversize.fetch_add(1, std::memory_order_relaxed);
+    const auto level = st.oversize_warned[g] ? spdlog::level::debug : spdlog::level::warn;
+    st.oversize_warned[g] = true;
+    spdlog::log(level, "pubsub {}: writer group {}: a NetworkMessage of {} bytes is over the limit of {} "
+                "(MaxNetworkMessageSize{}): dropped; split its writers over several groups",
+                st.setup.config.name, gr.state->config().name, res.message.size(), limit, udp ? ", the datagram" : "");
+    return;
+  }
+  if (udp) {
+    if (!st.udp) return count_dropped(st);  // the socket could not be opened (logged at start)
+    const auto bytes = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(res.message.data()), res.message.size());
+    if (const int rc = st.udp->send(bytes); rc != 0) {
+      count_dropped(st);
+      spdlog::debug("pubsub {}: a datagram was not sent: {}", st.setup.config.name, std::strerror(rc));
+      return;
+    }
+    return count_sent(st, res.values);
   }
   if (st.up && st.queue.empty()) {
     const int rc = st.link->publish(gr.topic, res.message, gr.state->config().qos, false);
     if (rc == 0) return count_sent(st, res.values);
     if (rc != 4 /* MOSQ_ERR_NO_CONN */) {
-      st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
-      if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
+      count_dropped(st);
       spdlog::warn("pubsub {}: publish failed: {}", st.setup.config.name, mqtt_link::error_text(rc));
       return;
     }
@@ -173,11 +213,30 @@ void deliver_target_writes(pubsub_state& st, std::size_t reader) {
   st.writes.clear();
 }
 
+void count_decode_error(pubsub_state& st) {
+  st.counters->decode_errors.fetch_add(1, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->decode_errors.fetch_add(1, std::memory_order_relaxed);
+}
+
+// What reader r took since `before`, into the counters and the metrics.
+void count_taken(pubsub_state& st, const pubsub::reader_counters& before, const pubsub::reader_counters& after) {
+  const auto taken = after.messages - before.messages;
+  const auto values = after.values - before.values;
+  const auto gaps = after.gaps - before.gaps;
+  st.counters->received.fetch_add(taken, std::memory_order_relaxed);
+  st.counters->values_received.fetch_add(values, std::memory_order_relaxed);
+  st.counters->gaps.fetch_add(gaps, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) {
+    m->messages_received.fetch_add(taken, std::memory_order_relaxed);
+    m->values_received.fetch_add(values, std::memory_order_relaxed);
+    m->sequence_gaps.fetch_add(gaps, std::memory_order_relaxed);
+  }
+}
+
 void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
   pubsub::json_error error;
   if (!pubsub::read_network_message(st.json, in.payload, {}, st.decoded, error)) {
-    st.counters->decode_errors.fetch_add(1, std::memory_order_relaxed);
-    if (auto* m = st.metrics()) m->decode_errors.fetch_add(1, std::memory_order_relaxed);
+    count_decode_error(st);
     spdlog::debug("pubsub {}: a message on {} did not decode: {} ({})", st.setup.config.name, in.topic, error.to_string(),
                   error.status.to_string());
     return;
@@ -188,19 +247,50 @@ void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
     const auto before = reader.counters();
     for (const auto& m : st.decoded.messages)
       if (reader.accepts(st.decoded, m)) reader.take(m, now, st.writes);
-    const auto& after = reader.counters();
-    const auto taken = after.messages - before.messages;
-    const auto values = after.values - before.values;
-    const auto gaps = after.gaps - before.gaps;
-    st.counters->received.fetch_add(taken, std::memory_order_relaxed);
-    st.counters->values_received.fetch_add(values, std::memory_order_relaxed);
-    st.counters->gaps.fetch_add(gaps, std::memory_order_relaxed);
-    if (auto* m = st.metrics()) {
-      m->messages_received.fetch_add(taken, std::memory_order_relaxed);
-      m->values_received.fetch_add(values, std::memory_order_relaxed);
-      m->sequence_gaps.fetch_add(gaps, std::memory_order_relaxed);
-    }
+    count_taken(st, before, reader.counters());
     deliver_target_writes(st, r);
+  }
+}
+
+// A UADP datagram (Part 14 §7.2.4): the headers once, then each DataSetMessage's fields for each
+// reader that takes it.
+void on_datagram(pubsub_state& st, const pubsub_datagram& in) {
+  pubsub::uadp_error error;
+  if (!pubsub::read_uadp_network_message(in.bytes, st.uadp_limits, st.uadp_in, error)) {
+    count_decode_error(st);
+    spdlog::debug("pubsub {}: a datagram of {} bytes did not decode: {} ({})", st.setup.config.name, in.bytes.size(),
+                  error.to_string(), error.status.to_string());
+    return;
+  }
+  auto& net = st.uadp_net;
+  net.publisher_id = st.uadp_in.publisher_id ? st.uadp_in.publisher_id->to_text() : std::string();
+  net.writer_group_id = st.uadp_in.writer_group_id;
+  auto& m = st.uadp_dsm;
+  const auto now = pubsub_steady_ms();
+  for (const auto& dsm : st.uadp_in.messages) {
+    if (!dsm.valid) continue;  // Table 162, DataSetFlags1 bit 0: not to be processed
+    m.writer_id = dsm.writer_id;
+    m.sequence_number.reset();
+    if (dsm.sequence_number) m.sequence_number = *dsm.sequence_number;
+    m.sequence_bits = 16;
+    m.timestamp = dsm.timestamp;
+    m.status = dsm.status;
+    m.type = dsm.type;
+    m.has_payload = dsm.type != pubsub::dataset_message_type::keep_alive;
+    for (std::size_t r = 0; r < st.readers.size(); ++r) {
+      auto& reader = st.readers[r];
+      if (!reader.accepts(net, m)) continue;
+      if (!pubsub::read_uadp_fields(dsm, reader.raw_types(), st.uadp_limits, m.fields, error)) {
+        count_decode_error(st);
+        spdlog::debug("pubsub {}: reader {}: a DataSetMessage of writer {} did not decode: {} ({})", st.setup.config.name,
+                      reader.config().name, dsm.writer_id, error.to_string(), error.status.to_string());
+        continue;
+      }
+      const auto before = reader.counters();
+      reader.take(m, now, st.writes);
+      count_taken(st, before, reader.counters());
+      deliver_target_writes(st, r);
+    }
   }
 }
 
@@ -223,6 +313,7 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
   self->attach_functor([st] {
     // End the link (and its thread) here, with the actor: nothing is sent to it afterwards.
     st->link.reset();
+    st->udp.reset();
     if (st->counters->up.exchange(false))
       if (auto* m = st->metrics()) m->connections_up.fetch_sub(1, std::memory_order_relaxed);
     if (auto* m = st->metrics()) m->queue_depth.fetch_sub(st->counters->queued.exchange(0), std::memory_order_relaxed);
@@ -232,19 +323,44 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
   const auto tell = [weak](auto&&... xs) {
     if (auto strong = weak.lock()) caf::anon_send(caf::actor_cast<caf::actor>(strong), std::forward<decltype(xs)>(xs)...);
   };
-  mqtt_link::events ev;
-  ev.connected = [tell] { tell(pubsub_link_atom::value, static_cast<int>(link_event::connected), 0); };
-  ev.disconnected = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::disconnected), rc); };
-  ev.refused = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::refused), rc); };
-  if (!c.readers.empty())
-    ev.message = [tell](std::string topic, std::string payload) {
-      tell(std::make_shared<const pubsub_inbound>(pubsub_inbound{std::move(topic), std::move(payload)}));
+  st->oversize_warned.assign(st->groups.size(), false);
+  if (st->setup.transport == pubsub::transport_kind::udp) {
+    udp_link::events uev;
+    if (!c.readers.empty())
+      uev.datagram = [tell](std::vector<std::uint8_t> bytes) {
+        tell(std::make_shared<const pubsub_datagram>(pubsub_datagram{std::move(bytes)}));
+      };
+    uev.oversize = [counters = st->counters, name = c.name](std::size_t size) {
+      counters->decode_errors.fetch_add(1, std::memory_order_relaxed);
+      spdlog::debug("pubsub {}: a datagram of {} bytes is larger than max_datagram: dropped", name, size);
     };
-  st->link = std::make_unique<mqtt_link>(c.mqtt, st->setup.host, st->setup.port, std::move(ev));
-  st->retry_delay = c.mqtt.reconnect_min;
-  if (!st->link->start()) {
-    spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
-    delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
+    st->udp = std::make_unique<udp_link>(c.udp, st->setup.host, st->setup.port, std::move(uev));
+    st->uadp_limits.max_message_size = c.udp.max_datagram;
+    std::string why;
+    if (!st->udp->open(!c.writer_groups.empty(), !c.readers.empty(), why)) {
+      spdlog::error("pubsub {}: {} cannot be used: {}", c.name, c.url, why);
+      st->udp.reset();
+    } else {
+      st->counters->udp_port.store(st->udp->bound_port());
+      set_link_up(*st, true);
+      spdlog::info("pubsub {}: UDP {} {}:{}{}", c.name, st->udp->multicast() ? "multicast" : "unicast", st->setup.host,
+                   st->setup.port, c.readers.empty() ? "" : fmt::format(" (readers bound to port {})", st->udp->bound_port()));
+    }
+  } else {
+    mqtt_link::events ev;
+    ev.connected = [tell] { tell(pubsub_link_atom::value, static_cast<int>(link_event::connected), 0); };
+    ev.disconnected = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::disconnected), rc); };
+    ev.refused = [tell](int rc) { tell(pubsub_link_atom::value, static_cast<int>(link_event::refused), rc); };
+    if (!c.readers.empty())
+      ev.message = [tell](std::string topic, std::string payload) {
+        tell(std::make_shared<const pubsub_inbound>(pubsub_inbound{std::move(topic), std::move(payload)}));
+      };
+    st->link = std::make_unique<mqtt_link>(c.mqtt, st->setup.host, st->setup.port, std::move(ev));
+    st->retry_delay = c.mqtt.reconnect_min;
+    if (!st->link->start()) {
+      spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
+      delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
+    }
   }
   const auto start = std::chrono::steady_clock::now();
   for (std::uint32_t g = 0; g < st->groups.size(); ++g) {
@@ -301,11 +417,12 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
         }
       },
       [self, st](pubsub_retry_atom) {
-        if (st->link->start()) return;
+        if (!st->link || st->link->start()) return;
         st->retry_delay = std::min(st->retry_delay * 2, st->setup.config.mqtt.reconnect_max);
         delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
       },
       [st](const pubsub_inbound_ptr& in) { on_inbound(*st, *in); },
+      [st](const pubsub_datagram_ptr& in) { on_datagram(*st, *in); },
       [self, st](pubsub_check_atom) {
         const auto now = pubsub_steady_ms();
         const auto utc = utc_now();
@@ -340,11 +457,13 @@ pubsub_connection spawn_pubsub_connection(caf::actor_system& sys, pubsub_setup s
     gr.topic = pubsub::data_topic(c.mqtt, c.publisher_id, gc.name, gc.writers.size() == 1 ? gc.writers[0].name : "");
     for (const auto& w : gc.writers) gr.metadata_topics.push_back(pubsub::metadata_topic(c.mqtt, c.publisher_id, gc.name, w.name));
     gr.state = std::make_unique<pubsub::writer_group_state>(c.publisher_id, gc, setup.groups[g],
-                                                            setup.message_id_prefix + "-" + gc.name);
+                                                            setup.message_id_prefix + "-" + gc.name, c.encoding,
+                                                            c.publisher_id_kind);
     st->groups.push_back(std::move(gr));
   }
   for (std::size_t r = 0; r < c.readers.size(); ++r)
-    st->readers.emplace_back(c.readers[r], r < setup.reader_types.size() ? setup.reader_types[r] : std::vector<ua::builtin_type>{});
+    st->readers.emplace_back(c.readers[r], r < setup.reader_types.size() ? setup.reader_types[r] : std::vector<ua::builtin_type>{},
+                             r < setup.reader_arrays.size() ? setup.reader_arrays[r] : std::vector<bool>{});
   st->setup = std::move(setup);
   pubsub_connection out;
   out.counters = st->counters;

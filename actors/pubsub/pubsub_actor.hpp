@@ -1,7 +1,8 @@
-// One [pubsub] connection (Part 14 §6.2.7) as a detached actor (docs/decisions/0051): its
+// One [pubsub] connection (Part 14 §6.2.7) as a detached actor (docs/decisions/0051, 0059): its
 // WriterGroups' state (pubsub/writer_group.hpp), sampled from the server's change path (a value
 // watch whose sink sends pubsub_changes_ptr), one NetworkMessage per WriterGroup per
-// PublishingInterval handed to the MQTT link (libmosquitto's thread does the socket); a bounded
+// PublishingInterval handed to the MQTT link (libmosquitto's thread does the socket) as JSON, or
+// sent as a UADP datagram (actors/pubsub/udp_link.hpp, whose thread receives); a bounded
 // queue while the broker is away (the oldest dropped and counted); its DataSetReaders, whose
 // TargetVariables are written through `targets` (the server's value door). Never on the request
 // path: the session host only appends to a vector and sends one message per host turn.
@@ -37,11 +38,13 @@ using pubsub_target_sink = std::function<void(std::size_t reader, std::span<cons
 
 struct pubsub_setup {
   pubsub::connection_config config;
+  pubsub::transport_kind transport = pubsub::transport_kind::mqtt;
   std::string host;
   std::uint16_t port = 1883;
   std::vector<std::vector<pubsub::resolved_writer>> groups;  // per writer group of config
   std::vector<pubsub_field_slot> slots;                      // the watch's slots
   std::vector<std::vector<ua::builtin_type>> reader_types;   // per reader, its targets' types
+  std::vector<std::vector<bool>> reader_arrays;              // per reader, whether a target is an array
   pubsub_target_sink targets;
   std::shared_ptr<metrics_registry> metrics;                 // may be null
   std::string message_id_prefix;                             // unique per start
@@ -58,6 +61,12 @@ struct pubsub_inbound {
 };
 using pubsub_inbound_ptr = std::shared_ptr<const pubsub_inbound>;
 
+// A UADP datagram from the UDP link's receiving thread.
+struct pubsub_datagram {
+  std::vector<std::uint8_t> bytes;
+};
+using pubsub_datagram_ptr = std::shared_ptr<const pubsub_datagram>;
+
 using pubsub_tick_atom = caf::atom_constant<caf::atom("pstick")>;    // (group index): a PublishingInterval
 using pubsub_link_atom = caf::atom_constant<caf::atom("pslink")>;    // (event, rc) from libmosquitto's thread
 using pubsub_retry_atom = caf::atom_constant<caf::atom("psretry")>;  // the first connect, again
@@ -70,6 +79,8 @@ struct pubsub_connection_counters {
   std::atomic<std::uint64_t> received{0}, values_received{0}, decode_errors{0}, timeouts{0}, gaps{0};
   std::atomic<std::int64_t> queued{0};
   std::atomic<bool> up{false};
+  std::atomic<std::uint64_t> oversize{0};     // NetworkMessages over MaxNetworkMessageSize / the datagram limit
+  std::atomic<std::uint16_t> udp_port{0};     // the port the UDP readers are bound to (0: none yet)
 };
 
 struct pubsub_connection {
@@ -86,3 +97,4 @@ pubsub_connection spawn_pubsub_connection(caf::actor_system& sys, pubsub_setup s
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::pubsub_changes_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::pubsub_inbound_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::pubsub_datagram_ptr)

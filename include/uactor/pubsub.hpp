@@ -1,5 +1,5 @@
 // PubSub (Part 14 §6.2, docs/pubsub.md) as an application or the plant file's [pubsub] describes it:
-// connections to an MQTT broker, WriterGroups, DataSetWriters over PublishedDataSets of variables,
+// connections to an MQTT broker (JSON) or over UDP (UADP), WriterGroups, DataSetWriters over PublishedDataSets of variables,
 // DataSetReaders with TargetVariables. Plain values; server_plan::pubsub takes them.
 #pragma once
 
@@ -46,10 +46,14 @@ struct reader_target {
 };
 struct dataset_reader_config {
   std::string name;
-  std::string publisher_id;           // empty: any publisher
+  std::string publisher_id;           // empty: any publisher (a numeric PublisherId by its decimal text)
   std::string writer_group;           // the WriterGroupName (the topic's level); empty: any
+  std::uint16_t writer_group_id = 0;  // the WriterGroupId (UADP's GroupHeader); 0: any
   std::uint16_t writer_id = 0;        // DataSetWriterId; 0: any
   std::chrono::milliseconds message_receive_timeout{5000};
+  // UADP carries no field names (Part 14 §7.2.4.5.5): the DataSet's field names in the order of
+  // the publisher's DataSetMetaData, so that targets can name them. Empty for JSON.
+  std::vector<std::string> fields;
   std::vector<reader_target> targets;
 };
 
@@ -65,11 +69,31 @@ struct mqtt_settings {
   std::size_t queue_limit = 1'000;    // NetworkMessages kept while the broker is away; the oldest dropped past it
 };
 
+// The message mapping of a connection's NetworkMessages: JSON (Part 14 §7.2.5) over MQTT, UADP
+// (§7.2.4) over UDP.
+enum class message_encoding : std::uint8_t { json, uadp };
+
+// The DataType of the PublisherId (Part 14 §6.2.7.1; UADP's ExtendedFlags1 bits 0-2 name it).
+enum class publisher_id_type : std::uint8_t { byte = 0, uint16 = 1, uint32 = 2, uint64 = 3, string = 4 };
+
+// UDP (Part 14 §7.3.2): "opc.udp://host:port", a unicast or a multicast address. A writer group
+// sends its datagrams there; readers bind the port (and join the group when it is multicast).
+struct udp_settings {
+  std::string multicast_interface;    // IPv4 address of the interface for multicast; empty: the default route's
+  int multicast_ttl = 1;              // IP_MULTICAST_TTL: 1 stays on the local network
+  bool multicast_loop = true;         // IP_MULTICAST_LOOP: this host's own readers hear it too
+  std::size_t max_datagram = 65'507;  // the largest NetworkMessage sent or received (IPv4's UDP maximum)
+  int receive_buffer = 4 << 20;       // SO_RCVBUF asked for, bytes
+};
+
 struct connection_config {
   std::string name;
-  std::string url;                    // "mqtt://host:port"
-  std::string publisher_id;           // the PublisherId (a String)
+  std::string url;                    // "mqtt://host:port" or "opc.udp://host:port"
+  std::string publisher_id;           // the PublisherId: a String, or a number's decimal text
+  publisher_id_type publisher_id_kind = publisher_id_type::string;
+  message_encoding encoding = message_encoding::json;  // uadp for opc.udp://
   mqtt_settings mqtt;
+  udp_settings udp;
   std::vector<writer_group_config> writer_groups;
   std::vector<dataset_reader_config> readers;
 };

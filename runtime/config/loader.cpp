@@ -37,6 +37,7 @@
 #include "protocol/node_id_text.hpp"
 #include "protocol/value_text.hpp"
 #include "pubsub/pubsub_config.hpp"
+#include "pubsub/uadp_messages.hpp"
 #include "scripting/engine.hpp"
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
@@ -312,6 +313,13 @@ constexpr std::string_view key_table[] = {
     "pubsub.connections[].name",
     "pubsub.connections[].url",
     "pubsub.connections[].publisher_id",
+    "pubsub.connections[].publisher_id_type",
+    "pubsub.connections[].encoding",
+    "pubsub.connections[].multicast_interface",
+    "pubsub.connections[].multicast_ttl",
+    "pubsub.connections[].multicast_loop",
+    "pubsub.connections[].max_datagram",
+    "pubsub.connections[].receive_buffer",
     "pubsub.connections[].client_id",
     "pubsub.connections[].username",
     "pubsub.connections[].password",
@@ -338,6 +346,8 @@ constexpr std::string_view key_table[] = {
     "pubsub.connections[].readers[].name",
     "pubsub.connections[].readers[].publisher_id",
     "pubsub.connections[].readers[].writer_group",
+    "pubsub.connections[].readers[].writer_group_id",
+    "pubsub.connections[].readers[].fields",
     "pubsub.connections[].readers[].writer_id",
     "pubsub.connections[].readers[].message_receive_timeout_ms",
     "pubsub.connections[].readers[].targets[]",
@@ -2635,16 +2645,65 @@ private:
       cs.string("name", c.name);
       if (!names.insert(c.name).second)
         c_.error(ct.get("name") ? ct.get("name")->source() : ct.source(), cs.key("name"), fmt::format("\"{}\" names another connection too", c.name));
+      pubsub::transport_kind transport = pubsub::transport_kind::mqtt;
       if (!cs.string("url", c.url)) {
-        if (!ct.get("url")) c_.error(ct.source(), cs.key("url"), "missing (mqtt://host[:port])");
+        if (!ct.get("url")) c_.error(ct.source(), cs.key("url"), "missing (mqtt://host[:port] or opc.udp://host:port)");
       } else {
         std::string host, why;
         std::uint16_t port = 0;
-        if (!pubsub::parse_mqtt_url(c.url, host, port, why)) c_.error(*ct.get("url"), cs.key("url"), fmt::format("\"{}\": {}", c.url, why));
+        if (!pubsub::parse_pubsub_url(c.url, transport, host, port, why))
+          c_.error(*ct.get("url"), cs.key("url"), fmt::format("\"{}\": {}", c.url, why));
       }
+      const bool udp = transport == pubsub::transport_kind::udp;
+      // Part 14 §7.3.2: UDP carries UADP; over MQTT only JSON is there yet.
+      std::string encoding = udp ? "uadp" : "json";
+      if (cs.choice("encoding", {"json", "uadp"}, encoding)) {
+        if (udp && encoding == "json")
+          c_.error(*ct.get("encoding"), cs.key("encoding"), "opc.udp:// carries UADP (Part 14 §7.3.2), not JSON");
+        else if (!udp && encoding == "uadp")
+          c_.error(*ct.get("encoding"), cs.key("encoding"), "UADP over MQTT is not there yet: use opc.udp:// for UADP");
+      }
+      c.encoding = udp ? pubsub::message_encoding::uadp : pubsub::message_encoding::json;
+      // The PublisherId: a String, or a number (Part 14 §6.2.7.1) of the type publisher_id_type names.
       c.publisher_id = "uactor";
-      if (cs.string("publisher_id", c.publisher_id) && !pubsub_topic_level_ok(c.publisher_id))
+      bool numeric_id = false;
+      if (const auto* pid = cs.get("publisher_id"); pid && pid->is_integer()) {
+        const auto v = pid->as_integer()->get();
+        if (v < 0) c_.error(*pid, cs.key("publisher_id"), fmt::format("{} is negative", v));
+        c.publisher_id = std::to_string(v);
+        numeric_id = true;
+        c.publisher_id_kind = pubsub::publisher_id_type::uint64;
+      } else if (cs.string("publisher_id", c.publisher_id) && !udp && !pubsub_topic_level_ok(c.publisher_id)) {
         c_.error(*ct.get("publisher_id"), cs.key("publisher_id"), "empty, or holds '/', '+' or '#' (it is a topic level)");
+      }
+      std::string id_type = numeric_id ? "uint64" : "string";
+      if (cs.choice("publisher_id_type", {"byte", "uint16", "uint32", "uint64", "string"}, id_type)) {
+        c.publisher_id_kind = id_type == "byte"     ? pubsub::publisher_id_type::byte
+                              : id_type == "uint16" ? pubsub::publisher_id_type::uint16
+                              : id_type == "uint32" ? pubsub::publisher_id_type::uint32
+                              : id_type == "uint64" ? pubsub::publisher_id_type::uint64
+                                                    : pubsub::publisher_id_type::string;
+        pubsub::uadp_publisher_id probe;
+        if (!pubsub::make_publisher_id(c.publisher_id, c.publisher_id_kind, probe))
+          c_.error(*ct.get("publisher_id_type"), cs.key("publisher_id_type"),
+                   fmt::format("the publisher_id \"{}\" is not a {} number", c.publisher_id, id_type));
+        else if (!udp && c.publisher_id_kind != pubsub::publisher_id_type::string && !numeric_id)
+          c_.error(*ct.get("publisher_id_type"), cs.key("publisher_id_type"), "a numeric PublisherId is written as a TOML integer");
+      }
+      auto& u = c.udp;
+      const char* udp_keys[] = {"multicast_interface", "multicast_ttl", "multicast_loop", "max_datagram", "receive_buffer"};
+      for (const char* k : udp_keys)
+        if (!udp && ct.get(k)) c_.error(*ct.get(k), cs.key(k), "a key of opc.udp:// connections");
+      if (cs.string("multicast_interface", u.multicast_interface)) {
+        in_addr probe{};
+        if (::inet_pton(AF_INET, u.multicast_interface.c_str(), &probe) != 1)
+          c_.error(*ct.get("multicast_interface"), cs.key("multicast_interface"),
+                   fmt::format("\"{}\" is not an IPv4 address (the interface's, e.g. 192.168.1.10)", u.multicast_interface));
+      }
+      cs.integer("multicast_ttl", 0, 255, u.multicast_ttl);
+      cs.boolean("multicast_loop", u.multicast_loop);
+      cs.integer("max_datagram", 64, 65'507, u.max_datagram);
+      cs.integer("receive_buffer", 0, 1 << 30, u.receive_buffer);
       auto& m = c.mqtt;
       cs.string("client_id", m.client_id);
       cs.string("username", m.username);
@@ -2669,7 +2728,7 @@ private:
           pubsub::writer_group_config wg;
           wg.name = fmt::format("group{}", g + 1);
           wg.id = static_cast<std::uint16_t>(g + 1);
-          if (gs.string("name", wg.name) && !pubsub_topic_level_ok(wg.name))
+          if (gs.string("name", wg.name) && !udp && !pubsub_topic_level_ok(wg.name))
             c_.error(*gt.get("name"), gs.key("name"), "empty, or holds '/', '+' or '#' (it is a topic level)");
           if (!group_names.insert(wg.name).second)
             c_.error(gt.get("name") ? gt.get("name")->source() : gt.source(), gs.key("name"), fmt::format("\"{}\" names another writer group too", wg.name));
@@ -2691,7 +2750,7 @@ private:
               pubsub::dataset_writer_config dw;
               dw.name = fmt::format("writer{}", w + 1);
               dw.id = static_cast<std::uint16_t>(writer_ids.size() + 1);
-              if (ws.string("name", dw.name) && !pubsub_topic_level_ok(dw.name))
+              if (ws.string("name", dw.name) && !udp && !pubsub_topic_level_ok(dw.name))
                 c_.error(*wt.get("name"), ws.key("name"), "empty, or holds '/', '+' or '#' (it is a topic level)");
               if (!writer_names.insert(dw.name).second)
                 c_.error(wt.get("name") ? wt.get("name")->source() : wt.source(), ws.key("name"), fmt::format("\"{}\" names another writer of the group too", dw.name));
@@ -2730,10 +2789,24 @@ private:
           pubsub::dataset_reader_config dr;
           dr.name = fmt::format("reader{}", r + 1);
           rs.string("name", dr.name);
-          if (rs.string("publisher_id", dr.publisher_id) && !dr.publisher_id.empty() && !pubsub_topic_level_ok(dr.publisher_id))
+          if (const auto* pid = rs.get("publisher_id"); pid && pid->is_integer()) {
+            if (pid->as_integer()->get() < 0) c_.error(*pid, rs.key("publisher_id"), "negative");
+            dr.publisher_id = std::to_string(pid->as_integer()->get());
+          } else if (rs.string("publisher_id", dr.publisher_id) && !udp && !dr.publisher_id.empty() &&
+                     !pubsub_topic_level_ok(dr.publisher_id)) {
             c_.error(*rt.get("publisher_id"), rs.key("publisher_id"), "holds '/', '+' or '#' (it is a topic level)");
-          if (rs.string("writer_group", dr.writer_group) && !dr.writer_group.empty() && !pubsub_topic_level_ok(dr.writer_group))
-            c_.error(*rt.get("writer_group"), rs.key("writer_group"), "holds '/', '+' or '#' (it is a topic level)");
+          }
+          if (rs.string("writer_group", dr.writer_group)) {
+            if (udp)
+              c_.error(*rt.get("writer_group"), rs.key("writer_group"),
+                       "UADP carries the WriterGroupId, not the name: use writer_group_id");
+            else if (!dr.writer_group.empty() && !pubsub_topic_level_ok(dr.writer_group))
+              c_.error(*rt.get("writer_group"), rs.key("writer_group"), "holds '/', '+' or '#' (it is a topic level)");
+          }
+          rs.integer("writer_group_id", 0, 65'535, dr.writer_group_id);
+          rs.strings("fields", dr.fields);
+          if (!udp && rt.get("fields"))
+            c_.error(*rt.get("fields"), rs.key("fields"), "JSON names its fields: fields is for UADP readers (opc.udp://)");
           rs.integer("writer_id", 0, 65'535, dr.writer_id);
           ms = dr.message_receive_timeout.count();
           if (rs.integer("message_receive_timeout_ms", 0, 86'400'000, ms)) dr.message_receive_timeout = std::chrono::milliseconds(ms);
@@ -2746,7 +2819,15 @@ private:
               const auto& tt = *(*targets)[k].as_table();
               section ts(c_, tt, fmt::format("pubsub.connections[{}].readers[{}].targets[{}]", i, r, k));
               pubsub::reader_target target;
-              if (!ts.string("field", target.field) && !tt.get("field")) c_.error(tt.source(), ts.key("field"), "missing (the field's name in the Payload)");
+              if (!ts.string("field", target.field) && !tt.get("field")) {
+                c_.error(tt.source(), ts.key("field"), "missing (the field's name in the Payload)");
+              } else if (udp && tt.get("field") &&
+                         std::find(dr.fields.begin(), dr.fields.end(), target.field) == dr.fields.end()) {
+                // Part 14 §7.2.4.5.5: UADP places fields; the reader's `fields` says which place has this name.
+                c_.error(*tt.get("field"), ts.key("field"),
+                         dr.fields.empty() ? fmt::format("\"{}\": a UADP reader names its fields in `fields` (the publisher's order)", target.field)
+                                           : fmt::format("\"{}\" is not one of the reader's fields", target.field));
+              }
               if (!ts.string("node", target.node)) {
                 if (!tt.get("node")) c_.error(tt.source(), ts.key("node"), "missing (the target variable's NodeId)");
               } else if (const auto id = node(target.node, *tt.get("node"), ts.key("node"))) {

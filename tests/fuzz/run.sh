@@ -12,9 +12,10 @@
 #   parsers lane: the NodeSet2 importer for 2/12 of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
-#     and tests/fuzz/chain_seeds), and the load agents' wire form, the users file, PubSub's JSON
-#     messages and the TrustList's bytes for a twelfth each (tests/fuzz/agent_wire_seeds,
-#     users_seeds, pubsub_json_seeds, trust_list_seeds).
+#     and tests/fuzz/chain_seeds), the load agents' wire form, the users file and the TrustList's
+#     bytes for a twelfth each (tests/fuzz/agent_wire_seeds, users_seeds, trust_list_seeds), and
+#     PubSub's JSON messages and UADP datagrams for a twenty-fourth each (pubsub_json_seeds,
+#     uadp_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -26,7 +27,7 @@ work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
   "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus" \
-  "$work/trust_list_corpus" "$work/wss_frames_corpus"
+  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -42,6 +43,7 @@ cp "$here"/users_seeds/* "$work/users_corpus/"
 cp "$here"/pubsub_json_seeds/* "$work/pubsub_json_corpus/"
 cp "$here"/trust_list_seeds/* "$work/trust_list_corpus/"
 cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
+cp "$here"/uadp_seeds/* "$work/uadp_corpus/"
 for name in server_channel secured_chunk client_channel; do
   cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
   cp "$here/channel_regressions/$name"/* "$work/${name}_corpus/" 2>/dev/null || true
@@ -90,7 +92,9 @@ parsers_lane() {
   # The users file (security/password_hash.cpp, server.users_file): user:hash lines.
   fuzz users_fuzz "$(( (seconds + 11) / 12 ))" 65536 users_corpus &&
   # PubSub's JSON decoder (pubsub/json_messages): what an MQTT broker hands a subscriber.
-  fuzz pubsub_json_fuzz "$(( (seconds + 11) / 12 ))" 65536 pubsub_json_corpus &&
+  fuzz pubsub_json_fuzz "$(( (seconds + 23) / 24 ))" 65536 pubsub_json_corpus &&
+  # PubSub's UADP decoder (pubsub/uadp_messages): what a UDP socket hands a subscriber.
+  fuzz uadp_fuzz "$(( (seconds + 23) / 24 ))" 65536 uadp_corpus &&
   # The TrustList's bytes (Part 12 §7.8.2.3 CloseAndUpdate): what a certificate manager writes.
   fuzz trust_list_fuzz "$(( (seconds + 11) / 12 ))" 65536 trust_list_corpus
 }

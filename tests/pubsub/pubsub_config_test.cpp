@@ -16,7 +16,7 @@ TEST_CASE("pubsub config: examples/config/pubsub.toml reads into the model", "[p
   const auto r = config::load_file(std::string(UACTOR_SOURCE_DIR) + "/examples/config/pubsub.toml", false, false);
   REQUIRE(r.ok());
   const auto& ps = r.value.server.pubsub;
-  REQUIRE(ps.connections.size() == 1);
+  REQUIRE(ps.connections.size() == 2);
   const auto& c = ps.connections[0];
   CHECK(c.url == "mqtt://127.0.0.1:1883");
   CHECK(c.publisher_id == "uactor-demo");
@@ -38,6 +38,37 @@ TEST_CASE("pubsub config: examples/config/pubsub.toml reads into the model", "[p
   REQUIRE(c.readers[0].targets.size() == 3);
   CHECK(c.readers[0].targets[1].field == "Sine");
   CHECK(c.readers[0].targets[1].node == "ns=2;s=FromBroker.Sine");
+  CHECK(c.encoding == message_encoding::json);
+
+  // Beside it, UADP over UDP and a reader of it.
+  const auto& u = ps.connections[1];
+  CHECK(u.url == "opc.udp://127.0.0.1:4841");
+  CHECK(u.encoding == message_encoding::uadp);
+  CHECK(u.publisher_id == "1001");
+  CHECK(u.publisher_id_kind == publisher_id_type::uint16);
+  REQUIRE(u.writer_groups.size() == 1);
+  CHECK(u.writer_groups[0].id == 2);
+  CHECK(u.writer_groups[0].writers[0].encoding == field_encoding::raw);
+  REQUIRE(u.readers.size() == 1);
+  CHECK(u.readers[0].publisher_id == "1001");
+  CHECK(u.readers[0].writer_group_id == 2);
+  CHECK(u.readers[0].fields == std::vector<std::string>{"Counter", "Sine", "Time"});
+}
+
+TEST_CASE("pubsub config: opc.udp:// URLs (Part 14 §7.3.2)", "[pubsub][config]") {
+  std::string host, why;
+  std::uint16_t port = 0;
+  transport_kind kind = transport_kind::mqtt;
+  REQUIRE(parse_pubsub_url("opc.udp://239.0.0.1:4840", kind, host, port, why));
+  CHECK(kind == transport_kind::udp);
+  CHECK(host == "239.0.0.1");
+  CHECK(port == 4840);
+  REQUIRE(parse_pubsub_url("mqtt://b", kind, host, port, why));
+  CHECK(kind == transport_kind::mqtt);
+  CHECK_FALSE(parse_udp_url("opc.udp://h", host, port, why));
+  CHECK_FALSE(parse_udp_url("opc.udp://:4840", host, port, why));
+  CHECK_FALSE(parse_udp_url("opc.udp://h:70000", host, port, why));
+  CHECK_FALSE(parse_pubsub_url("http://h:1", kind, host, port, why));
 }
 
 TEST_CASE("pubsub config: the broker URL and the topics of Part 14 §7.3.5.7", "[pubsub][config]") {
