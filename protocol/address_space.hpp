@@ -202,6 +202,9 @@ public:
   // its AccessLevel and UserAccessLevel (Part 3 §8.57) to match. Bad_NodeIdUnknown or
   // Bad_NodeClassInvalid (not a Variable).
   status_code set_historizing(node_index n, bool historizing);
+  // Sets or clears the HistoryWrite bit of a Variable's AccessLevel and UserAccessLevel (Part 3
+  // §8.57): whether HistoryUpdate may change its history.
+  status_code set_history_writable(node_index n, bool writable);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

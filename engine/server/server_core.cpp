@@ -70,6 +70,9 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
             f.intern("ClientCertificate"), f.intern("ClientCertificateThumbprint"), f.intern("RequestType"),
             f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
             f.intern("CertificateErrorEventId"), f.intern("Certificate")};
+  history_audit_ = {f.intern("ParameterDataTypeId"), f.intern("UpdatedNode"), f.intern("PerformInsertReplace"),
+                    f.intern("NewValues"), f.intern("OldValues"), f.intern("IsDeleteModified"),
+                    f.intern("StartTime"), f.intern("EndTime"), f.intern("ReqTimes")};
   method_id_key_ = f.intern("MethodId");
   certificate_group_key_ = f.intern("CertificateGroup");
   certificate_type_key_ = f.intern("CertificateType");
@@ -488,11 +491,84 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
   finish(job->response, c);
 }
 
+// Part 4 §5.10.5 (services/history_update.cpp): the changes go to the updater when there is one
+// (the history reader's thread, docs/decisions/0060), and the response leaves later.
+void server_core::serve_history_update(const ua::history_update_request& req, const service_call& c) {
+  if (history_updater_ && history_reads_in_flight_ >= max_history_reads_in_flight)
+    return fault(c.header, ua::status::bad_server_too_busy, c.now, c.out);
+  auto job = std::make_shared<services::history_update_job>();
+  job->store = history_store_.get();
+  job->store_owner = history_store_;
+  job->channel_id = c.channel_id;
+  job->request_id = c.request_id;
+  job->session_token = c.s->authentication_token;
+  job->who.time = c.now.utc.ticks;
+  job->who.user = c.s->user_name.str();
+  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s))) {
+    if (history_updater_) {
+      ++history_reads_in_flight_;
+      history_updater_(std::move(job));
+      return;  // out stays empty: complete_history_update answers
+    }
+    services::run_history_update(*job);
+  }
+  audit_history_update(*job, c.now);
+  finish(job->response, c);
+}
+
+void server_core::complete_history_update(services::history_update_job& job, const instant& now) {
+  if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
+  audit_history_update(job, now);
+  deferred_response& d = history_completed_.emplace_back();
+  d.channel_id = job.channel_id;
+  d.request_id = job.request_id;
+  job.response.response_header.timestamp = now.utc;
+  encode_response(job.response, d.message);
+}
+
+// Part 11 §5.6.2-§5.6.5: one audit event per details that reached the store,
+// AuditHistoryValueUpdateEventType (i=3006), AuditHistoryRawModifyDeleteEventType (i=3014) or
+// AuditHistoryAtTimeDeleteEventType (i=3019), raised at the updated node. OldValues stays empty:
+// the store does not hand the old values back (docs/history.md).
+void server_core::audit_history_update(const services::history_update_job& job, const instant& now) {
+  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  using kind = services::history_update_job::kind;
+  for (const auto& it : job.items) {
+    const ua::status_code r = job.response.results[it.result].status_code;
+    const std::uint32_t type = it.what == kind::update ? 3006 : it.what == kind::delete_at ? 3019 : 3014;
+    const char* action = it.what == kind::update ? "HistoryUpdate/UpdateData"
+                         : it.what == kind::delete_at ? "HistoryUpdate/DeleteAtTime" : "HistoryUpdate/DeleteRawModified";
+    audit_base(type, r.is_good() ? 100 : 500, job.audit_entry_id, r.is_good(), r, action, job.who.user, now);
+    if (const ua::node_index n = space_.find(it.node_id); n != ua::no_node) {
+      event_.source = n;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = it.node_id;
+    }
+    event_.set(history_audit_.updated_node) = it.node_id;
+    event_.set(history_audit_.old_values).clear();
+    if (it.what == kind::update) {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::update_data_details::data_type_id);
+      event_.set(history_audit_.perform_insert_replace) = static_cast<std::int32_t>(it.perform);
+      event_.set(history_audit_.new_values).emplace<ua::ua_array<ua::data_value>>().assign(it.values.begin(), it.values.end());
+    } else if (it.what == kind::delete_at) {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_at_time_details::data_type_id);
+      auto& times = event_.set(history_audit_.req_times).emplace<ua::ua_array<ua::date_time>>();
+      for (const std::int64_t t : it.times) times.push_back(ua::date_time{t});
+    } else {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_raw_modified_details::data_type_id);
+      event_.set(history_audit_.is_delete_modified) = it.what == kind::delete_modified;
+      event_.set(history_audit_.start_time) = it.start;
+      event_.set(history_audit_.end_time) = it.end;
+    }
+    raise_event(event_, now);
+  }
+}
+
 void server_core::set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
-                              history_reader reader) {
+                              history_reader reader, history_updater updater) {
   history_store_ = std::move(store);
   recorder_->set_sink(std::move(sink));
   history_reader_ = std::move(reader);
+  history_updater_ = std::move(updater);
   set_history_capabilities(space_, history_store_ != nullptr,
                            static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
                            now_instant().utc);

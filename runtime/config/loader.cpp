@@ -297,6 +297,7 @@ constexpr std::string_view key_table[] = {
     "history.retention_days",
     "history.max_values_per_node",
     "history.historize",
+    "history.updates",
     "pubsub",
     "pubsub.connections[]",
     "pubsub.connections[].name",
@@ -2531,6 +2532,7 @@ private:
     }
     s.integer("retention_days", 0, 36'500, h.retention_days);
     s.integer("max_values_per_node", 0, std::numeric_limits<std::int64_t>::max(), h.max_values_per_node);
+    s.boolean("updates", h.updates);
     if (s.strings("historize", h.historize)) {
       const auto& a = *t->get("historize")->as_array();
       for (std::size_t i = 0; i < h.historize.size(); ++i) {

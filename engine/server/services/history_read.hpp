@@ -1,5 +1,5 @@
-// The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values
-// only), ReadProcessedDetails (§6.5.4) and ReadAtTimeDetails (§6.5.5) over a history store
+// The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values,
+// and with IsReadModified the values HistoryUpdate changed), ReadProcessedDetails (§6.5.4) and ReadAtTimeDetails (§6.5.5) over a history store
 // (history/history_store.hpp), and the per-session store of its continuation points. The store's
 // part can run off the session host (docs/decisions/0048); the calculation is
 // engine/server/history/aggregates.hpp.
@@ -23,6 +23,9 @@ namespace uactor::services {
 
 struct history_limits {
   std::size_t max_nodes_per_history_read = 1'000;
+  // HistoryUpdate (history_update.hpp): details per request, and values or times per details.
+  std::size_t max_nodes_per_history_update = 1'000;
+  std::size_t max_values_per_update = 10'000;
   // Values per node in one response, whatever numValuesPerNode asks (0 included): more come with
   // a continuation point (Part 11 §6.3: a server may return fewer values than asked).
   std::size_t max_values_per_node = 10'000;
@@ -100,8 +103,8 @@ struct history_read_job {
 // Service results: Bad_NothingToDo, Bad_TooManyOperations, Bad_TimestampsToReturnInvalid,
 // Bad_HistoryOperationInvalid (no or unknown details), Bad_HistoryOperationUnsupported (event
 // details: not served yet), Bad_AggregateListMismatch (processed: not one aggregateType per node). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
-// HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store, or
-// IsReadModified: no value is ever modified without HistoryUpdate), Bad_InvalidTimestampArgument
+// HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store),
+// Bad_InvalidArgument (IsReadModified with returnBounds), Bad_InvalidTimestampArgument
 // (fewer than two of startTime, endTime, numValuesPerNode), Bad_DataEncodingUnsupported,
 // Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. Processed and at-time per
 // node: Bad_AggregateNotSupported, Bad_AggregateConfigurationRejected (a percentage over 100),
