@@ -172,6 +172,10 @@ public:
   // The Server object's HistoryServerCapabilities say what is on (history_capabilities.hpp).
   void set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
                    history_reader reader = {}, history_updater updater = {});
+  // Event history (docs/history.md "Event history"): the events that reach these notifiers
+  // (Objects or Views; their EventNotifier gets the HistoryRead bit) are recorded by the historian
+  // and read back with ReadEventDetails. Returns the ids that name no Object or View.
+  std::vector<ua::node_id> set_event_history(const std::vector<ua::node_id>& notifiers);
   // A HistoryUpdate back from its updater: its audit events are raised (Part 11 §5.6) and its
   // response goes to history_completed().
   void complete_history_update(services::history_update_job& job, const instant& now);
@@ -248,6 +252,11 @@ private:
   void serve_history_read(const ua::history_read_request& req, const service_call& c);
   void serve_history_update(const ua::history_update_request& req, const service_call& c);
   void audit_history_update(const services::history_update_job& job, const instant& now);
+  // Events wanted: a subscription's event item, or event history.
+  bool wants_events() const noexcept { return subscriptions_->has_event_items() || !event_history_.empty(); }
+  void record_event(const event_record& e, const instant& now);
+  bool restore_event(const ua::data_value& v, event_record& out);
+  void select_history_events(services::history_read_job& job);
   void serve_write(const ua::write_request& req, const service_call& c);
   void serve_call(const ua::call_request& req, const service_call& c);
   void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
@@ -337,6 +346,10 @@ private:
   std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
+  std::vector<ua::node_index> event_history_;     // notifiers with event history
+  std::vector<ua::node_index> notifier_scratch_;  // record_event's
+  event_record event_scratch_;                    // select_history_events'
+
   history_updater history_updater_;
   std::size_t history_reads_in_flight_ = 0;
   std::vector<deferred_response> history_completed_;

@@ -19,7 +19,9 @@
 // same again (Bad_EntryExists), Replace (Good_EntryReplaced), a raw read finds the replacement, an
 // IsReadModified read the inserted and the replaced value with their update types; DeleteAtTime
 // (Good), the raw read then finds nothing; DeleteRawModified with isDeleteModified removes the
-// modified values.
+// modified values. Then event history (Part 11 §6.5.2): the Server object's EventNotifier has the
+// HistoryRead bit, and a HistoryRead with ReadEventDetails (EventType, Severity, Time selected)
+// returns the events the demo's alarms raised, in time order.
 // Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
 "use strict";
 
@@ -40,7 +42,9 @@ const {
     ReadProcessedDetails,
     ReadAtTimeDetails,
     DataValue,
-    DataType
+    DataType,
+    ReadEventDetails,
+    constructEventFilter
 } = require("node-opcua");
 const {
     HistoryUpdateRequest,
@@ -249,6 +253,37 @@ const historyBits = (v) => v.statusCode.value & 0x3;
     if (delModified.statusCode.isNotGood()) fail("DeleteRawModified: " + delModified.statusCode.toString());
     if ((await modifiedRead()).values.length !== 0) fail("modified values left after DeleteRawModified");
     out("ok DeleteRawModified (isDeleteModified): no modified values left");
+
+    // Event history: the embedded default records the Server object's events.
+    const notifier = await session.read({ nodeId: "i=2253", attributeId: AttributeIds.EventNotifier });
+    if ((notifier.value.value & 0x04) === 0) fail("the Server object's EventNotifier " + notifier.value.value + " has no HistoryRead bit");
+    const readEvents = async () => {
+        const response = await session.historyRead(new HistoryReadRequest({
+            historyReadDetails: new ReadEventDetails({
+                startTime: started, endTime: new Date(Date.now() + 1000), numValuesPerNode: 0,
+                filter: constructEventFilter(["EventType", "Severity", "Time"])
+            }),
+            nodesToRead: [{ nodeId: "i=2253" }],
+            timestampsToReturn: TimestampsToReturn.Both
+        }));
+        if (response.responseHeader.serviceResult.value !== 0) fail("event HistoryRead: " + response.responseHeader.serviceResult.toString());
+        const r = response.results[0];
+        if (r.statusCode.isBad()) fail("event HistoryRead result " + r.statusCode.toString());
+        return (r.historyData && r.historyData.events) || [];
+    };
+    let events = await readEvents();
+    for (let tries = 0; events.length === 0 && tries < 10; ++tries) {  // the ramp's alarms come every few seconds
+        await sleep(1000);
+        events = await readEvents();
+    }
+    if (events.length === 0) fail("no events in the Server object's history");
+    for (let i = 0; i < events.length; ++i) {
+        const f = events[i].eventFields;
+        if (f.length !== 3) fail("event " + i + " has " + f.length + " fields");
+        if (!(f[1].value >= 1 && f[1].value <= 1000)) fail("event " + i + " severity " + f[1].value);
+        if (i > 0 && f[2].value.getTime() < events[i - 1].eventFields[2].value.getTime()) fail("event times do not increase at " + i);
+    }
+    out("ok event history: " + events.length + " events of the Server object, first of type " + events[0].eventFields[0].value.toString());
 
     await session.close();
     await client.disconnect();

@@ -348,10 +348,21 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
   const auto* details = req.history_read_details.get_if<read_raw_modified_details>();
   const auto* processed = req.history_read_details.get_if<read_processed_details>();
   const auto* at_time = req.history_read_details.get_if<read_at_time_details>();
-  if (!details && !processed && !at_time) {
-    const bool known = req.history_read_details.get_if<read_event_details>();
-    refuse_request(resp, known ? status::bad_history_operation_unsupported : status::bad_history_operation_invalid);
+  const auto* events = req.history_read_details.get_if<read_event_details>();
+  if (!details && !processed && !at_time && !events) {
+    refuse_request(resp, status::bad_history_operation_invalid);
     return false;
+  }
+  if (events && !job.event_filter) {  // no event history here
+    refuse_request(resp, status::bad_history_operation_unsupported);
+    return false;
+  }
+  // Part 11 §6.5.2.1: the time domain of ReadEventDetails is that of raw values, without bounds.
+  read_raw_modified_details event_domain;
+  if (events) {
+    event_domain.start_time = events->start_time;
+    event_domain.end_time = events->end_time;
+    event_domain.num_values_per_node = events->num_values_per_node;
   }
   // Part 11 §6.5.4: one aggregateType per entry of nodesToRead (a node read with two aggregates
   // appears twice).
@@ -360,9 +371,12 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
     return false;
   }
   job.timestamps = req.timestamps_to_return;
-  job.num_values = details ? details->num_values_per_node : 0;
+  job.num_values = details ? details->num_values_per_node : events ? events->num_values_per_node : 0;
   job.limits = limits;
-  job.kind = details ? history_read_kind::raw : processed ? history_read_kind::processed : history_read_kind::at_time;
+  job.kind = details    ? history_read_kind::raw
+             : events   ? history_read_kind::events
+             : processed ? history_read_kind::processed
+                         : history_read_kind::at_time;
   status_code calculated_status = status::good;  // what every node of a processed or at-time read gets
   if (processed) calculated_status = plan_processed(*processed, job.calculated);
   if (at_time) calculated_status = plan_at_time(*at_time, limits, job.calculated);
@@ -384,7 +398,7 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
       history_read_position* p = points.find(id.continuation_point);
       // Another session's, released, used already, or for another node: all unknown here.
       // Processed and at-time reads give none: a raw read's point is not theirs.
-      if (!p || !(p->node_id == id.node_id) || !details) {
+      if (!p || !(p->node_id == id.node_id) || !(details || events) || p->events != (events != nullptr)) {
         r.status_code = status::bad_continuation_point_invalid;
         continue;
       }
@@ -399,6 +413,26 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
       }
       if (!access.may(n, actors::authz::permission::read_history)) {
         r.status_code = status::bad_user_access_denied;
+        continue;
+      }
+      if (events) {  // a notifier with event history (Part 3 §8.59 EventNotifier HistoryRead)
+        const node_class cls = as.at(n).cls;
+        if ((cls != node_class::object && cls != node_class::view) || (as.at(n).event_notifier & history_read_bit) == 0 || !job.store) {
+          r.status_code = status::bad_history_operation_unsupported;
+          continue;
+        }
+        if (job.event_filter_status.is_bad()) {
+          r.status_code = job.event_filter_status;
+          continue;
+        }
+        if (const status_code sc = plan_read(event_domain, it.position); sc.is_bad()) {
+          r.status_code = sc;
+          continue;
+        }
+        it.position.events = true;
+        it.position.node = id.node_id.to_string();
+        it.position.node_id = id.node_id;
+        job.items.push_back(std::move(it));
         continue;
       }
       if (!var || as.at(n).cls != node_class::variable || !var->historizing || !job.store) {
@@ -452,7 +486,7 @@ void run_history_read(history_read_job& job) {
   const history_limits& limits = job.limits;
   reader rd{*job.store, limits, job.timestamps};
   std::size_t budget = std::max<std::size_t>(1, limits.max_values_per_request);
-  if (job.kind != history_read_kind::raw) {
+  if (job.kind != history_read_kind::raw && job.kind != history_read_kind::events) {
     for (auto& it : job.items) {
       history_read_result& r = job.response.results[it.result];
       try {
