@@ -376,6 +376,10 @@ std::vector<ua::node_id> server_core::set_event_history(const std::vector<ua::no
     }
     if (std::find(event_history_.begin(), event_history_.end(), n) == event_history_.end()) event_history_.push_back(n);
   }
+  if (!event_history_.empty())
+    set_event_history_capability(space_, true,
+                                 static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
+                                 now_instant().utc);
   return unknown;
 }
 

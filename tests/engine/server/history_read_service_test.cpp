@@ -484,7 +484,11 @@ TEST_CASE("server_core: HistoryServerCapabilities say raw reads are served once 
   CHECK(value_of(11193) == ua::variant(true));                    // AccessHistoryDataCapability
   CHECK(value_of(11273) == ua::variant(std::uint32_t{10'000}));   // MaxReturnDataValues
   CHECK(value_of(11242) == ua::variant(false));                   // AccessHistoryEventsCapability
-  CHECK(value_of(11196) == ua::variant(false));                   // InsertDataCapability
+  CHECK(value_of(11196) == ua::variant(true));                    // InsertDataCapability (HistoryUpdate)
+  CHECK(value_of(11200) == ua::variant(true));                    // DeleteAtTimeCapability
+  CHECK(value_of(11281) == ua::variant(false));                   // InsertEventCapability
+  REQUIRE(core.set_event_history({ua::node_id(0, 2253)}).empty());
+  CHECK(value_of(11242) == ua::variant(true));                    // AccessHistoryEventsCapability
   core.set_history(nullptr, {});
   CHECK(value_of(11193) == ua::variant(false));
 }
