@@ -13,6 +13,7 @@
 #include <vector>
 #include <time.h>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "engine/server/server_core.hpp"
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
     actors::server_core_config c;
     c.description.application_uri = "urn:bench:uactor:server";
     c.description.endpoint_url = "opc.tcp://localhost:4840";
+    c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+      for (auto& b : out) b = ++n;
+    };
     const auto start = ua::date_time::from_unix_ms(1'767'225'600'000);
     auto core = actors::make_demo_server_core(std::move(c), "bench", start);
     auto store = std::make_shared<history::sqlite_store>(path);
