@@ -156,7 +156,8 @@ void add_client_commands(CLI::App& app) {
 
   auto hist = std::make_shared<history_args>();
   auto* history = app.add_subcommand(
-      "history", "a node's history (HistoryRead): uactor history ENDPOINT NODE [--start T] [--end T] [--aggregate NAME --interval MS]");
+      "history", "a node's history (HistoryRead, HistoryUpdate): uactor history ENDPOINT NODE [--start T] [--end T] "
+                 "[--aggregate NAME --interval MS] [--modified] [--insert|--replace|--update T=V ...] [--delete] [--delete-at T ...]");
   add_common(history, a->common);
   history->add_option("node", hist->node, "NodeId of a historizing variable");
   history->add_option("--start", hist->start, "from: 2026-12-01T08:00:00Z, now, or before now as -90s, -15m, -2h, -7d (default: an hour before --end)");
@@ -169,9 +170,16 @@ void add_client_commands(CLI::App& app) {
   history->add_option("--interval", hist->interval_ms, "with --aggregate: the interval in ms (0: one over the range)")
       ->capture_default_str();
   history->add_flag("--csv", hist->csv, "CSV with a header line: sourceTimestamp,value,status,serverTimestamp");
+  history->add_flag("--modified", hist->modified,
+                    "the values HistoryUpdate inserted, replaced or deleted, with who and when (with --delete: delete those)");
+  history->add_option("--insert", hist->insert, "HistoryUpdate: insert TIME=VALUE where no value is (repeatable)");
+  history->add_option("--replace", hist->replace, "HistoryUpdate: replace the value at TIME with VALUE (TIME=VALUE, repeatable)");
+  history->add_option("--update", hist->update, "HistoryUpdate: insert or replace TIME=VALUE (repeatable)");
+  history->add_flag("--delete", hist->remove, "HistoryUpdate: delete the values from --start up to --end");
+  history->add_option("--delete-at", hist->delete_at, "HistoryUpdate: delete the value at TIME (repeatable)");
   history->callback([a, hist] {
     need_endpoint(a->common, "history");
-    finish(run_history(a->common, *hist));
+    finish(hist->updates() ? run_history_update(a->common, *hist) : run_history(a->common, *hist));
   });
 
   auto al = std::make_shared<alarms_args>();

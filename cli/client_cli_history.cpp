@@ -1,6 +1,7 @@
 // `uactor history`: a node's history through HistoryRead (Part 4 §5.10.3, docs/history.md): raw
-// values (Part 11 §6.5.3) following continuation points, or one aggregate per interval (Part 11
-// §6.5.4, Part 13), printed one value per line as text, JSON or CSV.
+// values (Part 11 §6.5.3) following continuation points, the modified ones, or one aggregate per
+// interval (Part 11 §6.5.4, Part 13), printed one value per line as text, JSON or CSV; and its
+// changes through HistoryUpdate (Part 4 §5.10.5): insert, replace, update, delete.
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -76,7 +77,126 @@ std::string csv_status(ua::status_code sc) {
   return name.empty() ? hex : std::string(name) + " " + hex;
 }
 
+const char* update_type_name(ua::history_update_type t) {
+  switch (t) {
+    case ua::history_update_type::insert: return "Insert";
+    case ua::history_update_type::replace: return "Replace";
+    case ua::history_update_type::update: return "Update";
+    case ua::history_update_type::delete_: return "Delete";
+  }
+  return "?";
+}
+
+// The built-in type of the values of `node`: its DataType when that is one (i=1..21), else the
+// type of the value it holds now (Part 4 §5.10.4.1: the server does not convert).
+ua::builtin_type value_type_or_exit(client& c, const ua::node_id& node) {
+  ua::read_request rr;
+  for (const std::uint32_t attr : {14u, 13u}) {  // DataType, Value
+    ua::read_value_id rv;
+    rv.node_id = node;
+    rv.attribute_id = attr;
+    rr.nodes_to_read.push_back(rv);
+  }
+  auto r = c.read_sync(rr);
+  if (!r) service_failed(c, "Read", r.error());
+  if (r->results.size() == 2) {
+    if (const auto* dt = r->results[0].value.get_if<ua::node_id>();
+        dt && dt->namespace_index() == 0 && dt->type() == ua::node_id_type::numeric && dt->numeric() >= 1 && dt->numeric() <= 21)
+      return static_cast<ua::builtin_type>(dt->numeric());
+    if (!r->results[1].value.empty() && !r->results[1].value.is_array()) return r->results[1].value.type();
+  }
+  c.close();
+  usage("history: cannot tell the type of " + node.to_string() + "'s values");
+}
+
 }  // namespace
+
+// HistoryUpdate (Part 4 §5.10.5, Part 11 §6.9): one UpdateDataDetails (--insert, --replace or
+// --update), DeleteRawModifiedDetails (--delete, over --start and --end; --modified: the modified
+// values) or DeleteAtTimeDetails (--delete-at); one line per value or time with its status.
+int run_history_update(const common_args& a, const history_args& h) {
+  if (h.node.empty()) usage("history: give ENDPOINT NODE");
+  const ua::node_id node = node_or_exit(h.node);
+  const int kinds = int(!h.insert.empty()) + int(!h.replace.empty()) + int(!h.update.empty()) + int(h.remove) +
+                    int(!h.delete_at.empty());
+  if (kinds != 1) usage("history: one of --insert, --replace, --update, --delete, --delete-at at a time");
+  if (!h.aggregate.empty() || h.csv) usage("history: --aggregate and --csv are for reading");
+  const ua::date_time now = actors::utc_now();
+  auto style = a.style();
+  auto c = connect_or_exit(a);
+  ua::history_update_request req;
+  std::vector<ua::date_time> times;  // of each operation result, for the output
+  const std::vector<std::string>& pairs = !h.insert.empty() ? h.insert : !h.replace.empty() ? h.replace : h.update;
+  if (!pairs.empty()) {
+    const ua::builtin_type type = value_type_or_exit(c, node);
+    ua::update_data_details d;
+    d.node_id = node;
+    d.perform_insert_replace = !h.insert.empty() ? ua::perform_update_type::insert
+                               : !h.replace.empty() ? ua::perform_update_type::replace
+                                                    : ua::perform_update_type::update;
+    for (const std::string& p : pairs) {
+      const auto eq = p.find('=');
+      if (eq == std::string::npos) usage("history: " + p + " is not TIME=VALUE");
+      const ua::date_time t = time_or_exit(p.substr(0, eq), now, "time");
+      auto v = ua::parse_value(type, false, p.substr(eq + 1));
+      if (!v) usage("history: '" + p.substr(eq + 1) + "' is not a " + std::string(ua::builtin_type_name(type)));
+      ua::data_value dv;
+      dv.set_value(std::move(*v));
+      dv.source_timestamp = t;
+      dv.has_source_timestamp = true;
+      dv.server_timestamp = now;
+      dv.has_server_timestamp = true;
+      d.update_values.push_back(std::move(dv));
+      times.push_back(t);
+    }
+    req.history_update_details.push_back(ua::extension_object(d));
+  } else if (h.remove) {
+    ua::delete_raw_modified_details d;
+    d.node_id = node;
+    d.is_delete_modified = h.modified;
+    d.end_time = time_or_exit(h.end, now, "--end");
+    d.start_time = h.start.empty() ? ua::date_time{d.end_time.ticks - 3'600 * ua::date_time::ticks_per_second}
+                                   : time_or_exit(h.start, now, "--start");
+    req.history_update_details.push_back(ua::extension_object(d));
+  } else {
+    ua::delete_at_time_details d;
+    d.node_id = node;
+    for (const std::string& t : h.delete_at) d.req_times.push_back(time_or_exit(t, now, "--delete-at"));
+    times.assign(d.req_times.begin(), d.req_times.end());
+    req.history_update_details.push_back(ua::extension_object(d));
+  }
+  auto r = c.history_update_sync(std::move(req));
+  if (!r) service_failed(c, "HistoryUpdate", r.error());
+  if (r->response_header.service_result.is_bad()) service_failed(c, "HistoryUpdate", r->response_header.service_result);
+  if (r->results.size() != 1) service_failed(c, "HistoryUpdate", ua::status::bad_unknown_response);
+  const auto& result = r->results[0];
+  int code = result.status_code.is_good() ? exit_good : exit_bad;
+  const std::string node_text = node.to_string();
+  if (result.operation_results.empty()) {  // a range delete, or refused for the node
+    if (a.json) {
+      json_object o;
+      o.text("node", node_text).status(result.status_code);
+      std::puts(o.str().c_str());
+    } else {
+      std::printf("%s\t%s\n", node_text.c_str(), result.status_code.to_string().c_str());
+    }
+  }
+  for (std::size_t i = 0; i < result.operation_results.size(); ++i) {
+    const ua::status_code sc = result.operation_results[i];
+    if (sc.is_bad()) code = exit_bad;
+    const std::string t = i < times.size() ? format_time(times[i], style.local_time) : "-";
+    if (a.json) {
+      json_object o;
+      o.text("node", node_text).text("sourceTimestamp", t).status(sc);
+      std::puts(o.str().c_str());
+    } else {
+      std::printf("%s\t%s\n", t.c_str(), sc.to_string().c_str());
+    }
+  }
+  std::fflush(stdout);
+  c.close();
+  return code;
+}
 
 int run_history(const common_args& a, const history_args& h) {
   if (h.node.empty()) usage("history: give ENDPOINT NODE");
@@ -107,13 +227,16 @@ int run_history(const common_args& a, const history_args& h) {
     d.end_time = end;
     d.num_values_per_node = h.max_values > 0xFFFF'FFFFull ? 0 : static_cast<std::uint32_t>(h.max_values);
     d.return_bounds = h.bounds;
+    d.is_read_modified = h.modified;
+    if (h.modified && h.bounds) usage("history: --modified has no bounds (Part 11 §6.5.3.1)");
     req.history_read_details = ua::extension_object(d);
   }
 
   auto style = a.style();
   auto c = connect_or_exit(a);
   const std::string node_text = node.to_string();
-  if (h.csv) std::puts("sourceTimestamp,value,status,serverTimestamp");
+  if (h.csv) std::puts(h.modified ? "sourceTimestamp,value,status,serverTimestamp,updateType,modificationTime,userName"
+                                   : "sourceTimestamp,value,status,serverTimestamp");
   std::uint64_t printed = 0;
   int code = exit_good;
   for (;;) {
@@ -127,8 +250,17 @@ int run_history(const common_args& a, const history_args& h) {
       code = exit_bad;
       break;
     }
-    if (const auto* data = result.history_data.get_if<ua::history_data>()) {
-      for (const auto& v : data->data_values) {
+    const ua::ua_array<ua::data_value>* values = nullptr;
+    const ua::ua_array<ua::modification_info>* infos = nullptr;
+    if (const auto* data = result.history_data.get_if<ua::history_data>()) values = &data->data_values;
+    if (const auto* data = result.history_data.get_if<ua::history_modified_data>()) {
+      values = &data->data_values;
+      infos = &data->modification_infos;
+    }
+    if (values) {
+      for (std::size_t i = 0; i < values->size(); ++i) {
+        const auto& v = (*values)[i];
+        const ua::modification_info* info = infos && i < infos->size() ? &(*infos)[i] : nullptr;
         if (h.max_values > 0 && printed == h.max_values) break;
         ++printed;
         if (!v.status.is_good()) code = exit_bad;
@@ -139,13 +271,27 @@ int run_history(const common_args& a, const history_args& h) {
           o.text("node", node_text).raw("value", v.has_value ? json_value(v.value, style) : "null").status(v.status);
           o.raw("sourceTimestamp", source.empty() ? "null" : json_string(source));
           o.raw("serverTimestamp", server.empty() ? "null" : json_string(server));
+          if (info) {
+            o.text("updateType", update_type_name(info->update_type));
+            o.text("modificationTime", format_time(info->modification_time, style.local_time));
+            o.text("userName", std::string(info->user_name.view()));
+          }
           std::puts(o.str().c_str());
         } else if (h.csv) {
-          std::printf("%s,%s,%s,%s\n", source.c_str(), csv_field(v.has_value ? format_untyped(v.value, style) : "").c_str(),
+          std::printf("%s,%s,%s,%s", source.c_str(), csv_field(v.has_value ? format_untyped(v.value, style) : "").c_str(),
                       csv_status(v.status).c_str(), server.c_str());
+          if (info)
+            std::printf(",%s,%s,%s", update_type_name(info->update_type), format_time(info->modification_time, style.local_time).c_str(),
+                        csv_field(std::string(info->user_name.view())).c_str());
+          std::puts("");
         } else {
-          std::printf("%s\t%s\t%s\n", source.empty() ? "-" : source.c_str(),
+          std::printf("%s\t%s\t%s", source.empty() ? "-" : source.c_str(),
                       v.has_value ? format_value(v.value, style).c_str() : "-", v.status.to_string().c_str());
+          if (info)
+            std::printf("\t%s\t%s\t%s", update_type_name(info->update_type),
+                        format_time(info->modification_time, style.local_time).c_str(),
+                        info->user_name.view().empty() ? "-" : std::string(info->user_name.view()).c_str());
+          std::puts("");
         }
       }
     }

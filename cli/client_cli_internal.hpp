@@ -130,8 +130,16 @@ struct history_args {
   std::string aggregate;           // a Part 13 name (Average) or its NodeId; empty: raw values
   double interval_ms = 60'000;     // with aggregate; 0: one interval over the range
   bool csv = false;
+  bool modified = false;           // read (or --delete) the modified values (Part 11 §6.5.3.1)
+  // HistoryUpdate (Part 11 §6.9): TIME=VALUE each, one kind per run; --delete the range
+  // [start, end); --delete-at the values at these times.
+  std::vector<std::string> insert, replace, update;
+  bool remove = false;
+  std::vector<std::string> delete_at;
+  bool updates() const { return !insert.empty() || !replace.empty() || !update.empty() || remove || !delete_at.empty(); }
 };
 int run_history(const common_args& a, const history_args& h);
+int run_history_update(const common_args& a, const history_args& h);
 
 // alarms (client_cli_alarms.cpp): list the conditions below a node with their state, acknowledge
 // one, shelve or unshelve it (Part 9; docs/events.md "The condition as nodes").

@@ -60,13 +60,32 @@ struct raw_query {
   bool reverse = false;            // latest first
   std::size_t limit = 0;           // at most this many (0: none)
   std::optional<position> after;   // resume after this record (in the read's direction)
+  // The modified records (Part 11 §6.5.3.1 IsReadModified) instead of the raw ones: what
+  // HistoryUpdate replaced or deleted (the old values) and inserted (the new ones).
+  bool modified = false;
+};
+
+// Part 11 §6.6.3 ModificationInfo of a modified record: when, which HistoryUpdateType (1 Insert,
+// 2 Replace, 3 Update, 4 Delete), and by whom.
+struct change {
+  std::int64_t time = 0;  // DateTime ticks
+  std::int32_t type = 0;
+  std::string user;
 };
 
 struct raw_page {
   std::vector<ua::data_value> values;
   position last{};    // of the last value returned (meaningful when values is not empty)
   bool more = false;  // further records match the query beyond `limit`
+  std::vector<change> changes;  // a `modified` query's: one per value, in the same order
 };
+
+// Part 11 §6.9.2 PerformUpdateType of an UpdateDataDetails: Insert (only where no record has the
+// value's time), Replace (only where one has), Update (either).
+enum class write_mode { insert, replace, upsert };
+// What one value of an update did: Good_EntryInserted, Good_EntryReplaced, Bad_EntryExists,
+// Bad_NoEntryExists.
+enum class write_outcome { inserted, replaced, exists, missing };
 
 // Retention: records older than max_age_days go, and each node keeps its newest
 // max_values_per_node (0: no limit of either kind).
@@ -83,6 +102,21 @@ public:
   virtual void append(std::span<const record> batch) = 0;
   // The records of one node in a time range; throws store_error.
   virtual raw_page read_raw(const raw_query& q) = 0;
+  // HistoryUpdate (Part 11 §6.9), each call one transaction: all of it or, on a store_error, none.
+  // A record "at a time" is one whose record_time is that time. Each change is kept as a modified
+  // record (read with raw_query::modified) stamped with `who`: a replaced or deleted record as it
+  // was, an inserted one as it is. `who.type` is set by the store.
+  // The values of one node by `mode`, one outcome per value in order.
+  virtual std::vector<write_outcome> update(std::string_view node, std::span<const ua::data_value> values,
+                                            write_mode mode, const change& who) = 0;
+  // Removes the records from `from` to `to`, both included (Part 11 §6.9.5: the service makes the
+  // end exclusive), raw ones (kept as modified, Delete) or, with `modified`, the modified ones
+  // (gone). Returns how many went.
+  virtual std::uint64_t remove_range(std::string_view node, std::int64_t from, std::int64_t to, bool modified,
+                                     const change& who) = 0;
+  // Removes the raw records at each time (kept as modified, Delete); per time, whether any was.
+  virtual std::vector<bool> remove_at(std::string_view node, std::span<const std::int64_t> times,
+                                      const change& who) = 0;
   // Removes what the retention rule no longer keeps (`now` in DateTime ticks); returns how many
   // records went. Throws store_error.
   virtual std::uint64_t apply_retention(const retention& r, std::int64_t now) = 0;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -31,7 +32,13 @@ constexpr const char* pg_schema =
     "  server_time BIGINT, server_picoseconds INT,"
     "  UNIQUE (node, time, digest)) PARTITION BY RANGE (time);"
     // Times outside the months of years 1601-9999 (a DateTime of 0, a hostile one): one partition.
-    "CREATE TABLE IF NOT EXISTS uactor_history_values_other PARTITION OF uactor_history_values DEFAULT;";
+    "CREATE TABLE IF NOT EXISTS uactor_history_values_other PARTITION OF uactor_history_values DEFAULT;"
+    // HistoryUpdate's modified records (Part 11 §6.5.3.1 IsReadModified), with their ModificationInfo;
+    // the value as in uactor_history_values (its ServerTimestamp in columns of its own).
+    "CREATE TABLE IF NOT EXISTS uactor_history_modified("
+    "  seq BIGSERIAL PRIMARY KEY, node BIGINT NOT NULL, time BIGINT NOT NULL, value BYTEA NOT NULL,"
+    "  server_time BIGINT, server_picoseconds INT, mod_time BIGINT NOT NULL, update_type INT NOT NULL, user_name TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS uactor_history_modified_by_node_time ON uactor_history_modified(node, time, seq);";
 
 constexpr std::int64_t pg_first_month = 1601 * 12;        // January 1601, DateTime's epoch
 constexpr std::int64_t pg_end_month = 10'000 * 12;        // January 10000
@@ -137,6 +144,41 @@ struct pg_result {
 
 constexpr const char* pg_read_columns =
     "SELECT seq, time, value, server_time, server_picoseconds FROM uactor_history_values WHERE node = $1 AND time >= $2 AND time <= $3 ";
+constexpr const char* pg_read_modified_columns =
+    "SELECT seq, time, value, server_time, server_picoseconds, mod_time, update_type, user_name FROM uactor_history_modified "
+    "WHERE node = $1 AND time >= $2 AND time <= $3 ";
+constexpr const char* pg_keep =
+    "INSERT INTO uactor_history_modified(node, time, value, server_time, server_picoseconds, mod_time, update_type, user_name) ";
+
+// The parameters of one HistoryUpdate statement: integers and text in text format, a value's bytes
+// in binary (deque: the pointers handed to libpq stay put).
+struct pg_args {
+  std::deque<std::string> storage;
+  std::vector<const char*> values;
+  std::vector<int> lengths, formats;
+  pg_args& add(std::int64_t v) { return add_text(std::to_string(v)); }
+  pg_args& add_text(std::string_view t) {
+    const std::string& s = storage.emplace_back(t);
+    values.push_back(s.c_str());
+    lengths.push_back(static_cast<int>(s.size()));
+    formats.push_back(0);
+    return *this;
+  }
+  pg_args& add_bytes(const ua::byte_buffer& b) {
+    const std::string& s = storage.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+    values.push_back(s.data());
+    lengths.push_back(static_cast<int>(s.size()));
+    formats.push_back(1);
+    return *this;
+  }
+  pg_args& add_null() {
+    values.push_back(nullptr);
+    lengths.push_back(0);
+    formats.push_back(0);
+    return *this;
+  }
+  int count() const { return static_cast<int>(values.size()); }
+};
 
 }  // namespace
 
@@ -218,6 +260,22 @@ struct postgres_store::connection {
                         "FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
       prepare("add_nodes", "INSERT INTO uactor_history_nodes(name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING");
       prepare("delete_older", "DELETE FROM uactor_history_values WHERE time < $1");
+      prepare("delete_older_modified", "DELETE FROM uactor_history_modified WHERE time < $1::bigint");
+      // HistoryUpdate (Part 11 §6.9): $3 mod_time, $4 update_type, $5 user_name where a change is kept.
+      prepare("exists_at", "SELECT 1 FROM uactor_history_values WHERE node = $1::bigint AND time = $2::bigint LIMIT 1");
+      prepare("keep_at", std::string(pg_keep) + "SELECT node, time, value, server_time, server_picoseconds, $3::bigint, $4::int, $5::text "
+                                                "FROM uactor_history_values WHERE node = $1::bigint AND time = $2::bigint ORDER BY seq");
+      prepare("delete_at", "DELETE FROM uactor_history_values WHERE node = $1::bigint AND time = $2::bigint");
+      prepare("keep_new", std::string(pg_keep) + "VALUES ($1::bigint, $2::bigint, $6::bytea, $7::bigint, $8::int, $3::bigint, $4::int, $5::text)");
+      prepare("insert_one", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds) "
+                            "VALUES ($1::bigint, $2::bigint, substring(sha256($3::bytea) FROM 1 FOR 16), $3::bytea, $4::bigint, $5::int) "
+                            "ON CONFLICT DO NOTHING");
+      prepare("keep_range", std::string(pg_keep) + "SELECT node, time, value, server_time, server_picoseconds, $4::bigint, $5::int, $6::text "
+                                                   "FROM uactor_history_values WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint "
+                                                   "ORDER BY time, seq");
+      prepare("delete_range", "DELETE FROM uactor_history_values WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint");
+      prepare("delete_modified_range",
+              "DELETE FROM uactor_history_modified WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint");
       prepare("delete_beyond",
               "DELETE FROM uactor_history_values WHERE node = $1 AND (time, seq) <= "
               "(SELECT time, seq FROM uactor_history_values WHERE node = $1 ORDER BY time DESC, seq DESC LIMIT 1 OFFSET $2)");
@@ -228,6 +286,11 @@ struct postgres_store::connection {
       prepare("forward_after", range + "AND time >= $5 AND (time > $5 OR seq > $6) ORDER BY time, seq LIMIT $4");
       prepare("backward", range + "ORDER BY time DESC, seq DESC LIMIT $4");
       prepare("backward_after", range + "AND time <= $5 AND (time < $5 OR seq < $6) ORDER BY time DESC, seq DESC LIMIT $4");
+      const std::string mrange = pg_read_modified_columns;
+      prepare("mforward", mrange + "ORDER BY time, seq LIMIT $4");
+      prepare("mforward_after", mrange + "AND time >= $5 AND (time > $5 OR seq > $6) ORDER BY time, seq LIMIT $4");
+      prepare("mbackward", mrange + "ORDER BY time DESC, seq DESC LIMIT $4");
+      prepare("mbackward_after", mrange + "AND time <= $5 AND (time < $5 OR seq < $6) ORDER BY time DESC, seq DESC LIMIT $4");
     }
   }
 
@@ -392,7 +455,8 @@ struct postgres_store::connection {
                             after_time.bytes.data(), after_seq.bytes.data()};
     const int lengths[] = {8, 8, 8, 8, 8, 8};
     const int formats[] = {1, 1, 1, 1, 1, 1};
-    const char* statement = q.after ? (q.reverse ? "backward_after" : "forward_after") : (q.reverse ? "backward" : "forward");
+    const char* statement = q.modified ? (q.after ? (q.reverse ? "mbackward_after" : "mforward_after") : (q.reverse ? "mbackward" : "mforward"))
+                                       : (q.after ? (q.reverse ? "backward_after" : "forward_after") : (q.reverse ? "backward" : "forward"));
     pg_result res(check(PQexecPrepared(db, statement, q.after ? 6 : 4, values, lengths, formats, 1), PGRES_TUPLES_OK,
                           "cannot read the values of " + node_name));
     const int rows = PQntuples(res.r);
@@ -419,8 +483,145 @@ struct postgres_store::connection {
         v.server_picoseconds = static_cast<std::uint16_t>((p[2] << 8) | p[3]);
       }
       page.last = {get_be64(PQgetvalue(res.r, i, 1)), get_be64(PQgetvalue(res.r, i, 0))};
+      if (q.modified) {
+        if (PQgetlength(res.r, i, 5) != 8 || PQgetlength(res.r, i, 6) != 4)
+          throw store_error("history: PostgreSQL answered a modified row of " + node_name + " in another format");
+        const auto* t = reinterpret_cast<const std::uint8_t*>(PQgetvalue(res.r, i, 6));
+        page.changes.push_back({get_be64(PQgetvalue(res.r, i, 5)),
+                                static_cast<std::int32_t>((std::uint32_t{t[0]} << 24) | (t[1] << 16) | (t[2] << 8) | t[3]),
+                                std::string(PQgetvalue(res.r, i, 7), static_cast<std::size_t>(PQgetlength(res.r, i, 7)))});
+      }
     }
     return page;
+  }
+
+  // HistoryUpdate's statements, on a connected session inside a transaction.
+  void command(const char* statement, const pg_args& a, const std::string& what, std::uint64_t* affected = nullptr) {
+    pg_result r(check(PQexecPrepared(db, statement, a.count(), a.values.data(), a.lengths.data(), a.formats.data(), 0),
+                      PGRES_COMMAND_OK, what));
+    if (affected) *affected = std::strtoull(PQcmdTuples(r.r), nullptr, 10);
+  }
+  bool exists_at(std::int64_t node, std::int64_t t, const std::string& name) {
+    pg_args a;
+    a.add(node).add(t);
+    pg_result r(check(PQexecPrepared(db, "exists_at", a.count(), a.values.data(), a.lengths.data(), a.formats.data(), 0),
+                      PGRES_TUPLES_OK, "cannot look up a value of " + name));
+    return PQntuples(r.r) > 0;
+  }
+  static pg_args& add_change(pg_args& a, const change& who, std::int32_t type) {
+    return a.add(who.time).add(type).add_text(who.user);
+  }
+  // The node's id, or -1 when the database does not know it (create: add it).
+  std::int64_t node_of(const std::string& name, bool create) {
+    resolve({&name}, create);
+    const auto it = node_ids.find(name);
+    return it == node_ids.end() ? -1 : it->second;
+  }
+
+  std::vector<write_outcome> update(const std::string& name, std::span<const ua::data_value> values, write_mode mode,
+                                    const change& who) {
+    std::vector<write_outcome> out;
+    const std::int64_t node = node_of(name, true);
+    if (node < 0) throw store_error("history: PostgreSQL did not add the node " + name);
+    std::set<std::int64_t> wanted;
+    for (const auto& v : values) wanted.insert(month_of(record_time(v)));
+    add_partitions(wanted);
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      ua::byte_buffer buf;
+      for (const ua::data_value& v : values) {
+        const std::int64_t t = record_time(v);
+        const bool exists = exists_at(node, t, name);
+        if (exists && mode == write_mode::insert) {
+          out.push_back(write_outcome::exists);
+          continue;
+        }
+        if (!exists && mode == write_mode::replace) {
+          out.push_back(write_outcome::missing);
+          continue;
+        }
+        encode_without_server_time(v, buf);
+        pg_args server;
+        if (v.has_server_timestamp) server.add(v.server_timestamp.ticks);
+        else server.add_null();
+        if (v.has_server_picoseconds) server.add(v.server_picoseconds);
+        else server.add_null();
+        if (exists) {  // the old records at that time are kept as modified, then replaced
+          pg_args keep;
+          keep.add(node).add(t);
+          command("keep_at", add_change(keep, who, mode == write_mode::replace ? 2 : 3), "cannot keep a replaced value of " + name);
+          pg_args del;
+          command("delete_at", del.add(node).add(t), "cannot replace a value of " + name);
+        } else {  // an inserted record is kept as modified with its new value (Part 11 §6.5.3.1)
+          pg_args keep;
+          keep.add(node).add(t);
+          add_change(keep, who, 1).add_bytes(buf);
+          if (v.has_server_timestamp) keep.add(v.server_timestamp.ticks);
+          else keep.add_null();
+          if (v.has_server_picoseconds) keep.add(v.server_picoseconds);
+          else keep.add_null();
+          command("keep_new", keep, "cannot keep an inserted value of " + name);
+        }
+        pg_args ins;
+        ins.add(node).add(t).add_bytes(buf);
+        if (v.has_server_timestamp) ins.add(v.server_timestamp.ticks);
+        else ins.add_null();
+        if (v.has_server_picoseconds) ins.add(v.server_picoseconds);
+        else ins.add_null();
+        command("insert_one", ins, "cannot store a value of " + name);
+        out.push_back(exists ? write_outcome::replaced : write_outcome::inserted);
+      }
+      exec("COMMIT", "cannot commit an update");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return out;
+  }
+
+  std::uint64_t remove_range(const std::string& name, std::int64_t from, std::int64_t to, bool modified, const change& who) {
+    const std::int64_t node = node_of(name, false);
+    if (node < 0 || from > to) return 0;
+    std::uint64_t removed = 0;
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      if (!modified) {
+        pg_args keep;
+        keep.add(node).add(from).add(to);
+        command("keep_range", add_change(keep, who, 4), "cannot keep the deleted values of " + name);
+      }
+      pg_args del;
+      del.add(node).add(from).add(to);
+      command(modified ? "delete_modified_range" : "delete_range", del, "cannot delete values of " + name, &removed);
+      exec("COMMIT", "cannot commit a delete");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return removed;
+  }
+
+  std::vector<bool> remove_at(const std::string& name, std::span<const std::int64_t> times, const change& who) {
+    std::vector<bool> out(times.size(), false);
+    const std::int64_t node = node_of(name, false);
+    if (node < 0 || times.empty()) return out;
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      for (std::size_t i = 0; i < times.size(); ++i) {
+        pg_args keep;
+        keep.add(node).add(times[i]);
+        command("keep_at", add_change(keep, who, 4), "cannot keep a deleted value of " + name);
+        pg_args del;
+        std::uint64_t n = 0;
+        command("delete_at", del.add(node).add(times[i]), "cannot delete a value of " + name, &n);
+        out[i] = n > 0;
+      }
+      exec("COMMIT", "cannot commit a delete");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return out;
   }
 
   std::uint64_t apply_retention(const retention& ret, std::int64_t now) {
@@ -453,6 +654,8 @@ struct postgres_store::connection {
       pg_result r(check(PQexecPrepared(db, "delete_older", 1, values, lengths, formats, 0), PGRES_COMMAND_OK,
                           "cannot remove values past their age"));
       removed += affected(r);
+      pg_args older;
+      command("delete_older_modified", older.add(cutoff), "cannot remove modified values past their age");
     }
     if (ret.max_values_per_node > 0) {
       pg_result nodes(check(PQexec(db, "SELECT id FROM uactor_history_nodes"), PGRES_TUPLES_OK, "cannot list the nodes"));
@@ -494,6 +697,27 @@ void postgres_store::append(std::span<const record> batch) {
 raw_page postgres_store::read_raw(const raw_query& q) {
   std::lock_guard lock(reader_->mutex);
   return reader_->run([&] { return reader_->read_raw(q); });
+}
+
+std::vector<write_outcome> postgres_store::update(std::string_view node, std::span<const ua::data_value> values,
+                                                  write_mode mode, const change& who) {
+  if (values.empty()) return {};
+  const std::string name(node);
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->update(name, values, mode, who); });
+}
+
+std::uint64_t postgres_store::remove_range(std::string_view node, std::int64_t from, std::int64_t to, bool modified,
+                                           const change& who) {
+  const std::string name(node);
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->remove_range(name, from, to, modified, who); });
+}
+
+std::vector<bool> postgres_store::remove_at(std::string_view node, std::span<const std::int64_t> times, const change& who) {
+  const std::string name(node);
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->remove_at(name, times, who); });
 }
 
 std::uint64_t postgres_store::apply_retention(const retention& r, std::int64_t now) {

@@ -32,6 +32,11 @@ public:
   void append(std::span<const record> batch) override;
   raw_page read_raw(const raw_query& q) override;
   std::uint64_t apply_retention(const retention& r, std::int64_t now) override;
+  std::vector<write_outcome> update(std::string_view node, std::span<const ua::data_value> values, write_mode mode,
+                                    const change& who) override;
+  std::uint64_t remove_range(std::string_view node, std::int64_t from, std::int64_t to, bool modified,
+                             const change& who) override;
+  std::vector<bool> remove_at(std::string_view node, std::span<const std::int64_t> times, const change& who) override;
 
 private:
   struct connection;

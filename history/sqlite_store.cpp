@@ -20,7 +20,12 @@ constexpr const char* schema =
     "CREATE TABLE IF NOT EXISTS uactor_history_nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE IF NOT EXISTS uactor_history_values("
     "  seq INTEGER PRIMARY KEY AUTOINCREMENT, node INTEGER NOT NULL, time INTEGER NOT NULL, value BLOB NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS uactor_history_by_node_time ON uactor_history_values(node, time, seq);";
+    "CREATE INDEX IF NOT EXISTS uactor_history_by_node_time ON uactor_history_values(node, time, seq);"
+    // HistoryUpdate's modified records (Part 11 §6.5.3.1 IsReadModified), with their ModificationInfo.
+    "CREATE TABLE IF NOT EXISTS uactor_history_modified("
+    "  seq INTEGER PRIMARY KEY AUTOINCREMENT, node INTEGER NOT NULL, time INTEGER NOT NULL, value BLOB NOT NULL,"
+    "  mod_time INTEGER NOT NULL, update_type INTEGER NOT NULL, user_name TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS uactor_history_modified_by_node_time ON uactor_history_modified(node, time, seq);";
 
 struct statement {
   sqlite3_stmt* s = nullptr;
@@ -49,6 +54,9 @@ struct sqlite_store::connection {
   statement find_node, insert_node, insert_value, begin, commit, rollback;
   statement forward, forward_after, backward, backward_after;
   statement delete_older, delete_beyond, node_list;
+  // HistoryUpdate (writer) and IsReadModified (reader).
+  statement exists_at, keep_at, delete_at, keep_new, keep_range, delete_range, delete_modified_range, delete_older_modified;
+  statement mforward, mforward_after, mbackward, mbackward_after;
 
   explicit connection(const std::string& p) : path(p) {
     const int rc = sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -120,6 +128,17 @@ sqlite_store::sqlite_store(const std::string& path) : path_(path) {
   w.prepare(w.rollback, "ROLLBACK");
   w.prepare(w.delete_older, "DELETE FROM uactor_history_values WHERE time < ?1");
   w.prepare(w.node_list, "SELECT id FROM uactor_history_nodes");
+  w.prepare(w.exists_at, "SELECT 1 FROM uactor_history_values WHERE node = ?1 AND time = ?2 LIMIT 1");
+  constexpr const char* keep = "INSERT INTO uactor_history_modified(node, time, value, mod_time, update_type, user_name) ";
+  w.prepare(w.keep_at, (std::string(keep) + "SELECT node, time, value, ?3, ?4, ?5 FROM uactor_history_values "
+                                            "WHERE node = ?1 AND time = ?2 ORDER BY seq").c_str());
+  w.prepare(w.delete_at, "DELETE FROM uactor_history_values WHERE node = ?1 AND time = ?2");
+  w.prepare(w.keep_new, (std::string(keep) + "VALUES (?1, ?2, ?6, ?3, ?4, ?5)").c_str());
+  w.prepare(w.keep_range, (std::string(keep) + "SELECT node, time, value, ?4, ?5, ?6 FROM uactor_history_values "
+                                               "WHERE node = ?1 AND time >= ?2 AND time <= ?3 ORDER BY time, seq").c_str());
+  w.prepare(w.delete_range, "DELETE FROM uactor_history_values WHERE node = ?1 AND time >= ?2 AND time <= ?3");
+  w.prepare(w.delete_modified_range, "DELETE FROM uactor_history_modified WHERE node = ?1 AND time >= ?2 AND time <= ?3");
+  w.prepare(w.delete_older_modified, "DELETE FROM uactor_history_modified WHERE time < ?1");
   w.prepare(w.delete_beyond,
             "DELETE FROM uactor_history_values WHERE node = ?1 AND (time, seq) <= "
             "(SELECT time, seq FROM uactor_history_values WHERE node = ?1 ORDER BY time DESC, seq DESC "
@@ -134,6 +153,13 @@ sqlite_store::sqlite_store(const std::string& path) : path_(path) {
   r.prepare(r.backward, (std::string(range) + "ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
   r.prepare(r.backward_after,
             (std::string(range) + "AND (time, seq) < (?5, ?6) ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
+  constexpr const char* mrange =
+      "SELECT seq, time, value, mod_time, update_type, user_name FROM uactor_history_modified WHERE node = ?1 AND time >= ?2 AND time <= ?3 ";
+  r.prepare(r.mforward, (std::string(mrange) + "ORDER BY time, seq LIMIT ?4").c_str());
+  r.prepare(r.mforward_after, (std::string(mrange) + "AND (time, seq) > (?5, ?6) ORDER BY time, seq LIMIT ?4").c_str());
+  r.prepare(r.mbackward, (std::string(mrange) + "ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
+  r.prepare(r.mbackward_after,
+            (std::string(mrange) + "AND (time, seq) < (?5, ?6) ORDER BY time DESC, seq DESC LIMIT ?4").c_str());
 }
 
 sqlite_store::~sqlite_store() = default;
@@ -178,8 +204,10 @@ raw_page sqlite_store::read_raw(const raw_query& q) {
   const std::int64_t lo = q.from_inclusive ? q.from : (q.from == highest ? highest : q.from + 1);
   const std::int64_t hi = q.to_inclusive ? q.to : (q.to == lowest ? lowest : q.to - 1);
   if (lo > hi || (!q.from_inclusive && q.from == highest) || (!q.to_inclusive && q.to == lowest)) return page;
-  sqlite3_stmt* s = q.after ? (q.reverse ? r.backward_after.s : r.forward_after.s)
-                            : (q.reverse ? r.backward.s : r.forward.s);
+  sqlite3_stmt* s = q.modified ? (q.after ? (q.reverse ? r.mbackward_after.s : r.mforward_after.s)
+                                          : (q.reverse ? r.mbackward.s : r.mforward.s))
+                   : (q.after ? (q.reverse ? r.backward_after.s : r.forward_after.s)
+                              : (q.reverse ? r.backward.s : r.forward.s));
   reset_on_exit reset{s};
   sqlite3_bind_int64(s, 1, node);
   sqlite3_bind_int64(s, 2, lo);
@@ -206,8 +234,162 @@ raw_page sqlite_store::read_raw(const raw_query& q) {
     if (ua::decode_from_bytes({blob, size}, v, stored_value_limits).is_bad())
       throw store_error("history: a stored value of " + std::string(q.node) + " in " + path_ + " does not decode");
     page.last = {sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 0)};
+    if (q.modified) {
+      const auto* user = reinterpret_cast<const char*>(sqlite3_column_text(s, 5));
+      page.changes.push_back({sqlite3_column_int64(s, 3), static_cast<std::int32_t>(sqlite3_column_int(s, 4)),
+                              user ? std::string(user, static_cast<std::size_t>(sqlite3_column_bytes(s, 5))) : std::string()});
+    }
   }
   return page;
+}
+
+namespace {
+
+// One writer transaction: committed by commit(), else rolled back (and the node ids it added
+// forgotten) when the scope ends.
+template <class Connection>
+struct sqlite_update_transaction {
+  Connection& w;
+  bool done = false;
+  explicit sqlite_update_transaction(Connection& c) : w(c) { w.step_done(w.begin.s, "cannot begin a transaction"); }
+  void commit() {
+    w.step_done(w.commit.s, "cannot commit an update");
+    done = true;
+  }
+  ~sqlite_update_transaction() {
+    if (done) return;
+    sqlite3_reset(w.rollback.s);
+    sqlite3_step(w.rollback.s);
+    sqlite3_reset(w.rollback.s);
+    w.node_ids.clear();
+  }
+};
+
+// Binds ?3 mod_time, ?4 update_type, ?5 user_name of keep_at and keep_new (keep_range: ?4-?6).
+void bind_change(sqlite3_stmt* s, int first, const change& who, std::int32_t type) {
+  sqlite3_bind_int64(s, first, who.time);
+  sqlite3_bind_int(s, first + 1, type);
+  sqlite3_bind_text(s, first + 2, who.user.data(), static_cast<int>(who.user.size()), SQLITE_STATIC);
+}
+
+}  // namespace
+
+std::vector<write_outcome> sqlite_store::update(std::string_view node_name, std::span<const ua::data_value> values,
+                                                write_mode mode, const change& who) {
+  std::vector<write_outcome> out;
+  out.reserve(values.size());
+  if (values.empty()) return out;
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  sqlite_update_transaction<connection> tx(w);
+  const std::string name(node_name);
+  const std::int64_t node = w.node_id(name, true);
+  ua::byte_buffer buf;
+  for (const ua::data_value& v : values) {
+    const std::int64_t t = record_time(v);
+    bool exists = false;
+    {
+      reset_on_exit r{w.exists_at.s};
+      sqlite3_bind_int64(w.exists_at.s, 1, node);
+      sqlite3_bind_int64(w.exists_at.s, 2, t);
+      const int rc = sqlite3_step(w.exists_at.s);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) w.fail("cannot look up a value of " + name);
+      exists = rc == SQLITE_ROW;
+    }
+    if (exists && mode == write_mode::insert) {
+      out.push_back(write_outcome::exists);
+      continue;
+    }
+    if (!exists && mode == write_mode::replace) {
+      out.push_back(write_outcome::missing);
+      continue;
+    }
+    buf.clear();
+    ua::encoder e(buf);
+    ua::encode(e, v);
+    if (exists) {  // the old records at that time are kept as modified, then replaced
+      {
+        reset_on_exit r{w.keep_at.s};
+        sqlite3_bind_int64(w.keep_at.s, 1, node);
+        sqlite3_bind_int64(w.keep_at.s, 2, t);
+        bind_change(w.keep_at.s, 3, who, mode == write_mode::replace ? 2 : 3);
+        if (sqlite3_step(w.keep_at.s) != SQLITE_DONE) w.fail("cannot keep a replaced value of " + name);
+      }
+      reset_on_exit r{w.delete_at.s};
+      sqlite3_bind_int64(w.delete_at.s, 1, node);
+      sqlite3_bind_int64(w.delete_at.s, 2, t);
+      if (sqlite3_step(w.delete_at.s) != SQLITE_DONE) w.fail("cannot replace a value of " + name);
+    } else {  // an inserted record is kept as modified with its new value (Part 11 §6.5.3.1)
+      reset_on_exit r{w.keep_new.s};
+      sqlite3_bind_int64(w.keep_new.s, 1, node);
+      sqlite3_bind_int64(w.keep_new.s, 2, t);
+      bind_change(w.keep_new.s, 3, who, 1);
+      sqlite3_bind_blob(w.keep_new.s, 6, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+      if (sqlite3_step(w.keep_new.s) != SQLITE_DONE) w.fail("cannot keep an inserted value of " + name);
+    }
+    reset_on_exit r{w.insert_value.s};
+    sqlite3_bind_int64(w.insert_value.s, 1, node);
+    sqlite3_bind_int64(w.insert_value.s, 2, t);
+    sqlite3_bind_blob(w.insert_value.s, 3, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+    if (sqlite3_step(w.insert_value.s) != SQLITE_DONE) w.fail("cannot store a value of " + name);
+    out.push_back(exists ? write_outcome::replaced : write_outcome::inserted);
+  }
+  tx.commit();
+  return out;
+}
+
+std::uint64_t sqlite_store::remove_range(std::string_view node_name, std::int64_t from, std::int64_t to, bool modified,
+                                         const change& who) {
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  const std::string name(node_name);
+  const std::int64_t node = w.node_id(name, false);
+  if (node < 0 || from > to) return 0;
+  sqlite_update_transaction<connection> tx(w);
+  if (!modified) {
+    reset_on_exit r{w.keep_range.s};
+    sqlite3_bind_int64(w.keep_range.s, 1, node);
+    sqlite3_bind_int64(w.keep_range.s, 2, from);
+    sqlite3_bind_int64(w.keep_range.s, 3, to);
+    bind_change(w.keep_range.s, 4, who, 4);
+    if (sqlite3_step(w.keep_range.s) != SQLITE_DONE) w.fail("cannot keep the deleted values of " + name);
+  }
+  sqlite3_stmt* del = modified ? w.delete_modified_range.s : w.delete_range.s;
+  reset_on_exit r{del};
+  sqlite3_bind_int64(del, 1, node);
+  sqlite3_bind_int64(del, 2, from);
+  sqlite3_bind_int64(del, 3, to);
+  if (sqlite3_step(del) != SQLITE_DONE) w.fail("cannot delete values of " + name);
+  const auto removed = static_cast<std::uint64_t>(sqlite3_changes(w.db));
+  tx.commit();
+  return removed;
+}
+
+std::vector<bool> sqlite_store::remove_at(std::string_view node_name, std::span<const std::int64_t> times,
+                                          const change& who) {
+  std::vector<bool> out(times.size(), false);
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  const std::string name(node_name);
+  const std::int64_t node = w.node_id(name, false);
+  if (node < 0 || times.empty()) return out;
+  sqlite_update_transaction<connection> tx(w);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    {
+      reset_on_exit r{w.keep_at.s};
+      sqlite3_bind_int64(w.keep_at.s, 1, node);
+      sqlite3_bind_int64(w.keep_at.s, 2, times[i]);
+      bind_change(w.keep_at.s, 3, who, 4);
+      if (sqlite3_step(w.keep_at.s) != SQLITE_DONE) w.fail("cannot keep a deleted value of " + name);
+    }
+    reset_on_exit r{w.delete_at.s};
+    sqlite3_bind_int64(w.delete_at.s, 1, node);
+    sqlite3_bind_int64(w.delete_at.s, 2, times[i]);
+    if (sqlite3_step(w.delete_at.s) != SQLITE_DONE) w.fail("cannot delete a value of " + name);
+    out[i] = sqlite3_changes(w.db) > 0;
+  }
+  tx.commit();
+  return out;
 }
 
 std::uint64_t sqlite_store::apply_retention(const retention& ret, std::int64_t now) {
@@ -220,6 +402,9 @@ std::uint64_t sqlite_store::apply_retention(const retention& ret, std::int64_t n
     sqlite3_bind_int64(w.delete_older.s, 1, cutoff);
     if (sqlite3_step(w.delete_older.s) != SQLITE_DONE) w.fail("cannot remove values past their age");
     removed += static_cast<std::uint64_t>(sqlite3_changes(w.db));
+    reset_on_exit rm{w.delete_older_modified.s};
+    sqlite3_bind_int64(w.delete_older_modified.s, 1, cutoff);
+    if (sqlite3_step(w.delete_older_modified.s) != SQLITE_DONE) w.fail("cannot remove modified values past their age");
   }
   if (ret.max_values_per_node > 0) {
     std::vector<std::int64_t> nodes;

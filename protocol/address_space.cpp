@@ -373,6 +373,31 @@ status_code address_space::set_minimum_sampling_interval(node_index n, double ms
   return status::good;
 }
 
+status_code address_space::set_history_writable(node_index n, bool writable) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (nodes_[n].cls != node_class::variable) return status::bad_node_class_invalid;
+  constexpr std::uint8_t history_write = 0x08;  // Part 3 §8.57 AccessLevelType
+  variable_data& var = variables_[nodes_[n].detail];
+  if (writable) {
+    var.access_level |= history_write;
+    var.user_access_level |= history_write;
+  } else {
+    var.access_level &= static_cast<std::uint8_t>(~history_write);
+    var.user_access_level &= static_cast<std::uint8_t>(~history_write);
+  }
+  return status::good;
+}
+
+status_code address_space::set_event_history(node_index n, bool on) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  constexpr std::uint8_t history_read = 0x04;  // Part 3 §8.59 EventNotifierType
+  if (nodes_[n].cls != node_class::object && nodes_[n].cls != node_class::view) return status::bad_node_class_invalid;
+  std::uint8_t& bits = nodes_[n].event_notifier;
+  if (on) bits |= history_read;
+  else bits &= static_cast<std::uint8_t>(~history_read);
+  return status::good;
+}
+
 status_code address_space::set_historizing(node_index n, bool historizing) {
   if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
   if (nodes_[n].cls != node_class::variable) return status::bad_node_class_invalid;

@@ -202,6 +202,12 @@ public:
   // its AccessLevel and UserAccessLevel (Part 3 §8.57) to match. Bad_NodeIdUnknown or
   // Bad_NodeClassInvalid (not a Variable).
   status_code set_historizing(node_index n, bool historizing);
+  // Sets or clears the HistoryWrite bit of a Variable's AccessLevel and UserAccessLevel (Part 3
+  // §8.57): whether HistoryUpdate may change its history.
+  status_code set_history_writable(node_index n, bool writable);
+  // Sets or clears the HistoryRead bit of an Object's or View's EventNotifier (Part 3 §8.59): its
+  // events' history can be read.
+  status_code set_event_history(node_index n, bool on);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

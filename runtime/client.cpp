@@ -602,6 +602,12 @@ void client::history_read(ua::history_read_request r, client_callback<ua::histor
 ua::expected<ua::history_read_response> client::history_read_sync(ua::history_read_request r) {
   return impl_->submit_sync<ua::history_read_request, ua::history_read_response>(std::move(r));
 }
+void client::history_update(ua::history_update_request r, client_callback<ua::history_update_response> done) {
+  impl_->submit(std::move(r), std::move(done));
+}
+ua::expected<ua::history_update_response> client::history_update_sync(ua::history_update_request r) {
+  return impl_->submit_sync<ua::history_update_request, ua::history_update_response>(std::move(r));
+}
 
 // ---- subscriptions: the requests as they are, plus what the actor's engine must learn from them
 

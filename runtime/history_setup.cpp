@@ -55,4 +55,15 @@ std::size_t historize_matching(ua::address_space& as, const std::vector<std::str
   return count;
 }
 
+std::size_t allow_history_updates(ua::address_space& as) {
+  std::size_t count = 0;
+  for (ua::node_index n = 0; n < as.size(); ++n) {
+    const ua::node& x = as.at(n);
+    if (x.removed || x.cls != ua::node_class::variable) continue;
+    const ua::variable_data* var = as.variable(n);
+    if (var && var->historizing && as.set_history_writable(n, true).is_good()) ++count;
+  }
+  return count;
+}
+
 }  // namespace uactor

@@ -21,4 +21,7 @@ std::shared_ptr<history::history_store> open_history_store(const history_plan& p
 std::size_t historize_matching(ua::address_space& as, const std::vector<std::string>& patterns,
                                std::vector<std::string>& unmatched);
 
+// Sets the HistoryWrite access bit on every historizing Variable ([history] updates); returns how many.
+std::size_t allow_history_updates(ua::address_space& as);
+
 }  // namespace uactor

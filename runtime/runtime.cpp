@@ -14,6 +14,7 @@
 
 #include <future>
 #include <thread>
+#include <tuple>
 
 #include "actors/common/tune_io.hpp"
 #include "engine/common/clock.hpp"
@@ -31,6 +32,7 @@
 #include "runtime/disk_file.hpp"
 #include "runtime/build_stamp.hpp"
 #include "runtime/discovery_registrar.hpp"
+#include "protocol/node_id_text.hpp"
 #include "runtime/history_setup.hpp"
 #include "runtime/pubsub_setup.hpp"
 #include "pubsub/pubsub_config.hpp"
@@ -465,8 +467,8 @@ public:
     caf::anon_send(h.actor, actors::history_bind_atom::value, handle_.host);
     caf::anon_send(h.reader, actors::history_bind_atom::value, handle_.host);
     ua::status_code failed;
-    if (!run_on_host([store, sink = h.sink, read = h.read](actors::server_core& core) mutable {
-          core.set_history(std::move(store), std::move(sink), std::move(read));
+    if (!run_on_host([store, sink = h.sink, read = h.read, update = h.update](actors::server_core& core) mutable {
+          core.set_history(std::move(store), std::move(sink), std::move(read), std::move(update));
           return true;
         }, failed))
       return failed;
@@ -536,16 +538,25 @@ public:
 
   // The plan's `historize` patterns, once every node is in (open() comes last).
   status_code historize_planned() {
-    if (plan_.history.historize.empty()) return ua::status::good;
+    const history_plan& hp = plan_.history;
+    if (hp.historize.empty() && !hp.updates && hp.events.empty()) return ua::status::good;
     ua::status_code failed;
-    const auto done = run_on_host([patterns = plan_.history.historize](actors::server_core& core) {
+    std::vector<ua::node_id> notifiers;
+    for (const auto& text : hp.events)
+      if (auto id = ua::parse_node_id(text)) notifiers.push_back(std::move(*id));
+    const auto done = run_on_host([patterns = hp.historize, updates = hp.updates, notifiers](actors::server_core& core) {
       std::vector<std::string> unmatched;
-      const std::size_t n = historize_matching(core.space(), patterns, unmatched);
-      return std::make_pair(n, unmatched);
+      const std::size_t n = patterns.empty() ? 0 : historize_matching(core.space(), patterns, unmatched);
+      // After the patterns: [history] updates covers the variables they made historize too.
+      const std::size_t writable = updates ? allow_history_updates(core.space()) : 0;
+      for (const auto& id : core.set_event_history(notifiers)) unmatched.push_back(id.to_string() + " (events: no Object or View)");
+      return std::make_tuple(n, unmatched, writable);
     }, failed);
     if (!done) return failed;
-    for (const auto& p : done->second) spdlog::warn("history: historize pattern \"{}\" matches no variable", p);
-    spdlog::info("history: {} variables historize", done->first);
+    if (!hp.events.empty()) spdlog::info("history: the events of {} notifiers are recorded", hp.events.size());
+    for (const auto& p : std::get<1>(*done)) spdlog::warn("history: historize pattern \"{}\" matches no variable", p);
+    if (!plan_.history.historize.empty()) spdlog::info("history: {} variables historize", std::get<0>(*done));
+    if (plan_.history.updates) spdlog::info("history: HistoryUpdate may change the history of {} variables", std::get<2>(*done));
     return ua::status::good;
   }
 

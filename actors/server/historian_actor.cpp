@@ -121,6 +121,12 @@ caf::behavior history_reader_actor(caf::event_based_actor* self, std::shared_ptr
         services::run_history_read(*job);
         if (*host) caf::anon_send(*host, std::move(job));
       },
+      // HistoryUpdate's changes: on this thread too, so that the host never waits on the store;
+      // the store's writes take the writer's connection (its lock orders them with the historian's).
+      [host](history_update_job_ptr& job) {
+        services::run_history_update(*job);
+        if (*host) caf::anon_send(*host, std::move(job));
+      },
       [self, host](history_bind_atom, const caf::actor& owner) {
         *host = owner;
         self->monitor(owner);
@@ -143,6 +149,9 @@ historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::histo
   h.actor = sys.spawn<caf::detached>(historian_actor, st);
   h.reader = sys.spawn<caf::detached>(history_reader_actor, std::make_shared<caf::actor>());
   h.read = [reader = h.reader](std::shared_ptr<services::history_read_job> job) {
+    caf::anon_send(reader, std::move(job));
+  };
+  h.update = [reader = h.reader](std::shared_ptr<services::history_update_job> job) {
     caf::anon_send(reader, std::move(job));
   };
   const auto max = static_cast<std::int64_t>(options.max_queued_batches);

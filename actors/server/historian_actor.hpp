@@ -33,6 +33,8 @@ struct history_batch {
 using history_batch_ptr = std::shared_ptr<history_batch>;
 // A HistoryRead on its way to the reader and back to the host.
 using history_read_job_ptr = std::shared_ptr<services::history_read_job>;
+// A HistoryUpdate on its way to the reader (which also runs the updates) and back to the host.
+using history_update_job_ptr = std::shared_ptr<services::history_update_job>;
 
 using history_retention_atom = caf::atom_constant<caf::atom("histkeep")>;
 using history_bind_atom = caf::atom_constant<caf::atom("histbind")>;
@@ -57,6 +59,8 @@ struct historian {
   history_recorder::sink sink;
   // server_core::set_history's reader: sends the job to `reader`, which answers the host.
   server_core::history_reader read;
+  // server_core::set_history's updater: sends the job to `reader` too (docs/decisions/0060).
+  server_core::history_updater update;
 };
 
 // `metrics` may be null (nothing counted; the queue is still bounded). Both actors end with the
@@ -69,3 +73,4 @@ historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::histo
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::history_batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::history_read_job_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::history_update_job_ptr)

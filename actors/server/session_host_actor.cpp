@@ -278,6 +278,11 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       st->core->complete_history_read(*job, now_instant());
       push_deferred(self, *st);
     },
+    // A HistoryUpdate back from the history reader.
+    [self, st](history_update_job_ptr& job) {
+      st->core->complete_history_update(*job, now_instant());
+      push_deferred(self, *st);
+    },
     [self, st](app_deadline_atom) {
       st->core->application().expire(now_instant());
       push_deferred(self, *st);

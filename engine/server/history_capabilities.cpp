@@ -19,15 +19,23 @@ void set(ua::address_space& as, std::uint32_t id, ua::variant v, ua::date_time n
 
 }  // namespace
 
+void set_event_history_capability(ua::address_space& as, bool reading, std::uint32_t max_return_event_values,
+                                  ua::date_time now) {
+  set(as, 11242, ua::variant(reading), now);  // AccessHistoryEventsCapability
+  set(as, 11274, ua::variant(reading ? max_return_event_values : std::uint32_t{0}), now);  // MaxReturnEventValues
+}
+
 void set_history_capabilities(ua::address_space& as, bool reading, std::uint32_t max_return_data_values,
                               ua::date_time now) {
   // NodeIds of Opc.Ua.NodeSet2 (HistoryServerCapabilities_*).
   set(as, 11193, ua::variant(reading), now);  // AccessHistoryDataCapability
   set(as, 11273, ua::variant(reading ? max_return_data_values : std::uint32_t{0}), now);  // MaxReturnDataValues
-  set(as, 11242, ua::variant(false), now);  // AccessHistoryEventsCapability
-  set(as, 11274, ua::variant(std::uint32_t{0}), now);  // MaxReturnEventValues
-  for (const std::uint32_t id : {11196u, 11197u, 11198u, 11199u, 11200u,  // Insert/Replace/Update data, DeleteRaw, DeleteAtTime
-                                 11275u, 11281u, 11282u, 11283u})          // InsertAnnotation, Insert/Replace/Update events
+  set_event_history_capability(as, false, 0, now);
+  // HistoryUpdate of data (docs/decisions/0060): served with the store; a variable says with its
+  // HistoryWrite access bit whether it may be changed.
+  for (const std::uint32_t id : {11196u, 11197u, 11198u, 11199u, 11200u})  // Insert/Replace/Update data, DeleteRaw, DeleteAtTime
+    set(as, id, ua::variant(reading), now);
+  for (const std::uint32_t id : {11275u, 11281u, 11282u, 11283u})  // InsertAnnotation, Insert/Replace/Update events
     set(as, id, ua::variant(false), now);
   // The aggregates HistoryRead computes (Part 11 §5.4.2, Part 13 §4.3): the ns0 AggregateFunction
   // objects, organized by both AggregateFunctions folders, there only while history is on.

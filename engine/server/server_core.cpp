@@ -74,6 +74,9 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
             f.intern("ClientCertificate"), f.intern("ClientCertificateThumbprint"), f.intern("RequestType"),
             f.intern("SecurityPolicyUri"), f.intern("SecurityMode"),      f.intern("RequestedLifetime"),
             f.intern("CertificateErrorEventId"), f.intern("Certificate")};
+  history_audit_ = {f.intern("ParameterDataTypeId"), f.intern("UpdatedNode"), f.intern("PerformInsertReplace"),
+                    f.intern("NewValues"), f.intern("OldValues"), f.intern("IsDeleteModified"),
+                    f.intern("StartTime"), f.intern("EndTime"), f.intern("ReqTimes")};
   method_id_key_ = f.intern("MethodId");
   publish_roles(sessions_.roles_ptr());
   certificate_group_key_ = f.intern("CertificateGroup");
@@ -110,7 +113,7 @@ void server_core::audit_base(std::uint32_t type, std::uint16_t severity, const u
 // wrong password, a rejected token) with Status false and the status the client got.
 void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_session_request& req,
                                  const session* activated, ua::status_code result, const instant& now) {
-  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  if (!config_.audit_events || !wants_events()) return;
   std::string user;
   if (const auto* u = req.user_identity_token.get_if<ua::user_name_identity_token>()) user = u->user_name.view();
   else if (req.user_identity_token.get_if<ua::x509_identity_token>()) user = "X509";
@@ -132,7 +135,7 @@ void server_core::audit_activate(std::uint32_t channel_id, const ua::activate_se
 // SourceNode is the node written. OldValue is not kept (null).
 void server_core::audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
                                const instant& now) {
-  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  if (!config_.audit_events || !wants_events()) return;
   for (std::size_t i = 0; i < req.nodes_to_write.size() && i < resp.results.size(); ++i) {
     const auto& w = req.nodes_to_write[i];
     const ua::status_code r = resp.results[i];
@@ -174,7 +177,7 @@ std::uint32_t certificate_audit_type(ua::status_code sc) {
 // channel ("System/OpenSecureChannel", "System/CloseSecureChannel"); the Message names the reason
 // the log has (more than the client was told, Part 4 §6.5.5).
 void server_core::audit_channel(const channel_audit& a, const instant& now) {
-  if (!config_.audit_events || !subscriptions_->has_event_items()) return;
+  if (!config_.audit_events || !wants_events()) return;
   const bool ok = a.status.is_good();
   const std::string channel = std::to_string(a.channel_id);
   switch (a.what) {
@@ -255,7 +258,7 @@ ua::status_code server_core::raise_event(const event& e, const instant& now) {
     if (k == field::none || k <= field::severity) continue;  // the base fields are set above
     event_.set(k) = f.value;
   }
-  if (!subscriptions_->has_event_items()) return ua::status::good;  // nobody listens: nothing to fill
+  if (!wants_events()) return ua::status::good;  // nobody listens: nothing to fill
   next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
   raise_event(event_, now);
   return ua::status::good;
@@ -263,9 +266,126 @@ ua::status_code server_core::raise_event(const event& e, const instant& now) {
 
 void server_core::raise_event(event_record& e, const instant& now, std::uint32_t only_subscription,
                               std::uint32_t only_item, bool unfiltered) {
-  if (!subscriptions_->has_event_items()) return;
+  if (!wants_events()) return;
   e.set(field::receive_time).emplace<ua::date_time>() = now.utc;
+  // A ConditionRefresh's replay (one subscription, unfiltered) is not a new occurrence.
+  if (only_subscription == 0 && !unfiltered && !event_history_.empty()) record_event(e, now);
+  if (!subscriptions_->has_event_items()) return;
   subscriptions_->raise_event(e, space_, only_subscription, only_item, unfiltered);
+}
+
+namespace {
+
+// Part 3 §7.16-7.17: the Server object, the source, and the notifiers above the source over
+// inverse HasEventSource and HasNotifier, breadth first, each once, at most 64 (as the
+// subscriptions walk them, subscriptions/events.cpp).
+void event_history_notifiers_of(const ua::address_space& as, ua::node_index source, std::vector<ua::node_index>& out) {
+  out.clear();
+  const ua::node_index server = as.find(ua::node_id(0, 2253));
+  if (server != ua::no_node) out.push_back(server);
+  if (source != ua::no_node && source != server) out.push_back(source);
+  const ua::node_index source_ref = as.find(ua::node_id(0, 36));    // HasEventSource
+  const ua::node_index notifier_ref = as.find(ua::node_id(0, 48));  // HasNotifier
+  for (std::size_t k = server == ua::no_node ? 0 : 1; k < out.size() && out.size() < 64; ++k) {
+    for (const ua::reference& r : as.inverse_references(out[k])) {
+      if (r.type != source_ref && r.type != notifier_ref) continue;
+      if (std::find(out.begin(), out.end(), r.target) != out.end()) continue;
+      out.push_back(r.target);
+      if (out.size() >= 64) break;
+    }
+  }
+}
+
+}  // namespace
+
+// Event history (docs/history.md "Event history"): an event that reaches a notifier with event
+// history becomes one record of that notifier, a DataValue whose value is [name, value, name,
+// value, ...] (each field's browse path as the catalogue spells it, then its value),
+// SourceTimestamp its Time, ServerTimestamp its ReceiveTime. The historian records it like a value.
+void server_core::record_event(const event_record& e, const instant& now) {
+  if (!recorder_->recording()) return;
+  event_history_notifiers_of(space_, e.source, notifier_scratch_);
+  ua::data_value record;
+  bool encoded = false;
+  for (const ua::node_index n : notifier_scratch_) {
+    if (std::find(event_history_.begin(), event_history_.end(), n) == event_history_.end()) continue;
+    if (!encoded) {
+      ua::ua_array<ua::variant> fields;
+      fields.reserve(2 * e.fields.size());
+      for (const event_field& f : e.fields) {
+        if (f.value.empty()) continue;
+        const std::string_view name = subscriptions_->fields().name(f.key);
+        if (name.empty() && f.key != field::condition_id) continue;
+        fields.push_back(ua::variant(ua::ua_string(name)));
+        fields.push_back(f.value);
+      }
+      record.value = ua::variant(std::move(fields));
+      record.has_value = true;
+      const auto* t = e.find(field::time);
+      record.source_timestamp = t && t->get_if<ua::date_time>() ? *t->get_if<ua::date_time>() : now.utc;
+      record.has_source_timestamp = true;
+      record.server_timestamp = now.utc;
+      record.has_server_timestamp = true;
+      encoded = true;
+    }
+    recorder_->value_changed(n, record);
+  }
+}
+
+// A stored event back into an event_record (its field names interned again, its type and source
+// found in the address space); false for a record that is not one.
+bool server_core::restore_event(const ua::data_value& v, event_record& out) {
+  const auto* fields = v.value.get_if<ua::ua_array<ua::variant>>();
+  if (!fields || fields->size() % 2 != 0) return false;
+  out.fields.clear();
+  out.type = ua::no_node;
+  out.source = ua::no_node;
+  for (std::size_t i = 0; i + 1 < fields->size(); i += 2) {
+    const auto* name = (*fields)[i].get_if<ua::ua_string>();
+    if (!name) return false;
+    const field_key k = name->view().empty() ? field::condition_id : subscriptions_->fields().intern(name->view());
+    if (k == field::none) continue;
+    out.set(k) = (*fields)[i + 1];
+  }
+  if (const auto* t = out.find(field::event_type); t && t->get_if<ua::node_id>()) out.type = space_.find(*t->get_if<ua::node_id>());
+  if (const auto* s = out.find(field::source_node); s && s->get_if<ua::node_id>()) out.source = space_.find(*s->get_if<ua::node_id>());
+  return true;
+}
+
+// ReadEventDetails' pages (run_history_read read the stored records) through the request's
+// EventFilter: the events its where clause keeps, their select clauses as HistoryEventFieldLists
+// (Part 11 §6.5.2, §6.6.4).
+void server_core::select_history_events(services::history_read_job& job) {
+  if (job.kind != services::history_read_kind::events || !job.event_filter) return;
+  for (const auto& it : job.items) {
+    ua::history_read_result& r = job.response.results[it.result];
+    const auto* raw = r.history_data.get_if<ua::history_data>();
+    if (!raw) continue;
+    ua::history_event out;
+    for (const auto& v : raw->data_values) {
+      if (!restore_event(v, event_scratch_) || !job.event_filter->matches(event_scratch_, space_)) continue;
+      job.event_filter->select(event_scratch_, out.events.emplace_back().event_fields);
+    }
+    if (out.events.empty() && !it.more && r.status_code == ua::status::good) r.status_code = ua::status::good_no_data;
+    r.history_data = ua::extension_object(std::move(out));
+  }
+}
+
+std::vector<ua::node_id> server_core::set_event_history(const std::vector<ua::node_id>& notifiers) {
+  std::vector<ua::node_id> unknown;
+  for (const ua::node_id& id : notifiers) {
+    const ua::node_index n = space_.find(id);
+    if (n == ua::no_node || space_.set_event_history(n, true).is_bad()) {
+      unknown.push_back(id);
+      continue;
+    }
+    if (std::find(event_history_.begin(), event_history_.end(), n) == event_history_.end()) event_history_.push_back(n);
+  }
+  if (!event_history_.empty())
+    set_event_history_capability(space_, true,
+                                 static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
+                                 now_instant().utc);
+  return unknown;
 }
 
 ua::status_code server_core::add_limit_alarm(const limit_alarm& a, const instant& now) {
@@ -481,6 +601,13 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
   job->channel_id = c.channel_id;
   job->request_id = c.request_id;
   job->session_token = c.s->authentication_token;
+  // ReadEventDetails: the filter compiled here, where the catalogue and the types are (Part 11
+  // §6.5.2; the same compiler as an event item's, subscriptions/event_filter.hpp).
+  if (const auto* ev = req.history_read_details.get_if<ua::read_event_details>(); ev && !event_history_.empty()) {
+    job->event_filter = std::make_shared<event_filter_program>();
+    ua::event_filter_result ignored;
+    job->event_filter_status = job->event_filter->compile(ev->filter, space_, subscriptions_->fields(), {}, ignored);
+  }
   if (services::plan_history_read(req, *job, space_, c.s->history_points, config_.history, access_of(*c.s))) {
     if (history_reader_) {
       ++history_reads_in_flight_;
@@ -488,16 +615,90 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
       return;  // out stays empty: complete_history_read answers
     }
     services::run_history_read(*job);
+    select_history_events(*job);
     services::finish_history_read(*job, &c.s->history_points);
   }
   finish(job->response, c);
 }
 
+// Part 4 §5.10.5 (services/history_update.cpp): the changes go to the updater when there is one
+// (the history reader's thread, docs/decisions/0060), and the response leaves later.
+void server_core::serve_history_update(const ua::history_update_request& req, const service_call& c) {
+  if (history_updater_ && history_reads_in_flight_ >= max_history_reads_in_flight)
+    return fault(c.header, ua::status::bad_server_too_busy, c.now, c.out);
+  auto job = std::make_shared<services::history_update_job>();
+  job->store = history_store_.get();
+  job->store_owner = history_store_;
+  job->channel_id = c.channel_id;
+  job->request_id = c.request_id;
+  job->session_token = c.s->authentication_token;
+  job->who.time = c.now.utc.ticks;
+  job->who.user = c.s->user_name.str();
+  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s))) {
+    if (history_updater_) {
+      ++history_reads_in_flight_;
+      history_updater_(std::move(job));
+      return;  // out stays empty: complete_history_update answers
+    }
+    services::run_history_update(*job);
+  }
+  audit_history_update(*job, c.now);
+  finish(job->response, c);
+}
+
+void server_core::complete_history_update(services::history_update_job& job, const instant& now) {
+  if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
+  audit_history_update(job, now);
+  deferred_response& d = history_completed_.emplace_back();
+  d.channel_id = job.channel_id;
+  d.request_id = job.request_id;
+  job.response.response_header.timestamp = now.utc;
+  encode_response(job.response, d.message);
+}
+
+// Part 11 §5.6.2-§5.6.5: one audit event per details that reached the store,
+// AuditHistoryValueUpdateEventType (i=3006), AuditHistoryRawModifyDeleteEventType (i=3014) or
+// AuditHistoryAtTimeDeleteEventType (i=3019), raised at the updated node. OldValues stays empty:
+// the store does not hand the old values back (docs/history.md).
+void server_core::audit_history_update(const services::history_update_job& job, const instant& now) {
+  if (!config_.audit_events || !wants_events()) return;
+  using kind = services::history_update_job::kind;
+  for (const auto& it : job.items) {
+    const ua::status_code r = job.response.results[it.result].status_code;
+    const std::uint32_t type = it.what == kind::update ? 3006 : it.what == kind::delete_at ? 3019 : 3014;
+    const char* action = it.what == kind::update ? "HistoryUpdate/UpdateData"
+                         : it.what == kind::delete_at ? "HistoryUpdate/DeleteAtTime" : "HistoryUpdate/DeleteRawModified";
+    audit_base(type, r.is_good() ? 100 : 500, job.audit_entry_id, r.is_good(), r, action, job.who.user, now);
+    if (const ua::node_index n = space_.find(it.node_id); n != ua::no_node) {
+      event_.source = n;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = it.node_id;
+    }
+    event_.set(history_audit_.updated_node) = it.node_id;
+    event_.set(history_audit_.old_values).clear();
+    if (it.what == kind::update) {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::update_data_details::data_type_id);
+      event_.set(history_audit_.perform_insert_replace) = static_cast<std::int32_t>(it.perform);
+      event_.set(history_audit_.new_values).emplace<ua::ua_array<ua::data_value>>().assign(it.values.begin(), it.values.end());
+    } else if (it.what == kind::delete_at) {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_at_time_details::data_type_id);
+      auto& times = event_.set(history_audit_.req_times).emplace<ua::ua_array<ua::date_time>>();
+      for (const std::int64_t t : it.times) times.push_back(ua::date_time{t});
+    } else {
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_raw_modified_details::data_type_id);
+      event_.set(history_audit_.is_delete_modified) = it.what == kind::delete_modified;
+      event_.set(history_audit_.start_time) = it.start;
+      event_.set(history_audit_.end_time) = it.end;
+    }
+    raise_event(event_, now);
+  }
+}
+
 void server_core::set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
-                              history_reader reader) {
+                              history_reader reader, history_updater updater) {
   history_store_ = std::move(store);
   recorder_->set_sink(std::move(sink));
   history_reader_ = std::move(reader);
+  history_updater_ = std::move(updater);
   set_history_capabilities(space_, history_store_ != nullptr,
                            static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
                            now_instant().utc);
@@ -506,6 +707,7 @@ void server_core::set_history(std::shared_ptr<history::history_store> store, his
 void server_core::complete_history_read(services::history_read_job& job, const instant& now) {
   if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
   session* s = sessions_.find(job.session_token);
+  select_history_events(job);
   services::finish_history_read(job, s ? &s->history_points : nullptr);
   deferred_response& d = history_completed_.emplace_back();
   d.channel_id = job.channel_id;
@@ -597,7 +799,7 @@ void server_core::check_certificates(const instant& now) {
     for (const auto& f : findings) m.push_back({f.group, f.subject, f.thumbprint, f.days_left});
     metrics_->set_certificates(std::move(m));
   }
-  if (!subscriptions_->has_event_items()) return;
+  if (!wants_events()) return;
   for (const auto& f : findings) {
     if (!f.newly) continue;
     event_.type = space_.find(ua::node_id(0, ua::ids::certificate_expiration_alarm_type));
@@ -628,7 +830,7 @@ void server_core::check_certificates(const instant& now) {
 // §7.8.2.8 TrustListUpdatedAuditEventType, both AuditUpdateMethodEventTypes (MethodId; the
 // InputArguments are left out: they may hold a private key).
 void server_core::audit_certificate_management(const certificate_audit& a, const session& s, const instant& now) {
-  if (a.event_type == 0 || !config_.audit_events || !subscriptions_->has_event_items()) return;
+  if (a.event_type == 0 || !config_.audit_events || !wants_events()) return;
   const bool ok = a.result.is_good();
   audit_base(a.event_type, ok ? 500 : 700, {}, ok, a.result, a.name, s.user_name.view(), now);
   event_.set(audit_.session_id) = s.session_id;

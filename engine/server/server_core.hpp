@@ -25,6 +25,7 @@
 #include "engine/server/services/call.hpp"
 #include "engine/server/services/discovery.hpp"
 #include "engine/server/services/history_read.hpp"
+#include "engine/server/services/history_update.hpp"
 #include "engine/server/services/register_server.hpp"
 #include "engine/server/services/service_limits.hpp"
 #include "engine/server/server_metrics.hpp"
@@ -170,9 +171,19 @@ public:
   // (services::run_history_read) elsewhere and hands it back to complete_history_read; without
   // one they run here (docs/decisions/0048).
   using history_reader = std::function<void(std::shared_ptr<services::history_read_job>)>;
+  // `updater`, likewise, takes HistoryUpdate's store changes off this thread
+  // (services::run_history_update) and hands the job back to complete_history_update.
+  using history_updater = std::function<void(std::shared_ptr<services::history_update_job>)>;
   // The Server object's HistoryServerCapabilities say what is on (history_capabilities.hpp).
   void set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
-                   history_reader reader = {});
+                   history_reader reader = {}, history_updater updater = {});
+  // Event history (docs/history.md "Event history"): the events that reach these notifiers
+  // (Objects or Views; their EventNotifier gets the HistoryRead bit) are recorded by the historian
+  // and read back with ReadEventDetails. Returns the ids that name no Object or View.
+  std::vector<ua::node_id> set_event_history(const std::vector<ua::node_id>& notifiers);
+  // A HistoryUpdate back from its updater: its audit events are raised (Part 11 §5.6) and its
+  // response goes to history_completed().
+  void complete_history_update(services::history_update_job& job, const instant& now);
   // A HistoryRead back from its reader: its continuation points join the session's (when it is
   // still there) and its response goes to history_completed().
   void complete_history_read(services::history_read_job& job, const instant& now);
@@ -250,6 +261,13 @@ private:
   void serve_unregister_nodes(const ua::unregister_nodes_request& req, const service_call& c);
   void serve_read(const ua::read_request& req, const service_call& c);
   void serve_history_read(const ua::history_read_request& req, const service_call& c);
+  void serve_history_update(const ua::history_update_request& req, const service_call& c);
+  void audit_history_update(const services::history_update_job& job, const instant& now);
+  // Events wanted: a subscription's event item, or event history.
+  bool wants_events() const noexcept { return subscriptions_->has_event_items() || !event_history_.empty(); }
+  void record_event(const event_record& e, const instant& now);
+  bool restore_event(const ua::data_value& v, event_record& out);
+  void select_history_events(services::history_read_job& job);
   void serve_write(const ua::write_request& req, const service_call& c);
   void serve_call(const ua::call_request& req, const service_call& c);
   void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
@@ -297,6 +315,12 @@ private:
         requested_lifetime, certificate_error_event_id, certificate;
   };
   audit_keys audit_{};
+  // AuditHistoryUpdateEventType and its subtypes (Part 11 §5.6).
+  struct history_audit_keys {
+    field_key parameter_data_type_id, updated_node, perform_insert_replace, new_values, old_values, is_delete_modified,
+        start_time, end_time, req_times;
+  };
+  history_audit_keys history_audit_{};
   // The channel and EventId of the AuditCertificate event raised last, for the CertificateErrorEventId
   // of the refused open that follows it (the two come in one message).
   std::pair<std::uint32_t, ua::byte_string> last_certificate_audit_{0, {}};
@@ -339,6 +363,11 @@ private:
   authz::role_set_object role_set_;
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
+  std::vector<ua::node_index> event_history_;     // notifiers with event history
+  std::vector<ua::node_index> notifier_scratch_;  // record_event's
+  event_record event_scratch_;                    // select_history_events'
+
+  history_updater history_updater_;
   std::size_t history_reads_in_flight_ = 0;
   std::vector<deferred_response> history_completed_;
   bool trust_changed_ = false;

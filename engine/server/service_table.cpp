@@ -72,7 +72,7 @@ struct service_rows {
         served<ua::read_request, &sc::serve_read>(with),
         served<ua::history_read_request, &sc::serve_history_read>(with),
         served<ua::write_request, &sc::serve_write>(with),
-        not_served<ua::history_update_request>(with),
+        served<ua::history_update_request, &sc::serve_history_update>(with),
         // Method.
         served<ua::call_request, &sc::serve_call>(with),
         // MonitoredItem.

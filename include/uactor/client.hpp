@@ -233,6 +233,9 @@ public:
   // historyReadDetails an ExtensionObject of ReadRawModifiedDetails, ReadProcessedDetails or
   // ReadAtTimeDetails); continuation points are the caller's to follow or release.
   void history_read(ua::history_read_request request, client_callback<ua::history_read_response> done);
+  // HistoryUpdate (Part 4 §5.10.5, docs/history.md "HistoryUpdate"): historyUpdateDetails each an
+  // ExtensionObject of UpdateDataDetails, DeleteRawModifiedDetails or DeleteAtTimeDetails.
+  void history_update(ua::history_update_request request, client_callback<ua::history_update_response> done);
 
   // Blocking conveniences for tools and tests (never from a callback).
   ua::expected<ua::read_response> read_sync(ua::read_request request);
@@ -244,6 +247,7 @@ public:
   ua::expected<ua::call_response> call_sync(ua::call_request request);
   ua::expected<ua::get_endpoints_response> get_endpoints_sync(ua::get_endpoints_request request);
   ua::expected<ua::history_read_response> history_read_sync(ua::history_read_request request);
+  ua::expected<ua::history_update_response> history_update_sync(ua::history_update_request request);
   // The Discovery Service Set (Part 4 §5.4, docs/discovery.md): FindServers and
   // FindServersOnNetwork of a (Local) Discovery Server, and a server's registration with one
   // (over a secured channel with the server's own certificate; no session needed:

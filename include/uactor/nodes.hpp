@@ -55,6 +55,8 @@ inline constexpr std::uint8_t write = 0x02;
 inline constexpr std::uint8_t read_write = read | write;
 // HistoryRead (Part 3 §8.57): the node's history can be read (with historizing, docs/history.md).
 inline constexpr std::uint8_t history_read = 0x04;
+// HistoryWrite (Part 3 §8.57): HistoryUpdate may insert, replace and delete its history.
+inline constexpr std::uint8_t history_write = 0x08;
 // A client's Write may carry the value's StatusCode / its timestamps (Part 4 §5.10.4): without
 // these bits such a Write is Bad_WriteNotSupported (an explicit Good status counts as none).
 inline constexpr std::uint8_t status_write = 0x20;

@@ -63,6 +63,14 @@ struct history_plan {
   // the server opens; a trailing '*' matches every NodeId that starts with what precedes it
   // ("ns=1;s=Demo.Dynamic.*").
   std::vector<std::string> historize;
+  // HistoryUpdate (docs/history.md "HistoryUpdate"): when true, every historizing Variable gets the
+  // HistoryWrite access bit when the server opens, so that clients (as their roles allow) may
+  // insert, replace and delete its history. False: HistoryUpdate answers Bad_NotWritable.
+  bool updates = false;
+  // Event history (docs/history.md "Event history"): NodeIds of notifiers (Objects or Views, the
+  // Server object "i=2253") whose events are recorded, applied when the server opens; their
+  // EventNotifier gets the HistoryRead bit and ReadEventDetails reads them back.
+  std::vector<std::string> events;
 };
 
 // Reverse connect (Part 6 §7.1.3, docs/reverse-connect.md): a client the server dials, for plants

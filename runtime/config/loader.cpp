@@ -308,6 +308,8 @@ constexpr std::string_view key_table[] = {
     "history.retention_days",
     "history.max_values_per_node",
     "history.historize",
+    "history.updates",
+    "history.events",
     "pubsub",
     "pubsub.connections[]",
     "pubsub.connections[].name",
@@ -2617,6 +2619,13 @@ private:
     }
     s.integer("retention_days", 0, 36'500, h.retention_days);
     s.integer("max_values_per_node", 0, std::numeric_limits<std::int64_t>::max(), h.max_values_per_node);
+    s.boolean("updates", h.updates);
+    if (s.strings("events", h.events)) {
+      const auto& a = *t->get("events")->as_array();
+      for (std::size_t i = 0; i < h.events.size(); ++i)
+        if (!ua::parse_node_id(h.events[i]))
+          c_.error(a[i], fmt::format("{}[{}]", s.key("events"), i), fmt::format("\"{}\" is not a NodeId", h.events[i]));
+    }
     if (s.strings("historize", h.historize)) {
       const auto& a = *t->get("historize")->as_array();
       for (std::size_t i = 0; i < h.historize.size(); ++i) {

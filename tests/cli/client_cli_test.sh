@@ -7,7 +7,8 @@
 # - each mode (sign, encrypt; none refused) with each identity (anonymous, UserName with the
 #   password from a file and from $UACTOR_PASSWORD, X509), and a wrong password;
 # - read, write (typed by the node and by --type), browse as a tree, call, subscribe, endpoints,
-#   history (raw, --csv, an aggregate), with --json parsed (python3) and every exit code: 0, 1, 2, 3.
+#   history (raw, --csv, an aggregate; HistoryUpdate's insert, replace, deletes and the modified
+#   values), with --json parsed (python3) and every exit code: 0, 1, 2, 3.
 #
 #   client_cli_test.sh UACTOR
 #
@@ -285,6 +286,27 @@ expect "history --aggregate of another name: exit 2, naming the served ones" 2 "
 expect "history --start that is no time: exit 2" 2 "is not a time" "$uactor" history "$url" "$counter" --start yesterday "${u[@]}"
 expect "history of a variable that does not historize: exit 1" 1 "BadHistoryOperationUnsupported" \
     "$uactor" history "$url" "ns=1;s=the.answer" "${u[@]}"
+# HistoryUpdate (the embedded default has [history] updates = true) at a time long before the recording.
+t="2020-01-01T00:00:00Z"
+span=(--start 2019-12-31T23:59:59Z --end 2020-01-01T00:00:01Z)
+run "history --insert" 0 "$uactor" history "$url" "$counter" --insert "$t=5" "${u[@]}" --json &&
+    json "history --insert: GoodEntryInserted at its time" "
+assert [(l['sourceTimestamp'], l['status']) for l in lines] == [('2020-01-01T00:00:00Z', 'GoodEntryInserted')], lines
+"
+expect "history --insert where a value is: exit 1" 1 "BadEntryExists" "$uactor" history "$url" "$counter" --insert "$t=7" "${u[@]}"
+expect "history --replace" 0 "GoodEntryReplaced" "$uactor" history "$url" "$counter" --replace "$t=6" "${u[@]}"
+run "history --modified" 0 "$uactor" history "$url" "$counter" "${span[@]}" --modified "${u[@]}" --json &&
+    json "history --modified: the inserted and the replaced value, with their update types" "
+assert [(l['value']['value'], l['updateType']) for l in lines] == [(5, 'Insert'), (5, 'Replace')], lines
+assert all(l['userName'] == 'operator' for l in lines), lines
+"
+expect "history --delete-at" 0 "Good" "$uactor" history "$url" "$counter" --delete-at "$t" "${u[@]}"
+expect "history --delete-at again: exit 1" 1 "BadNoEntryExists" "$uactor" history "$url" "$counter" --delete-at "$t" "${u[@]}"
+expect "history --delete --modified" 0 "Good" "$uactor" history "$url" "$counter" --delete --modified "${span[@]}" "${u[@]}"
+expect "history --delete of an empty range: exit 1" 1 "BadNoData" "$uactor" history "$url" "$counter" --delete "${span[@]}" "${u[@]}"
+expect "history --insert without a value: exit 2" 2 "TIME=VALUE" "$uactor" history "$url" "$counter" --insert "$t" "${u[@]}"
+expect "history --insert and --replace together: exit 2" 2 "one of" "$uactor" history "$url" "$counter" --insert "$t=1" \
+    --replace "$t=2" "${u[@]}"
 
 # ---- usage (2) and connection (3) errors
 expect "no endpoint: exit 2" 2 "give an endpoint" "$uactor" read

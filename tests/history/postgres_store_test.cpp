@@ -15,6 +15,7 @@
 #include "actors/server/historian_actor.hpp"
 #include "history/postgres_store.hpp"
 #include "tests/history/postgres_server.hpp"
+#include "tests/history/update_contract.hpp"
 
 using namespace uactor;
 using namespace std::chrono_literals;
@@ -246,4 +247,11 @@ TEST_CASE("historian: values wait while PostgreSQL restarts, then every one arri
   const auto page = store->read_raw(pg_range("ns=1;s=Flow", 0, std::numeric_limits<std::int64_t>::max()));
   REQUIRE(page.values.size() == 600);
   for (std::size_t i = 0; i < page.values.size(); ++i) REQUIRE(*page.values[i].value.get_if<double>() == static_cast<double>(i));
+}
+
+TEST_CASE("postgres_store: HistoryUpdate inserts, replaces and deletes, keeping what it changed", "[history][postgres]") {
+  auto& server = shared_server();
+  history::postgres_store store(fresh_database(server));
+  store.connect();
+  test::check_history_updates(store);
 }

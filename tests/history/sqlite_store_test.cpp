@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "history/sqlite_store.hpp"
+#include "tests/history/update_contract.hpp"
 #include "tests/support/temp_folder.hpp"
 
 using namespace uactor;
@@ -131,4 +132,28 @@ TEST_CASE("sqlite_store: a file that is not a database is refused by name", "[hi
   }
   // A folder that does not exist: the same kind of error, with the path.
   CHECK_THROWS_AS(history::sqlite_store(dir.file("no/such/folder/h.sqlite")), history::store_error);
+}
+
+TEST_CASE("sqlite_store: HistoryUpdate inserts, replaces and deletes, keeping what it changed", "[history]") {
+  temp_folder dir{"history-test"};
+  history::sqlite_store store(dir.file("h.sqlite"));
+  test::check_history_updates(store);
+}
+
+TEST_CASE("sqlite_store: the modified records survive a reopen and go with retention", "[history]") {
+  temp_folder dir{"history-test"};
+  const std::vector<ua::data_value> one{value_at(1, 5000)};
+  {
+    history::sqlite_store store(dir.file("h.sqlite"));
+    CHECK(store.update("n", one, history::write_mode::insert, {1, 0, "u"}) ==
+          std::vector{history::write_outcome::inserted});
+  }
+  history::sqlite_store store(dir.file("h.sqlite"));
+  auto q = range("n", 0, 10'000);
+  q.modified = true;
+  CHECK(store.read_raw(q).values.size() == 1);
+  // Retention by age: a day's ticks past the value's time removes it and its modified record.
+  store.apply_retention({1, 0}, 5000 + 2 * 86'400LL * ua::date_time::ticks_per_second);
+  CHECK(store.read_raw(q).values.empty());
+  CHECK(store.read_raw(range("n", 0, 10'000)).values.empty());
 }

@@ -572,9 +572,10 @@ async function stepReadVariables(session) {
         }
         for (const [name, r] of [["AccessLevel", al], ["UserAccessLevel", ual]]) {
             if (r.statusCode.isGood() && v.accessLevel !== undefined) {
-                // `uactor run`'s default historizes Demo.Dynamic.* (docs/history.md): the
-                // HistoryRead bit (0x04) may be set on those; node_server.js does not set it.
-                const got = v.historized ? r.value.value & ~0x04 : r.value.value;
+                // `uactor run`'s default historizes Demo.Dynamic.* and lets HistoryUpdate change
+                // them (docs/history.md): the HistoryRead and HistoryWrite bits (0x04, 0x08) may
+                // be set on those; node_server.js does not set them.
+                const got = v.historized ? r.value.value & ~0x0C : r.value.value;
                 p.check(r.value.dataType === DataType.Byte && got === v.accessLevel,
                     () => w + " " + name + ": " + r.value.toString() + ", expected Byte " + v.accessLevel +
                           (v.historized ? " (and HistoryRead)" : ""));

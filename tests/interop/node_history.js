@@ -14,6 +14,14 @@
 // (ReadProcessedDetails, Average, 1 s intervals) over the recorded seconds: one value per interval,
 // each within the ramp's 0 .. 90, Good or Uncertain with the Calculated bit; and a ReadAtTime of a
 // recorded value's time (that value, give or take its sub-millisecond part) and of the midpoint of two (Interpolated, between).
+// Then HistoryUpdate (Part 11 §6.9, sent with performMessageTransaction: node-opcua's client has no
+// historyUpdate of its own) at a time long before any recording: Insert (Good_EntryInserted), the
+// same again (Bad_EntryExists), Replace (Good_EntryReplaced), a raw read finds the replacement, an
+// IsReadModified read the inserted and the replaced value with their update types; DeleteAtTime
+// (Good), the raw read then finds nothing; DeleteRawModified with isDeleteModified removes the
+// modified values. Then event history (Part 11 §6.5.2): the Server object's EventNotifier has the
+// HistoryRead bit, and a HistoryRead with ReadEventDetails (EventType, Severity, Time selected)
+// returns the events the demo's alarms raised, in time order.
 // Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
 "use strict";
 
@@ -32,8 +40,19 @@ const {
     HistoryReadRequest,
     ReadRawModifiedDetails,
     ReadProcessedDetails,
-    ReadAtTimeDetails
+    ReadAtTimeDetails,
+    DataValue,
+    DataType,
+    ReadEventDetails,
+    constructEventFilter
 } = require("node-opcua");
+const {
+    HistoryUpdateRequest,
+    UpdateDataDetails,
+    DeleteRawModifiedDetails,
+    DeleteAtTimeDetails,
+    PerformUpdateType
+} = require("node-opcua-types");
 
 const args = process.argv.slice(2);
 if (args.length < 1 || !args[0].startsWith("opc.tcp://")) {
@@ -181,6 +200,90 @@ const historyBits = (v) => v.statusCode.value & 0x3;
     if (severity(at[1]) > 1 || historyBits(at[1]) !== 2 || !(at[1].value.value >= lo && at[1].value.value <= hi))
         fail("at the midpoint: " + at[1].value.value + " " + at[1].statusCode.toString() + ", between " + lo + " and " + hi);
     out("ok at time: " + at[0].value.value + " recorded, " + at[1].value.value + " interpolated");
+
+    // HistoryUpdate: the embedded default lets any session change Demo.Dynamic's history.
+    if ((attrs[1].value.value & 0x08) === 0) fail("the Ramp's AccessLevel " + attrs[1].value.value + " has no HistoryWrite bit");
+    const T = new Date(Date.UTC(2020, 0, 1, 0, 0, 0, 123));
+    const around = [new Date(T.getTime() - 1), new Date(T.getTime() + 1)];
+    const at_T = (v) => new DataValue({ value: { dataType: DataType.Double, value: v }, sourceTimestamp: T, serverTimestamp: new Date() });
+    async function historyUpdate(details) {
+        const response = await session.performMessageTransaction(new HistoryUpdateRequest({ historyUpdateDetails: [details] }));
+        if (response.responseHeader.serviceResult.value !== 0) fail("HistoryUpdate: " + response.responseHeader.serviceResult.toString());
+        return response.results[0];
+    }
+    const update = async (how, v, expected, name) => {
+        const r = await historyUpdate(new UpdateDataDetails({ nodeId: RAMP, performInsertReplace: how, updateValues: [at_T(v)] }));
+        if (r.statusCode.isNotGood() || r.operationResults.length !== 1 || r.operationResults[0].value !== expected.value)
+            fail(name + ": " + r.statusCode.toString() + " " + r.operationResults.map((s) => s.toString()).join(","));
+        out("ok " + name + ": " + r.operationResults[0].toString());
+    };
+    await update(PerformUpdateType.Insert, 1234.5, StatusCodes.GoodEntryInserted, "insert");
+    await update(PerformUpdateType.Insert, 1.0, StatusCodes.BadEntryExists, "insert again");
+    await update(PerformUpdateType.Replace, 777.25, StatusCodes.GoodEntryReplaced, "replace");
+    const raw = await rawRead(session, around[0], around[1], 0, undefined);
+    const rawValues = (raw.historyData.dataValues || []).map((v) => v.value.value);
+    if (JSON.stringify(rawValues) !== "[777.25]") fail("after the replace, raw " + JSON.stringify(rawValues));
+    const modifiedRead = async () => {
+        const response = await session.historyRead(new HistoryReadRequest({
+            historyReadDetails: new ReadRawModifiedDetails({
+                isReadModified: true, startTime: around[0], endTime: around[1], numValuesPerNode: 0, returnBounds: false
+            }),
+            nodesToRead: [{ nodeId: RAMP }],
+            timestampsToReturn: TimestampsToReturn.Both
+        }));
+        const r = response.results[0];
+        if (r.statusCode.isBad()) fail("modified HistoryRead: " + r.statusCode.toString());
+        const d = r.historyData || {};
+        return { values: (d.dataValues || []).map((v) => v.value.value),
+                 types: (d.modificationInfos || []).map((m) => m.updateType) };
+    };
+    const modified = await modifiedRead();
+    if (JSON.stringify(modified.values) !== "[1234.5,1234.5]" || JSON.stringify(modified.types) !== "[1,2]")
+        fail("modified " + JSON.stringify(modified));
+    out("ok modified values " + JSON.stringify(modified.values) + ", update types " + JSON.stringify(modified.types));
+    const del = await historyUpdate(new DeleteAtTimeDetails({ nodeId: RAMP, reqTimes: [T] }));
+    if (del.statusCode.isNotGood() || del.operationResults.length !== 1 || del.operationResults[0].value !== 0)
+        fail("DeleteAtTime: " + del.statusCode.toString() + " " + del.operationResults.map((s) => s.toString()).join(","));
+    const gone = await rawRead(session, around[0], around[1], 0, undefined);
+    if ((gone.historyData.dataValues || []).length !== 0) fail("after DeleteAtTime the value is still there");
+    out("ok DeleteAtTime: the value is gone (" + gone.statusCode.toString() + ")");
+    const delModified = await historyUpdate(new DeleteRawModifiedDetails({
+        nodeId: RAMP, isDeleteModified: true, startTime: around[0], endTime: around[1]
+    }));
+    if (delModified.statusCode.isNotGood()) fail("DeleteRawModified: " + delModified.statusCode.toString());
+    if ((await modifiedRead()).values.length !== 0) fail("modified values left after DeleteRawModified");
+    out("ok DeleteRawModified (isDeleteModified): no modified values left");
+
+    // Event history: the embedded default records the Server object's events.
+    const notifier = await session.read({ nodeId: "i=2253", attributeId: AttributeIds.EventNotifier });
+    if ((notifier.value.value & 0x04) === 0) fail("the Server object's EventNotifier " + notifier.value.value + " has no HistoryRead bit");
+    const readEvents = async () => {
+        const response = await session.historyRead(new HistoryReadRequest({
+            historyReadDetails: new ReadEventDetails({
+                startTime: started, endTime: new Date(Date.now() + 1000), numValuesPerNode: 0,
+                filter: constructEventFilter(["EventType", "Severity", "Time"])
+            }),
+            nodesToRead: [{ nodeId: "i=2253" }],
+            timestampsToReturn: TimestampsToReturn.Both
+        }));
+        if (response.responseHeader.serviceResult.value !== 0) fail("event HistoryRead: " + response.responseHeader.serviceResult.toString());
+        const r = response.results[0];
+        if (r.statusCode.isBad()) fail("event HistoryRead result " + r.statusCode.toString());
+        return (r.historyData && r.historyData.events) || [];
+    };
+    let events = await readEvents();
+    for (let tries = 0; events.length === 0 && tries < 10; ++tries) {  // the ramp's alarms come every few seconds
+        await sleep(1000);
+        events = await readEvents();
+    }
+    if (events.length === 0) fail("no events in the Server object's history");
+    for (let i = 0; i < events.length; ++i) {
+        const f = events[i].eventFields;
+        if (f.length !== 3) fail("event " + i + " has " + f.length + " fields");
+        if (!(f[1].value >= 1 && f[1].value <= 1000)) fail("event " + i + " severity " + f[1].value);
+        if (i > 0 && f[2].value.getTime() < events[i - 1].eventFields[2].value.getTime()) fail("event times do not increase at " + i);
+    }
+    out("ok event history: " + events.length + " events of the Server object, first of type " + events[0].eventFields[0].value.toString());
 
     await session.close();
     await client.disconnect();

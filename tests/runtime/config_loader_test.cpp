@@ -653,6 +653,7 @@ type = "Double"
   CHECK(h.retention_days == 30);
   CHECK(h.max_values_per_node == 5000);
   CHECK(h.historize == std::vector<std::string>{"ns=1;s=Line1.*", "ns=1;i=7"});
+  CHECK_FALSE(h.updates);  // HistoryUpdate is opt-in (docs/decisions/0060)
   int historizing = 0;
   for (const auto& n : r.value.nodes) {
     const auto* v = std::get_if<variable_node>(&n);
@@ -672,6 +673,7 @@ type = "Double"
   REQUIRE(d.errors.empty());
   CHECK(d.value.server.history.path == "./uactor-history.sqlite");
   CHECK(d.value.server.history.historize == std::vector<std::string>{"ns=1;s=Demo.Dynamic.*"});
+  CHECK(d.value.server.history.updates);
 }
 
 TEST_CASE("config: [[server.reverse_connect]] lists the clients to dial, with defaults, and refuses a bad URL",

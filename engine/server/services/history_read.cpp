@@ -131,6 +131,7 @@ struct reader {
   // One page of position p into r, at most `budget` values (not 0); true when more is left (p is
   // where it resumes).
   bool page(history_read_position& p, std::uint32_t num_values, std::size_t budget, history_read_result& r) {
+    if (p.range.modified) return modified_page(p, num_values, budget, r);
     history_data& out = r.history_data.emplace<history_data>();
     out.data_values.clear();
     const bool start_bound = p.start_bound;
@@ -164,7 +165,46 @@ struct reader {
     r.status_code = out.data_values.empty() && !more ? status::good_no_data : status::good;
     return more;
   }
+
+  // IsReadModified (Part 11 §6.5.3.1): the modified records of the range as HistoryModifiedData,
+  // each with its ModificationInfo; no bounds (plan refuses returnBounds).
+  bool modified_page(history_read_position& p, std::uint32_t num_values, std::size_t budget, history_read_result& r) {
+    history_modified_data& out = r.history_data.emplace<history_modified_data>();
+    out.data_values.clear();
+    out.modification_infos.clear();
+    std::size_t limit = std::min(limits.max_values_per_node, budget);
+    if (num_values != 0) limit = std::min<std::size_t>(limit, num_values);
+    if (p.remaining != 0) limit = std::min<std::size_t>(limit, p.remaining);
+    history::raw_query q = p.range;
+    q.node = p.node;
+    q.limit = limit;
+    q.after = p.after;
+    history::raw_page got = store.read_raw(q);
+    if (!got.values.empty()) p.after = got.last;
+    if (p.remaining != 0) p.remaining -= std::min<std::uint64_t>(p.remaining, got.values.size());
+    const bool more = got.more && !(p.counted && p.remaining == 0);
+    out.data_values.reserve(got.values.size());
+    for (std::size_t i = 0; i < got.values.size(); ++i) {
+      keep_timestamps(got.values[i], timestamps);
+      out.data_values.push_back(std::move(got.values[i]));
+      modification_info& m = out.modification_infos.emplace_back();
+      if (i < got.changes.size()) {
+        m.modification_time.ticks = got.changes[i].time;
+        m.update_type = static_cast<history_update_type>(got.changes[i].type);
+        m.user_name.assign(got.changes[i].user);
+      }
+    }
+    r.status_code = out.data_values.empty() && !more ? status::good_no_data : status::good;
+    return more;
+  }
 };
+
+// The values a page put in a result, raw or modified.
+std::size_t values_in(const history_read_result& r) {
+  if (const auto* d = r.history_data.get_if<history_data>()) return d->data_values.size();
+  if (const auto* m = r.history_data.get_if<history_modified_data>()) return m->data_values.size();
+  return 0;
+}
 
 // ReadProcessedDetails' checks that do not depend on the node (Part 11 §6.5.4), and the
 // aggregate configuration: the request's, or the server's defaults (Part 13 §4.2.1.2; Stepped is
@@ -308,10 +348,21 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
   const auto* details = req.history_read_details.get_if<read_raw_modified_details>();
   const auto* processed = req.history_read_details.get_if<read_processed_details>();
   const auto* at_time = req.history_read_details.get_if<read_at_time_details>();
-  if (!details && !processed && !at_time) {
-    const bool known = req.history_read_details.get_if<read_event_details>();
-    refuse_request(resp, known ? status::bad_history_operation_unsupported : status::bad_history_operation_invalid);
+  const auto* events = req.history_read_details.get_if<read_event_details>();
+  if (!details && !processed && !at_time && !events) {
+    refuse_request(resp, status::bad_history_operation_invalid);
     return false;
+  }
+  if (events && !job.event_filter) {  // no event history here
+    refuse_request(resp, status::bad_history_operation_unsupported);
+    return false;
+  }
+  // Part 11 §6.5.2.1: the time domain of ReadEventDetails is that of raw values, without bounds.
+  read_raw_modified_details event_domain;
+  if (events) {
+    event_domain.start_time = events->start_time;
+    event_domain.end_time = events->end_time;
+    event_domain.num_values_per_node = events->num_values_per_node;
   }
   // Part 11 §6.5.4: one aggregateType per entry of nodesToRead (a node read with two aggregates
   // appears twice).
@@ -320,9 +371,12 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
     return false;
   }
   job.timestamps = req.timestamps_to_return;
-  job.num_values = details ? details->num_values_per_node : 0;
+  job.num_values = details ? details->num_values_per_node : events ? events->num_values_per_node : 0;
   job.limits = limits;
-  job.kind = details ? history_read_kind::raw : processed ? history_read_kind::processed : history_read_kind::at_time;
+  job.kind = details    ? history_read_kind::raw
+             : events   ? history_read_kind::events
+             : processed ? history_read_kind::processed
+                         : history_read_kind::at_time;
   status_code calculated_status = status::good;  // what every node of a processed or at-time read gets
   if (processed) calculated_status = plan_processed(*processed, job.calculated);
   if (at_time) calculated_status = plan_at_time(*at_time, limits, job.calculated);
@@ -344,7 +398,7 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
       history_read_position* p = points.find(id.continuation_point);
       // Another session's, released, used already, or for another node: all unknown here.
       // Processed and at-time reads give none: a raw read's point is not theirs.
-      if (!p || !(p->node_id == id.node_id) || !details) {
+      if (!p || !(p->node_id == id.node_id) || !(details || events) || p->events != (events != nullptr)) {
         r.status_code = status::bad_continuation_point_invalid;
         continue;
       }
@@ -359,6 +413,26 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
       }
       if (!access.may(n, actors::authz::permission::read_history)) {
         r.status_code = status::bad_user_access_denied;
+        continue;
+      }
+      if (events) {  // a notifier with event history (Part 3 §8.59 EventNotifier HistoryRead)
+        const node_class cls = as.at(n).cls;
+        if ((cls != node_class::object && cls != node_class::view) || (as.at(n).event_notifier & history_read_bit) == 0 || !job.store) {
+          r.status_code = status::bad_history_operation_unsupported;
+          continue;
+        }
+        if (job.event_filter_status.is_bad()) {
+          r.status_code = job.event_filter_status;
+          continue;
+        }
+        if (const status_code sc = plan_read(event_domain, it.position); sc.is_bad()) {
+          r.status_code = sc;
+          continue;
+        }
+        it.position.events = true;
+        it.position.node = id.node_id.to_string();
+        it.position.node_id = id.node_id;
+        job.items.push_back(std::move(it));
         continue;
       }
       if (!var || as.at(n).cls != node_class::variable || !var->historizing || !job.store) {
@@ -386,12 +460,14 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
             continue;
           }
         }
-      } else if (details->is_read_modified) {
-        r.status_code = status::bad_history_operation_unsupported;
+      } else if (details->is_read_modified && details->return_bounds) {
+        r.status_code = status::bad_invalid_argument;  // Part 11 §6.5.3.1: no bounds of modified values
         continue;
       } else if (const status_code sc = plan_read(*details, it.position); sc.is_bad()) {
         r.status_code = sc;
         continue;
+      } else {
+        it.position.range.modified = details->is_read_modified;
       }
       it.position.node = id.node_id.to_string();
       it.position.node_id = id.node_id;
@@ -410,7 +486,7 @@ void run_history_read(history_read_job& job) {
   const history_limits& limits = job.limits;
   reader rd{*job.store, limits, job.timestamps};
   std::size_t budget = std::max<std::size_t>(1, limits.max_values_per_request);
-  if (job.kind != history_read_kind::raw) {
+  if (job.kind != history_read_kind::raw && job.kind != history_read_kind::events) {
     for (auto& it : job.items) {
       history_read_result& r = job.response.results[it.result];
       try {
@@ -428,13 +504,13 @@ void run_history_read(history_read_job& job) {
     history_read_result& r = job.response.results[it.result];
     if (budget == 0) {  // the response is full: this node's values come with its next page
       it.more = true;
-      r.history_data.emplace<history_data>().data_values.clear();
+      if (it.position.range.modified) r.history_data.emplace<history_modified_data>() = history_modified_data{};
+      else r.history_data.emplace<history_data>().data_values.clear();
       continue;
     }
     try {
       it.more = rd.page(it.position, job.num_values, budget, r);
-      if (const auto* d = r.history_data.get_if<history_data>())
-        budget -= std::min(budget, d->data_values.size());
+      budget -= std::min(budget, values_in(r));
     } catch (const history::store_error& e) {
       spdlog::error("{}", e.what());
       it.more = false;

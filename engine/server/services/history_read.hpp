@@ -1,5 +1,5 @@
-// The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values
-// only), ReadProcessedDetails (§6.5.4) and ReadAtTimeDetails (§6.5.5) over a history store
+// The HistoryRead service (Part 4 §5.10.3) for ReadRawModifiedDetails (Part 11 §6.5.3, raw values,
+// and with IsReadModified the values HistoryUpdate changed), ReadProcessedDetails (§6.5.4) and ReadAtTimeDetails (§6.5.5) over a history store
 // (history/history_store.hpp), and the per-session store of its continuation points. The store's
 // part can run off the session host (docs/decisions/0048); the calculation is
 // engine/server/history/aggregates.hpp.
@@ -15,6 +15,7 @@
 #include "engine/server/history/aggregates.hpp"
 #include "engine/server/services/access_attributes.hpp"
 #include "engine/server/services/continuation_points.hpp"
+#include "engine/server/subscriptions/event_filter.hpp"
 #include "history/history_store.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -23,6 +24,9 @@ namespace uactor::services {
 
 struct history_limits {
   std::size_t max_nodes_per_history_read = 1'000;
+  // HistoryUpdate (history_update.hpp): details per request, and values or times per details.
+  std::size_t max_nodes_per_history_update = 1'000;
+  std::size_t max_values_per_update = 10'000;
   // Values per node in one response, whatever numValuesPerNode asks (0 included): more come with
   // a continuation point (Part 11 §6.3: a server may return fewer values than asked).
   std::size_t max_values_per_node = 10'000;
@@ -52,6 +56,7 @@ struct history_read_position {
   std::int64_t start_time = 0;      // where that bound is looked for
   bool end_bound = false;           // the bound past the range's end is still to come
   std::int64_t end_time = 0;        // where that bound is looked for
+  bool events = false;              // a notifier's events (ReadEventDetails), not a variable's values
 };
 
 // The continuation points of one session (Part 4 §7.9).
@@ -66,7 +71,7 @@ public:
 // taken), run_history_read anywhere (the store's reads), finish_history_read on the host again
 // (the new continuation points into the session's store).
 // What a processed or at-time read asks, shared by its nodes (Part 11 §6.5.4, §6.5.5).
-enum class history_read_kind { raw, processed, at_time };
+enum class history_read_kind { raw, processed, at_time, events };
 struct calculated_read {
   ua::date_time start, end;  // processed
   double interval_ms = 0;
@@ -93,20 +98,27 @@ struct history_read_job {
   history_limits limits;
   history::history_store* store = nullptr;  // null: no history
   std::shared_ptr<history::history_store> store_owner;  // keeps it while the job is away
+  // ReadEventDetails: its EventFilter, compiled on the host before plan (null: event history is
+  // not served), and what the compilation said. The stored records are read like raw values and
+  // go through the filter on the host again (server_core::select_history_events).
+  std::shared_ptr<actors::event_filter_program> event_filter;
+  ua::status_code event_filter_status;
   std::vector<item> items;  // the nodes that need the store
   ua::history_read_response response;  // every other node's result is in it already
 };
 
 // Service results: Bad_NothingToDo, Bad_TooManyOperations, Bad_TimestampsToReturnInvalid,
 // Bad_HistoryOperationInvalid (no or unknown details), Bad_HistoryOperationUnsupported (event
-// details: not served yet), Bad_AggregateListMismatch (processed: not one aggregateType per node). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
-// HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store, or
-// IsReadModified: no value is ever modified without HistoryUpdate), Bad_InvalidTimestampArgument
+// details without job.event_filter), Bad_AggregateListMismatch (processed: not one aggregateType per node). Per node: Bad_NodeIdUnknown, Bad_NotReadable (no
+// HistoryRead access bit), Bad_HistoryOperationUnsupported (not historized, no store),
+// Bad_InvalidArgument (IsReadModified with returnBounds), Bad_InvalidTimestampArgument
 // (fewer than two of startTime, endTime, numValuesPerNode), Bad_DataEncodingUnsupported,
 // Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. Processed and at-time per
 // node: Bad_AggregateNotSupported, Bad_AggregateConfigurationRejected (a percentage over 100),
 // Bad_InvalidTimestampArgument (no start or end, no reqTimes), Bad_InvalidArgument (start == end,
 // a negative interval), Bad_TooManyOperations (intervals, times or raw values past the limits).
+// Events per node: Bad_HistoryOperationUnsupported (not an Object or View whose EventNotifier has
+// the HistoryRead bit), Bad_EventFilterInvalid (job.event_filter_status), the time domain as raw.
 // job.store null: no history. Bad_UserAccessDenied for a node whose history `access` (the
 // session's roles) may not read (Part 3 §8.55 ReadHistory).
 // Returns whether items need the store (else job.response is the whole answer).

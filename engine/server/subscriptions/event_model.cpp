@@ -11,6 +11,7 @@ field_catalogue::field_catalogue() {
   keys_.emplace("ReceiveTime", field::receive_time);
   keys_.emplace("Message", field::message);
   keys_.emplace("Severity", field::severity);
+  names_ = {"EventId", "EventType", "SourceNode", "SourceName", "Time", "ReceiveTime", "Message", "Severity", ""};
 }
 
 field_key field_catalogue::intern(std::span<const ua::qualified_name> path) {
@@ -31,6 +32,8 @@ field_key field_catalogue::intern(std::string_view text) {
   if (keys_.size() >= max_keys) return field::none;
   const field_key key = next_++;
   keys_.emplace(std::string(text), key);
+  if (names_.size() <= key) names_.resize(key + 1);
+  names_[key] = std::string(text);
   return key;
 }
 

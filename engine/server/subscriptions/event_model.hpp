@@ -71,9 +71,13 @@ public:
   field_key intern(std::span<const ua::qualified_name> path);
   field_key intern(std::string_view text);  // the interned form
   std::size_t size() const noexcept { return keys_.size(); }
+  // The interned form of a key (what event history stores, docs/history.md "Event history");
+  // empty for an unknown key and for ConditionId's empty path.
+  std::string_view name(field_key k) const noexcept { return k < names_.size() ? std::string_view(names_[k]) : std::string_view(); }
 
 private:
   std::unordered_map<std::string, field_key> keys_;
+  std::vector<std::string> names_;  // by key
   std::string scratch_;
   field_key next_ = field::first_interned;
 };

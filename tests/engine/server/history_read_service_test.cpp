@@ -259,10 +259,14 @@ TEST_CASE("HistoryRead: per-node checks and the details not served", "[history]"
   CHECK(f.resp.results[2].status_code == status::bad_history_operation_unsupported);
   CHECK(f.resp.results[3].status_code == status::bad_not_readable);
 
-  // IsReadModified: nothing is ever modified without HistoryUpdate.
+  // IsReadModified: nothing modified yet is Good_NoData; with returnBounds, Bad_InvalidArgument
+  // (Part 11 §6.5.3.1). history_update_service_test.cpp reads modified values.
   auto mod = raw_read(t0, t0 + 100, 0);
   mod.history_read_details.get_if<ua::read_raw_modified_details>()->is_read_modified = true;
-  CHECK(f.read(mod).status_code == status::bad_history_operation_unsupported);
+  CHECK(f.read(mod).status_code == status::good_no_data);
+  CHECK(f.read(mod).history_data.get_if<ua::history_modified_data>());
+  mod.history_read_details.get_if<ua::read_raw_modified_details>()->return_bounds = true;
+  CHECK(f.read(mod).status_code == status::bad_invalid_argument);
 
   // No store: no history.
   services::service_history_read(raw_read(t0, t0 + 100, 0), f.resp, f.core.space(), nullptr, f.points, f.limits);
@@ -480,7 +484,11 @@ TEST_CASE("server_core: HistoryServerCapabilities say raw reads are served once 
   CHECK(value_of(11193) == ua::variant(true));                    // AccessHistoryDataCapability
   CHECK(value_of(11273) == ua::variant(std::uint32_t{10'000}));   // MaxReturnDataValues
   CHECK(value_of(11242) == ua::variant(false));                   // AccessHistoryEventsCapability
-  CHECK(value_of(11196) == ua::variant(false));                   // InsertDataCapability
+  CHECK(value_of(11196) == ua::variant(true));                    // InsertDataCapability (HistoryUpdate)
+  CHECK(value_of(11200) == ua::variant(true));                    // DeleteAtTimeCapability
+  CHECK(value_of(11281) == ua::variant(false));                   // InsertEventCapability
+  REQUIRE(core.set_event_history({ua::node_id(0, 2253)}).empty());
+  CHECK(value_of(11242) == ua::variant(true));                    // AccessHistoryEventsCapability
   core.set_history(nullptr, {});
   CHECK(value_of(11193) == ua::variant(false));
 }
