@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <iterator>
+#include <string_view>
 
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
@@ -69,11 +70,13 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  &server_metrics::connections_accepted);
   f.per_endpoint(eps, "uactor_connections_open", "opc.tcp connections open now", C::Gauge, &server_metrics::connections_open);
   // Each endpoint (listener) of a server, labelled with its own URL (docs/decisions/0033).
+  // `scheme`: only the endpoints whose URL starts with it (empty: all).
   const auto per_listener = [&f, &eps](std::string name, std::string help, MetricType type,
-                                       std::uint64_t endpoint_metrics::*field) {
+                                       std::uint64_t endpoint_metrics::*field, std::string_view scheme = {}) {
     auto& fam = f.add(std::move(name), std::move(help), type);
     for (const auto& e : eps)
       for (std::size_t i = 0; i < e.endpoint_urls.size(); ++i) {
+        if (!e.endpoint_urls[i].starts_with(scheme)) continue;
         const endpoint_metrics m = i < e.metrics.endpoints.size() ? e.metrics.endpoints[i] : endpoint_metrics{};
         fam.metric.push_back(families::sample(type, static_cast<double>(m.*field), {{"endpoint", e.endpoint_urls[i]}}));
       }
@@ -83,22 +86,13 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
   per_listener("uactor_endpoint_connections_open", "opc.tcp connections open now on this endpoint", C::Gauge,
                &endpoint_metrics::connections_open);
   // The opc.wss doors' refusals before a connection is handed over (docs/wss.md): their endpoints only.
-  const auto per_wss_listener = [&f, &eps](std::string name, std::string help, std::uint64_t endpoint_metrics::*field) {
-    auto& fam = f.add(std::move(name), std::move(help), C::Counter);
-    for (const auto& e : eps)
-      for (std::size_t i = 0; i < e.endpoint_urls.size(); ++i) {
-        if (!e.endpoint_urls[i].starts_with("opc.wss:")) continue;
-        const endpoint_metrics m = i < e.metrics.endpoints.size() ? e.metrics.endpoints[i] : endpoint_metrics{};
-        fam.metric.push_back(families::sample(C::Counter, static_cast<double>(m.*field), {{"endpoint", e.endpoint_urls[i]}}));
-      }
-  };
-  per_wss_listener("uactor_wss_tls_failures_total", "opc.wss: TLS handshakes failed or not done in time",
-                   &endpoint_metrics::wss_tls_failures);
-  per_wss_listener("uactor_wss_upgrades_refused_total",
-                   "opc.wss: connections without a good WebSocket upgrade (not opcua+uacp, an Origin not allowed, timed out)",
-                   &endpoint_metrics::wss_upgrades_refused);
-  per_wss_listener("uactor_wss_busy_refusals_total", "opc.wss: connections closed at once, wss_max_pending_handshakes under way",
-                   &endpoint_metrics::wss_busy_refusals);
+  per_listener("uactor_wss_tls_failures_total", "opc.wss: TLS handshakes failed or not done in time", C::Counter,
+               &endpoint_metrics::wss_tls_failures, "opc.wss:");
+  per_listener("uactor_wss_upgrades_refused_total",
+               "opc.wss: connections without a good WebSocket upgrade (not opcua+uacp, an Origin not allowed, timed out)",
+               C::Counter, &endpoint_metrics::wss_upgrades_refused, "opc.wss:");
+  per_listener("uactor_wss_busy_refusals_total", "opc.wss: connections closed at once, wss_max_pending_handshakes under way",
+               C::Counter, &endpoint_metrics::wss_busy_refusals, "opc.wss:");
   // Reverse connect (docs/reverse-connect.md): per target, labelled with the client's URL.
   const auto per_target = [&f, &eps](std::string name, std::string help, MetricType type,
                                      std::uint64_t reverse_connect_metrics::*field) {
