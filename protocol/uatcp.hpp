@@ -44,7 +44,7 @@ struct message_header {
 expected<message_header> parse_message_header(std::span<const std::uint8_t, message_header_size> in) noexcept;
 void write_message_header(std::uint8_t* out, const message_header& h) noexcept;  // 8 bytes
 
-// One side's limits (defaults from DESIGN.md). In a Hello or Acknowledge, 0 for MaxMessageSize or
+// One side's limits (defaults: docs/configuration.md, [server]). In a Hello or Acknowledge, 0 for MaxMessageSize or
 // MaxChunkCount means "no limit" (§7.1.2.3); in our configuration it means the same.
 struct transport_limits {
   std::uint32_t receive_buffer_size = 65535;

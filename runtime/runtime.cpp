@@ -377,7 +377,7 @@ struct value_door {
 
 using value_source = std::function<void(std::uint64_t tick, ua::date_time now, std::vector<value_update>& out)>;
 
-// A value source on a timer (DESIGN.md "writer"): each tick's values go through the door as one
+// A value source on a timer (docs/architecture.md, "Writers"): each tick's values go through the door as one
 // batch. It ends with the host it writes to.
 caf::behavior value_writer(caf::event_based_actor* self, std::shared_ptr<value_door> door,
                            std::chrono::milliseconds interval, value_source source) {

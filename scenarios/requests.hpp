@@ -26,7 +26,7 @@ struct wire_sizes {
 
 // A Read of `nodes` values (TimestampsToReturn Both, as make_read_request) and its ReadResponse
 // of Double values with both timestamps, each encoded with the codec and chunked as MSG chunks of
-// a channel with policy None and 65,535-byte chunks (the defaults of DESIGN.md).
+// a channel with policy None and 65,535-byte chunks (the defaults).
 wire_sizes read_wire_sizes(std::size_t nodes);
 
 }  // namespace uactor::scenarios

@@ -1,7 +1,7 @@
 // The low-level SHA256_* functions are deprecated in OpenSSL 3, but they are the only SHA-256
 // there that allocates nothing per use: in OpenSSL 3.0 every EVP_DigestInit_ex, EVP_MAC_init and
 // EVP_MD_CTX_copy_ex creates a fresh provider context (1-2 mallocs per MAC, measured with
-// CRYPTO_set_mem_functions), and a chunk's MAC must not allocate (DESIGN.md hot paths). The
+// CRYPTO_set_mem_functions), and a chunk's MAC must not allocate (hot paths allocate nothing). The
 // state is a plain struct, so the precomputed key states are copied by value.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "security/hmac_sha256.hpp"

@@ -1,5 +1,5 @@
 // The deprecated SHA384_* functions for the reason hmac_sha256.cpp gives: in OpenSSL 3.0 the EVP
-// digest and MAC interfaces allocate per use, and a chunk's MAC must not (DESIGN.md hot paths).
+// digest and MAC interfaces allocate per use, and a chunk's MAC must not (hot paths allocate nothing).
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "security/hmac_sha384.hpp"
 

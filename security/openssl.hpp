@@ -31,7 +31,7 @@ using x509_ptr = std::unique_ptr<X509, detail::openssl_deleter<X509, X509_free>>
 using bio_ptr = std::unique_ptr<BIO, detail::openssl_deleter<BIO, detail::bio_free>>;
 
 // Drains this thread's OpenSSL error queue into one line ("" when empty): for the log, never
-// for the peer (DESIGN.md: a peer only learns Bad_SecurityChecksFailed).
+// for the peer (Part 4 §6.1.3: a peer only learns Bad_SecurityChecksFailed).
 std::string last_openssl_error();
 
 }  // namespace uactor::security

@@ -24,7 +24,7 @@ namespace uactor::actors {
 namespace {
 
 // The staging buffer: one receive takes a header and, for small chunks, the whole chunk and the
-// next ones (DESIGN.md "Staged single-recv framing").
+// next ones (docs/decisions/0007, "staged single-recv framing").
 constexpr std::size_t staging_size = 8192;
 
 // Responses not yet written to the socket (CAF's write buffers) above which the connection stops
@@ -152,7 +152,7 @@ void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connecti
   c.channel.clear_output();
 }
 
-// Back pressure (DESIGN.md: a hostile peer gets a closed connection, never unbounded memory): stop
+// Back pressure (a hostile peer gets a closed connection, never unbounded memory): stop
 // reading while the host has max_pending requests of ours waiting, or while more than
 // max_unsent_bytes of answers wait for the peer to read them.
 void update_reading(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {

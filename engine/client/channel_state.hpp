@@ -52,7 +52,7 @@ struct client_channel_security {
 
 struct client_channel_config {
   std::string endpoint_url;      // sent in the Hello (Part 6 §7.1.2.3)
-  ua::transport_limits limits;   // what we offer in the Hello (DESIGN.md defaults)
+  ua::transport_limits limits;   // what we offer in the Hello (defaults: docs/configuration.md)
   ua::decode_limits decode;      // for response bodies
   std::chrono::milliseconds requested_lifetime{3'600'000};  // OpenSecureChannel RequestedLifetime
   // Part 4 §5.5.2: the client renews before the token expires; at this share of the revised lifetime.

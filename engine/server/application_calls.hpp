@@ -1,4 +1,4 @@
-// The application bridge's plain part (DESIGN.md "application bridge", docs/embedding.md): which
+// The application bridge's plain part (docs/embedding.md): which
 // nodes the application answers for, the questions the services put to it, and the requests that
 // wait for the answers until their deadlines. No CAF: the session host carries questions out and
 // answers in; server_core routes Write, Read and Call through here when the application has hooks.

@@ -1,4 +1,4 @@
-// Logins that cannot be guessed at (issue 32 item 4, docs/security.md "Login attempts"): failed
+// Logins that cannot be guessed at (docs/security.md "Login attempts"): failed
 // ActivateSession credentials counted per user name and per source address, an exponential
 // backoff after a user name's failures, a lockout once either reaches its limit. Plain state with
 // the time passed in; the session manager owns it and asks it before any password or certificate

@@ -346,7 +346,7 @@ secure_channel_state::event secure_channel_state::recheck_peer(const instant& no
 secure_channel_state::event secure_channel_state::refuse(std::string reason) {
   spdlog::warn("secure channel {}: refused: {}", config_.channel_id, reason);
   security_log_ = std::move(reason);
-  // Part 4 §6.1.3 / DESIGN.md: no oracle for an attacker; the log has the reason.
+  // Part 4 §6.1.3: no oracle for an attacker; the log has the reason.
   return fail(ua::status::bad_security_checks_failed, {});
 }
 

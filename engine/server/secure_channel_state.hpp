@@ -39,7 +39,7 @@ struct secure_channel_config {
   // The endpoint (listener) of the connection: an OPN may ask only for what it offers
   // (server_security::endpoints).
   std::uint16_t endpoint = 0;
-  ua::transport_limits limits;   // what we offer in the Acknowledge (DESIGN.md defaults)
+  ua::transport_limits limits;   // what we offer in the Acknowledge (docs/configuration.md, [server])
   ua::decode_limits decode;      // for request bodies
   std::chrono::milliseconds hello_timeout{10'000};
   // RevisedLifetime: a requested 0 gets the maximum; anything else is clamped (Part 4 §5.5.2).

@@ -167,7 +167,7 @@ struct server_plan {
   std::uint32_t max_message_size = 16u << 20;
   std::uint32_t max_chunk_count = 4096;
   std::uint32_t max_nodes_per_operation = 10000;
-  // The other limits of DESIGN.md's Defaults table.
+  // The other limits the server enforces on a peer (docs/configuration.md, [server]).
   std::chrono::milliseconds hello_timeout{10'000};        // a connection that never says Hello is closed
   std::chrono::milliseconds max_token_lifetime{3'600'000}; // RevisedLifetime of a secure channel token at most
   std::chrono::milliseconds max_session_timeout{3'600'000};// RevisedSessionTimeout at most

@@ -28,7 +28,7 @@ struct diagnostic {
   std::string to_string() const;
 };
 
-// A simulated signal (DESIGN.md "writer"): one actor, one batch per tick for all its targets.
+// A simulated signal (docs/architecture.md, "Writers"): one actor, one batch per tick for all its targets.
 struct writer_spec {
   std::string kind;  // counter | ramp | sine | square | random_walk | steps
   std::chrono::milliseconds interval{1000};

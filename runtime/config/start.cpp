@@ -87,7 +87,7 @@ struct writer_counters {
   std::atomic<std::uint64_t> waits{0};
 };
 
-// One [[writers]] entry (DESIGN.md "writer"): each tick one batch, through the same door as any
+// One [[writers]] entry (docs/architecture.md, "Writers"): each tick one batch, through the same door as any
 // application's values.
 
 caf::behavior plant_writer(caf::event_based_actor* self, writer_spec spec, server* srv, std::vector<value_handle> handles,

@@ -214,7 +214,7 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
     }
   }
 
-  // Per actor path (DESIGN.md): the session host's mailbox and how long a batch of requests waited
+  // Per actor path (docs/architecture.md, section 2): the session host's mailbox and how long a batch of requests waited
   // in it (with session_host = "multiplexer" the connections answer in place: no waits to count);
   // the connection brokers summed (their mailboxes, the answered batches' waits); the writers' ticks
   // (how late they ran). docs/decisions/0019 says why not the crypto workers and script shards.

@@ -1,5 +1,5 @@
 // Decoding into a reused message object allocates nothing once it has the message's shape:
-// the property the actors' hot paths rely on (DESIGN.md: hot paths allocate nothing).
+// the property the actors' hot paths rely on (hot paths allocate nothing: docs/performance.md).
 #include <catch2/catch.hpp>
 
 #include "protocol/message.hpp"

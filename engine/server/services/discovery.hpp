@@ -14,7 +14,7 @@ namespace uactor::services {
 
 // What the server says about itself in ApplicationDescriptions and EndpointDescriptions.
 struct server_description {
-  std::string application_uri;       // urn:<host name>:uactor:server by default (DESIGN.md)
+  std::string application_uri;       // urn:<host name>:uactor:server by default
   std::string product_uri = "urn:uactor";
   std::string application_name = "uactor";
   std::string product_name = "uactor";       // the Server object's BuildInfo (Part 5 §12.4)

@@ -1,4 +1,4 @@
-// The limits the attribute and view services enforce (DESIGN.md "Defaults"). A plain value: the
+// The limits the attribute and view services enforce (docs/configuration.md, [server]). A plain value: the
 // server configuration fills one and the session hands it to each service call.
 #pragma once
 

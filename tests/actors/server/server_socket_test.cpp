@@ -1,4 +1,4 @@
-// The server over real sockets on 127.0.0.1 against hostile peers (DESIGN.md "Bad input is expected
+// The server over real sockets on 127.0.0.1 against hostile peers ("Bad input is expected
 // input"): each test names the input and what the server must answer, then checks that the server
 // still serves a well-behaved client (Hello, OPN, CreateSession, ActivateSession, Read of
 // ns=1;s=the.answer = 43) and that the connection's actor is gone (nothing held for a dead peer).
