@@ -22,7 +22,7 @@ console.info = console.log;
 const path = require("path");
 const {
     OPCUAClient, OPCUACertificateManager, MessageSecurityMode, SecurityPolicy, UserTokenType, AttributeIds,
-    DataType, Variant
+    DataType, Variant, resolveNodeId
 } = require("node-opcua");
 // node-opcua does not re-export these two; its types package does.
 const { IdentityMappingRuleType, IdentityCriteriaType } = require("node-opcua-types");
@@ -143,7 +143,7 @@ async function main() {
     const addRole = (name) => admin.session.call({ objectId: ROLE_SET, methodId: ADD_ROLE, inputArguments: [
         { dataType: DataType.String, value: name }, { dataType: DataType.String, value: "" }] });
     const removeRole = (id) => admin.session.call({ objectId: ROLE_SET, methodId: REMOVE_ROLE, inputArguments: [
-        { dataType: DataType.NodeId, value: id }] });
+        { dataType: DataType.NodeId, value: resolveNodeId(id) }] });
     const roleSetNames = async () => (await admin.session.browse({ nodeId: ROLE_SET, browseDirection: 0,
         includeSubtypes: true, resultMask: 63 })).references.map((r) => r.browseName.name);
     const added = await addRole("NightShift");

@@ -85,6 +85,9 @@ struct fixture {
     held_header = activate.request_header;
     out.clear();
     core.handle(channel, handle, activate.request_header, held_request, at(ms), out);
+    // What the host posts to the application with role_hook()->dispatch.
+    for (auto& q : core.role_outbox()) core.role_hook()->dispatch(std::move(q));
+    core.role_outbox().clear();
     return core.take_role_wait();
   }
   // What the client gets for the held ActivateSession once settled.
@@ -205,14 +208,22 @@ TEST_CASE("role callback: a refusal answers Bad_UserAccessDenied and leaves the 
   REQUIRE(settled.size() == 1);
   CHECK(settled[0].result == status::bad_user_access_denied);
   CHECK(f.finish(settled[0].result, 5) == status::bad_user_access_denied);
-  CHECK(f.write(1) == status::bad_session_not_activated);
   CHECK(f.roles().empty());
+  CHECK_FALSE(f.core.sessions().find(f.token)->activated);
   // It may activate again (the callback asked anew) and be let in this time.
   const auto q2 = f.activate(6);
   REQUIRE(q2 != 0);
   REQUIRE(f.core.answer_roles(answer(q2, {"Operator"}), at(7)).size() == 1);
   CHECK(f.finish(status::good, 7) == status::good);
   CHECK(f.write(2) == status::good);
+  // Refused again: a request other than ActivateSession now closes it (Part 4 §5.7.3.1).
+  const auto q3 = f.activate(8);
+  authz::role_answer no_again;
+  no_again.id = q3;
+  no_again.refused = true;
+  REQUIRE(f.core.answer_roles(std::move(no_again), at(9)).size() == 1);
+  CHECK(f.write(3) == status::bad_session_not_activated);
+  CHECK(f.core.sessions().find(f.token) == nullptr);
 }
 
 TEST_CASE("role callback: past the deadline the rules' roles, or a refusal when the hook says so",
@@ -239,7 +250,7 @@ TEST_CASE("role callback: past the deadline the rules' roles, or a refusal when 
     REQUIRE(settled.size() == 1);
     CHECK(settled[0].result == status::bad_user_access_denied);
     CHECK(f.finish(settled[0].result, 501) == status::bad_user_access_denied);
-    CHECK(f.write(1) == status::bad_session_not_activated);
+    CHECK(f.roles().empty());
   }
 }
 
