@@ -319,6 +319,7 @@ namespace detail {
 struct reply_sink {
   caf::actor host;
   void answer(actors::app_answer&& a) const { caf::anon_send(host, std::move(a)); }
+  void answer_roles(actors::authz::role_answer&& a) const { caf::anon_send(host, std::move(a)); }
 };
 }  // namespace detail
 
@@ -342,6 +343,15 @@ void read_reply::operator()(status_code failure) const {
   a.id = id_;
   a.status = failure.is_good() ? ua::status::bad_internal_error : failure;
   sink_->answer(std::move(a));
+}
+
+void role_reply::operator()(role_decision decision) const {
+  actors::authz::role_answer a;
+  a.id = id_;
+  a.refused = decision.refuse;
+  a.roles = std::move(decision.roles);
+  a.group_ids = std::move(decision.group_ids);
+  sink_->answer_roles(std::move(a));
 }
 
 void call_reply::operator()(status_code result, std::vector<variant> outputs) const {
@@ -411,6 +421,30 @@ void guarded(const char* kind, const Reply& reply, Handler&& handler) {
     spdlog::error("application: a {} handler threw", kind);
     reply(ua::status::bad_internal_error);
   }
+}
+
+// The role callback's view of a question (server::on_activate).
+session_login runtime_role_login_of(const actors::authz::role_question& q) {
+  session_login l;
+  switch (q.identity.token) {
+    case actors::session_identity::kind::anonymous: l.token = session_login::token_kind::anonymous; break;
+    case actors::session_identity::kind::user_name: l.token = session_login::token_kind::user_name; break;
+    case actors::session_identity::kind::certificate: l.token = session_login::token_kind::certificate; break;
+  }
+  if (l.token != session_login::token_kind::anonymous) l.user = q.identity.name;
+  l.certificate_subject = q.user_subject;
+  l.application_uri = q.application_uri;
+  l.endpoint_url = q.endpoint_url;
+  l.encrypted = q.security_mode == ua::message_security_mode::sign_and_encrypt;
+  l.roles = q.roles;
+  return l;
+}
+
+void runtime_role_timed_out(const detail::reply_sink& sink, std::uint64_t id) {
+  actors::authz::role_answer a;
+  a.id = id;
+  a.timed_out = true;
+  sink.answer_roles(std::move(a));
 }
 
 class embedded_server final : public server {
@@ -717,6 +751,38 @@ public:
                             reply);
                   });
                 });
+  }
+
+  status_code on_activate(role_handler handler, role_callback_options options) override {
+    actors::authz::role_hook_ptr hook;
+    if (handler) {
+      auto h = std::make_shared<actors::authz::role_hook>();
+      h->deadline = options.deadline;
+      h->refuse_on_timeout = options.refuse_on_timeout;
+      h->dispatch = [where = std::move(options.where), handler = std::move(handler), sink = sink_](
+                        actors::authz::role_question&& q) {
+        where([handler, sink, q = std::move(q)] {
+          role_reply reply(sink, q.id);
+          try {
+            handler(runtime_role_login_of(q), reply);
+          } catch (const std::exception& e) {
+            // As if the deadline had passed: the plant's roles, or the refusal it is set to.
+            spdlog::error("application: the role callback threw: {}", e.what());
+            runtime_role_timed_out(*sink, q.id);
+          } catch (...) {
+            spdlog::error("application: the role callback threw");
+            runtime_role_timed_out(*sink, q.id);
+          }
+        });
+      };
+      hook = std::move(h);
+    }
+    ua::status_code failed;
+    auto done = run_on_host([hook = std::move(hook)](actors::server_core& core) mutable {
+      core.set_role_hook(std::move(hook));
+      return ua::status_code(ua::status::good);
+    }, failed);
+    return done ? *done : failed;
   }
 
   // Everything is read before anything changes: a bad file changes nothing.

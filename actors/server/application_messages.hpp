@@ -15,6 +15,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
+#include "engine/server/access/role_decision.hpp"
 #include "engine/server/application_calls.hpp"
 #include "uactor/server.hpp"
 
@@ -94,6 +95,8 @@ struct host_job {
 };
 
 using app_deadline_atom = caf::atom_constant<caf::atom("appdue")>;
+// A role question's deadline (docs/decisions/0063); its answer comes as an authz::role_answer.
+using role_deadline_atom = caf::atom_constant<caf::atom("roledue")>;
 
 }  // namespace uactor::actors
 
@@ -101,3 +104,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::value_batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::event_batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::host_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::app_answer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(uactor::actors::authz::role_answer)

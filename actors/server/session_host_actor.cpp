@@ -51,6 +51,9 @@ struct host_state {
   std::shared_ptr<crypto_pool> crypto;  // null: the session crypto runs here
   std::unordered_map<std::uint32_t, channel_entry> channels;
   std::unordered_map<std::uint64_t, parked_batch> parked;
+  // Batches held behind an ActivateSession whose roles the application decides (docs/decisions/
+  // 0063), by question; `at` is the request after it.
+  std::unordered_map<std::uint64_t, parked_batch> role_parked;
   std::uint64_t next_park = 1;
   caf::actor_addr host;  // the publishing clock's ticks go to the host (weak: the host holds this state)
   bool tick_armed = false;
@@ -112,6 +115,33 @@ void ask_application(host_state& st) {
   }
 }
 
+// The role questions of the ActivateSession just handled go to the application's executor, each
+// with a deadline timer for the host (docs/decisions/0063).
+void ask_roles(host_state& st) {
+  auto& outbox = st.core->role_outbox();
+  if (outbox.empty()) return;
+  auto host = caf::actor_cast<caf::actor>(st.host);
+  std::vector<authz::role_question> questions;
+  questions.swap(outbox);
+  const auto& hook = st.core->role_hook();
+  for (auto& q : questions) {
+    const std::uint64_t id = q.id;
+    if (hook) {
+      caf::delayed_anon_send(host, hook->deadline, role_deadline_atom::value);
+      try {
+        hook->dispatch(std::move(q));
+        continue;
+      } catch (const std::exception& e) {
+        spdlog::error("application: posting the role callback failed: {}", e.what());
+      }
+    }
+    authz::role_answer a;  // no callback to ask (removed meanwhile), or it could not be posted
+    a.id = id;
+    a.timed_out = true;
+    caf::anon_send(host, std::move(a));
+  }
+}
+
 template <class Self>
 void push_deferred(Self* self, host_state& st) {
   st.core->watches().flush();
@@ -166,8 +196,18 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
   for (std::size_t i = from; i < batch.size; ++i) {
     exchange& x = batch.items[i];
     x.response.clear();
+    // An ActivateSession whose roles the application decides holds the batch (the requests
+    // behind it must see the session's roles) until its answer or deadline.
+    const auto held_for_roles = [&] {
+      const std::uint64_t q = st.core->take_role_wait();
+      if (!q) return false;
+      st.role_parked.emplace(q, parked_batch{ptr, i + 1, connection});
+      ask_roles(st);
+      return true;
+    };
     if (i == from && done) {
       st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response, done);
+      if (held_for_roles()) return false;
       continue;
     }
     if (st.crypto) {
@@ -198,6 +238,7 @@ bool answer_from(host_state& st, const batch_ptr& ptr, std::size_t from, const s
     }
     // An empty response: a Publish queued, answered later through push_deferred.
     st.core->handle(batch.channel_id, x.request_id, x.header, x.request, now, x.response);
+    if (held_for_roles()) return false;
   }
   return true;
 }
@@ -211,6 +252,21 @@ template <class Self>
 void send_back(Self*, const caf::actor& connection, batch_ptr&& batch) {
   batch->sent = std::chrono::steady_clock::now();
   caf::anon_send(connection, std::move(batch));
+}
+
+// Role questions settled: each held ActivateSession answered (refused, if so) and its batch goes on.
+template <class Self>
+void resume_role_waits(Self* self, host_state& st, const std::vector<authz::role_settled>& settled) {
+  const instant now = now_instant();
+  for (const auto& done : settled) {
+    const auto it = st.role_parked.find(done.id);
+    if (it == st.role_parked.end()) continue;  // its channel closed meanwhile
+    parked_batch p = std::move(it->second);
+    st.role_parked.erase(it);
+    exchange& x = p.batch->items[p.at - 1];
+    st.core->finish_activation(p.batch->channel_id, x.header, x.request, done.result, now, x.response);
+    if (answer_from(st, p.batch, p.at, nullptr, p.connection)) send_back(self, p.connection, std::move(p.batch));
+  }
 }
 
 // The same behaviour for both homes: a scheduler actor or a broker without connections.
@@ -283,6 +339,17 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
       st->core->complete_history_update(*job, now_instant());
       push_deferred(self, *st);
     },
+    // The application's role callback answered (role_reply), or a question's deadline passed.
+    [self, st](authz::role_answer& a) {
+      resume_role_waits(self, *st, st->core->answer_roles(std::move(a), now_instant()));
+      push_deferred(self, *st);
+      arm_tick(*st);
+    },
+    [self, st](role_deadline_atom) {
+      resume_role_waits(self, *st, st->core->expire_roles(now_instant()));
+      push_deferred(self, *st);
+      arm_tick(*st);
+    },
     [self, st](app_deadline_atom) {
       st->core->application().expire(now_instant());
       push_deferred(self, *st);
@@ -300,6 +367,7 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     [st](channel_closed_atom, std::uint32_t channel_id) {
       st->channels.erase(channel_id);
       std::erase_if(st->parked, [channel_id](const auto& e) { return e.second.batch->channel_id == channel_id; });
+      std::erase_if(st->role_parked, [channel_id](const auto& e) { return e.second.batch->channel_id == channel_id; });
       st->core->channel_closed(channel_id);
     },
     [self, st, housekeeping](housekeeping_atom) {

@@ -426,6 +426,7 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
   if (routed.activated)
     subscriptions_->session_activated(routed.activated->session_id.numeric(), routed.activated->identity,
                                       access_of(*routed.activated));
+  role_wait_ = routed.role_question;
   if (metrics_ && routed.channel_move != session_manager::routed::move::none)
     (routed.channel_move == session_manager::routed::move::moved ? metrics_->host().session_moves
                                                                    : metrics_->host().session_moves_refused)
@@ -452,7 +453,8 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
       else if (&routed.response->type() == &ua::activate_session_response::extension_type_info)
         result = static_cast<const ua::typed_extension_body<ua::activate_session_response>*>(routed.response)
                      ->value.response_header.service_result;
-      audit_activate(channel_id, *act, routed.activated, result, now);
+      // Held for the role callback: audited once it is settled (finish_activation).
+      if (!routed.role_question) audit_activate(channel_id, *act, routed.activated, result, now);
     }
     return service;
   }
@@ -460,6 +462,40 @@ const service_descriptor* server_core::route(std::uint32_t channel_id, std::uint
   // A Write may have moved an alarm's input: its transitions now, in the order of the changes.
   if (conditions_->has_pending()) conditions_->process(space_, *this, now);
   return service;
+}
+
+std::vector<authz::role_settled> server_core::answer_roles(authz::role_answer&& a, const instant& now) {
+  std::vector<authz::role_settled> out;
+  for (const auto& o : sessions_.answer_roles(std::move(a), now)) {
+    // The subscriptions of a session activated again follow its roles (decided now).
+    if (o.activated)
+      subscriptions_->session_activated(o.activated->session_id.numeric(), o.activated->identity, access_of(*o.activated));
+    out.push_back(o.settled);
+  }
+  return out;
+}
+
+std::vector<authz::role_settled> server_core::expire_roles(const instant& now) {
+  std::vector<authz::role_settled> out;
+  for (const auto& o : sessions_.expire_roles(now)) {
+    if (o.activated)
+      subscriptions_->session_activated(o.activated->session_id.numeric(), o.activated->identity, access_of(*o.activated));
+    out.push_back(o.settled);
+  }
+  return out;
+}
+
+void server_core::finish_activation(std::uint32_t channel_id, const ua::request_header& header,
+                                    const ua::extension_object& request, ua::status_code result, const instant& now,
+                                    ua::byte_buffer& out) {
+  if (result.is_bad()) {
+    out.clear();
+    fault(header, result, now, out);
+  }
+  if (const auto* act = request.get_if<ua::activate_session_request>()) {
+    const session* s = result.is_good() ? sessions_.find(header.authentication_token) : nullptr;
+    audit_activate(channel_id, *act, s, result, now);
+  }
 }
 
 void server_core::publish_tick(const instant& now) {
@@ -889,12 +925,12 @@ void server_core::call_role_method(const ua::call_method_request& m, ua::call_me
     std::shared_ptr<authz::role_registry> changed;
     try {
       r.status_code = role_set_.call(who, space_.find(m.object_id), method, m.input_arguments, space_,
-                                     sessions_.roles(), changed);
+                                     sessions_.roles(), changed, &r.output_arguments);
     } catch (const std::exception&) {
       r.status_code = ua::status::bad_internal_error;
     }
     if (changed) {
-      spdlog::info("{} of role {} by {}: applies to sessions activated from now on",
+      spdlog::info("{} on {} by {}: applies to sessions activated from now on",
                    space_.at(method).browse_name, space_.at(space_.find(m.object_id)).browse_name, describe(c.s->identity));
       publish_roles(std::move(changed));
     }
@@ -1003,9 +1039,14 @@ std::vector<std::string> server_core::set_access(std::shared_ptr<const authz::ro
 std::vector<std::string> server_core::publish_roles(std::shared_ptr<const authz::role_registry> roles) {
   if (!roles) roles = std::make_shared<const authz::role_registry>();
   std::vector<ua::node_id> ids;
-  for (const auto& r : roles->roles()) ids.push_back(r.id);
+  for (const auto& r : roles->roles()) ids.push_back(r.removed ? ua::node_id() : r.id);
   // The RoleSet's nodes first: its default rules name them (a plant role's Object is new).
   std::vector<authz::permission_rule> rules = plant_rules_;
+  // Part 18 §4.2.3: a removed role's permissions go with it.
+  for (auto& rule : rules)
+    std::erase_if(rule.roles, [&](const auto& entry) {
+      return entry.first < roles->roles().size() && roles->roles()[entry.first].removed;
+    });
   if (role_set_.sync(space_, *roles).is_good()) {
     auto defaults = role_set_.default_rules(space_);
     rules.insert(rules.end(), std::make_move_iterator(defaults.begin()), std::make_move_iterator(defaults.end()));

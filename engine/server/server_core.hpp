@@ -225,6 +225,21 @@ public:
             authz::restrictions_met_by(static_cast<std::int32_t>(s.channel_security.mode))};
   }
 
+  // The application's role callback (docs/decisions/0063; null: none). An ActivateSession that
+  // succeeds then waits: take_role_wait() after handle() gives its question's id (0: none), and the
+  // caller holds its response and the requests behind it until answer_roles() or expire_roles()
+  // settles the question, then calls finish_activation() on the held response.
+  void set_role_hook(authz::role_hook_ptr hook) { sessions_.set_role_hook(std::move(hook)); }
+  const authz::role_hook_ptr& role_hook() const noexcept { return sessions_.role_hook(); }
+  std::vector<authz::role_question>& role_outbox() noexcept { return sessions_.role_outbox(); }
+  std::uint64_t take_role_wait() noexcept { return std::exchange(role_wait_, 0); }
+  std::vector<authz::role_settled> answer_roles(authz::role_answer&& a, const instant& now);
+  std::vector<authz::role_settled> expire_roles(const instant& now);
+  // The held ActivateSession response in `out`: replaced by a ServiceFault when the callback
+  // refused (`result` bad); its audit event either way (Part 5 §6.4.7).
+  void finish_activation(std::uint32_t channel_id, const ua::request_header& header, const ua::extension_object& request,
+                         ua::status_code result, const instant& now, ua::byte_buffer& out);
+
   ua::address_space& space() noexcept { return space_; }
   const ua::address_space& space() const noexcept { return space_; }
   const session_manager& sessions() const noexcept { return sessions_; }
@@ -359,6 +374,7 @@ private:
   std::unique_ptr<change_fanout> fanout_;
   // On the heap: the services' node_access and the application's waiting requests point at it.
   std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();
+  std::uint64_t role_wait_ = 0;  // the question of the ActivateSession just handled (take_role_wait)
   std::vector<authz::permission_rule> plant_rules_;  // set_access's, without namespace 0's defaults
   authz::role_set_object role_set_;
   std::shared_ptr<history::history_store> history_store_;

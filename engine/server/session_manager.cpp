@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/common/channel_crypto.hpp"
@@ -663,9 +665,11 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
                                       ? ua::wss_uacp_binary_profile
                                       : std::string_view("http://opcfoundation.org/UA-Profile/Transport/uatcp-uasc-uabinary");
     s->roles = config_.roles->roles_of(facts);
+    ++s->activations;
+    if (role_hook_) r.role_question = ask_roles(*s, facts, now);
   }
-  spdlog::debug("session {}: {} has the roles {}", s->session_id.to_string(), describe(s->identity),
-                authz::describe(*config_.roles, s->roles));
+  spdlog::debug("session {}: {} has the roles {}{}", s->session_id.to_string(), describe(s->identity),
+                authz::describe(*config_.roles, s->roles), r.role_question ? " (the application's callback decides)" : "");
   s->channel_id = channel_id;
   s->channel_security = {peer.policy, peer.mode};
   s->activated = true;
@@ -680,6 +684,116 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   r.response = &activate_response_;
   r.activated = s;
   return r;
+}
+
+// docs/decisions/0063: the session is activated with the roles its rules give; the question goes
+// out with what the rules looked at, and the host holds the response until settle.
+std::uint64_t session_manager::ask_roles(session& s, const authz::session_facts& facts, const instant& now) {
+  const std::uint64_t id = next_role_question_++;
+  role_wait w;
+  w.token = s.authentication_token.guid_value();
+  w.activation = s.activations;
+  w.deadline = now.steady + role_hook_->deadline;
+  w.user_subject = facts.user_subject;
+  w.user_issuer = facts.user_issuer;
+  w.application_uri = facts.application_uri;
+  w.endpoint_url = facts.endpoint_url;
+  w.security_policy_uri = facts.security_policy_uri;
+  w.transport_profile_uri = facts.transport_profile_uri;
+  w.trusted_application = facts.trusted_application;
+  w.security_mode = facts.security_mode;
+  authz::role_question q;
+  q.id = id;
+  q.identity = s.identity;
+  q.user_subject = w.user_subject;
+  q.application_uri = w.application_uri;
+  q.endpoint_url = w.endpoint_url;
+  q.security_mode = w.security_mode;
+  s.roles.each([&](authz::role_id r) { q.roles.push_back(config_.roles->at(r).name); });
+  role_waits_.emplace(id, std::move(w));
+  role_outbox_.push_back(std::move(q));
+  return id;
+}
+
+void session_manager::settle_roles(std::uint64_t id, authz::role_answer&& a) {
+  const auto it = role_waits_.find(id);
+  if (it == role_waits_.end()) return;
+  const role_wait w = std::move(it->second);
+  role_waits_.erase(it);
+  role_outcome out;
+  out.settled.id = id;
+  out.settled.result = ua::status::good;
+  const auto found = sessions_.find(w.token);
+  // The session closed, or activated again meanwhile (that activation asked anew): nothing to do,
+  // the held response (if its channel is still there) goes out as it is.
+  if (found == sessions_.end() || found->second.activations != w.activation) {
+    role_outcomes_.push_back(out);
+    return;
+  }
+  session& s = found->second;
+  const bool refuse = a.refused || (a.timed_out && role_hook_ && role_hook_->refuse_on_timeout);
+  if (refuse) {
+    // Part 4 §5.7.3.3: Bad_UserAccessDenied; the session is left not activated (a first
+    // activation as it was before; a change of user activates again).
+    spdlog::warn("ActivateSession refused by the application's role callback{}: session {}, {}",
+                 a.timed_out ? " (no answer within its deadline)" : "", s.session_id.to_string(), describe(s.identity));
+    s.activated = false;
+    s.roles = {};
+    s.identity = {};
+    s.user_name = {};
+    s.user_token_policy_id = {};
+    out.settled.result = ua::status::bad_user_access_denied;
+    out.activated = &s;
+    role_outcomes_.push_back(out);
+    return;
+  }
+  if (a.timed_out) {
+    spdlog::warn("session {}: the application's role callback did not answer within {} ms: {} keeps the roles of the "
+                 "plant's rules ({})",
+                 s.session_id.to_string(), role_hook_ ? role_hook_->deadline.count() : 0, describe(s.identity),
+                 authz::describe(*config_.roles, s.roles));
+    role_outcomes_.push_back(out);
+    return;
+  }
+  authz::session_facts facts;
+  facts.identity = &s.identity;
+  facts.user_subject = w.user_subject;
+  facts.user_issuer = w.user_issuer;
+  facts.application_uri = w.application_uri;
+  facts.trusted_application = w.trusted_application;
+  facts.endpoint_url = w.endpoint_url;
+  facts.security_mode = w.security_mode;
+  facts.security_policy_uri = w.security_policy_uri;
+  facts.transport_profile_uri = w.transport_profile_uri;
+  facts.role_claims = a.roles;
+  facts.group_ids = a.group_ids;
+  s.roles = config_.roles->roles_of(facts);
+  spdlog::info("session {}: {} has the roles {} (the application's callback: claims [{}], groups [{}])",
+               s.session_id.to_string(), describe(s.identity), authz::describe(*config_.roles, s.roles),
+               fmt::join(a.roles, ", "), fmt::join(a.group_ids, ", "));
+  out.activated = &s;
+  role_outcomes_.push_back(out);
+}
+
+std::span<const session_manager::role_outcome> session_manager::answer_roles(authz::role_answer&& a, const instant&) {
+  role_outcomes_.clear();
+  settle_roles(a.id, std::move(a));
+  return role_outcomes_;
+}
+
+std::span<const session_manager::role_outcome> session_manager::expire_roles(const instant& now) {
+  role_outcomes_.clear();
+  std::vector<std::uint64_t> due;
+  for (const auto& [id, w] : role_waits_)
+    if (w.deadline <= now.steady) due.push_back(id);
+  std::sort(due.begin(), due.end());  // in the order asked
+  for (const std::uint64_t id : due) {
+    authz::role_answer a;
+    a.id = id;
+    a.timed_out = true;
+    settle_roles(id, std::move(a));
+  }
+  return role_outcomes_;
 }
 
 session_manager::routed session_manager::close_session(std::uint32_t channel_id, const ua::close_session_request& req,

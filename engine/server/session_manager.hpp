@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/server/access/role_decision.hpp"
 #include "engine/server/access/roles.hpp"
 #include "engine/server/login_guard.hpp"
 #include "engine/server/secure_channel_state.hpp"
@@ -68,6 +69,7 @@ struct session {
   std::string client_application_uri;  // CreateSession's ClientDescription.applicationUri
   session_identity identity;           // set by each ActivateSession (TransferSubscriptions compares it)
   authz::role_set roles;              // granted by each ActivateSession from `identity` (Part 18 §4.4)
+  std::uint64_t activations = 0;      // counted: a role answer for an earlier activation is stale
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
   // The server identity CreateSession answered with (its channel's): what the client signs and
   // encrypts for while the session lives, also after ApplyChanges (docs/decisions/0056).
@@ -150,6 +152,10 @@ public:
     login_refusal login_refused = login_refusal::none;
     bool login_failed = false;
     bool lockout_started = false;
+    // An ActivateSession that succeeded and now waits for the application's role callback
+    // (docs/decisions/0063): the question's id. The response is Good as it stands; the caller
+    // holds it (and the requests behind it) until settle() says Good or a refusal.
+    std::uint64_t role_question = 0;
   };
 
   // One decoded request from a channel. Session services (Create/Activate/CloseSession) are
@@ -194,6 +200,23 @@ public:
   void set_endpoints(ua::ua_array<ua::endpoint_description> endpoints) { config_.endpoints = std::move(endpoints); }
   // New login limits (a reload, docs/security.md "Login attempts"); the counts so far stay.
   void set_login(const login_guard_config& c) { guard_.set_config(c); }
+  // The application's role callback (docs/decisions/0063); null: none, the rules alone decide.
+  void set_role_hook(authz::role_hook_ptr hook) { role_hook_ = std::move(hook); }
+  const authz::role_hook_ptr& role_hook() const noexcept { return role_hook_; }
+  // Questions raised since the caller last took them (it posts them with role_hook()->dispatch).
+  std::vector<authz::role_question>& role_outbox() noexcept { return role_outbox_; }
+  std::size_t roles_waiting() const noexcept { return role_waits_.size(); }
+  // The answer to a question: the session's roles are worked out again with its claims and groups,
+  // or the activation is undone (refused). Empty for an answer to no open question (late, twice).
+  // `activated` is the session whose roles changed (null otherwise); valid until the next call.
+  struct role_outcome {
+    authz::role_settled settled;
+    session* activated = nullptr;
+  };
+  std::span<const role_outcome> answer_roles(authz::role_answer&& a, const instant& now);
+  // Every question past its deadline: settled as role_hook::refuse_on_timeout says.
+  std::span<const role_outcome> expire_roles(const instant& now);
+
   // Refusal lines of ActivateSession not written (more than log_limiter's per second).
   std::uint64_t refusal_lines_suppressed() const noexcept { return refusal_log_.suppressed_total(); }
 
@@ -237,6 +260,25 @@ private:
   routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
   void new_nonce(ua::byte_string& nonce);
   ua::guid new_token();
+  // A question to the role callback for `s`, just activated with `facts`.
+  std::uint64_t ask_roles(session& s, const authz::session_facts& facts, const instant& now);
+  void settle_roles(std::uint64_t id, authz::role_answer&& a);
+
+  // An open question: the session it is about (by token and activation) and the facts the rules
+  // look at again with the answer's claims and groups.
+  struct role_wait {
+    ua::guid token;
+    std::uint64_t activation = 0;
+    std::chrono::steady_clock::time_point deadline{};
+    std::string user_subject, user_issuer, application_uri, endpoint_url, security_policy_uri, transport_profile_uri;
+    bool trusted_application = false;
+    ua::message_security_mode security_mode = ua::message_security_mode::none;
+  };
+  authz::role_hook_ptr role_hook_;
+  std::unordered_map<std::uint64_t, role_wait> role_waits_;
+  std::vector<authz::role_question> role_outbox_;
+  std::vector<role_outcome> role_outcomes_;
+  std::uint64_t next_role_question_ = 1;
 
   session_config config_;
   std::vector<ua::user_token_policy> policies_;  // of every endpoint

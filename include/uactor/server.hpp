@@ -127,6 +127,55 @@ struct callback_options {
   std::chrono::milliseconds deadline{5'000};
 };
 
+// Who activates a session, for the application's role decision (server::on_activate): the
+// identity the server has proven (the password checked, the certificate verified) and what the
+// plant file's identity mapping rules give it already.
+struct session_login {
+  enum class token_kind : std::uint8_t { anonymous, user_name, certificate };
+  token_kind token = token_kind::anonymous;
+  std::string user;                 // user_name: the name; certificate: its SHA-1 thumbprint (hex)
+  std::string certificate_subject;  // certificate: the user certificate's subject
+  std::string application_uri;      // the client's application instance certificate's (empty over None)
+  std::string endpoint_url;         // the endpoint it came through
+  bool encrypted = false;           // over a SignAndEncrypt channel
+  std::vector<std::string> roles;   // the roles the plant's rules give (names)
+};
+
+// The application's decision (docs/security.md "The application decides"). `roles` are role
+// claims: one that names a role of the server (well-known or the plant's [[roles]]) grants it,
+// and `Role:<claim>` rules map any claim to roles; `group_ids` are matched by `GroupId:<id>`
+// rules (an LDAP group, say). The session holds what the rules give with these, plus the claimed
+// roles. `refuse`: the ActivateSession is answered Bad_UserAccessDenied.
+struct role_decision {
+  bool refuse = false;
+  std::vector<std::string> roles;
+  std::vector<std::string> group_ids;
+};
+
+// The answer to one role callback, from any thread, now or later; the first answer counts, later
+// ones and answers after the deadline are dropped.
+class role_reply {
+public:
+  void operator()(role_decision decision) const;
+
+  role_reply(std::shared_ptr<detail::reply_sink> sink, std::uint64_t id) : sink_(std::move(sink)), id_(id) {}
+
+private:
+  std::shared_ptr<detail::reply_sink> sink_;
+  std::uint64_t id_;
+};
+
+using role_handler = std::function<void(const session_login&, role_reply)>;
+
+// Where the role callback runs and how long the client's ActivateSession waits for it. Past the
+// deadline (or when the handler throws) the session gets the roles the plant's rules give it,
+// or with refuse_on_timeout its ActivateSession is refused (Bad_UserAccessDenied).
+struct role_callback_options {
+  executor where = inline_executor();
+  std::chrono::milliseconds deadline{2'000};
+  bool refuse_on_timeout = false;
+};
+
 // What load_nodeset was asked to relax (strict by default).
 struct nodeset_options {
   // A RequiredModel loaded in an older version than the file asks for is a warning, not an
@@ -309,6 +358,13 @@ public:
   virtual status_code on_write(const node_id& variable, write_handler handler, callback_options options = {}) = 0;
   virtual status_code on_read(const node_id& variable, read_handler handler, callback_options options = {}) = 0;
   virtual status_code on_call(const node_id& method, method_handler handler, callback_options options = {}) = 0;
+  // The application decides each session's roles at ActivateSession (docs/decisions/0063), after
+  // the server has proven the identity: asked on `options.where`, answered through the reply,
+  // while the server goes on serving everyone else; the client's ActivateSession (and whatever it
+  // sent behind it) waits for the answer or the deadline. Every ActivateSession asks, a
+  // re-activation too. Replaces an earlier handler; an empty one removes it. Good, or
+  // Bad_ServerHalted.
+  virtual status_code on_activate(role_handler handler, role_callback_options options = {}) = 0;
 
   // What changes without a restart (`uactor run` on SIGHUP, docs/configuration.md "Reload"): the
   // UserName logins (users_file read again, users, user_hashes replace the running set) and the

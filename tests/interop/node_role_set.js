@@ -5,7 +5,9 @@
 // then a new viewer session holds Engineer (writes Config.MaxRate, an engineer's node) while the
 // viewer's session from before keeps its roles. Refused: the same call by the admin over Sign
 // (BadSecurityModeInsufficient), by the operator over SignAndEncrypt and by an anonymous session
-// over None (BadUserAccessDenied); reading Identities as the operator (BadUserAccessDenied).
+// over None (BadUserAccessDenied); reading Identities as the operator (BadUserAccessDenied). The
+// admin's AddRole makes NightShift (its Object, its AddIdentity), RemoveRole takes it away again and
+// refuses a well-known role (BadRequestNotAllowed).
 //
 //   node node_role_set.js --floor URL --eng URL --pki DIR --cert CERT --key KEY
 //
@@ -20,7 +22,7 @@ console.info = console.log;
 const path = require("path");
 const {
     OPCUAClient, OPCUACertificateManager, MessageSecurityMode, SecurityPolicy, UserTokenType, AttributeIds,
-    DataType, Variant
+    DataType, Variant, resolveNodeId
 } = require("node-opcua");
 // node-opcua does not re-export these two; its types package does.
 const { IdentityMappingRuleType, IdentityCriteriaType } = require("node-opcua-types");
@@ -39,6 +41,7 @@ const ROLE_SET = "ns=0;i=15606";
 const ENGINEER = "ns=0;i=16036", ENGINEER_IDENTITIES = "ns=0;i=16236", ENGINEER_ADD_IDENTITY = "ns=0;i=16041";
 const ENGINEER_APPLICATIONS = "ns=0;i=16237", ENGINEER_ADD_APPLICATION = "ns=0;i=16239";
 const SECURITY_ADMIN_IDENTITIES = "ns=0;i=16258";
+const ADD_ROLE = "ns=0;i=16301", REMOVE_ROLE = "ns=0;i=16304";
 const MAX_RATE = "ns=2;s=Plant.Config.MaxRate";
 
 let passed = 0, failed = 0;
@@ -122,8 +125,8 @@ async function main() {
           (await addIdentity(admin.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name, "Good");
     check("admin: AddIdentity again",
           (await addIdentity(admin.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name, "BadAlreadyExists");
-    check("admin: AddIdentity GroupId",
-          (await addIdentity(admin.session, IdentityCriteriaType.GroupId, "ops")).statusCode.name, "BadNotSupported");
+    check("admin: AddIdentity GroupId without its group",
+          (await addIdentity(admin.session, IdentityCriteriaType.GroupId, "")).statusCode.name, "BadInvalidArgument");
     const app = await admin.session.call({ objectId: ENGINEER, methodId: ENGINEER_ADD_APPLICATION,
                                            inputArguments: [{ dataType: DataType.String, value: "urn:plant:laptop" }] });
     check("admin: AddApplication", app.statusCode.name, "Good");
@@ -134,6 +137,31 @@ async function main() {
     check("admin: Engineer.Identities after AddIdentity", rulesText(rd[0].value.value),
           IdentityCriteriaType.UserName + ":engineer," + IdentityCriteriaType.UserName + ":viewer");
     check("admin: Engineer.Applications", (rd[1].value.value || []).join(","), "urn:plant:laptop");
+
+    // RoleSet's AddRole and RemoveRole (Part 18 §4.2.2-4.2.3): a new role Object under RoleSet with
+    // its own methods and properties; a well-known role cannot be removed.
+    const addRole = (name) => admin.session.call({ objectId: ROLE_SET, methodId: ADD_ROLE, inputArguments: [
+        { dataType: DataType.String, value: name }, { dataType: DataType.String, value: "" }] });
+    const removeRole = (id) => admin.session.call({ objectId: ROLE_SET, methodId: REMOVE_ROLE, inputArguments: [
+        { dataType: DataType.NodeId, value: resolveNodeId(id) }] });
+    const roleSetNames = async () => (await admin.session.browse({ nodeId: ROLE_SET, browseDirection: 0,
+        includeSubtypes: true, resultMask: 63 })).references.map((r) => r.browseName.name);
+    const added = await addRole("NightShift");
+    check("admin: AddRole NightShift", added.statusCode.name, "Good");
+    const night = added.outputArguments && added.outputArguments[0] ? added.outputArguments[0].value.toString() : "";
+    check("admin: AddRole's RoleNodeId", night, "ns=1;s=Role.NightShift");
+    check("admin: Browse RoleSet lists NightShift", (await roleSetNames()).includes("NightShift"), true);
+    const nightRule = await admin.session.call({ objectId: night, methodId: night + ".AddIdentity", inputArguments: [
+        new Variant({ dataType: DataType.ExtensionObject,
+                      value: new IdentityMappingRuleType({ criteriaType: IdentityCriteriaType.UserName, criteria: "operator" }) })] });
+    check("admin: NightShift.AddIdentity UserName operator", nightRule.statusCode.name, "Good");
+    rd = await admin.session.read({ nodeId: night + ".Identities", attributeId: AttributeIds.Value });
+    check("admin: NightShift.Identities", rulesText(rd.value.value), IdentityCriteriaType.UserName + ":operator");
+    check("admin: AddRole NightShift again", (await addRole("NightShift")).statusCode.name, "BadInvalidArgument");
+    check("admin: RemoveRole Operator (well-known)", (await removeRole("ns=0;i=15680")).statusCode.name, "BadRequestNotAllowed");
+    check("admin: RemoveRole NightShift", (await removeRole(night)).statusCode.name, "Good");
+    check("admin: Browse RoleSet after RemoveRole", (await roleSetNames()).includes("NightShift"), false);
+    check("admin: RemoveRole NightShift again", (await removeRole(night)).statusCode.name, "BadNodeIdUnknown");
     await admin.close();
 
     // A new viewer session is an Engineer now (an exclude list without this client's URI); the

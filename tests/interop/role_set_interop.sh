@@ -55,6 +55,6 @@ if [ "$status" -ne 0 ]; then
     tail -n 20 "$tmp/role_set.err"; tail -n 20 "$tmp/server.err"
     echo "role_set_interop: FAIL (exit $status)"; exit 1
 fi
-grep -q "AddIdentity of role Engineer by user 'admin'" "$tmp/server.err" ||
+grep -q "AddIdentity on Engineer by user 'admin'" "$tmp/server.err" && grep -q "AddRole on RoleSet by user 'admin'" "$tmp/server.err" ||
     { echo "role_set_interop: FAIL: the change is not in the log"; tail -n 20 "$tmp/server.err"; exit 1; }
 echo "role_set_interop: PASS"

@@ -141,6 +141,7 @@ status_code role_set_object::sync(address_space& as, const role_registry& reg) {
   roles_.clear();
   for (std::size_t i = 0; i < reg.roles().size(); ++i) {
     const role& r = reg.roles()[i];
+    if (r.removed) continue;  // RemoveRole: its Object went above
     node_index object = as.find(r.id);
     if (object == no_node) {
       node_spec spec;
@@ -222,12 +223,13 @@ std::vector<permission_rule> role_set_object::default_rules(const address_space&
 
 status_code role_set_object::call(const role_caller& who, node_index object, node_index method,
                                   std::span<const variant> in, const address_space& as, const role_registry& current,
-                                  std::shared_ptr<role_registry>& changed) const {
-  const auto found = roles_.find(object);
-  if (found == roles_.end()) return status::bad_node_id_unknown;
-  // Part 18 §4.4.5-4.4.10: an administrator (SecurityAdmin), over an encrypted channel.
+                                  std::shared_ptr<role_registry>& changed, ua_array<variant>* out) const {
+  // Part 18 §4.2.2-4.2.3, §4.4.5-4.4.10: an administrator (SecurityAdmin), over an encrypted channel.
   if (!who.roles.has(well_known::security_admin)) return status::bad_user_access_denied;
   if (who.mode != message_security_mode::sign_and_encrypt) return status::bad_security_mode_insufficient;
+  if (object == role_set_ && object != no_node) return call_role_set(method, in, as, current, changed, out);
+  const auto found = roles_.find(object);
+  if (found == roles_.end()) return status::bad_node_id_unknown;
   const role_id r = found->second.role;
   if (r >= current.roles().size()) return status::bad_node_id_unknown;
   const std::string_view name = as.at(method).browse_name;
@@ -254,6 +256,69 @@ status_code role_set_object::call(const role_caller& who, node_index object, nod
   }
   if (sc.is_good()) changed = std::move(next);
   return sc;
+}
+
+namespace {
+
+// Part 18 §4.2.2: a role's name becomes a BrowseName and a part of its NodeId (Role.<name>.<member>),
+// so the plant file's rule for [[roles]] names holds here too: no spaces, '.', '/' or ';', at most
+// 64 characters, printable.
+bool role_set_valid_role_name(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (const char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F || ch == ' ' || ch == '.' || ch == '/' || ch == ';') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+status_code role_set_object::call_role_set(node_index method, std::span<const variant> in, const address_space& as,
+                                           const role_registry& current, std::shared_ptr<role_registry>& changed,
+                                           ua_array<variant>* out) const {
+  const std::string_view name = as.at(method).browse_name;
+  if (name == "AddRole") {
+    // AddRole(RoleName, NamespaceUri) -> RoleNodeId.
+    if (in.size() != 2) return in.size() < 2 ? status::bad_arguments_missing : status::bad_too_many_arguments;
+    const auto* role_name = in[0].get_if<ua_string>();
+    const auto* uri = in[1].get_if<ua_string>();
+    if (!role_name || (!uri && !in[1].empty())) return status::bad_type_mismatch;
+    if (!role_set_valid_role_name(role_name->view())) return status::bad_invalid_argument;
+    // A null or empty NamespaceUri: the server's own namespace (1). Namespace 0 is the OPC
+    // Foundation's: its roles are the well-known ones, all there already.
+    std::uint16_t ns = 1;
+    if (uri && !uri->empty()) {
+      ns = 0xFFFF;
+      const node_index array = as.find(node_id(0, ids::server_namespace_array));
+      if (const auto* v = array == no_node ? nullptr : as.variable(array))
+        if (const auto* uris = v->value.value.get_if<ua_array<ua_string>>())
+          for (std::size_t i = 1; i < uris->size(); ++i)
+            if ((*uris)[i].view() == uri->view()) ns = static_cast<std::uint16_t>(i);
+      if (ns == 0xFFFF) return status::bad_invalid_argument;
+    }
+    auto next = std::make_shared<role_registry>(current);
+    const auto added = next->add_role(role_name->view(), ns);
+    if (!added) return added.error();
+    if (out) {
+      out->clear();
+      out->push_back(variant(next->at(*added).id));
+    }
+    changed = std::move(next);
+    return status::good;
+  }
+  if (name == "RemoveRole") {
+    if (in.size() != 1) return in.empty() ? status::bad_arguments_missing : status::bad_too_many_arguments;
+    const auto* id = in[0].get_if<node_id>();
+    if (!id) return status::bad_type_mismatch;
+    const auto r = current.find(*id);
+    if (!r) return status::bad_node_id_unknown;
+    auto next = std::make_shared<role_registry>(current);
+    if (const auto sc = next->remove_role(*r); sc.is_bad()) return sc;
+    changed = std::move(next);
+    return status::good;
+  }
+  return status::bad_method_invalid;
 }
 
 }  // namespace uactor::actors::authz

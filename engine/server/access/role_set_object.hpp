@@ -41,18 +41,25 @@ public:
   // role Object there now (call after sync).
   std::vector<permission_rule> default_rules(const ua::address_space& as) const;
 
-  // Whether `object` is a role Object whose methods are answered here.
-  bool handles(ua::node_index object) const noexcept { return roles_.count(object) > 0; }
+  // Whether `object` is the RoleSet or a role Object, whose methods are answered here.
+  bool handles(ua::node_index object) const noexcept {
+    return (object == role_set_ && object != ua::no_node) || roles_.count(object) > 0;
+  }
 
-  // One method of a role Object, after the Call service's own checks. Bad_UserAccessDenied
-  // without SecurityAdmin, Bad_SecurityModeInsufficient below SignAndEncrypt, then the method's own
-  // (Part 18 §4.4.5-4.4.10: Bad_InvalidArgument, Bad_NotSupported, Bad_AlreadyExists,
-  // Bad_NotFound, Bad_RequestNotAllowed). On Good, `changed` is a new registry to publish.
+  // One method of a role Object, or RoleSet's AddRole or RemoveRole, after the Call service's own
+  // checks. Bad_UserAccessDenied without SecurityAdmin, Bad_SecurityModeInsufficient below
+  // SignAndEncrypt, then the method's own (Part 18 §4.4.5-4.4.10: Bad_InvalidArgument,
+  // Bad_AlreadyExists, Bad_NotFound, Bad_RequestNotAllowed; §4.2.2-4.2.3: Bad_InvalidArgument,
+  // Bad_NotSupported, Bad_NodeIdUnknown, Bad_RequestNotAllowed). On Good, `changed` is a new
+  // registry to publish, and AddRole's RoleNodeId is in `out` (when given).
   ua::status_code call(const role_caller& who, ua::node_index object, ua::node_index method,
                        std::span<const ua::variant> in, const ua::address_space& as, const role_registry& current,
-                       std::shared_ptr<role_registry>& changed) const;
+                       std::shared_ptr<role_registry>& changed, ua::ua_array<ua::variant>* out = nullptr) const;
 
 private:
+  ua::status_code call_role_set(ua::node_index method, std::span<const ua::variant> in, const ua::address_space& as,
+                                const role_registry& current, std::shared_ptr<role_registry>& changed,
+                                ua::ua_array<ua::variant>* out) const;
   struct role_nodes {
     role_id role = 0;
     ua::node_index identities = ua::no_node, applications = ua::no_node, applications_exclude = ua::no_node,

@@ -96,6 +96,10 @@ bool identity_rule::matches(const session_facts& f) const noexcept {
       }
     case kind::application: return !f.application_uri.empty() && f.application_uri == criteria;
     case kind::trusted_application: return f.trusted_application;
+    case kind::role:
+      // A claim of the callback; a role held is roles_of's (it needs the other roles first).
+      return std::find(f.role_claims.begin(), f.role_claims.end(), criteria) != f.role_claims.end();
+    case kind::group_id: return std::find(f.group_ids.begin(), f.group_ids.end(), criteria) != f.group_ids.end();
   }
   return false;
 }
@@ -154,12 +158,17 @@ std::optional<identity_rule> parse_identity_rule(std::string_view text, std::str
     if (value.empty()) return fail("\"Application:\" needs the client's ApplicationUri (Application:urn:plant:hmi)");
     return identity_rule{identity_rule::kind::application, std::string(value)};
   }
-  if (type == "Role" || type == "GroupId")
-    return fail("\"" + std::string(type) +
-                "\" rules name claims of an access token, and this server accepts no issued tokens");
+  if (type == "Role") {
+    if (roles_trim(value).empty()) return fail("\"Role:\" needs a role name (Role:Operator)");
+    return identity_rule{identity_rule::kind::role, std::string(roles_trim(value))};
+  }
+  if (type == "GroupId") {
+    if (roles_trim(value).empty()) return fail("\"GroupId:\" needs a group (GroupId:operators)");
+    return identity_rule{identity_rule::kind::group_id, std::string(roles_trim(value))};
+  }
   return fail("\"" + std::string(text) +
               "\" is not an identity rule (Anonymous, AuthenticatedUser, TrustedApplication, UserName:<name>, "
-              "Thumbprint:<hex>, X509Subject:<subject>, Application:<uri>)");
+              "Thumbprint:<hex>, X509Subject:<subject>, Application:<uri>, Role:<role>, GroupId:<group>)");
 }
 
 std::string to_string(const identity_rule& r) {
@@ -171,6 +180,8 @@ std::string to_string(const identity_rule& r) {
     case identity_rule::kind::thumbprint: return "Thumbprint:" + r.criteria;
     case identity_rule::kind::x509_subject: return "X509Subject:" + r.criteria;
     case identity_rule::kind::application: return "Application:" + r.criteria;
+    case identity_rule::kind::role: return "Role:" + r.criteria;
+    case identity_rule::kind::group_id: return "GroupId:" + r.criteria;
   }
   return "?";
 }
@@ -186,6 +197,8 @@ ua::identity_mapping_rule_type to_structure(const identity_rule& r) {
     case identity_rule::kind::thumbprint: s.criteria_type = c::thumbprint; break;
     case identity_rule::kind::x509_subject: s.criteria_type = c::x509_subject; break;
     case identity_rule::kind::application: s.criteria_type = c::application; break;
+    case identity_rule::kind::role: s.criteria_type = c::role; break;
+    case identity_rule::kind::group_id: s.criteria_type = c::group_id; break;
   }
   if (!r.criteria.empty()) s.criteria.assign(r.criteria);
   return s;
@@ -213,8 +226,8 @@ ua::expected<identity_rule> from_structure(const ua::identity_mapping_rule_type&
     case c::thumbprint: return with("Thumbprint");
     case c::x509_subject: return with("X509Subject");
     case c::application: return with("Application");
-    case c::role:
-    case c::group_id: return ua::status::bad_not_supported;
+    case c::role: return with("Role");
+    case c::group_id: return with("GroupId");
   }
   return ua::status::bad_invalid_argument;
 }
@@ -242,14 +255,38 @@ std::optional<role_id> role_registry::add(std::string_view name, std::uint16_t n
 
 std::optional<role_id> role_registry::find(std::string_view name) const noexcept {
   for (std::size_t i = 0; i < roles_.size(); ++i)
-    if (roles_[i].name == name) return static_cast<role_id>(i);
+    if (!roles_[i].removed && roles_[i].name == name) return static_cast<role_id>(i);
   return std::nullopt;
 }
 
 std::optional<role_id> role_registry::find(const ua::node_id& id) const noexcept {
   for (std::size_t i = 0; i < roles_.size(); ++i)
-    if (roles_[i].id == id) return static_cast<role_id>(i);
+    if (!roles_[i].removed && roles_[i].id == id) return static_cast<role_id>(i);
   return std::nullopt;
+}
+
+ua::expected<role_id> role_registry::add_role(std::string_view name, std::uint16_t ns) {
+  if (roles_trim(name).empty() || roles_trim(name).size() != name.size()) return ua::status::bad_invalid_argument;
+  // Part 18 §4.2.2: the BrowseName is unique within the RoleSet; a well-known role is there already.
+  if (find(name)) return ua::status::bad_invalid_argument;
+  if (find(ua::node_id::string(ns, "Role." + std::string(name)))) return ua::status::bad_invalid_argument;
+  if (roles_.size() >= max_roles) return ua::status::bad_not_supported;
+  role r;
+  r.name = name;
+  r.id = ua::node_id::string(ns, "Role." + std::string(name));
+  roles_.push_back(std::move(r));
+  return static_cast<role_id>(roles_.size() - 1);
+}
+
+ua::status_code role_registry::remove_role(role_id r) {
+  if (r >= roles_.size() || roles_[r].removed) return ua::status::bad_node_id_unknown;
+  if (r < well_known::count) return ua::status::bad_request_not_allowed;
+  role& gone = roles_[r];
+  gone.removed = true;
+  gone.identities.clear();
+  gone.applications.clear();
+  gone.endpoints.clear();
+  return ua::status::good;
 }
 
 void role_registry::add_identity(role_id r, identity_rule rule) {
@@ -260,12 +297,35 @@ void role_registry::add_identity(role_id r, identity_rule rule) {
 role_set role_registry::roles_of(const session_facts& f) const noexcept {
   role_set out;
   for (std::size_t i = 0; i < roles_.size(); ++i) {
-    if (!roles_[i].admits(f)) continue;
+    if (roles_[i].removed || !roles_[i].admits(f)) continue;
+    const bool claimed = std::find(f.role_claims.begin(), f.role_claims.end(), roles_[i].name) != f.role_claims.end();
+    if (claimed) {
+      out.add(static_cast<role_id>(i));
+      continue;
+    }
     for (const auto& rule : roles_[i].identities)
       if (rule.matches(f)) {
         out.add(static_cast<role_id>(i));
         break;
       }
+  }
+  // Role rules over the roles held: each pass may grant a role that grants another (at most one
+  // pass per role, so a cycle of rules ends).
+  for (std::size_t pass = 0; pass < roles_.size(); ++pass) {
+    bool grew = false;
+    for (std::size_t i = 0; i < roles_.size(); ++i) {
+      if (out.has(static_cast<role_id>(i)) || roles_[i].removed || !roles_[i].admits(f)) continue;
+      for (const auto& rule : roles_[i].identities) {
+        if (rule.criteria_type != identity_rule::kind::role) continue;
+        const auto held = find(rule.criteria);
+        if (held && out.has(*held)) {
+          out.add(static_cast<role_id>(i));
+          grew = true;
+          break;
+        }
+      }
+    }
+    if (!grew) break;
   }
   return out;
 }

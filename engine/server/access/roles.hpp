@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,13 +43,21 @@ struct session_facts {
   ua::message_security_mode security_mode = ua::message_security_mode::none;
   std::string_view security_policy_uri;
   std::string_view transport_profile_uri;
+  // What the application's role callback said of the user (docs/decisions/0063): the role claims
+  // (Role rules; a claim that names a role of the server grants it) and the groups (GroupId
+  // rules). Empty without a callback: the server takes no access token (IssuedIdentityToken),
+  // where Part 18 §4.4.4 has them come from.
+  std::span<const std::string> role_claims;
+  std::span<const std::string> group_ids;
 };
 
 // One identity mapping rule (Part 18 §4.4.3 IdentityMappingRuleType, §4.4.4 IdentityCriteriaType).
 // The text forms, as the plant file writes them: "Anonymous", "AuthenticatedUser",
 // "TrustedApplication", "UserName:alice", "Thumbprint:3A5F...", "X509Subject:CN=alice, O=plant",
-// "Application:urn:plant:hmi". Role and GroupId name claims of an access token (an
-// IssuedIdentityToken), which this server does not accept: they are refused (Bad_NotSupported).
+// "Application:urn:plant:hmi", "Role:Operator", "GroupId:cn=operators,ou=plant". Role and GroupId
+// name claims of an access token in Part 18 §4.4.4; this server takes no access token, so they
+// look at what the application's role callback answered (session_facts::role_claims, group_ids),
+// and a Role rule also at the roles the session holds already (a role granted with another).
 struct identity_rule {
   enum class kind : std::uint8_t {
     anonymous,
@@ -58,10 +67,12 @@ struct identity_rule {
     x509_subject,
     application,
     trusted_application,
+    role,
+    group_id,
   };
   kind criteria_type = kind::anonymous;
   // The user name, the certificate's SHA-1 thumbprint (upper-case hex), the subject name, the
-  // ApplicationUri; empty for the three kinds without criteria.
+  // ApplicationUri, the role or the group; empty for the three kinds without criteria.
   std::string criteria;
 
   bool matches(const session_facts& f) const noexcept;
@@ -77,7 +88,7 @@ struct identity_rule {
 std::optional<identity_rule> parse_identity_rule(std::string_view text, std::string* why = nullptr);
 std::string to_string(const identity_rule& r);
 // Both ways with Part 18's structure. From it: Bad_InvalidArgument (criteria missing or out of
-// place, an unknown CriteriaType), Bad_NotSupported (Role, GroupId).
+// place, an unknown CriteriaType).
 ua::identity_mapping_rule_type to_structure(const identity_rule& r);
 ua::expected<identity_rule> from_structure(const ua::identity_mapping_rule_type& s);
 // Two X.500 names the same: the same attributes with the same values, whatever their order and
@@ -96,6 +107,10 @@ struct role {
   bool applications_exclude = true;
   std::vector<ua::endpoint_type> endpoints;
   bool endpoints_exclude = true;
+  // Taken out by RoleSet's RemoveRole (Part 18 §4.2.3): nobody gets it and nothing shows it, but
+  // its number stays taken, so that the role ids of permission rules and sessions keep naming
+  // the roles they named.
+  bool removed = false;
 
   // Whether the session's application and endpoint pass the two lists.
   bool admits(const session_facts& f) const noexcept;
@@ -114,6 +129,14 @@ public:
   // A plant's own role, its NodeId ns=<ns>;s=Role.<name> (or the well-known role of that name,
   // unchanged). nullopt when the 64 bits are taken.
   std::optional<role_id> add(std::string_view name, std::uint16_t ns);
+  // Part 18 §4.2.2 AddRole, on a copy: the new role (NodeId ns=<ns>;s=Role.<name>, no identity
+  // rules, exclude lists). Bad_InvalidArgument (an empty name, or one a role has already),
+  // Bad_NotSupported (the 64 role numbers are taken; a removed role's is not given again).
+  ua::expected<role_id> add_role(std::string_view name, std::uint16_t ns);
+  // Part 18 §4.2.3 RemoveRole, on a copy: Bad_RequestNotAllowed for a well-known role (Part 3
+  // §4.9.2: the server needs them), Bad_NodeIdUnknown for a role it does not have.
+  ua::status_code remove_role(role_id r);
+  // Finds roles that are there (not removed).
   std::optional<role_id> find(std::string_view name) const noexcept;
   std::optional<role_id> find(const ua::node_id& id) const noexcept;
   // Adds a rule to a role (a rule already there is not added twice).
@@ -131,8 +154,9 @@ public:
   // Drops the default mappings of Anonymous and AuthenticatedUser (a plant that maps them itself).
   void clear_identities(role_id r) { roles_.at(r).identities.clear(); }
 
-  // Part 18 §4.4: every role with a rule that matches the session, whose Applications and
-  // Endpoints lists admit it. Allocates nothing.
+  // Part 18 §4.4: every role with a rule that matches the session, or that a role claim names,
+  // whose Applications and Endpoints lists admit it; then, to a fixpoint, every role a Role rule
+  // grants for a role held (Supervisor for every Operator, say). Allocates nothing.
   role_set roles_of(const session_facts& f) const noexcept;
   role_set roles_of(const session_identity& id) const noexcept {
     session_facts f;

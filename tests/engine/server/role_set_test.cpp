@@ -76,10 +76,11 @@ TEST_CASE("role_set: Application matches the client certificate's ApplicationUri
   CHECK_FALSE(rule_of("TrustedApplication").matches(s.f));
 }
 
-TEST_CASE("role_set: rule texts and Part 18 structures convert both ways, Role and GroupId refused", "[roles]") {
+TEST_CASE("role_set: rule texts and Part 18 structures convert both ways, Role and GroupId with their criteria",
+          "[roles]") {
   for (const char* text : {"Anonymous", "AuthenticatedUser", "TrustedApplication", "UserName:op",
                            "Thumbprint:0123456789ABCDEF0123456789ABCDEF01234567", "X509Subject:CN=alice, O=plant",
-                           "Application:urn:plant:hmi"}) {
+                           "Application:urn:plant:hmi", "Role:subscriber", "GroupId:cn=ops,ou=plant"}) {
     const auto r = rule_of(text);
     CHECK(authz::to_string(r) == text);
     const auto back = authz::from_structure(authz::to_structure(r));
@@ -88,9 +89,11 @@ TEST_CASE("role_set: rule texts and Part 18 structures convert both ways, Role a
   }
   CHECK(authz::to_structure(rule_of("X509Subject:CN=a")).criteria_type == ua::identity_criteria_type::x509_subject);
   std::string why;
-  CHECK_FALSE(authz::parse_identity_rule("Role:subscriber", &why));
-  CHECK(why.find("access token") != std::string::npos);
-  CHECK_FALSE(authz::parse_identity_rule("GroupId:ops", &why));
+  CHECK(authz::to_structure(rule_of("Role:Operator")).criteria_type == ua::identity_criteria_type::role);
+  CHECK(authz::to_structure(rule_of("GroupId:ops")).criteria_type == ua::identity_criteria_type::group_id);
+  CHECK_FALSE(authz::parse_identity_rule("Role:", &why));
+  CHECK(why.find("role name") != std::string::npos);
+  CHECK_FALSE(authz::parse_identity_rule("GroupId: ", &why));
   CHECK_FALSE(authz::parse_identity_rule("X509Subject:", &why));
   CHECK_FALSE(authz::parse_identity_rule("X509Subject:alice", &why));
   CHECK_FALSE(authz::parse_identity_rule("Application:", &why));
@@ -99,7 +102,11 @@ TEST_CASE("role_set: rule texts and Part 18 structures convert both ways, Role a
   ua::identity_mapping_rule_type s;
   s.criteria_type = ua::identity_criteria_type::group_id;
   s.criteria.assign("ops");
-  CHECK(authz::from_structure(s).error() == status::bad_not_supported);
+  REQUIRE(authz::from_structure(s));
+  CHECK(authz::to_string(*authz::from_structure(s)) == "GroupId:ops");
+  s.criteria.set_null();  // a group rule without its group
+  CHECK(authz::from_structure(s).error() == status::bad_invalid_argument);
+  s.criteria.assign("ops");
   s.criteria_type = ua::identity_criteria_type::anonymous;  // criteria where none belongs
   CHECK(authz::from_structure(s).error() == status::bad_invalid_argument);
   s.criteria_type = ua::identity_criteria_type::user_name;
@@ -287,8 +294,7 @@ TEST_CASE("role_set: the methods change a copy of the registry, only for Securit
   CHECK(refused(admin, "AddIdentity", ua::variant(ua::ua_string("UserName:bob"))) == status::bad_type_mismatch);
   ua::identity_mapping_rule_type group;
   group.criteria_type = ua::identity_criteria_type::group_id;
-  group.criteria.assign("ops");
-  CHECK(refused(admin, "AddIdentity", ua::variant(ua::extension_object(group))) == status::bad_not_supported);
+  CHECK(refused(admin, "AddIdentity", ua::variant(ua::extension_object(group))) == status::bad_invalid_argument);
   CHECK(refused(admin, "RemoveApplication", ua::variant(ua::ua_string("urn:x"))) == status::bad_not_found);
   ua::endpoint_type e;
   e.endpoint_url.assign(admin_endpoint);
@@ -380,6 +386,118 @@ TEST_CASE("role_set: through Call, a non-admin is denied and an admin over None 
   CHECK(core.roles()->at(authz::well_known::engineer).identities.empty());
   // And the properties need an encrypted channel too (SigningRequired, EncryptionRequired).
   CHECK(admin.read(ua::node_id(0, ids::well_known_role_engineer_identities)).status == status::bad_user_access_denied);
+}
+
+// RoleSet's own method `name` (AddRole, RemoveRole), called directly on the role_set_object.
+ua::status_code call_role_set(actors::server_core& core, const authz::role_caller& who, std::string_view name,
+                              std::vector<ua::variant> in, std::shared_ptr<authz::role_registry>& changed,
+                              ua::ua_array<ua::variant>* out = nullptr) {
+  const auto& as = core.space();
+  const ua::node_index object = as.find(ua::node_id(0, ids::server_server_capabilities_role_set));
+  REQUIRE(object != ua::no_node);
+  REQUIRE(core.role_set().handles(object));
+  ua::node_index method = ua::no_node;
+  for (const auto& r : as.forward_references(object))
+    if (as.at(r.target).browse_name == name) method = r.target;
+  REQUIRE(method != ua::no_node);
+  return core.role_set().call(who, object, method, in, as, *core.roles(), changed, out);
+}
+
+TEST_CASE("role_set: AddRole makes a role with its Object under RoleSet, RemoveRole takes a plant's away",
+          "[roles]") {
+  auto core = test::make_core();
+  // A plant rule for Operator and the demo's scalars, to see a removed role's permissions go.
+  authz::permission_rule demo;
+  demo.node = "ns=1;s=Demo";
+  demo.where = "test";
+  demo.roles = {{authz::well_known::operator_, authz::permission::browse}};
+  REQUIRE(core.set_access(nullptr, {demo}).empty());
+  authz::role_caller admin;
+  admin.roles.add(authz::well_known::security_admin);
+  admin.mode = ua::message_security_mode::sign_and_encrypt;
+  const auto str = [](const char* v) { return ua::variant(ua::ua_string(v)); };
+
+  std::shared_ptr<authz::role_registry> changed;
+  ua::ua_array<ua::variant> out;
+  REQUIRE(call_role_set(core, admin, "AddRole", {str("NightShift"), ua::variant()}, changed, &out) == status::good);
+  REQUIRE(changed);
+  REQUIRE(out.size() == 1);
+  const ua::node_id night = ua::node_id::string(1, "Role.NightShift");
+  CHECK(out[0] == ua::variant(night));
+  const auto id = changed->find("NightShift");
+  REQUIRE(id);
+  CHECK(changed->at(*id).identities.empty());
+  CHECK(changed->at(*id).applications_exclude);  // Part 18 §4.2.2: the exclude lists, empty
+  CHECK(changed->at(*id).endpoints_exclude);
+  // Published as a method's change is: the Object and its members under RoleSet.
+  REQUIRE(core.set_access(changed, core.plant_rules()).empty());
+  const auto& as = core.space();
+  const ua::node_index object = as.find(night);
+  REQUIRE(object != ua::no_node);
+  CHECK(as.at(object).browse_name == "NightShift");
+  CHECK(as.find(ua::node_id::string(1, "Role.NightShift.AddIdentity")) != ua::no_node);
+  CHECK(as.find(ua::node_id::string(1, "Role.NightShift.Identities")) != ua::no_node);
+  // Its rules come through its own AddIdentity, and reach sessions.
+  std::shared_ptr<authz::role_registry> with_rule;
+  CHECK(call_role(core, admin, night, "AddIdentity", rule_arg("UserName:nina"), with_rule) == status::good);
+  REQUIRE(with_rule);
+  const session_identity nina{session_identity::kind::user_name, "nina", true};
+  CHECK(with_rule->roles_of(nina).has(*id));
+  // A plant rule that names it: NightShift may browse and read Demo.
+  demo.roles = {{*id, authz::permission::browse | authz::permission::read}};
+  REQUIRE(core.set_access(with_rule, {demo}).empty());
+  const ua::node_index demo_node = core.space().find(ua::node_id::string(1, "Demo"));
+  const authz::role_set night_roles(std::uint64_t{1} << *id);
+  CHECK(core.permissions().permissions(demo_node, night_roles, authz::restrictions_met_by(3)) ==
+        (authz::permission::browse | authz::permission::read));
+
+  // A namespace of the server by its URI; one it does not have, a bad name, a name taken: refused.
+  std::shared_ptr<authz::role_registry> none;
+  CHECK(call_role_set(core, admin, "AddRole", {str("Day"), str("urn:nowhere")}, none) == status::bad_invalid_argument);
+  CHECK(call_role_set(core, admin, "AddRole", {str("Night Shift"), ua::variant()}, none) == status::bad_invalid_argument);
+  CHECK(call_role_set(core, admin, "AddRole", {str(""), ua::variant()}, none) == status::bad_invalid_argument);
+  CHECK(call_role_set(core, admin, "AddRole", {str(std::string(65, 'x').c_str()), ua::variant()}, none) ==
+        status::bad_invalid_argument);
+  CHECK(call_role_set(core, admin, "AddRole", {str("NightShift"), ua::variant()}, none) == status::bad_invalid_argument);
+  CHECK(call_role_set(core, admin, "AddRole", {str("Operator"), str("http://opcfoundation.org/UA/")}, none) ==
+        status::bad_invalid_argument);  // a well-known role is there already
+  CHECK(call_role_set(core, admin, "AddRole", {ua::variant(std::int32_t{1}), ua::variant()}, none) ==
+        status::bad_type_mismatch);
+  CHECK(call_role_set(core, admin, "AddRole", {str("X")}, none) == status::bad_arguments_missing);
+  CHECK_FALSE(none);
+
+  // RemoveRole: a well-known role may not go (Part 18 §4.2.3 Bad_RequestNotAllowed), an unknown one
+  // is Bad_NodeIdUnknown, only SecurityAdmin over SignAndEncrypt.
+  CHECK(call_role_set(core, admin, "RemoveRole", {ua::variant(ua::node_id(0, ids::well_known_role_operator))}, none) ==
+        status::bad_request_not_allowed);
+  CHECK(call_role_set(core, admin, "RemoveRole", {ua::variant(ua::node_id::string(1, "Role.Nope"))}, none) ==
+        status::bad_node_id_unknown);
+  authz::role_caller signed_admin = admin;
+  signed_admin.mode = ua::message_security_mode::sign;
+  CHECK(call_role_set(core, signed_admin, "RemoveRole", {ua::variant(night)}, none) == status::bad_security_mode_insufficient);
+  authz::role_caller operator_;
+  operator_.roles.add(authz::well_known::operator_);
+  operator_.mode = ua::message_security_mode::sign_and_encrypt;
+  CHECK(call_role_set(core, operator_, "AddRole", {str("Y"), ua::variant()}, none) == status::bad_user_access_denied);
+  CHECK_FALSE(none);
+
+  std::shared_ptr<authz::role_registry> removed;
+  REQUIRE(call_role_set(core, admin, "RemoveRole", {ua::variant(night)}, removed) == status::good);
+  REQUIRE(removed);
+  CHECK_FALSE(removed->find("NightShift"));
+  CHECK_FALSE(removed->roles_of(nina).has(*id));  // new sessions no longer get it
+  REQUIRE(core.set_access(removed, core.plant_rules()).empty());
+  CHECK(as.find(night) == ua::no_node);
+  CHECK(as.find(ua::node_id::string(1, "Role.NightShift.AddIdentity")) == ua::no_node);
+  // Part 18 §4.2.3: its permissions went with it (a session that held it keeps nothing by it).
+  CHECK(core.permissions().permissions(demo_node, night_roles, authz::restrictions_met_by(3)) == 0);
+  std::shared_ptr<authz::role_registry> again;
+  CHECK(call_role_set(core, admin, "RemoveRole", {ua::variant(night)}, again) == status::bad_node_id_unknown);
+  // The same name again is a new role, with a number of its own (the old one's stays unused).
+  REQUIRE(call_role_set(core, admin, "AddRole", {str("NightShift"), ua::variant()}, again) == status::good);
+  REQUIRE(again);
+  CHECK(*again->find("NightShift") != *id);
+  CHECK(again->roles().size() == removed->roles().size() + 1);
 }
 
 }  // namespace role_set_test
