@@ -320,14 +320,10 @@ async function main() {
           (await call(admin.session, ID.trustList, ID.removeCertificate,
                       [{ dataType: DataType.String, value: thumbprint(otherDer) }, { dataType: DataType.Boolean, value: true }]))
               .statusCode.name, "Good");
-    let afterRemoval;
-    try {
-        afterRemoval = (await xs.read({ nodeId: ID.serverStatusState, attributeId: AttributeIds.Value })).statusCode.name;
-    } catch (e) {
-        afterRemoval = /BadSessionIdInvalid/.test(String(e && e.message)) ? "BadSessionIdInvalid" : String(e && e.message);
-    }
-    check("the X509 user session after its certificate left the trust list", afterRemoval, "BadSessionIdInvalid");
-    try { await x509.disconnect(); } catch (e) { /* its session is gone */ }
+    // The server closed the session (the script checks its log line): no request on it here, as
+    // node-opcua answers BadSessionIdInvalid by activating the session again and again with the
+    // refused certificate, which the login guard then counts against this address.
+    await Promise.race([x509.disconnect().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
 
     // 6c. ResetToServerDefaults (Part 12 §7.10.13): the trust list is the configured one (the client
     // certificate of --trust), the certificate a new self-signed one; sessions go on.
