@@ -302,6 +302,8 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
     m.security = security;
     m.application_uri = plan.application_uri;
     m.max_trust_list_size = plan.max_trust_list_size;
+    // ResetToServerDefaults' trust list: the plan's `trust` certificates (docs/security.md).
+    for (const auto& cert : read_trust(plan)) m.default_trust.emplace_back(cert.der().begin(), cert.der().end());
     if (const auto sc = core.set_certificate_management(std::move(m), now); sc.is_bad())
       spdlog::warn("remote certificate management is off: {}", sc.to_string());
   }

@@ -161,10 +161,13 @@ void push_deferred(Self* self, host_state& st) {
     st.core->clear_history_completed();
   }
   // After the method's response (sent before this, or written by the inline caller before it reads
-  // its mailbox): every connection checks its client certificate against the new trust list.
-  if (st.core->take_trust_changed())
+  // its mailbox): every connection checks its client certificate against the new trust list, and
+  // sessions activated with an X509 user certificate no longer trusted are closed.
+  if (st.core->take_trust_changed()) {
+    st.core->recheck_sessions(now_instant());
     for (const auto& [id, ch] : st.channels)
       if (ch.connection) caf::anon_send(ch.connection, trust_changed_atom::value);
+  }
 }
 
 // The publishing clock runs while there are subscriptions (docs/decisions/0010).

@@ -938,9 +938,16 @@ void server_core::call_role_method(const ua::call_method_request& m, ua::call_me
   if (r.status_code.is_bad()) r.output_arguments.clear();
 }
 
+std::size_t server_core::recheck_sessions(const instant& now) {
+  const auto closed = sessions_.recheck_user_certificates(now);
+  for (const closed_session& c : closed) session_ended(c, now);
+  return closed.size();
+}
+
 void server_core::session_ended(const closed_session& closed, const instant& now) {
   subscriptions_->session_closed(closed.session_id.numeric(), closed.delete_subscriptions, now);
   files_.session_closed(closed.session_id.numeric(), space_);
+  if (configuration_) configuration_->session_closed(closed.session_id.numeric());
 }
 
 // MonitoredItem and Subscription: the subscription_manager's, for the session's numeric id.
@@ -1099,6 +1106,7 @@ void server_core::on_tick(const instant& now) {
   // Timed shelving runs out on this tick, not on a timer per condition (docs/decisions/0027, 0053).
   conditions_->tick(space_, *this, now);
   if (expiry_security_ && expiry_.due(now.steady)) check_certificates(now);
+  if (configuration_) configuration_->expire(space_, files_, now.utc);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

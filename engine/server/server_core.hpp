@@ -100,6 +100,10 @@ public:
   // Whether a method changed the trust list since the last call: the open channels check their
   // client certificates again (Part 12 §7.8.2.5), after the method's response.
   bool take_trust_changed() noexcept { return std::exchange(trust_changed_, false); }
+  // After a trust list change (take_trust_changed, once the method's response is out): the
+  // sessions activated with an X509 user certificate no longer trusted are closed, with what hangs
+  // off them (Part 12 §7.8.2.5). Returns how many.
+  std::size_t recheck_sessions(const instant& now);
   // Responses to requests of earlier calls (queued Publish requests), until clear_deferred().
   std::span<const deferred_response> deferred() const noexcept { return subscriptions_->deferred(); }
   void clear_deferred() noexcept { subscriptions_->clear_deferred(); }

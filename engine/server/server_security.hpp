@@ -11,7 +11,9 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "uactor/ua/builtin_types.hpp"
@@ -133,6 +135,31 @@ private:
   std::shared_ptr<const own_identity> identity_;
 };
 
+// The ECC identities ApplyChanges replaced, by curve (docs/decisions/0064): as identity_slot, one
+// lock per OpenSecureChannel or CreateSession of an ECC policy.
+class curve_identity_slots {
+public:
+  std::shared_ptr<const own_identity> get(std::string_view curve) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& [c, id] : ids_)
+      if (c == curve) return id;
+    return nullptr;
+  }
+  void set(std::string_view curve, std::shared_ptr<const own_identity> id) {
+    std::lock_guard lock(mutex_);
+    for (auto& [c, held] : ids_)
+      if (c == curve) {
+        held = std::move(id);
+        return;
+      }
+    ids_.emplace_back(std::string(curve), std::move(id));
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<const own_identity>>> ids_;
+};
+
 // What a channel negotiated, for the session services.
 struct channel_peer {
   const security::security_policy* policy = &security::policy_none();
@@ -195,6 +222,8 @@ struct server_security {
   // Set by ApplyChanges (docs/decisions/0056): replaces the three fields above for every channel
   // and session that starts after it; those running keep theirs.
   identity_slot replaced;
+  // The same for an ECC curve's identity of `ecc_identities` (docs/decisions/0064).
+  curve_identity_slots replaced_ecc;
 
   // What the server sends as its certificate: the leaf, then its issuers.
   std::vector<std::uint8_t> certificate_chain() const { return own()->chain(); }
@@ -208,6 +237,7 @@ struct server_security {
   // may have replaced it), for an ECC policy its curve's (null when the server has none for it).
   std::shared_ptr<const own_identity> identity_for(const security::security_policy& p) const {
     if (!p.is_ecc()) return own();
+    if (auto r = replaced_ecc.get(p.curve)) return r;
     for (const auto& e : ecc_identities)
       if (e.curve == p.curve) return std::make_shared<const own_identity>(own_identity{e.certificate, e.issuers, e.private_key});
     return nullptr;

@@ -512,6 +512,7 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   out.identity.name = cert->thumbprint_hex();  // who the user is, for TransferSubscriptions
   out.user_subject = cert->subject();
   out.user_issuer = cert->issuer();
+  out.user_certificate = std::move(*cert);
   return ua::status::good;
 }
 
@@ -644,6 +645,7 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   s->user_token_policy_id = std::move(proven.policy_id);
   s->user_name = std::move(proven.user_name);
   s->identity = std::move(proven.identity);
+  s->user_certificate = std::move(proven.user_certificate);
   // Part 18 §4.4: the rules look at the identity, the client's certificate and the endpoint.
   {
     authz::session_facts facts;
@@ -823,6 +825,35 @@ std::span<const closed_session> session_manager::expire(std::chrono::steady_cloc
     } else {
       ++it;
     }
+  }
+  return expired_;
+}
+
+std::span<const closed_session> session_manager::recheck_user_certificates(const instant& now) {
+  expired_.clear();
+  if (!config_.security || !config_.security->checker) return expired_;
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    const session& s = it->second;
+    if (!s.activated || !s.user_certificate) {
+      ++it;
+      continue;
+    }
+    // The same check as at ActivateSession (check_x509), against the trust list of now.
+    security::validation_options o;
+    o.min_key_bits = s.channel_security.policy->min_key_bits;
+    o.max_key_bits = s.channel_security.policy->max_key_bits;
+    const auto verdict = config_.security->checker->check(s.user_certificate, o, now.utc);
+    if (verdict.ok()) {
+      ++it;
+      continue;
+    }
+    // Part 12 §7.8.2.5: "Sessions ... with an untrusted or revoked Certificate shall be closed."
+    spdlog::warn("session {} ({}) closed after the trust list changed: the X509 user certificate failed the {} check "
+                 "({}): {} [{}]",
+                 s.session_id.to_string(), describe(s.identity), verdict.check, verdict.status.name(), verdict.detail,
+                 s.user_certificate.describe());
+    expired_.push_back({s.session_id, true, ua::status::bad_identity_token_rejected});
+    it = sessions_.erase(it);
   }
   return expired_;
 }

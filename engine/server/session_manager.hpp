@@ -71,6 +71,9 @@ struct session {
   authz::role_set roles;              // granted by each ActivateSession from `identity` (Part 18 §4.4)
   std::uint64_t activations = 0;      // counted: a role answer for an earlier activation is stale
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
+  // The X509 identity token's certificate of the last ActivateSession (empty for other tokens):
+  // checked again when the trust list changes (Part 12 §7.8.2.5).
+  security::certificate user_certificate;
   // The server identity CreateSession answered with (its channel's): what the client signs and
   // encrypts for while the session lives, also after ApplyChanges (docs/decisions/0056).
   std::shared_ptr<const own_identity> server_identity;
@@ -184,6 +187,10 @@ public:
   // Closes the sessions idle for longer than their timeout (Part 4 §5.7.2.1). The span is valid
   // until the next call.
   std::span<const closed_session> expire(std::chrono::steady_clock::time_point now);
+  // The trust list changed (Part 12 §7.8.2.5): each session activated with an X509 user
+  // certificate has it checked again, and one no longer trusted is closed (reason
+  // Bad_IdentityTokenRejected). The span is valid until the next call of this or expire().
+  std::span<const closed_session> recheck_user_certificates(const instant& now);
 
   std::size_t size() const noexcept { return sessions_.size(); }
   const session* find(const ua::node_id& authentication_token) const noexcept;
@@ -239,6 +246,7 @@ private:
     ua::ua_string user_name;
     session_identity identity;
     std::string user_subject, user_issuer;  // an X509 user certificate's names (X509Subject rules)
+    security::certificate user_certificate;   // an X509 token's
     std::string why;                  // a refusal's reason, for the log
     bool credential_checked = false;  // a refusal came from checking the password or the certificate
   };

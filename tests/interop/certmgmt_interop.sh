@@ -3,8 +3,10 @@
 # client (tests/interop/node_push_certificates.js; docs/security.md "Remote certificate
 # management", docs/files.md): a user without SecurityAdmin refused every method; the TrustList
 # read, a certificate added and removed; bad trust lists refused; a signing request signed by a
-# test CA (openssl CLI), UpdateCertificate, ApplyChanges; a session from before goes on, a new one
-# sees the new certificate; the file written and read back.
+# test CA (openssl CLI), UpdateCertificate, ApplyChanges, bound to the session that made them; a
+# session from before goes on, a new one sees the new certificate; GetCertificates; the file written
+# and read back; an X509 user session closed once its certificate leaves the trust list;
+# ResetToServerDefaults.
 #
 #   bash certmgmt_interop.sh UACTOR_BINARY
 #
@@ -59,6 +61,7 @@ openssl ca -config "$tmp/ca.cnf" -gencrl -keyfile "$tmp/ca.key" -cert "$tmp/ca.p
 admin_hash="$(cut -d: -f2- "$tmp/admin.hash")"
 operator_hash="$(cut -d: -f2- "$tmp/operator.hash")"
 cp "$tmp/certs/other/cert.der" "$tmp/other.der"
+cp "$tmp/certs/other/key.pem" "$tmp/other.key"
 cat >"$tmp/plant.toml" <<EOF2
 [server]
 demo = false
@@ -66,7 +69,7 @@ demo = false
 [[server.endpoints]]
 port = 0
 security = ["Basic256Sha256:SignAndEncrypt"]
-user_tokens = ["username"]
+user_tokens = ["username", "x509"]
 
 [pki]
 dir = "pki"
@@ -117,6 +120,10 @@ if [ "$status" -ne 0 ]; then
     echo "certmgmt_interop: FAIL (exit $status)"; exit 1
 fi
 grep -q "ApplyChanges: new channels use" "$tmp/server.err" || { echo "certmgmt_interop: FAIL: no ApplyChanges line in the log"; exit 1; }
+grep -q "closed after the trust list changed: the X509 user certificate" "$tmp/server.err" \
+    || { echo "certmgmt_interop: FAIL: the X509 user session was not closed after the trust list changed"; exit 1; }
+grep -q "is dropped with its session" "$tmp/server.err" \
+    || { echo "certmgmt_interop: FAIL: no transaction dropped with its session in the log"; exit 1; }
 # The channels of the removed client certificate were closed by the server's check, not by chance.
 grep -q "closed after the trust list changed" "$tmp/server.err" \
     || { echo "certmgmt_interop: FAIL: no channel closed after the trust list changed"; exit 1; }

@@ -20,7 +20,13 @@
 //  5. a session opened before goes on reading; a new client's GetEndpoints and session see the new
 //     certificate;
 //  6. the application file: written (Open Write+EraseExisting, Write, Close) and read back (Open
-//     Read, Read, Close), and the file on disk holds what was written.
+//     Read, Read, Close), and the file on disk holds what was written;
+//  4b. transactions (Part 12 §7.10.2): a second admin session may not add to, apply or cancel the
+//     first one's (BadTransactionPending, BadSessionIdInvalid); one whose session closed is dropped
+//     (ApplyChanges: BadNothingToDo); GetCertificates names the certificate in use before and after;
+//  6b. a session activated with an X509 user certificate is closed once the certificate leaves the
+//     trust list (Part 12 §7.8.2.5);
+//  6c. ResetToServerDefaults: the trust list is the configured one, a new self-signed certificate.
 // Exit 0 when every step passed.
 "use strict";
 
@@ -54,6 +60,9 @@ const ID = {
     updateCertificate: "ns=0;i=13737",
     createSigningRequest: "ns=0;i=12737",
     applyChanges: "ns=0;i=12740",
+    cancelChanges: "ns=0;i=25708",
+    getCertificates: "ns=0;i=32333",
+    resetToServerDefaults: "ns=0;i=25709",
     getRejectedList: "ns=0;i=12777",
     defaultGroup: "ns=0;i=14156",
     rsaSha256Type: "ns=0;i=12560",
@@ -163,6 +172,8 @@ async function main() {
          [group, type, bytes(clientDer), { dataType: DataType.ByteString, arrayType: VariantArrayType.Array, value: [] },
           { dataType: DataType.String, value: "" }, bytes(null)]],
         ["ApplyChanges", ID.serverConfiguration, ID.applyChanges, []],
+        ["GetCertificates", ID.serverConfiguration, ID.getCertificates, [group]],
+        ["ResetToServerDefaults", ID.serverConfiguration, ID.resetToServerDefaults, []],
         ["TrustList.OpenWithMasks", ID.trustList, ID.openWithMasks, [u32(15)]],
         ["TrustList.Open", ID.trustList, ID.open, [{ dataType: DataType.Byte, value: 1 }]],
         ["TrustList.AddCertificate", ID.trustList, ID.addCertificate, [bytes(otherDer), { dataType: DataType.Boolean, value: true }]],
@@ -200,6 +211,20 @@ async function main() {
                       [group, type, bytes(clientDer), { dataType: DataType.ByteString, arrayType: VariantArrayType.Array, value: [] },
                        { dataType: DataType.String, value: "" }, bytes(null)])).statusCode.name, "BadCertificateUriInvalid");
 
+    // GetCertificates (Part 12 §7.10.8): the RSA certificate in use, the one this channel got.
+    const certsOf = async (session) => {
+        const r = await call(session, ID.serverConfiguration, ID.getCertificates, [group]);
+        return { status: r.statusCode.name, types: r.outputArguments && r.outputArguments[0].value,
+                 certs: r.outputArguments && r.outputArguments[1].value };
+    };
+    const before = await certsOf(admin.session);
+    check("GetCertificates", before.status, "Good");
+    check("GetCertificates names RsaSha256ApplicationCertificateType", before.types && before.types.length === 1 &&
+          before.types[0].toString(), "ns=0;i=12560");
+    const inUse = admin.client._secureChannel && admin.client._secureChannel.getServerCertificate
+        ? leafOf(admin.client._secureChannel.getServerCertificate()) : null;
+    if (inUse) check("GetCertificates returns the channel's server certificate", Buffer.compare(before.certs[0], inUse) === 0, true);
+
     // 4. CSR, signed by the CA, UpdateCertificate, ApplyChanges.
     const held = await open(o, cm, "operator");  // a session opened before the change
     const csr = await call(admin.session, ID.serverConfiguration, ID.createSigningRequest,
@@ -218,7 +243,31 @@ async function main() {
                             { dataType: DataType.String, value: "" }, bytes(null)]);
     check("UpdateCertificate", upd.statusCode.name, "Good");
     check("UpdateCertificate applyChangesRequired", upd.outputArguments && upd.outputArguments[0].value, true);
+    // 4b. The transaction is the admin session's: another admin session may not touch it.
+    const admin2 = await open(o, cm, "admin");
+    const updArgs = [group, type, bytes(renewed), { dataType: DataType.ByteString, arrayType: VariantArrayType.Array, value: [caDer] },
+                     { dataType: DataType.String, value: "" }, bytes(null)];
+    check("UpdateCertificate from another session while a transaction waits",
+          (await call(admin2.session, ID.serverConfiguration, ID.updateCertificate, updArgs)).statusCode.name, "BadTransactionPending");
+    check("TrustList Open for writing from another session",
+          (await call(admin2.session, ID.trustList, ID.open, [{ dataType: DataType.Byte, value: 6 }])).statusCode.name,
+          "BadTransactionPending");
+    check("ApplyChanges from another session",
+          (await call(admin2.session, ID.serverConfiguration, ID.applyChanges, [])).statusCode.name, "BadSessionIdInvalid");
+    check("CancelChanges from another session",
+          (await call(admin2.session, ID.serverConfiguration, ID.cancelChanges, [])).statusCode.name, "BadSessionIdInvalid");
+    check("GetCertificates before ApplyChanges: the old certificate",
+          Buffer.compare((await certsOf(admin2.session)).certs[0], before.certs[0]) === 0, true);
     check("ApplyChanges", (await call(admin.session, ID.serverConfiguration, ID.applyChanges, [])).statusCode.name, "Good");
+    check("GetCertificates after ApplyChanges: the new certificate",
+          Buffer.compare((await certsOf(admin2.session)).certs[0], renewed) === 0, true);
+    // A transaction whose session closes is dropped (Part 12 §7.10.9).
+    check("UpdateCertificate in a second session's transaction",
+          (await call(admin2.session, ID.serverConfiguration, ID.updateCertificate, updArgs)).statusCode.name, "Good");
+    await admin2.session.close();
+    await admin2.client.disconnect();
+    check("ApplyChanges after that session closed: nothing waits",
+          (await call(admin.session, ID.serverConfiguration, ID.applyChanges, [])).statusCode.name, "BadNothingToDo");
 
     // 5. The held session goes on; a new client sees the new certificate.
     const st = await held.session.read({ nodeId: ID.serverStatusState, attributeId: AttributeIds.Value });
@@ -255,6 +304,40 @@ async function main() {
     check("file Read returns what was written", rd.outputArguments[0].value.toString(), text.toString());
     await call(op.session, fileId, mClose, [u32(h)]);
     check("file on disk", fs.readFileSync(o.file).toString(), text.toString());
+
+    // 6b. Part 12 §7.8.2.5: a session activated with an X509 user certificate is closed once the
+    // certificate is no longer trusted.
+    check("AddCertificate of a user certificate",
+          (await call(admin.session, ID.trustList, ID.addCertificate, [bytes(otherDer), { dataType: DataType.Boolean, value: true }]))
+              .statusCode.name, "Good");
+    const x509 = makeClient(o, cm);
+    await x509.connect(o.url);
+    const xs = await x509.createSession({ type: UserTokenType.Certificate, certificateData: otherDer,
+                                          privateKey: fs.readFileSync(path.join(o.work, "other.key"), "utf8") });
+    check("X509 user session reads", (await xs.read({ nodeId: ID.serverStatusState, attributeId: AttributeIds.Value })).statusCode.name,
+          "Good");
+    check("RemoveCertificate of the user certificate",
+          (await call(admin.session, ID.trustList, ID.removeCertificate,
+                      [{ dataType: DataType.String, value: thumbprint(otherDer) }, { dataType: DataType.Boolean, value: true }]))
+              .statusCode.name, "Good");
+    // The server closed the session (the script checks its log line): no request on it here, as
+    // node-opcua answers BadSessionIdInvalid by activating the session again and again with the
+    // refused certificate, which the login guard then counts against this address.
+    await Promise.race([x509.disconnect().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
+
+    // 6c. ResetToServerDefaults (Part 12 §7.10.13): the trust list is the configured one (the client
+    // certificate of --trust), the certificate a new self-signed one; sessions go on.
+    check("ResetToServerDefaults",
+          (await call(admin.session, ID.serverConfiguration, ID.resetToServerDefaults, [])).statusCode.name, "Good");
+    const reset = await certsOf(admin.session);
+    check("GetCertificates after the reset: neither the first nor the renewed certificate",
+          reset.certs && Buffer.compare(reset.certs[0], renewed) !== 0 && Buffer.compare(reset.certs[0], before.certs[0]) !== 0, true);
+    list = await readTrustList(admin.session);
+    check("TrustList after the reset: the configured certificate only",
+          (list.trustedCertificates || []).length === 1 && hasCert(list.trustedCertificates, clientDer) &&
+          (list.issuerCertificates || []).length === 0, true);
+    const st3 = await held.session.read({ nodeId: ID.serverStatusState, attributeId: AttributeIds.Value });
+    check("a session from before the reset reads", st3.statusCode.name, "Good");
 
     // 7. Part 12 §7.8.2.5: after a trust list change the server checks the certificates of the open
     // channels again and closes those no longer trusted, after the method's response. Every session

@@ -12,6 +12,8 @@
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
 #include "security/csr.hpp"
+#include "security/ecc.hpp"
+#include "security/policy.hpp"
 #include "uactor/ua/node_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -94,6 +96,67 @@ void config_optional_property(address_space& as, node_index parent, std::uint32_
   }
 }
 
+// A Method of ServerConfigurationType that namespace 0's NodeSet leaves out of the ServerConfiguration
+// instance (1.05.07 has GetCertificates only on the type), added with the instance NodeIds of
+// NodeIds.csv and its arguments copied from the type's method.
+void config_instance_method(address_space& as, node_index parent, std::uint32_t id, std::string_view name,
+                            std::uint32_t type_method, std::uint32_t input_id, std::uint32_t output_id) {
+  if (config_child(as, parent, name) != no_node) return;
+  const node_index from = as.find(node_id(0, type_method));
+  if (from == no_node) return;
+  node_spec m;
+  m.id = node_id(0, id);
+  m.cls = node_class::method;
+  m.browse_name = name;
+  const auto added = as.add_node(std::move(m));
+  if (!added) return;
+  as.add_reference(parent, as.find(node_id(0, ids::has_component)), *added);
+  for (const auto& [arg, arg_id] : {std::pair{std::string_view("InputArguments"), input_id},
+                                    std::pair{std::string_view("OutputArguments"), output_id}}) {
+    const node_index src = config_child(as, from, arg);
+    const auto* v = src == no_node ? nullptr : as.variable(src);
+    if (!v) continue;
+    node_spec a;
+    a.id = node_id(0, arg_id);
+    a.cls = node_class::variable;
+    a.browse_name = arg;
+    a.data_type = node_id(0, 296);  // Argument
+    a.value_rank = 1;
+    a.value = v->value;
+    if (const auto prop = as.add_node(std::move(a))) {
+      as.add_reference(*added, as.find(node_id(0, ids::has_property)), *prop);
+      as.add_reference(*prop, as.find(node_id(0, ids::has_type_definition)), as.find(node_id(0, ids::property_type)));
+    }
+  }
+}
+
+// Part 12 §7.8.4: the certificate type of an ECC policy's application certificate, by its curve
+// (security_policy::curve); 0 for none of them.
+std::uint32_t config_ecc_certificate_type(std::string_view curve) {
+  if (curve == "prime256v1") return ids::ecc_nist_p256_application_certificate_type;
+  if (curve == "secp384r1") return ids::ecc_nist_p384_application_certificate_type;
+  if (curve == "brainpoolP256r1") return ids::ecc_brainpool_p256r1_application_certificate_type;
+  if (curve == "brainpoolP384r1") return ids::ecc_brainpool_p384r1_application_certificate_type;
+  return 0;
+}
+
+// The policy whose application certificate a CertificateTypeId names in the default group (Part 12
+// §7.8.4): RsaSha256ApplicationCertificateType, the abstract ApplicationCertificateType some tools
+// send, or none (null NodeId): an RSA policy; an ECC type: the ECC policy of its curve when the
+// server has a certificate for that curve. Null: not a type of this server.
+const security::security_policy* config_policy_of_type(const node_id* type, const server_security& sec) {
+  const auto* rsa = security::find_policy(security::policy_uri_basic256sha256);
+  if (!type || type->is_null() || *type == node_id(0, ids::rsa_sha256_application_certificate_type) ||
+      *type == node_id(0, ids::application_certificate_type))
+    return rsa;
+  for (const auto& p : security::all_policies()) {
+    if (!p.is_ecc() || !(*type == node_id(0, config_ecc_certificate_type(p.curve)))) continue;
+    for (const auto& e : sec.ecc_identities)
+      if (e.curve == p.curve) return &p;
+  }
+  return nullptr;
+}
+
 bool config_write_file(const fs::path& f, std::string_view bytes, bool secret) {
   const fs::path tmp = f.parent_path() / ("." + f.filename().string() + ".new");
   {
@@ -131,6 +194,10 @@ status_code server_configuration::install(address_space& as, file_objects& files
   trust_list_ = as.find(node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list));
   if (configuration_ == no_node || trust_list_ == no_node || !config_.security || !config_.security->store)
     return status::bad_node_id_unknown;
+  // Part 12 §7.10.8 GetCertificates (1.05): the NodeSet has it on the type only.
+  config_instance_method(as, configuration_, ids::server_configuration_get_certificates, "GetCertificates",
+                         ids::server_configuration_type_get_certificates, ids::server_configuration_get_certificates_input_arguments,
+                         ids::server_configuration_get_certificates_output_arguments);
   // Part 12 §7.10.3-5: what this server does.
   config_assign(as, as.find(node_id(0, ids::server_configuration_server_capabilities)),
                 variant(ua_array<ua_string>{ua_string("NA")}));
@@ -138,9 +205,13 @@ status_code server_configuration::install(address_space& as, file_objects& files
                 variant(ua_array<ua_string>{ua_string("PEM"), ua_string("PFX")}));
   config_assign(as, as.find(node_id(0, ids::server_configuration_max_trust_list_size)),
                 variant(config_.max_trust_list_size));
+  // The RSA certificate's type, and one per ECC curve the server has a certificate for (0055).
+  ua_array<node_id> types{node_id(0, ids::rsa_sha256_application_certificate_type)};
+  for (const auto& e : config_.security->ecc_identities)
+    if (const auto type = config_ecc_certificate_type(e.curve)) types.push_back(node_id(0, type));
   config_assign(as,
                 as.find(node_id(0, ids::server_configuration_certificate_groups_default_application_group_certificate_types)),
-                variant(ua_array<node_id>{node_id(0, ids::rsa_sha256_application_certificate_type)}));
+                variant(std::move(types)));
   file_options o;
   o.writable = true;
   o.store_on_close = false;
@@ -157,6 +228,11 @@ status_code server_configuration::install(address_space& as, file_objects& files
   config_optional_property(as, trust_list_,
                            ids::server_configuration_certificate_groups_default_application_group_trust_list_update_frequency,
                            "UpdateFrequency", node_id(0, 290 /* Duration */), variant(86'400'000.0));
+  // ActivityTimeout (1.05, Part 12 §7.8.2.1): a TrustList left without a call this long is closed.
+  config_optional_property(as, trust_list_,
+                           ids::server_configuration_certificate_groups_default_application_group_trust_list_activity_timeout,
+                           "ActivityTimeout", node_id(0, 290 /* Duration */),
+                           variant(static_cast<double>(config_.activity_timeout.count())));
   return status::good;
 }
 
@@ -189,29 +265,51 @@ status_code server_configuration::call(const config_caller& who, node_index obje
     audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient};
     return status::bad_security_mode_insufficient;
   }
-  if (object == trust_list_) return trust_list_call(who, name, in, out, as, files, now, method);
+  if (object == trust_list_) {
+    // Part 12 §7.8.2.1 ActivityTimeout: counted from the last call on the TrustList.
+    trust_list_activity_ = now;
+    return trust_list_call(who, name, in, out, as, files, now, method);
+  }
 
   status_code sc = status::bad_not_implemented;
   if (name == "UpdateCertificate") {
-    sc = update_certificate(in, out);
+    sc = update_certificate(who, in, out);
   } else if (name == "CreateSigningRequest") {
     sc = create_signing_request(in, out);
   } else if (name == "ApplyChanges") {
-    sc = apply_changes();
+    sc = apply_changes(who, as, files, now);
   } else if (name == "CancelChanges") {
-    // Part 12 §7.10.11: what UpdateCertificate holds for ApplyChanges is dropped (a key
-    // CreateSigningRequest made stays: its certificate may still come). The trust list has no
-    // transaction (its methods apply at once): nothing of it waits.
-    sc = pending_ ? status::good : status::bad_nothing_to_do;
-    if (pending_) spdlog::info("CancelChanges: {} will not be applied", pending_->certificate.describe());
-    pending_.reset();
+    sc = cancel_changes(who);
   } else if (name == "GetRejectedList") {
     const auto rejected = security::rejected_certificates(config_.security->store->root(), config_.max_rejected);
     out.emplace_back(to_byte_strings(rejected));
     sc = status::good;
+  } else if (name == "GetCertificates") {
+    sc = get_certificates(in, out);
+  } else if (name == "ResetToServerDefaults") {
+    sc = reset_to_defaults(as, files, now);
   }
   audit_ = {event, method_id, audit_name, sc};
   return sc;
+}
+
+void server_configuration::session_closed(std::uint32_t session) {
+  // Part 12 §7.10.9: "If a Session is closed or abandoned then the transaction is closed and all
+  // pending changes are discarded."
+  if (!tx_ || tx_->session != session) return;
+  spdlog::info("ServerConfiguration: the transaction of session {} is dropped with its session (nothing of it applied)",
+               session);
+  tx_.reset();
+}
+
+std::size_t server_configuration::expire(address_space& as, file_objects& files, date_time now) {
+  if (trust_list_ == no_node || config_.activity_timeout.count() <= 0 || files.open_count(trust_list_) == 0) return 0;
+  const std::int64_t idle_ms = (now.ticks - trust_list_activity_.ticks) / 10'000;
+  if (idle_ms < config_.activity_timeout.count()) return 0;
+  const std::size_t closed = files.close_all(trust_list_, as);
+  spdlog::warn("TrustList: {} handle(s) closed after {} ms without a call (ActivityTimeout); what was written is dropped",
+               closed, idle_ms);
+  return closed;
 }
 
 status_code server_configuration::trust_list_call(const config_caller& who, std::string_view name,
@@ -229,6 +327,8 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
     const auto* mode = in.empty() ? nullptr : in[0].get_if<std::uint8_t>();
     if (!mode || (*mode != open_mode::read && *mode != (open_mode::write | open_mode::erase_existing)))
       return status::bad_invalid_argument;
+    // Part 12 §7.8.2.1: writing joins a transaction; another session's waits.
+    if ((*mode & open_mode::write) && other_transaction(who)) return status::bad_transaction_pending;
     return files.call(who.session, trust_list_, method, in, out, as);
   }
   if (name == "OpenWithMasks") {
@@ -260,27 +360,42 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
       return audited(status::bad_decoding_error);
     }
     security::trust_list_contents lists;
-    lists.specified_lists = t.specified_lists;
+    lists.specified_lists = t.specified_lists & security::trust_masks::all;
     lists.trusted_certificates = from_byte_strings(t.trusted_certificates);
     lists.trusted_crls = from_byte_strings(t.trusted_crls);
     lists.issuer_certificates = from_byte_strings(t.issuer_certificates);
     lists.issuer_crls = from_byte_strings(t.issuer_crls);
+    // Another session's transaction took the TrustList after this handle was opened.
+    if (other_transaction(who)) return audited(status::bad_transaction_pending);
     std::string why;
     if (const auto sc = security::check_trust_list(lists, &why); sc.is_bad()) {
       spdlog::warn("TrustList CloseAndUpdate refused ({}): {}; the trust list is unchanged", sc.name(), why);
       return audited(sc);
     }
-    if (const auto sc = security::write_trust_list(pki, lists); sc.is_bad()) return audited(sc);
-    trust_list_changed(as, files, now);
-    spdlog::info("TrustList updated by CloseAndUpdate: {} trusted, {} issuer certificate(s) in the lists written",
-                 lists.trusted_certificates.size(), lists.issuer_certificates.size());
-    // No transactions: applied now, new channels validate against it at once (Part 12 §7.8.2.3).
-    out.emplace_back(false);
+    // Part 12 §7.8.2.5: the lists join this session's transaction (created or continued) and take
+    // effect at ApplyChanges; a list named again replaces what an earlier CloseAndUpdate gave it.
+    if (!tx_) tx_ = transaction{who.session, {}, std::nullopt};
+    if (!tx_->trust) tx_->trust = security::trust_list_contents{};
+    auto& held = *tx_->trust;
+    const auto take = [&](std::uint32_t bit, std::vector<security::der_bytes>& into, std::vector<security::der_bytes>& from) {
+      if (lists.specified_lists & bit) into = std::move(from);
+    };
+    take(security::trust_masks::trusted_certificates, held.trusted_certificates, lists.trusted_certificates);
+    take(security::trust_masks::trusted_crls, held.trusted_crls, lists.trusted_crls);
+    take(security::trust_masks::issuer_certificates, held.issuer_certificates, lists.issuer_certificates);
+    take(security::trust_masks::issuer_crls, held.issuer_crls, lists.issuer_crls);
+    held.specified_lists |= lists.specified_lists;
+    spdlog::info("TrustList CloseAndUpdate: {} trusted, {} issuer certificate(s) wait for ApplyChanges of session {}",
+                 held.trusted_certificates.size(), held.issuer_certificates.size(), who.session);
+    out.emplace_back(true);  // applyChangesRequired
     return audited(status::good);
   }
   if (name == "AddCertificate" || name == "RemoveCertificate") {
     // Part 12 §7.8.2.4-5: "This Method cannot be called if the containing TrustList Object is open."
     if (files.open_count(trust_list_) > 0) return audited(status::bad_invalid_state);
+    // Part 12 §7.8.2.6-7: not while a transaction waits for ApplyChanges or CancelChanges (they
+    // apply at once, and would be lost or undone by it).
+    if (tx_) return audited(status::bad_transaction_pending);
     const auto* trusted = in.size() > 1 ? in[1].get_if<bool>() : nullptr;
     if (!trusted) return status::bad_invalid_argument;
     status_code sc;
@@ -304,10 +419,14 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
   return files.call(who.session, trust_list_, method, in, out, as);
 }
 
-status_code server_configuration::update_certificate(std::span<const variant> in, std::vector<variant>& out) {
+status_code server_configuration::update_certificate(const config_caller& who, std::span<const variant> in,
+                                                     std::vector<variant>& out) {
   // Part 12 §7.10.4 UpdateCertificate(CertificateGroupId, CertificateTypeId, Certificate,
   // IssuerCertificates, PrivateKeyFormat, PrivateKey) -> ApplyChangesRequired.
   if (in.size() < 6) return status::bad_invalid_argument;
+  // Part 12 §7.10.5: "If a transaction is in progress on another Session then the Server shall
+  // return Bad_TransactionPending."
+  if (other_transaction(who)) return status::bad_transaction_pending;
   const auto* group = in[0].get_if<node_id>();
   const auto* type = in[1].get_if<node_id>();
   const auto* cert_bytes = in[2].get_if<byte_string>();
@@ -318,9 +437,8 @@ status_code server_configuration::update_certificate(std::span<const variant> in
   // The one group and type this server has (a null NodeId names the default, §7.10.4).
   const node_id default_group(0, ids::server_configuration_certificate_groups_default_application_group);
   if (group && !group->is_null() && !(*group == default_group)) return status::bad_invalid_argument;
-  if (type && !type->is_null() && !(*type == node_id(0, ids::rsa_sha256_application_certificate_type)) &&
-      !(*type == node_id(0, 12557)))  // ApplicationCertificateType: the abstract base some tools send
-    return status::bad_invalid_argument;
+  const auto* policy = config_policy_of_type(type, *config_.security);
+  if (!policy) return status::bad_invalid_argument;
   const auto cert = security::certificate::from_der(bytes_in(*cert_bytes));
   if (!cert) {
     spdlog::warn("UpdateCertificate refused: the certificate does not parse (Bad_CertificateInvalid)");
@@ -338,16 +456,20 @@ status_code server_configuration::update_certificate(std::span<const variant> in
       if (!c) return status::bad_certificate_invalid;
       issuers.push_back(std::move(*c));
     }
-  // The key: a new one given here, the one CreateSigningRequest made, or the current one.
-  const auto current = config_.security->own();
+  // The key: a new one given here, the one CreateSigningRequest made for this type, or the current
+  // one of the type (the RSA identity, or the ECC curve's).
+  const std::string curve(policy->curve);
+  const auto current = config_.security->identity_for(*policy);
+  if (!current) return status::bad_invalid_argument;
   security::rsa_key key;
   const bool key_given = key_format && !key_format->empty() && key_bytes && !key_bytes->empty();
+  const auto made = new_keys_.find(curve);
   if (key_given) {
     auto k = security::private_key_from(key_format->view(), bytes_in(*key_bytes));
     if (!k) return k.error();
     key = std::move(*k);
-  } else if (new_key_ && security::key_matches(*cert, new_key_)) {
-    key = new_key_;
+  } else if (made != new_keys_.end() && security::key_matches(*cert, made->second)) {
+    key = made->second;
   } else {
     key = current->private_key;
   }
@@ -356,13 +478,22 @@ status_code server_configuration::update_certificate(std::span<const variant> in
                  "(Bad_SecurityChecksFailed) [{}]", cert->describe());
     return status::bad_security_checks_failed;
   }
+  // The certificate type decides the key: RSA for RsaSha256ApplicationCertificateType, an EC key
+  // on the curve for an ECC type (Part 12 §7.8.4; the channels' Security Policy Check, 0055).
+  if (!security::key_fits_policy(*policy, key)) {
+    spdlog::warn("UpdateCertificate refused: the certificate's key does not fit {} (Bad_CertificateInvalid) [{}]",
+                 policy->certificate_type, cert->describe());
+    return status::bad_certificate_invalid;
+  }
   // The issuers must complete the chain: each certificate is issued by the next.
   if (!issuers.empty() && !security::issued_by(issuers.front(), *cert)) {
     spdlog::warn("UpdateCertificate refused: the first issuer certificate did not issue it (Bad_SecurityChecksFailed)");
     return status::bad_security_checks_failed;
   }
-  pending_ = std::make_shared<const own_identity>(own_identity{*cert, std::move(issuers), std::move(key)});
-  spdlog::info("UpdateCertificate: {} waits for ApplyChanges", cert->describe());
+  if (!tx_) tx_ = transaction{who.session, {}, std::nullopt};
+  tx_->certificates[curve] = std::make_shared<const own_identity>(own_identity{*cert, std::move(issuers), std::move(key)});
+  spdlog::info("UpdateCertificate: {} ({}) waits for ApplyChanges of session {}", cert->describe(), policy->certificate_type,
+               who.session);
   // Part 12 §7.10.4: the new certificate is used after ApplyChanges.
   out.emplace_back(true);
   return status::good;
@@ -373,21 +504,27 @@ status_code server_configuration::create_signing_request(std::span<const variant
   // RegeneratePrivateKey, Nonce) -> CertificateRequest.
   if (in.size() < 5) return status::bad_invalid_argument;
   const auto* group = in[0].get_if<node_id>();
+  const auto* type = in[1].get_if<node_id>();
   const auto* subject = in[2].get_if<ua_string>();
   const auto* regenerate = in[3].get_if<bool>();
   const auto* nonce = in[4].get_if<byte_string>();
   const node_id default_group(0, ids::server_configuration_certificate_groups_default_application_group);
   if (group && !group->is_null() && !(*group == default_group)) return status::bad_invalid_argument;
-  const auto current = config_.security->own();
+  // The type names whose key signs: the RSA certificate's, or an ECC curve's (Part 12 §7.8.4).
+  const auto* policy = config_policy_of_type(type, *config_.security);
+  if (!policy) return status::bad_invalid_argument;
+  const auto current = config_.security->identity_for(*policy);
+  if (!current) return status::bad_invalid_argument;
   security::rsa_key key = current->private_key;
   if (regenerate && *regenerate) {
     // "The Nonce ... shall be at least 32 bytes" when a new key is made (§7.10.7): entropy the
     // server may mix in; OpenSSL's generator needs none, the length is still checked.
     if (nonce && !nonce->empty() && nonce->size() < 32) return status::bad_invalid_argument;
-    auto fresh = security::rsa_key::generate(static_cast<unsigned>(current->private_key.bits()));
+    auto fresh = policy->is_ecc() ? security::generate_ecc_key(policy->curve)
+                                  : security::rsa_key::generate(static_cast<unsigned>(current->private_key.bits()));
     if (!fresh) return fresh.error();
     key = std::move(*fresh);
-    new_key_ = key;
+    new_keys_[std::string(policy->curve)] = key;
   }
   std::vector<std::string> hosts = config_.host_names;
   if (hosts.empty()) hosts = current->certificate.host_names();
@@ -400,29 +537,142 @@ status_code server_configuration::create_signing_request(std::span<const variant
   return status::good;
 }
 
-status_code server_configuration::apply_changes() {
-  // Part 12 §7.10.9: what UpdateCertificate prepared takes effect; nothing pending is nothing to do.
-  if (!pending_) return status::good;
+status_code server_configuration::install_identity(std::shared_ptr<const own_identity> identity, std::string_view by,
+                                                   std::string_view curve) {
   const auto store_root = config_.security->store->root();
-  const fs::path cert_file = store_root / "own" / "certs" / (config_.own_name + ".der");
-  const fs::path key_file = store_root / "own" / "private" / (config_.own_name + ".pem");
+  // own/certs/uactor.der for the RSA certificate, uactor-ecc-nistP256.der ... for a curve's (0055).
+  const security::security_policy* ecc = nullptr;
+  for (const auto& p : security::all_policies())
+    if (!curve.empty() && p.curve == curve) {
+      ecc = &p;
+      break;
+    }
+  if (!curve.empty() && !ecc) return status::bad_internal_error;
+  const std::string name = ecc ? security::own_identity_name(config_.own_name, *ecc) : config_.own_name;
+  const fs::path cert_file = store_root / "own" / "certs" / (name + ".der");
+  const fs::path key_file = store_root / "own" / "private" / (name + ".pem");
   // The certificate in use stays next to the new one: the rollback an operator may do by hand.
   std::error_code ec;
   fs::copy_file(cert_file, cert_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
   fs::copy_file(key_file, key_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
   ::chmod((key_file.string() + ".previous").c_str(), 0600);  // a private key, as own/private/ keeps it
-  const auto chain = pending_->chain();
-  const std::string pem = pending_->private_key.to_private_pem();
+  const auto chain = identity->chain();
+  const std::string pem = identity->private_key.to_private_pem();
   if (!config_write_file(key_file, pem, true) ||
       !config_write_file(cert_file, std::string_view(reinterpret_cast<const char*>(chain.data()), chain.size()), false)) {
-    spdlog::error("ApplyChanges: cannot write the new certificate into {}: nothing changed", cert_file.parent_path().string());
+    spdlog::error("{}: cannot write the new certificate into {}: the certificate in use stays", by,
+                  cert_file.parent_path().string());
     return status::bad_internal_error;
   }
-  config_.security->replaced.set(pending_);
-  spdlog::info("ApplyChanges: new channels use {}; running sessions keep theirs", pending_->certificate.describe());
-  pending_.reset();
-  new_key_ = {};
+  if (ecc) config_.security->replaced_ecc.set(curve, identity);
+  else config_.security->replaced.set(identity);
+  spdlog::info("{}: new channels use {}; running sessions keep theirs", by, identity->certificate.describe());
   identity_changed_ = true;
+  return status::good;
+}
+
+status_code server_configuration::apply_changes(const config_caller& who, address_space& as, file_objects& files,
+                                                date_time now) {
+  // Part 12 §7.10.9: no transaction, nothing to do; another session's is not this one's to apply
+  // (as CancelChanges, §7.10.11: Bad_SessionIdInvalid); a TrustList still open for writing first
+  // has to be closed (Bad_InvalidState, the transaction stays).
+  if (!tx_) return status::bad_nothing_to_do;
+  if (tx_->session != who.session) return status::bad_session_id_invalid;
+  if (files.open_for_writing(trust_list_)) return status::bad_invalid_state;
+  // The changes in the order they came: the trust list, then the certificate. They were checked
+  // when they were made; what can still fail is the disk, and then the transaction stays for a
+  // CancelChanges or another ApplyChanges.
+  if (tx_->trust) {
+    if (const auto sc = security::write_trust_list(config_.security->store->root(), *tx_->trust); sc.is_bad()) {
+      spdlog::error("ApplyChanges: the trust list could not be written ({}): nothing changed", sc.to_string());
+      return sc;
+    }
+    trust_list_changed(as, files, now);
+    spdlog::info("ApplyChanges: the trust list of session {} applied ({} trusted, {} issuer certificate(s) in the lists it named)",
+                 tx_->session, tx_->trust->trusted_certificates.size(), tx_->trust->issuer_certificates.size());
+    tx_->trust.reset();
+  }
+  for (auto it = tx_->certificates.begin(); it != tx_->certificates.end();) {
+    if (const auto sc = install_identity(it->second, "ApplyChanges", it->first); sc.is_bad()) return sc;
+    new_keys_.erase(it->first);
+    it = tx_->certificates.erase(it);  // applied: a later failure leaves only what is still to do
+  }
+  tx_.reset();
+  return status::good;
+}
+
+status_code server_configuration::cancel_changes(const config_caller& who) {
+  // Part 12 §7.10.11: only the session that made the transaction may drop it; a key
+  // CreateSigningRequest made stays (its certificate may still come).
+  if (!tx_) return status::bad_nothing_to_do;
+  if (tx_->session != who.session) return status::bad_session_id_invalid;
+  spdlog::info("CancelChanges: the transaction of session {} is dropped{}{}", tx_->session,
+               tx_->certificates.empty() ? std::string{} : fmt::format("; {} certificate(s) not applied", tx_->certificates.size()),
+               tx_->trust ? "; the trust list written is not applied" : "");
+  tx_.reset();
+  return status::good;
+}
+
+status_code server_configuration::get_certificates(std::span<const variant> in, std::vector<variant>& out) const {
+  // Part 12 §7.10.8 GetCertificates(CertificateGroupId) -> CertificateTypeIds[], Certificates[]:
+  // the certificates in use now (not one waiting for ApplyChanges), each with its type.
+  const auto* group = in.empty() ? nullptr : in[0].get_if<node_id>();
+  if (!group) return status::bad_invalid_argument;
+  const node_id default_group(0, ids::server_configuration_certificate_groups_default_application_group);
+  if (!group->is_null() && !(*group == default_group)) return status::bad_invalid_argument;
+  ua_array<node_id> types;
+  ua_array<byte_string> certs;
+  const auto add = [&](std::uint32_t type, const security::certificate& c) {
+    if (!c) return;
+    types.push_back(node_id(0, type));
+    byte_string b;
+    b.assign(c.der().data(), c.der().size());
+    certs.push_back(std::move(b));
+  };
+  const auto& sec = *config_.security;
+  add(ids::rsa_sha256_application_certificate_type, sec.own()->certificate);
+  for (const auto& e : sec.ecc_identities)
+    for (const auto& p : security::all_policies())
+      if (p.curve == e.curve) {
+        if (const auto id = sec.identity_for(p)) add(config_ecc_certificate_type(e.curve), id->certificate);
+        break;
+      }
+  out.emplace_back(std::move(types));
+  out.emplace_back(std::move(certs));
+  return status::good;
+}
+
+status_code server_configuration::reset_to_defaults(address_space& as, file_objects& files, date_time now) {
+  // Part 12 §7.10.13: the application's configuration back to its defaults, which configuration
+  // sets (not a factory reset): the trust list is the plant file's pki.trust certificates alone
+  // (no issuers, no CRLs), and the certificate a new self-signed one as the first start makes it
+  // (Annex G's setup). Open TrustList handles end and a waiting transaction is dropped. It takes
+  // effect as ApplyChanges would: new channels at once, running sessions keep theirs; the server
+  // does not shut down (docs/decisions/0064).
+  const auto current = config_.security->own();
+  security::certificate_request request;
+  request.application_uri = config_.application_uri;
+  request.host_names = config_.host_names.empty() ? current->certificate.host_names() : config_.host_names;
+  if (current->private_key) request.key_bits = static_cast<unsigned>(current->private_key.bits());
+  auto fresh = security::create_self_signed(request, now);
+  if (!fresh) return fresh.error();
+  security::trust_list_contents lists;
+  lists.specified_lists = security::trust_masks::all;
+  lists.trusted_certificates = config_.default_trust;
+  if (const auto sc = security::write_trust_list(config_.security->store->root(), lists); sc.is_bad()) return sc;
+  files.close_all(trust_list_, as);
+  if (tx_) spdlog::info("ResetToServerDefaults: the transaction of session {} is dropped", tx_->session);
+  tx_.reset();
+  new_keys_.erase(std::string{});
+  trust_list_changed(as, files, now);
+  if (const auto sc = install_identity(
+          std::make_shared<const own_identity>(own_identity{fresh->cert, {}, std::move(fresh->private_key)}),
+          "ResetToServerDefaults", {});
+      sc.is_bad())
+    return sc;
+  spdlog::warn("ResetToServerDefaults: the trust list holds the {} configured certificate(s) only, the server certificate is "
+               "a new self-signed one [{}]: clients that trusted the old one must trust it again",
+               config_.default_trust.size(), fresh->cert.describe());
   return status::good;
 }
 

@@ -2,12 +2,15 @@
 // namespace-0 ServerConfiguration Object under the Server Object comes alive. Its TrustList is a
 // file (file_objects) whose bytes are a TrustListDataType made from and written to the PKI folders;
 // UpdateCertificate and CreateSigningRequest prepare a new identity that ApplyChanges installs for
-// the channels that open after it, while running channels and sessions keep theirs. Only a session
-// with the SecurityAdmin role over SignAndEncrypt may call any of it. Plain state in the session
-// host, no CAF (docs/decisions/0056).
+// the channels that open after it, while running channels and sessions keep theirs. Changes that
+// wait for ApplyChanges (UpdateCertificate, CloseAndUpdate) form one transaction of the session that
+// made them (Part 12 §7.10.2; docs/decisions/0064). Only a session with the SecurityAdmin role over
+// SignAndEncrypt may call any of it. Plain state in the session host, no CAF (docs/decisions/0056).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,6 +34,13 @@ struct certificate_management_config {
   std::uint32_t max_trust_list_size = 1u << 20;  // MaxTrustListSize: bytes of a TrustListDataType
   std::size_t max_rejected = 100;                // GetRejectedList returns at most this many
   std::string own_name = "uactor";               // own/certs/<name>.der, own/private/<name>.pem
+  // ResetToServerDefaults (Part 12 §7.10.13): the trust list the plant file configures (its
+  // pki.trust certificates, DER); the rest of the lists is emptied and a new self-signed
+  // certificate made as on first start.
+  std::vector<security::der_bytes> default_trust;
+  // TrustList ActivityTimeout (Part 12 §7.8.2.1): a TrustList left open this long without a call
+  // on it is closed (its writes dropped).
+  std::chrono::milliseconds activity_timeout{60'000};
 };
 
 // Who calls: the session's roles and its channel's mode (Part 12 §7.2: SecurityAdmin over an
@@ -76,24 +86,50 @@ public:
   // RemoveCertificate): the open channels' client certificates are to be checked again.
   bool take_trust_changed() noexcept { return std::exchange(trust_changed_, false); }
   // A new certificate waits for ApplyChanges.
-  bool pending() const noexcept { return pending_ != nullptr; }
+  bool pending() const noexcept { return tx_ && !tx_->certificates.empty(); }
+  // The session whose transaction waits for ApplyChanges (0: none).
+  std::uint32_t transaction_session() const noexcept { return tx_ ? tx_->session : 0; }
+  // The session ended (closed, timed out): its transaction is dropped (Part 12 §7.10.9).
+  void session_closed(std::uint32_t session);
+  // The housekeeping tick: a TrustList open with no call on it for ActivityTimeout is closed.
+  // Returns how many handles were closed.
+  std::size_t expire(ua::address_space& as, file_objects& files, ua::date_time now);
 
 private:
   ua::status_code trust_list_call(const config_caller& who, std::string_view name, std::span<const ua::variant> in,
                                   std::vector<ua::variant>& out, ua::address_space& as, file_objects& files,
                                   ua::date_time now, ua::node_index method);
-  ua::status_code update_certificate(std::span<const ua::variant> in, std::vector<ua::variant>& out);
+  ua::status_code update_certificate(const config_caller& who, std::span<const ua::variant> in,
+                                     std::vector<ua::variant>& out);
   ua::status_code create_signing_request(std::span<const ua::variant> in, std::vector<ua::variant>& out);
-  ua::status_code apply_changes();
+  ua::status_code apply_changes(const config_caller& who, ua::address_space& as, file_objects& files, ua::date_time now);
+  ua::status_code cancel_changes(const config_caller& who);
+  ua::status_code get_certificates(std::span<const ua::variant> in, std::vector<ua::variant>& out) const;
+  ua::status_code reset_to_defaults(ua::address_space& as, file_objects& files, ua::date_time now);
+  // Writes `identity` into own/ (the old one kept as .previous) and has new channels use it.
+  // `curve`: "" for the RSA certificate, else the ECC curve's (security_policy::curve).
+  ua::status_code install_identity(std::shared_ptr<const own_identity> identity, std::string_view by,
+                                   std::string_view curve);
   void trust_list_changed(ua::address_space& as, file_objects& files, ua::date_time now);
   std::string trust_list_bytes(std::uint32_t masks) const;
+  // Whether another session's transaction waits (Part 12 §7.10.2: Bad_TransactionPending).
+  bool other_transaction(const config_caller& who) const noexcept { return tx_ && tx_->session != who.session; }
+
+  // Part 12 §7.10.2: what waits for ApplyChanges, and whose it is.
+  struct transaction {
+    std::uint32_t session = 0;
+    // UpdateCertificate's, by curve ("" for the RSA certificate).
+    std::map<std::string, std::shared_ptr<const own_identity>> certificates;
+    std::optional<security::trust_list_contents> trust;     // CloseAndUpdate's, the lists it names
+  };
 
   certificate_management_config config_;
   ua::node_index configuration_ = ua::no_node, trust_list_ = ua::no_node, last_update_ = ua::no_node;
-  // UpdateCertificate's result until ApplyChanges; the key CreateSigningRequest made until a
-  // certificate for it comes.
-  std::shared_ptr<const own_identity> pending_;
-  security::rsa_key new_key_;
+  // The open transaction; the keys CreateSigningRequest made (by curve, "" for RSA) until a
+  // certificate for them comes.
+  std::optional<transaction> tx_;
+  std::map<std::string, security::rsa_key> new_keys_;
+  ua::date_time trust_list_activity_{};  // the last call on the TrustList (ActivityTimeout)
   bool identity_changed_ = false;
   bool trust_changed_ = false;
   certificate_audit audit_;

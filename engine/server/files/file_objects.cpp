@@ -246,6 +246,24 @@ void file_objects::session_closed(std::uint32_t session, address_space& as) {
   }
 }
 
+std::size_t file_objects::close_all(node_index object, address_space& as) {
+  std::size_t closed = 0;
+  for (auto it = handles_.begin(); it != handles_.end();) {
+    const auto next = std::next(it);
+    if (it->second.object == object) {
+      forget(it, as);
+      ++closed;
+    }
+    it = next;
+  }
+  return closed;
+}
+
+bool file_objects::open_for_writing(node_index object) const noexcept {
+  const auto f = files_.find(object);
+  return f != files_.end() && f->second.writers > 0;
+}
+
 status_code file_objects::call(std::uint32_t session, node_index object, node_index method,
                                std::span<const variant> in, std::vector<variant>& out, address_space& as) {
   const std::string_view name = as.at(method).browse_name;

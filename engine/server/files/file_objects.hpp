@@ -90,6 +90,11 @@ public:
   // The handles of `object` open now.
   std::size_t open_count(ua::node_index object) const noexcept;
   std::size_t handles() const noexcept { return handles_.size(); }
+  // Whether a handle of `object` is open for writing.
+  bool open_for_writing(ua::node_index object) const noexcept;
+  // Every handle of `object` ends, whoever holds it, without storing anything (a TrustList's
+  // ActivityTimeout, Part 12 §7.8.2.1). Returns how many ended.
+  std::size_t close_all(ua::node_index object, ua::address_space& as);
   // The session ended (closed, timed out): its handles are gone, their writes dropped.
   void session_closed(std::uint32_t session, ua::address_space& as);
   // The file's Size Variable from its content now (after a change that did not come through a handle).

@@ -16,6 +16,8 @@
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
 #include "security/csr.hpp"
+#include "security/ecc.hpp"
+#include "security/policy.hpp"
 #include "security/pki_store.hpp"
 #include "security/trust_list.hpp"
 #include "tests/engine/server/core_fixture.hpp"
@@ -56,8 +58,12 @@ struct config_fixture {
   actors::server_core core = make_core();
   std::unique_ptr<actors::server_configuration> config;
   actors::config_caller admin;
+  actors::config_caller other_admin;  // another SecurityAdmin session (transactions are per session)
 
-  explicit config_fixture(std::uint32_t max_size = 1u << 20) {
+  std::int64_t now_ms = 1000;  // the time of the next call
+
+  explicit config_fixture(std::uint32_t max_size = 1u << 20, std::vector<security::der_bytes> default_trust = {},
+                          std::vector<actors::server_security::curve_identity> ecc = {}) {
     auto store = std::make_shared<security::pki_store>(pki.path());
     security::certificate_request r;
     r.application_uri = server_uri;
@@ -67,15 +73,27 @@ struct config_fixture {
     sec->certificate = own->cert;
     sec->private_key = own->private_key;
     sec->store = store;
+    sec->ecc_identities = std::move(ecc);
     actors::certificate_management_config c;
     c.security = sec;
     c.application_uri = server_uri;
     c.max_trust_list_size = max_size;
+    c.default_trust = std::move(default_trust);
     config = std::make_unique<actors::server_configuration>(c);
     REQUIRE(config->install(core.space(), core.files(), at(0).utc) == ua::status::good);
     admin.session = 7;
     admin.roles.add(actors::authz::well_known::security_admin);
     admin.mode = ua::message_security_mode::sign_and_encrypt;
+    other_admin = admin;
+    other_admin.session = 9;
+  }
+  ua::status_code apply(const actors::config_caller* who = nullptr) {
+    std::vector<ua::variant> out;
+    return call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out, who);
+  }
+  ua::status_code cancel(const actors::config_caller* who = nullptr) {
+    std::vector<ua::variant> out;
+    return call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out, who);
   }
 
   ua::status_code call(std::uint32_t object, std::uint32_t method, std::vector<ua::variant> in,
@@ -83,11 +101,12 @@ struct config_fixture {
     out.clear();
     auto& as = core.space();
     return config->call(who ? *who : admin, as.find(ua::node_id(0, object)), as.find(ua::node_id(0, method)), in, out,
-                        as, core.files(), at(1000).utc);
+                        as, core.files(), at(now_ms).utc);
   }
-  ua::status_code on_trust_list(std::uint32_t method, std::vector<ua::variant> in, std::vector<ua::variant>& out) {
+  ua::status_code on_trust_list(std::uint32_t method, std::vector<ua::variant> in, std::vector<ua::variant>& out,
+                                const actors::config_caller* who = nullptr) {
     return call(ids::server_configuration_certificate_groups_default_application_group_trust_list, method,
-                std::move(in), out);
+                std::move(in), out, who);
   }
   static constexpr std::uint32_t tl_open = ids::server_configuration_certificate_groups_default_application_group_trust_list_open;
   static constexpr std::uint32_t tl_read = ids::server_configuration_certificate_groups_default_application_group_trust_list_read;
@@ -121,18 +140,21 @@ struct config_fixture {
     REQUIRE(d.remaining() == 0);
     return t;
   }
-  // Open(Write+EraseExisting), Write `bytes`, CloseAndUpdate: its status.
-  ua::status_code write_list(std::string_view bytes) {
+  // Open(Write+EraseExisting), Write `bytes`, CloseAndUpdate: its status (CloseAndUpdate's
+  // applyChangesRequired must be true: the lists wait for ApplyChanges).
+  ua::status_code write_list(std::string_view bytes, const actors::config_caller* who = nullptr) {
     std::vector<ua::variant> out;
-    REQUIRE(on_trust_list(tl_open, {ua::variant(std::uint8_t{6})}, out) == ua::status::good);
+    REQUIRE(on_trust_list(tl_open, {ua::variant(std::uint8_t{6})}, out, who) == ua::status::good);
     const auto h = *out.at(0).get_if<std::uint32_t>();
     ua::byte_string data;
     data.assign(bytes);
-    if (const auto sc = on_trust_list(tl_write, {ua::variant(h), ua::variant(data)}, out); sc.is_bad()) {
-      REQUIRE(on_trust_list(tl_close, {ua::variant(h)}, out) == ua::status::good);
+    if (const auto sc = on_trust_list(tl_write, {ua::variant(h), ua::variant(data)}, out, who); sc.is_bad()) {
+      REQUIRE(on_trust_list(tl_close, {ua::variant(h)}, out, who) == ua::status::good);
       return sc;
     }
-    return on_trust_list(tl_close_update, {ua::variant(h)}, out);
+    const auto sc = on_trust_list(tl_close_update, {ua::variant(h)}, out, who);
+    if (sc.is_good()) CHECK(*out.at(0).get_if<bool>());
+    return sc;
   }
   std::size_t trusted_files() const {
     std::size_t n = 0;
@@ -178,6 +200,12 @@ TEST_CASE("server configuration: the trust list reads and writes as a TrustListD
   next.trusted_certificates = {bytes_of_der(peer.cert.der()), bytes_of_der(other.cert.der())};
   next.issuer_certificates = {bytes_of_der(ca.cert.der())};
   CHECK(f.write_list(encode_list(next)) == ua::status::good);
+  // Part 12 §7.8.2.5: it waits for ApplyChanges; until then readers see the list as it was.
+  CHECK_FALSE(f.config->take_trust_changed());
+  CHECK(f.read_list().trusted_certificates.size() == 1);
+  CHECK(f.config->transaction_session() == f.admin.session);
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.config->transaction_session() == 0);
   CHECK(f.config->take_trust_changed());
   t = f.read_list();
   CHECK(t.trusted_certificates.size() == 2);
@@ -189,7 +217,7 @@ TEST_CASE("server configuration: the trust list reads and writes as a TrustListD
   // LastUpdateTime moved to the call's time.
   const auto last = f.core.space().find(
       ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list_last_update_time));
-  CHECK(*f.core.space().variable(last)->value.value.get_if<ua::date_time>() == at(1000).utc);
+  CHECK(*f.core.space().variable(last)->value.value.get_if<ua::date_time>() == at(f.now_ms).utc);
 
   // RemoveCertificate by thumbprint.
   REQUIRE(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(other.cert.thumbprint_hex())), ua::variant(true)},
@@ -378,7 +406,8 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
                 ua::variant(ua::ua_string("PEM")), ua::variant(ua::byte_string(foreign.key.to_private_pem()))},
                out) == ua::status::bad_security_checks_failed);
   CHECK_FALSE(f.config->pending());
-  CHECK(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  // Part 12 §7.10.9: nothing waits (the refusals opened no transaction): Bad_NothingToDo.
+  CHECK(f.apply() == ua::status::bad_nothing_to_do);
   CHECK(f.sec->own()->certificate == old->certificate);
 
   // With the current key (signed by the CA from a CSR of it), then ApplyChanges.
@@ -391,7 +420,7 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
   CHECK(f.call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out) == ua::status::good);
   CHECK_FALSE(f.config->pending());
   CHECK(f.call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out) == ua::status::bad_nothing_to_do);
-  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
+  CHECK(f.apply() == ua::status::bad_nothing_to_do);
   CHECK(f.sec->own()->certificate == old->certificate);
   REQUIRE(update(renewed.cert) == ua::status::good);
   REQUIRE(f.call(ids::server_configuration, ids::server_configuration_apply_changes, {}, out) == ua::status::good);
@@ -422,6 +451,306 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
   const auto reloaded = again.load_or_create_own(r);
   REQUIRE(reloaded);
   CHECK(reloaded->cert == with_key.cert);
+}
+
+TEST_CASE("server configuration: a transaction belongs to the session that made it", "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id type(0, ids::rsa_sha256_application_certificate_type);
+  const auto ca = config_cert("site ca", "");
+  const auto renewed = config_cert("uactor", server_uri, &ca, f.sec->private_key);
+  const auto peer = config_cert("peer", "urn:test:peer");
+  const auto update = [&](const actors::config_caller* who) {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(group), ua::variant(type), ua::variant(bytes_of_der(renewed.cert.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}), ua::variant(ua::ua_string("")),
+                   ua::variant(ua::byte_string{})},
+                  out, who);
+  };
+  const auto old = f.sec->own();
+  REQUIRE(update(&f.admin) == ua::status::good);
+  CHECK(f.config->transaction_session() == f.admin.session);
+
+  // Part 12 §7.10.2, §7.8.2.1, §7.8.2.6-7: another session may not add to it, write the TrustList,
+  // nor Add/Remove certificates (nobody may while it waits); reading stays open to it.
+  CHECK(update(&f.other_admin) == ua::status::bad_transaction_pending);
+  CHECK(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{6})}, out, &f.other_admin) ==
+        ua::status::bad_transaction_pending);
+  REQUIRE(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out, &f.other_admin) == ua::status::good);
+  REQUIRE(f.on_trust_list(config_fixture::tl_close, {ua::variant(*out.at(0).get_if<std::uint32_t>())}, out, &f.other_admin) ==
+          ua::status::good);
+  for (const auto* who : {&f.admin, &f.other_admin}) {
+    CHECK(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(peer.cert.der())), ua::variant(true)}, out, who) ==
+          ua::status::bad_transaction_pending);
+    CHECK(f.on_trust_list(config_fixture::tl_remove, {ua::variant(ua::ua_string(std::string(40, 'A'))), ua::variant(true)}, out,
+                          who) == ua::status::bad_transaction_pending);
+  }
+  // Part 12 §7.10.11 (and ApplyChanges alike): not that session's transaction.
+  CHECK(f.apply(&f.other_admin) == ua::status::bad_session_id_invalid);
+  CHECK(f.cancel(&f.other_admin) == ua::status::bad_session_id_invalid);
+  CHECK(f.config->pending());
+  CHECK(f.sec->own()->certificate == old->certificate);
+  // The other session ending takes nothing of it.
+  f.config->session_closed(f.other_admin.session);
+  CHECK(f.config->transaction_session() == f.admin.session);
+
+  // The same session continues it with a trust list (CloseAndUpdate joins the transaction).
+  ua::trust_list_data_type next;
+  next.specified_lists = 1;
+  next.trusted_certificates = {bytes_of_der(peer.cert.der())};
+  REQUIRE(f.write_list(encode_list(next)) == ua::status::good);
+  CHECK(f.trusted_files() == 0);
+  CHECK_FALSE(f.config->take_trust_changed());
+  // Part 12 §7.10.9: not while a TrustList is open for writing; the transaction stays.
+  REQUIRE(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{6})}, out) == ua::status::good);
+  const auto h = *out.at(0).get_if<std::uint32_t>();
+  CHECK(f.apply() == ua::status::bad_invalid_state);
+  CHECK(f.config->transaction_session() == f.admin.session);
+  REQUIRE(f.on_trust_list(config_fixture::tl_close, {ua::variant(h)}, out) == ua::status::good);
+  // ApplyChanges applies both: the certificate and the trust list.
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.config->transaction_session() == 0);
+  CHECK(f.sec->own()->certificate == renewed.cert);
+  CHECK(f.trusted_files() == 1);
+  CHECK(f.config->take_trust_changed());
+  CHECK(f.config->take_identity_changed());
+  CHECK(f.apply() == ua::status::bad_nothing_to_do);
+
+  // A transaction ends with its session (Part 12 §7.10.9): nothing of it applied, and another
+  // session may start one.
+  const auto again = config_cert("uactor again", server_uri, &ca, f.sec->private_key);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                 {ua::variant(group), ua::variant(type), ua::variant(bytes_of_der(again.cert.der())),
+                  ua::variant(ua::ua_array<ua::byte_string>{}), ua::variant(ua::ua_string("")), ua::variant(ua::byte_string{})},
+                 out) == ua::status::good);
+  REQUIRE(f.write_list(encode_list(ua::trust_list_data_type{})) == ua::status::good);
+  f.config->session_closed(f.admin.session);
+  CHECK_FALSE(f.config->pending());
+  CHECK(f.config->transaction_session() == 0);
+  CHECK(f.sec->own()->certificate == renewed.cert);
+  CHECK(f.trusted_files() == 1);
+  REQUIRE(update(&f.other_admin) == ua::status::good);
+  CHECK(f.cancel(&f.other_admin) == ua::status::good);
+  CHECK(f.cancel(&f.other_admin) == ua::status::bad_nothing_to_do);
+}
+
+TEST_CASE("server configuration: GetCertificates lists the certificates in use with their types", "[engine][certificates]") {
+  security::certificate_request r;
+  r.application_uri = server_uri;
+  r.curve = "prime256v1";
+  const auto ecc = security::create_self_signed(r, ua::date_time::from_unix_ms(1'767'225'600'000));
+  REQUIRE(ecc);
+  config_fixture f(1u << 20, {}, {{"prime256v1", ecc->cert, {}, ecc->private_key}});
+  std::vector<ua::variant> out;
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  for (const auto& g : {group, ua::node_id{}}) {  // a null NodeId names the default group
+    REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(g)}, out) ==
+            ua::status::good);
+    REQUIRE(out.size() == 2);
+    const auto* types = out[0].get_if<ua::ua_array<ua::node_id>>();
+    const auto* certs = out[1].get_if<ua::ua_array<ua::byte_string>>();
+    REQUIRE(types);
+    REQUIRE(certs);
+    REQUIRE(types->size() == 2);
+    REQUIRE(certs->size() == 2);
+    CHECK((*types)[0] == ua::node_id(0, ids::rsa_sha256_application_certificate_type));
+    CHECK((*certs)[0] == bytes_of_der(f.sec->certificate.der()));
+    CHECK((*types)[1] == ua::node_id(0, ids::ecc_nist_p256_application_certificate_type));
+    CHECK((*certs)[1] == bytes_of_der(ecc->cert.der()));
+  }
+  // CertificateTypes names both too.
+  const auto types_node = f.core.space().find(
+      ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_certificate_types));
+  const auto* listed = f.core.space().variable(types_node)->value.value.get_if<ua::ua_array<ua::node_id>>();
+  REQUIRE(listed);
+  CHECK(listed->size() == 2);
+  // Another group, or no NodeId at all: Bad_InvalidArgument (Part 12 §7.10.8).
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates,
+               {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group))}, out) ==
+        ua::status::bad_invalid_argument);
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(std::uint32_t{1})}, out) ==
+        ua::status::bad_invalid_argument);
+  // Only SecurityAdmin.
+  actors::config_caller user = f.admin;
+  user.roles = {};
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(group)}, out, &user) ==
+        ua::status::bad_user_access_denied);
+}
+
+TEST_CASE("server configuration: ResetToServerDefaults leaves the configured trust list and a new self-signed certificate",
+          "[engine][certificates]") {
+  const auto configured = config_cert("configured client", "urn:test:configured");
+  config_fixture f(1u << 20, {security::der_bytes(configured.cert.der().begin(), configured.cert.der().end())});
+  std::vector<ua::variant> out;
+  const auto extra = config_cert("extra", "urn:test:extra");
+  const auto ca = config_cert("site ca", "");
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(extra.cert.der())), ua::variant(true)}, out) ==
+          ua::status::good);
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(ca.cert.der())), ua::variant(false)}, out) ==
+          ua::status::good);
+  (void)f.config->take_trust_changed();
+  // A transaction waits, and a TrustList is open: both end.
+  const auto renewed = config_cert("uactor", server_uri, &ca, f.sec->private_key);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                 {ua::variant(ua::node_id{}), ua::variant(ua::node_id{}), ua::variant(bytes_of_der(renewed.cert.der())),
+                  ua::variant(ua::ua_array<ua::byte_string>{}), ua::variant(ua::ua_string("")), ua::variant(ua::byte_string{})},
+                 out) == ua::status::good);
+  REQUIRE(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{1})}, out) == ua::status::good);
+  const auto old = f.sec->own();
+  // Any SecurityAdmin session may (it is no transaction of its own); it ends the other's.
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_reset_to_server_defaults, {}, out, &f.other_admin) ==
+          ua::status::good);
+  CHECK(f.config->last_audit().name == "ServerConfiguration/ResetToServerDefaults");
+  CHECK(f.config->last_audit().event_type == ids::audit_update_method_event_type);
+  CHECK(f.core.files().open_count(f.core.space().find(
+            ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list))) == 0);
+  CHECK_FALSE(f.config->pending());
+  CHECK(f.config->transaction_session() == 0);
+  // The trust list is the configured one alone.
+  const auto t = f.read_list();
+  REQUIRE(t.trusted_certificates.size() == 1);
+  CHECK(t.trusted_certificates[0] == bytes_of_der(configured.cert.der()));
+  CHECK(t.issuer_certificates.empty());
+  CHECK(f.config->take_trust_changed());
+  // A new self-signed certificate for the same ApplicationUri and hosts, on disk too.
+  const auto now = f.sec->own();
+  CHECK_FALSE(now->certificate == old->certificate);
+  CHECK_FALSE(now->certificate == renewed.cert);
+  CHECK(now->certificate.self_signed());
+  CHECK(now->certificate.application_uri() == server_uri);
+  CHECK(now->certificate.host_names() == old->certificate.host_names());
+  CHECK(security::key_matches(now->certificate, now->private_key));
+  CHECK(f.config->take_identity_changed());
+  const auto on_disk = security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor.der");
+  REQUIRE(on_disk);
+  CHECK(on_disk->front() == now->certificate);
+  // Without SecurityAdmin, or over Sign: refused, nothing changes.
+  actors::config_caller user = f.admin;
+  user.roles = {};
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_reset_to_server_defaults, {}, out, &user) ==
+        ua::status::bad_user_access_denied);
+  actors::config_caller signing = f.admin;
+  signing.mode = ua::message_security_mode::sign;
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_reset_to_server_defaults, {}, out, &signing) ==
+        ua::status::bad_security_mode_insufficient);
+  CHECK(f.sec->own()->certificate == now->certificate);
+}
+
+TEST_CASE("server configuration: a TrustList left open past ActivityTimeout is closed, its writes dropped",
+          "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  auto& as = f.core.space();
+  const auto tl = as.find(ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list));
+  // The property says how long (Part 12 §7.8.2.1), in ms.
+  const auto timeout = as.find(
+      ua::node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list_activity_timeout));
+  REQUIRE(timeout != ua::no_node);
+  CHECK(*as.variable(timeout)->value.value.get_if<double>() == 60'000.0);
+  REQUIRE(f.on_trust_list(config_fixture::tl_open, {ua::variant(std::uint8_t{6})}, out) == ua::status::good);
+  const auto h = *out.at(0).get_if<std::uint32_t>();
+  // A call on the TrustList 50 s later starts the count again.
+  f.now_ms += 50'000;
+  ua::byte_string data("x");
+  REQUIRE(f.on_trust_list(config_fixture::tl_write, {ua::variant(h), ua::variant(data)}, out) == ua::status::good);
+  CHECK(f.config->expire(as, f.core.files(), at(f.now_ms + 59'999).utc) == 0);
+  CHECK(f.core.files().open_count(tl) == 1);
+  CHECK(f.config->expire(as, f.core.files(), at(f.now_ms + 60'000).utc) == 1);
+  CHECK(f.core.files().open_count(tl) == 0);
+  // The handle is gone: CloseAndUpdate of it changes nothing.
+  CHECK(f.on_trust_list(config_fixture::tl_close_update, {ua::variant(h)}, out) == ua::status::bad_invalid_argument);
+  CHECK(f.config->transaction_session() == 0);
+  // Nothing open: nothing to close.
+  CHECK(f.config->expire(as, f.core.files(), at(f.now_ms + 600'000).utc) == 0);
+}
+
+TEST_CASE("server configuration: the ECC certificate of a curve the server has is renewed with its certificate type",
+          "[engine][certificates]") {
+  security::certificate_request r;
+  r.application_uri = server_uri;
+  r.host_names = {"localhost"};
+  r.curve = "prime256v1";
+  const auto p256 = security::create_self_signed(r, ua::date_time::from_unix_ms(1'767'225'600'000));
+  REQUIRE(p256);
+  config_fixture f(1u << 20, {}, {{"prime256v1", p256->cert, {}, p256->private_key}});
+  std::vector<ua::variant> out;
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id p256_type(0, ids::ecc_nist_p256_application_certificate_type);
+  const ua::node_id p384_type(0, ids::ecc_nist_p384_application_certificate_type);
+  const auto& nist_p256 = *security::find_policy(security::policy_uri_ecc_nistp256);
+  const auto ca = config_cert("site ca", "");
+  const auto csr = [&](const ua::node_id& type, bool regenerate) {
+    return f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+                  {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string("")), ua::variant(regenerate),
+                   ua::variant(ua::byte_string(std::string(32, 'n')))},
+                  out);
+  };
+  const auto update = [&](const ua::node_id& type, const security::certificate& c, std::string key_pem = "") {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(group), ua::variant(type), ua::variant(bytes_of_der(c.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}),
+                   ua::variant(ua::ua_string(key_pem.empty() ? "" : "PEM")), ua::variant(ua::byte_string(key_pem))},
+                  out);
+  };
+  const auto request_key = [&]() {
+    const auto& der = *out.at(0).get_if<ua::byte_string>();
+    const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+    std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> req(d2i_X509_REQ(nullptr, &p, static_cast<long>(der.size())),
+                                                             X509_REQ_free);
+    REQUIRE(req);
+    CHECK(X509_REQ_verify(req.get(), X509_REQ_get0_pubkey(req.get())) == 1);
+    EVP_PKEY* k = X509_REQ_get0_pubkey(req.get());
+    EVP_PKEY_up_ref(k);
+    return std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>(k, EVP_PKEY_free);
+  };
+  // CreateSigningRequest for the P-256 type: signed with the P-256 key; a new one is on P-256 too.
+  REQUIRE(csr(p256_type, false) == ua::status::good);
+  CHECK(EVP_PKEY_eq(request_key().get(), p256->cert.public_key().native()) == 1);
+  REQUIRE(csr(p256_type, true) == ua::status::good);
+  const auto fresh = request_key();
+  CHECK(EVP_PKEY_get_base_id(fresh.get()) == EVP_PKEY_EC);
+  CHECK(EVP_PKEY_eq(fresh.get(), p256->cert.public_key().native()) != 1);
+  // A curve the server has no certificate for: Bad_InvalidArgument.
+  CHECK(csr(p384_type, false) == ua::status::bad_invalid_argument);
+
+  // UpdateCertificate: a CA-signed certificate of the current P-256 key.
+  cert_spec spec;
+  spec.common_name = "uactor ecc";
+  spec.uri = server_uri;
+  spec.key = p256->private_key;
+  spec.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);
+  spec.not_after = ua::date_time::from_unix_ms(1'900'000'000'000);
+  const auto renewed = make_cert(spec, &ca);
+  // An RSA certificate for the ECC type (even with its key), the ECC one for the RSA type: refused.
+  const auto rsa = config_cert("uactor", server_uri, &ca);
+  CHECK(update(p256_type, rsa.cert, rsa.key.to_private_pem()) == ua::status::bad_certificate_invalid);
+  CHECK(update(ua::node_id(0, ids::rsa_sha256_application_certificate_type), renewed.cert,
+               p256->private_key.to_private_pem()) == ua::status::bad_certificate_invalid);
+  CHECK(update(p384_type, renewed.cert) == ua::status::bad_invalid_argument);
+  CHECK_FALSE(f.config->pending());
+  REQUIRE(update(p256_type, renewed.cert) == ua::status::good);
+  CHECK(f.sec->identity_for(nist_p256)->certificate == p256->cert);  // not before ApplyChanges
+  REQUIRE(f.apply() == ua::status::good);
+  // New ECC channels use it; the RSA one is untouched; GetCertificates and own/ say so.
+  CHECK(f.sec->identity_for(nist_p256)->certificate == renewed.cert);
+  CHECK(f.sec->identity_for(nist_p256)->issuers.size() == 1);
+  CHECK(f.sec->own()->certificate == f.sec->certificate);
+  CHECK(f.config->take_identity_changed());
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(group)}, out) ==
+          ua::status::good);
+  CHECK((*out.at(1).get_if<ua::ua_array<ua::byte_string>>())[1] == bytes_of_der(renewed.cert.der()));
+  const auto on_disk = security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor-ecc-nistP256.der");
+  REQUIRE(on_disk);
+  CHECK(on_disk->front() == renewed.cert);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "private" / "uactor-ecc-nistP256.pem"));
+  // A new P-256 key given as PEM.
+  spec.key = *security::generate_ecc_key("prime256v1");
+  const auto with_key = make_cert(spec, &ca);
+  REQUIRE(update(p256_type, with_key.cert, spec.key.to_private_pem()) == ua::status::good);
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.sec->identity_for(nist_p256)->certificate == with_key.cert);
+  CHECK(security::key_matches(with_key.cert, f.sec->identity_for(nist_p256)->private_key));
 }
 
 }  // namespace uactor::test

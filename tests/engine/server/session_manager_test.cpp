@@ -17,6 +17,7 @@
 #include "security/openssl.hpp"
 #include "security/pki_store.hpp"
 #include "security/policy.hpp"
+#include "security/trust_list.hpp"
 #include "security/session_crypto.hpp"
 #include "tests/security/pki_test_support.hpp"
 #include "tests/support/alloc_counter.hpp"
@@ -473,6 +474,50 @@ TEST_CASE("session_manager: an X509 identity token in PEM of a trusted user with
   CHECK(s->activated);
   CHECK(s->identity.token == actors::session_identity::kind::certificate);
   CHECK(s->identity.name == user.cert.thumbprint_hex());  // the same user as the DER token names
+}
+
+TEST_CASE("session_manager: after a trust list change, a session whose X509 user certificate is no longer trusted is "
+          "closed, Bad_IdentityTokenRejected", "[actors][security]") {
+  x509_session x;
+  const auto& user = x509_session::ids().trusted_user;
+  REQUIRE(harness::answer<ua::activate_session_response>(x.activate(actors::to_byte_string(user.cert.der()), user.key)));
+  REQUIRE(x.h->sessions.find(x.token)->user_certificate == user.cert);
+  // Still trusted: nothing closes.
+  CHECK(x.h->sessions.recheck_user_certificates(at(2)).empty());
+  CHECK(x.h->sessions.find(x.token));
+  // Part 12 §7.8.2.5: the user's certificate leaves the trust list; the session is closed, logged.
+  REQUIRE(security::remove_from_trust_list(x.folder.path(), user.cert.thumbprint_hex(), true).is_good());
+  test::captured_log log;
+  const auto closed = x.h->sessions.recheck_user_certificates(at(3));
+  REQUIRE(closed.size() == 1);
+  CHECK(closed[0].reason == status::bad_identity_token_rejected);
+  CHECK(closed[0].delete_subscriptions);
+  CHECK_FALSE(x.h->sessions.find(x.token));
+  INFO(log.text());
+  CHECK(log.text().find("closed after the trust list changed: the X509 user certificate failed the trust list check") !=
+        std::string::npos);
+  // Its next request: the session is gone.
+  ua::read_request read;
+  read.request_header.authentication_token = x.token;
+  read.nodes_to_read.resize(1);
+  CHECK(harness::fault_status(x.h->call(channel_a, read, at(4))) == status::bad_session_id_invalid);
+}
+
+TEST_CASE("session_manager: a session without an X509 user certificate is not closed by a trust list change",
+          "[actors][security]") {
+  x509_session x;
+  ua::activate_session_request req;
+  req.request_header.authentication_token = x.token;
+  const auto signed_part = actors::signed_data(x509_session::ids().server.cert.der(), actors::bytes_of(x.server_nonce));
+  req.client_signature.algorithm = ua::ua_string(basic256sha256().signature_algorithm_uri);
+  req.client_signature.signature = security::sign(basic256sha256(), x509_session::ids().client.key, signed_part);
+  req.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+  REQUIRE(harness::answer<ua::activate_session_response>(x.h->call(channel_a, req, at(1))));
+  CHECK_FALSE(x.h->sessions.find(x.token)->user_certificate);
+  REQUIRE(security::remove_from_trust_list(x.folder.path(), x509_session::ids().trusted_user.cert.thumbprint_hex(), true)
+              .is_good());
+  CHECK(x.h->sessions.recheck_user_certificates(at(3)).empty());
+  CHECK(x.h->sessions.find(x.token));
 }
 
 TEST_CASE("session_manager: a PEM X509 identity token of an untrusted user is Bad_IdentityTokenRejected, logged with the "
