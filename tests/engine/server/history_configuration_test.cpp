@@ -11,6 +11,7 @@
 #include "engine/server/history_configuration.hpp"
 #include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
+#include "runtime/history_setup.hpp"
 #include "tests/engine/server/core_fixture.hpp"
 #include "tests/history/temp_store.hpp"
 #include "uactor/ua/node_ids.hpp"
@@ -281,6 +282,32 @@ TEST_CASE("history configuration: the AggregateConfiguration decides a processed
   d.aggregate.percent_data_good = 85;
   f.core.set_history_configuration(d, 0, 0, {}, test::at(0));
   CHECK(status_of(processed(tank, count, f.t0, f.t0 + 10 * second, 0)) == status::good.code());
+}
+
+// The runtime's side (runtime/history_setup.hpp): which historizing variables the plan's
+// [[history.configurations]] name, the first entry that matches a variable being its.
+TEST_CASE("history configuration: the first configuration that names a historizing variable is its",
+          "[history][configuration]") {
+  hc_fixture f;  // the tank and the valve historize; Scalar.Float does not
+  history_configuration_plan first, second;
+  first.nodes = {"ns=1;s=Demo.Static.Scalar.Int32", "ns=1;s=no.such"};
+  first.stepped = true;
+  second.nodes = {"ns=1;s=Demo.Static.Scalar.*"};
+  second.percent_data_good = 70;
+  std::vector<std::string> unmatched;
+  const auto own = configured_variables(f.core.space(), {first, second}, unmatched);
+  REQUIRE(own.size() == 2);
+  for (const auto& [id, c] : own) {
+    if (id == valve) {
+      CHECK(c.aggregate.stepped);
+      CHECK(c.aggregate.percent_data_good == 100);
+    } else {
+      CHECK(id == tank);
+      CHECK_FALSE(c.aggregate.stepped);
+      CHECK(c.aggregate.percent_data_good == 70);
+    }
+  }
+  CHECK(unmatched == std::vector<std::string>{"ns=1;s=no.such"});
 }
 
 }  // namespace engine_server_history_configuration_test
