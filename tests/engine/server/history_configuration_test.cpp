@@ -237,7 +237,7 @@ TEST_CASE("history configuration: Stepped picks the stepped interpolation for at
   const std::int64_t half = f.t0 + second / 2;
   CHECK(number(only_value(s.call_as<ua::history_read_response>(at_time(tank, half)))) == Approx(5));   // sloped
   CHECK(number(only_value(s.call_as<ua::history_read_response>(at_time(valve, half)))) == Approx(0));  // stepped
-  // Interpolative (Part 13 §5.3.3.1) at the same time, and the request's own configuration keeps
+  // Interpolative (Part 13 §5.4.3.4) at the same time, and the request's own configuration keeps
   // the variable's Stepped (a property of the data, not of the aggregate).
   const auto interpolative = ua::ids::aggregate_function_interpolative;
   CHECK(number(only_value(s.call_as<ua::history_read_response>(processed(tank, interpolative, half, half + second, 0)))) ==
