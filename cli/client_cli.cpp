@@ -157,7 +157,7 @@ void add_client_commands(CLI::App& app) {
   auto hist = std::make_shared<history_args>();
   auto* history = app.add_subcommand(
       "history", "a node's history (HistoryRead, HistoryUpdate): uactor history ENDPOINT NODE [--start T] [--end T] "
-                 "[--aggregate NAME --interval MS] [--modified] [--insert|--replace|--update T=V ...] [--delete] [--delete-at T ...]");
+                 "[--aggregate NAME --interval MS] [--modified] [--insert|--replace|--update T=V ...] [--delete] [--delete-at T ...] [--events [--select F,..] [--where C]]");
   add_common(history, a->common);
   history->add_option("node", hist->node, "NodeId of a historizing variable");
   history->add_option("--start", hist->start, "from: 2026-12-01T08:00:00Z, now, or before now as -90s, -15m, -2h, -7d (default: an hour before --end)");
@@ -177,6 +177,12 @@ void add_client_commands(CLI::App& app) {
   history->add_option("--update", hist->update, "HistoryUpdate: insert or replace TIME=VALUE (repeatable)");
   history->add_flag("--delete", hist->remove, "HistoryUpdate: delete the values from --start up to --end");
   history->add_option("--delete-at", hist->delete_at, "HistoryUpdate: delete the value at TIME (repeatable)");
+  history->add_flag("--events", hist->events, "NODE is a notifier (i=2253 the Server): its stored events (ReadEventDetails)");
+  history->add_option("--select", hist->select, "with --events: the fields, comma-separated paths (Time,Severity,ActiveState/Id)")
+      ->capture_default_str();
+  history->add_option("--where", hist->where,
+                      "with --events, repeatable (all must hold): FIELD OP VALUE, OP one of == != < <= > >= like "
+                      "(e.g. 'Severity >= 500')");
   history->callback([a, hist] {
     need_endpoint(a->common, "history");
     finish(hist->updates() ? run_history_update(a->common, *hist) : run_history(a->common, *hist));

@@ -118,6 +118,9 @@ struct subscribe_args {
 };
 
 int run_subscribe(const common_args& a, const subscribe_args& sa, const std::vector<std::string>& nodes);
+// --select's comma-separated event field paths ("Time,Severity,ActiveState/Id"); a usage error
+// (naming `command`) for an empty path or element.
+std::vector<std::string> select_paths(const std::string& text, const char* command = "subscribe");
 
 // history (client_cli_history.cpp): a node's raw history, or an aggregate per interval, one value
 // per line (text, --json or --csv).
@@ -136,6 +139,11 @@ struct history_args {
   std::vector<std::string> insert, replace, update;
   bool remove = false;
   std::vector<std::string> delete_at;
+  // --events (Part 11 §6.5.2 ReadEventDetails): NODE a notifier; the fields and where conditions
+  // as subscribe --events takes them.
+  bool events = false;
+  std::string select = "Time,SourceName,EventType,Severity,Message";
+  std::vector<std::string> where;
   bool updates() const { return !insert.empty() || !replace.empty() || !update.empty() || remove || !delete_at.empty(); }
 };
 int run_history(const common_args& a, const history_args& h);

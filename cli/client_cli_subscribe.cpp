@@ -214,21 +214,25 @@ int wait_for_end(shared& sh, const subscribe_args& sa, int code) {
   return code;
 }
 
+}  // namespace
+
 // --select: comma-separated BaseEventType paths, each element a namespace-0 BrowseName, nested
 // with '/'. Spaces around a path are dropped; an empty path or element is a usage error.
-std::vector<std::string> select_paths(const std::string& text) {
+std::vector<std::string> select_paths(const std::string& text, const char* command) {
   std::vector<std::string> paths;
   std::size_t from = 0;
   for (;;) {
     const auto comma = text.find(',', from);
     std::string p(trimmed(std::string_view(text).substr(from, comma == std::string::npos ? std::string::npos : comma - from)));
     if (!valid_path(p))
-      usage("subscribe: --select wants comma-separated field paths such as Time,Severity,ActiveState/Id, not '" + text + "'");
+      usage(std::string(command) + ": --select wants comma-separated field paths such as Time,Severity,ActiveState/Id, not '" + text + "'");
     paths.push_back(std::move(p));
     if (comma == std::string::npos) return paths;
     from = comma + 1;
   }
 }
+
+namespace {
 
 // The clause of an item's EventFilterResult the server refused, named as the command line gave it
 // (the where clause first: it fails the item); empty when every clause is Good (or no result came).

@@ -1054,4 +1054,25 @@ ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoi
   return r;
 }
 
+ua::history_read_request history_events_request(const ua::node_id& notifier, ua::date_time start, ua::date_time end,
+                                                ua::event_filter filter, std::uint32_t per_page) {
+  ua::read_event_details d;
+  d.start_time = start;
+  d.end_time = end;
+  d.num_values_per_node = per_page;
+  d.filter = std::move(filter);
+  ua::history_read_request r;
+  r.history_read_details = ua::extension_object(std::move(d));
+  r.timestamps_to_return = ua::timestamps_to_return::both;
+  r.nodes_to_read.resize(1);
+  r.nodes_to_read[0].node_id = notifier;
+  return r;
+}
+
+std::span<const ua::history_event_field_list> history_events_of(const ua::history_read_result& result) noexcept {
+  const auto* h = result.history_data.get_if<ua::history_event>();
+  if (!h) return {};
+  return {h->events.data(), h->events.size()};
+}
+
 }  // namespace uactor

@@ -55,6 +55,48 @@ std::size_t historize_matching(ua::address_space& as, const std::vector<std::str
   return count;
 }
 
+actors::historical_configuration to_historical_configuration(const history_configuration_plan& p) {
+  actors::historical_configuration c;
+  c.aggregate.stepped = p.stepped;
+  c.aggregate.treat_uncertain_as_bad = p.treat_uncertain_as_bad;
+  c.aggregate.percent_data_bad = p.percent_data_bad;
+  c.aggregate.percent_data_good = p.percent_data_good;
+  c.aggregate.use_sloped_extrapolation = p.use_sloped_extrapolation;
+  c.definition = p.definition;
+  return c;
+}
+
+std::vector<std::pair<ua::node_id, actors::historical_configuration>> configured_variables(
+    const ua::address_space& as, const std::vector<history_configuration_plan>& configurations,
+    std::vector<std::string>& unmatched) {
+  std::vector<std::pair<ua::node_id, actors::historical_configuration>> out;
+  if (configurations.empty()) return out;
+  std::vector<std::vector<bool>> used(configurations.size());
+  for (std::size_t c = 0; c < configurations.size(); ++c) used[c].assign(configurations[c].nodes.size(), false);
+  for (ua::node_index n = 0; n < as.size(); ++n) {
+    const ua::node& x = as.at(n);
+    if (x.removed || x.cls != ua::node_class::variable) continue;
+    const ua::variable_data* var = as.variable(n);
+    if (!var || !var->historizing) continue;
+    const ua::node_id id = x.id.to_node_id();
+    const std::string text = id.to_string();
+    bool taken = false;
+    for (std::size_t c = 0; c < configurations.size() && !taken; ++c) {
+      for (std::size_t p = 0; p < configurations[c].nodes.size(); ++p) {
+        if (!matches(configurations[c].nodes[p], text)) continue;
+        used[c][p] = true;
+        out.emplace_back(id, to_historical_configuration(configurations[c]));
+        taken = true;
+        break;
+      }
+    }
+  }
+  for (std::size_t c = 0; c < configurations.size(); ++c)
+    for (std::size_t p = 0; p < configurations[c].nodes.size(); ++p)
+      if (!used[c][p]) unmatched.push_back(configurations[c].nodes[p]);
+  return out;
+}
+
 std::size_t allow_history_updates(ua::address_space& as) {
   std::size_t count = 0;
   for (ua::node_index n = 0; n < as.size(); ++n) {

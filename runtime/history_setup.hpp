@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/server/history_configuration.hpp"
 #include "history/history_store.hpp"
 #include "protocol/address_space.hpp"
 #include "uactor/server_plan.hpp"
@@ -20,6 +21,15 @@ std::shared_ptr<history::history_store> open_history_store(const history_plan& p
 // patterns that matched none.
 std::size_t historize_matching(ua::address_space& as, const std::vector<std::string>& patterns,
                                std::vector<std::string>& unmatched);
+
+// The plan's configuration as the engine takes it.
+actors::historical_configuration to_historical_configuration(const history_configuration_plan& p);
+
+// The historizing Variables each of `configurations` names (the first entry that matches a
+// Variable is its), with that configuration; `unmatched` gets the patterns that matched none.
+std::vector<std::pair<ua::node_id, actors::historical_configuration>> configured_variables(
+    const ua::address_space& as, const std::vector<history_configuration_plan>& configurations,
+    std::vector<std::string>& unmatched);
 
 // Sets the HistoryWrite access bit on every historizing Variable ([history] updates); returns how many.
 std::size_t allow_history_updates(ua::address_space& as);

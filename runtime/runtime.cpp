@@ -575,20 +575,31 @@ public:
   // The plan's `historize` patterns, once every node is in (open() comes last).
   status_code historize_planned() {
     const history_plan& hp = plan_.history;
-    if (hp.historize.empty() && !hp.updates && hp.events.empty()) return ua::status::good;
+    if (hp.path.empty() && hp.connection.empty() && hp.historize.empty() && !hp.updates && hp.events.empty())
+      return ua::status::good;
     ua::status_code failed;
     std::vector<ua::node_id> notifiers;
     for (const auto& text : hp.events)
       if (auto id = ua::parse_node_id(text)) notifiers.push_back(std::move(*id));
-    const auto done = run_on_host([patterns = hp.historize, updates = hp.updates, notifiers](actors::server_core& core) {
+    // Part 11 §5.7.3: MaxTimeStoredValues and MaxCountStoredValues are the retention rule's.
+    const double max_time_ms = static_cast<double>(hp.retention_days) * 86'400'000.0;
+    const auto max_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(hp.max_values_per_node, 0xFFFF'FFFFu));
+    const auto done = run_on_host([patterns = hp.historize, updates = hp.updates, notifiers, defaults = hp.defaults,
+                                   configurations = hp.configurations, max_time_ms, max_count](actors::server_core& core) {
       std::vector<std::string> unmatched;
       const std::size_t n = patterns.empty() ? 0 : historize_matching(core.space(), patterns, unmatched);
       // After the patterns: [history] updates covers the variables they made historize too.
       const std::size_t writable = updates ? allow_history_updates(core.space()) : 0;
       for (const auto& id : core.set_event_history(notifiers)) unmatched.push_back(id.to_string() + " (events: no Object or View)");
-      return std::make_tuple(n, unmatched, writable);
+      // After the patterns too: a configuration is for a historizing variable.
+      std::vector<std::string> unconfigured;
+      const auto own = configured_variables(core.space(), configurations, unconfigured);
+      for (auto& p : unconfigured) unmatched.push_back(std::move(p) + " (configurations: no historizing variable)");
+      core.set_history_configuration(to_historical_configuration(defaults), max_time_ms, max_count, own, actors::now_instant());
+      return std::make_tuple(n, unmatched, writable, own.size());
     }, failed);
     if (!done) return failed;
+    if (std::get<3>(*done) != 0) spdlog::info("history: {} variables have a configuration of their own", std::get<3>(*done));
     if (!hp.events.empty()) spdlog::info("history: the events of {} notifiers are recorded", hp.events.size());
     for (const auto& p : std::get<1>(*done)) spdlog::warn("history: historize pattern \"{}\" matches no variable", p);
     if (!plan_.history.historize.empty()) spdlog::info("history: {} variables historize", std::get<0>(*done));

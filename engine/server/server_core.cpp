@@ -54,6 +54,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   fanout_->conditions = conditions_.get();
   fanout_->watches = watches_.get();
   fanout_->recorder = recorder_.get();
+  fanout_->archive = archive_starts_.get();
   space_.set_observer(fanout_.get());
   init_server_sampling(space_, config_.subscriptions.min_sampling_interval_ms, now_instant().utc);
   current_time_ = space_.find(ua::node_id(0, 2258));
@@ -354,8 +355,10 @@ bool server_core::restore_event(const ua::data_value& v, event_record& out) {
 
 // ReadEventDetails' pages (run_history_read read the stored records) through the request's
 // EventFilter: the events its where clause keeps, their select clauses as HistoryEventFieldLists
-// (Part 11 §6.5.2, §6.6.4).
-void server_core::select_history_events(services::history_read_job& job) {
+// (Part 11 §6.5.2, §6.6.4). Only events whose source the session may receive events from (Part 3
+// §8.55 ReceiveEvents), as a live event item sees them (subscriptions/events.cpp): a stored event
+// says no more than the live one did.
+void server_core::select_history_events(services::history_read_job& job, const services::node_access* access) {
   if (job.kind != services::history_read_kind::events || !job.event_filter) return;
   for (const auto& it : job.items) {
     ua::history_read_result& r = job.response.results[it.result];
@@ -363,7 +366,9 @@ void server_core::select_history_events(services::history_read_job& job) {
     if (!raw) continue;
     ua::history_event out;
     for (const auto& v : raw->data_values) {
-      if (!restore_event(v, event_scratch_) || !job.event_filter->matches(event_scratch_, space_)) continue;
+      if (!access || !restore_event(v, event_scratch_)) continue;
+      if (event_scratch_.source != ua::no_node && !access->may(event_scratch_.source, authz::permission::receive_events)) continue;
+      if (!job.event_filter->matches(event_scratch_, space_)) continue;
       job.event_filter->select(event_scratch_, out.events.emplace_back().event_fields);
     }
     if (out.events.empty() && !it.more && r.status_code == ua::status::good) r.status_code = ua::status::good_no_data;
@@ -651,7 +656,8 @@ void server_core::serve_history_read(const ua::history_read_request& req, const 
       return;  // out stays empty: complete_history_read answers
     }
     services::run_history_read(*job);
-    select_history_events(*job);
+    const services::node_access access = access_of(*c.s);
+    select_history_events(*job, &access);
     services::finish_history_read(*job, &c.s->history_points);
   }
   finish(job->response, c);
@@ -679,12 +685,14 @@ void server_core::serve_history_update(const ua::history_update_request& req, co
     services::run_history_update(*job);
   }
   audit_history_update(*job, c.now);
+  archive_after_update(*job, c.now);
   finish(job->response, c);
 }
 
 void server_core::complete_history_update(services::history_update_job& job, const instant& now) {
   if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
   audit_history_update(job, now);
+  archive_after_update(job, now);
   deferred_response& d = history_completed_.emplace_back();
   d.channel_id = job.channel_id;
   d.request_id = job.request_id;
@@ -729,6 +737,15 @@ void server_core::audit_history_update(const services::history_update_job& job, 
   }
 }
 
+// A HistoryUpdate may have moved the start of a configured variable's archive (an earlier value
+// inserted, the first ones deleted): asked again.
+void server_core::archive_after_update(const services::history_update_job& job, const instant& now) {
+  if (archive_starts_->empty()) return;
+  for (const auto& it : job.items)
+    if (job.response.results[it.result].status_code.is_good() && archive_starts_->contains(space_.find(it.node_id)))
+      return refresh_archive_starts(now);
+}
+
 void server_core::set_history(std::shared_ptr<history::history_store> store, history_recorder::sink sink,
                               history_reader reader, history_updater updater) {
   history_store_ = std::move(store);
@@ -738,12 +755,78 @@ void server_core::set_history(std::shared_ptr<history::history_store> store, his
   set_history_capabilities(space_, history_store_ != nullptr,
                            static_cast<std::uint32_t>(std::min<std::size_t>(config_.history.max_values_per_node, 0xFFFF'FFFFu)),
                            now_instant().utc);
+  // Part 11 §5.7.3: the variables without a configuration of their own have the server's.
+  set_default_ha_configuration(space_, history_store_ != nullptr, {}, 0, 0, now_instant().utc);
+}
+
+std::vector<ua::node_id> server_core::set_history_configuration(
+    const historical_configuration& defaults, double max_time_stored_ms, std::uint32_t max_count_stored,
+    const std::vector<std::pair<ua::node_id, historical_configuration>>& own, const instant& now) {
+  set_default_ha_configuration(space_, history_store_ != nullptr, defaults, max_time_stored_ms, max_count_stored, now.utc);
+  std::vector<ua::node_id> unknown;
+  for (const auto& [id, c] : own) {
+    const ua::node_index n = space_.find(id);
+    auto made = set_ha_configuration(space_, n, c, now.utc);
+    if (!made) {
+      unknown.push_back(id);
+      continue;
+    }
+    if (!archive_starts_->contains(n)) archive_starts_->add(n, made->start, made->online);
+  }
+  refresh_archive_starts(now);
+  return unknown;
+}
+
+// Part 11 §5.2.2 StartOfArchive: each configured variable's first record, read like a HistoryRead
+// (on the reader), answered in complete_history_read. One such job at a time.
+void server_core::refresh_archive_starts(const instant& now) {
+  archive_refreshed_ = now.steady;
+  if (!history_store_ || archive_starts_->empty() || archive_refresh_pending_) return;
+  auto job = std::make_shared<services::history_read_job>();
+  job->kind = services::history_read_kind::archive_start;
+  job->store = history_store_.get();
+  job->store_owner = history_store_;
+  job->limits = config_.history;
+  for (const ua::node_index n : archive_starts_->variables()) {
+    services::history_read_job::item it;
+    it.result = job->response.results.size();
+    job->response.results.emplace_back();
+    it.position.node_id = space_.at(n).id.to_node_id();
+    it.position.node = it.position.node_id.to_string();
+    job->items.push_back(std::move(it));
+  }
+  if (history_reader_) {
+    archive_refresh_pending_ = true;
+    history_reader_(std::move(job));
+    return;
+  }
+  services::run_history_read(*job);
+  complete_history_read(*job, now);
 }
 
 void server_core::complete_history_read(services::history_read_job& job, const instant& now) {
+  if (job.kind == services::history_read_kind::archive_start) {  // the host's own question, no client's
+    archive_refresh_pending_ = false;
+    for (const auto& it : job.items) {
+      const ua::history_read_result& r = job.response.results[it.result];
+      const auto* d = r.history_data.get_if<ua::history_data>();
+      if (r.status_code.is_bad() || !d) continue;  // unknown now: the start stays as it was
+      archive_starts_->answered(space_.find(it.position.node_id),
+                                d->data_values.empty() ? std::nullopt
+                                                       : std::optional<std::int64_t>(history::record_time(d->data_values[0])));
+    }
+    archive_starts_->apply(space_, now.utc);
+    job.items.clear();
+    return;
+  }
   if (history_reads_in_flight_ > 0) --history_reads_in_flight_;
   session* s = sessions_.find(job.session_token);
-  select_history_events(job);
+  if (s) {
+    const services::node_access access = access_of(*s);
+    select_history_events(job, &access);
+  } else {
+    select_history_events(job, nullptr);
+  }
   services::finish_history_read(job, s ? &s->history_points : nullptr);
   deferred_response& d = history_completed_.emplace_back();
   d.channel_id = job.channel_id;
@@ -1107,6 +1190,8 @@ void server_core::on_tick(const instant& now) {
   conditions_->tick(space_, *this, now);
   if (expiry_security_ && expiry_.due(now.steady)) check_certificates(now);
   if (configuration_) configuration_->expire(space_, files_, now.utc);
+  // Retention (the historian's, once a minute) moves StartOfArchive: asked again as often.
+  if (!archive_starts_->empty() && now.steady - archive_refreshed_ >= std::chrono::minutes(1)) refresh_archive_starts(now);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

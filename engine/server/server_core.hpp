@@ -19,6 +19,7 @@
 #include "engine/server/certificates/certificate_expiry.hpp"
 #include "engine/server/certificates/server_configuration.hpp"
 #include "engine/server/files/file_objects.hpp"
+#include "engine/server/history_configuration.hpp"
 #include "engine/server/history_recorder.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/services/browse.hpp"
@@ -185,6 +186,17 @@ public:
   // (Objects or Views; their EventNotifier gets the HistoryRead bit) are recorded by the historian
   // and read back with ReadEventDetails. Returns the ids that name no Object or View.
   std::vector<ua::node_id> set_event_history(const std::vector<ua::node_id>& notifiers);
+  // The historical configuration (Part 11 §5.2, §5.7.3; history_configuration.hpp): the
+  // Server's DefaultHAConfiguration gets `defaults` with the retention (MaxTimeStoredValues in ms,
+  // MaxCountStoredValues; 0 none), and each variable of `own` an HA Configuration object of its own,
+  // whose StartOfArchive the store is asked for. Returns the ids of `own` that name no Variable.
+  std::vector<ua::node_id> set_history_configuration(
+      const historical_configuration& defaults, double max_time_stored_ms, std::uint32_t max_count_stored,
+      const std::vector<std::pair<ua::node_id, historical_configuration>>& own, const instant& now);
+  // Asks the store (on the reader, when there is one) for the first record of each variable with
+  // an HA Configuration of its own, for their StartOfArchive. The housekeeping tick does it every
+  // minute (retention moves the start), a HistoryUpdate of such a variable when it is answered.
+  void refresh_archive_starts(const instant& now);
   // A HistoryUpdate back from its updater: its audit events are raised (Part 11 §5.6) and its
   // response goes to history_completed().
   void complete_history_update(services::history_update_job& job, const instant& now);
@@ -196,7 +208,10 @@ public:
   // HistoryReads at the reader: past max_history_reads_in_flight, Bad_ServerTooBusy.
   static constexpr std::size_t max_history_reads_in_flight = 16;
   // Hands the values recorded since the last call to the historian (the host, after each message).
-  void flush_history() { recorder_->flush(space_); }
+  void flush_history() {
+    recorder_->flush(space_);
+    if (archive_starts_->changed()) archive_starts_->apply(space_, now_instant().utc);
+  }
   const history_recorder& recorder() const noexcept { return *recorder_; }
 
   // The application's own watchers of value changes (value_watch.hpp: the script runners);
@@ -281,12 +296,14 @@ private:
   void serve_read(const ua::read_request& req, const service_call& c);
   void serve_history_read(const ua::history_read_request& req, const service_call& c);
   void serve_history_update(const ua::history_update_request& req, const service_call& c);
+  void archive_after_update(const services::history_update_job& job, const instant& now);
   void audit_history_update(const services::history_update_job& job, const instant& now);
   // Events wanted: a subscription's event item, or event history.
   bool wants_events() const noexcept { return subscriptions_->has_event_items() || !event_history_.empty(); }
   void record_event(const event_record& e, const instant& now);
   bool restore_event(const ua::data_value& v, event_record& out);
-  void select_history_events(services::history_read_job& job);
+  // `access` null: the session is gone, no event is returned.
+  void select_history_events(services::history_read_job& job, const services::node_access* access);
   void serve_write(const ua::write_request& req, const service_call& c);
   void serve_call(const ua::call_request& req, const service_call& c);
   void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
@@ -358,12 +375,16 @@ private:
     condition_manager* conditions = nullptr;
     value_watches* watches = nullptr;
     history_recorder* recorder = nullptr;
+    archive_starts* archive = nullptr;
     void value_changed(ua::node_index n, const ua::data_value& v) override {
       subscriptions->value_changed(n, v);
       conditions->value_changed(n, v);
       watches->value_changed(n, v);
     }
-    void historized_value_changed(ua::node_index n, const ua::data_value& v) override { recorder->value_changed(n, v); }
+    void historized_value_changed(ua::node_index n, const ua::data_value& v) override {
+      recorder->value_changed(n, v);
+      if (!archive->empty() && recorder->recording()) archive->recorded(n, history::record_time(v));
+    }
   };
 
   server_core_config config_;
@@ -375,6 +396,9 @@ private:
   std::unique_ptr<condition_manager> conditions_;
   std::unique_ptr<value_watches> watches_;
   std::unique_ptr<history_recorder> recorder_;
+  std::unique_ptr<archive_starts> archive_starts_ = std::make_unique<archive_starts>();
+  bool archive_refresh_pending_ = false;           // a StartOfArchive job is at the reader
+  std::chrono::steady_clock::time_point archive_refreshed_{};  // the last one sent (on_tick)
   std::unique_ptr<change_fanout> fanout_;
   // On the heap: the services' node_access and the application's waiting requests point at it.
   std::unique_ptr<authz::permission_table> permissions_ = std::make_unique<authz::permission_table>();

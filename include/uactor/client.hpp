@@ -29,6 +29,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -388,6 +389,18 @@ caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg)
 
 // A GetEndpoints over a channel without a session (Part 4 §5.4.4): connect, ask, close. An
 // opc.wss URL's TLS certificate is checked against the default PKI unless wss_accept_any_certificate.
+// Event history (Part 11 §6.5.2 ReadEventDetails, docs/history.md "Event history"), for
+// client::history_read: the events of `notifier` from `start` up to `end` (an earlier end: latest
+// first), at most `per_page` stored events per response (0: the server's bound), through `filter`
+// (event_filter_builder: its select clauses are the fields of each event, its where clause which
+// events). The caller follows the result's continuation point (request.nodes_to_read[0]) or
+// releases it.
+ua::history_read_request history_events_request(const ua::node_id& notifier, ua::date_time start, ua::date_time end,
+                                                ua::event_filter filter, std::uint32_t per_page = 0);
+// The events of one HistoryRead result: its HistoryEvent's field lists, each in the order of the
+// select clauses; empty when it holds none (a Bad result, Good_NoData, a data read's result).
+std::span<const ua::history_event_field_list> history_events_of(const ua::history_read_result& result) noexcept;
+
 ua::expected<ua::get_endpoints_response> get_endpoints(const std::string& endpoint_url,
                                                        std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000),
                                                        bool wss_accept_any_certificate = false);

@@ -48,6 +48,21 @@ struct wss_plan {
   std::uint32_t max_pending_handshakes = 64;              // beyond: new TCP connections closed at once
 };
 
+// A HistoricalDataConfiguration (Part 11 §5.2.2, docs/history.md "Historical configuration"): how
+// HistoryRead calculates a variable's processed and at-time values when the client asks for the
+// server's defaults (Part 13 §4.2.1.2 AggregateConfiguration), and whether it is Stepped.
+struct history_configuration_plan {
+  // [[history.configurations]]: NodeIds of historizing Variables, or prefixes ending in '*'; each
+  // gets an "HA Configuration" Object of its own. Unused for [history.defaults].
+  std::vector<std::string> nodes;
+  bool stepped = false;          // held until the next value (a state, a setpoint), not sloped
+  std::string definition;        // how the value is made, for the reader ("" none)
+  bool treat_uncertain_as_bad = true;
+  std::uint8_t percent_data_bad = 100;   // 0..100
+  std::uint8_t percent_data_good = 100;  // 0..100
+  bool use_sloped_extrapolation = false;
+};
+
 // The historian (docs/history.md): where the values of historizing Variables are kept, for how
 // long, and which nodes historize besides those marked so one by one. No path (SQLite) and no
 // connection (PostgreSQL): no history (HistoryRead answers Bad_HistoryOperationUnsupported).
@@ -71,6 +86,12 @@ struct history_plan {
   // Server object "i=2253") whose events are recorded, applied when the server opens; their
   // EventNotifier gets the HistoryRead bit and ReadEventDetails reads them back.
   std::vector<std::string> events;
+  // [history.defaults]: the Server's DefaultHAConfiguration, for every historizing Variable
+  // without one of its own (Part 11 §5.7.3).
+  history_configuration_plan defaults;
+  // [[history.configurations]]: Variables with a configuration of their own; the first entry
+  // whose `nodes` match a Variable is its.
+  std::vector<history_configuration_plan> configurations;
 };
 
 // Reverse connect (Part 6 §7.1.3, docs/reverse-connect.md): a client the server dials, for plants

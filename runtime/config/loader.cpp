@@ -310,6 +310,21 @@ constexpr std::string_view key_table[] = {
     "history.historize",
     "history.updates",
     "history.events",
+    "history.defaults",
+    "history.defaults.stepped",
+    "history.defaults.definition",
+    "history.defaults.treat_uncertain_as_bad",
+    "history.defaults.percent_data_bad",
+    "history.defaults.percent_data_good",
+    "history.defaults.use_sloped_extrapolation",
+    "history.configurations[]",
+    "history.configurations[].nodes",
+    "history.configurations[].stepped",
+    "history.configurations[].definition",
+    "history.configurations[].treat_uncertain_as_bad",
+    "history.configurations[].percent_data_bad",
+    "history.configurations[].percent_data_good",
+    "history.configurations[].use_sloped_extrapolation",
     "pubsub",
     "pubsub.connections[]",
     "pubsub.connections[].name",
@@ -2588,6 +2603,17 @@ private:
                "applies to an LDS: set lds = true, or leave it out");
   }
 
+  // A HistoricalDataConfiguration (Part 11 §5.2.2): Stepped, Definition, and the
+  // AggregateConfiguration (Part 13 §4.2.1.2, percentages 0..100).
+  void read_history_configuration(section& s, history_configuration_plan& c) {
+    s.boolean("stepped", c.stepped);
+    s.string("definition", c.definition);
+    s.boolean("treat_uncertain_as_bad", c.treat_uncertain_as_bad);
+    s.integer("percent_data_bad", 0, 100, c.percent_data_bad);
+    s.integer("percent_data_good", 0, 100, c.percent_data_good);
+    s.boolean("use_sloped_extrapolation", c.use_sloped_extrapolation);
+  }
+
   void read_history(section& top) {
     const toml::table* t = sub_table(top, "history", c_);
     if (!t) return;
@@ -2625,6 +2651,30 @@ private:
       for (std::size_t i = 0; i < h.events.size(); ++i)
         if (!ua::parse_node_id(h.events[i]))
           c_.error(a[i], fmt::format("{}[{}]", s.key("events"), i), fmt::format("\"{}\" is not a NodeId", h.events[i]));
+    }
+    if (const toml::table* d = sub_table(s, "defaults", c_)) {
+      section ds(c_, *d, s.key("defaults"));
+      read_history_configuration(ds, h.defaults);
+    }
+    if (const auto* configurations = table_array(s, "configurations", c_)) {
+      for (std::size_t i = 0; i < configurations->size(); ++i) {
+        const auto& ct = *(*configurations)[i].as_table();
+        section cs(c_, ct, fmt::format("{}[{}]", s.key("configurations"), i));
+        auto& c = h.configurations.emplace_back();
+        read_history_configuration(cs, c);
+        const bool listed = cs.strings("nodes", c.nodes);
+        if (!ct.get("nodes") || (listed && c.nodes.empty()))
+          c_.error(ct.get("nodes") ? ct.get("nodes")->source() : ct.source(), cs.key("nodes"),
+                   "the variables this configuration is for: NodeIds, or prefixes ending in *");
+        if (!listed || c.nodes.empty()) continue;
+        const auto& a = *ct.get("nodes")->as_array();
+        for (std::size_t k = 0; k < c.nodes.size(); ++k) {
+          std::string_view text = c.nodes[k];
+          if (!text.empty() && text.back() == '*') continue;
+          if (!ua::parse_node_id(text))
+            c_.error(a[k], fmt::format("{}[{}]", cs.key("nodes"), k), fmt::format("\"{}\" is not a NodeId (or a prefix ending in *)", text));
+        }
+      }
     }
     if (s.strings("historize", h.historize)) {
       const auto& a = *t->get("historize")->as_array();

@@ -7,7 +7,7 @@
 # - each mode (sign, encrypt; none refused) with each identity (anonymous, UserName with the
 #   password from a file and from $UACTOR_PASSWORD, X509), and a wrong password;
 # - read, write (typed by the node and by --type), browse as a tree, call, subscribe, endpoints,
-#   history (raw, --csv, an aggregate; HistoryUpdate's insert, replace, deletes and the modified
+#   history (raw, --csv, an aggregate, --events; HistoryUpdate's insert, replace, deletes and the modified
 #   values), with --json parsed (python3) and every exit code: 0, 1, 2, 3.
 #
 #   client_cli_test.sh UACTOR
@@ -307,6 +307,34 @@ expect "history --delete of an empty range: exit 1" 1 "BadNoData" "$uactor" hist
 expect "history --insert without a value: exit 2" 2 "TIME=VALUE" "$uactor" history "$url" "$counter" --insert "$t" "${u[@]}"
 expect "history --insert and --replace together: exit 2" 2 "one of" "$uactor" history "$url" "$counter" --insert "$t=1" \
     --replace "$t=2" "${u[@]}"
+# Event history (ReadEventDetails): the embedded default keeps the Server object's events (the demo
+# alarms' transitions come every few seconds).
+for _ in $(seq 1 100); do
+    timeout 30 "$uactor" history "$url" i=2253 --events --start -10m "${u[@]}" --json >"$tmp/out" 2>"$tmp/err" </dev/null
+    [ "$(wc -l <"$tmp/out")" -ge 2 ] && break
+    sleep 0.2
+done
+json "history --events --json: the Server object's stored events, in time order, fields by path" "
+assert len(lines) >= 2, lines
+for l in lines:
+    f = l['fields']
+    assert l['node'] == 'i=2253' and list(f) == ['Time', 'SourceName', 'EventType', 'Severity', 'Message'], l
+    assert f['Time']['type'] == 'DateTime' and 1 <= f['Severity']['value'] <= 1000, l
+times = [l['fields']['Time']['value'] for l in lines]
+assert times == sorted(times), times
+"
+run "history --events --where, --select, --csv" 0 "$uactor" history "$url" i=2253 --events --start -10m \
+    --select "Severity,SourceName" --where "Severity >= 1" --where "Severity <= 1000" --csv "${u[@]}" &&
+    if [ "$(head -n 1 "$tmp/out")" = "Severity,SourceName" ] && [ "$(wc -l <"$tmp/out")" -ge 3 ] &&
+        sed -n 2p "$tmp/out" | grep -qE '^[0-9]+,'; then pass "history --events --csv: a header of the paths and a row per event"
+    else fail "history --events --csv: $(cat "$tmp/out")"; fi
+run "history --events --where that keeps none" 0 "$uactor" history "$url" i=2253 --events --start -10m --where "Severity > 1000" "${u[@]}" &&
+    if [ ! -s "$tmp/out" ]; then pass "history --events --where 'Severity > 1000': no event"; else fail "history --events: $(cat "$tmp/out")"; fi
+expect "history --events --max 1: one event" 0 "i=2253	Time=" "$uactor" history "$url" i=2253 --events --start -10m --max 1 "${u[@]}"
+expect "history --events --where without an operator: exit 2" 2 "no operator" "$uactor" history "$url" i=2253 --events \
+    --where "Severity" "${u[@]}"
+expect "history --events of a variable: exit 1" 1 "BadHistoryOperationUnsupported" "$uactor" history "$url" "$counter" --events "${u[@]}"
+expect "history --where without --events: exit 2" 2 "is for --events" "$uactor" history "$url" "$counter" --where "Severity > 1" "${u[@]}"
 
 # ---- usage (2) and connection (3) errors
 expect "no endpoint: exit 2" 2 "give an endpoint" "$uactor" read

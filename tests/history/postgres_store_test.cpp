@@ -13,7 +13,9 @@
 #include <caf/all.hpp>
 
 #include "actors/server/historian_actor.hpp"
+#include "engine/server/server_core.hpp"
 #include "history/postgres_store.hpp"
+#include "tests/engine/server/core_fixture.hpp"
 #include "tests/history/postgres_server.hpp"
 #include "tests/history/update_contract.hpp"
 
@@ -254,4 +256,57 @@ TEST_CASE("postgres_store: HistoryUpdate inserts, replaces and deletes, keeping 
   history::postgres_store store(fresh_database(server));
   store.connect();
   test::check_history_updates(store);
+}
+
+// The historical configuration over PostgreSQL (engine/server/history_configuration.hpp): a
+// variable's HA Configuration reports the first value the database holds as StartOfArchive, a
+// deletion moves it, and its Stepped decides an at-time read.
+TEST_CASE("postgres_store: StartOfArchive and Stepped of a variable's HA Configuration", "[history][postgres][configuration]") {
+  auto& server = shared_server();
+  auto store = std::make_shared<history::postgres_store>(fresh_database(server));
+  store->connect();
+  auto core = test::make_core();
+  core.set_history(store, [store](std::vector<history::record>&& b) {
+    store->append(b);
+    return true;
+  });
+  const ua::node_id valve = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+  const ua::node_index n = core.space().find(valve);
+  REQUIRE(core.space().set_historizing(n, true) == ua::status::good);
+  REQUIRE(core.space().set_history_writable(n, true) == ua::status::good);
+  const std::int64_t t0 = test::at(0).utc.ticks, second = ua::date_time::ticks_per_second;
+  store->append(pg_ramp(valve.to_string().c_str(), 3, t0 + 10 * second, 10 * second));  // 0, 1, 2 at +10, +20, +30 s
+  actors::historical_configuration c;
+  c.aggregate.stepped = true;
+  REQUIRE(core.set_history_configuration({}, 0, 0, {{valve, c}}, test::at(0)).empty());
+  const auto start = [&] {
+    ua::data_value v;
+    core.space().read(ua::node_id::string(1, "Demo.Static.Scalar.Double.HA Configuration.StartOfArchive"), ua::attribute_id::value, v);
+    return v.value;
+  };
+  CHECK(start() == ua::variant(ua::date_time{t0 + 10 * second}));
+
+  test::core_session s(core, 4);
+  ua::delete_at_time_details del;
+  del.node_id = valve;
+  del.req_times.push_back(ua::date_time{t0 + 10 * second});
+  ua::history_update_request up;
+  up.history_update_details.push_back(ua::extension_object(del));
+  REQUIRE(s.call_as<ua::history_update_response>(up).results.at(0).status_code == ua::status::good);
+  CHECK(start() == ua::variant(ua::date_time{t0 + 20 * second}));
+
+  ua::read_at_time_details at;
+  at.req_times.push_back(ua::date_time{t0 + 25 * second});  // between 1 and 2: stepped holds 1
+  at.use_simple_bounds = true;
+  ua::history_read_request req;
+  req.history_read_details = ua::extension_object(at);
+  req.timestamps_to_return = ua::timestamps_to_return::both;
+  req.nodes_to_read.resize(1);
+  req.nodes_to_read[0].node_id = valve;
+  const auto& r = s.call_as<ua::history_read_response>(req);
+  REQUIRE(r.results.at(0).status_code == ua::status::good);
+  const auto* d = r.results[0].history_data.get_if<ua::history_data>();
+  REQUIRE(d);
+  REQUIRE(d->data_values.size() == 1);
+  CHECK(d->data_values[0].value == ua::variant(1.0));
 }

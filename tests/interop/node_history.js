@@ -21,7 +21,9 @@
 // (Good), the raw read then finds nothing; DeleteRawModified with isDeleteModified removes the
 // modified values. Then event history (Part 11 §6.5.2): the Server object's EventNotifier has the
 // HistoryRead bit, and a HistoryRead with ReadEventDetails (EventType, Severity, Time selected)
-// returns the events the demo's alarms raised, in time order.
+// returns the events the demo's alarms raised, in time order. Then the historical configuration
+// (Part 11 §5.2.4, §5.7.3): Toggle's HA Configuration (Stepped, StartOfArchive) and the Server's
+// DefaultHAConfiguration.
 // Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
 "use strict";
 
@@ -284,6 +286,36 @@ const historyBits = (v) => v.statusCode.value & 0x3;
         if (i > 0 && f[2].value.getTime() < events[i - 1].eventFields[2].value.getTime()) fail("event times do not increase at " + i);
     }
     out("ok event history: " + events.length + " events of the Server object, first of type " + events[0].eventFields[0].value.toString());
+
+    // Historical configuration (Part 11 §5.2.4, §5.7.3): Toggle's own "HA Configuration", found by
+    // browsing HasHistoricalConfiguration, says Stepped and when its archive starts; the Ramp has
+    // none of its own and takes the Server's DefaultHAConfiguration.
+    const TOGGLE = "ns=1;s=Demo.Dynamic.Toggle";
+    const configs = await session.browse({
+        nodeId: TOGGLE, referenceTypeId: "i=56", browseDirection: 0 /* Forward */, includeSubtypes: true, resultMask: 63
+    });
+    const ha = (configs.references || []).find((r) => r.browseName.name === "HA Configuration");
+    if (!ha) fail("Toggle has no HA Configuration over HasHistoricalConfiguration");
+    if (ha.typeDefinition.toString() !== "ns=0;i=2318") fail("HA Configuration's type is " + ha.typeDefinition.toString());
+    const path = async (start, names) => {
+        const r = await session.translateBrowsePath({
+            startingNode: start,
+            relativePath: { elements: names.map((n) => ({ referenceTypeId: "i=33", isInverse: false, includeSubtypes: true, targetName: { namespaceIndex: 0, name: n } })) }
+        });
+        if (r.statusCode.isNotGood() || !r.targets || r.targets.length === 0) fail("no " + names.join("/") + " below " + start.toString());
+        const v = await session.read({ nodeId: r.targets[0].targetId, attributeId: AttributeIds.Value });
+        return v.value.value;
+    };
+    if ((await path(ha.nodeId, ["Stepped"])) !== true) fail("Toggle's Stepped is not true");
+    if ((await path(ha.nodeId, ["AggregateConfiguration", "PercentDataGood"])) !== 100) fail("Toggle's PercentDataGood is not 100");
+    const startOfArchive = await path(ha.nodeId, ["StartOfArchive"]);
+    if (!(startOfArchive instanceof Date) || startOfArchive.getTime() > Date.now()) fail("Toggle's StartOfArchive " + startOfArchive);
+    const rampConfigs = await session.browse({ nodeId: RAMP, referenceTypeId: "i=56", browseDirection: 0, includeSubtypes: true });
+    if ((rampConfigs.references || []).length !== 0) fail("the Ramp has a configuration of its own");
+    if ((await path("i=2253", ["DefaultHAConfiguration", "Stepped"])) !== false) fail("DefaultHAConfiguration's Stepped is not false");
+    if ((await path("i=2253", ["DefaultHAConfiguration", "AggregateConfiguration", "TreatUncertainAsBad"])) !== true)
+        fail("DefaultHAConfiguration's TreatUncertainAsBad is not true");
+    out("ok HA Configuration: Toggle Stepped, its archive from " + startOfArchive.toISOString() + "; DefaultHAConfiguration for the Ramp");
 
     await session.close();
     await client.disconnect();

@@ -676,6 +676,49 @@ type = "Double"
   CHECK(d.value.server.history.updates);
 }
 
+TEST_CASE("config: [history.defaults] and [[history.configurations]] (Part 11 §5.2 HistoricalDataConfiguration)",
+          "[config][history]") {
+  const auto r = config::load(R"(
+[history]
+path = "plant-history.sqlite"
+historize = ["ns=1;s=Line1.*"]
+
+[history.defaults]
+percent_data_good = 90
+use_sloped_extrapolation = true
+
+[[history.configurations]]
+nodes = ["ns=1;s=Line1.Valve*", "ns=1;i=7"]
+stepped = true
+definition = "valve position"
+treat_uncertain_as_bad = false
+percent_data_bad = 40
+
+[[history.configurations]]
+nodes = ["ns=1;s=Line1.*"]
+)", "plant.toml", std::filesystem::temp_directory_path().string(), false);
+  REQUIRE(r.errors.empty());
+  const auto& h = r.value.server.history;
+  CHECK(h.defaults.percent_data_good == 90);
+  CHECK(h.defaults.percent_data_bad == 100);
+  CHECK(h.defaults.use_sloped_extrapolation);
+  CHECK_FALSE(h.defaults.stepped);
+  REQUIRE(h.configurations.size() == 2);
+  CHECK(h.configurations[0].nodes == std::vector<std::string>{"ns=1;s=Line1.Valve*", "ns=1;i=7"});
+  CHECK(h.configurations[0].stepped);
+  CHECK(h.configurations[0].definition == "valve position");
+  CHECK_FALSE(h.configurations[0].treat_uncertain_as_bad);
+  CHECK(h.configurations[0].percent_data_bad == 40);
+  CHECK(h.configurations[1].nodes == std::vector<std::string>{"ns=1;s=Line1.*"});
+  CHECK_FALSE(h.configurations[1].stepped);
+  // The embedded default: Toggle is Stepped.
+  const auto d = config::load(config::default_toml(), "(default)", ".", false);
+  REQUIRE(d.errors.empty());
+  REQUIRE(d.value.server.history.configurations.size() == 1);
+  CHECK(d.value.server.history.configurations[0].nodes == std::vector<std::string>{"ns=1;s=Demo.Dynamic.Toggle"});
+  CHECK(d.value.server.history.configurations[0].stepped);
+}
+
 TEST_CASE("config: [[server.reverse_connect]] lists the clients to dial, with defaults, and refuses a bad URL",
           "[config]") {
   const std::string text = R"(

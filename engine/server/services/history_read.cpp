@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/server/history_configuration.hpp"
 #include "engine/server/services/operations.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -207,8 +208,8 @@ std::size_t values_in(const history_read_result& r) {
 }
 
 // ReadProcessedDetails' checks that do not depend on the node (Part 11 §6.5.4), and the
-// aggregate configuration: the request's, or the server's defaults (Part 13 §4.2.1.2; Stepped is
-// false: no variable here says otherwise).
+// aggregate configuration: the request's, or with useServerCapabilitiesDefaults each node's
+// (Part 13 §4.2.1.2; the node's part is plan_history_read's).
 status_code plan_processed(const read_processed_details& d, calculated_read& c) {
   if (d.start_time.ticks == 0 || d.end_time.ticks == 0) return status::bad_invalid_timestamp_argument;
   c.start = d.start_time;
@@ -216,6 +217,7 @@ status_code plan_processed(const read_processed_details& d, calculated_read& c) 
   c.interval_ms = d.processing_interval;
   c.config = history::aggregate_configuration{};
   const aggregate_configuration& a = d.aggregate_configuration;
+  c.server_defaults = a.use_server_capabilities_defaults;
   if (!a.use_server_capabilities_defaults) {
     if (a.percent_data_bad > 100 || a.percent_data_good > 100) return status::bad_aggregate_configuration_rejected;
     c.config.treat_uncertain_as_bad = a.treat_uncertain_as_bad;
@@ -227,13 +229,14 @@ status_code plan_processed(const read_processed_details& d, calculated_read& c) 
 }
 
 // ReadAtTimeDetails (Part 11 §6.5.5): the times, at most max_values_per_node of them (no
-// continuation points here), with the server's aggregate configuration.
+// continuation points here), with each node's aggregate configuration.
 status_code plan_at_time(const read_at_time_details& d, const history_limits& limits, calculated_read& c) {
   if (d.req_times.empty()) return status::bad_invalid_timestamp_argument;
   if (d.req_times.size() > limits.max_values_per_node) return status::bad_too_many_operations;
   c.times.assign(d.req_times.begin(), d.req_times.end());
   c.use_simple_bounds = d.use_simple_bounds;
   c.config = history::aggregate_configuration{};
+  c.server_defaults = true;
   return status::good;
 }
 
@@ -298,7 +301,7 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
     }
     if (auto b = neighbour(store, node, hi, false, true)) raw.push_back(std::move(*b));
     const std::size_t max_intervals = std::min(limits.max_values_per_node, budget);
-    auto got = history::process(it.aggregate, raw, c.start, c.end, c.interval_ms, c.config, max_intervals);
+    auto got = history::process(it.aggregate, raw, c.start, c.end, c.interval_ms, it.config, max_intervals);
     if (!got) {
       r.status_code = got.error();
       return;
@@ -315,13 +318,13 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
     read_near(store, node, lo_it->ticks == lowest ? lowest : lo_it->ticks - 1, false, values_around_a_time, raw);
     if (read_span(store, node, lo_it->ticks, hi_it->ticks, max_raw, raw)) {
       read_near(store, node, hi_it->ticks, true, values_around_a_time, raw);
-      values = history::values_at(raw, c.times, c.use_simple_bounds, c.config);
+      values = history::values_at(raw, c.times, c.use_simple_bounds, it.config);
     } else {  // too many between the times: the values around each time only
       for (const date_time& t : c.times) {
         raw.clear();
         read_near(store, node, t.ticks, false, values_around_a_time, raw);
         read_near(store, node, t.ticks, true, values_around_a_time, raw);
-        auto one = history::values_at(raw, std::span<const date_time>(&t, 1), c.use_simple_bounds, c.config);
+        auto one = history::values_at(raw, std::span<const date_time>(&t, 1), c.use_simple_bounds, it.config);
         for (auto& v : one) values.push_back(std::move(v));
       }
     }
@@ -460,6 +463,14 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
             continue;
           }
         }
+        // Part 11 §5.7.3, Part 13 §4.2.1.2: the node's configuration (Stepped always; the rest
+        // unless the request brings its own).
+        it.config = actors::configuration_for(as, n);
+        if (!job.calculated.server_defaults) {
+          const bool stepped = it.config.stepped;
+          it.config = job.calculated.config;
+          it.config.stepped = stepped;
+        }
       } else if (details->is_read_modified && details->return_bounds) {
         r.status_code = status::bad_invalid_argument;  // Part 11 §6.5.3.1: no bounds of modified values
         continue;
@@ -486,6 +497,21 @@ void run_history_read(history_read_job& job) {
   const history_limits& limits = job.limits;
   reader rd{*job.store, limits, job.timestamps};
   std::size_t budget = std::max<std::size_t>(1, limits.max_values_per_request);
+  if (job.kind == history_read_kind::archive_start) {
+    for (auto& it : job.items) {
+      history_read_result& r = job.response.results[it.result];
+      auto& out = r.history_data.emplace<history_data>().data_values;
+      out.clear();
+      try {
+        if (auto first = neighbour(*job.store, it.position.node, lowest, true, true)) out.push_back(std::move(*first));
+        r.status_code = status::good;
+      } catch (const history::store_error& e) {
+        spdlog::warn("history: StartOfArchive of {} not read: {}", it.position.node, e.what());
+        r.status_code = status::bad_resource_unavailable;
+      }
+    }
+    return;
+  }
   if (job.kind != history_read_kind::raw && job.kind != history_read_kind::events) {
     for (auto& it : job.items) {
       history_read_result& r = job.response.results[it.result];

@@ -71,12 +71,18 @@ public:
 // taken), run_history_read anywhere (the store's reads), finish_history_read on the host again
 // (the new continuation points into the session's store).
 // What a processed or at-time read asks, shared by its nodes (Part 11 §6.5.4, §6.5.5).
-enum class history_read_kind { raw, processed, at_time, events };
+// archive_start: not a client's request but the host's question of the store for StartOfArchive
+// (history_configuration.hpp): each item's first record, the one value of its result (none: empty).
+enum class history_read_kind { raw, processed, at_time, events, archive_start };
 struct calculated_read {
   ua::date_time start, end;  // processed
   double interval_ms = 0;
   std::vector<ua::date_time> times;  // at-time
   bool use_simple_bounds = true;
+  // The request's aggregate configuration; with useServerCapabilitiesDefaults (and for at-time
+  // reads) each node's own instead (history_configuration.hpp: its HA Configuration, else the
+  // Server's DefaultHAConfiguration). Stepped is always the node's.
+  bool server_defaults = true;
   history::aggregate_configuration config;
 };
 
@@ -85,6 +91,7 @@ struct history_read_job {
     std::size_t result = 0;  // index in response.results
     history_read_position position;  // raw; processed and at-time: only node and node_id
     ua::node_id aggregate;           // processed: this node's aggregateType
+    history::aggregate_configuration config;  // processed and at-time: what this node is calculated with
     bool more = false;  // run: a page remains (finish gives it a continuation point)
   };
   history_read_kind kind = history_read_kind::raw;

@@ -4,6 +4,7 @@
 // numValuesPerNode and continuation points; the per-node codes.
 #include <catch2/catch.hpp>
 
+#include "engine/server/access/permission_table.hpp"
 #include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
 #include "tests/engine/server/core_fixture.hpp"
@@ -153,6 +154,51 @@ TEST_CASE("history events: nodes without event history and invalid filters get t
   auto open = event_read(0, severity_filter(0));
   open.history_read_details.get_if<ua::read_event_details>()->end_time = {};
   CHECK(s.call_as<ua::history_read_response>(open).results.at(0).status_code == status::bad_invalid_timestamp_argument);
+}
+
+// Part 3 §8.55 ReceiveEvents on a stored event's SourceNode, as a live event item checks it
+// (roles_events_test.cpp): the anonymous role receives area A's events, only looks at area B.
+TEST_CASE("history events: a session reads only the stored events of sources it may receive events from",
+          "[history][events][roles]") {
+  namespace authz = actors::authz;
+  namespace perm = authz::permission;
+  const ua::node_id area_a = ua::node_id::string(1, "Demo.Static");
+  const ua::node_id area_b = ua::node_id::string(1, "Demo.Dynamic");
+  events_fixture f;  // five events of the Server object itself (no rule: everyone receives them)
+  for (int i = 0; i < 4; ++i) {
+    event e;
+    e.source = i % 2 == 0 ? area_a : area_b;
+    e.severity = static_cast<std::uint16_t>(600 + 100 * i);  // 600, 800 from A; 700, 900 from B
+    REQUIRE(f.core.raise_event(e, test::at(100 + 10 * i)) == status::good);
+  }
+  f.core.flush_history();
+  const auto rule = [](const ua::node_id& node, std::uint32_t bits) {
+    authz::permission_rule r;
+    r.node = node.to_string();
+    r.roles = {{authz::well_known::anonymous, bits}};
+    r.where = "test";
+    return r;
+  };
+  test::core_session s(f.core, 3);
+  // Without rules: all nine.
+  CHECK(severities(s.call_as<ua::history_read_response>(event_read(0, severity_filter(0))).results.at(0)) ==
+        std::vector<std::uint16_t>{100, 200, 300, 400, 500, 600, 700, 800, 900});
+  REQUIRE(f.core.set_access(nullptr, {rule(area_a, perm::browse | perm::read | perm::receive_events),
+                                      rule(area_b, perm::browse | perm::read)}).empty());
+  test::core_session limited(f.core, 5);  // roles are taken at activation
+  CHECK(severities(limited.call_as<ua::history_read_response>(event_read(0, severity_filter(0))).results.at(0)) ==
+        std::vector<std::uint16_t>{100, 200, 300, 400, 500, 600, 800});
+  // Paged: the skipped events still count against numValuesPerNode, the pages stay in order.
+  auto req = event_read(3, severity_filter(600));
+  std::vector<std::uint16_t> seen;
+  for (int pages = 0; pages < 10; ++pages) {
+    const auto& r = limited.call_as<ua::history_read_response>(req).results.at(0);
+    REQUIRE(r.status_code.is_good());
+    for (auto v : severities(r)) seen.push_back(v);
+    if (r.continuation_point.is_null() || r.continuation_point.size() == 0) break;
+    req.nodes_to_read[0].continuation_point = r.continuation_point;
+  }
+  CHECK(seen == std::vector<std::uint16_t>{600, 800});
 }
 
 }  // namespace engine_server_history_events_test
