@@ -1,16 +1,17 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
 // §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
 // DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), shelving (§5.8.17), their methods and
-// events, and each condition's Object with its Variables. Every kind shares the state, the methods,
-// the events and the nodes; only what makes it active (and the fields of its type) differs.
-// docs/decisions/0018, 0053.
+// events, and each condition's Object with its Variables; the alarm parameters OnDelay, OffDelay,
+// ReAlarmTime (§5.8.2, 1.05). Every kind shares the state, the methods, the events, the parameters
+// and the nodes; only what makes it active (and the fields of its type) differs.
+// docs/decisions/0018, 0053, 0061, 0065.
 #include "engine/server/subscriptions/conditions.hpp"
 
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <random>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
