@@ -83,6 +83,10 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
   certificate_group_key_ = f.intern("CertificateGroup");
   certificate_type_key_ = f.intern("CertificateType");
   expiration_date_key_ = f.intern("ExpirationDate");
+  input_arguments_key_ = f.intern("InputArguments");
+  condition_event_id_key_ = f.intern("ConditionEventId");
+  comment_key_ = f.intern("Comment");
+  shelving_time_key_ = f.intern("ShelvingTime");
 }
 
 // The AuditEventType fields (Part 5 §6.4.3) of one audited action into event_, BaseEventType first.
@@ -151,6 +155,52 @@ void server_core::audit_writes(const ua::write_request& req, const ua::write_res
     event_.set(audit_.index_range) = w.index_range;
     event_.set(audit_.old_value).clear();
     event_.set(audit_.new_value) = w.value.value;
+    raise_event(event_, now);
+  }
+}
+
+// Part 9 §5.10.2: SourceNode the ConditionId (routed as the condition's own events, so that its
+// area's subscribers see it too), SourceName "Method/" and the method's name; the
+// AuditUpdateMethodEventType fields (MethodId, InputArguments: a condition method carries no
+// secret); Acknowledge, Confirm and AddComment add the ConditionEventId and Comment they were given
+// (§5.10.4-§5.10.7), TimedShelve its ShelvingTime (§5.10.7). Refused calls too, with Status false
+// and the status the client got.
+void server_core::audit_condition_calls(const ua::call_request& req, const ua::call_response& resp, const session& s,
+                                        const instant& now) {
+  if (!config_.audit_events || !wants_events()) return;
+  for (std::size_t i = 0; i < req.methods_to_call.size() && i < resp.results.size(); ++i) {
+    const auto& m = req.methods_to_call[i];
+    const char* name = "";
+    const std::uint32_t type = condition_manager::audit_type(m.method_id, name);
+    if (type == 0) continue;
+    const ua::status_code r = resp.results[i].status_code;
+    audit_base(type, r.is_good() ? 500 : 700, req.request_header.audit_entry_id, r.is_good(), r,
+               std::string("Method/") + name, s.user_name.view(), now);
+    ua::node_id condition;
+    ua::node_index input = ua::no_node;
+    if (conditions_->audit_subject(m.object_id, space_, condition, input)) {
+      event_.source = input;
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = condition;
+    } else {
+      event_.fields[field::source_node].value.emplace<ua::node_id>() = m.object_id;  // no condition: what was named
+    }
+    event_.set(audit_.session_id) = s.session_id;
+    event_.set(method_id_key_) = m.method_id;
+    event_.set(input_arguments_key_).emplace<ua::ua_array<ua::variant>>().assign(m.input_arguments.begin(),
+                                                                                 m.input_arguments.end());
+    const auto& in = m.input_arguments;
+    switch (type) {
+      case ua::ids::audit_condition_acknowledge_event_type:
+      case ua::ids::audit_condition_confirm_event_type:
+      case ua::ids::audit_condition_comment_event_type:
+        if (in.size() >= 1) event_.set(condition_event_id_key_) = in[0];
+        if (in.size() >= 2) event_.set(comment_key_) = in[1];
+        break;
+      case ua::ids::audit_condition_shelving_event_type:
+        if (in.size() >= 1 && in[0].get_if<double>()) event_.set(shelving_time_key_) = in[0];
+        break;
+      default: break;
+    }
     raise_event(event_, now);
   }
 }
@@ -856,6 +906,7 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
     }
     conditions_->call(c.s->session_id.numeric(), req, call_, space_, *this, c.now, access_of(*c.s),
                       [&](const ua::call_method_request& m, ua::call_method_result& r) { call_with_session(m, r, c); });
+    audit_condition_calls(req, call_, *c.s, c.now);
     return finish(call_, c);
   }
   if (is_session_call(req)) {

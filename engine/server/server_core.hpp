@@ -341,6 +341,9 @@ private:
                       ua::status_code result, const instant& now);
   void audit_writes(const ua::write_request& req, const ua::write_response& resp, const std::string& user,
                     const instant& now);
+  // Part 9 §5.10: one AuditConditionEventType subtype per Part 9 method item, refused ones too.
+  void audit_condition_calls(const ua::call_request& req, const ua::call_response& resp, const session& s,
+                             const instant& now);
   void audit_base(std::uint32_t type, std::uint16_t severity, const ua::ua_string& audit_entry_id, bool ok,
                   ua::status_code result, std::string_view source_name, std::string_view user, const instant& now);
   struct audit_keys {
@@ -421,6 +424,8 @@ private:
   std::shared_ptr<server_security> expiry_security_;  // whose certificates are watched (null: none)
   certificate_expiry expiry_;
   field_key method_id_key_{}, certificate_group_key_{}, certificate_type_key_{}, expiration_date_key_{};
+  // AuditUpdateMethodEventType's InputArguments, and the Part 9 audit events' own fields (§5.10).
+  field_key input_arguments_key_{}, condition_event_id_key_{}, comment_key_{}, shelving_time_key_{};
   std::shared_ptr<metrics_registry> metrics_;
   event_record event_;  // reused by raise_event
   std::uint64_t event_prefix_ = 0;

@@ -217,6 +217,22 @@ struct event {
   std::vector<event_field_value> fields;
 };
 
+// The alarm parameters of Part 9 §5.8.2 (1.05), the same for every kind; each 0 by default (none).
+// They become the condition's OnDelay, OffDelay, ReAlarmTime properties and its ReAlarmRepeatCount
+// (docs/events.md, docs/decisions/0065). Timed on the server's housekeeping tick (a second).
+struct alarm_parameters {
+  // The input must stay in alarm this long before the alarm goes active (a start-up spike does not
+  // alarm), and back to normal this long before it goes inactive (a chattering input stays one
+  // alarm). 0 .. a day.
+  std::chrono::milliseconds on_delay{0};
+  std::chrono::milliseconds off_delay{0};
+  // An alarm still active this long after it was last alarmed is alarmed again: a new event,
+  // unacknowledged, ReAlarmRepeatCount + 1. 0 (none) or 1 s .. a day.
+  std::chrono::milliseconds re_alarm_time{0};
+  // The most re-alarms of one occurrence; 0: no bound. At most 32,767 (ReAlarmRepeatCount is an Int16).
+  std::uint32_t re_alarm_max_count = 0;
+};
+
 // A limit alarm on a numeric variable (Part 9 §5.8.18 ExclusiveLimitAlarmType): the condition is a
 // new Object `id` (HasCondition from `input`); its state goes to clients as events of type
 // ExclusiveLimitAlarmType, its ConditionId `id`, SourceNode `input`. A limit state starts when the
@@ -251,6 +267,7 @@ struct limit_alarm {
   // Branches (Part 9 §5.5.2): at most this many earlier states kept for acknowledgement at once;
   // past it the oldest is dropped (logged and counted). 0: no branches (the trunk only).
   std::uint32_t max_branches = 16;
+  alarm_parameters parameters;  // OnDelay, OffDelay, ReAlarmTime (Part 9 §5.8.2)
 };
 
 // An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
@@ -268,6 +285,7 @@ struct off_normal_alarm {
   std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
   node_id suppressed_by;                          // as limit_alarm's
   std::uint32_t max_branches = 16;                // as limit_alarm's
+  alarm_parameters parameters;                    // as limit_alarm's
 };
 
 // A discrete alarm (Part 9 §5.8.24.1 DiscreteAlarmType, the base of OffNormalAlarmType): active
@@ -284,6 +302,7 @@ struct discrete_alarm {
   std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
   node_id suppressed_by;                          // as limit_alarm's
   std::uint32_t max_branches = 16;                // as limit_alarm's
+  alarm_parameters parameters;                    // as limit_alarm's
 };
 
 // A file the server exposes as an Object of FileType (Part 20 §4.2; docs/files.md): clients Open,

@@ -238,6 +238,10 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].max_time_shelved_ms",
     "limit_alarms[].suppressed_by",
     "limit_alarms[].max_branches",
+    "limit_alarms[].on_delay_ms",
+    "limit_alarms[].off_delay_ms",
+    "limit_alarms[].re_alarm_time_ms",
+    "limit_alarms[].re_alarm_max_count",
     "limit_alarms[].high_high",
     "limit_alarms[].high",
     "limit_alarms[].low",
@@ -257,6 +261,10 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].max_time_shelved_ms",
     "off_normal_alarms[].suppressed_by",
     "off_normal_alarms[].max_branches",
+    "off_normal_alarms[].on_delay_ms",
+    "off_normal_alarms[].off_delay_ms",
+    "off_normal_alarms[].re_alarm_time_ms",
+    "off_normal_alarms[].re_alarm_max_count",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
     "files[]",
@@ -275,6 +283,10 @@ constexpr std::string_view key_table[] = {
     "discrete_alarms[].max_time_shelved_ms",
     "discrete_alarms[].suppressed_by",
     "discrete_alarms[].max_branches",
+    "discrete_alarms[].on_delay_ms",
+    "discrete_alarms[].off_delay_ms",
+    "discrete_alarms[].re_alarm_time_ms",
+    "discrete_alarms[].re_alarm_max_count",
     "discrete_alarms[].active",
     "discrete_alarms[].severity",
     "logging",
@@ -2121,6 +2133,7 @@ private:
     std::chrono::milliseconds max_time_shelved{0};  // Part 9 §5.8.2 MaxTimeShelved; 0: none
     node_id suppressed_by;                          // Part 9 §5.8.2 SuppressedState from a Boolean; null: none
     std::uint32_t max_branches = 16;                // Part 9 §5.5.2: earlier states kept at once
+    alarm_parameters parameters;                    // Part 9 §5.8.2 (1.05) OnDelay, OffDelay, ReAlarmTime
     bool ok = false;                                // id and input are usable
     const node_entry* input_entry = nullptr;        // null: not a node of this file
     const toml::node* input_at = nullptr;
@@ -2169,6 +2182,22 @@ private:
     if (std::int64_t ms = 0; s.integer("max_time_shelved_ms", 1'000, 31'622'400'000, ms))
       a.max_time_shelved = std::chrono::milliseconds(ms);
     s.integer("max_branches", 0, 1'000, a.max_branches);
+    // Part 9 §5.8.2 (1.05): the delays up to a day; a re-alarm every second to every day, and a
+    // bound on them only with a re-alarm time (as condition_manager takes them).
+    bool parameters_ok = true;
+    const auto delay = [&](const char* key, std::int64_t min, std::chrono::milliseconds& out) {
+      if (std::int64_t ms = 0; s.integer(key, min, 86'400'000, ms)) out = std::chrono::milliseconds(ms);
+      else if (t.get(key)) parameters_ok = false;
+    };
+    delay("on_delay_ms", 0, a.parameters.on_delay);
+    delay("off_delay_ms", 0, a.parameters.off_delay);
+    delay("re_alarm_time_ms", 1'000, a.parameters.re_alarm_time);
+    if (s.integer("re_alarm_max_count", 0, 32'767, a.parameters.re_alarm_max_count) && a.parameters.re_alarm_time.count() == 0 &&
+        t.get("re_alarm_time_ms") == nullptr) {
+      c_.error(*t.get("re_alarm_max_count"), s.key("re_alarm_max_count"),
+               "bounds the re-alarms of re_alarm_time_ms, which this alarm lacks");
+      parameters_ok = false;
+    }
     bool suppressor_ok = true;
     if (std::string text; s.string("suppressed_by", text)) {
       // A Boolean variable of this file (its true suppresses the alarm), or one the server holds.
@@ -2209,7 +2238,7 @@ private:
           p_.event_sources.push_back(reference_node{*n, node_id(0, 36), a.input});  // HasEventSource
       }
     }
-    a.ok = id_ok && input_ok && suppressor_ok;
+    a.ok = id_ok && input_ok && suppressor_ok && parameters_ok;
     return a;
   }
 
@@ -2304,6 +2333,7 @@ private:
       a.max_time_shelved = common.max_time_shelved;
       a.suppressed_by = common.suppressed_by;
       a.max_branches = common.max_branches;
+      a.parameters = common.parameters;
       // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
       constexpr double huge = 1e300;
       struct named_limit {
@@ -2398,6 +2428,7 @@ private:
       a.max_time_shelved = common.max_time_shelved;
       a.suppressed_by = common.suppressed_by;
       a.max_branches = common.max_branches;
+      a.parameters = common.parameters;
       if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
@@ -2424,6 +2455,7 @@ private:
       a.max_time_shelved = common.max_time_shelved;
       a.suppressed_by = common.suppressed_by;
       a.max_branches = common.max_branches;
+      a.parameters = common.parameters;
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));

@@ -1,14 +1,17 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
 // §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
 // DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), shelving (§5.8.17), their methods and
-// events, and each condition's Object with its Variables. Every kind shares the state, the methods,
-// the events and the nodes; only what makes it active (and the fields of its type) differs.
-// docs/decisions/0018, 0053.
+// events, and each condition's Object with its Variables; the alarm parameters OnDelay, OffDelay,
+// ReAlarmTime (§5.8.2, 1.05). Every kind shares the state, the methods, the events, the parameters
+// and the nodes; only what makes it active (and the fields of its type) differs.
+// docs/decisions/0018, 0053, 0061, 0065.
 #include "engine/server/subscriptions/conditions.hpp"
 
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <random>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -135,6 +138,21 @@ bool discrete_of(const variant& v, double& out) {
   return number_of(v, out);
 }
 
+// §5.8.2 (1.05): OnDelay and OffDelay up to a day, ReAlarmTime none or a second (the tick's
+// resolution) to a day, at most 32,767 re-alarms (ReAlarmRepeatCount is an Int16).
+constexpr double longest_alarm_delay_ms = 86'400'000;
+template <class Alarm>
+bool take_parameters(Alarm& a, const alarm_parameters& p) {
+  const auto ms = [](std::chrono::milliseconds d) { return static_cast<double>(d.count()); };
+  a.on_delay = ms(p.on_delay);
+  a.off_delay = ms(p.off_delay);
+  a.re_alarm_time = ms(p.re_alarm_time);
+  a.re_alarm_max_count = p.re_alarm_max_count;
+  const auto delay_ok = [](double d) { return d >= 0 && d <= longest_alarm_delay_ms; };
+  return delay_ok(a.on_delay) && delay_ok(a.off_delay) && delay_ok(a.re_alarm_time) &&
+         (a.re_alarm_time == 0 || a.re_alarm_time >= 1'000) && p.re_alarm_max_count <= 32'767;
+}
+
 void text(variant& v, const char* s) {
   auto& t = v.emplace<localized_text>();
   t.locale.assign("en");
@@ -163,6 +181,20 @@ struct condition_manager::alarm {
   // Off-normal: the normal value; discrete: the alarm value (a Boolean as 0 or 1).
   double reference = 0;
   bool tripped = false;  // off-normal: the value is not the normal one; discrete: it is the alarm value
+  // What the input says now, before OnDelay and OffDelay (§5.8.2): the state the alarm takes when
+  // the delay has run, each with its own deadband. Equal to state/states/tripped without delays.
+  limit input_state = limit::none;
+  std::uint8_t input_states = 0;
+  bool input_tripped = false;
+  // §5.8.2 (1.05) alarm parameters, ms (0: none), and their timers (on the housekeeping tick).
+  double on_delay = 0, off_delay = 0, re_alarm_time = 0;
+  std::uint32_t re_alarm_max_count = 0;  // 0: no bound
+  std::int16_t re_alarm_count = 0;       // ReAlarmRepeatCount: re-alarms of the current occurrence
+  bool delay_pending = false;            // the input's activity differs from the alarm's since delay_since
+  std::chrono::steady_clock::time_point delay_since{};
+  bool re_alarm_armed = false;
+  std::chrono::steady_clock::time_point re_alarm_at{};
+  bool timed = false;  // in condition_manager::timed_
   std::uint16_t sev_tripped = 500;
   bool enabled = true;
   bool acked = true;
@@ -228,6 +260,13 @@ struct condition_manager::alarm {
       default: return tripped;
     }
   }
+  bool input_active() const noexcept {
+    switch (kind) {
+      case alarm_kind::exclusive_limit: return input_state != limit::none;
+      case alarm_kind::non_exclusive_limit: return input_states != 0;
+      default: return input_tripped;
+    }
+  }
   // Part 9 §5.5.2: Retain while the condition is of interest to a client.
   bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
   // §5.8.2: SuppressedOrShelved, the one flag a client's where clause filters on.
@@ -280,6 +319,10 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.out_of_service_state = f.intern("OutOfServiceState");
   k_.out_of_service_state_id = f.intern("OutOfServiceState/Id");
   k_.out_of_service_state_transition_time = f.intern("OutOfServiceState/TransitionTime");
+  k_.on_delay = f.intern("OnDelay");
+  k_.off_delay = f.intern("OffDelay");
+  k_.re_alarm_time = f.intern("ReAlarmTime");
+  k_.re_alarm_repeat_count = f.intern("ReAlarmRepeatCount");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -348,6 +391,7 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
   if (!a.exclusive) {
     al->kind = alarm_kind::non_exclusive_limit;
     al->type_id = non_exclusive_limit_alarm_type;
@@ -376,6 +420,7 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
   return add_two_state(std::move(al), a.normal, as, sink, now);
 }
 
@@ -391,6 +436,7 @@ status_code condition_manager::add(const discrete_alarm& a, address_space& as, e
   al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
   return add_two_state(std::move(al), a.active, as, sink, now);
 }
 
@@ -472,7 +518,7 @@ struct condition_child {
 constexpr std::uint32_t prop = ids::has_property, comp = ids::has_component, property_t = ids::property_type,
                         two_state_t = ids::two_state_variable_type, condition_variable_t = 9002,
                         finite_state_t = ids::finite_state_variable_type, finite_transition_t = 2767;
-constexpr std::uint32_t dt_boolean = 1, dt_uint16 = 5, dt_double = 11, dt_string = 12, dt_byte_string = 15,
+constexpr std::uint32_t dt_boolean = 1, dt_int16 = 4, dt_uint16 = 5, dt_double = 11, dt_string = 12, dt_byte_string = 15,
                         dt_node_id = 17, dt_status_code = 19, dt_localized_text = 21, dt_duration = 290,
                         dt_utc_time = 294;
 
@@ -524,6 +570,11 @@ constexpr condition_child condition_children[] = {
     {"ShelvingState/UnshelveTime", prop, property_t, dt_duration},
 };
 constexpr condition_child max_time_shelved_child{"MaxTimeShelved", prop, property_t, dt_duration};
+// §5.8.2 (1.05): the alarm parameters an alarm has; ReAlarmRepeatCount is a BaseDataVariable (i=63).
+constexpr condition_child on_delay_child{"OnDelay", prop, property_t, dt_duration},
+    off_delay_child{"OffDelay", prop, property_t, dt_duration},
+    re_alarm_time_child{"ReAlarmTime", prop, property_t, dt_duration},
+    re_alarm_repeat_count_child{"ReAlarmRepeatCount", comp, ids::base_data_variable_type, dt_int16};
 // ExclusiveLimitAlarmType (§5.8.18) and its LimitState (§5.8.13); the limits it has (§5.8.16).
 constexpr condition_child exclusive_children[] = {
     {"LimitState", comp, 9318, 0},
@@ -593,7 +644,7 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
     if (c.data_type) {
       static constexpr std::string_view fixed_paths[] = {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
-          "BranchId", "InputNode", "MaxTimeShelved", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
+          "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
           "NormalState"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
       a.vars.push_back({fields_->intern(path), *added, 0, fixed});
@@ -606,6 +657,11 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
     if (const status_code sc = add(c); sc.is_bad()) return sc;
   if (a.max_time_shelved > 0)
     if (const status_code sc = add(max_time_shelved_child); sc.is_bad()) return sc;
+  for (const auto& [set, c] : {std::pair{a.on_delay > 0, &on_delay_child}, std::pair{a.off_delay > 0, &off_delay_child},
+                               std::pair{a.re_alarm_time > 0, &re_alarm_time_child},
+                               std::pair{a.re_alarm_time > 0, &re_alarm_repeat_count_child}})
+    if (set)
+      if (const status_code sc = add(*c); sc.is_bad()) return sc;
   if (a.kind == alarm_kind::exclusive_limit)
     for (const auto& c : exclusive_children)
       if (const status_code sc = add(c); sc.is_bad()) return sc;
@@ -695,15 +751,15 @@ namespace {
 // §5.8.18: the most severe limit passed; a state is left only when the value is back by more than
 // the deadband (hysteresis), so a value hovering at a limit does not flap.
 template <class Alarm>
-limit next_limit(const Alarm& a, double v) {
+limit next_limit(const Alarm& a, limit current, double v) {
   const auto above = [&](const std::optional<double>& lim, limit s) {
     if (!lim) return false;
-    const bool in = a.state >= s && a.state >= limit::high;
+    const bool in = current >= s && current >= limit::high;
     return in ? v > *lim - a.deadband : v > *lim;
   };
   const auto below = [&](const std::optional<double>& lim, limit s) {
     if (!lim) return false;
-    const bool in = a.state <= s && a.state != limit::none && a.state <= limit::low;
+    const bool in = current <= s && current != limit::none && current <= limit::low;
     return in ? v < *lim + a.deadband : v < *lim;
   };
   if (above(a.hh, limit::high_high)) return limit::high_high;
@@ -716,13 +772,13 @@ limit next_limit(const Alarm& a, double v) {
 // §5.8.20: each limit a state of its own, with the same hysteresis; a value above HighHigh is above
 // High too, so both are active.
 template <class Alarm>
-std::uint8_t next_states(const Alarm& a, double v) {
+std::uint8_t next_states(const Alarm& a, std::uint8_t current, double v) {
   std::uint8_t out = 0;
   const auto above = [&](const std::optional<double>& lim, limit s) {
-    if (lim && ((a.states & bit(s)) ? v > *lim - a.deadband : v > *lim)) out |= bit(s);
+    if (lim && ((current & bit(s)) ? v > *lim - a.deadband : v > *lim)) out |= bit(s);
   };
   const auto below = [&](const std::optional<double>& lim, limit s) {
-    if (lim && ((a.states & bit(s)) ? v < *lim + a.deadband : v < *lim)) out |= bit(s);
+    if (lim && ((current & bit(s)) ? v < *lim + a.deadband : v < *lim)) out |= bit(s);
   };
   above(a.hh, limit::high_high);
   above(a.h, limit::high);
@@ -736,39 +792,75 @@ std::uint8_t next_states(const Alarm& a, double v) {
 void condition_manager::evaluate(alarm& a, double v, status_code quality, address_space& as, event_sink& sink,
                                  const instant& now) {
   if (std::isnan(v)) return;
-  const bool was_active = a.active();
-  bool changed = false;
-  bool new_occurrence = false;  // §5.7.2: a state to acknowledge (and then confirm) began
+  // The input's own state, each deadband relative to it (not to the delayed alarm's).
   switch (a.kind) {
     case alarm_kind::off_normal:
-    case alarm_kind::discrete: {
+    case alarm_kind::discrete:
       // §5.8.24.2: active while the input's value is not the normal one; §5.8.24.1: a discrete
       // alarm while it is the alarm value.
-      const bool on = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
-      changed = on != a.tripped;
-      a.tripped = on;
-      new_occurrence = changed && on;
+      a.input_tripped = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
       break;
-    }
-    case alarm_kind::exclusive_limit: {
-      const limit next = next_limit(a, v);
-      changed = next != a.state;
-      a.state = next;
-      new_occurrence = changed && next != limit::none;  // HighHigh back to High is a new state too
-      break;
-    }
-    case alarm_kind::non_exclusive_limit: {
-      const std::uint8_t next = next_states(a, v);
-      changed = next != a.states;
-      new_occurrence = (next & ~a.states) != 0;  // a state that was not active is
-      a.states = next;
-      break;
-    }
+    case alarm_kind::exclusive_limit: a.input_state = next_limit(a, a.input_state, v); break;
+    case alarm_kind::non_exclusive_limit: a.input_states = next_states(a, a.input_states, v); break;
   }
   const bool quality_changed = quality != a.quality;
   a.quality = quality;
-  if (!changed && !quality_changed) return;
   if (quality_changed) a.quality_time = now.utc;
+  transition(a, delay_over(a, now), quality_changed, as, sink, now);
+}
+
+// §5.8.2 (1.05): OnDelay, OffDelay. The alarm takes the input's state at once while both agree on
+// being active (High to HighHigh needs no delay) and when there is no delay; otherwise once the
+// input has kept its activity for the whole delay (a return within it restarts the count).
+bool condition_manager::delay_over(alarm& a, const instant& now) {
+  const bool going_active = a.input_active();
+  const double delay = going_active ? a.on_delay : a.off_delay;
+  if (going_active == a.active() || delay <= 0) {
+    a.delay_pending = false;
+    return true;
+  }
+  if (!a.delay_pending) {
+    a.delay_pending = true;
+    a.delay_since = now.steady;
+    watch(a);
+  }
+  if (std::chrono::duration<double, std::milli>(now.steady - a.delay_since).count() < delay) return false;
+  a.delay_pending = false;
+  return true;
+}
+
+void condition_manager::watch(alarm& a) {
+  if (a.timed) return;
+  a.timed = true;
+  timed_.push_back(a.index);
+}
+
+void condition_manager::transition(alarm& a, bool take_input, bool quality_changed, address_space& as,
+                                   event_sink& sink, const instant& now) {
+  const bool was_active = a.active();
+  bool changed = false;
+  bool new_occurrence = false;  // §5.7.2: a state to acknowledge (and then confirm) began
+  if (take_input) {
+    switch (a.kind) {
+      case alarm_kind::off_normal:
+      case alarm_kind::discrete:
+        changed = a.input_tripped != a.tripped;
+        a.tripped = a.input_tripped;
+        new_occurrence = changed && a.tripped;
+        break;
+      case alarm_kind::exclusive_limit:
+        changed = a.input_state != a.state;
+        a.state = a.input_state;
+        new_occurrence = changed && a.state != limit::none;  // HighHigh back to High is a new state too
+        break;
+      case alarm_kind::non_exclusive_limit:
+        changed = a.input_states != a.states;
+        new_occurrence = (a.input_states & ~a.states) != 0;  // a state that was not active is
+        a.states = a.input_states;
+        break;
+    }
+  }
+  if (!changed && !quality_changed) return;
   if (changed) {
     if (a.active() != was_active) a.active_since = now.utc;
     // §5.8.17: a OneShotShelve lasts until the alarm goes inactive.
@@ -822,7 +914,17 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
       if (!was_active && (!a.acked || !a.confirmed) && a.enabled && a.max_branches > 0) open_branch(a, sink, now);
       a.acked = false;
       a.confirmed = true;
+      // §5.8.2 (1.05): ReAlarmTime counts from when the alarm was last alarmed; a new occurrence
+      // starts ReAlarmRepeatCount again.
+      if (!was_active) a.re_alarm_count = 0;
+      if (a.re_alarm_time > 0) {
+        a.re_alarm_armed = true;
+        a.re_alarm_at = now.steady + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                         std::chrono::duration<double, std::milli>(a.re_alarm_time));
+        watch(a);
+      }
     }
+    if (!a.active()) a.re_alarm_armed = false;
     if (a.severity != a.last_severity) a.severity_time = now.utc;
   }
   a.time = now.utc;
@@ -891,6 +993,13 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
                             : a.has_deadline ? std::max(0.0, std::chrono::duration<double, std::milli>(a.unshelve_at - now.steady).count())
                                              : DBL_MAX;  // §5.8.17.2: one-shot without MaxTimeShelved
   if (a.max_time_shelved > 0) e.set(k_.max_time_shelved) = a.max_time_shelved;
+  // §5.8.2 (1.05): the alarm parameters it has, and how often this occurrence was alarmed again.
+  if (a.on_delay > 0) e.set(k_.on_delay) = a.on_delay;
+  if (a.off_delay > 0) e.set(k_.off_delay) = a.off_delay;
+  if (a.re_alarm_time > 0) {
+    e.set(k_.re_alarm_time) = a.re_alarm_time;
+    e.set(k_.re_alarm_repeat_count) = a.re_alarm_count;
+  }
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
@@ -938,6 +1047,47 @@ bool condition_manager::is_condition_method(const node_id& m) noexcept {
       return true;
     default: return shelving_method_of(m.numeric()) != 0 || is_service_method(m.numeric());
   }
+}
+
+std::uint32_t condition_manager::audit_type(const node_id& method, const char*& name) noexcept {
+  name = "";
+  if (method.namespace_index() != 0 || method.type() != node_id_type::numeric) return 0;
+  switch (const std::uint32_t m = method.numeric(); m) {
+    case m_enable: name = "Enable"; return ids::audit_condition_enable_event_type;
+    case m_disable: name = "Disable"; return ids::audit_condition_enable_event_type;
+    case m_add_comment: name = "AddComment"; return ids::audit_condition_comment_event_type;
+    case m_acknowledge: name = "Acknowledge"; return ids::audit_condition_acknowledge_event_type;
+    case m_confirm: name = "Confirm"; return ids::audit_condition_confirm_event_type;
+    case m_suppress: name = "Suppress"; return ids::audit_condition_suppression_event_type;
+    case m_unsuppress: name = "Unsuppress"; return ids::audit_condition_suppression_event_type;
+    case m_suppress2: name = "Suppress2"; return ids::audit_condition_suppression_event_type;
+    case m_unsuppress2: name = "Unsuppress2"; return ids::audit_condition_suppression_event_type;
+    case m_remove_from_service: name = "RemoveFromService"; return ids::audit_condition_out_of_service_event_type;
+    case m_place_in_service: name = "PlaceInService"; return ids::audit_condition_out_of_service_event_type;
+    case m_remove_from_service2: name = "RemoveFromService2"; return ids::audit_condition_out_of_service_event_type;
+    case m_place_in_service2: name = "PlaceInService2"; return ids::audit_condition_out_of_service_event_type;
+    default:
+      switch (shelving_method_of(m)) {
+        case m_timed_shelve: name = "TimedShelve"; break;
+        case m_one_shot_shelve: name = "OneShotShelve"; break;
+        case m_unshelve: name = "Unshelve"; break;
+        case m_timed_shelve2: name = "TimedShelve2"; break;
+        case m_one_shot_shelve2: name = "OneShotShelve2"; break;
+        case m_unshelve2: name = "Unshelve2"; break;
+        default: return 0;  // ConditionRefresh(2) has no audit event of its own
+      }
+      return ids::audit_condition_shelving_event_type;
+  }
+}
+
+bool condition_manager::audit_subject(const node_id& object, const address_space& as, node_id& condition,
+                                      node_index& input) noexcept {
+  bool shelving_object = false;
+  const alarm* a = find(object, as, shelving_object);
+  if (!a) return false;
+  condition = a->id;
+  input = a->input;
+  return true;
 }
 
 bool condition_manager::is_condition_call(const call_request& req) noexcept {
@@ -1169,6 +1319,18 @@ void condition_manager::unshelve(alarm& a, std::uint32_t transition, address_spa
 }
 
 void condition_manager::tick(address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.2 (1.05): delays that ran out and re-alarms that are due, in the order they were armed.
+  for (std::size_t i = 0; i < timed_.size();) {
+    alarm& a = *alarms_[timed_[i]];
+    if (a.delay_pending && delay_over(a, now)) transition(a, true, false, as, sink, now);
+    if (a.re_alarm_armed && now.steady >= a.re_alarm_at) re_alarm(a, as, sink, now);
+    if (!a.delay_pending && !a.re_alarm_armed) {
+      a.timed = false;
+      timed_.erase(timed_.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    ++i;
+  }
   for (std::size_t i = 0; i < shelved_.size();) {
     alarm& a = *alarms_[shelved_[i]];
     if (!a.has_deadline) {
@@ -1185,6 +1347,28 @@ void condition_manager::tick(address_space& as, event_sink& sink, const instant&
     sync_nodes(a, as, now);
     ++i;
   }
+}
+
+// §5.8.2 (1.05): an alarm still active ReAlarmTime after it was last alarmed is alarmed again, as if
+// it had just entered its state: unacknowledged, a new event (a new Time and EventId: back on top
+// of an alarm list), ReAlarmRepeatCount + 1, the time restarted; at most re_alarm_max_count times
+// per occurrence. A disabled condition reports nothing: its re-alarms wait (and are not counted).
+void condition_manager::re_alarm(alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  a.re_alarm_at = now.steady + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double, std::milli>(a.re_alarm_time));
+  if (!a.enabled) return;
+  if (a.re_alarm_count < INT16_MAX) ++a.re_alarm_count;
+  ++re_alarms_;
+  a.acked = false;
+  a.confirmed = true;
+  if (const auto p = a.message.find(" (re-alarm "); p != std::string::npos) a.message.resize(p);
+  a.message += " (re-alarm ";
+  a.message += std::to_string(a.re_alarm_count);
+  a.message += ')';
+  a.time = now.utc;
+  emit(a, as, sink, now);
+  if (a.re_alarm_max_count > 0 && static_cast<std::uint32_t>(a.re_alarm_count) >= a.re_alarm_max_count)
+    a.re_alarm_armed = false;
 }
 
 // §5.5.7: RefreshStart, the current event of every retained condition, RefreshEnd, to the one
@@ -1324,6 +1508,8 @@ const byte_string& condition_manager::branch_event_id(std::size_t i, std::size_t
   return b ? *b : none;
 }
 bool condition_manager::suppressed(std::size_t i) const noexcept { return alarms_[i]->suppressed; }
+bool condition_manager::input_active(std::size_t i) const noexcept { return alarms_[i]->input_active(); }
+std::int16_t condition_manager::re_alarm_count(std::size_t i) const noexcept { return alarms_[i]->re_alarm_count; }
 bool condition_manager::out_of_service(std::size_t i) const noexcept { return alarms_[i]->out_of_service; }
 
 }  // namespace uactor::actors

@@ -65,10 +65,20 @@ public:
   // Evaluates the noted values: the transitions and their events.
   void process(ua::address_space& as, event_sink& sink, const instant& now);
   // The housekeeping tick (docs/decisions/0027): timed shelving that ran out ends (§5.8.17), the
-  // UnshelveTime of the others counts down. Touches only the shelved conditions.
+  // UnshelveTime of the others counts down; OnDelay and OffDelay that ran out take the input's
+  // state, due re-alarms are raised (§5.8.2, docs/decisions/0065). Touches only the shelved
+  // conditions and those with a delay or re-alarm running.
   void tick(ua::address_space& as, event_sink& sink, const instant& now);
   bool has_pending() const noexcept { return !pending_.empty(); }
 
+  // Part 9 §5.10: the AuditConditionEventType subtype a Part 9 method raises (AuditConditionEnable,
+  // ...Comment, ...Acknowledge, ...Confirm, ...Shelving, ...Suppression, ...OutOfService) and the
+  // method's name; 0 for ConditionRefresh(2) and any other method.
+  static std::uint32_t audit_type(const ua::node_id& method, const char*& name) noexcept;
+  // The condition a Call item names (its Object, or its ShelvingState's): its ConditionId and its
+  // input (where its events go). False when the object is no condition.
+  bool audit_subject(const ua::node_id& object, const ua::address_space& as, ua::node_id& condition,
+                     ua::node_index& input) noexcept;
   // Whether a Call request names a Part 9 method (then call() answers it whole).
   static bool is_condition_call(const ua::call_request& req) noexcept;
   static bool may_call(const ua::call_method_request& m, const ua::address_space& as,
@@ -113,6 +123,13 @@ public:
   const ua::byte_string& branch_event_id(std::size_t i, std::size_t j) const noexcept;
   // Branches dropped over their condition's bound (max_branches), since the start.
   std::uint64_t branches_dropped() const noexcept { return branches_dropped_; }
+  // §5.8.2 (1.05): whether the input of the alarm at `i` is in alarm (before OnDelay and OffDelay),
+  // its ReAlarmRepeatCount, the conditions with a delay or a re-alarm running (the tick walks
+  // these), and the re-alarms raised since the start.
+  bool input_active(std::size_t i) const noexcept;
+  std::int16_t re_alarm_count(std::size_t i) const noexcept;
+  std::size_t timed_count() const noexcept { return timed_.size(); }
+  std::uint64_t re_alarms() const noexcept { return re_alarms_; }
 
 private:
   static bool is_condition_method(const ua::node_id& method) noexcept;
@@ -157,6 +174,15 @@ private:
   void close_branches(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
   void evaluate(alarm& a, double value, ua::status_code quality, ua::address_space& as, event_sink& sink,
                 const instant& now);
+  // §5.8.2 (1.05) OnDelay / OffDelay: whether the alarm takes its input's state now (a delay that
+  // starts puts the alarm on the tick's list).
+  bool delay_over(alarm& a, const instant& now);
+  void watch(alarm& a);
+  // The alarm takes its input's state (`take_input`) and/or a new quality: the events.
+  void transition(alarm& a, bool take_input, bool quality_changed, ua::address_space& as, event_sink& sink,
+                  const instant& now);
+  // §5.8.2 (1.05) ReAlarmTime ran out while active: alarmed again.
+  void re_alarm(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
   void emit(alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
   void refresh(std::uint32_t subscription, std::uint32_t item, const ua::address_space& as, event_sink& sink,
                const instant& now);
@@ -170,7 +196,7 @@ private:
         comment_source_timestamp, suppressed_or_shelved, shelving_current, shelving_current_id, shelving_last,
         shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
-        out_of_service_state_transition_time;
+        out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -185,6 +211,8 @@ private:
   // The Object of a condition, and of its ShelvingState, -> the alarm's position.
   std::unordered_map<ua::node_index, std::uint32_t> by_node_;
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
+  std::vector<std::uint32_t> timed_;    // the alarms with a delay or a re-alarm running, for the tick
+  std::uint64_t re_alarms_ = 0;
   struct noted {
     std::uint32_t alarm;
     double value;
