@@ -11,7 +11,7 @@
 # node ids, variants, status codes, the services' structures) nothing but itself, which is all the
 # rooms below the engines may take of include/; the benchmarks of tests/ only the named fixtures
 # (tests/support/alloc_counter and fault_proxy, tests/security/pki_test_support).
-# Usage: check_layers.sh ROOT | check_layers.sh --self-test
+# Usage: check_layers.sh [ROOT] (the checkout it is in by default) | check_layers.sh --self-test
 set -uo pipefail
 
 check() {
@@ -115,4 +115,4 @@ if [[ "${1:-}" == "--self-test" ]]; then
   exit 0
 fi
 
-check "${1:?usage: check_layers.sh ROOT}" && echo "layers: includes point one way"
+check "${1:-$(cd "$(dirname "$0")/../.." && pwd)}" && echo "layers: includes point one way"
