@@ -216,7 +216,7 @@ void set_up_log(const common_args& a) {
   spdlog::set_level(spdlog::level::info);
 }
 
-client connect_or_exit(const common_args& a, reconnect_options reconnect) {
+client connect_or_exit(const common_args& a, reconnect_options reconnect, bool session) {
   set_up_log(a);
   client_options o;
   o.reconnect = std::move(reconnect);
@@ -226,6 +226,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);
   o.session_name = "uactor cli";
+  o.create_session = session;
   o.security.pki_dir = a.pki;
   o.security.accept_untrusted_server_certificate = a.accept_server_certificate;
   o.security.check_server_host_name = !a.skip_host_name_check;
@@ -243,7 +244,7 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect) {
   // --policy alone means SignAndEncrypt; --security none with a policy is a contradiction.
   const std::string mode_word = !sec.empty() ? sec : policy ? "encrypt" : "none";
   if (mode_word == "none" && policy) usage("--security none takes no --policy");
-  o.security.identity = identity_for(a);  // after the flags are known good: it may ask for a password
+  if (session) o.security.identity = identity_for(a);  // after the flags are known good: it may ask for a password
 
   std::optional<security::certificate> server_cert;
   if (!a.reverse_listen.empty()) {

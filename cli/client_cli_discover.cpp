@@ -1,6 +1,6 @@
 // uactor discover ENDPOINT: what a (Local) Discovery Server knows (Part 4 §5.4.2 FindServers,
-// §5.4.3 FindServersOnNetwork; docs/discovery.md). Over a channel without a session, policy None:
-// Part 4 §5.4 has the Discovery services answer there.
+// §5.4.3 FindServersOnNetwork; docs/discovery.md). Over a channel without a session (Part 4 §5.4:
+// the Discovery services need none), policy None unless --security or --policy asks for more.
 #include <cstdio>
 #include <string>
 
@@ -38,25 +38,14 @@ std::string json_string_array(const ua::ua_array<ua::ua_string>& list) {
 }  // namespace
 
 int run_discover(const common_args& a) {
-  set_up_log(a);
-  client_options o;
-  o.endpoint_url = a.endpoint;
-  o.create_session = false;
-  o.connect_timeout = std::chrono::milliseconds(a.timeout_ms);
-  o.request_timeout = std::chrono::milliseconds(a.timeout_ms);
-  auto c = client::connect(std::move(o));
-  if (!c) {
-    if (c.error() == ua::status::bad_tcp_endpoint_url_invalid) usage("not an endpoint URL: " + a.endpoint);
-    std::fprintf(stderr, "uactor: cannot connect to %s: %s\n", a.endpoint.c_str(), c.error().to_string().c_str());
-    finish(exit_connection);
-  }
+  auto c = connect_or_exit(a, {}, false);
   const auto style = a.style();
   ua::find_servers_request fs;
   fs.endpoint_url = ua::ua_string(a.endpoint);
-  auto servers = c->find_servers_sync(std::move(fs));
-  if (!servers) service_failed(*c, "FindServers", servers.error());
+  auto servers = c.find_servers_sync(std::move(fs));
+  if (!servers) service_failed(c, "FindServers", servers.error());
   if (servers->response_header.service_result.is_bad())
-    service_failed(*c, "FindServers", servers->response_header.service_result);
+    service_failed(c, "FindServers", servers->response_header.service_result);
   for (const auto& s : servers->servers) {
     if (style.json) {
       json_object line;
@@ -76,7 +65,7 @@ int run_discover(const common_args& a) {
   // FindServersOnNetwork is an LDS-ME's (Part 12 §4.3.4); a plain server or LDS answers
   // Bad_ServiceUnsupported, which is said on stderr and is not a failure.
   ua::find_servers_on_network_request fn;
-  auto records = c->find_servers_on_network_sync(std::move(fn));
+  auto records = c.find_servers_on_network_sync(std::move(fn));
   const ua::status_code sc = records ? records->response_header.service_result : records.error();
   if (sc.is_bad()) {
     std::fprintf(stderr, "uactor: FindServersOnNetwork: %s\n", std::string(sc.name()).c_str());
@@ -97,7 +86,7 @@ int run_discover(const common_args& a) {
       }
     }
   }
-  c->close();
+  c.close();
   return exit_good;
 }
 

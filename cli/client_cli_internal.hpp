@@ -55,7 +55,9 @@ struct common_args {
 // Connects for a command, or ends it: exit_usage for bad flags, exit_connection when the server
 // cannot be reached, refuses, or its certificate is not trusted (the message says how to trust it).
 // `reconnect`: the supervised client's options (docs/client-reconnect.md), off by default.
-client connect_or_exit(const common_args& a, reconnect_options reconnect = {});
+// `session`: false for the Discovery services, which need a channel only (Part 4 §5.4): the
+// identity flags are then not asked for.
+client connect_or_exit(const common_args& a, reconnect_options reconnect = {}, bool session = true);
 // The NodeId written in `text`, or the end of the command with a usage message.
 ua::node_id node_or_exit(const std::string& text);
 // A service the command needs failed as a whole: closes `c` and ends with exit_bad

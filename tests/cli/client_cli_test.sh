@@ -199,6 +199,8 @@ assert len(lines) == 1 and lines[0]['kind'] == 'server', lines
 assert lines[0]['applicationUri'] == 'urn:127.0.0.1:uactor:server', lines
 assert lines[0]['discoveryUrls'] == ['$url'], lines
 "
+expect "discover --security encrypt: over a Basic256Sha256 channel, no session, no identity asked" 0 \
+    "server	urn:127.0.0.1:uactor:server	Server" "$uactor" discover "$url" "${sec[@]}"
 
 run "read --json: two nodes, one unknown: exit 1" 1 "$uactor" read "$url" "ns=1;s=the.answer" "ns=1;s=no.such" "${u[@]}" --json &&
     json "read --json: value, status and ISO 8601 timestamps" "
