@@ -590,7 +590,10 @@ void server_core::finish(Response& response, const service_call& c) {
 // Discovery (Part 4 §5.4), without a session.
 
 void server_core::serve_find_servers(const ua::find_servers_request& req, const service_call& c) {
-  if (registry_) registry_->expire(c.now);
+  if (registry_) {
+    registry_->expire(c.now);
+    registry_->drop_missing_semaphores();
+  }
   services::service_find_servers(req, find_servers_, config_.description, c.now.utc, registry_.get());
   finish(find_servers_, c);
 }
@@ -602,6 +605,7 @@ void server_core::serve_find_servers_on_network(const ua::find_servers_on_networ
                                                 const service_call& c) {
   if (!registry_) return fault(c.header, ua::status::bad_service_unsupported, c.now, c.out);
   registry_->expire(c.now);
+  registry_->drop_missing_semaphores();
   services::service_find_servers_on_network(req, find_servers_on_network_, config_.description, own_record_,
                                             *registry_, c.now.utc);
   finish(find_servers_on_network_, c);

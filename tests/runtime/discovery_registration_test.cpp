@@ -142,3 +142,43 @@ TEST_CASE("discovery: against a server that is no LDS the registration falls bac
   CHECK(r.status == ua::status::bad_service_unsupported);
   CHECK(r.fell_back);
 }
+
+TEST_CASE("discovery: a server registered with a semaphore file is listed while the file exists, even after "
+          "IsOnline false",
+          "[runtime][lds]") {
+  // Part 4 §7.32: an automatically launched server's semaphore file says whether it is there.
+  temp_folder dir("discovery-semaphore");
+  const auto registering_cert = dir.path / "registering.der";
+  own_certificate_beforehand(dir.path / "registering-pki", registering_test_uri, registering_cert);
+  const auto lds_cert = dir.path / "lds.der";
+  own_certificate_beforehand(dir.path / "lds-pki", lds_test_uri, lds_cert);
+  std::filesystem::create_directories(dir.path / "registering-pki" / "trusted" / "certs");
+  std::filesystem::copy_file(lds_cert, dir.path / "registering-pki" / "trusted" / "certs" / "lds.der");
+  const auto semaphore = dir.path / "registering.semaphore";
+  std::ofstream(semaphore) << "launched\n";
+
+  caf::actor_system_config cfg;
+  configure_client_system(cfg);
+  caf::actor_system sys{cfg};
+  runtime rt;
+  auto lds_plan = discovery_test_plan(lds_test_uri, dir.path / "lds-pki");
+  lds_plan.trust = {registering_cert.string()};
+  lds_plan.discovery.lds = true;
+  auto lds = rt.start_server(lds_plan);
+  REQUIRE(lds.has_value());
+
+  app::registrar_options o;
+  o.discovery_url = (*lds)->endpoint_url();
+  o.pki_dir = (dir.path / "registering-pki").string();
+  o.server.server_uri = ua::ua_string(registering_test_uri);
+  o.server.server_names.push_back({ua::ua_string("en"), ua::ua_string("registering")});
+  o.server.discovery_urls.push_back(ua::ua_string("opc.tcp://127.0.0.1:4840"));
+  o.server.server_type = ua::application_type::server;
+  o.server.semaphore_file_path = ua::ua_string(semaphore.string());
+  REQUIRE(app::register_once(sys, o, true).status == ua::status::good);
+  CHECK(lds_lists(o.discovery_url, registering_test_uri, true));
+  REQUIRE(app::register_once(sys, o, false).status == ua::status::good);  // IsOnline false: ignored
+  CHECK(lds_lists(o.discovery_url, registering_test_uri, true));
+  std::filesystem::remove(semaphore);
+  CHECK(lds_lists(o.discovery_url, registering_test_uri, false));
+}

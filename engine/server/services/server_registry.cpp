@@ -2,6 +2,8 @@
 #include "engine/server/services/server_registry.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "uactor/ua/status_codes.hpp"
 
@@ -54,7 +56,8 @@ ua::status_code server_registry::put(const ua::registered_server& s, std::string
   expire(now);
   auto it = std::find_if(servers_.begin(), servers_.end(),
                          [&s](const registration& r) { return r.server.server_uri == s.server_uri; });
-  if (!s.is_online) {
+  const bool has_semaphore = !s.semaphore_file_path.is_null() && !s.semaphore_file_path.empty();
+  if (!s.is_online && !has_semaphore) {
     // Part 4 §5.4.5.2: IsOnline false, the server is no longer returned by FindServers.
     if (it != servers_.end()) servers_.erase(it);
     return ua::status::good;
@@ -75,6 +78,15 @@ ua::status_code server_registry::put(const ua::registered_server& s, std::string
 
 void server_registry::expire(const actors::instant& now) {
   std::erase_if(servers_, [&](const registration& r) { return now.steady - r.renewed >= limits_.expiry; });
+}
+
+void server_registry::drop_missing_semaphores() {
+  std::erase_if(servers_, [](const registration& r) {
+    const auto& path = r.server.semaphore_file_path;
+    if (path.is_null() || path.empty()) return false;
+    std::error_code ec;
+    return !std::filesystem::exists(std::filesystem::path(std::string(path.view())), ec);
+  });
 }
 
 }  // namespace uactor::services

@@ -43,13 +43,17 @@ public:
       : limits_(limits), counter_reset_(counter_reset) {}
 
   // Registers or renews `s` (IsOnline true), or removes it (IsOnline false; Good also when it was
-  // not there). Good, or Bad_TooManyOperations for a new server past max_servers. The server is
+  // not there). With a SemaphoreFilePath IsOnline is ignored (Part 4 §7.32): the file says whether
+  // the server is there (drop_missing_semaphores). Good, or Bad_TooManyOperations for a new server past max_servers. The server is
   // taken as checked (register_server.hpp). A renewal gets new record ids: Part 4 §5.4.6 has the
   // LDS assign unique record ids each time RegisterServer2 is called.
   ua::status_code put(const ua::registered_server& s, std::string mdns_server_name,
                       std::vector<std::string> capabilities, const actors::instant& now);
   // Drops the registrations not renewed within `expiry` of `now`.
   void expire(const actors::instant& now);
+  // Drops the registrations whose semaphore file no longer exists: Part 4 §7.32 has the Discovery
+  // Server check the file before it returns the server to a client. One stat per such server.
+  void drop_missing_semaphores();
 
   const std::vector<registration>& servers() const noexcept { return servers_; }
   const registration* find(std::string_view server_uri) const noexcept;

@@ -3,8 +3,11 @@
 // FindServers and FindServersOnNetwork answer from it.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "engine/server/services/discovery.hpp"
@@ -76,6 +79,28 @@ TEST_CASE("lds registry: a server that stops renewing is dropped after the expir
   CHECK(r.find("urn:b") != nullptr);
   r.expire(lds_at(190s));
   CHECK(r.size() == 0);
+}
+
+TEST_CASE("lds registry: with a semaphore file IsOnline is ignored, and the server goes when its file goes",
+          "[lds]") {
+  // Part 4 §7.32: an automatically launched server is there while its semaphore file exists.
+  const std::string file = std::filesystem::temp_directory_path() / ("uactor-lds-semaphore-" + std::to_string(::getpid()));
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fclose(f);
+  server_registry r;
+  auto s = lds_server("urn:auto");
+  s.semaphore_file_path = ua_string(file);
+  REQUIRE(r.put(s, {}, {}, lds_at(0s)) == status::good);
+  REQUIRE(r.put(lds_server("urn:manual"), {}, {}, lds_at(0s)) == status::good);
+  s.is_online = false;
+  CHECK(r.put(s, {}, {}, lds_at(1s)) == status::good);
+  r.drop_missing_semaphores();
+  CHECK(r.find("urn:auto") != nullptr);
+  std::remove(file.c_str());
+  r.drop_missing_semaphores();
+  CHECK(r.find("urn:auto") == nullptr);
+  CHECK(r.find("urn:manual") != nullptr);  // no semaphore: only IsOnline and the expiry remove it
 }
 
 TEST_CASE("lds registry: past max_servers a new server is refused, a known one still renews and leaves", "[lds]") {
