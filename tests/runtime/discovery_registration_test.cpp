@@ -55,6 +55,28 @@ void own_certificate_beforehand(const std::filesystem::path& pki, const std::str
   std::ofstream(out, std::ios::binary).write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
 }
 
+
+// The two sides' certificates, made beforehand, each trusting the other: the discovery server's
+// plan trusts the registering server's certificate (in `plan.trust`), and the registering side's
+// PKI folder (the registration's client reads it) gets the discovery server's in trusted/.
+struct trusting_pair {
+  std::filesystem::path registering_pki, lds_pki;
+  server_plan lds_plan;
+};
+
+trusting_pair certificates_both_ways(const std::filesystem::path& dir) {
+  trusting_pair p{dir / "registering-pki", dir / "lds-pki", {}};
+  const auto registering_cert = dir / "registering.der";
+  own_certificate_beforehand(p.registering_pki, registering_test_uri, registering_cert);
+  const auto lds_cert = dir / "lds.der";
+  own_certificate_beforehand(p.lds_pki, lds_test_uri, lds_cert);
+  std::filesystem::create_directories(p.registering_pki / "trusted" / "certs");
+  std::filesystem::copy_file(lds_cert, p.registering_pki / "trusted" / "certs" / "lds.der");
+  p.lds_plan = discovery_test_plan(lds_test_uri, p.lds_pki);
+  p.lds_plan.trust = {registering_cert.string()};
+  return p;
+}
+
 // FindServers of `url` lists `uri` (listed true) or not (false), polled for up to 15 s: the
 // registration is asynchronous.
 bool lds_lists(const std::string& url, const std::string& uri, bool listed) {
@@ -79,29 +101,34 @@ bool lds_lists(const std::string& url, const std::string& uri, bool listed) {
   return false;
 }
 
+
+// A registration of the test's registering server with the discovery server at `url`, through
+// the registrar's one-shot call (app::register_once) with the certificate of `pki`.
+app::registrar_options registering_as_test_server(const std::string& url, const std::filesystem::path& pki) {
+  app::registrar_options o;
+  o.discovery_url = url;
+  o.pki_dir = pki.string();
+  o.server.server_uri = ua::ua_string(registering_test_uri);
+  o.server.server_names.push_back({ua::ua_string("en"), ua::ua_string("registering")});
+  o.server.discovery_urls.push_back(ua::ua_string("opc.tcp://127.0.0.1:4840"));
+  o.server.server_type = ua::application_type::server;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("discovery: a server registers with our LDS, is listed, and is gone after its shutdown", "[runtime][lds]") {
   temp_folder dir("discovery-registration");
-  const auto registering_cert = dir.path / "registering.der";
-  own_certificate_beforehand(dir.path / "registering-pki", registering_test_uri, registering_cert);
-  const auto lds_cert = dir.path / "lds.der";
-  own_certificate_beforehand(dir.path / "lds-pki", lds_test_uri, lds_cert);
-
+  auto pair = certificates_both_ways(dir.path);
   runtime rt;
-  auto lds_plan = discovery_test_plan(lds_test_uri, dir.path / "lds-pki");
-  lds_plan.trust = {registering_cert.string()};
-  lds_plan.discovery.lds = true;
-  auto lds = rt.start_server(lds_plan);
+  pair.lds_plan.discovery.lds = true;
+  auto lds = rt.start_server(pair.lds_plan);
   REQUIRE(lds.has_value());
   const std::string lds_url = (*lds)->endpoint_url();
   CHECK(lds_lists(lds_url, lds_test_uri, true));
   CHECK(lds_lists(lds_url, registering_test_uri, false));
 
-  auto plan = discovery_test_plan(registering_test_uri, dir.path / "registering-pki");
-  // The registration's client reads the PKI folder: the LDS's certificate goes into trusted/.
-  std::filesystem::create_directories(dir.path / "registering-pki" / "trusted" / "certs");
-  std::filesystem::copy_file(lds_cert, dir.path / "registering-pki" / "trusted" / "certs" / "lds.der");
+  auto plan = discovery_test_plan(registering_test_uri, pair.registering_pki);
   plan.discovery.register_with = lds_url;
   auto registering = rt.start_server(plan);
   REQUIRE(registering.has_value());
@@ -114,30 +141,16 @@ TEST_CASE("discovery: against a server that is no LDS the registration falls bac
           "Bad_ServiceUnsupported",
           "[runtime][lds]") {
   temp_folder dir("discovery-fallback");
-  const auto registering_cert = dir.path / "registering.der";
-  own_certificate_beforehand(dir.path / "registering-pki", registering_test_uri, registering_cert);
-  const auto plain_cert = dir.path / "plain.der";
-  own_certificate_beforehand(dir.path / "plain-pki", lds_test_uri, plain_cert);
-  // Its trust store first, so that the registering side trusts the plain server's certificate.
-  std::filesystem::create_directories(dir.path / "registering-pki" / "trusted" / "certs");
-  std::filesystem::copy_file(plain_cert, dir.path / "registering-pki" / "trusted" / "certs" / "plain.der");
+  auto pair = certificates_both_ways(dir.path);  // the plain server has the LDS's certificate
 
   caf::actor_system_config cfg;
   configure_client_system(cfg);
   caf::actor_system sys{cfg};
   runtime rt;
-  auto plain_plan = discovery_test_plan(lds_test_uri, dir.path / "plain-pki");
-  plain_plan.trust = {registering_cert.string()};
-  auto plain = rt.start_server(plain_plan);
+  auto plain = rt.start_server(pair.lds_plan);
   REQUIRE(plain.has_value());
 
-  app::registrar_options o;
-  o.discovery_url = (*plain)->endpoint_url();
-  o.pki_dir = (dir.path / "registering-pki").string();
-  o.server.server_uri = ua::ua_string(registering_test_uri);
-  o.server.server_names.push_back({ua::ua_string("en"), ua::ua_string("registering")});
-  o.server.discovery_urls.push_back(ua::ua_string("opc.tcp://127.0.0.1:4840"));
-  o.server.server_type = ua::application_type::server;
+  const auto o = registering_as_test_server((*plain)->endpoint_url(), pair.registering_pki);
   const auto r = app::register_once(sys, o, true);
   CHECK(r.status == ua::status::bad_service_unsupported);
   CHECK(r.fell_back);
@@ -148,12 +161,7 @@ TEST_CASE("discovery: a server registered with a semaphore file is listed while 
           "[runtime][lds]") {
   // Part 4 §7.32: an automatically launched server's semaphore file says whether it is there.
   temp_folder dir("discovery-semaphore");
-  const auto registering_cert = dir.path / "registering.der";
-  own_certificate_beforehand(dir.path / "registering-pki", registering_test_uri, registering_cert);
-  const auto lds_cert = dir.path / "lds.der";
-  own_certificate_beforehand(dir.path / "lds-pki", lds_test_uri, lds_cert);
-  std::filesystem::create_directories(dir.path / "registering-pki" / "trusted" / "certs");
-  std::filesystem::copy_file(lds_cert, dir.path / "registering-pki" / "trusted" / "certs" / "lds.der");
+  auto pair = certificates_both_ways(dir.path);
   const auto semaphore = dir.path / "registering.semaphore";
   std::ofstream(semaphore) << "launched\n";
 
@@ -161,19 +169,11 @@ TEST_CASE("discovery: a server registered with a semaphore file is listed while 
   configure_client_system(cfg);
   caf::actor_system sys{cfg};
   runtime rt;
-  auto lds_plan = discovery_test_plan(lds_test_uri, dir.path / "lds-pki");
-  lds_plan.trust = {registering_cert.string()};
-  lds_plan.discovery.lds = true;
-  auto lds = rt.start_server(lds_plan);
+  pair.lds_plan.discovery.lds = true;
+  auto lds = rt.start_server(pair.lds_plan);
   REQUIRE(lds.has_value());
 
-  app::registrar_options o;
-  o.discovery_url = (*lds)->endpoint_url();
-  o.pki_dir = (dir.path / "registering-pki").string();
-  o.server.server_uri = ua::ua_string(registering_test_uri);
-  o.server.server_names.push_back({ua::ua_string("en"), ua::ua_string("registering")});
-  o.server.discovery_urls.push_back(ua::ua_string("opc.tcp://127.0.0.1:4840"));
-  o.server.server_type = ua::application_type::server;
+  auto o = registering_as_test_server((*lds)->endpoint_url(), pair.registering_pki);
   o.server.semaphore_file_path = ua::ua_string(semaphore.string());
   REQUIRE(app::register_once(sys, o, true).status == ua::status::good);
   CHECK(lds_lists(o.discovery_url, registering_test_uri, true));
