@@ -373,6 +373,21 @@ status_code address_space::set_minimum_sampling_interval(node_index n, double ms
   return status::good;
 }
 
+status_code address_space::set_current_writable(node_index n, bool writable) {
+  if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
+  if (nodes_[n].cls != node_class::variable) return status::bad_node_class_invalid;
+  constexpr std::uint8_t current_write = 0x02;  // Part 3 §8.57 AccessLevelType
+  variable_data& var = variables_[nodes_[n].detail];
+  if (writable) {
+    var.access_level |= current_write;
+    var.user_access_level |= current_write;
+  } else {
+    var.access_level &= static_cast<std::uint8_t>(~current_write);
+    var.user_access_level &= static_cast<std::uint8_t>(~current_write);
+  }
+  return status::good;
+}
+
 status_code address_space::set_history_writable(node_index n, bool writable) {
   if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
   if (nodes_[n].cls != node_class::variable) return status::bad_node_class_invalid;

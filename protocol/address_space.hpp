@@ -205,6 +205,10 @@ public:
   // Sets or clears the HistoryWrite bit of a Variable's AccessLevel and UserAccessLevel (Part 3
   // §8.57): whether HistoryUpdate may change its history.
   status_code set_history_writable(node_index n, bool writable);
+  // Sets or clears the CurrentWrite bit of a Variable's AccessLevel and UserAccessLevel (Part 3
+  // §8.57): whether the Write service may change its Value (a RoleType's ApplicationsExclude,
+  // Part 18 §4.4.1). Bad_NodeIdUnknown or Bad_NodeClassInvalid (not a Variable).
+  status_code set_current_writable(node_index n, bool writable);
   // Sets or clears the HistoryRead bit of an Object's or View's EventNotifier (Part 3 §8.59): its
   // events' history can be read.
   status_code set_event_history(node_index n, bool on);

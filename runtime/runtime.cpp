@@ -442,10 +442,11 @@ session_login runtime_role_login_of(const actors::authz::role_question& q) {
   return l;
 }
 
-void runtime_role_timed_out(const detail::reply_sink& sink, std::uint64_t id) {
+void runtime_role_timed_out(const detail::reply_sink& sink, std::uint64_t id, bool failed = false) {
   actors::authz::role_answer a;
   a.id = id;
   a.timed_out = true;
+  a.failed = failed;
   sink.answer_roles(std::move(a));
 }
 
@@ -781,10 +782,10 @@ public:
           } catch (const std::exception& e) {
             // As if the deadline had passed: the plant's roles, or the refusal it is set to.
             spdlog::error("application: the role callback threw: {}", e.what());
-            runtime_role_timed_out(*sink, q.id);
+            runtime_role_timed_out(*sink, q.id, true);
           } catch (...) {
             spdlog::error("application: the role callback threw");
-            runtime_role_timed_out(*sink, q.id);
+            runtime_role_timed_out(*sink, q.id, true);
           }
         });
       };

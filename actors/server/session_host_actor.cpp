@@ -138,6 +138,7 @@ void ask_roles(host_state& st) {
     authz::role_answer a;  // no callback to ask (removed meanwhile), or it could not be posted
     a.id = id;
     a.timed_out = true;
+    a.failed = true;
     caf::anon_send(host, std::move(a));
   }
 }

@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/clock.hpp"
+#include "engine/server/access/ns0_defaults.hpp"
 #include "engine/server/history_capabilities.hpp"
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
+#include "engine/server/services/operations.hpp"
 #include "engine/server/services/read.hpp"
 #include "engine/server/services/register_nodes.hpp"
 #include "engine/server/services/write.hpp"
@@ -890,10 +892,71 @@ void server_core::complete_history_read(services::history_read_job& job, const i
 }
 
 void server_core::serve_write(const ua::write_request& req, const service_call& c) {
+  if (role_set_.has_excludes() && writes_role_excludes(req)) return serve_role_write(req, c);
   if (app_.write({c.channel_id, c.request_id, &c.s->user_name.str(), access_of(*c.s)}, req, write_, space_, c.now, config_.limits))
     return;  // the application's: not audited yet
   audit_writes(req, write_, c.s->user_name.str(), c.now);
   finish(write_, c);
+}
+
+bool server_core::writes_role_excludes(const ua::write_request& req) const noexcept {
+  for (const auto& wv : req.nodes_to_write)
+    if (const ua::node_index n = space_.find(wv.node_id); n != ua::no_node && role_set_.exclude_of(n)) return true;
+  return false;
+}
+
+// Part 18 §4.4.1: ApplicationsExclude and EndpointsExclude are written, by SecurityAdmin over
+// SignAndEncrypt as the role methods are called (and with the same order of refusals, decision
+// 0062). The other items of the request are written as the Write service writes them; the
+// application's hooks are not asked for them (as for a condition's methods in a Call).
+void server_core::serve_role_write(const ua::write_request& req, const service_call& c) {
+  write_.response_header.timestamp = c.now.utc;
+  if (services::start_operations(req.request_header, write_, req.nodes_to_write.size(),
+                                 config_.limits.max_nodes_per_write)) {
+    write_.results.resize(req.nodes_to_write.size());
+    std::shared_ptr<authz::role_registry> changed;
+    const auto access = access_of(*c.s);
+    for (std::size_t i = 0; i < req.nodes_to_write.size(); ++i) {
+      const ua::write_value& wv = req.nodes_to_write[i];
+      const ua::node_index n = space_.find(wv.node_id);
+      const auto which = n == ua::no_node ? std::nullopt : role_set_.exclude_of(n);
+      write_.results[i] = which && wv.attribute_id == static_cast<std::uint32_t>(ua::attribute_id::value)
+                              ? write_role_exclude(wv, n, *which, c, changed)
+                              : services::write_operation(wv, space_, c.now.utc, access);
+    }
+    if (changed) {
+      spdlog::info("Write of a role's exclude list by {}: applies to sessions activated from now on",
+                   describe(c.s->identity));
+      publish_roles(std::move(changed));
+    }
+  }
+  audit_writes(req, write_, c.s->user_name.str(), c.now);
+  finish(write_, c);
+}
+
+ua::status_code server_core::write_role_exclude(const ua::write_value& wv, ua::node_index n,
+                                                authz::role_set_object::exclude_property which,
+                                                const service_call& c, std::shared_ptr<authz::role_registry>& changed) {
+  if (!c.s->roles.has(authz::well_known::security_admin)) return ua::status::bad_user_access_denied;
+  if (c.s->channel_security.mode != ua::message_security_mode::sign_and_encrypt)
+    return ua::status::bad_security_mode_insufficient;
+  // The node rules after (a plant rule may take Write away from SecurityAdmin).
+  if (const ua::status_code refused = access_of(*c.s).refusal(n, authz::permission::write); refused.is_bad())
+    return refused;
+  // Part 4 §5.10.4: a range of a scalar, a status or timestamps the server does not keep.
+  if (!wv.index_range.is_null() && !wv.index_range.empty()) return ua::status::bad_index_range_invalid;
+  if ((wv.value.has_status && wv.value.status.value() != 0) || wv.value.has_source_timestamp ||
+      wv.value.has_server_timestamp)
+    return ua::status::bad_write_not_supported;
+  const bool* exclude = wv.value.has_value ? wv.value.value.get_if<bool>() : nullptr;
+  if (!exclude) return ua::status::bad_type_mismatch;
+  if (!changed) changed = std::make_shared<authz::role_registry>(sessions_.roles());
+  const authz::role& r = changed->at(which.role);
+  if (which.endpoints)
+    changed->set_endpoints(which.role, r.endpoints, *exclude);
+  else
+    changed->set_applications(which.role, r.applications, *exclude);
+  return ua::status::good;
 }
 
 void server_core::serve_call(const ua::call_request& req, const service_call& c) {
@@ -1024,7 +1087,19 @@ void server_core::call_with_session(const ua::call_method_request& m, ua::call_m
   if (object == ua::no_node || (!configuration && !files_.is_file(object)))
     return services::call_operation(m, space_, methods_, r, access);
   ua::node_index method = ua::no_node;
-  if (services::check_call(m, space_, r, method, access).is_bad()) return;
+  // The certificate methods' own checks (SecurityAdmin over SignAndEncrypt, each refusal audited:
+  // Part 12 §7.2) come before the node rules, as the RoleSet's do: namespace 0's defaults on
+  // these methods (SecurityAdmin, SigningRequired/EncryptionRequired) would refuse first, unaudited,
+  // and a SecurityAdmin over Sign with the wrong status. The node rules still decide after them
+  // (a plant rule may take Call away from SecurityAdmin).
+  if (services::check_call(m, space_, r, method, configuration ? authz::node_access{} : access).is_bad()) return;
+  if (configuration && c.s->roles.has(authz::well_known::security_admin) &&
+      c.s->channel_security.mode == ua::message_security_mode::sign_and_encrypt &&
+      !(access.may(object, authz::permission::call) && access.may(method, authz::permission::call))) {
+    r.status_code = ua::status::bad_user_access_denied;
+    r.output_arguments.clear();
+    return;
+  }
   ua::status_code sc;
   try {
     if (configuration) {
@@ -1170,8 +1245,8 @@ void server_core::apply(std::span<const node_change> changes, std::vector<ua::st
   }
   if (removed) app_.drop_removed(space_);
   // New nodes take the rule of the subtree they joined (docs/decisions/0052). Namespace 0's
-  // defaults alone cover only the RoleSet, which node changes do not reach: a node past the
-  // table has no rule, as it should.
+  // defaults alone decide single nodes of namespace 0 and the RoleSet, which node changes do not
+  // reach: a node past the table has no rule, as it should.
   if (!plant_rules_.empty()) permissions_->rebuild(space_);
 }
 
@@ -1185,17 +1260,21 @@ std::vector<std::string> server_core::publish_roles(std::shared_ptr<const authz:
   if (!roles) roles = std::make_shared<const authz::role_registry>();
   std::vector<ua::node_id> ids;
   for (const auto& r : roles->roles()) ids.push_back(r.removed ? ua::node_id() : r.id);
+  // Namespace 0's published defaults, then the RoleSet's, then the plant's: for two rules on one
+  // node the later wins, so a plant rule naming a node overrides its default (docs/decisions/0068).
   // The RoleSet's nodes first: its default rules name them (a plant role's Object is new).
-  std::vector<authz::permission_rule> rules = plant_rules_;
-  // Part 18 §4.2.3: a removed role's permissions go with it.
-  for (auto& rule : rules)
-    std::erase_if(rule.roles, [&](const auto& entry) {
-      return entry.first < roles->roles().size() && roles->roles()[entry.first].removed;
-    });
+  std::vector<authz::permission_rule> rules = authz::ns0_default_rules(space_, *roles);
   if (role_set_.sync(space_, *roles).is_good()) {
     auto defaults = role_set_.default_rules(space_);
     rules.insert(rules.end(), std::make_move_iterator(defaults.begin()), std::make_move_iterator(defaults.end()));
   }
+  const std::size_t first_plant = rules.size();
+  rules.insert(rules.end(), plant_rules_.begin(), plant_rules_.end());
+  // Part 18 §4.2.3: a removed role's permissions go with it.
+  for (std::size_t i = first_plant; i < rules.size(); ++i)
+    std::erase_if(rules[i].roles, [&](const auto& entry) {
+      return entry.first < roles->roles().size() && roles->roles()[entry.first].removed;
+    });
   permissions_->set_rules(std::move(rules), std::move(ids));
   sessions_.set_roles(std::move(roles));
   return permissions_->rebuild(space_);

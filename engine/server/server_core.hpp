@@ -305,6 +305,12 @@ private:
   // `access` null: the session is gone, no event is returned.
   void select_history_events(services::history_read_job& job, const services::node_access* access);
   void serve_write(const ua::write_request& req, const service_call& c);
+  // A Write with a role's ApplicationsExclude or EndpointsExclude in it (Part 18 §4.4.1).
+  bool writes_role_excludes(const ua::write_request& req) const noexcept;
+  void serve_role_write(const ua::write_request& req, const service_call& c);
+  ua::status_code write_role_exclude(const ua::write_value& wv, ua::node_index n,
+                                     authz::role_set_object::exclude_property which, const service_call& c,
+                                     std::shared_ptr<authz::role_registry>& changed);
   void serve_call(const ua::call_request& req, const service_call& c);
   void serve_create_monitored_items(const ua::create_monitored_items_request& req, const service_call& c);
   void serve_modify_monitored_items(const ua::modify_monitored_items_request& req, const service_call& c);

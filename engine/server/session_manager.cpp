@@ -738,7 +738,10 @@ void session_manager::settle_roles(std::uint64_t id, authz::role_answer&& a) {
     // Part 4 §5.7.3.3: Bad_UserAccessDenied; the session is left not activated (a first
     // activation as it was before; a change of user activates again).
     spdlog::warn("ActivateSession refused by the application's role callback{}: session {}, {}",
-                 a.timed_out ? " (no answer within its deadline)" : "", s.session_id.to_string(), describe(s.identity));
+                 a.failed      ? " (it threw, or could not be asked)"
+                 : a.timed_out ? " (no answer within its deadline)"
+                               : "",
+                 s.session_id.to_string(), describe(s.identity));
     s.activated = false;
     s.roles = {};
     s.identity = {};
@@ -746,6 +749,13 @@ void session_manager::settle_roles(std::uint64_t id, authz::role_answer&& a) {
     s.user_token_policy_id = {};
     out.settled.result = ua::status::bad_user_access_denied;
     out.activated = &s;
+    role_outcomes_.push_back(out);
+    return;
+  }
+  if (a.failed) {
+    spdlog::warn("session {}: the application's role callback threw (or could not be asked): {} keeps the roles of "
+                 "the plant's rules ({})",
+                 s.session_id.to_string(), describe(s.identity), authz::describe(*config_.roles, s.roles));
     role_outcomes_.push_back(out);
     return;
   }

@@ -7,7 +7,10 @@
 // (BadSecurityModeInsufficient), by the operator over SignAndEncrypt and by an anonymous session
 // over None (BadUserAccessDenied); reading Identities as the operator (BadUserAccessDenied). The
 // admin's AddRole makes NightShift (its Object, its AddIdentity), RemoveRole takes it away again and
-// refuses a well-known role (BadRequestNotAllowed).
+// refuses a well-known role (BadRequestNotAllowed). The admin writes Engineer.ApplicationsExclude
+// (Part 18 §4.4.1; the operator and the admin over Sign are refused), and namespace 0's published
+// permissions hold for the anonymous session (no certificate group in a Browse, no Call of
+// PublishSubscribe.AddConnection or RequestServerStateChange).
 //
 //   node node_role_set.js --floor URL --eng URL --pki DIR --cert CERT --key KEY
 //
@@ -40,6 +43,9 @@ function parseArgs(argv) {
 const ROLE_SET = "ns=0;i=15606";
 const ENGINEER = "ns=0;i=16036", ENGINEER_IDENTITIES = "ns=0;i=16236", ENGINEER_ADD_IDENTITY = "ns=0;i=16041";
 const ENGINEER_APPLICATIONS = "ns=0;i=16237", ENGINEER_ADD_APPLICATION = "ns=0;i=16239";
+const ENGINEER_APPLICATIONS_EXCLUDE = "ns=0;i=15424";
+const SERVER_CONFIGURATION = "ns=0;i=12637", CERTIFICATE_GROUPS = "ns=0;i=14053";
+const PUBLISH_SUBSCRIBE = "ns=0;i=14443", ADD_CONNECTION = "ns=0;i=17366", REQUEST_STATE_CHANGE = "ns=0;i=12886";
 const SECURITY_ADMIN_IDENTITIES = "ns=0;i=16258";
 const ADD_ROLE = "ns=0;i=16301", REMOVE_ROLE = "ns=0;i=16304";
 const MAX_RATE = "ns=2;s=Plant.Config.MaxRate";
@@ -101,8 +107,13 @@ async function main() {
     check("admin: SecurityAdmin.Identities", rulesText(rd[0].value.value), IdentityCriteriaType.UserName + ":admin");
     check("admin: Engineer.Identities", rulesText(rd[1].value.value), IdentityCriteriaType.UserName + ":engineer");
 
+    // Part 18 §4.4.1: ApplicationsExclude is written, by SecurityAdmin over SignAndEncrypt only.
+    const writeExclude = async (s, v) => (await s.write({ nodeId: ENGINEER_APPLICATIONS_EXCLUDE,
+        attributeId: AttributeIds.Value, value: { value: { dataType: DataType.Boolean, value: v } } })).name;
+
     // Refusals first: nothing may change.
     const operator = await open(o, cm, o.eng, SE, "operator");
+    check("operator: Write Engineer.ApplicationsExclude", await writeExclude(operator.session, false), "BadUserAccessDenied");
     check("operator: AddIdentity", (await addIdentity(operator.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name,
           "BadUserAccessDenied");
     check("operator: Read Engineer.Identities",
@@ -112,10 +123,29 @@ async function main() {
     const signed = await open(o, cm, o.eng, MessageSecurityMode.Sign, "admin");
     check("admin over Sign: AddIdentity", (await addIdentity(signed.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name,
           "BadSecurityModeInsufficient");
+    check("admin over Sign: Write Engineer.ApplicationsExclude", await writeExclude(signed.session, false),
+          "BadSecurityModeInsufficient");
     await signed.close();
     const anonymous = await open(o, cm, o.floor, MessageSecurityMode.None, null);
     check("anonymous over None: AddIdentity",
           (await addIdentity(anonymous.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name, "BadUserAccessDenied");
+    // Namespace 0's published defaults for an anonymous session: ServerConfiguration may be looked
+    // at, not its certificate group; PublishSubscribe's AddConnection and RequestServerStateChange
+    // are refused before anything else is asked.
+    const anonGroups = (await anonymous.session.browse({ nodeId: CERTIFICATE_GROUPS, browseDirection: 0,
+        includeSubtypes: true, resultMask: 63 })).references.map((r) => r.browseName.name);
+    check("anonymous: Browse CertificateGroups lists DefaultApplicationGroup", anonGroups.includes("DefaultApplicationGroup"), false);
+    rd = await anonymous.session.read({ nodeId: SERVER_CONFIGURATION, attributeId: AttributeIds.BrowseName });
+    check("anonymous: Read ServerConfiguration's BrowseName", rd.statusCode.name, "Good");
+    rd = await anonymous.session.read({ nodeId: PUBLISH_SUBSCRIBE, attributeId: AttributeIds.UserRolePermissions });
+    check("anonymous: UserRolePermissions of PublishSubscribe",
+          (rd.value.value || []).map((p) => p.roleId.toString() + "=" + p.permissions).join(","), "ns=0;i=15644=4097");
+    const addConnection = await anonymous.session.call({ objectId: PUBLISH_SUBSCRIBE, methodId: ADD_CONNECTION,
+                                                         inputArguments: [] });
+    check("anonymous: Call PublishSubscribe.AddConnection", addConnection.statusCode.name, "BadUserAccessDenied");
+    const stateChange = await anonymous.session.call({ objectId: "ns=0;i=2253", methodId: REQUEST_STATE_CHANGE,
+                                                       inputArguments: [] });
+    check("anonymous: Call Server.RequestServerStateChange", stateChange.statusCode.name, "BadUserAccessDenied");
     await anonymous.close();
     rd = await admin.session.read({ nodeId: ENGINEER_IDENTITIES, attributeId: AttributeIds.Value });
     check("admin: Engineer.Identities after the refusals", rulesText(rd.value.value), IdentityCriteriaType.UserName + ":engineer");
@@ -137,6 +167,26 @@ async function main() {
     check("admin: Engineer.Identities after AddIdentity", rulesText(rd[0].value.value),
           IdentityCriteriaType.UserName + ":engineer," + IdentityCriteriaType.UserName + ":viewer");
     check("admin: Engineer.Applications", (rd[1].value.value || []).join(","), "urn:plant:laptop");
+    // ApplicationsExclude false: Applications becomes an include list, which this client is not on.
+    rd = await admin.session.read({ nodeId: ENGINEER_APPLICATIONS_EXCLUDE, attributeId: AttributeIds.AccessLevel });
+    check("admin: Engineer.ApplicationsExclude's AccessLevel (CurrentRead|CurrentWrite)", rd.value.value, 3);
+    check("admin: Write Engineer.ApplicationsExclude false", await writeExclude(admin.session, false), "Good");
+    rd = await admin.session.read({ nodeId: ENGINEER_APPLICATIONS_EXCLUDE, attributeId: AttributeIds.Value });
+    check("admin: Engineer.ApplicationsExclude", rd.value.value, false);
+    const included = await open(o, cm, o.eng, SE, "viewer");
+    check("viewer while Engineer includes the laptop only: Write Config.MaxRate", await writeMaxRate(included.session, 12),
+          "BadUserAccessDenied");
+    await included.close();
+    check("admin: Write Engineer.ApplicationsExclude true", await writeExclude(admin.session, true), "Good");
+    check("admin: Write Engineer.ApplicationsExclude a string", (await admin.session.write({
+        nodeId: ENGINEER_APPLICATIONS_EXCLUDE, attributeId: AttributeIds.Value,
+        value: { value: { dataType: DataType.String, value: "no" } } })).name, "BadTypeMismatch");
+
+    // Namespace 0's published defaults (docs/decisions/0068): the admin sees the certificate group.
+    const groupNames = async (s) => (await s.browse({ nodeId: CERTIFICATE_GROUPS, browseDirection: 0,
+        includeSubtypes: true, resultMask: 63 })).references.map((r) => r.browseName.name);
+    check("admin: Browse CertificateGroups lists DefaultApplicationGroup",
+          (await groupNames(admin.session)).includes("DefaultApplicationGroup"), true);
 
     // RoleSet's AddRole and RemoveRole (Part 18 §4.2.2-4.2.3): a new role Object under RoleSet with
     // its own methods and properties; a well-known role cannot be removed.

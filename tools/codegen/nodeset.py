@@ -15,6 +15,10 @@ DataTypes as their DataTypeDefinition attribute (StructureDefinition or EnumDefi
     ns0_<N>.cpp      constant tables of PODs with string literals, split by node (static data:
                      no code to compile, nothing to construct at start-up)
     ns0_load.cpp     load_namespace0(address_space&): adds the rows to an address_space
+    ns0_permissions.hpp, ns0_permissions.cpp
+                     namespace 0's default RolePermissions and AccessRestrictions as the OPC
+                     Foundation publishes them (Opc.Ua.NodeIds.permissions.csv, read from the
+                     --schema folders like the NodeSet), one row per node
 
 Standard library only. The output depends on the input alone (no dates, no paths): running it
 twice gives byte-identical files (tests/protocol/address_space_test.cpp relies on that). A file is
@@ -23,6 +27,7 @@ error, not a silent omission; the only values left out are listed in SKIPPED_VAL
 """
 
 import argparse
+import csv
 import datetime
 import os
 import re
@@ -994,6 +999,109 @@ void load_namespace0(address_space& as) {{
 """
 
 
+# Opc.Ua.NodeIds.permissions.csv: "SymbolicName,NodeId,NodeClass,[Restriction,...],{'Role':'(mask) names',...}".
+ACCESS_RESTRICTIONS = {"SigningRequired": 1, "EncryptionRequired": 2, "SessionRequired": 4,
+                       "ApplyRestrictionsToBrowse": 8}
+PERMISSIONS_HEADER = """{notice}
+// Namespace 0's default RolePermissions and AccessRestrictions (Part 3 §5.2.9, §5.2.11) as the OPC
+// Foundation publishes them (Opc.Ua.NodeIds.permissions.csv): one row per node that has them, its
+// grants a run of the grants table. Static data only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace uactor::ua::ns0 {{
+
+// A role (ns=0;i=role, a well-known RoleType Object of the RoleSet) and its PermissionType bits.
+struct permission_grant {{
+  std::uint32_t role;
+  std::uint32_t permissions;
+}};
+
+// A node (ns=0;i=node): its AccessRestrictions bits and `grant_count` grants from `first_grant`.
+struct permission_row {{
+  std::uint32_t node;
+  std::uint16_t restrictions;
+  std::uint16_t grant_count;
+  std::uint32_t first_grant;
+}};
+
+inline constexpr std::size_t permission_row_count = {rows};
+
+std::span<const permission_row> default_permissions() noexcept;
+std::span<const permission_grant> default_permission_grants() noexcept;
+
+}}  // namespace uactor::ua::ns0
+"""
+
+
+def plain_id(text, what):
+    """'15644' (the CSVs' form) -> 15644."""
+    if not text.strip().isdigit():
+        raise SchemaError(f"{what}: {text!r} is not a numeric id")
+    return int(text)
+
+
+def load_role_ids(path):
+    """WellKnownRole_<Name> -> its numeric id, from NodeIds.csv."""
+    ids = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.reader(f):
+            if len(row) >= 3 and row[2] == "Object" and row[0].startswith("WellKnownRole_") and "_" not in row[0][14:]:
+                ids[row[0][14:]] = plain_id(row[1], row[0])
+    return ids
+
+
+def gen_permissions(csv_path, role_ids):
+    rows, grants = [], []
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        for line, row in enumerate(csv.reader(f), 1):
+            what = f"permissions.csv line {line}"
+            if len(row) != 5:
+                raise SchemaError(f"{what}: {len(row)} columns, not 5")
+            node = plain_id(row[1], what)
+            restrictions = 0
+            for name in filter(None, row[3].strip("[]").split(",")):
+                if name not in ACCESS_RESTRICTIONS:
+                    raise SchemaError(f"{what}: unknown AccessRestriction {name}")
+                restrictions |= ACCESS_RESTRICTIONS[name]
+            first = len(grants)
+            for role, mask in re.findall(r"'(\w+)':'\((\d+)\)[^']*'", row[4]):
+                if role not in role_ids:
+                    raise SchemaError(f"{what}: {role} is no WellKnownRole of NodeIds.csv")
+                grants.append((role_ids[role], int(mask), role))
+            if len(grants) == first:
+                raise SchemaError(f"{what}: no role permissions in {row[4]!r}")
+            rows.append((node, restrictions, first, len(grants) - first, row[0]))
+    header = PERMISSIONS_HEADER.format(notice=NOTICE, rows=len(rows)).rstrip("\n").split("\n") + [""]
+    body = [NOTICE,
+            "// Namespace 0's default permissions (Opc.Ua.NodeIds.permissions.csv), in the file's order.",
+            "",
+            '#include "protocol/ns0/ns0_permissions.hpp"',
+            "",
+            "#include <iterator>",
+            "",
+            "namespace uactor::ua::ns0 {",
+            "namespace {",
+            "",
+            "constexpr permission_grant grants[] = {"]
+    body += [f"    {{{r}, {m}}},  // {name}" for r, m, name in grants]
+    body += ["};", "", "constexpr permission_row rows[] = {"]
+    body += [f"    {{{n}, {res}, {count}, {first}}},  // {name}" for n, res, first, count, name in rows]
+    body += ["};",
+             "",
+             "}  // namespace",
+             "",
+             "std::span<const permission_row> default_permissions() noexcept { return {rows, std::size(rows)}; }",
+             "std::span<const permission_grant> default_permission_grants() noexcept { return {grants, std::size(grants)}; }",
+             "",
+             "}  // namespace uactor::ua::ns0",
+             ""]
+    return header, body
+
+
 def generate(schema_folders, out_dir):
     model = load_nodeset(schema_file(schema_folders, "Opc.Ua.NodeSet2.xml"))
     refs_by_source = {}
@@ -1013,6 +1121,9 @@ def generate(schema_folders, out_dir):
     files["ns0.hpp"] = gen_header(model, (len(model.nodes), len(model.references), value_count))
     files["ns0_load.cpp"] = LOADER.format(
         notice=NOTICE, parts=", ".join(f"&part_{i}" for i in range(1, PARTS + 1))).rstrip("\n").split("\n") + [""]
+    files["ns0_permissions.hpp"], files["ns0_permissions.cpp"] = gen_permissions(
+        schema_file(schema_folders, "Opc.Ua.NodeIds.permissions.csv"),
+        load_role_ids(schema_file(schema_folders, "NodeIds.csv")))
     changed = write_output(out_dir, files, r"ns0_\d+\.cpp")
     return model, value_count, files, changed
 

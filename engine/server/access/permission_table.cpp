@@ -156,6 +156,7 @@ std::vector<std::string> permission_table::rebuild(const ua::address_space& as) 
       const ua::node_index n = stack.back();
       stack.pop_back();
       rule_of_[n] = mark;
+      if (!rules_[root.rule].subtree) continue;
       for (const auto& r : as.forward_references(n))
         if (seen[r.target] != walk && follow(r.type) && enters(n, r.target)) {
           seen[r.target] = walk;

@@ -12,6 +12,7 @@
 
 #include "engine/server/access/permissions.hpp"
 #include "protocol/address_space.hpp"
+#include "uactor/ua/status_codes.hpp"
 
 namespace uactor::actors::authz {
 
@@ -23,6 +24,9 @@ struct permission_rule {
   std::vector<std::pair<role_id, std::uint32_t>> roles;
   std::uint16_t restrictions = 0;  // AccessRestrictions (Part 3 §8.56)
   std::string where;             // "permissions[2]": what messages name
+  // False: the node's own RolePermissions only, nothing below it (namespace 0's published
+  // defaults, ns0_defaults.hpp: each row is one node's attribute, Part 3 §5.2.9).
+  bool subtree = true;
 };
 
 class permission_table {
@@ -36,8 +40,8 @@ public:
 
   // Works out each node's rule: a namespace default first, then each subtree rule down the
   // hierarchical references (not HasEventSource/HasNotifier) of its node, the deepest rule winning
-  // (the nearest one above a node; for two rules at the same depth, the later one). O(nodes +
-  // references). Returns the rules whose node is not in the store ("permissions[2]: ns=2;s=X names
+  // (the nearest one above a node; for two rules at the same depth, the later one); a rule that is
+  // not a subtree's decides its own node only, in the same order. O(nodes + references). Returns the rules whose node is not in the store ("permissions[2]: ns=2;s=X names
   // no node"); those apply to nothing.
   std::vector<std::string> rebuild(const ua::address_space& as);
 
@@ -86,6 +90,18 @@ struct node_access {
     return table ? table->permissions(n, roles, channel_restrictions) : permission::all;
   }
   bool may(ua::node_index n, std::uint32_t bits) const noexcept { return (permissions(n) & bits) == bits; }
+  // Why `bits` on n are refused (Good when they are not): Bad_SecurityModeInsufficient when the
+  // session's roles have them and only AccessRestrictions the channel does not meet stand in the
+  // way (Part 4 §7.38: "not permitted over the current secure channel"; a client can retry over a
+  // signed or encrypted one), else Bad_UserAccessDenied (Part 3 §5.2.9). Only after a refusal, off
+  // the hot path.
+  ua::status_code refusal(ua::node_index n, std::uint32_t bits) const noexcept {
+    if (may(n, bits)) return ua::status::good;
+    const std::uint16_t every_restriction_met = 0xFFFF;
+    if (table && (table->permissions(n, roles, every_restriction_met) & bits) == bits)
+      return ua::status::bad_security_mode_insufficient;
+    return ua::status::bad_user_access_denied;
+  }
   bool restricted() const noexcept { return table && !table->empty(); }
 };
 

@@ -37,6 +37,7 @@ struct role_answer {
   std::uint64_t id = 0;
   bool refused = false;
   bool timed_out = false;  // set by the server when the deadline passed (or the callback failed)
+  bool failed = false;     // with timed_out: the callback threw, or could not be handed the question
   std::vector<std::string> roles;
   std::vector<std::string> group_ids;
 };

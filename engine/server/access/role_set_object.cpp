@@ -139,6 +139,7 @@ status_code role_set_object::sync(address_space& as, const role_registry& reg) {
   const node_index has_type_definition = as.find(node_id(0, ids::has_type_definition));
   const node_index role_type = as.find(node_id(0, ids::role_type));
   roles_.clear();
+  excludes_.clear();
   for (std::size_t i = 0; i < reg.roles().size(); ++i) {
     const role& r = reg.roles()[i];
     if (r.removed) continue;  // RemoveRole: its Object went above
@@ -182,6 +183,13 @@ status_code role_set_object::sync(address_space& as, const role_registry& reg) {
     for (const endpoint_type& e : r.endpoints) endpoints.push_back(extension_object(e));
     set_property(as, nodes.endpoints, variant(std::move(endpoints)));
     set_property(as, nodes.endpoints_exclude, variant(r.endpoints_exclude));
+    // Part 18 §4.4.1: Identities, Applications and Endpoints change by the methods only (their
+    // CurrentWrite is false); the two exclude flags are written.
+    for (const auto& [n, endpoints] : {std::pair{nodes.applications_exclude, false}, std::pair{nodes.endpoints_exclude, true}}) {
+      if (n == no_node) continue;
+      as.set_current_writable(n, true);
+      excludes_[n] = exclude_property{nodes.role, endpoints};
+    }
     roles_.emplace(object, nodes);
   }
   return status::good;

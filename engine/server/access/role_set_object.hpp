@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,19 @@ public:
   // role Object there now (call after sync).
   std::vector<permission_rule> default_rules(const ua::address_space& as) const;
 
+  // A role's ApplicationsExclude or EndpointsExclude property (Part 18 §4.4.1: writable, by
+  // SecurityAdmin over SignAndEncrypt as the methods), or nullopt for any other node.
+  struct exclude_property {
+    role_id role = 0;
+    bool endpoints = false;  // EndpointsExclude; else ApplicationsExclude
+  };
+  std::optional<exclude_property> exclude_of(ua::node_index n) const noexcept {
+    const auto it = excludes_.find(n);
+    if (it == excludes_.end()) return std::nullopt;
+    return it->second;
+  }
+  bool has_excludes() const noexcept { return !excludes_.empty(); }
+
   // Whether `object` is the RoleSet or a role Object, whose methods are answered here.
   bool handles(ua::node_index object) const noexcept {
     return (object == role_set_ && object != ua::no_node) || roles_.count(object) > 0;
@@ -67,6 +81,7 @@ private:
   };
   ua::node_index role_set_ = ua::no_node;
   std::unordered_map<ua::node_index, role_nodes> roles_;  // by role Object
+  std::unordered_map<ua::node_index, exclude_property> excludes_;
   std::vector<ua::node_index> added_objects_;             // plant roles' Objects made here
 };
 

@@ -122,8 +122,8 @@ status_code check_call(const call_method_request& req, const address_space& as, 
   const node_index method = as.find(req.method_id);
   if (method == no_node || as.at(method).cls != node_class::method || !method_of(as, object, method))
     return failed(status::bad_method_invalid);
-  if (!access.may(object, actors::authz::permission::call) || !access.may(method, actors::authz::permission::call))
-    return failed(status::bad_user_access_denied);
+  if (const status_code sc = access.refusal(object, actors::authz::permission::call); sc.is_bad()) return failed(sc);
+  if (const status_code sc = access.refusal(method, actors::authz::permission::call); sc.is_bad()) return failed(sc);
   if (!as.at(method).executable || !as.at(method).user_executable) return failed(status::bad_not_executable);
 
   const auto declared = method_arguments(as, method, "InputArguments");

@@ -414,8 +414,8 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
         r.status_code = status::bad_node_id_unknown;
         continue;
       }
-      if (!access.may(n, actors::authz::permission::read_history)) {
-        r.status_code = status::bad_user_access_denied;
+      if (const status_code refused = access.refusal(n, actors::authz::permission::read_history); refused.is_bad()) {
+        r.status_code = refused;
         continue;
       }
       if (events) {  // a notifier with event history (Part 3 §8.59 EventNotifier HistoryRead)

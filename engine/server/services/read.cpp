@@ -47,7 +47,7 @@ void read_operation(const read_value_id& id, timestamps_to_return ttr, const add
   // Part 3 §8.55: Read for the Value, ReadRolePermissions for RolePermissions, Browse for the rest.
   const std::uint32_t permissions = access.permissions(n);
   const std::uint32_t needed = permission_to_read(attr);
-  if ((permissions & needed) != needed) return fail(out, status::bad_user_access_denied);
+  if ((permissions & needed) != needed) return fail(out, access.refusal(n, needed));
 
   const auto range = parse_numeric_range(id.index_range.view());
   if (!range) return fail(out, range.error());

@@ -132,7 +132,7 @@ status_code check_write_permission(node_index n, std::uint32_t attribute, const 
   const std::uint32_t needed = attribute == static_cast<std::uint32_t>(attribute_id::value)
                                    ? actors::authz::permission::write
                                    : actors::authz::permission::write_attribute;
-  return access.may(n, needed) ? status::good : status::bad_user_access_denied;
+  return access.refusal(n, needed);
 }
 
 status_code prepare_value_write(const write_value& wv, const address_space& as, date_time now, node_index& n,

@@ -12,6 +12,7 @@
 #include "engine/server/server_core.hpp"
 #include "protocol/message.hpp"
 #include "tests/engine/server/core_fixture.hpp"
+#include "tests/support/captured_log.hpp"
 
 // Everything in a namespace of its own: the file shares a unity batch (docs/decisions/0050).
 namespace role_callback_test {
@@ -251,6 +252,38 @@ TEST_CASE("role callback: past the deadline the rules' roles, or a refusal when 
     CHECK(settled[0].result == status::bad_user_access_denied);
     CHECK(f.finish(settled[0].result, 501) == status::bad_user_access_denied);
     CHECK(f.roles().empty());
+  }
+}
+
+TEST_CASE("role callback: a callback that threw is logged as such, not as a deadline passed", "[roles][role_callback]") {
+  SECTION("the plant's roles") {
+    test::captured_log log;
+    fixture f;
+    const auto q = f.open(0);
+    authz::role_answer a;  // what the runtime sends when the callback throws
+    a.id = q;
+    a.timed_out = true;
+    a.failed = true;
+    const auto settled = f.core.answer_roles(std::move(a), at(10));
+    REQUIRE(settled.size() == 1);
+    CHECK(settled[0].result == status::good);
+    CHECK(f.finish(settled[0].result, 10) == status::good);
+    CHECK(f.roles() == authz::role_set(1u << authz::well_known::anonymous));
+    CHECK(log.text().find("role callback threw") != std::string::npos);
+    CHECK(log.text().find("did not answer within") == std::string::npos);
+  }
+  SECTION("refused") {
+    test::captured_log log;
+    fixture f(nullptr, true);
+    const auto q = f.open(0);
+    authz::role_answer a;
+    a.id = q;
+    a.timed_out = true;
+    a.failed = true;
+    const auto settled = f.core.answer_roles(std::move(a), at(10));
+    REQUIRE(settled.size() == 1);
+    CHECK(settled[0].result == status::bad_user_access_denied);
+    CHECK(log.text().find("(it threw, or could not be asked)") != std::string::npos);
   }
 }
 

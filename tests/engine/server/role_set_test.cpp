@@ -384,8 +384,10 @@ TEST_CASE("role_set: through Call, a non-admin is denied and an admin over None 
   CHECK(admin.add_identity(engineer, ids::well_known_role_engineer_add_identity, "UserName:bob") ==
         status::bad_security_mode_insufficient);
   CHECK(core.roles()->at(authz::well_known::engineer).identities.empty());
-  // And the properties need an encrypted channel too (SigningRequired, EncryptionRequired).
-  CHECK(admin.read(ua::node_id(0, ids::well_known_role_engineer_identities)).status == status::bad_user_access_denied);
+  // And the properties need an encrypted channel too (SigningRequired, EncryptionRequired): the role
+  // may read them, the channel is what refuses (Part 4 §7.38, docs/decisions/0068).
+  CHECK(admin.read(ua::node_id(0, ids::well_known_role_engineer_identities)).status ==
+        status::bad_security_mode_insufficient);
 }
 
 // RoleSet's own method `name` (AddRole, RemoveRole), called directly on the role_set_object.
