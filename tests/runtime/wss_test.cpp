@@ -307,15 +307,21 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
   const auto port = wss_port_of(**srv);
   std::string got;
 
-  SECTION("HEL and ACK, each one frame; a Hello in two fragments is one message") {
+  SECTION("HEL and ACK, each one frame; a Hello in two fragments is one message; a ping gets its pong") {
     raw_wss_peer p(port);
     REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));
+    std::string pong;
+    p.ws.control_callback([&pong](wss_ws::frame_type kind, wss_beast::string_view payload) {
+      if (kind == wss_ws::frame_type::pong) pong = std::string(payload);
+    });
+    p.ws.ping("are you there");  // RFC 6455 §5.5.2-3: answered with the same application data
     p.ws.binary(true);
     const auto hel = hello_bytes();
     p.ws.write(wss_asio::buffer(hel.data(), hel.size()));
     REQUIRE_FALSE(p.read(got));
     REQUIRE(got.size() >= 8);
     CHECK(got.substr(0, 4) == "ACKF");
+    CHECK(pong == "are you there");
     raw_wss_peer f(port);
     REQUIRE_FALSE(f.upgrade("opcua+uacp", "https://hmi.test"));
     f.ws.binary(true);
@@ -363,7 +369,11 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
         p.ws.write(wss_asio::buffer(junk));
       }
       INFO("kind " << kind);
-      CHECK(p.read(got));  // the server closed
+      CHECK(p.read(got));  // the server closed, with the code of docs/wss.md's table
+      const std::uint16_t expected[] = {1003, 1009, 1002, 1002};
+      // The door's Beast checks a text frame's UTF-8 before we see it: a Hello is not UTF-8 (1007).
+      if (kind == 0 && transport == "door") CHECK((p.ws.reason().code == 1003 || p.ws.reason().code == 1007));
+      else CHECK(p.ws.reason().code == expected[kind]);
     }
   }
   SECTION("an unmasked client frame breaks RFC 6455 §5.1: closed") {
