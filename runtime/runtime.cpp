@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -220,6 +221,13 @@ std::shared_ptr<const actors::wss_server_options> wss_options_of(const server_pl
   o->max_frame = plan.receive_buffer_size;
   o->max_out_chunk = plan.send_buffer_size;
   o->allowed_origins = w.allowed_origins;
+  // Which transport serves it (docs/decisions/0073): "native" (TLS and the WebSocket in the
+  // connection brokers), the default, or "door" (0057's door and its socket pairs). Unless the
+  // plan says, the environment decides, so that one build measures both (docs/performance.md
+  // "opc.wss").
+  const char* env = std::getenv("UACTOR_WSS_TRANSPORT");
+  const std::string_view chosen = !w.transport.empty() ? std::string_view(w.transport) : env ? std::string_view(env) : "native";
+  o->native = chosen != "door";
   if (!w.certificate.empty()) {
     o->tls.certificate_file = w.certificate;
     o->tls.private_key_file = w.private_key;

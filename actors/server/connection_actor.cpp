@@ -17,6 +17,7 @@
 #include "actors/common/native_socket.hpp"
 #include "actors/common/self_send.hpp"
 #include "actors/server/exchange.hpp"
+#include "actors/wss/wss_native.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "protocol/uatcp.hpp"
 
@@ -62,9 +63,17 @@ struct connection {
         housekeeping(o.housekeeping_interval),
         self_ticked(!links.ticked_by_listener),
         filling(std::make_shared<exchange_batch>()),
-        counters(o.metrics ? o.metrics->open_connection(o.channel.endpoint) : nullptr),
+        counters(o.metrics && !o.wss ? o.metrics->open_connection(o.channel.endpoint) : nullptr),
         crypto(o.crypto) {
     filling->channel_id = channel_id;
+    if (o.wss) {
+      // opc.wss served natively: counted as the endpoint's once the upgrade is done (as the door
+      // hands a connection over only then).
+      wss = std::make_unique<wss_native_transport>(
+          o.wss, links.peer_address.empty() ? peer_address_of(links.native_socket) : links.peer_address);
+      metrics = o.metrics;
+      endpoint = o.channel.endpoint;
+    }
   }
   ~connection() {
     if (counters) counters->closed.store(true, std::memory_order_release);
@@ -107,6 +116,11 @@ struct connection {
   bool recheck_held = false;       // the trust list changed meanwhile: checked when it is back
   batch_ptr held_batch;            // answered by the host meanwhile
   std::vector<push_ptr> held_pushes;  // pushed by the host meanwhile
+  // opc.wss served natively (docs/decisions/0073): the socket's bytes go through it both ways.
+  std::unique_ptr<wss_native_transport> wss;
+  ua::byte_buffer ws_chunks;                   // the chunk bytes of one receive's messages
+  std::shared_ptr<metrics_registry> metrics;   // for `counters`, once the upgrade is done
+  std::uint16_t endpoint = 0;
 };
 
 // What the channel did since the last call, into the connection's counters.
@@ -137,18 +151,41 @@ std::size_t send_now(int fd, std::span<const std::uint8_t> bytes) {
 // empty (c.unsent == 0: data_transferred_msg reports what CAF still holds, synchronously, from its
 // write handler), so that nothing of ours overtakes bytes CAF still holds; what the kernel does
 // not take goes to the scribe's buffer and leaves after the bytes before it (docs/decisions/0013).
-void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
-  auto& out = c.channel.output();
+void send_bytes(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> out) {
   if (out.empty()) return;
-  if (c.counters) c.counters->bytes_sent.add(out.size());
   std::size_t done = 0;
-  if (c.fd >= 0 && c.unsent == 0) done = send_now(c.fd, out.bytes());
+  if (c.fd >= 0 && c.unsent == 0) done = send_now(c.fd, out);
   if (done < out.size()) {
     auto& wr = self->wr_buf(hdl);
     const auto* p = reinterpret_cast<const char*>(out.data());
     wr.insert(wr.end(), p + done, p + out.size());
     c.unsent += out.size() - done;
   }
+}
+
+// What the native wss transport has to send (TLS, the upgrade's answer, frames, a close).
+void send_wss_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  auto& out = c.wss->out();
+  send_bytes(self, hdl, c, out.bytes());
+  out.clear();
+}
+
+void take_output(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
+  auto& out = c.channel.output();
+  if (c.wss) {
+    // opc.wss: every chunk of the drain its own binary frame, all in one SSL_write and one send.
+    if (!out.empty()) {
+      if (c.counters) c.counters->bytes_sent.add(out.size());
+      if (!c.wss->send_chunks(out.bytes())) c.wss->close(1011);  // RFC 6455 §7.4.1: an internal error
+      c.channel.clear_output();
+      if (c.wss->current_phase() == wss_native_transport::phase::closed) c.closing = true;
+    }
+    send_wss_output(self, hdl, c);
+    return;
+  }
+  if (out.empty()) return;
+  if (c.counters) c.counters->bytes_sent.add(out.size());
+  send_bytes(self, hdl, c, out.bytes());
   c.channel.clear_output();
 }
 
@@ -203,6 +240,10 @@ void leave_host(caf::io::broker* self, connection& c) {
 void close_connection(caf::io::broker* self, caf::io::connection_handle hdl, connection& c) {
   send_audits(self, c);  // before channel_closed: the host still knows the channel
   take_output(self, hdl, c);
+  if (c.wss) {
+    c.wss->close(1000);  // the close frame after the last chunk (an ERR, a CLO's end), then close_notify
+    send_wss_output(self, hdl, c);
+  }
   self->flush(hdl);
   self->close(hdl);  // unwritten data still goes out (graceful shutdown)
   c.closing = true;
@@ -326,8 +367,32 @@ void process_input(caf::io::broker* self, caf::io::connection_handle hdl, connec
   self->flush(hdl);
 }
 
+// The native wss transport's part of a receive: TLS, the upgrade, the frames; false when the
+// connection ended (closed here). `in` becomes the chunk bytes of the received messages.
+bool unwrap_wss(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t>& in) {
+  c.ws_chunks.clear();
+  const bool was_open = c.wss->open();
+  const bool go_on = c.wss->on_bytes(in, c.ws_chunks);
+  if (!was_open && c.wss->open() && c.metrics) c.counters = c.metrics->open_connection(c.endpoint);
+  send_wss_output(self, hdl, c);
+  if (!go_on) {
+    self->flush(hdl);
+    self->close(hdl);  // unwritten data still goes out
+    c.closing = true;
+    leave_host(self, c);
+    self->quit();
+    return false;
+  }
+  in = c.ws_chunks.bytes();
+  return true;
+}
+
 void on_data(caf::io::broker* self, caf::io::connection_handle hdl, connection& c, std::span<const std::uint8_t> in) {
   c.read_since_trigger = true;
+  if (c.wss) {
+    if (c.closing || !unwrap_wss(self, hdl, c, in)) return;
+    if (in.empty()) return self->flush(hdl);
+  }
   if (c.counters) c.counters->bytes_received.add(in.size());
   if (c.channel_away) {
     // Read before the halt took effect: kept, in order, for when the channel is back.
@@ -438,6 +503,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       // As the session host samples its own (total_task_size, not mailbox().size(): CAF 0.17).
       if (c->counters) c->counters->mailbox_depth.set(self->mailbox().queue().total_task_size());
       if (c->channel_away) return next_tick();  // its timers wait until it is back
+      if (c->wss && c->wss->handshake_expired(std::chrono::steady_clock::now())) return close_connection(self, hdl, *c);
       if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
       resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)
@@ -460,6 +526,7 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       }
     },
     [self, c](const caf::io::connection_closed_msg&) {
+      if (c->wss) c->wss->peer_gone();
       leave_host(self, *c);
       self->quit();
     },

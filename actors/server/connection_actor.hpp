@@ -21,6 +21,8 @@
 
 namespace uactor::actors {
 
+class wss_native_endpoint;  // actors/wss/wss_native.hpp
+
 struct connection_options {
   secure_channel_config channel;  // limits, Hello timeout, token lifetimes; channel_id is set per connection
   // Requests of one connection that may wait for the session host; past it the connection stops
@@ -30,6 +32,9 @@ struct connection_options {
   std::shared_ptr<metrics_registry> metrics;  // null: the connection counts nothing
   // Where an asymmetric OpenSecureChannel is answered (docs/decisions/0022); null: inline.
   std::shared_ptr<crypto_pool> crypto;
+  // Set: the connection is an opc.wss one served natively (TLS, the upgrade and the WebSocket in
+  // the broker, docs/decisions/0073); its bytes go through a wss_native_transport.
+  std::shared_ptr<wss_native_endpoint> wss;
 };
 
 // The broker's behaviour, for `fork` from the listener (or `spawn_client` in tests with CAF's

@@ -26,6 +26,7 @@
 #include "actors/server/connection_actor.hpp"
 #include "actors/server/exchange.hpp"
 #include "actors/server/session_host_actor.hpp"
+#include "actors/wss/wss_native.hpp"
 #include "protocol/uatcp.hpp"
 
 namespace uactor::actors {
@@ -39,6 +40,14 @@ caf::behavior refused_connection(caf::io::broker* self, caf::io::connection_hand
   const auto* p = reinterpret_cast<const char*>(err.data());
   wr.insert(wr.end(), p, p + err.size());
   self->flush(hdl);
+  self->close(hdl);
+  self->quit();
+  return {[](const caf::io::new_data_msg&) {}};
+}
+
+// A native opc.wss connection refused before TLS (handshakes at their maximum, or connections):
+// closed at once, as the door closes it; an ERR would have to wait for TLS and the upgrade.
+caf::behavior closed_at_once(caf::io::broker* self, caf::io::connection_handle hdl) {
   self->close(hdl);
   self->quit();
   return {[](const caf::io::new_data_msg&) {}};
@@ -69,9 +78,15 @@ using wss_socket_atom = caf::atom_constant<caf::atom("wsssock")>;
 // Admits a connection (accepted, or handed over by an opc.wss door) or refuses it past the maximum.
 void admit_connection(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
                       const session_host_ref& host, caf::io::connection_handle hdl, std::string peer_address) {
+  if (options.connection.wss && options.connection.wss->too_busy()) {
+    spdlog::debug("opc.wss: {} handshakes under way, the maximum: closing a new connection",
+                  options.connection.wss->pending().load(std::memory_order_relaxed));
+    self->fork(closed_at_once, hdl);
+    return;
+  }
   if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
     spdlog::warn("refusing a connection: {} open, the maximum", open);
-    self->fork(refused_connection, hdl);
+    self->fork(options.connection.wss ? closed_at_once : refused_connection, hdl);
     return;
   }
   std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);
@@ -195,10 +210,21 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   if (endpoints.size() > std::numeric_limits<std::uint16_t>::max()) return ua::status::bad_configuration_error;
   std::vector<int> fds;
   std::vector<std::shared_ptr<wss_server>> doors(endpoints.size());
+  std::vector<std::shared_ptr<wss_native_endpoint>> natives(endpoints.size());
   h.metrics = std::make_shared<metrics_registry>();
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const auto& e = endpoints[i];
-    if (e.wss) {
+    if (e.wss && e.wss->native) {
+      // Served in the connection brokers (docs/decisions/0073): a TCP listener like opc.tcp's.
+      wss_server_options wo = *e.wss;
+      wo.counters = h.metrics->add_wss_door(static_cast<std::uint16_t>(i));
+      auto ep = wss_native_endpoint::make(std::move(wo));
+      if (!ep) {
+        for (const int f : fds) if (f >= 0) ::close(f);
+        return ep.error();
+      }
+      natives[i] = *ep;
+    } else if (e.wss) {
       wss_server_options wo = *e.wss;
       wo.listen_address = e.listen_address;
       wo.port = e.port;
@@ -238,6 +264,7 @@ ua::expected<server_handle> spawn_server(caf::actor_system& sys, const server_op
   for (std::size_t i = 0; i < fds.size(); ++i) {
     server_options own = counted;
     own.connection.channel.endpoint = static_cast<std::uint16_t>(i);  // the channels know their endpoint
+    own.connection.wss = natives[i];
     h.listeners.push_back(sys.middleman().spawn_broker(listener, fds[i], std::move(own), host, shared));
   }
   h.listener = h.listeners.front();

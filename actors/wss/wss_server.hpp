@@ -42,6 +42,9 @@ struct wss_server_options {
   std::vector<std::string> allowed_origins;
   wss_tls_identity tls;
   std::shared_ptr<wss_door_counters> counters;  // refusals before the hand-over (/metrics); may be null
+  // The native transport (wss_native.hpp, docs/decisions/0073): TLS and WebSocket inside the
+  // connection broker, no door; false: this door and its socket pairs (0057).
+  bool native = false;
 };
 
 // Hands a connection's socket-pair end (with the peer's IP address) to the connection path. Runs

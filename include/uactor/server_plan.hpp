@@ -46,6 +46,10 @@ struct wss_plan {
   std::string private_key;
   std::chrono::milliseconds handshake_timeout{10'000};  // TLS and the HTTP upgrade, from the TCP accept
   std::uint32_t max_pending_handshakes = 64;              // beyond: new TCP connections closed at once
+  // What serves it (docs/decisions/0073): "native" (TLS and the WebSocket inside the connection
+  // brokers) or "door" (a TLS + WebSocket door on a thread of its own handing socket pairs to the
+  // connection path, 0057); empty: the environment's UACTOR_WSS_TRANSPORT, else "native".
+  std::string transport;
 };
 
 // A HistoricalDataConfiguration (Part 11 §5.2.2, docs/history.md "Historical configuration"): how

@@ -94,6 +94,7 @@ constexpr std::string_view key_table[] = {
     "server.wss_private_key",
     "server.wss_handshake_timeout_ms",
     "server.wss_max_pending_handshakes",
+    "server.wss_transport",
     "server.endpoints[]",
     "server.endpoints[].port",
     "server.endpoints[].listen_address",
@@ -823,7 +824,7 @@ private:
     wss_plan w;
     if (!s.integer("wss_port", 0, 65535, w.port)) {
       for (const char* k : {"wss_listen_address", "wss_security", "wss_allowed_origins", "wss_certificate", "wss_private_key",
-                            "wss_handshake_timeout_ms", "wss_max_pending_handshakes"})
+                            "wss_handshake_timeout_ms", "wss_max_pending_handshakes", "wss_transport"})
         if (const auto* n = s.get(k)) c_.error(*n, s.key(k), fmt::format("{} without wss_port: no opc.wss endpoint to apply it to", k));
       return;
     }
@@ -857,6 +858,9 @@ private:
     }
     read_milliseconds(s, "wss_handshake_timeout_ms", 100, 600'000, w.handshake_timeout);
     s.integer("wss_max_pending_handshakes", 1, 100'000, w.max_pending_handshakes);
+    if (s.string("wss_transport", w.transport) && w.transport != "door" && w.transport != "native")
+      c_.error(*s.table().get("wss_transport"), s.key("wss_transport"),
+               fmt::format("\"{}\" is not a transport: \"door\" or \"native\"", w.transport));
     server_.wss = std::move(w);
   }
 

@@ -52,7 +52,9 @@ using wss_tcp = boost::asio::ip::tcp;
 
 namespace {
 
-server_plan wss_test_plan(const temp_folder& dir) {
+// Every case runs against both transports of the server (GENERATE in each: "door", the door with
+// its socket pairs, and "native", TLS and the WebSocket in the connection brokers, docs/decisions/0073).
+server_plan wss_test_plan(const temp_folder& dir, const std::string& transport) {
   auto plan = default_server_plan();
   plan.host_name = "127.0.0.1";
   plan.listen_address = "127.0.0.1";
@@ -64,6 +66,7 @@ server_plan wss_test_plan(const temp_folder& dir) {
   w.port = 0;
   w.allowed_origins = {"https://hmi.test"};
   w.handshake_timeout = 500ms;
+  w.transport = transport;
   plan.wss = w;
   return plan;
 }
@@ -209,9 +212,11 @@ std::vector<std::uint8_t> hello_bytes() {
 }  // namespace
 
 TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's WebSocket endpoint, None", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
   temp_folder dir("wss-none");
   runtime rt;
-  auto srv = rt.start_server(wss_test_plan(dir));
+  auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
   REQUIRE(port != 0);
@@ -237,6 +242,8 @@ TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's W
 }
 
 TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trusted by the server", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
   temp_folder dir("wss-secure");
   security::pki_store client_store(dir.path / "client-pki");
   security::certificate_request creq;
@@ -248,7 +255,7 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
   const auto der = own->cert.der();
   const auto cert_file = dir.path / "client.der";
   std::ofstream(cert_file, std::ios::binary).write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
-  auto plan = wss_test_plan(dir);
+  auto plan = wss_test_plan(dir, transport);
   plan.wss->security = {"Basic256Sha256:SignAndEncrypt"};
   plan.trust = {cert_file.string()};
   runtime rt;
@@ -266,9 +273,11 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
 }
 
 TEST_CASE("opc.wss: the client checks the server's TLS certificate against its PKI", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
   temp_folder dir("wss-trust");
   runtime rt;
-  auto srv = rt.start_server(wss_test_plan(dir));
+  auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
   auto o = wss_client_options(port, dir);
@@ -289,22 +298,30 @@ TEST_CASE("opc.wss: the client checks the server's TLS certificate against its P
 }
 
 TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed origin, frame by frame", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
   temp_folder dir("wss-hostile");
   runtime rt;
-  auto srv = rt.start_server(wss_test_plan(dir));
+  auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
   std::string got;
 
-  SECTION("HEL and ACK, each one frame; a Hello in two fragments is one message") {
+  SECTION("HEL and ACK, each one frame; a Hello in two fragments is one message; a ping gets its pong") {
     raw_wss_peer p(port);
     REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));
+    std::string pong;
+    p.ws.control_callback([&pong](wss_ws::frame_type kind, wss_beast::string_view payload) {
+      if (kind == wss_ws::frame_type::pong) pong = std::string(payload);
+    });
+    p.ws.ping("are you there");  // RFC 6455 §5.5.2-3: answered with the same application data
     p.ws.binary(true);
     const auto hel = hello_bytes();
     p.ws.write(wss_asio::buffer(hel.data(), hel.size()));
     REQUIRE_FALSE(p.read(got));
     REQUIRE(got.size() >= 8);
     CHECK(got.substr(0, 4) == "ACKF");
+    CHECK(pong == "are you there");
     raw_wss_peer f(port);
     REQUIRE_FALSE(f.upgrade("opcua+uacp", "https://hmi.test"));
     f.ws.binary(true);
@@ -352,7 +369,11 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
         p.ws.write(wss_asio::buffer(junk));
       }
       INFO("kind " << kind);
-      CHECK(p.read(got));  // the server closed
+      CHECK(p.read(got));  // the server closed, with the code of docs/wss.md's table
+      const std::uint16_t expected[] = {1003, 1009, 1002, 1002};
+      // The door's Beast checks a text frame's UTF-8 before we see it: a Hello is not UTF-8 (1007).
+      if (kind == 0 && transport == "door") CHECK((p.ws.reason().code == 1003 || p.ws.reason().code == 1007));
+      else CHECK(p.ws.reason().code == expected[kind]);
     }
   }
   SECTION("an unmasked client frame breaks RFC 6455 §5.1: closed") {
@@ -369,8 +390,10 @@ TEST_CASE("opc.wss: the door refuses what is not opcua+uacp from an allowed orig
 
 TEST_CASE("opc.wss: a handshake that never comes is closed, handshakes at once are bounded, a close storm leaves the "
           "server serving", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
   temp_folder dir("wss-slow");
-  auto plan = wss_test_plan(dir);
+  auto plan = wss_test_plan(dir, transport);
   plan.wss->max_pending_handshakes = 4;
   runtime rt;
   auto srv = rt.start_server(plan);
