@@ -78,6 +78,14 @@ void transaction_diagnostics::install(ua::address_space& as, ua::node_index conf
   trust_lists_ = td::property(as, object_, td::trust_lists_id, "AffectedTrustLists", 17 /* NodeId */, 1);
   groups_ = td::property(as, object_, td::groups_id, "AffectedCertificateGroups", 17, 1);
   errors_ = td::property(as, object_, td::errors_id, "Errors", ua::transaction_error_type::data_type_id, 1);
+  // §7.10.17: Bad_OutOfService until a transaction starts (also where namespace 0 had the nodes).
+  for (const auto n : {start_, end_, result_, trust_lists_, groups_, errors_}) {
+    if (n == ua::no_node) continue;
+    ua::data_value dv;
+    dv.status = ua::status::bad_out_of_service;
+    dv.has_status = true;
+    as.set_value(n, std::move(dv));
+  }
 }
 
 void transaction_diagnostics::started(ua::address_space& as, ua::date_time now) {
