@@ -152,7 +152,8 @@ ua::expected<rsa_key> private_key_from(std::string_view format, std::span<const 
     return ua::status::bad_security_checks_failed;
   }
   X509_free(cert);
-  if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_RSA) {
+  // An RSA key, or an EC key for the ECC certificate types (the caller checks the curve).
+  if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_RSA && EVP_PKEY_get_base_id(pkey) != EVP_PKEY_EC) {
     EVP_PKEY_free(pkey);
     return ua::status::bad_security_checks_failed;
   }

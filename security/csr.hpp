@@ -30,8 +30,8 @@ bool issued_by(const certificate& issuer, const certificate& subject);
 // Whether the private key belongs to the certificate's public key.
 bool key_matches(const certificate& cert, const rsa_key& key);
 
-// Part 12 §7.10.4 PrivateKeyFormat "PEM" (unencrypted PKCS#8 or traditional RSA) or "PFX"
-// (PKCS#12 without a password; its key). Bad_NotSupported for another format,
+// Part 12 §7.10.4 PrivateKeyFormat "PEM" (unencrypted PKCS#8, traditional RSA or EC) or "PFX"
+// (PKCS#12 without a password; its RSA or EC key). Bad_NotSupported for another format,
 // Bad_SecurityChecksFailed when the bytes are no such key.
 ua::expected<rsa_key> private_key_from(std::string_view format, std::span<const std::uint8_t> bytes);
 

@@ -79,16 +79,21 @@ ua::expected<ephemeral_key> make_ephemeral_key(const security_policy& p) {
   if (!p.is_ecc()) return ua::status::bad_invalid_argument;
   auto key = generate_ecc_key(p.curve);
   if (!key) return key.error();
+  return ephemeral_key_of(p, std::move(*key));
+}
+
+ua::expected<ephemeral_key> ephemeral_key_of(const security_policy& p, rsa_key key) {
+  if (!p.is_ecc() || !key_fits_policy(p, key)) return ua::status::bad_invalid_argument;
   // The uncompressed point: 0x04 | X | Y (SEC 1 §2.3.3); OpenSSL's default for a generated key.
   std::uint8_t point[1 + max_ecc_point_size];
   std::size_t len = 0;
-  if (EVP_PKEY_get_octet_string_param(key->native(), OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point, sizeof point, &len) != 1 ||
+  if (EVP_PKEY_get_octet_string_param(key.native(), OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point, sizeof point, &len) != 1 ||
       len != 1 + p.nonce_length || point[0] != 0x04) {
     ERR_clear_error();
     return ua::status::bad_internal_error;
   }
   ephemeral_key e;
-  e.key = std::move(*key);
+  e.key = std::move(key);
   e.size = p.nonce_length;
   std::memcpy(e.bytes.data(), point + 1, e.size);
   return e;

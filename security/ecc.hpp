@@ -48,6 +48,9 @@ struct ephemeral_key {
   std::span<const std::uint8_t> public_bytes() const noexcept { return {bytes.data(), size}; }
 };
 ua::expected<ephemeral_key> make_ephemeral_key(const security_policy&);
+// The EphemeralKey of a key pair made elsewhere (a test vector's fixed scalar): Bad_InvalidArgument
+// when it is not on the policy's curve.
+ua::expected<ephemeral_key> ephemeral_key_of(const security_policy&, rsa_key key);
 
 // The public key a peer sent as X | Y. Bad_NonceInvalid when the length is not the policy's
 // SecureChannelNonceLength; Bad_SecurityChecksFailed when the point is not on the curve (or is

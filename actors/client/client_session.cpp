@@ -95,7 +95,7 @@ void client_session::on_session_activated(ua::expected<ua::extension_object> ans
   const auto* resp = answer->get_if<ua::activate_session_response>();
   if (!resp) return fail(ua::status::bad_unknown_response, "ActivateSession answered with another response");
   if (resp->response_header.service_result.is_bad()) return fail(resp->response_header.service_result, "ActivateSession");
-  if (s.session) s.session->server_nonce = resp->server_nonce;
+  if (s.session) remember_activation(*s.session, *resp);
   if (s.recovering) return recover_subscriptions();
   became_ready();
 }

@@ -113,7 +113,7 @@ void client_session::on_reactivated(ua::expected<ua::extension_object> answer) {
   }
   switch (after_reactivate(sc)) {
     case reactivate_outcome::resume: {
-      s.session->server_nonce = resp->server_nonce;
+      remember_activation(*s.session, *resp);
       s.recovery.set_how(recovery_kind::reactivated);
       // Part 4 §6.7: Republish from the next expected number until Bad_MessageNotAvailable.
       for (const auto id : s.subscriptions.ids()) s.recovery.republish_from(id, s.subscriptions.next_expected(id));

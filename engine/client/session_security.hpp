@@ -43,7 +43,11 @@ ua::status_code check_create_session(const client_session_security& sec, const u
 // for the endpoint's UserTokenPolicy of that kind (the password encrypted with the server's key,
 // Part 4 §7.41.2.2; an X509 token signed, §5.7.3.2). Bad_IdentityTokenRejected when the endpoint
 // offers no policy of the identity's kind.
+// Over an ECC policy the password goes as an EccEncryptedSecret for the EphemeralKey of the last
+// response (`created.response_header`'s ECDHKey, Part 6 §6.8.2), and the request asks for the next.
 ua::status_code prepare_activate_session(const client_session_security& sec, const ua::create_session_response& created,
                                          ua::activate_session_request& req);
+// After an ActivateSession: what the next one needs of its response (the ServerNonce, the ECDHKey).
+void remember_activation(ua::create_session_response& session, const ua::activate_session_response& resp);
 
 }  // namespace uactor::actors

@@ -204,7 +204,8 @@ secure_channel_state::event secure_channel_state::open_channel(const ua::chunk_v
     if (!renew) {
       chunker_ = ua::message_chunker(limits_, ua::status::bad_response_too_large, tokens_.sender(token_.token_id)->chunk_security());
       config_.security->channels.put(config_.channel_id,
-                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address, identity_});
+                                     {policy_, mode_, peer_certificate_, config_.endpoint, config_.peer_address, identity_,
+                                      peer_issuers_});
     }
   } else if (!renew && config_.security) {
     config_.security->channels.put(config_.channel_id, {&security::policy_none(), ua::message_security_mode::none, {},

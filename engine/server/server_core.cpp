@@ -1069,14 +1069,22 @@ void server_core::check_certificates(const instant& now) {
 void server_core::audit_certificate_management(const certificate_audit& a, const session& s, const instant& now) {
   if (a.event_type == 0 || !config_.audit_events || !wants_events()) return;
   const bool ok = a.result.is_good();
-  audit_base(a.event_type, ok ? 500 : 700, {}, ok, a.result, a.name, s.user_name.view(), now);
-  event_.set(audit_.session_id) = s.session_id;
-  event_.set(method_id_key_) = ua::node_id(0, a.method);
-  if (a.event_type == ua::ids::certificate_updated_audit_event_type) {
-    event_.set(certificate_group_key_) = ua::node_id(0, ua::ids::server_configuration_certificate_groups_default_application_group);
-    event_.set(certificate_type_key_) = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
+  const bool updated = a.event_type == ua::ids::certificate_updated_audit_event_type;
+  // One CertificateUpdatedAuditEvent per certificate type the call updated (an ApplyChanges may
+  // install the RSA and an ECC certificate at once), naming that type.
+  const std::size_t events = updated ? std::max<std::size_t>(1, a.certificate_types.size()) : 1;
+  for (std::size_t i = 0; i < events; ++i) {
+    audit_base(a.event_type, ok ? 500 : 700, {}, ok, a.result, a.name, s.user_name.view(), now);
+    event_.set(audit_.session_id) = s.session_id;
+    event_.set(method_id_key_) = ua::node_id(0, a.method);
+    if (updated) {
+      event_.set(certificate_group_key_) = ua::node_id(0, ua::ids::server_configuration_certificate_groups_default_application_group);
+      event_.set(certificate_type_key_) =
+          ua::node_id(0, a.certificate_types.empty() ? ua::ids::rsa_sha256_application_certificate_type
+                                                     : a.certificate_types[i]);
+    }
+    raise_event(event_, now);
   }
-  raise_event(event_, now);
 }
 
 void server_core::call_with_session(const ua::call_method_request& m, ua::call_method_result& r, const service_call& c) {
@@ -1160,7 +1168,7 @@ std::size_t server_core::recheck_sessions(const instant& now) {
 void server_core::session_ended(const closed_session& closed, const instant& now) {
   subscriptions_->session_closed(closed.session_id.numeric(), closed.delete_subscriptions, now);
   files_.session_closed(closed.session_id.numeric(), space_);
-  if (configuration_) configuration_->session_closed(closed.session_id.numeric());
+  if (configuration_) configuration_->session_closed(closed.session_id.numeric(), now.utc);
 }
 
 // MonitoredItem and Subscription: the subscription_manager's, for the session's numeric id.

@@ -168,6 +168,7 @@ struct channel_peer {
   std::uint16_t endpoint = 0;                // the endpoint (listener) it came through
   std::string address = {};                  // the peer's IP address (the login guard's); empty: not known
   std::shared_ptr<const own_identity> identity = {};  // the server identity of its OpenSecureChannel
+  std::vector<security::certificate> client_issuers = {};  // the chain its OpenSecureChannel sent after the leaf
 };
 
 class channel_directory {

@@ -10,7 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/common/channel_crypto.hpp"
+#include "engine/common/ecdh_header.hpp"
 #include "protocol/ws_uacp.hpp"
+#include "security/ecc_encrypted_secret.hpp"
 #include "security/session_crypto.hpp"
 
 namespace uactor::actors {
@@ -21,6 +23,7 @@ void fill_header(ua::response_header& h, const ua::request_header& req, ua::stat
   h.timestamp = now.utc;
   h.request_handle = req.request_handle;
   h.service_result = result;
+  h.additional_header = ua::extension_object{};  // the response objects are reused
 }
 
 // Part 4 §7.41: null and empty policy ids are equal.
@@ -32,12 +35,24 @@ bool same_policy_id(const ua::ua_string& a, const ua::ua_string& b) noexcept { r
 // Runs on a crypto worker too: it writes no log line (the session manager writes one per refusal,
 // rate-limited); `why` says what was wrong. An unknown user and a wrong password get the same
 // status after the same PBKDF2 work (user_store::check runs a dummy hash for an unknown name).
+// With `ecdh_key`, the password is an EccEncryptedSecret (Part 4 §7.41.2.5) encrypted for that
+// EphemeralKey and signed by the client application certificate `client_der` (key `client_key`).
 ua::status_code password_verdict(const security::security_policy& policy, const security::rsa_key& server_key,
                                  bool encrypted, std::string_view user_name, std::span<const std::uint8_t> password,
                                  std::span<const std::uint8_t> server_nonce, const security::user_store* users,
-                                 std::string& why) {
+                                 std::string& why, const security::ephemeral_key* ecdh_key = nullptr,
+                                 const security::rsa_key& client_key = {},
+                                 std::span<const std::uint8_t> client_der = {}) {
   std::string plain;
-  if (encrypted) {
+  if (ecdh_key) {
+    std::string detail;
+    auto secret = security::decrypt_ecc_secret(policy, client_key, client_der, *ecdh_key, server_nonce, password, &detail);
+    if (!secret) {
+      why = fmt::format("the EccEncryptedSecret of user '{}' is refused: {}", user_name, detail);
+      return secret.error();
+    }
+    plain = secret->str();
+  } else if (encrypted) {
     auto secret = security::decrypt_secret(policy, server_key, password, server_nonce);
     if (!secret) {
       why = fmt::format("the password of user '{}' does not decrypt with the server key and the last server nonce",
@@ -54,6 +69,41 @@ ua::status_code password_verdict(const security::security_policy& policy, const 
     return ua::status::bad_user_access_denied;
   }
   return ua::status::good;
+}
+
+// Part 6 §6.8.2: a fresh EphemeralKey for a response's ECDHKey, signed with the server's key of
+// the policy (Part 4 §7.15: the signature is over the public key). Null key when OpenSSL fails.
+struct signed_ecdh_key {
+  std::shared_ptr<const security::ephemeral_key> key;
+  ua::byte_string signature;
+};
+signed_ecdh_key make_signed_ecdh_key(const security::security_policy& policy, const security::rsa_key& server_key) {
+  signed_ecdh_key out;
+  auto k = security::make_ephemeral_key(policy);
+  if (!k) return out;
+  out.signature = security::sign(policy, server_key, k->public_bytes());
+  if (out.signature.empty()) return out;
+  out.key = std::make_shared<const security::ephemeral_key>(std::move(*k));
+  return out;
+}
+
+// Whether a request asks for an EphemeralKey (ECDHPolicyUri), and whether we give one: only of
+// the channel's own ECC policy, the one our UserName token policies use there (Part 6 §6.8.2: else
+// Bad_SecurityPolicyRejected in the response instead of a key).
+enum class ecdh_ask { none, valid, rejected };
+ecdh_ask ecdh_asked(const ua::request_header& h, const security::security_policy& channel_policy) noexcept {
+  const auto* uri = actors::requested_ecdh_policy(h.additional_header);
+  if (!uri) return ecdh_ask::none;
+  return channel_policy.is_ecc() && uri->view() == channel_policy.uri ? ecdh_ask::valid : ecdh_ask::rejected;
+}
+
+// A UserName token whose password is an EccEncryptedSecret: over an ECC channel, no
+// EncryptionAlgorithm (Part 4 §7.41.2.5 says the structure names its policy), and the structure's
+// TypeId first. A password sent as it is inside a SignAndEncrypt channel is UTF-8 text, which
+// never starts with those bytes (0x8A after 0x00 is no UTF-8), so the two cannot be mistaken.
+bool ecc_password(const ua::user_name_identity_token& t, const security::security_policy& channel_policy) noexcept {
+  return channel_policy.is_ecc() && t.encryption_algorithm.empty() &&
+         security::looks_like_ecc_encrypted_secret(bytes_of(t.password));
 }
 
 // The user name the login guard counts for a token (empty: none, an X509 token counts for its
@@ -115,7 +165,13 @@ void session_crypto_work::run() {
                            security::verify(*policy, client_key, signed_data_chain, bytes_of(client_signature)));
   if (check_password)
     password_verdict = actors::password_verdict(*policy, server_key, password_encrypted, user_name, bytes_of(password),
-                                                bytes_of(server_nonce), users.get(), password_why);
+                                                bytes_of(server_nonce), users.get(), password_why, ecdh_key.get(),
+                                                client_key, client_certificate_der);
+  if (make_ecdh_key) {
+    auto k = make_signed_ecdh_key(*policy, server_key);
+    new_ecdh_key = std::move(k.key);
+    new_ecdh_signature = std::move(k.signature);
+  }
   ran = true;
 }
 
@@ -135,6 +191,7 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
     w->server_key = own->private_key;
     w->sign = true;
     w->to_sign = signed_data(peer.client_certificate.der(), bytes_of(req->client_nonce));
+    w->make_ecdh_key = ecdh_asked(req->request_header, *peer.policy) == ecdh_ask::valid;
     return w;
   }
   const auto* req = request.get_if<ua::activate_session_request>();
@@ -172,7 +229,14 @@ std::shared_ptr<session_crypto_work> session_manager::crypto_work(std::uint32_t 
     w->user_name = std::string(t->user_name.view());
     w->password = t->password;
     w->users = sec.identities.users.get();
+    if (ecc_password(*t, *peer.policy) && s->ecdh_key) {
+      w->ecdh_key = s->ecdh_key;
+      w->client_key = s->client_certificate.public_key();
+      const auto der = s->client_certificate.der();
+      w->client_certificate_der.assign(der.begin(), der.end());
+    }
   }
+  w->make_ecdh_key = ecdh_asked(req->request_header, *peer.policy) == ecdh_ask::valid;
   if (!w->verify_client && !w->check_password) return nullptr;
   return w;
 }
@@ -364,6 +428,9 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
                                    signed_data(peer.client_certificate.der(), bytes_of(req.client_nonce)))
                   : ua::byte_string{};
     s.client_certificate = peer.client_certificate;
+    s.client_issuers = peer.client_issuers;
+    answer_ecdh(req.request_header, *peer.policy, own ? own->private_key : security::rsa_key{}, done, s,
+                resp.response_header);
   }
   resp.max_request_message_size = config_.max_request_message_size;
 
@@ -371,6 +438,34 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   routed r;
   r.response = &create_response_;
   return r;
+}
+
+void session_manager::answer_ecdh(const ua::request_header& req, const security::security_policy& policy,
+                                  const security::rsa_key& server_key, const session_crypto_work* done, session& s,
+                                  ua::response_header& resp) {
+  switch (ecdh_asked(req, policy)) {
+    case ecdh_ask::none: return;
+    case ecdh_ask::rejected:
+      resp.additional_header = ecdh_key_response(ua::status::bad_security_policy_rejected);
+      return;
+    case ecdh_ask::valid: break;
+  }
+  signed_ecdh_key k;
+  if (done && done->ran && done->make_ecdh_key && done->policy == &policy && done->new_ecdh_key) {
+    k.key = done->new_ecdh_key;
+    k.signature = done->new_ecdh_signature;
+  } else {
+    k = make_signed_ecdh_key(policy, server_key);
+  }
+  if (!k.key) {
+    resp.additional_header = ecdh_key_response(ua::status::bad_internal_error);
+    return;
+  }
+  ua::ephemeral_key_type e;
+  e.public_key = to_byte_string(k.key->public_bytes());
+  e.signature = std::move(k.signature);
+  resp.additional_header = ecdh_key_response(std::move(e));
+  s.ecdh_key = std::move(k.key);
 }
 
 channel_peer session_manager::channel(std::uint32_t channel_id) const {
@@ -456,7 +551,15 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
                                                  const session& s, const session_crypto_work* done,
                                                  std::string& why) const {
   const auto& sec = *config_.security;
-  if (t.encryption_algorithm.empty()) {
+  const bool ecc = ecc_password(t, *channel.policy);
+  if (ecc) {
+    // Part 4 §7.41.2.5 / Part 6 §6.8.2: encrypted for the EphemeralKey the last response gave.
+    if (!s.ecdh_key) {
+      why = fmt::format("user '{}' sent an EccEncryptedSecret but no EphemeralKey was asked for (ECDHPolicyUri)",
+                        t.user_name.view());
+      return ua::status::bad_identity_token_invalid;
+    }
+  } else if (t.encryption_algorithm.empty()) {
     // Part 4 §7.41.2.2: a password in clear only inside an encrypted channel.
     if (channel.mode != ua::message_security_mode::sign_and_encrypt) {
       why = fmt::format("user '{}' sent the password unencrypted over a channel that does not encrypt",
@@ -469,14 +572,16 @@ ua::status_code session_manager::check_user_name(const ua::user_name_identity_to
     return ua::status::bad_identity_token_invalid;
   }
   // Worked out by a crypto worker for this very token and nonce, or here.
-  if (done && done->ran && done->check_password && done->policy == channel.policy && done->server_nonce == s.server_nonce) {
+  if (done && done->ran && done->check_password && done->policy == channel.policy && done->server_nonce == s.server_nonce &&
+      done->ecdh_key == (ecc ? s.ecdh_key : nullptr)) {
     why = done->password_why;
     return done->password_verdict;
   }
   const auto users = sec.identities.users.get();
   const auto own = s.server_identity ? s.server_identity : sec.identity_for(*channel.policy);
   return password_verdict(*channel.policy, own ? own->private_key : sec.private_key, !t.encryption_algorithm.empty(), t.user_name.view(),
-                          bytes_of(t.password), bytes_of(s.server_nonce), users.get(), why);
+                          bytes_of(t.password), bytes_of(s.server_nonce), users.get(), why,
+                          ecc ? s.ecdh_key.get() : nullptr, s.client_certificate.public_key(), s.client_certificate.der());
 }
 
 ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,
@@ -680,6 +785,13 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
 
   auto& resp = activate_response_.value;
   fill_header(resp.response_header, req.request_header, ua::status::good, now);
+  // The EphemeralKey this activation used is spent; a new one when the client asks (Part 6 §6.8.2).
+  s->ecdh_key.reset();
+  if (!peer.policy->is_none()) {
+    const auto own = s->server_identity ? s->server_identity : config_.security->identity_of(peer);
+    answer_ecdh(req.request_header, *peer.policy, own ? own->private_key : security::rsa_key{}, done, *s,
+                resp.response_header);
+  }
   resp.server_nonce = s->server_nonce;
   resp.results.clear();
   resp.diagnostic_infos.clear();
@@ -844,20 +956,34 @@ std::span<const closed_session> session_manager::recheck_user_certificates(const
   if (!config_.security || !config_.security->checker) return expired_;
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     const session& s = it->second;
+    security::validation_options o;
+    o.min_key_bits = s.channel_security.policy->min_key_bits;
+    o.max_key_bits = s.channel_security.policy->max_key_bits;
+    // The client application's certificate, as the channel's OpenSecureChannel checked it: a session
+    // outlives its channel (it waits for a reconnect), so closing the channel alone would leave it.
+    if (s.client_certificate) {
+      const auto app = config_.security->checker->check(s.client_certificate, s.client_issuers, o, now.utc);
+      if (!app.ok()) {
+        // Part 12 §7.8.2.5: "Sessions ... with an untrusted or revoked Certificate shall be closed."
+        spdlog::warn("session {} ({}) closed after the trust list changed: the client application certificate failed "
+                     "the {} check ({}): {} [{}]",
+                     s.session_id.to_string(), describe(s.identity), app.check, app.status.name(), app.detail,
+                     s.client_certificate.describe());
+        expired_.push_back({s.session_id, true, ua::status::bad_security_checks_failed});
+        it = sessions_.erase(it);
+        continue;
+      }
+    }
     if (!s.activated || !s.user_certificate) {
       ++it;
       continue;
     }
     // The same check as at ActivateSession (check_x509), against the trust list of now.
-    security::validation_options o;
-    o.min_key_bits = s.channel_security.policy->min_key_bits;
-    o.max_key_bits = s.channel_security.policy->max_key_bits;
     const auto verdict = config_.security->checker->check(s.user_certificate, o, now.utc);
     if (verdict.ok()) {
       ++it;
       continue;
     }
-    // Part 12 §7.8.2.5: "Sessions ... with an untrusted or revoked Certificate shall be closed."
     spdlog::warn("session {} ({}) closed after the trust list changed: the X509 user certificate failed the {} check "
                  "({}): {} [{}]",
                  s.session_id.to_string(), describe(s.identity), verdict.check, verdict.status.name(), verdict.detail,

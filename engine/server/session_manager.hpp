@@ -20,6 +20,7 @@
 #include "engine/server/services/browse.hpp"
 #include "engine/server/services/history_read.hpp"
 #include "engine/server/subscriptions/session_identity.hpp"
+#include "security/ecc.hpp"
 #include "protocol/generated/type_codecs.hpp"
 
 namespace uactor::actors {
@@ -71,12 +72,17 @@ struct session {
   authz::role_set roles;              // granted by each ActivateSession from `identity` (Part 18 §4.4)
   std::uint64_t activations = 0;      // counted: a role answer for an earlier activation is stale
   security::certificate client_certificate;  // CreateSession's, when the channel is secured
+  std::vector<security::certificate> client_issuers;  // its chain as the channel's OpenSecureChannel sent it
   // The X509 identity token's certificate of the last ActivateSession (empty for other tokens):
   // checked again when the trust list changes (Part 12 §7.8.2.5).
   security::certificate user_certificate;
   // The server identity CreateSession answered with (its channel's): what the client signs and
   // encrypts for while the session lives, also after ApplyChanges (docs/decisions/0056).
   std::shared_ptr<const own_identity> server_identity;
+  // Part 6 §6.8.2: the EphemeralKey the last CreateSession or ActivateSession response gave the
+  // client (ECDHKey) for an EccEncryptedSecret, its private half; null when none was asked for.
+  // The next ActivateSession's password is encrypted for it; a successful one replaces it.
+  std::shared_ptr<const security::ephemeral_key> ecdh_key;
   services::browse_continuations browse_points;  // Browse/BrowseNext continuation points (Part 4 §7.9)
   services::history_continuations history_points;  // HistoryRead's (Part 4 §5.10.3), gone with the session
 };
@@ -109,6 +115,13 @@ struct session_crypto_work {
   std::string user_name;
   ua::byte_string password;
   std::shared_ptr<const security::user_store> users;
+  // Part 6 §6.8.2: a fresh EphemeralKey of `policy`'s curve for the response's ECDHKey, signed
+  // (ECDSA over its public key) with `server_key`.
+  bool make_ecdh_key = false;
+  // A password sent as an EccEncryptedSecret (Part 4 §7.41.2.5): the session's EphemeralKey it was
+  // encrypted for, and the client application certificate that signed it (`client_key` its key).
+  std::shared_ptr<const security::ephemeral_key> ecdh_key;
+  std::vector<std::uint8_t> client_certificate_der;
   // The user name or the source address failed before (login_check::suspect): the crypto pool
   // serves this task after the others (docs/security.md "Login attempts").
   bool suspect = false;
@@ -119,6 +132,8 @@ struct session_crypto_work {
   bool client_signature_ok = false;
   ua::status_code password_verdict = ua::status::bad_user_access_denied;
   std::string password_why;  // why the verdict is Bad, for the log line route() writes
+  std::shared_ptr<const security::ephemeral_key> new_ecdh_key;
+  ua::byte_string new_ecdh_signature;
 
   // Thread-safe: touches only this object (and the user store, immutable once published).
   void run();
@@ -187,9 +202,12 @@ public:
   // Closes the sessions idle for longer than their timeout (Part 4 §5.7.2.1). The span is valid
   // until the next call.
   std::span<const closed_session> expire(std::chrono::steady_clock::time_point now);
-  // The trust list changed (Part 12 §7.8.2.5): each session activated with an X509 user
-  // certificate has it checked again, and one no longer trusted is closed (reason
-  // Bad_IdentityTokenRejected). The span is valid until the next call of this or expire().
+  // The trust list changed (Part 12 §7.8.2.5): each session of a secured channel has its client
+  // application certificate checked again (with the chain its channel's OpenSecureChannel sent),
+  // and each activated with an X509 user certificate that one too; a session either of them no
+  // longer passes is closed (reason Bad_SecurityChecksFailed for the application's,
+  // Bad_IdentityTokenRejected for the user's). The span is valid until the next call of this or
+  // expire().
   std::span<const closed_session> recheck_user_certificates(const instant& now);
 
   std::size_t size() const noexcept { return sessions_.size(); }
@@ -256,6 +274,11 @@ private:
   // A refused ActivateSession from another channel: logged with both channels and identities.
   routed refuse_move(const ua::activate_session_request& req, ua::status_code result, const session& s,
                      std::uint32_t channel_id, const channel_peer& peer, std::string_view why, const instant& now);
+  // Part 6 §6.8.2: the ECDHKey of a CreateSession or ActivateSession response when the request
+  // asked for one (`s` keeps its private half), a done worker's or made here.
+  void answer_ecdh(const ua::request_header& req, const security::security_policy& policy,
+                   const security::rsa_key& server_key, const session_crypto_work* done, session& s,
+                   ua::response_header& resp);
   ua::status_code check_user_name(const ua::user_name_identity_token& t, const channel_peer& channel,
                                   const session& s, const session_crypto_work* done, std::string& why) const;
   ua::status_code check_x509(const ua::x509_identity_token& t, const ua::signature_data& signature,

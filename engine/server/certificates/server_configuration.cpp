@@ -140,6 +140,11 @@ std::uint32_t config_ecc_certificate_type(std::string_view curve) {
   return 0;
 }
 
+// The CertificateType NodeId (ns=0) of the application certificate of `curve` ("": the RSA one).
+std::uint32_t config_certificate_type_of(std::string_view curve) {
+  return curve.empty() ? ids::rsa_sha256_application_certificate_type : config_ecc_certificate_type(curve);
+}
+
 // The policy whose application certificate a CertificateTypeId names in the default group (Part 12
 // §7.8.4): RsaSha256ApplicationCertificateType, the abstract ApplicationCertificateType some tools
 // send, or none (null NodeId): an RSA policy; an ECC type: the ECC policy of its curve when the
@@ -194,6 +199,9 @@ status_code server_configuration::install(address_space& as, file_objects& files
   trust_list_ = as.find(node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list));
   if (configuration_ == no_node || trust_list_ == no_node || !config_.security || !config_.security->store)
     return status::bad_node_id_unknown;
+  // Part 12 §7.10.3: TransactionDiagnostics, optional, which the NodeSet has on the type only.
+  diagnostics_.install(as, configuration_);
+  space_ = &as;
   // Part 12 §7.10.8 GetCertificates (1.05): the NodeSet has it on the type only.
   config_instance_method(as, configuration_, ids::server_configuration_get_certificates, "GetCertificates",
                          ids::server_configuration_type_get_certificates, ids::server_configuration_get_certificates_input_arguments,
@@ -247,6 +255,8 @@ status_code server_configuration::call(const config_caller& who, node_index obje
                                        file_objects& files, date_time now) {
   const std::string_view name = as.at(method).browse_name;
   const std::uint32_t method_id = as.at(method).id.to_node_id().numeric();
+  space_ = &as;
+  now_ = now;
   // The audit event of each method (refusals included: who tried is what an auditor wants).
   std::uint32_t event = ids::trust_list_updated_audit_event_type;
   if (object != trust_list_)
@@ -258,11 +268,11 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   // Part 12 §7.2 (and each method's Bad_UserAccessDenied): the SecurityAdmin role, over an
   // encrypted channel, for everything here, reading the trust list included.
   if (!who.roles.has(authz::well_known::security_admin)) {
-    audit_ = {event, method_id, audit_name, status::bad_user_access_denied};
+    audit_ = {event, method_id, audit_name, status::bad_user_access_denied, {}};
     return status::bad_user_access_denied;
   }
   if (who.mode != message_security_mode::sign_and_encrypt) {
-    audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient};
+    audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient, {}};
     return status::bad_security_mode_insufficient;
   }
   if (object == trust_list_) {
@@ -272,11 +282,16 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   }
 
   status_code sc = status::bad_not_implemented;
+  std::vector<std::uint32_t> types;  // of the certificates the call updates
   if (name == "UpdateCertificate") {
     sc = update_certificate(who, in, out);
+    const auto* policy = in.size() > 1 ? config_policy_of_type(in[1].get_if<node_id>(), *config_.security) : nullptr;
+    if (policy) types.push_back(config_certificate_type_of(policy->curve));
   } else if (name == "CreateSigningRequest") {
     sc = create_signing_request(in, out);
   } else if (name == "ApplyChanges") {
+    if (tx_ && tx_->session == who.session)
+      for (const auto& [curve, identity] : tx_->certificates) types.push_back(config_certificate_type_of(curve));
     sc = apply_changes(who, as, files, now);
   } else if (name == "CancelChanges") {
     sc = cancel_changes(who);
@@ -289,17 +304,24 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   } else if (name == "ResetToServerDefaults") {
     sc = reset_to_defaults(as, files, now);
   }
-  audit_ = {event, method_id, audit_name, sc};
+  audit_ = {event, method_id, audit_name, sc, std::move(types)};
   return sc;
 }
 
-void server_configuration::session_closed(std::uint32_t session) {
+void server_configuration::transaction_started(const config_caller& who) {
+  if (tx_) return;  // continued
+  tx_ = transaction{who.session, {}, std::nullopt};
+  if (space_) diagnostics_.started(*space_, now_);
+}
+
+void server_configuration::session_closed(std::uint32_t session, std::optional<ua::date_time> now) {
   // Part 12 §7.10.9: "If a Session is closed or abandoned then the transaction is closed and all
   // pending changes are discarded."
   if (!tx_ || tx_->session != session) return;
   spdlog::info("ServerConfiguration: the transaction of session {} is dropped with its session (nothing of it applied)",
                session);
   tx_.reset();
+  if (space_) diagnostics_.ended(*space_, now.value_or(now_), status::bad_session_closed);
 }
 
 std::size_t server_configuration::expire(address_space& as, file_objects& files, date_time now) {
@@ -318,7 +340,7 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
                                                   node_index method) {
   const std::uint32_t method_id = as.at(method).id.to_node_id().numeric();
   const auto audited = [&](status_code sc) {
-    audit_ = {ids::trust_list_updated_audit_event_type, method_id, "TrustList/" + std::string(name), sc};
+    audit_ = {ids::trust_list_updated_audit_event_type, method_id, "TrustList/" + std::string(name), sc, {}};
     return sc;
   };
   const fs::path pki = config_.security->store->root();
@@ -374,8 +396,9 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
     }
     // Part 12 §7.8.2.5: the lists join this session's transaction (created or continued) and take
     // effect at ApplyChanges; a list named again replaces what an earlier CloseAndUpdate gave it.
-    if (!tx_) tx_ = transaction{who.session, {}, std::nullopt};
+    transaction_started(who);
     if (!tx_->trust) tx_->trust = security::trust_list_contents{};
+    diagnostics_.affects_trust_list(as, as.at(trust_list_).id.to_node_id());
     auto& held = *tx_->trust;
     const auto take = [&](std::uint32_t bit, std::vector<security::der_bytes>& into, std::vector<security::der_bytes>& from) {
       if (lists.specified_lists & bit) into = std::move(from);
@@ -490,7 +513,9 @@ status_code server_configuration::update_certificate(const config_caller& who, s
     spdlog::warn("UpdateCertificate refused: the first issuer certificate did not issue it (Bad_SecurityChecksFailed)");
     return status::bad_security_checks_failed;
   }
-  if (!tx_) tx_ = transaction{who.session, {}, std::nullopt};
+  transaction_started(who);
+  if (space_)
+    diagnostics_.affects_group(*space_, node_id(0, ids::server_configuration_certificate_groups_default_application_group));
   tx_->certificates[curve] = std::make_shared<const own_identity>(own_identity{*cert, std::move(issuers), std::move(key)});
   spdlog::info("UpdateCertificate: {} ({}) waits for ApplyChanges of session {}", cert->describe(), policy->certificate_type,
                who.session);
@@ -585,6 +610,7 @@ status_code server_configuration::apply_changes(const config_caller& who, addres
   if (tx_->trust) {
     if (const auto sc = security::write_trust_list(config_.security->store->root(), *tx_->trust); sc.is_bad()) {
       spdlog::error("ApplyChanges: the trust list could not be written ({}): nothing changed", sc.to_string());
+      diagnostics_.ended(as, now, sc, as.at(trust_list_).id.to_node_id(), "the trust list could not be written");
       return sc;
     }
     trust_list_changed(as, files, now);
@@ -593,11 +619,16 @@ status_code server_configuration::apply_changes(const config_caller& who, addres
     tx_->trust.reset();
   }
   for (auto it = tx_->certificates.begin(); it != tx_->certificates.end();) {
-    if (const auto sc = install_identity(it->second, "ApplyChanges", it->first); sc.is_bad()) return sc;
+    if (const auto sc = install_identity(it->second, "ApplyChanges", it->first); sc.is_bad()) {
+      diagnostics_.ended(as, now, sc, node_id(0, ids::server_configuration_certificate_groups_default_application_group),
+                         "the certificate could not be written");
+      return sc;
+    }
     new_keys_.erase(it->first);
     it = tx_->certificates.erase(it);  // applied: a later failure leaves only what is still to do
   }
   tx_.reset();
+  diagnostics_.ended(as, now, status::good);
   return status::good;
 }
 
@@ -610,6 +641,7 @@ status_code server_configuration::cancel_changes(const config_caller& who) {
                tx_->certificates.empty() ? std::string{} : fmt::format("; {} certificate(s) not applied", tx_->certificates.size()),
                tx_->trust ? "; the trust list written is not applied" : "");
   tx_.reset();
+  if (space_) diagnostics_.ended(*space_, now_, status::bad_request_cancelled_by_client);
   return status::good;
 }
 
@@ -661,9 +693,12 @@ status_code server_configuration::reset_to_defaults(address_space& as, file_obje
   lists.trusted_certificates = config_.default_trust;
   if (const auto sc = security::write_trust_list(config_.security->store->root(), lists); sc.is_bad()) return sc;
   files.close_all(trust_list_, as);
-  if (tx_) spdlog::info("ResetToServerDefaults: the transaction of session {} is dropped", tx_->session);
+  if (tx_) {
+    spdlog::info("ResetToServerDefaults: the transaction of session {} is dropped", tx_->session);
+    diagnostics_.ended(as, now, status::bad_request_cancelled_by_client);
+  }
   tx_.reset();
-  new_keys_.erase(std::string{});
+  new_keys_.clear();
   trust_list_changed(as, files, now);
   if (const auto sc = install_identity(
           std::make_shared<const own_identity>(own_identity{fresh->cert, {}, std::move(fresh->private_key)}),
@@ -673,6 +708,18 @@ status_code server_configuration::reset_to_defaults(address_space& as, file_obje
   spdlog::warn("ResetToServerDefaults: the trust list holds the {} configured certificate(s) only, the server certificate is "
                "a new self-signed one [{}]: clients that trusted the old one must trust it again",
                config_.default_trust.size(), fresh->cert.describe());
+  // The ECC certificates too, one per curve the server has (as its first start makes them,
+  // docs/decisions/0055): each a new self-signed one on its curve.
+  for (const auto& e : config_.security->ecc_identities) {
+    request.curve = e.curve;
+    auto ecc = security::create_self_signed(request, now);
+    if (!ecc) return ecc.error();
+    if (const auto sc = install_identity(
+            std::make_shared<const own_identity>(own_identity{ecc->cert, {}, std::move(ecc->private_key)}),
+            "ResetToServerDefaults", e.curve);
+        sc.is_bad())
+      return sc;
+  }
   return status::good;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/server/access/permissions.hpp"
+#include "engine/server/certificates/transaction_diagnostics.hpp"
 #include "engine/server/files/file_objects.hpp"
 #include "engine/server/server_security.hpp"
 #include "protocol/address_space.hpp"
@@ -58,6 +59,10 @@ struct certificate_audit {
   std::uint32_t method = 0;      // the Method's NodeId (ns=0)
   std::string name;              // "ServerConfiguration/UpdateCertificate", for SourceName
   ua::status_code result;
+  // CertificateUpdatedAuditEventType's CertificateType: the type of each certificate the call
+  // updated (UpdateCertificate: the one it names; ApplyChanges, ResetToServerDefaults: each one
+  // they installed), one event each; empty: RsaSha256ApplicationCertificateType.
+  std::vector<std::uint32_t> certificate_types;
 };
 
 class server_configuration {
@@ -89,8 +94,9 @@ public:
   bool pending() const noexcept { return tx_ && !tx_->certificates.empty(); }
   // The session whose transaction waits for ApplyChanges (0: none).
   std::uint32_t transaction_session() const noexcept { return tx_ ? tx_->session : 0; }
-  // The session ended (closed, timed out): its transaction is dropped (Part 12 §7.10.9).
-  void session_closed(std::uint32_t session);
+  // The session ended (closed, timed out) at `now` (none: the last call's time): its transaction
+  // is dropped (Part 12 §7.10.9), TransactionDiagnostics says so (Bad_SessionClosed).
+  void session_closed(std::uint32_t session, std::optional<ua::date_time> now = std::nullopt);
   // The housekeeping tick: a TrustList open with no call on it for ActivityTimeout is closed.
   // Returns how many handles were closed.
   std::size_t expire(ua::address_space& as, file_objects& files, ua::date_time now);
@@ -133,6 +139,11 @@ private:
   bool identity_changed_ = false;
   bool trust_changed_ = false;
   certificate_audit audit_;
+  // TransactionDiagnostics (Part 12 §7.10.17) in the address space the last call() was given.
+  transaction_diagnostics diagnostics_;
+  ua::address_space* space_ = nullptr;
+  ua::date_time now_{};
+  void transaction_started(const config_caller& who);
 };
 
 }  // namespace uactor::actors

@@ -113,17 +113,11 @@ ua_array<endpoint_description> make_endpoints(const server_description& d, const
       // UserName and X509 identities need a policy that encrypts the password and signs the token:
       // not offered over None.
       if (!offer.policy->is_none()) {
-        if (tokens.user_name && ids.user_name && !offer.policy->is_ecc())
+        // Over an ECC policy the password travels as an EccEncryptedSecret (Part 4 §7.41.2.5) for
+        // the EphemeralKey the server gives in CreateSession's response (Part 6 §6.8.2): the token
+        // policy names no other policy, so in Sign mode too.
+        if (tokens.user_name && ids.user_name)
           e.user_identity_tokens.push_back(token(user_name_policy_id, user_token_type::user_name));
-        // An ECC policy cannot encrypt a password with the server's key (that is EccEncryptedSecret,
-        // Part 4 §7.41.2.3, not built yet): UserName only where the channel encrypts, the token
-        // policy None saying the password travels as it is inside it (Part 4 §7.42).
-        if (tokens.user_name && ids.user_name && offer.policy->is_ecc() &&
-            offer.mode == message_security_mode::sign_and_encrypt) {
-          auto p = token(user_name_policy_id, user_token_type::user_name);
-          p.security_policy_uri = ua_string(security::policy_uri_none);
-          e.user_identity_tokens.push_back(std::move(p));
-        }
         if (tokens.x509 && ids.x509) e.user_identity_tokens.push_back(token(x509_policy_id, user_token_type::certificate));
       }
       // Part 6 §7.5.1: an opc.wss endpoint names its WebSocket mapping's profile (Part 7).

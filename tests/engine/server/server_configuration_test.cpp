@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -427,6 +428,8 @@ TEST_CASE("server configuration: UpdateCertificate checks, ApplyChanges installs
   CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
   CHECK(f.config->last_audit().method == ids::server_configuration_apply_changes);
   CHECK(f.config->last_audit().result == ua::status::good);
+  CHECK(f.config->last_audit().certificate_types ==
+        std::vector<std::uint32_t>{ids::rsa_sha256_application_certificate_type});
   CHECK(f.sec->own()->certificate == renewed.cert);
   CHECK(f.sec->own()->issuers.size() == 1);
   CHECK(f.config->take_identity_changed());
@@ -533,6 +536,59 @@ TEST_CASE("server configuration: a transaction belongs to the session that made 
   REQUIRE(update(&f.other_admin) == ua::status::good);
   CHECK(f.cancel(&f.other_admin) == ua::status::good);
   CHECK(f.cancel(&f.other_admin) == ua::status::bad_nothing_to_do);
+}
+
+TEST_CASE("server configuration: TransactionDiagnostics tells the current or last transaction (Part 12 §7.10.17)",
+          "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  auto& as = f.core.space();
+  const ua::node_index object = as.find(ua::node_id(0, 32336));
+  REQUIRE(object != ua::no_node);
+  const auto value = [&](std::uint32_t id) -> const ua::data_value& {
+    const auto n = as.find(ua::node_id(0, id));
+    REQUIRE(n != ua::no_node);
+    return as.variable(n)->value;
+  };
+  constexpr std::uint32_t start = 32337, end = 32338, result = 32339, trust_lists = 32340, groups = 32341, errors = 32342;
+  // No transaction yet: every Property Bad_OutOfService.
+  for (const auto id : {start, end, result, trust_lists, groups, errors}) CHECK(value(id).status == ua::status::bad_out_of_service);
+  // UpdateCertificate starts one: StartTime, EndTime MinValue, Result Bad_InvalidState, the group named.
+  const ua::node_id group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const auto ca = config_cert("site ca", "");
+  const auto renewed = config_cert("uactor", server_uri, &ca, f.sec->private_key);
+  const auto update = [&] {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(group), ua::variant(ua::node_id{}), ua::variant(bytes_of_der(renewed.cert.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}), ua::variant(ua::ua_string("")),
+                   ua::variant(ua::byte_string{})},
+                  out);
+  };
+  REQUIRE(update() == ua::status::good);
+  CHECK(value(start).status == ua::status::good);
+  CHECK(value(start).value.get_if<ua::date_time>()->ticks > 0);
+  CHECK(value(end).value.get_if<ua::date_time>()->ticks == 0);
+  CHECK(value(result).status == ua::status::bad_invalid_state);
+  REQUIRE(value(groups).value.get_if<ua::ua_array<ua::node_id>>());
+  CHECK(*value(groups).value.get_if<ua::ua_array<ua::node_id>>() == ua::ua_array<ua::node_id>{group});
+  CHECK(value(trust_lists).value.get_if<ua::ua_array<ua::node_id>>()->empty());
+  // ApplyChanges ends it: Good, an EndTime, no errors.
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(*value(result).value.get_if<ua::status_code>() == ua::status::good);
+  CHECK(value(result).status == ua::status::good);
+  CHECK(value(end).value.get_if<ua::date_time>()->ticks > 0);
+  CHECK(value(errors).value.get_if<ua::ua_array<ua::extension_object>>()->empty());
+  // A new one drops those results; CancelChanges ends it with Bad_RequestCancelledByClient.
+  REQUIRE(update() == ua::status::good);
+  CHECK(value(end).value.get_if<ua::date_time>()->ticks == 0);
+  CHECK(value(result).status == ua::status::bad_invalid_state);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_cancel_changes, {}, out) == ua::status::good);
+  CHECK(*value(result).value.get_if<ua::status_code>() == ua::status::bad_request_cancelled_by_client);
+  // One dropped with its session: Bad_SessionClosed.
+  REQUIRE(update() == ua::status::good);
+  f.config->session_closed(f.admin.session);
+  CHECK(*value(result).value.get_if<ua::status_code>() == ua::status::bad_session_closed);
+  CHECK(value(end).value.get_if<ua::date_time>()->ticks > 0);
 }
 
 TEST_CASE("server configuration: GetCertificates lists the certificates in use with their types", "[engine][certificates]") {
@@ -730,8 +786,14 @@ TEST_CASE("server configuration: the ECC certificate of a curve the server has i
   CHECK(update(p384_type, renewed.cert) == ua::status::bad_invalid_argument);
   CHECK_FALSE(f.config->pending());
   REQUIRE(update(p256_type, renewed.cert) == ua::status::good);
+  // CertificateUpdatedAuditEventType names the ECC certificate type (Part 12 §7.10.12).
+  CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
+  CHECK(f.config->last_audit().certificate_types ==
+        std::vector<std::uint32_t>{ids::ecc_nist_p256_application_certificate_type});
   CHECK(f.sec->identity_for(nist_p256)->certificate == p256->cert);  // not before ApplyChanges
   REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.config->last_audit().certificate_types ==
+        std::vector<std::uint32_t>{ids::ecc_nist_p256_application_certificate_type});
   // New ECC channels use it; the RSA one is untouched; GetCertificates and own/ say so.
   CHECK(f.sec->identity_for(nist_p256)->certificate == renewed.cert);
   CHECK(f.sec->identity_for(nist_p256)->issuers.size() == 1);
@@ -751,6 +813,46 @@ TEST_CASE("server configuration: the ECC certificate of a curve the server has i
   REQUIRE(f.apply() == ua::status::good);
   CHECK(f.sec->identity_for(nist_p256)->certificate == with_key.cert);
   CHECK(security::key_matches(with_key.cert, f.sec->identity_for(nist_p256)->private_key));
+
+  // A new P-256 key given as PFX (PKCS#12 without a password), as a certificate tool exports it.
+  spec.key = *security::generate_ecc_key("prime256v1");
+  const auto with_pfx = make_cert(spec, &ca);
+  std::unique_ptr<PKCS12, decltype(&PKCS12_free)> p12(
+      PKCS12_create("", "uactor", spec.key.native(), with_pfx.cert.native(), nullptr, 0, 0, 0, 0, 0), PKCS12_free);
+  REQUIRE(p12);
+  unsigned char* der = nullptr;
+  const int der_len = i2d_PKCS12(p12.get(), &der);
+  REQUIRE(der_len > 0);
+  const std::string pfx(reinterpret_cast<const char*>(der), static_cast<std::size_t>(der_len));
+  OPENSSL_free(der);
+  const auto pfx_update = [&](const security::certificate& c) {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(group), ua::variant(p256_type), ua::variant(bytes_of_der(c.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}), ua::variant(ua::ua_string("PFX")),
+                   ua::variant(ua::byte_string(pfx))},
+                  out);
+  };
+  CHECK(pfx_update(with_key.cert) == ua::status::bad_security_checks_failed);  // the PFX's key is not this one's
+  REQUIRE(pfx_update(with_pfx.cert) == ua::status::good);
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.sec->identity_for(nist_p256)->certificate == with_pfx.cert);
+  CHECK(security::key_matches(with_pfx.cert, f.sec->identity_for(nist_p256)->private_key));
+
+  // ResetToServerDefaults makes a new self-signed certificate on each curve too, on disk as well.
+  const auto before_rsa = f.sec->own()->certificate;
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_reset_to_server_defaults, {}, out) ==
+          ua::status::good);
+  const auto reset = f.sec->identity_for(nist_p256);
+  CHECK_FALSE(reset->certificate == with_key.cert);
+  CHECK(reset->certificate.self_signed());
+  CHECK(reset->certificate.application_uri() == server_uri);
+  CHECK(security::key_fits_policy(nist_p256, reset->private_key));
+  CHECK(security::key_matches(reset->certificate, reset->private_key));
+  CHECK_FALSE(f.sec->own()->certificate == before_rsa);
+  const auto reset_on_disk =
+      security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor-ecc-nistP256.der");
+  REQUIRE(reset_on_disk);
+  CHECK(reset_on_disk->front() == reset->certificate);
 }
 
 }  // namespace uactor::test

@@ -426,6 +426,7 @@ struct x509_session {
     sec->private_key = ids().server.key;
     sec->store = std::make_shared<security::pki_store>(folder.path());
     REQUIRE(sec->store->trust(ids().trusted_user.cert).is_good());
+    REQUIRE(sec->store->trust(ids().client.cert).is_good());  // the application, as its channel's OPN found it
     sec->checker = std::make_shared<actors::pki_checker>(sec->store);
     sec->channels.put(channel_a, {&basic256sha256(), ua::message_security_mode::sign_and_encrypt, ids().client.cert, 0});
     auto c = config();
@@ -501,6 +502,32 @@ TEST_CASE("session_manager: after a trust list change, a session whose X509 user
   read.request_header.authentication_token = x.token;
   read.nodes_to_read.resize(1);
   CHECK(harness::fault_status(x.h->call(channel_a, read, at(4))) == status::bad_session_id_invalid);
+}
+
+TEST_CASE("session_manager: after a trust list change, a session whose client application certificate is no longer "
+          "trusted is closed, Bad_SecurityChecksFailed, whatever its identity", "[actors][security]") {
+  x509_session x;
+  ua::activate_session_request req;
+  req.request_header.authentication_token = x.token;
+  const auto signed_part = actors::signed_data(x509_session::ids().server.cert.der(), actors::bytes_of(x.server_nonce));
+  req.client_signature.algorithm = ua::ua_string(basic256sha256().signature_algorithm_uri);
+  req.client_signature.signature = security::sign(basic256sha256(), x509_session::ids().client.key, signed_part);
+  req.user_identity_token = ua::extension_object(ua::anonymous_identity_token{"anonymous"});
+  REQUIRE(harness::answer<ua::activate_session_response>(x.h->call(channel_a, req, at(1))));
+  CHECK(x.h->sessions.recheck_user_certificates(at(2)).empty());
+  // Part 12 §7.8.2.5: the application leaves the trust list; its session goes, not only its channel
+  // (a session outlives a lost channel, waiting for the client to come back).
+  REQUIRE(security::remove_from_trust_list(x.folder.path(), x509_session::ids().client.cert.thumbprint_hex(), true)
+              .is_good());
+  test::captured_log log;
+  const auto closed = x.h->sessions.recheck_user_certificates(at(3));
+  REQUIRE(closed.size() == 1);
+  CHECK(closed[0].reason == status::bad_security_checks_failed);
+  CHECK(closed[0].delete_subscriptions);
+  CHECK_FALSE(x.h->sessions.find(x.token));
+  INFO(log.text());
+  CHECK(log.text().find("closed after the trust list changed: the client application certificate failed the trust list "
+                        "check") != std::string::npos);
 }
 
 TEST_CASE("session_manager: a session without an X509 user certificate is not closed by a trust list change",
