@@ -2,13 +2,14 @@
 # Runs every libFuzzer target for a bounded time in two lanes at once that end together, so that
 # the stage takes about 5/4 x SECONDS of wall time on two cores (150 s and some start-up for CI's
 # 120; docs/fuzzing.md):
-#   decoder lane: the message decoder for 10/12 of SECONDS, seeded with node-opcua's message
+#   decoder lane: the message decoder for 19/24 of SECONDS, seeded with node-opcua's message
 #     vectors and tests/fuzz/regressions (inputs that once failed; add new finds there), then for a
 #     twelfth each the server's UA-TCP handshake and chunk path, its secured chunk path (each input
 #     opens a channel with RSA, some 4 ms), the client's response decoding (tests/fuzz/
 #     server_channel_seeds, secured_chunk_seeds, client_channel_seeds, and the inputs in
 #     tests/fuzz/channel_regressions/NAME), the script workers' frames (tests/fuzz/frames_seeds)
-#     and opc.wss's frames (tests/fuzz/wss_frames_seeds);
+#     and opc.wss's frames (tests/fuzz/wss_frames_seeds), and for a twenty-fourth the
+#     EccEncryptedSecret of ECC UserName tokens (tests/fuzz/ecc_secret_seeds);
 #   parsers lane: the NodeSet2 importer for 2/12 of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
@@ -27,7 +28,7 @@ work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
   "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus" \
-  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus"
+  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -44,6 +45,7 @@ cp "$here"/pubsub_json_seeds/* "$work/pubsub_json_corpus/"
 cp "$here"/trust_list_seeds/* "$work/trust_list_corpus/"
 cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
 cp "$here"/uadp_seeds/* "$work/uadp_corpus/"
+cp "$here"/ecc_secret_seeds/* "$work/ecc_secret_corpus/"
 for name in server_channel secured_chunk client_channel; do
   cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
   cp "$here/channel_regressions/$name"/* "$work/${name}_corpus/" 2>/dev/null || true
@@ -64,7 +66,7 @@ fuzz() {
 }
 
 decoder_lane() {
-  fuzz message_fuzz "$(( seconds * 10 / 12 ))" 65536 corpus &&
+  fuzz message_fuzz "$(( seconds * 19 / 24 ))" 65536 corpus &&
   # The server's channel state (actors/server/secure_channel_state): what a client's socket delivers.
   fuzz server_channel_fuzz "$(( (seconds + 11) / 12 ))" 65536 server_channel_corpus &&
   # Its secured chunk path: MSG/CLO signed and encrypted with a real channel's keys.
@@ -75,7 +77,11 @@ decoder_lane() {
   fuzz frames_fuzz "$(( (seconds + 11) / 12 ))" 65536 frames_corpus &&
   # opc.wss's frames (protocol/ws_uacp behind Beast's parser): what a browser or a client sends
   # after the upgrade.
-  fuzz wss_frames_fuzz "$(( (seconds + 11) / 12 ))" 65536 wss_frames_corpus
+  fuzz wss_frames_fuzz "$(( (seconds + 11) / 12 ))" 65536 wss_frames_corpus &&
+  # The EccEncryptedSecret of a UserName token over an ECC policy (security/ecc_encrypted_secret):
+  # what a client sends in ActivateSession (each input signed again, so that mutations pass the
+  # signature check and reach the decryption).
+  fuzz ecc_encrypted_secret_fuzz "$(( (seconds + 23) / 24 ))" 65536 ecc_secret_corpus
 }
 parsers_lane() {
   # The NodeSet2 importer (nodeset/importer.hpp), seeded with small valid files.
