@@ -349,6 +349,9 @@ constexpr std::string_view key_table[] = {
     "pubsub.connections[].multicast_loop",
     "pubsub.connections[].max_datagram",
     "pubsub.connections[].receive_buffer",
+    "pubsub.connections[].max_chunked_message_size",
+    "pubsub.connections[].chunk_timeout_ms",
+    "pubsub.connections[].chunks_in_flight",
     "pubsub.connections[].client_id",
     "pubsub.connections[].username",
     "pubsub.connections[].password",
@@ -2782,7 +2785,8 @@ private:
           c_.error(*ct.get("publisher_id_type"), cs.key("publisher_id_type"), "a numeric PublisherId is written as a TOML integer");
       }
       auto& u = c.udp;
-      const char* udp_keys[] = {"multicast_interface", "multicast_ttl", "multicast_loop", "max_datagram", "receive_buffer"};
+      const char* udp_keys[] = {"multicast_interface", "multicast_ttl", "multicast_loop", "max_datagram", "receive_buffer",
+                                "max_chunked_message_size", "chunk_timeout_ms", "chunks_in_flight"};
       for (const char* k : udp_keys)
         if (!udp && ct.get(k)) c_.error(*ct.get(k), cs.key(k), "a key of opc.udp:// connections");
       if (cs.string("multicast_interface", u.multicast_interface)) {
@@ -2795,6 +2799,11 @@ private:
       cs.boolean("multicast_loop", u.multicast_loop);
       cs.integer("max_datagram", 64, 65'507, u.max_datagram);
       cs.integer("receive_buffer", 0, 1 << 30, u.receive_buffer);
+      // Chunked DataSetMessages received (Part 14 §7.2.4.4.4, docs/decisions/0072): bounded.
+      cs.integer("max_chunked_message_size", 1'024, 256 << 20, u.max_chunked_message_size);
+      std::int64_t chunk_ms = u.chunk_timeout.count();
+      if (cs.integer("chunk_timeout_ms", 1, 3'600'000, chunk_ms)) u.chunk_timeout = std::chrono::milliseconds(chunk_ms);
+      cs.integer("chunks_in_flight", 1, 64, u.chunks_in_flight);
       auto& m = c.mqtt;
       cs.string("client_id", m.client_id);
       cs.string("username", m.username);
