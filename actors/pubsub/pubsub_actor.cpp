@@ -129,6 +129,9 @@ void flush_queue(pubsub_state& st) {
 }
 
 void publish_metadata(pubsub_state& st) {
+  // UADP's metadata would be a discovery announcement (Part 14 §7.2.4.6), not written yet; the
+  // JSON DataSetMetaData does not belong under an opcua/uadp topic.
+  if (st.setup.config.encoding == pubsub::message_encoding::uadp) return;
   const auto now = utc_now();
   for (std::size_t g = 0; g < st.groups.size(); ++g) {
     auto& gr = st.groups[g];
@@ -185,9 +188,6 @@ void send_network_message(pubsub_state& st, std::uint32_t g, std::string_view me
       spdlog::debug("pubsub {}: a datagram was not sent: {}", st.setup.config.name, std::strerror(rc));
       return;
     }
-    // ExtendedFlags1 bit 7 and ExtendedFlags2 bit 0 (Part 14 §7.2.4.4.2): a chunk.
-    if (bytes.size() > 2 && (bytes[0] & 0x80) && (bytes[1] & 0x80) && (bytes[2] & 0x01))
-      st.counters->chunks_sent.fetch_add(1, std::memory_order_relaxed);
     return count_sent(st, values);
   }
   if (st.up && st.queue.empty()) {
@@ -216,8 +216,13 @@ void on_group_tick(pubsub_state& st, std::uint32_t g) {
     return;
   }
   if (res.messages.empty()) return;
-  for (std::size_t i = 0; i < res.messages.size(); ++i)
-    send_network_message(st, g, res.messages[i], i == 0 ? res.values : 0);
+  for (std::size_t i = 0; i < res.messages.size(); ++i) {
+    const auto m = res.messages[i];
+    // UADP's ExtendedFlags1 bit 7 and ExtendedFlags2 bit 0 (Part 14 §7.2.4.4.2): a chunk.
+    if (gr.state->encoding() == pubsub::message_encoding::uadp && m.size() > 2 && (m[0] & 0x80) && (m[1] & 0x80) && (m[2] & 0x01))
+      st.counters->chunks_sent.fetch_add(1, std::memory_order_relaxed);
+    send_network_message(st, g, m, i == 0 ? res.values : 0);
+  }
 }
 
 void deliver_target_writes(pubsub_state& st, std::size_t reader) {
@@ -246,7 +251,26 @@ void count_taken(pubsub_state& st, const pubsub::reader_counters& before, const 
   }
 }
 
+void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from);
+
+// The WriterGroup level of a data topic, <prefix>/data/<PublisherId>/<WriterGroup>[/...] (Part 14
+// §7.3.5.7): UADP carries the WriterGroupId, the topic the name a reader may filter on.
+std::string_view topic_writer_group(const pubsub::mqtt_settings& m, std::string_view topic) {
+  const std::string head = m.topic_prefix + "/data/";
+  if (topic.substr(0, head.size()) != head) return {};
+  topic.remove_prefix(head.size());
+  const auto slash = topic.find('/');
+  if (slash == std::string_view::npos) return {};
+  topic.remove_prefix(slash + 1);
+  return topic.substr(0, topic.find('/'));
+}
+
 void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
+  if (st.setup.config.encoding == pubsub::message_encoding::uadp) {
+    st.uadp_net.writer_group_name.assign(topic_writer_group(st.setup.config.mqtt, in.topic));
+    return on_uadp(st, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(in.payload.data()), in.payload.size()),
+                   in.topic);
+  }
   pubsub::json_error error;
   if (!pubsub::read_network_message(st.json, in.payload, {}, st.decoded, error)) {
     count_decode_error(st);
@@ -342,13 +366,14 @@ void on_chunk(pubsub_state& st, const pubsub::uadp_chunk& chunk, std::int64_t no
   take_uadp_dataset_message(st, dsm, now);
 }
 
-// A UADP datagram (Part 14 §7.2.4): the headers once, then each DataSetMessage (or the chunk).
-void on_datagram(pubsub_state& st, const pubsub_datagram& in) {
+// A UADP NetworkMessage (Part 14 §7.2.4), a datagram or an MQTT payload (§7.3.5): the headers
+// once, then each DataSetMessage (or the chunk).
+void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from) {
   pubsub::uadp_error error;
-  if (!pubsub::read_uadp_network_message(in.bytes, st.uadp_limits, st.uadp_in, error)) {
+  if (!pubsub::read_uadp_network_message(bytes, st.uadp_limits, st.uadp_in, error)) {
     count_decode_error(st);
-    spdlog::debug("pubsub {}: a datagram of {} bytes did not decode: {} ({})", st.setup.config.name, in.bytes.size(),
-                  error.to_string(), error.status.to_string());
+    spdlog::debug("pubsub {}: a UADP NetworkMessage of {} bytes{}{} did not decode: {} ({})", st.setup.config.name, bytes.size(),
+                  from.empty() ? "" : " on ", from, error.to_string(), error.status.to_string());
     return;
   }
   auto& net = st.uadp_net;
@@ -358,6 +383,8 @@ void on_datagram(pubsub_state& st, const pubsub_datagram& in) {
   if (st.uadp_in.chunk) return on_chunk(st, *st.uadp_in.chunk, now);
   for (const auto& dsm : st.uadp_in.messages) take_uadp_dataset_message(st, dsm, now);
 }
+
+void on_datagram(pubsub_state& st, const pubsub_datagram& in) { on_uadp(st, in.bytes, {}); }
 
 void set_link_up(pubsub_state& st, bool up) {
   if (st.counters->up.exchange(up) != up)
@@ -421,6 +448,8 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
         tell(std::make_shared<const pubsub_inbound>(pubsub_inbound{std::move(topic), std::move(payload)}));
       };
     st->link = std::make_unique<mqtt_link>(c.mqtt, st->setup.host, st->setup.port, std::move(ev));
+    // UADP payloads through the broker: as large as JSON's are allowed (docs/pubsub.md).
+    st->uadp_limits.max_message_size = 1 << 20;
     st->retry_delay = c.mqtt.reconnect_min;
     if (!st->link->start()) {
       spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
