@@ -125,13 +125,15 @@ TEST_CASE("pubsub uadp chunks: DataSetMessages that do not fit one NetworkMessag
   REQUIRE(res.messages.size() == 2);
   uadp_network_message n;
   uadp_error e;
-  REQUIRE(read_uadp_network_message(as_bytes(res.messages[0]), {}, n, e));
+  const auto first = as_bytes(res.messages[0]);
+  REQUIRE(read_uadp_network_message(first, {}, n, e));
   CHECK(n.network_message_number == 1);
   CHECK(n.sequence_number == 1);
   REQUIRE(n.messages.size() == 2);
   CHECK(n.messages[0].writer_id == 1);
   CHECK(n.messages[1].writer_id == 2);
-  REQUIRE(read_uadp_network_message(as_bytes(res.messages[1]), {}, n, e));
+  const auto second = as_bytes(res.messages[1]);  // the DataSetMessages' spans point into it
+  REQUIRE(read_uadp_network_message(second, {}, n, e));
   CHECK(n.network_message_number == 2);
   CHECK(n.sequence_number == 2);
   REQUIRE(n.messages.size() == 1);
