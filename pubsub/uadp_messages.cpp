@@ -171,6 +171,8 @@ void uadp_message_writer::begin(const uadp_publisher_id& publisher, const group_
   payload_.clear();
   writer_ids_.clear();
   sizes_.clear();
+  dsm_sequences_.clear();
+  starts_.clear();
   error_.clear();
 }
 
@@ -180,6 +182,8 @@ void uadp_message_writer::begin_dataset(const dataset_message_header& h, field_e
   fields_ = 0;
   dataset_start_ = payload_.size();
   writer_ids_.push_back(h.writer_id);
+  starts_.push_back(dataset_start_);
+  dsm_sequences_.push_back(static_cast<std::uint16_t>(h.sequence_number));
   // Part 14 §7.2.4.5.4, Table 162, in its order.
   uadp_put(payload_, static_cast<std::uint8_t>(ds1_valid | (uadp_encoding_bits(e) << 1) | ds1_sequence_number | ds1_status |
                                                ds1_major_version | ds1_minor_version | ds1_flags2));
@@ -214,6 +218,58 @@ void uadp_message_writer::end_dataset() {
   sizes_.push_back(payload_.size() - dataset_start_);
 }
 
+std::size_t uadp_message_writer::header_size(std::size_t count) const noexcept {
+  const bool ext1 = publisher_.type != publisher_id_type::byte;
+  std::size_t n = 1 + (ext1 ? 1 : 0);
+  switch (publisher_.type) {
+    case publisher_id_type::byte: n += 1; break;
+    case publisher_id_type::uint16: n += 2; break;
+    case publisher_id_type::uint32: n += 4; break;
+    case publisher_id_type::uint64: n += 8; break;
+    case publisher_id_type::string: n += 4 + publisher_.text.size(); break;
+  }
+  n += 1 + 2 + 4 + 2 + 2;             // GroupHeader
+  n += 1 + 2 * count;                 // PayloadHeader
+  if (count > 1) n += 2 * count;      // Sizes
+  return n;
+}
+
+std::size_t uadp_message_writer::chunk_header_size() const noexcept {
+  // ExtendedFlags1 and ExtendedFlags2 always (the chunk flag is in the second); the chunked
+  // payload header is the DataSetWriterId alone (Table 141); then MessageSequenceNumber,
+  // ChunkOffset, TotalSize and ChunkData's length (Table 142).
+  const std::size_t plain = header_size(1) - 1 - 2;  // without the PayloadHeader's Count and id
+  return plain + (publisher_.type == publisher_id_type::byte ? 1 : 0) + 1 + 2 + 2 + 4 + 4 + 4;
+}
+
+void uadp_message_writer::put_header(std::uint16_t number, std::uint16_t sequence, bool chunk) {
+  const bool ext1 = chunk || publisher_.type != publisher_id_type::byte;
+  uadp_put(out_, static_cast<std::uint8_t>(uadp_version | uadp_flag_publisher_id | uadp_flag_group_header |
+                                           uadp_flag_payload_header | (ext1 ? uadp_flag_extended1 : 0)));
+  if (ext1) uadp_put(out_, static_cast<std::uint8_t>(static_cast<std::uint8_t>(publisher_.type) | (chunk ? ext1_extended2 : 0)));
+  if (chunk) uadp_put(out_, ext2_chunk);
+  uadp_put_publisher_id(out_, publisher_);
+  // GroupHeader (§7.2.4.4.3).
+  uadp_put(out_, static_cast<std::uint8_t>(group_writer_group_id | group_version | group_network_message_number |
+                                           group_sequence_number));
+  uadp_put(out_, group_.writer_group_id);
+  uadp_put(out_, group_.group_version);
+  uadp_put(out_, number);
+  uadp_put(out_, sequence);
+}
+
+void uadp_message_writer::put_messages(std::size_t first, std::size_t last, std::uint16_t number, std::uint16_t sequence) {
+  const std::size_t count = last - first;
+  put_header(number, sequence, false);
+  // PayloadHeader (§7.2.4.5.2), then the Sizes when there are several (§7.2.4.5.3).
+  uadp_put(out_, static_cast<std::uint8_t>(count));
+  for (std::size_t i = first; i < last; ++i) uadp_put(out_, writer_ids_[i]);
+  if (count > 1)
+    for (std::size_t i = first; i < last; ++i) uadp_put(out_, static_cast<std::uint16_t>(sizes_[i]));
+  const std::size_t end = last < starts_.size() ? starts_[last] : payload_.size();
+  out_.append(payload_.data() + starts_[first], end - starts_[first]);
+}
+
 std::span<const std::uint8_t> uadp_message_writer::finish() {
   out_.clear();
   const std::size_t count = writer_ids_.size();
@@ -227,25 +283,67 @@ std::span<const std::uint8_t> uadp_message_writer::finish() {
         error_ = "a DataSetMessage of " + std::to_string(s) + " bytes among several (the Sizes are UInt16)";
         return {};
       }
-  const bool ext1 = publisher_.type != publisher_id_type::byte;
-  uadp_put(out_, static_cast<std::uint8_t>(uadp_version | uadp_flag_publisher_id | uadp_flag_group_header |
-                                           uadp_flag_payload_header | (ext1 ? uadp_flag_extended1 : 0)));
-  if (ext1) uadp_put(out_, static_cast<std::uint8_t>(publisher_.type));
-  uadp_put_publisher_id(out_, publisher_);
-  // GroupHeader (§7.2.4.4.3).
-  uadp_put(out_, static_cast<std::uint8_t>(group_writer_group_id | group_version | group_network_message_number |
-                                           group_sequence_number));
-  uadp_put(out_, group_.writer_group_id);
-  uadp_put(out_, group_.group_version);
-  uadp_put(out_, group_.network_message_number);
-  uadp_put(out_, group_.sequence_number);
-  // PayloadHeader (§7.2.4.5.2), then the Sizes when there are several (§7.2.4.5.3).
-  uadp_put(out_, static_cast<std::uint8_t>(count));
-  for (const auto id : writer_ids_) uadp_put(out_, id);
-  if (count > 1)
-    for (const auto s : sizes_) uadp_put(out_, static_cast<std::uint16_t>(s));
-  out_.append(payload_.data(), payload_.size());
+  put_messages(0, count, group_.network_message_number, group_.sequence_number);
   return out_.bytes();
+}
+
+bool uadp_message_writer::finish_within(std::size_t limit, std::uint16_t& sequence,
+                                        std::vector<std::span<const std::uint8_t>>& out) {
+  out_.clear();
+  out.clear();
+  parts_.clear();
+  const std::size_t count = writer_ids_.size();
+  if (count == 0) {
+    error_ = "no DataSetMessage";
+    return false;
+  }
+  std::uint16_t number = 0;
+  const auto close = [&] { parts_.back().second = out_.size() - parts_.back().first; };
+  std::size_t first = 0;
+  while (first < count) {
+    // As many DataSetMessages as fit, in order (Part 14 §7.2.4.5.3: past 65,535 bytes or the
+    // limit they go to separate NetworkMessages).
+    std::size_t last = first, bytes = 0;
+    while (last < count && last - first < 255) {
+      const std::size_t n = last - first + 1;
+      if (n > 1 && (sizes_[last] > 0xFFFF || sizes_[first] > 0xFFFF)) break;
+      if (header_size(n) + bytes + sizes_[last] > limit) break;
+      bytes += sizes_[last];
+      ++last;
+    }
+    if (last > first) {
+      parts_.push_back({out_.size(), 0});
+      put_messages(first, last, ++number, ++sequence);
+      close();
+      first = last;
+      continue;
+    }
+    // One DataSetMessage that does not fit alone: chunks (§7.2.4.4.4), all of one size but the last.
+    const std::size_t overhead = chunk_header_size();
+    if (limit <= overhead) {
+      error_ = "a chunk NetworkMessage needs more than " + std::to_string(limit) + " bytes (its header is " +
+               std::to_string(overhead) + ")";
+      out.clear();
+      parts_.clear();
+      return false;
+    }
+    const std::size_t piece = limit - overhead, total = sizes_[first];
+    for (std::size_t offset = 0; offset < total; offset += piece) {
+      const std::size_t len = std::min(piece, total - offset);
+      parts_.push_back({out_.size(), 0});
+      put_header(++number, ++sequence, true);
+      uadp_put(out_, writer_ids_[first]);  // Table 141
+      uadp_put(out_, dsm_sequences_[first]);
+      uadp_put(out_, static_cast<std::uint32_t>(offset));
+      uadp_put(out_, static_cast<std::uint32_t>(total));
+      uadp_put(out_, static_cast<std::int32_t>(len));
+      out_.append(payload_.data() + starts_[first] + offset, len);
+      close();
+    }
+    ++first;
+  }
+  for (const auto& [at, size] : parts_) out.push_back(out_.bytes().subspan(at, size));
+  return true;
 }
 
 // ---- reading ------------------------------------------------------------------------------
@@ -337,6 +435,60 @@ void uadp_decode_variant_field(ua::decoder& d, ua::data_value& out) {
   }
 }
 
+// A DataSetMessage's header (Part 14 §7.2.4.5.4, Table 162) from `d`; its body is the rest.
+bool uadp_read_dataset_header(uadp_cursor& d, uadp_dataset_message& m) {
+  std::uint8_t f1 = 0, f2 = 0;
+  if (!d.get(f1, "DataSetFlags1")) return false;
+  m.valid = f1 & ds1_valid;
+  const int encoding = (f1 >> 1) & 0x03;
+  if (encoding == 3) return d.fail(ua::status::bad_decoding_error, "field encoding 11 is reserved (DataSetFlags1 bits 1-2)");
+  m.encoding = encoding == 0 ? field_encoding::variant : encoding == 1 ? field_encoding::raw : field_encoding::data_value;
+  if ((f1 & ds1_flags2) && !d.get(f2, "DataSetFlags2")) return false;
+  switch (f2 & 0x0F) {
+    case uadp_type_key_frame: m.type = dataset_message_type::key_frame; break;
+    case uadp_type_delta_frame: m.type = dataset_message_type::delta_frame; break;
+    case uadp_type_keep_alive: m.type = dataset_message_type::keep_alive; break;
+    case uadp_type_event:
+      return d.fail(ua::status::bad_not_supported, "an Event DataSetMessage: events are not read");
+    default:
+      return d.fail(ua::status::bad_decoding_error, "DataSetMessage type " + std::to_string(f2 & 0x0F) + " is reserved");
+  }
+  m.sequence_number.reset();
+  m.timestamp.reset();
+  m.picoseconds = 0;
+  m.status = {};
+  m.major_version.reset();
+  m.minor_version.reset();
+  if (f1 & ds1_sequence_number) {
+    std::uint16_t v = 0;
+    if (!d.get(v, "DataSetMessageSequenceNumber")) return false;
+    m.sequence_number = v;
+  }
+  if (f2 & ds2_timestamp) {
+    ua::date_time t;
+    if (!d.get(t.ticks, "the DataSetMessage's Timestamp")) return false;
+    m.timestamp = t;
+  }
+  if ((f2 & ds2_picoseconds) && !d.get(m.picoseconds, "the DataSetMessage's PicoSeconds")) return false;
+  if (f1 & ds1_status) {
+    std::uint16_t v = 0;
+    if (!d.get(v, "the DataSetMessage's Status")) return false;
+    m.status = ua::status_code(static_cast<std::uint32_t>(v) << 16);
+  }
+  std::uint32_t v32 = 0;
+  if (f1 & ds1_major_version) {
+    if (!d.get(v32, "ConfigurationVersion's MajorVersion")) return false;
+    m.major_version = v32;
+  }
+  if (f1 & ds1_minor_version) {
+    if (!d.get(v32, "ConfigurationVersion's MinorVersion")) return false;
+    m.minor_version = v32;
+  }
+  m.body = d.in.subspan(d.at);
+  m.body_offset = d.base + d.at;
+  return true;
+}
+
 }  // namespace
 
 bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limits& limits, uadp_network_message& out,
@@ -350,6 +502,7 @@ bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limi
   out.timestamp.reset();
   out.picoseconds.reset();
   out.messages.clear();
+  out.chunk.reset();
   uadp_cursor c{in, 0, 0, &error};
   if (in.size() > limits.max_message_size)
     return c.fail(ua::status::bad_encoding_limits_exceeded, "a NetworkMessage of " + std::to_string(in.size()) +
@@ -363,8 +516,6 @@ bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limi
   if ((ext1 & ext1_extended2) && !c.get(ext2, "ExtendedFlags2")) return false;
   if (ext1 & ext1_security)
     return c.fail(ua::status::bad_not_supported, "a secured NetworkMessage (ExtendedFlags1 bit 4): message security is not supported");
-  if (ext2 & ext2_chunk)
-    return c.fail(ua::status::bad_not_supported, "a chunked NetworkMessage (ExtendedFlags2 bit 0): chunks are not reassembled");
   if (const int type = (ext2 >> 2) & 0x07; type != 0)
     return c.fail(ua::status::bad_not_supported,
                   "NetworkMessage type " + std::to_string(type) + " (ExtendedFlags2 bits 2-4): only DataSetMessage payloads are read");
@@ -440,8 +591,16 @@ bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limi
       out.sequence_number = u16;
     }
   }
+  const bool chunk = ext2 & ext2_chunk;
   std::size_t count = 1;
-  if (flags & uadp_flag_payload_header) {
+  if (chunk) {
+    // §7.2.4.4.4, Table 141: a chunk of a DataSetMessage has the DataSetWriterId as its payload
+    // header; without one it would be a chunk of a discovery announcement, which is not read.
+    if (!(flags & uadp_flag_payload_header))
+      return c.fail(ua::status::bad_not_supported, "a chunk without a payload header (of a discovery message): not read");
+    out.chunk.emplace();
+    if (!c.get(out.chunk->writer_id, "the chunk's DataSetWriterId")) return false;
+  } else if (flags & uadp_flag_payload_header) {
     std::uint8_t n = 0;
     if (!c.get(n, "PayloadHeader's Count")) return false;
     if (n == 0) return c.fail(ua::status::bad_decoding_error, "a PayloadHeader with a Count of 0");
@@ -472,6 +631,29 @@ bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limi
     std::uint16_t size = 0;
     if (!c.get(size, "PromotedFields' Size") || !c.need(size, "PromotedFields")) return false;
     c.at += size;
+  }
+  if (chunk) {
+    // Table 142: MessageSequenceNumber, ChunkOffset, TotalSize, ChunkData (a ByteString that
+    // fills the rest: no security footer is read).
+    auto& k = *out.chunk;
+    std::int32_t n = 0;
+    if (!c.get(k.message_sequence_number, "MessageSequenceNumber") || !c.get(k.offset, "ChunkOffset") ||
+        !c.get(k.total_size, "TotalSize") || !c.get(n, "ChunkData's length"))
+      return false;
+    if (n <= 0 || static_cast<std::size_t>(n) != c.left()) {
+      c.at -= 4;
+      return c.fail(ua::status::bad_decoding_error, "ChunkData of " + std::to_string(n) + " bytes in a datagram with " +
+                                                        std::to_string(c.left() - 4) + " left");
+    }
+    if (k.total_size == 0 || k.offset >= k.total_size || static_cast<std::size_t>(n) > k.total_size - k.offset) {
+      c.at -= 12;
+      return c.fail(ua::status::bad_decoding_error, "a chunk of " + std::to_string(n) + " bytes at ChunkOffset " +
+                                                        std::to_string(k.offset) + " of a TotalSize of " +
+                                                        std::to_string(k.total_size));
+    }
+    k.data = in.subspan(c.at);
+    k.data_offset = c.at;
+    return true;
   }
   // Sizes (§7.2.4.5.3) when there are several DataSetMessages, else the one takes the rest.
   const std::size_t sizes_at = c.at;
@@ -504,57 +686,16 @@ bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limi
     }
     uadp_cursor d{in.subspan(c.at, size), 0, c.at, &error};
     c.at += size;
-    std::uint8_t f1 = 0, f2 = 0;
-    if (!d.get(f1, "DataSetFlags1")) return false;
-    m.valid = f1 & ds1_valid;
-    const int encoding = (f1 >> 1) & 0x03;
-    if (encoding == 3) return d.fail(ua::status::bad_decoding_error, "field encoding 11 is reserved (DataSetFlags1 bits 1-2)");
-    m.encoding = encoding == 0 ? field_encoding::variant : encoding == 1 ? field_encoding::raw : field_encoding::data_value;
-    if ((f1 & ds1_flags2) && !d.get(f2, "DataSetFlags2")) return false;
-    switch (f2 & 0x0F) {
-      case uadp_type_key_frame: m.type = dataset_message_type::key_frame; break;
-      case uadp_type_delta_frame: m.type = dataset_message_type::delta_frame; break;
-      case uadp_type_keep_alive: m.type = dataset_message_type::keep_alive; break;
-      case uadp_type_event:
-        return d.fail(ua::status::bad_not_supported, "an Event DataSetMessage: events are not read");
-      default:
-        return d.fail(ua::status::bad_decoding_error, "DataSetMessage type " + std::to_string(f2 & 0x0F) + " is reserved");
-    }
-    m.sequence_number.reset();
-    m.timestamp.reset();
-    m.picoseconds = 0;
-    m.status = {};
-    m.major_version.reset();
-    m.minor_version.reset();
-    if (f1 & ds1_sequence_number) {
-      std::uint16_t v = 0;
-      if (!d.get(v, "DataSetMessageSequenceNumber")) return false;
-      m.sequence_number = v;
-    }
-    if (f2 & ds2_timestamp) {
-      ua::date_time t;
-      if (!d.get(t.ticks, "the DataSetMessage's Timestamp")) return false;
-      m.timestamp = t;
-    }
-    if ((f2 & ds2_picoseconds) && !d.get(m.picoseconds, "the DataSetMessage's PicoSeconds")) return false;
-    if (f1 & ds1_status) {
-      std::uint16_t v = 0;
-      if (!d.get(v, "the DataSetMessage's Status")) return false;
-      m.status = ua::status_code(static_cast<std::uint32_t>(v) << 16);
-    }
-    std::uint32_t v32 = 0;
-    if (f1 & ds1_major_version) {
-      if (!d.get(v32, "ConfigurationVersion's MajorVersion")) return false;
-      m.major_version = v32;
-    }
-    if (f1 & ds1_minor_version) {
-      if (!d.get(v32, "ConfigurationVersion's MinorVersion")) return false;
-      m.minor_version = v32;
-    }
-    m.body = d.in.subspan(d.at);
-    m.body_offset = d.base + d.at;
+    if (!uadp_read_dataset_header(d, m)) return false;
   }
   return true;
+}
+
+bool read_uadp_dataset_message(std::span<const std::uint8_t> in, std::uint16_t writer_id, uadp_dataset_message& out,
+                               uadp_error& error) {
+  uadp_cursor d{in, 0, 0, &error};
+  out.writer_id = writer_id;
+  return uadp_read_dataset_header(d, out);
 }
 
 bool read_uadp_fields(const uadp_dataset_message& m, std::span<const uadp_raw_type> raw_types, const uadp_limits& limits,

@@ -1,7 +1,9 @@
 // Part 14 §7.2.4 (1.05): the UADP NetworkMessage, its GroupHeader and PayloadHeader, and its
 // DataSetMessages (key frames, delta frames, keep-alives; Variant, RawData and DataValue fields),
 // written by `uadp_message_writer` into reused buffers and read back by a bounded decoder that
-// never reads past the datagram. Chunked NetworkMessages (ExtendedFlags2 bit 0), message security
+// never reads past the datagram. A writer group's DataSetMessages are spread over as many
+// NetworkMessages as a size limit needs, and one DataSetMessage larger than that goes as chunk
+// NetworkMessages (§7.2.4.4.4; reassembled by pubsub/uadp_chunks.hpp). Message security
 // (ExtendedFlags1 bit 4) and the discovery message types are refused with their reason. No CAF,
 // no I/O.
 #pragma once
@@ -67,13 +69,29 @@ public:
   // The NetworkMessage, or empty with `error()` set: more than 255 DataSetMessages, or one larger
   // than 65,535 bytes among several (the Sizes array is UInt16, Part 14 §7.2.4.5.3).
   std::span<const std::uint8_t> finish();
+  // The DataSetMessages as NetworkMessages of at most `limit` bytes each (Part 14 §7.2.4.5.3):
+  // in order, as many in each as fit (255 at most, the Sizes' UInt16 permitting), a
+  // DataSetMessage that does not fit alone as chunk NetworkMessages (§7.2.4.4.4) of the same size
+  // but the last. Each NetworkMessage takes the next GroupHeader SequenceNumber (`sequence` is
+  // the last used, and is advanced) and NetworkMessageNumber 1, 2, ... in this call. `out` gets
+  // one span per NetworkMessage, valid until the next begin. False with `error()` set when a
+  // chunk could not carry a byte within `limit`.
+  bool finish_within(std::size_t limit, std::uint16_t& sequence, std::vector<std::span<const std::uint8_t>>& out);
   const std::string& error() const noexcept { return error_; }
 
 private:
+  std::size_t header_size(std::size_t count) const noexcept;  // a NetworkMessage of `count` DataSetMessages
+  std::size_t chunk_header_size() const noexcept;             // a chunk NetworkMessage, ChunkData's length included
+  void put_header(std::uint16_t number, std::uint16_t sequence, bool chunk);
+  void put_messages(std::size_t first, std::size_t last, std::uint16_t number, std::uint16_t sequence);
+
   ua::byte_buffer out_;
   ua::byte_buffer payload_;  // the DataSetMessages, behind the header once their ids are known
   std::vector<std::uint16_t> writer_ids_;
   std::vector<std::size_t> sizes_;
+  std::vector<std::uint16_t> dsm_sequences_;  // each DataSetMessage's sequence number (a chunk's MessageSequenceNumber)
+  std::vector<std::size_t> starts_;           // each DataSetMessage's offset in payload_
+  std::vector<std::pair<std::size_t, std::size_t>> parts_;  // finish_within: each NetworkMessage in out_
   uadp_publisher_id publisher_;
   group_header group_;
   std::size_t dataset_start_ = 0;
@@ -100,6 +118,17 @@ struct uadp_dataset_message {
   std::size_t body_offset = 0;         // where `body` starts in the NetworkMessage
 };
 
+// One chunk NetworkMessage's payload (Part 14 §7.2.4.4.4, Tables 141 and 142): a piece of one
+// DataSetMessage of writer `writer_id`.
+struct uadp_chunk {
+  std::uint16_t writer_id = 0;                // the chunked payload header
+  std::uint16_t message_sequence_number = 0;  // the DataSetMessage's sequence number
+  std::uint32_t offset = 0;                   // ChunkOffset in the whole DataSetMessage
+  std::uint32_t total_size = 0;               // TotalSize of the whole DataSetMessage
+  std::span<const std::uint8_t> data;         // ChunkData
+  std::size_t data_offset = 0;                // where `data` starts in the NetworkMessage
+};
+
 struct uadp_network_message {
   std::optional<uadp_publisher_id> publisher_id;
   std::optional<ua::guid> dataset_class_id;
@@ -109,7 +138,8 @@ struct uadp_network_message {
   std::optional<std::uint16_t> sequence_number;
   std::optional<ua::date_time> timestamp;
   std::optional<std::uint16_t> picoseconds;
-  std::vector<uadp_dataset_message> messages;
+  std::vector<uadp_dataset_message> messages;  // empty for a chunk
+  std::optional<uadp_chunk> chunk;             // a chunk NetworkMessage (ExtendedFlags2 bit 0)
 };
 
 struct uadp_limits {
@@ -128,10 +158,16 @@ struct uadp_error {
   std::string to_string() const;
 };
 
-// Reads a NetworkMessage's headers and splits its DataSetMessages. False with `error` set when it
-// is truncated, of another UADPVersion, chunked, secured, not a DataSetMessage payload, past a
-// limit, or its Count / Sizes do not fit the bytes there are.
+// Reads a NetworkMessage's headers and splits its DataSetMessages, or reads its chunk. False with
+// `error` set when it is truncated, of another UADPVersion, secured, not a DataSetMessage payload
+// (or a chunk of one), past a limit, its Count / Sizes do not fit the bytes there are, or a
+// chunk's ChunkData is empty, does not fill the rest of the datagram or lies past its TotalSize.
 bool read_uadp_network_message(std::span<const std::uint8_t> in, const uadp_limits& limits, uadp_network_message& out,
+                               uadp_error& error);
+
+// Reads one DataSetMessage's header from `in` (a reassembled chunked payload, §7.2.4.4.4): `out`'s
+// body spans the rest of `in`. False with `error` set (offsets within `in`).
+bool read_uadp_dataset_message(std::span<const std::uint8_t> in, std::uint16_t writer_id, uadp_dataset_message& out,
                                uadp_error& error);
 
 // Reads the fields of `m` into `out` (its size and capacity reused): a key frame's all (index =

@@ -19,6 +19,7 @@ writer_group_state::writer_group_state(std::string publisher_id, writer_group_co
     writers_.push_back(std::move(s));
   }
   message_id_.reserve(id_prefix_.size() + 24);
+  limit_ = group_.max_network_message_size;
   if (!make_publisher_id(publisher_, id_type, uadp_publisher_)) make_publisher_id(publisher_, publisher_id_type::string, uadp_publisher_);
 }
 
@@ -101,7 +102,11 @@ cycle_result writer_group_state::cycle_json(ua::date_time now) {
     else if (type == dataset_message_type::delta_frame) ++res.delta_frames;
     else ++res.keep_alives;
   }
-  if (begun) res.message = out_.finish();
+  if (begun) {
+    res.message = out_.finish();
+    messages_.assign(1, res.message);
+    res.messages = messages_;
+  }
   return res;
 }
 
@@ -116,11 +121,10 @@ cycle_result writer_group_state::cycle_uadp(ua::date_time now) {
     // every field changed it would be.
     if (type == dataset_message_type::delta_frame && s.changed_count == s.values.size()) type = dataset_message_type::key_frame;
     if (!begun) {
+      // NetworkMessageNumber and SequenceNumber per NetworkMessage: finish_within numbers them.
       uadp_message_writer::group_header g;
       g.writer_group_id = group_.id;
       g.group_version = version_.major;
-      g.network_message_number = 1;  // one NetworkMessage per PublishingInterval
-      g.sequence_number = ++uadp_sequence_;
       uadp_.begin(uadp_publisher_, g);
       begun = true;
     }
@@ -151,9 +155,16 @@ cycle_result writer_group_state::cycle_uadp(ua::date_time now) {
     else ++res.keep_alives;
   }
   if (begun) {
-    const auto bytes = uadp_.finish();
-    if (bytes.empty()) res.error = uadp_.error();
-    res.message = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    // Part 14 §7.2.4.5.3 / §7.2.4.4.4: as many NetworkMessages as the limit needs, chunks for a
+    // DataSetMessage that does not fit one.
+    if (!uadp_.finish_within(limit_, uadp_sequence_, uadp_parts_)) {
+      res.error = uadp_.error();
+      return res;
+    }
+    messages_.clear();
+    for (const auto& p : uadp_parts_) messages_.emplace_back(reinterpret_cast<const char*>(p.data()), p.size());
+    res.message = messages_.front();
+    res.messages = messages_;
   }
   return res;
 }

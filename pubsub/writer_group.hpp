@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,10 @@ struct resolved_writer {
 };
 
 struct cycle_result {
-  std::string_view message;         // the NetworkMessage (JSON text or UADP bytes); empty: nothing to send
+  std::string_view message;         // the (first) NetworkMessage (JSON text or UADP bytes); empty: nothing to send
+  // Every NetworkMessage of the cycle, `message` first: JSON's one; UADP's as many as the
+  // message size limit needs, chunks included (Part 14 §7.2.4.4.4). Valid until the next cycle.
+  std::span<const std::string_view> messages;
   std::string_view error;           // why a due NetworkMessage could not be written (UADP's limits)
   std::uint32_t dataset_messages = 0;
   std::uint32_t key_frames = 0, delta_frames = 0, keep_alives = 0;
@@ -50,6 +54,10 @@ public:
   const std::string& publisher_id() const noexcept { return publisher_; }
   message_encoding encoding() const noexcept { return encoding_; }
 
+  // UADP: the largest NetworkMessage (MaxNetworkMessageSize, and over UDP the datagram's limit);
+  // the group's max_network_message_size until set.
+  void set_message_limit(std::size_t bytes) noexcept { limit_ = bytes; }
+  std::size_t message_limit() const noexcept { return limit_; }
   // The latest value of field f of writer w (from the change path).
   void set(std::size_t w, std::size_t f, const ua::data_value& v);
   // One PublishingInterval: a DataSetMessage per writer whose key frame is due (every
@@ -88,6 +96,9 @@ private:
   uadp_publisher_id uadp_publisher_;
   uadp_message_writer uadp_;
   std::uint16_t uadp_sequence_ = 0;  // the GroupHeader's SequenceNumber, one per NetworkMessage
+  std::size_t limit_ = 0;
+  std::vector<std::span<const std::uint8_t>> uadp_parts_;
+  std::vector<std::string_view> messages_;
 };
 
 }  // namespace uactor::pubsub

@@ -10,6 +10,7 @@
 #include "actors/common/self_send.hpp"
 #include "actors/pubsub/mqtt_link.hpp"
 #include "actors/pubsub/udp_link.hpp"
+#include "pubsub/uadp_chunks.hpp"
 #include "pubsub/uadp_messages.hpp"
 #include "engine/common/clock.hpp"
 
@@ -49,6 +50,7 @@ struct pubsub_state {
   pubsub::decoded_network_message uadp_net;
   pubsub::decoded_dataset_message uadp_dsm;
   pubsub::uadp_limits uadp_limits;
+  std::unique_ptr<pubsub::uadp_chunk_assembler> chunks;  // chunked DataSetMessages in (UDP readers)
   std::vector<bool> oversize_warned;  // per group: the first oversize NetworkMessage is a warning
   std::chrono::milliseconds retry_delay{0};
   bool up = false;
@@ -127,6 +129,9 @@ void flush_queue(pubsub_state& st) {
 }
 
 void publish_metadata(pubsub_state& st) {
+  // UADP's metadata would be a discovery announcement (Part 14 §7.2.4.6), not written yet; the
+  // JSON DataSetMetaData does not belong under an opcua/uadp topic.
+  if (st.setup.config.encoding == pubsub::message_encoding::uadp) return;
   const auto now = utc_now();
   for (std::size_t g = 0; g < st.groups.size(); ++g) {
     auto& gr = st.groups[g];
@@ -156,6 +161,51 @@ void count_dropped(pubsub_state& st) {
   if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
 }
 
+// One NetworkMessage of group g; `values`: the fields it carries for the counters (a cycle's
+// first message counts the cycle's).
+void send_network_message(pubsub_state& st, std::uint32_t g, std::string_view message, std::uint32_t values) {
+  auto& gr = st.groups[g];
+  // MaxNetworkMessageSize (Part 14 §6.2.6.5), and over UDP the datagram's limit: UADP splits and
+  // chunks to fit it (writer_group_state::set_message_limit); a JSON message over it is dropped.
+  const bool udp = st.setup.transport == pubsub::transport_kind::udp;
+  std::size_t limit = gr.state->config().max_network_message_size;
+  if (udp) limit = std::min(limit, st.setup.config.udp.max_datagram);
+  if (message.size() > limit) {
+    count_dropped(st);
+    st.counters->oversize.fetch_add(1, std::memory_order_relaxed);
+    const auto level = st.oversize_warned[g] ? spdlog::level::debug : spdlog::level::warn;
+    st.oversize_warned[g] = true;
+    spdlog::log(level, "pubsub {}: writer group {}: a NetworkMessage of {} bytes is over the limit of {} "
+                "(MaxNetworkMessageSize{}): dropped; split its writers over several groups",
+                st.setup.config.name, gr.state->config().name, message.size(), limit, udp ? ", the datagram" : "");
+    return;
+  }
+  if (udp) {
+    if (!st.udp) return count_dropped(st);  // the socket could not be opened (logged at start)
+    const auto bytes = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(message.data()), message.size());
+    if (const int rc = st.udp->send(bytes); rc != 0) {
+      count_dropped(st);
+      spdlog::debug("pubsub {}: a datagram was not sent: {}", st.setup.config.name, std::strerror(rc));
+      return;
+    }
+    return count_sent(st, values);
+  }
+  if (st.up && st.queue.empty()) {
+    const int rc = st.link->publish(gr.topic, message, gr.state->config().qos, false);
+    if (rc == 0) return count_sent(st, values);
+    if (rc != 4 /* MOSQ_ERR_NO_CONN */) {
+      count_dropped(st);
+      spdlog::warn("pubsub {}: publish failed: {}", st.setup.config.name, mqtt_link::error_text(rc));
+      return;
+    }
+    st.up = false;
+  }
+  enqueue_network_message(st, g, message);
+  // The values count when the message leaves; a queued message counts its values now.
+  st.counters->values_sent.fetch_add(values, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->values_sent.fetch_add(values, std::memory_order_relaxed);
+}
+
 void on_group_tick(pubsub_state& st, std::uint32_t g) {
   auto& gr = st.groups[g];
   const auto res = gr.state->cycle(utc_now());
@@ -165,46 +215,14 @@ void on_group_tick(pubsub_state& st, std::uint32_t g) {
                  gr.state->config().name, res.error);
     return;
   }
-  if (res.message.empty()) return;
-  // MaxNetworkMessageSize (Part 14 §6.2.6.5), and over UDP the datagram's limit: a larger message
-  // would need chunks (§7.2.4.4.4), which are not sent; it is dropped and counted.
-  const bool udp = st.setup.transport == pubsub::transport_kind::udp;
-  std::size_t limit = gr.state->config().max_network_message_size;
-  if (udp) limit = std::min(limit, st.setup.config.udp.max_datagram);
-  if (res.message.size() > limit) {
-    count_dropped(st);
-    st.counters->oversize.fetch_add(1, std::memory_order_relaxed);
-    const auto level = st.oversize_warned[g] ? spdlog::level::debug : spdlog::level::warn;
-    st.oversize_warned[g] = true;
-    spdlog::log(level, "pubsub {}: writer group {}: a NetworkMessage of {} bytes is over the limit of {} "
-                "(MaxNetworkMessageSize{}): dropped; split its writers over several groups",
-                st.setup.config.name, gr.state->config().name, res.message.size(), limit, udp ? ", the datagram" : "");
-    return;
+  if (res.messages.empty()) return;
+  for (std::size_t i = 0; i < res.messages.size(); ++i) {
+    const auto m = res.messages[i];
+    // UADP's ExtendedFlags1 bit 7 and ExtendedFlags2 bit 0 (Part 14 §7.2.4.4.2): a chunk.
+    if (gr.state->encoding() == pubsub::message_encoding::uadp && m.size() > 2 && (m[0] & 0x80) && (m[1] & 0x80) && (m[2] & 0x01))
+      st.counters->chunks_sent.fetch_add(1, std::memory_order_relaxed);
+    send_network_message(st, g, m, i == 0 ? res.values : 0);
   }
-  if (udp) {
-    if (!st.udp) return count_dropped(st);  // the socket could not be opened (logged at start)
-    const auto bytes = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(res.message.data()), res.message.size());
-    if (const int rc = st.udp->send(bytes); rc != 0) {
-      count_dropped(st);
-      spdlog::debug("pubsub {}: a datagram was not sent: {}", st.setup.config.name, std::strerror(rc));
-      return;
-    }
-    return count_sent(st, res.values);
-  }
-  if (st.up && st.queue.empty()) {
-    const int rc = st.link->publish(gr.topic, res.message, gr.state->config().qos, false);
-    if (rc == 0) return count_sent(st, res.values);
-    if (rc != 4 /* MOSQ_ERR_NO_CONN */) {
-      count_dropped(st);
-      spdlog::warn("pubsub {}: publish failed: {}", st.setup.config.name, mqtt_link::error_text(rc));
-      return;
-    }
-    st.up = false;
-  }
-  enqueue_network_message(st, g, res.message);
-  // The values count when the message leaves; a queued message counts its values now.
-  st.counters->values_sent.fetch_add(res.values, std::memory_order_relaxed);
-  if (auto* m = st.metrics()) m->values_sent.fetch_add(res.values, std::memory_order_relaxed);
 }
 
 void deliver_target_writes(pubsub_state& st, std::size_t reader) {
@@ -233,7 +251,26 @@ void count_taken(pubsub_state& st, const pubsub::reader_counters& before, const 
   }
 }
 
+void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from);
+
+// The WriterGroup level of a data topic, <prefix>/data/<PublisherId>/<WriterGroup>[/...] (Part 14
+// §7.3.5.7): UADP carries the WriterGroupId, the topic the name a reader may filter on.
+std::string_view topic_writer_group(const pubsub::mqtt_settings& m, std::string_view topic) {
+  const std::string head = m.topic_prefix + "/data/";
+  if (topic.substr(0, head.size()) != head) return {};
+  topic.remove_prefix(head.size());
+  const auto slash = topic.find('/');
+  if (slash == std::string_view::npos) return {};
+  topic.remove_prefix(slash + 1);
+  return topic.substr(0, topic.find('/'));
+}
+
 void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
+  if (st.setup.config.encoding == pubsub::message_encoding::uadp) {
+    st.uadp_net.writer_group_name.assign(topic_writer_group(st.setup.config.mqtt, in.topic));
+    return on_uadp(st, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(in.payload.data()), in.payload.size()),
+                   in.topic);
+  }
   pubsub::json_error error;
   if (!pubsub::read_network_message(st.json, in.payload, {}, st.decoded, error)) {
     count_decode_error(st);
@@ -252,47 +289,102 @@ void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
   }
 }
 
-// A UADP datagram (Part 14 §7.2.4): the headers once, then each DataSetMessage's fields for each
-// reader that takes it.
-void on_datagram(pubsub_state& st, const pubsub_datagram& in) {
+// One DataSetMessage of a UADP NetworkMessage (or reassembled from chunks): its fields read for
+// each reader that takes it (RawData needs the reader's types).
+void take_uadp_dataset_message(pubsub_state& st, const pubsub::uadp_dataset_message& dsm, std::int64_t now) {
+  if (!dsm.valid) return;  // Table 162, DataSetFlags1 bit 0: not to be processed
+  auto& net = st.uadp_net;
+  auto& m = st.uadp_dsm;
+  m.writer_id = dsm.writer_id;
+  m.sequence_number.reset();
+  if (dsm.sequence_number) m.sequence_number = *dsm.sequence_number;
+  m.sequence_bits = 16;
+  m.timestamp = dsm.timestamp;
+  m.status = dsm.status;
+  m.type = dsm.type;
+  m.has_payload = dsm.type != pubsub::dataset_message_type::keep_alive;
   pubsub::uadp_error error;
-  if (!pubsub::read_uadp_network_message(in.bytes, st.uadp_limits, st.uadp_in, error)) {
+  for (std::size_t r = 0; r < st.readers.size(); ++r) {
+    auto& reader = st.readers[r];
+    if (!reader.accepts(net, m)) continue;
+    if (!pubsub::read_uadp_fields(dsm, reader.raw_types(), st.uadp_limits, m.fields, error)) {
+      count_decode_error(st);
+      spdlog::debug("pubsub {}: reader {}: a DataSetMessage of writer {} did not decode: {} ({})", st.setup.config.name,
+                    reader.config().name, dsm.writer_id, error.to_string(), error.status.to_string());
+      continue;
+    }
+    const auto before = reader.counters();
+    reader.take(m, now, st.writes);
+    count_taken(st, before, reader.counters());
+    deliver_target_writes(st, r);
+  }
+}
+
+void count_chunks_dropped(pubsub_state& st, std::uint64_t before) {
+  if (const auto n = st.chunks->counters().dropped - before; n > 0) {
+    st.counters->chunked_dropped.fetch_add(n, std::memory_order_relaxed);
+    spdlog::debug("pubsub {}: {} chunked DataSetMessages dropped incomplete", st.setup.config.name, n);
+  }
+}
+
+// A chunk NetworkMessage (Part 14 §7.2.4.4.4): into the assembler when a reader takes its writer;
+// the whole DataSetMessage, once its chunks are in, is read like any other.
+void on_chunk(pubsub_state& st, const pubsub::uadp_chunk& chunk, std::int64_t now) {
+  auto& m = st.uadp_dsm;
+  m.writer_id = chunk.writer_id;
+  bool wanted = false;
+  for (const auto& reader : st.readers) wanted = wanted || reader.accepts(st.uadp_net, m);
+  if (!wanted) return;  // Table 141: a Subscriber skips the writers it does not expect
+  if (!st.chunks) {
+    const auto& u = st.setup.config.udp;
+    pubsub::uadp_chunk_limits limits;
+    limits.max_total_size = u.max_chunked_message_size;
+    limits.per_writer = u.chunks_in_flight;
+    limits.timeout_ms = u.chunk_timeout.count();
+    st.chunks = std::make_unique<pubsub::uadp_chunk_assembler>(limits);
+  }
+  pubsub::uadp_error error;
+  const auto dropped = st.chunks->counters().dropped;
+  const auto got = st.chunks->add(st.uadp_net.publisher_id, st.uadp_net.writer_group_id.value_or(0), chunk, now, error);
+  count_chunks_dropped(st, dropped);
+  if (got == pubsub::uadp_chunk_assembler::outcome::refused) {
     count_decode_error(st);
-    spdlog::debug("pubsub {}: a datagram of {} bytes did not decode: {} ({})", st.setup.config.name, in.bytes.size(),
+    st.counters->chunks_refused.fetch_add(1, std::memory_order_relaxed);
+    spdlog::debug("pubsub {}: a chunk of writer {} refused: {} ({})", st.setup.config.name, chunk.writer_id,
                   error.to_string(), error.status.to_string());
+    return;
+  }
+  if (got != pubsub::uadp_chunk_assembler::outcome::complete) return;
+  st.counters->chunked_received.fetch_add(1, std::memory_order_relaxed);
+  pubsub::uadp_dataset_message dsm;
+  if (!pubsub::read_uadp_dataset_message(st.chunks->payload(), chunk.writer_id, dsm, error)) {
+    count_decode_error(st);
+    spdlog::debug("pubsub {}: a reassembled DataSetMessage of writer {} did not decode: {} ({})", st.setup.config.name,
+                  chunk.writer_id, error.to_string(), error.status.to_string());
+    return;
+  }
+  take_uadp_dataset_message(st, dsm, now);
+}
+
+// A UADP NetworkMessage (Part 14 §7.2.4), a datagram or an MQTT payload (§7.3.5): the headers
+// once, then each DataSetMessage (or the chunk).
+void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from) {
+  pubsub::uadp_error error;
+  if (!pubsub::read_uadp_network_message(bytes, st.uadp_limits, st.uadp_in, error)) {
+    count_decode_error(st);
+    spdlog::debug("pubsub {}: a UADP NetworkMessage of {} bytes{}{} did not decode: {} ({})", st.setup.config.name, bytes.size(),
+                  from.empty() ? "" : " on ", from, error.to_string(), error.status.to_string());
     return;
   }
   auto& net = st.uadp_net;
   net.publisher_id = st.uadp_in.publisher_id ? st.uadp_in.publisher_id->to_text() : std::string();
   net.writer_group_id = st.uadp_in.writer_group_id;
-  auto& m = st.uadp_dsm;
   const auto now = pubsub_steady_ms();
-  for (const auto& dsm : st.uadp_in.messages) {
-    if (!dsm.valid) continue;  // Table 162, DataSetFlags1 bit 0: not to be processed
-    m.writer_id = dsm.writer_id;
-    m.sequence_number.reset();
-    if (dsm.sequence_number) m.sequence_number = *dsm.sequence_number;
-    m.sequence_bits = 16;
-    m.timestamp = dsm.timestamp;
-    m.status = dsm.status;
-    m.type = dsm.type;
-    m.has_payload = dsm.type != pubsub::dataset_message_type::keep_alive;
-    for (std::size_t r = 0; r < st.readers.size(); ++r) {
-      auto& reader = st.readers[r];
-      if (!reader.accepts(net, m)) continue;
-      if (!pubsub::read_uadp_fields(dsm, reader.raw_types(), st.uadp_limits, m.fields, error)) {
-        count_decode_error(st);
-        spdlog::debug("pubsub {}: reader {}: a DataSetMessage of writer {} did not decode: {} ({})", st.setup.config.name,
-                      reader.config().name, dsm.writer_id, error.to_string(), error.status.to_string());
-        continue;
-      }
-      const auto before = reader.counters();
-      reader.take(m, now, st.writes);
-      count_taken(st, before, reader.counters());
-      deliver_target_writes(st, r);
-    }
-  }
+  if (st.uadp_in.chunk) return on_chunk(st, *st.uadp_in.chunk, now);
+  for (const auto& dsm : st.uadp_in.messages) take_uadp_dataset_message(st, dsm, now);
 }
+
+void on_datagram(pubsub_state& st, const pubsub_datagram& in) { on_uadp(st, in.bytes, {}); }
 
 void set_link_up(pubsub_state& st, bool up) {
   if (st.counters->up.exchange(up) != up)
@@ -356,6 +448,8 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
         tell(std::make_shared<const pubsub_inbound>(pubsub_inbound{std::move(topic), std::move(payload)}));
       };
     st->link = std::make_unique<mqtt_link>(c.mqtt, st->setup.host, st->setup.port, std::move(ev));
+    // UADP payloads through the broker: as large as JSON's are allowed (docs/pubsub.md).
+    st->uadp_limits.max_message_size = 1 << 20;
     st->retry_delay = c.mqtt.reconnect_min;
     if (!st->link->start()) {
       spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
@@ -426,6 +520,11 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
       [self, st](pubsub_check_atom) {
         const auto now = pubsub_steady_ms();
         const auto utc = utc_now();
+        if (st->chunks) {
+          const auto dropped = st->chunks->counters().dropped;
+          st->chunks->expire(now);
+          count_chunks_dropped(*st, dropped);
+        }
         for (std::size_t r = 0; r < st->readers.size(); ++r) {
           const auto before = st->readers[r].counters().timeouts;
           st->readers[r].check_timeout(now, utc, st->writes);
@@ -459,6 +558,9 @@ pubsub_connection spawn_pubsub_connection(caf::actor_system& sys, pubsub_setup s
     gr.state = std::make_unique<pubsub::writer_group_state>(c.publisher_id, gc, setup.groups[g],
                                                             setup.message_id_prefix + "-" + gc.name, c.encoding,
                                                             c.publisher_id_kind);
+    // UADP over UDP: NetworkMessages within the datagram too (split and chunked to fit).
+    if (setup.transport == pubsub::transport_kind::udp)
+      gr.state->set_message_limit(std::min<std::size_t>(gc.max_network_message_size, c.udp.max_datagram));
     st->groups.push_back(std::move(gr));
   }
   for (std::size_t r = 0; r < c.readers.size(); ++r)

@@ -81,6 +81,10 @@ struct pubsub_connection_counters {
   std::atomic<bool> up{false};
   std::atomic<std::uint64_t> oversize{0};     // NetworkMessages over MaxNetworkMessageSize / the datagram limit
   std::atomic<std::uint16_t> udp_port{0};     // the port the UDP readers are bound to (0: none yet)
+  // Chunked DataSetMessages in (Part 14 §7.2.4.4.4): reassembled, chunks refused (also in
+  // decode_errors), incomplete ones dropped (timed out or pushed out).
+  std::atomic<std::uint64_t> chunked_received{0}, chunks_refused{0}, chunked_dropped{0};
+  std::atomic<std::uint64_t> chunks_sent{0};  // chunk NetworkMessages sent (in messages_sent too)
 };
 
 struct pubsub_connection {

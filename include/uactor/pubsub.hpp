@@ -84,6 +84,11 @@ struct udp_settings {
   bool multicast_loop = true;         // IP_MULTICAST_LOOP: this host's own readers hear it too
   std::size_t max_datagram = 65'507;  // the largest NetworkMessage sent or received (IPv4's UDP maximum)
   int receive_buffer = 4 << 20;       // SO_RCVBUF asked for, bytes
+  // Chunked DataSetMessages received (Part 14 §7.2.4.4.4, docs/decisions/0072): the largest one
+  // reassembled, how long its chunks may take, and how many per publisher's writer at once.
+  std::size_t max_chunked_message_size = 1 << 20;
+  std::chrono::milliseconds chunk_timeout{1000};
+  std::size_t chunks_in_flight = 2;
 };
 
 struct connection_config {

@@ -350,6 +350,9 @@ constexpr std::string_view key_table[] = {
     "pubsub.connections[].multicast_loop",
     "pubsub.connections[].max_datagram",
     "pubsub.connections[].receive_buffer",
+    "pubsub.connections[].max_chunked_message_size",
+    "pubsub.connections[].chunk_timeout_ms",
+    "pubsub.connections[].chunks_in_flight",
     "pubsub.connections[].client_id",
     "pubsub.connections[].username",
     "pubsub.connections[].password",
@@ -2750,15 +2753,13 @@ private:
           c_.error(*ct.get("url"), cs.key("url"), fmt::format("\"{}\": {}", c.url, why));
       }
       const bool udp = transport == pubsub::transport_kind::udp;
-      // Part 14 §7.3.2: UDP carries UADP; over MQTT only JSON is there yet.
+      // Part 14 §7.3.2: UDP carries UADP; MQTT JSON or UADP (§7.3.5, binary payloads).
       std::string encoding = udp ? "uadp" : "json";
-      if (cs.choice("encoding", {"json", "uadp"}, encoding)) {
-        if (udp && encoding == "json")
-          c_.error(*ct.get("encoding"), cs.key("encoding"), "opc.udp:// carries UADP (Part 14 §7.3.2), not JSON");
-        else if (!udp && encoding == "uadp")
-          c_.error(*ct.get("encoding"), cs.key("encoding"), "UADP over MQTT is not there yet: use opc.udp:// for UADP");
-      }
-      c.encoding = udp ? pubsub::message_encoding::uadp : pubsub::message_encoding::json;
+      if (cs.choice("encoding", {"json", "uadp"}, encoding) && udp && encoding == "json")
+        c_.error(*ct.get("encoding"), cs.key("encoding"), "opc.udp:// carries UADP (Part 14 §7.3.2), not JSON");
+      c.encoding = udp || encoding == "uadp" ? pubsub::message_encoding::uadp : pubsub::message_encoding::json;
+      const bool uadp = c.encoding == pubsub::message_encoding::uadp;
+      if (uadp && !udp) c.mqtt.topic_prefix = "opcua/uadp";  // §7.3.5.7: <Prefix>/<Encoding>
       // The PublisherId: a String, or a number (Part 14 §6.2.7.1) of the type publisher_id_type names.
       c.publisher_id = "uactor";
       bool numeric_id = false;
@@ -2789,6 +2790,8 @@ private:
       const char* udp_keys[] = {"multicast_interface", "multicast_ttl", "multicast_loop", "max_datagram", "receive_buffer"};
       for (const char* k : udp_keys)
         if (!udp && ct.get(k)) c_.error(*ct.get(k), cs.key(k), "a key of opc.udp:// connections");
+      for (const char* k : {"max_chunked_message_size", "chunk_timeout_ms", "chunks_in_flight"})
+        if (!uadp && ct.get(k)) c_.error(*ct.get(k), cs.key(k), "a key of UADP connections (opc.udp://, or encoding = \"uadp\")");
       if (cs.string("multicast_interface", u.multicast_interface)) {
         in_addr probe{};
         if (::inet_pton(AF_INET, u.multicast_interface.c_str(), &probe) != 1)
@@ -2799,6 +2802,11 @@ private:
       cs.boolean("multicast_loop", u.multicast_loop);
       cs.integer("max_datagram", 64, 65'507, u.max_datagram);
       cs.integer("receive_buffer", 0, 1 << 30, u.receive_buffer);
+      // Chunked DataSetMessages received (Part 14 §7.2.4.4.4, docs/decisions/0072): bounded.
+      cs.integer("max_chunked_message_size", 1'024, 256 << 20, u.max_chunked_message_size);
+      std::int64_t chunk_ms = u.chunk_timeout.count();
+      if (cs.integer("chunk_timeout_ms", 1, 3'600'000, chunk_ms)) u.chunk_timeout = std::chrono::milliseconds(chunk_ms);
+      cs.integer("chunks_in_flight", 1, 64, u.chunks_in_flight);
       auto& m = c.mqtt;
       cs.string("client_id", m.client_id);
       cs.string("username", m.username);
@@ -2900,8 +2908,8 @@ private:
           }
           rs.integer("writer_group_id", 0, 65'535, dr.writer_group_id);
           rs.strings("fields", dr.fields);
-          if (!udp && rt.get("fields"))
-            c_.error(*rt.get("fields"), rs.key("fields"), "JSON names its fields: fields is for UADP readers (opc.udp://)");
+          if (!uadp && rt.get("fields"))
+            c_.error(*rt.get("fields"), rs.key("fields"), "JSON names its fields: fields is for UADP readers (opc.udp://, or encoding = \"uadp\")");
           rs.integer("writer_id", 0, 65'535, dr.writer_id);
           ms = dr.message_receive_timeout.count();
           if (rs.integer("message_receive_timeout_ms", 0, 86'400'000, ms)) dr.message_receive_timeout = std::chrono::milliseconds(ms);
@@ -2916,7 +2924,7 @@ private:
               pubsub::reader_target target;
               if (!ts.string("field", target.field) && !tt.get("field")) {
                 c_.error(tt.source(), ts.key("field"), "missing (the field's name in the Payload)");
-              } else if (udp && tt.get("field") &&
+              } else if (uadp && tt.get("field") &&
                          std::find(dr.fields.begin(), dr.fields.end(), target.field) == dr.fields.end()) {
                 // Part 14 §7.2.4.5.5: UADP places fields; the reader's `fields` says which place has this name.
                 c_.error(*tt.get("field"), ts.key("field"),

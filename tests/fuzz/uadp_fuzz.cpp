@@ -3,12 +3,14 @@
 // each DataSetMessage's fields without RawData types and with a few; a refusal has a Bad status, a
 // place within the input and a reason; never a crash, an over-read, a leak or a loop (ASan/UBSan).
 // What is read writes back (uadp_message_writer, DataValue fields) to bytes that read again to as
-// many DataSetMessages and fields.
+// many DataSetMessages and fields. A chunk (§7.2.4.4.4) goes through a small reassembler; a
+// payload it completes (a chunk that is the whole DataSetMessage) is read as a DataSetMessage.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
 #include <vector>
 
+#include "pubsub/uadp_chunks.hpp"
 #include "pubsub/uadp_messages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -37,6 +39,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                           {ua::builtin_type::double_, false},
                                           {ua::builtin_type::string, false},
                                           {ua::builtin_type::int16, true}};
+  if (n.chunk) {
+    const auto& c = *n.chunk;
+    if (c.data.empty() || c.data.data() < data || c.data.data() + c.data.size() > data + size) std::abort();
+    if (static_cast<std::uint64_t>(c.offset) + c.data.size() > c.total_size) std::abort();
+    uadp_chunk_limits cl;
+    cl.max_total_size = 4096;
+    uadp_chunk_assembler a(cl);
+    const auto got = a.add(n.publisher_id ? n.publisher_id->to_text() : "", n.writer_group_id.value_or(0), c, 0, e);
+    if (got == uadp_chunk_assembler::outcome::refused) {
+      refused_well(e);
+      return 0;
+    }
+    // The same bytes twice overlap: refused, never taken twice.
+    if (got == uadp_chunk_assembler::outcome::partial &&
+        a.add(n.publisher_id ? n.publisher_id->to_text() : "", n.writer_group_id.value_or(0), c, 0, e) !=
+            uadp_chunk_assembler::outcome::refused)
+      std::abort();
+    if (got != uadp_chunk_assembler::outcome::complete) return 0;
+    if (a.payload().size() != c.total_size) std::abort();
+    uadp_dataset_message m;
+    if (!read_uadp_dataset_message(a.payload(), c.writer_id, m, e)) return 0;
+    std::vector<decoded_field> fields;
+    if (!read_uadp_fields(m, raw, limits, fields, e) && !e.status.is_bad()) std::abort();
+    return 0;
+  }
   uadp_message_writer w;
   uadp_message_writer::group_header g;
   g.writer_group_id = n.writer_group_id.value_or(0);

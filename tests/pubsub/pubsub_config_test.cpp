@@ -53,6 +53,9 @@ TEST_CASE("pubsub config: examples/config/pubsub.toml reads into the model", "[p
   CHECK(u.readers[0].publisher_id == "1001");
   CHECK(u.readers[0].writer_group_id == 2);
   CHECK(u.readers[0].fields == std::vector<std::string>{"Counter", "Sine", "Time"});
+  CHECK(u.udp.max_chunked_message_size == 1048576);
+  CHECK(u.udp.chunk_timeout == 2000ms);
+  CHECK(u.udp.chunks_in_flight == 3);
 }
 
 TEST_CASE("pubsub config: opc.udp:// URLs (Part 14 §7.3.2)", "[pubsub][config]") {

@@ -434,13 +434,15 @@ TEST_CASE("pubsub uadp: counts and sizes the datagram cannot hold are refused be
   }
 }
 
-TEST_CASE("pubsub uadp: chunked, secured and discovery NetworkMessages are refused with Bad_NotSupported", "[pubsub]") {
+TEST_CASE("pubsub uadp: discovery chunks, secured and discovery NetworkMessages are refused with Bad_NotSupported", "[pubsub]") {
   uadp_network_message n;
   uadp_error e;
-  const bytes chunk = {0x91, 0x81, 0x01, 0x05, 0x00};  // ExtendedFlags2 bit 0: a chunk
+  // ExtendedFlags2 bit 0: a chunk, without a payload header: of a discovery message
+  // (uadp_chunks_test.cpp has the chunks of DataSetMessages).
+  const bytes chunk = {0x91, 0x81, 0x01, 0x05, 0x00};
   CHECK_FALSE(read_uadp_network_message(chunk, {}, n, e));
   CHECK(e.status == ua::status::bad_not_supported);
-  CHECK(e.what.find("chunked") != std::string::npos);
+  CHECK(e.what.find("discovery") != std::string::npos);
   const bytes secured = {0x91, 0x11, 0x05, 0x00};
   CHECK_FALSE(read_uadp_network_message(secured, {}, n, e));
   CHECK(e.status == ua::status::bad_not_supported);
