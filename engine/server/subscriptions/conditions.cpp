@@ -521,6 +521,19 @@ status_code condition_manager::take_groups(const std::vector<node_id>& groups, c
   return status::good;
 }
 
+namespace subscriptions_conditions {
+
+// Part 9 §8.2: the Server's AlarmMetrics, scope 0 (made before any group's), with the first alarm or
+// group; false when it cannot be made.
+bool ensure_server_metrics(alarm_metrics& metrics, address_space& as, const instant& now) {
+  if (metrics.size() > 0) return true;
+  std::uint32_t scope = 0;
+  return metrics.add_scope(node_id::string(1, "Server.AlarmMetrics"), as.find(node_id(0, ids::server)), as, now, scope)
+      .is_good();
+}
+
+}  // namespace subscriptions_conditions
+
 status_code condition_manager::add_group(const alarm_group& g, address_space& as, const instant& now) {
   if (g.id.is_null()) return status::bad_invalid_argument;
   if (as.find(g.id) != no_node) return status::bad_node_id_exists;
@@ -540,6 +553,10 @@ status_code condition_manager::add_group(const alarm_group& g, address_space& as
   if (!added) return added.error();
   as.add_reference(*added, as.find(node_id(0, has_type_definition)), as.find(node_id(0, ids::alarm_group_type)));
   as.add_reference(parent, as.find(node_id(0, ids::organizes)), *added);
+  if (!subscriptions_conditions::ensure_server_metrics(metrics_, as, now)) {
+    as.remove_node(*added);
+    return status::bad_internal_error;
+  }
   std::string metrics_id = g.id.type() == node_id_type::string ? std::string(g.id.text()) : g.id.to_string();
   metrics_id += ".AlarmMetrics";
   std::uint32_t scope = 0;
@@ -601,11 +618,7 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   al.index = index;
   // Part 9 §8: the Server's AlarmMetrics (made with the first alarm) and the groups' count it; each
   // group references it (AlarmGroupMember).
-  if (metrics_.size() == 0) {
-    std::uint32_t server_scope = 0;
-    metrics_.add_scope(node_id::string(1, "Server.AlarmMetrics"), as.find(node_id(0, ids::server)), as, now, server_scope);
-  }
-  if (metrics_.size() > 0) al.scopes.push_back(0);
+  if (subscriptions_conditions::ensure_server_metrics(metrics_, as, now)) al.scopes.push_back(0);
   const node_index member = as.find(node_id(0, ids::alarm_group_member));
   for (const auto& [group, scope] : adding_groups_) {
     as.add_reference(group, member, al.node);

@@ -10,6 +10,7 @@
 
 #include "engine/server/server_core.hpp"
 #include "tests/engine/server/condition_client.hpp"
+#include "uactor/ua/node_ids.hpp"
 
 // Everything in a namespace of its own (docs/decisions/0050).
 namespace server_condition_deviation_rate_test {

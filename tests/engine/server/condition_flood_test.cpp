@@ -65,15 +65,15 @@ struct fl_session : test::core_session {
         element(ua::filter_operator::equals, {field(test::event_field(2915, {"ActiveState", "Id"})), literal(ua::variant(false))}));
     ua::create_monitored_items_request req;
     req.subscription_id = sub;
-    ua::monitored_item_create_request c;
-    c.item_to_monitor.node_id = ua::node_id(0, 2253);
-    c.item_to_monitor.attribute_id = 12;
-    c.monitoring_mode = ua::monitoring_mode::reporting;
-    c.requested_parameters.client_handle = 1;
-    c.requested_parameters.queue_size = 10'000;
-    c.requested_parameters.discard_oldest = true;
-    c.requested_parameters.filter = ua::extension_object(std::move(f));
-    req.items_to_create.push_back(std::move(c));
+    ua::monitored_item_create_request item;
+    item.item_to_monitor.node_id = ua::node_id(0, 2253);
+    item.item_to_monitor.attribute_id = 12;
+    item.monitoring_mode = ua::monitoring_mode::reporting;
+    item.requested_parameters.client_handle = 1;
+    item.requested_parameters.queue_size = 10'000;
+    item.requested_parameters.discard_oldest = true;
+    item.requested_parameters.filter = ua::extension_object(std::move(f));
+    req.items_to_create.push_back(std::move(item));
     auto& r = call_as<ua::create_monitored_items_response>(req);
     REQUIRE(r.results.size() == 1);
     REQUIRE(r.results[0].status_code == status::good);
@@ -152,6 +152,9 @@ TEST_CASE("alarm flood: 1,000 conditions, 10 rounds of transitions to 20 session
   actors::server_core_config cfg;
   cfg.description.application_uri = "urn:test:uactor:server";
   cfg.description.endpoint_url = "opc.tcp://localhost:4840";
+  cfg.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
   cfg.subscriptions.max_queue_size = 10'000;  // a session that publishes every other round holds 4,000
   auto core = actors::make_demo_server_core(std::move(cfg), "test", at(0).utc);
   std::vector<node_change> nodes;
