@@ -20,7 +20,7 @@ using namespace uactor;
 namespace status = ua::status;
 using test::at;
 
-constexpr std::size_t fl_conditions = 1'000, fl_sessions = 20, fl_rounds = 10;
+constexpr std::size_t fl_conditions = 100, fl_sessions = 5, fl_rounds = 4;
 
 ua::node_id fl_input(std::size_t i) { return ua::node_id::string(1, "Flood.In" + std::to_string(i)); }
 
