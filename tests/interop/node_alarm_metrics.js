@@ -68,11 +68,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     if (!(await typeOf("ns=2;s=Operator")).includes("ns=0;i=16405")) fail("Operator is no AlarmGroupType");
     out("ok the Operator group browses to its three alarms over AlarmGroupMember");
 
-    // The Server's AlarmMetrics, found by browsing as a client would.
-    const parts = await session.browse({ nodeId: "i=2253", referenceTypeId: "i=47", browseDirection: BrowseDirection.Forward });
-    const metrics = parts.references.find((x) => x.browseName.name === "AlarmMetrics");
-    if (!metrics) fail("the Server object has no AlarmMetrics component");
-    const serverMetrics = metrics.nodeId.toString();
+    // The Server's AlarmMetrics: a component of the Server object (browsed from the metrics Object
+    // inversely: the Server object's components span more than one Browse answer).
+    const serverMetrics = "ns=1;s=Server.AlarmMetrics";
+    const owner = await session.browse({ nodeId: serverMetrics, referenceTypeId: "i=47", browseDirection: BrowseDirection.Inverse });
+    if (!owner.references.some((x) => x.nodeId.toString() === "ns=0;i=2253")) fail("the Server object has no AlarmMetrics component");
+    if ((await read(serverMetrics, AttributeIds.BrowseName)).name !== "AlarmMetrics") fail("the Server's AlarmMetrics' BrowseName");
     if (!(await typeOf(serverMetrics)).includes("ns=0;i=17279")) fail("the Server's AlarmMetrics is no AlarmMetricsType");
     const groupMetrics = "ns=2;s=Operator.AlarmMetrics";
     const first = await read(serverMetrics + ".AlarmCount");
