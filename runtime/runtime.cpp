@@ -290,6 +290,8 @@ actors::server_core make_core(const server_plan& plan, const std::vector<std::st
   c.sessions.security = security;
   c.sessions.endpoints = services::make_endpoints(c.description, *security);
   c.audit_events = plan.audit_events;
+  c.alarm_chattering_count = plan.alarm_chattering_count;
+  c.alarm_chattering_window = plan.alarm_chattering_window;
   c.discovery_server = plan.discovery.lds;
   c.registry.max_servers = plan.discovery.max_registrations;
   c.registry.expiry = plan.discovery.registration_expiry;
@@ -715,6 +717,29 @@ public:
     return run_on_host(
                [a = alarm](actors::server_core& core) { return core.add_discrete_alarm(a, actors::now_instant()); },
                failed)
+        .value_or(failed);
+  }
+
+  status_code add_deviation_alarm(const deviation_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host(
+               [a = alarm](actors::server_core& core) { return core.add_deviation_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
+  status_code add_rate_of_change_alarm(const rate_of_change_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host(
+               [a = alarm](actors::server_core& core) { return core.add_rate_of_change_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
+  status_code add_alarm_group(const alarm_group& group) override {
+    ua::status_code failed;
+    return run_on_host([g = group](actors::server_core& core) { return core.add_alarm_group(g, actors::now_instant()); },
+                       failed)
         .value_or(failed);
   }
 

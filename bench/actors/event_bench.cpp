@@ -25,6 +25,11 @@
 //                         ConditionRefresh called, then Publish answered until RefreshEnd is out.
 //                         Unit: ms per refresh (the Call and the Publishes that carry it, encoded),
 //                         events delivered per refresh, allocs per delivered event.
+//   alarms.flood/C/S/M    the issue's flood: 10,000 transitions a second (a publishing tick every
+//                         1,000) to S sessions with a where clause (half delivered), A/B in one run:
+//                         M=0 the application's events (raise_event, today's live event path), M=1
+//                         limit-alarm transitions over C conditions. Unit: CPU ns per delivered
+//                         event (the process's CPU clock), allocs per answered Publish and per transition.
 // Run: build/bench/actors/event_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -32,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -129,7 +135,9 @@ struct session {
   std::uint32_t sub = 0;
 
   // `conditions`: the item selects condition fields, no where clause, a queue for a whole refresh.
-  session(actors::server_core& c, std::uint32_t ch, bool conditions = false) : core(c), chan(ch) {
+  // `filter`: the item's own (the flood's), in place of both.
+  session(actors::server_core& c, std::uint32_t ch, bool conditions = false, const ua::event_filter* filter = nullptr)
+      : core(c), chan(ch) {
     ua::create_session_request create;
     create.requested_session_timeout = 3'600'000;
     token = call(create).get_if<ua::create_session_response>()->authentication_token;
@@ -149,7 +157,8 @@ struct session {
     m.item_to_monitor.attribute_id = 12;
     m.monitoring_mode = ua::monitoring_mode::reporting;
     m.requested_parameters.queue_size = conditions ? 1'000'000 : 1000;
-    m.requested_parameters.filter = ua::extension_object(conditions ? condition_filter() : where_filter());
+    m.requested_parameters.filter =
+        ua::extension_object(filter ? *filter : conditions ? condition_filter() : where_filter());
     req.items_to_create.push_back(m);
     const auto* r = call(req).get_if<ua::create_monitored_items_response>();
     if (!r || r->results.size() != 1 || r->results[0].status_code.is_bad()) throw std::runtime_error("monitor");
@@ -426,10 +435,121 @@ void conditions_refresh(benchmark::State& st) {
   st.counters["allocs/event"] = counted / static_cast<double>(delivered);
 }
 
+// The flood (issue 33): 10,000 transitions a second to `subscribers` sessions, each an event item on
+// the Server object with the where clause Severity >= 500 (where_filter's first half passes the
+// alarms' High and drops their normal: half delivered). One iteration is one transition; every
+// 1,000 (a 100 ms publishing interval) a publishing tick answers one queued Publish per session.
+// Mode 0, the live event path of today: the application raises the event (raise_event, Severity 700
+// or 300 alternately). Mode 1: a limit alarm's input crosses High and back (apply_values), the
+// condition's event with its ~40 fields, over `alarms` conditions in turn.
+void flood(benchmark::State& st) {
+  const auto alarms = static_cast<std::size_t>(st.range(0));
+  const auto subscribers = static_cast<std::size_t>(st.range(1));
+  const bool conditions = st.range(2) == 1;
+  auto core = make_core(conditions ? alarms : 0, 2'000);
+  if (conditions)
+    for (std::size_t i = 0; i < alarms; ++i) {
+      limit_alarm a;
+      a.id = ua::node_id(1, static_cast<std::uint32_t>(200'000 + i));
+      a.input = ua::node_id(1, static_cast<std::uint32_t>(100'000 + i));
+      a.name = "A";
+      a.high = 70;
+      a.max_branches = 0;
+      if (core.add_limit_alarm(a, at(0)).is_bad()) throw std::runtime_error("add_limit_alarm");
+    }
+  std::vector<std::unique_ptr<session>> ss;
+  std::vector<std::unique_ptr<publisher>> pubs;
+  // where_filter's select clauses and the first half of its where clause: Severity >= 500.
+  ua::event_filter f = where_filter();
+  const ua::content_filter_element severity = f.where_clause.elements[1];
+  f.where_clause.elements.clear();
+  f.where_clause.elements.push_back(severity);
+  for (std::size_t i = 0; i < subscribers; ++i) {
+    ss.push_back(std::make_unique<session>(core, static_cast<std::uint32_t>(i + 1), false, &f));
+    pubs.push_back(std::make_unique<publisher>(*ss.back()));
+  }
+  event pass;
+  pass.severity = 700;
+  pass.message = ua::localized_text{ua::ua_string("en"), ua::ua_string("A High")};
+  pass.source_name = "V";
+  event drop = pass;
+  drop.severity = 300;
+  value_update u;
+  ua::byte_buffer out;
+  ua::extension_object decoded;
+  std::int64_t ms = 0;
+  std::uint32_t seq = 0;
+  std::uint64_t transitions = 0, published = 0, delivered = 0;
+  std::vector<double> values(alarms, 50.0);
+  std::vector<ua::node_index> inputs(alarms);
+  for (std::size_t k = 0; k < alarms; ++k) inputs[k] = core.space().find(ua::node_id(1, static_cast<std::uint32_t>(100'000 + k)));
+  auto refill = [&] {
+    for (std::size_t i = 0; i < subscribers; ++i) {
+      pubs[i]->req->subscription_acknowledgements[0].sequence_number = seq;
+      out.clear();
+      core.handle(ss[i]->chan, ss[i]->request_id++, pubs[i]->req->request_header, pubs[i]->msg, at(ms), out);
+    }
+    ++seq;
+  };
+  bool count_delivered = false;
+  auto one = [&] {
+    if (conditions) {
+      // Alarm k: 50 -> 80 (High, delivered) on one pass over the alarms, back to 50 (dropped) on the next.
+      const std::size_t k = transitions % alarms;
+      values[k] = values[k] == 50.0 ? 80.0 : 50.0;
+      u.node.index = inputs[k];
+      u.value = values[k];
+      core.apply_values(std::span(&u, 1), at(ms));
+    } else {
+      core.raise_event(transitions % 2 ? pass : drop, at(ms));
+    }
+    if (++transitions % 1'000 == 0) {
+      ms += 100;
+      core.publish_tick(at(ms));
+      published += core.deferred().size();
+      if (count_delivered)
+        for (const auto& d : core.deferred()) {
+          if (ua::decode_message(d.message.bytes(), decoded) != ua::status::good) throw std::runtime_error("decode");
+          if (const auto* r = decoded.get_if<ua::publish_response>())
+            for (const auto& eo : r->notification_message.notification_data)
+              if (const auto* l = eo.get_if<ua::event_notification_list>()) delivered += l->events.size();
+        }
+      core.clear_deferred();
+      refill();
+    }
+  };
+  refill();
+  for (std::size_t i = 0; i < std::max<std::size_t>(2 * alarms, 20'000); ++i) one();
+  if (published == 0) throw std::runtime_error("nothing published");
+  // Delivered events counted by decoding on a separate pass (not timed): the same shape of load.
+  count_delivered = true;
+  const std::uint64_t d0 = delivered;
+  for (int i = 0; i < 20'000; ++i) one();
+  const double delivered_per_transition = static_cast<double>(delivered - d0) / 20'000;
+  count_delivered = false;
+  if (delivered_per_transition <= 0) throw std::runtime_error("nothing delivered");
+  const test::alloc_scope allocs;
+  const std::uint64_t t0 = transitions, p0 = published;
+  timespec c0{}, c1{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+  for (auto _ : st) one();
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  const auto counted = static_cast<double>(allocs.counted().allocations);
+  const double cpu_ns = static_cast<double>(c1.tv_sec - c0.tv_sec) * 1e9 + static_cast<double>(c1.tv_nsec - c0.tv_nsec);
+  const double n = static_cast<double>(transitions - t0);
+  const double publishes = static_cast<double>(published - p0);
+  st.counters["delivered/transition"] = delivered_per_transition;
+  st.counters["cpu_ns/delivered"] = cpu_ns / (n * delivered_per_transition);
+  st.counters["allocs/publish"] = publishes > 0 ? counted / publishes : 0;
+  st.counters["allocs/transition"] = counted / n;
+}
+
 }  // namespace
 
 BENCHMARK(conditions_memory)->Name("conditions.memory")->Arg(10'000)->Arg(100'000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(conditions_refresh)->Name("conditions.refresh")->Arg(10'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(events_fanout)->Name("events.fanout")->Arg(1)->Arg(20);
 BENCHMARK(alarms_pass)->Name("alarms.pass")->Args({1000, 0})->Args({1000, 16});
+// A/B in one run: /C/S/0 the application's events, /C/S/1 alarm transitions (C conditions, S sessions).
+BENCHMARK(flood)->Name("alarms.flood")->Args({10'000, 20, 0})->Args({10'000, 20, 1});
 BENCHMARK_MAIN();

@@ -54,6 +54,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
       fanout_(std::make_unique<change_fanout>()) {
   fanout_->subscriptions = subscriptions_.get();
   fanout_->conditions = conditions_.get();
+  conditions_->metrics().set_chattering(config_.alarm_chattering_count, config_.alarm_chattering_window);
   fanout_->watches = watches_.get();
   fanout_->recorder = recorder_.get();
   fanout_->archive = archive_starts_.get();
@@ -455,6 +456,18 @@ ua::status_code server_core::add_off_normal_alarm(const off_normal_alarm& a, con
 
 ua::status_code server_core::add_discrete_alarm(const discrete_alarm& a, const instant& now) {
   return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_deviation_alarm(const deviation_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_rate_of_change_alarm(const rate_of_change_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_alarm_group(const alarm_group& g, const instant& now) {
+  return conditions_->add_group(g, space_, now);
 }
 
 void server_core::handle(std::uint32_t channel_id, std::uint32_t request_id, const ua::request_header& header,
@@ -1339,6 +1352,14 @@ void server_core::on_tick(const instant& now) {
     h.sessions.set(sessions_.size());
     h.subscriptions.set(subscriptions_->subscription_count());
     h.monitored_items.set(subscriptions_->monitored_item_count());
+    // Part 9 §8.2: the Server's AlarmMetrics as the tick left them (docs/events.md).
+    const auto& am = conditions_->metrics();
+    h.alarms_raised.set(am.alarms_total());
+    h.alarms_chattering.set(am.chattering_total());
+    if (am.size() > 0) {
+      h.alarm_rate.set(static_cast<std::uint64_t>(am.current_rate(0, now)));
+      h.alarm_rate_max.set(static_cast<std::uint64_t>(am.at(0).max_rate));
+    }
   }
 }
 

@@ -52,6 +52,10 @@ struct server_core_config {
   // Audit events (Part 5 §6.4.3+) of ActivateSession and Write, to every event subscriber: off by
   // default, there are no roles to keep them from anonymous clients (docs/decisions/0018).
   bool audit_events = false;
+  // Chattering (docs/events.md "Alarm groups and metrics"): an alarm active more than this many
+  // times within the window is counted; 0: not looked for.
+  std::uint32_t alarm_chattering_count = 0;
+  std::chrono::milliseconds alarm_chattering_window{60'000};
   // Acting as a Local Discovery Server (Part 12 §4.3, docs/discovery.md): RegisterServer and
   // RegisterServer2 accepted, FindServers and FindServersOnNetwork answered from the registry.
   // Off: those three are Bad_ServiceUnsupported and FindServers returns this server only.
@@ -148,6 +152,9 @@ public:
   ua::status_code add_limit_alarm(const limit_alarm& a, const instant& now);
   ua::status_code add_off_normal_alarm(const off_normal_alarm& a, const instant& now);
   ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
+  ua::status_code add_deviation_alarm(const deviation_alarm& a, const instant& now);
+  ua::status_code add_rate_of_change_alarm(const rate_of_change_alarm& a, const instant& now);
+  ua::status_code add_alarm_group(const alarm_group& g, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 
   // Objects of FileType (Part 20 §4.2; docs/decisions/0056): the application's files and the

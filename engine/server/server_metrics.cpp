@@ -91,6 +91,10 @@ void host_counters::add_to(server_metrics& m) const {
   m.sessions += sessions.get();
   m.subscriptions += subscriptions.get();
   m.monitored_items += monitored_items.get();
+  m.alarms_raised += alarms_raised.get();
+  m.alarms_chattering += alarms_chattering.get();
+  m.alarm_rate += alarm_rate.get();
+  m.alarm_rate_max += alarm_rate_max.get();
   const auto names = service_names();
   constexpr std::size_t none = ~std::size_t{0};
   std::array<std::size_t, max_services> by_index;  // into m.services (which grows: no pointers)

@@ -98,6 +98,12 @@ public:
   local_counter sessions;
   local_counter subscriptions;
   local_counter monitored_items;
+  // Part 9 §8.2 (the Server's AlarmMetrics, as of the last tick): alarms raised and chattering
+  // activations since the start (counters), alarms in the last 10 minutes and its maximum (gauges).
+  local_counter alarms_raised;
+  local_counter alarms_chattering;
+  local_counter alarm_rate;
+  local_counter alarm_rate_max;
 
   void add_to(server_metrics& m) const;
 

@@ -60,6 +60,13 @@ struct server_metrics {
   std::uint64_t subscriptions = 0;
   std::uint64_t monitored_items = 0;
   std::uint64_t publish_cycles = 0;      // ticks of the publishing clock (counter)
+  // Alarms (Part 9 §8.2, the Server's AlarmMetrics; docs/events.md "Alarm groups and metrics"):
+  // alarms that went active and activations of a chattering alarm since the start (counters), alarms
+  // in the last 10 minutes and the most seen so (gauges; since the last Reset).
+  std::uint64_t alarms_raised = 0;
+  std::uint64_t alarms_chattering = 0;
+  std::uint64_t alarm_rate = 0;
+  std::uint64_t alarm_rate_max = 0;
   // ActivateSession from another secure channel (Part 4 §5.7.3.1), counters: sessions moved to
   // the new channel, and attempts refused (another certificate or identity: a takeover attempt).
   std::uint64_t session_moves = 0;

@@ -268,6 +268,32 @@ struct limit_alarm {
   // past it the oldest is dropped (logged and counted). 0: no branches (the trunk only).
   std::uint32_t max_branches = 16;
   alarm_parameters parameters;  // OnDelay, OffDelay, ReAlarmTime (Part 9 §5.8.2)
+  // The alarm groups (add_alarm_group, Part 9 §8.1) it is a member of: each references it over
+  // AlarmGroupMember and counts it in its AlarmMetrics. Added before the alarm.
+  std::vector<node_id> groups;
+};
+
+// A deviation alarm (Part 9 §5.8.22 ExclusiveDeviationAlarmType; exclusive = false:
+// NonExclusiveDeviationAlarmType): a limit alarm whose limits apply to the input's value minus the
+// setpoint's (both numeric Variables), evaluated when either changes; the limits are deviations
+// (high = 2, low = -1 with a setpoint of 10: High above 12, Low below 9). Nothing is evaluated until
+// both have a value. Its condition has SetpointNode (and BaseSetpointNode when given) as properties.
+struct deviation_alarm : limit_alarm {
+  node_id setpoint;       // SetpointNode: the numeric Variable the input should follow
+  node_id base_setpoint;  // BaseSetpointNode (optional): the originally configured setpoint, shown only
+};
+
+// A rate-of-change alarm (Part 9 §5.8.23 ExclusiveRateOfChangeAlarmType; exclusive = false:
+// NonExclusiveRateOfChangeAlarmType): a limit alarm whose limits apply to the input's rate of
+// change in its units per second (high = 4: rising faster than 4 per second; low = -4: falling
+// faster). The rate is measured over `window` (docs/decisions/0070): a value that arrives at least
+// `window` after the start of the current window gives (value - value at the start) / (time between)
+// and starts the next window; the housekeeping tick does the same with the latest value when no new
+// value came (an input that holds still has a rate of 0). The server's clock times the values.
+struct rate_of_change_alarm : limit_alarm {
+  std::chrono::milliseconds window{1'000};  // 1 s .. 1 h
+  // EngineeringUnits of the limits (a property of the condition); none: the input's units per second.
+  std::optional<engineering_units> units;
 };
 
 // An off-normal alarm (Part 9 §5.8.24.2 OffNormalAlarmType): active while the input's value is not
@@ -286,6 +312,7 @@ struct off_normal_alarm {
   node_id suppressed_by;                          // as limit_alarm's
   std::uint32_t max_branches = 16;                // as limit_alarm's
   alarm_parameters parameters;                    // as limit_alarm's
+  std::vector<node_id> groups;                    // as limit_alarm's
 };
 
 // A discrete alarm (Part 9 §5.8.24.1 DiscreteAlarmType, the base of OffNormalAlarmType): active
@@ -303,6 +330,16 @@ struct discrete_alarm {
   node_id suppressed_by;                          // as limit_alarm's
   std::uint32_t max_branches = 16;                // as limit_alarm's
   alarm_parameters parameters;                    // as limit_alarm's
+  std::vector<node_id> groups;                    // as limit_alarm's
+};
+
+// An alarm group (Part 9 §8.1 AlarmGroupType, a folder): the alarms that name it are its members
+// (AlarmGroupMember references); its AlarmMetrics Object (§8.2) counts them. An alarm may be in
+// several groups; the Server's AlarmMetrics counts every alarm.
+struct alarm_group {
+  node_id id;        // the group's NodeId (a new Object)
+  std::string name;  // BrowseName (the id's namespace); empty: the last dot-separated part of a String id
+  node_id parent;    // an Object it is organized under; null: the Objects folder
 };
 
 // A file the server exposes as an Object of FileType (Part 20 §4.2; docs/files.md): clients Open,
@@ -422,6 +459,13 @@ public:
   virtual status_code add_off_normal_alarm(const off_normal_alarm& alarm) = 0;
   // The same for a discrete alarm (Bad_InvalidArgument for an alarm value that is no Boolean or number).
   virtual status_code add_discrete_alarm(const discrete_alarm& alarm) = 0;
+  // The same for a deviation alarm (Bad_NodeIdUnknown, Bad_NodeClassInvalid also for the setpoint)
+  // and a rate-of-change alarm (Bad_InvalidArgument also for a window out of range).
+  virtual status_code add_deviation_alarm(const deviation_alarm& alarm) = 0;
+  virtual status_code add_rate_of_change_alarm(const rate_of_change_alarm& alarm) = 0;
+  // Defines an alarm group (before the alarms that name it). Bad_NodeIdExists, Bad_ParentNodeIdInvalid
+  // (no such Object), Bad_InvalidArgument (a null id).
+  virtual status_code add_alarm_group(const alarm_group& group) = 0;
 
   // Exposes a file (file_node above). Waits for the answer: never call from an inline handler.
   // Bad_NodeIdExists, Bad_ParentNodeIdInvalid, Bad_InvalidArgument (no name or path).

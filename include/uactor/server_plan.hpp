@@ -239,6 +239,11 @@ struct server_plan {
   // Audit events (ActivateSession, Write) to every event subscriber of the Server object. Off by
   // default: without roles any client could read them, user names of refused logins included.
   bool audit_events = false;
+  // Chattering alarms (Part 9 §8, docs/events.md "Alarm groups and metrics"): an alarm that goes
+  // active more than alarm_chattering_count times within alarm_chattering_window is counted
+  // (/metrics uactor_alarms_chattering_total); 0: not looked for.
+  std::uint32_t alarm_chattering_count = 0;
+  std::chrono::milliseconds alarm_chattering_window{60'000};
   login_plan login;  // failed logins: backoff and lockout per user name and source address
   // Roles and their identities, and what they may do on which nodes (docs/security.md "Roles and
   // permissions"). Without permissions every session may do what the nodes' AccessLevel allows.

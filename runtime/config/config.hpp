@@ -90,6 +90,9 @@ struct plant {
   std::vector<limit_alarm> limit_alarms; // [[limit_alarms]] (docs/events.md), after the nodes
   std::vector<off_normal_alarm> off_normal_alarms;  // [[off_normal_alarms]]
   std::vector<discrete_alarm> discrete_alarms;      // [[discrete_alarms]]
+  std::vector<alarm_group> alarm_groups;            // [[alarm_groups]], added before the alarms
+  std::vector<deviation_alarm> deviation_alarms;    // [[deviation_alarms]]
+  std::vector<rate_of_change_alarm> rate_of_change_alarms;  // [[rate_of_change_alarms]]
   std::vector<file_node> files;                     // [[files]] (docs/files.md)
   // HasEventSource from an alarm's `notifier` to its input (deduplicated), so that the notifier's
   // event subscribers see the alarm's events (Part 3 §7.16).

@@ -73,6 +73,8 @@ constexpr std::string_view key_table[] = {
     "server.max_chunk_count",
     "server.max_nodes_per_operation",
     "server.audit_events",
+    "server.alarm_chattering_count",
+    "server.alarm_chattering_window_ms",
     "server.hello_timeout_ms",
     "server.max_token_lifetime_ms",
     "server.max_session_timeout_ms",
@@ -275,6 +277,68 @@ constexpr std::string_view key_table[] = {
     "files[].path",
     "files[].writable",
     "files[].max_size",
+    "deviation_alarms[]",
+    "deviation_alarms[].id",
+    "deviation_alarms[].input",
+    "deviation_alarms[].name",
+    "deviation_alarms[].notifier",
+    "deviation_alarms[].enabled",
+    "deviation_alarms[].max_time_shelved_ms",
+    "deviation_alarms[].suppressed_by",
+    "deviation_alarms[].max_branches",
+    "deviation_alarms[].on_delay_ms",
+    "deviation_alarms[].off_delay_ms",
+    "deviation_alarms[].re_alarm_time_ms",
+    "deviation_alarms[].re_alarm_max_count",
+    "deviation_alarms[].high_high",
+    "deviation_alarms[].high",
+    "deviation_alarms[].low",
+    "deviation_alarms[].low_low",
+    "deviation_alarms[].deadband",
+    "deviation_alarms[].severity_high_high",
+    "deviation_alarms[].severity_high",
+    "deviation_alarms[].severity_low",
+    "deviation_alarms[].severity_low_low",
+    "deviation_alarms[].exclusive",
+    "deviation_alarms[].setpoint",
+    "deviation_alarms[].base_setpoint",
+    "rate_of_change_alarms[]",
+    "rate_of_change_alarms[].id",
+    "rate_of_change_alarms[].input",
+    "rate_of_change_alarms[].name",
+    "rate_of_change_alarms[].notifier",
+    "rate_of_change_alarms[].enabled",
+    "rate_of_change_alarms[].max_time_shelved_ms",
+    "rate_of_change_alarms[].suppressed_by",
+    "rate_of_change_alarms[].max_branches",
+    "rate_of_change_alarms[].on_delay_ms",
+    "rate_of_change_alarms[].off_delay_ms",
+    "rate_of_change_alarms[].re_alarm_time_ms",
+    "rate_of_change_alarms[].re_alarm_max_count",
+    "rate_of_change_alarms[].high_high",
+    "rate_of_change_alarms[].high",
+    "rate_of_change_alarms[].low",
+    "rate_of_change_alarms[].low_low",
+    "rate_of_change_alarms[].deadband",
+    "rate_of_change_alarms[].severity_high_high",
+    "rate_of_change_alarms[].severity_high",
+    "rate_of_change_alarms[].severity_low",
+    "rate_of_change_alarms[].severity_low_low",
+    "rate_of_change_alarms[].exclusive",
+    "rate_of_change_alarms[].window_ms",
+    "rate_of_change_alarms[].units",
+    "rate_of_change_alarms[].units.id",
+    "rate_of_change_alarms[].units.name",
+    "rate_of_change_alarms[].units.description",
+    "alarm_groups[]",
+    "alarm_groups[].id",
+    "alarm_groups[].name",
+    "alarm_groups[].parent",
+    "limit_alarms[].groups",
+    "off_normal_alarms[].groups",
+    "discrete_alarms[].groups",
+    "deviation_alarms[].groups",
+    "rate_of_change_alarms[].groups",
     "discrete_alarms[]",
     "discrete_alarms[].id",
     "discrete_alarms[].input",
@@ -781,9 +845,12 @@ public:
     read_writers(top);
     read_mirrors(top);
     read_scripts(top);
+    read_alarm_groups(top);
     read_limit_alarms(top);
     read_off_normal_alarms(top);
     read_discrete_alarms(top);
+    read_deviation_alarms(top);
+    read_rate_of_change_alarms(top);
     read_files(top);
     read_logging(top);
     read_metrics(top);
@@ -922,6 +989,11 @@ private:
     s.integer("max_chunk_count", 1, u32, server_.max_chunk_count);
     s.integer("max_nodes_per_operation", 1, u32, server_.max_nodes_per_operation);
     s.boolean("audit_events", server_.audit_events);
+    // Part 9 §8 (docs/events.md "Alarm groups and metrics"): chattering counted past this many
+    // activations of one alarm within the window.
+    s.integer("alarm_chattering_count", 0, 1'000, server_.alarm_chattering_count);
+    if (std::int64_t ms = 0; s.integer("alarm_chattering_window_ms", 1'000, 86'400'000, ms))
+      server_.alarm_chattering_window = std::chrono::milliseconds(ms);
     read_milliseconds(s, "hello_timeout_ms", 100, 3'600'000, server_.hello_timeout);
     read_milliseconds(s, "max_token_lifetime_ms", 10'000, 86'400'000, server_.max_token_lifetime);
     read_milliseconds(s, "max_session_timeout_ms", 10'000, 86'400'000, server_.max_session_timeout);
@@ -2141,6 +2213,7 @@ private:
     node_id suppressed_by;                          // Part 9 §5.8.2 SuppressedState from a Boolean; null: none
     std::uint32_t max_branches = 16;                // Part 9 §5.5.2: earlier states kept at once
     alarm_parameters parameters;                    // Part 9 §5.8.2 (1.05) OnDelay, OffDelay, ReAlarmTime
+    std::vector<node_id> groups;                    // Part 9 §8.1: [[alarm_groups]] of this file
     bool ok = false;                                // id and input are usable
     const node_entry* input_entry = nullptr;        // null: not a node of this file
     const toml::node* input_at = nullptr;
@@ -2245,7 +2318,28 @@ private:
           p_.event_sources.push_back(reference_node{*n, node_id(0, 36), a.input});  // HasEventSource
       }
     }
-    a.ok = id_ok && input_ok && suppressor_ok && parameters_ok;
+    bool groups_ok = true;
+    if (std::vector<std::string> names; s.strings("groups", names)) {
+      // Part 9 §8.1: an alarm in any number of the file's [[alarm_groups]].
+      const toml::array& at = *t.get("groups")->as_array();
+      for (std::size_t g = 0; g < names.size(); ++g) {
+        const std::string where = fmt::format("{}[{}]", s.key("groups"), g);
+        auto n = node(names[g], at[g], where);
+        if (!n) {
+          groups_ok = false;
+          continue;
+        }
+        if (!alarm_groups_.count(n->to_string())) {
+          c_.error(at[g], where, fmt::format("{} is no [[alarm_groups]] id of this file", n->to_string()));
+          groups_ok = false;
+          continue;
+        }
+        a.groups.push_back(*n);
+      }
+    } else if (t.get("groups")) {
+      groups_ok = false;
+    }
+    a.ok = id_ok && input_ok && suppressor_ok && parameters_ok && groups_ok;
     return a;
   }
 
@@ -2313,6 +2407,49 @@ private:
     return s;
   }
 
+  // [[alarm_groups]]: AlarmGroupType folders (Part 9 §8.1, uactor::alarm_group) that alarms name in
+  // their `groups`; each has its AlarmMetrics.
+  void read_alarm_groups(section& top) {
+    const auto* entries = table_array(top, "alarm_groups", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("alarm_groups[{}]", i));
+      alarm_group g;
+      bool ok = false;
+      std::string text;
+      if (!s.string("id", text)) {
+        if (!t.get("id")) c_.error(t.source(), s.key("id"), "missing (the group's NodeId, a new node)");
+      } else if (auto id = node(text, *t.get("id"), s.key("id"))) {
+        const auto key = id->to_string();
+        if (auto it = ids_.find(key); it != ids_.end())
+          c_.error(*t.get("id"), s.key("id"),
+                   fmt::format("{} is defined twice (first at {}, {})", key, c_.where(it->second.at), it->second.key));
+        else if (auto [at, fresh] = alarm_ids_.emplace(key, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
+          c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", key, at->second));
+        else if (auto taken = taken_by_server(*id)) c_.error(*t.get("id"), s.key("id"), std::move(*taken));
+        else ok = true;
+        g.id = *id;
+      }
+      s.string("name", g.name);
+      if (std::string parent; s.string("parent", parent)) {
+        if (auto n = node(parent, *t.get("parent"), s.key("parent"))) {
+          g.parent = *n;
+          auto it = ids_.find(n->to_string());
+          if (it != ids_.end() ? it->second.variable : !left_to_server(*n)) {
+            c_.error(*t.get("parent"), s.key("parent"), fmt::format("{} is not an object of this file", n->to_string()));
+            ok = false;
+          }
+        } else {
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      alarm_groups_.insert(g.id.to_string());
+      p_.alarm_groups.push_back(std::move(g));
+    }
+  }
+
   // [[limit_alarms]]: ExclusiveLimitAlarmType (or, exclusive = false, NonExclusiveLimitAlarmType)
   // conditions (uactor::limit_alarm).
   void read_limit_alarms(section& top) {
@@ -2321,66 +2458,143 @@ private:
     for (std::size_t i = 0; i < entries->size(); ++i) {
       const auto& t = *(*entries)[i].as_table();
       section s(c_, t, fmt::format("limit_alarms[{}]", i));
-      alarm_common common = read_alarm_common(s, t);
-      bool ok = common.ok;
-      if (common.input_entry) {
-        const auto type = common.input_entry->type;
-        if (!(type >= ua::builtin_type::sbyte && type <= ua::builtin_type::double_)) {
-          c_.error(*common.input_at, s.key("input"),
-                   fmt::format("{} is of type {}: a limit alarm watches a numeric variable", common.input.to_string(),
-                               ua::builtin_type_name(type)));
+      limit_alarm a;
+      if (read_limit_alarm(s, t, a)) p_.limit_alarms.push_back(std::move(a));
+    }
+  }
+
+  // What limit, deviation and rate-of-change alarms share: the common keys, a numeric input, the
+  // limits in order, the deadband, the severities, `exclusive`. False after an error.
+  bool read_limit_alarm(section& s, const toml::table& t, limit_alarm& a) {
+    alarm_common common = read_alarm_common(s, t);
+    bool ok = common.ok;
+    if (common.input_entry) {
+      const auto type = common.input_entry->type;
+      if (!(type >= ua::builtin_type::sbyte && type <= ua::builtin_type::double_)) {
+        c_.error(*common.input_at, s.key("input"),
+                 fmt::format("{} is of type {}: a limit alarm watches a numeric variable", common.input.to_string(),
+                             ua::builtin_type_name(type)));
+        ok = false;
+      }
+    }
+    a.id = common.id;
+    a.input = common.input;
+    a.name = common.name;
+    a.enabled = common.enabled;
+    a.max_time_shelved = common.max_time_shelved;
+    a.suppressed_by = common.suppressed_by;
+    a.max_branches = common.max_branches;
+    a.parameters = common.parameters;
+    a.groups = common.groups;
+    // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
+    constexpr double huge = 1e300;
+    struct named_limit {
+      const char* key;
+      std::optional<double>* value;
+    };
+    const named_limit limits[] = {{"low_low", &a.low_low}, {"low", &a.low}, {"high", &a.high}, {"high_high", &a.high_high}};
+    const named_limit* previous = nullptr;
+    bool any = false;
+    for (const auto& l : limits) {
+      double v = 0;
+      if (!s.number(l.key, -huge, huge, v)) {
+        if (t.get(l.key)) ok = false, any = true;
+        continue;
+      }
+      any = true;
+      *l.value = v;
+      if (previous && previous->value->has_value()) {
+        const double p = **previous->value;
+        const bool strict = std::string_view(l.key) == "high" && std::string_view(previous->key) == "low";
+        if (v < p || (strict && v == p)) {
+          c_.error(*t.get(l.key), s.key(l.key),
+                   fmt::format("{} = {} is {} {} = {} (low_low <= low < high <= high_high)", l.key, v,
+                               v < p ? "below" : "not above", previous->key, p));
           ok = false;
         }
       }
-      limit_alarm a;
-      a.id = common.id;
-      a.input = common.input;
-      a.name = common.name;
-      a.enabled = common.enabled;
-      a.max_time_shelved = common.max_time_shelved;
-      a.suppressed_by = common.suppressed_by;
-      a.max_branches = common.max_branches;
-      a.parameters = common.parameters;
-      // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
-      constexpr double huge = 1e300;
-      struct named_limit {
-        const char* key;
-        std::optional<double>* value;
-      };
-      const named_limit limits[] = {{"low_low", &a.low_low}, {"low", &a.low}, {"high", &a.high}, {"high_high", &a.high_high}};
-      const named_limit* previous = nullptr;
-      bool any = false;
-      for (const auto& l : limits) {
-        double v = 0;
-        if (!s.number(l.key, -huge, huge, v)) {
-          if (t.get(l.key)) ok = false, any = true;
-          continue;
-        }
-        any = true;
-        *l.value = v;
-        if (previous && previous->value->has_value()) {
-          const double p = **previous->value;
-          const bool strict = std::string_view(l.key) == "high" && std::string_view(previous->key) == "low";
-          if (v < p || (strict && v == p)) {
-            c_.error(*t.get(l.key), s.key(l.key),
-                     fmt::format("{} = {} is {} {} = {} (low_low <= low < high <= high_high)", l.key, v,
-                                 v < p ? "below" : "not above", previous->key, p));
-            ok = false;
-          }
-        }
-        previous = &l;
+      previous = &l;
+    }
+    if (!any) {
+      c_.error(t.source(), s.path(), "no limit (at least one of high_high, high, low, low_low)");
+      ok = false;
+    }
+    s.number("deadband", 0, huge, a.deadband);
+    s.integer("severity_high_high", 1, 1000, a.severity_high_high);
+    s.integer("severity_high", 1, 1000, a.severity_high);
+    s.integer("severity_low", 1, 1000, a.severity_low);
+    s.integer("severity_low_low", 1, 1000, a.severity_low_low);
+    s.boolean("exclusive", a.exclusive);  // false: NonExclusiveLimitAlarmType
+    return ok;
+  }
+
+  // A numeric variable named by `key` (a deviation alarm's setpoint): of this file, or one the server holds.
+  bool numeric_variable(section& s, const toml::table& t, const char* key, node_id& out) {
+    std::string text;
+    if (!s.string(key, text)) return !t.get(key);
+    const toml::node& at = *t.get(key);
+    auto n = node(text, at, s.key(key));
+    if (!n) return false;
+    out = *n;
+    if (auto it = ids_.find(n->to_string()); it != ids_.end()) {
+      if (!it->second.variable) {
+        c_.error(at, s.key(key), fmt::format("{} is not a variable", n->to_string()));
+        return false;
       }
-      if (!any) {
-        c_.error(t.source(), s.path(), "no limit (at least one of high_high, high, low, low_low)");
+      if (!(it->second.type >= ua::builtin_type::sbyte && it->second.type <= ua::builtin_type::double_)) {
+        c_.error(at, s.key(key), fmt::format("{} is of type {}: {} names a numeric variable", n->to_string(),
+                                             ua::builtin_type_name(it->second.type), key));
+        return false;
+      }
+      return true;
+    }
+    if (server_variable(*n)) return true;
+    c_.error(at, s.key(key), fmt::format("{} is not a variable{}", n->to_string(), left_to_server(*n) ? "" : " of this file"));
+    return false;
+  }
+
+  // [[deviation_alarms]]: (Non)ExclusiveDeviationAlarmType conditions (uactor::deviation_alarm, Part 9
+  // §5.8.22): the limits of a limit alarm on input - setpoint.
+  void read_deviation_alarms(section& top) {
+    const auto* entries = table_array(top, "deviation_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("deviation_alarms[{}]", i));
+      deviation_alarm a;
+      bool ok = read_limit_alarm(s, t, a);
+      if (!t.get("setpoint")) {
+        c_.error(t.source(), s.key("setpoint"), "missing (the numeric variable the input should follow)");
         ok = false;
       }
-      s.number("deadband", 0, huge, a.deadband);
-      s.integer("severity_high_high", 1, 1000, a.severity_high_high);
-      s.integer("severity_high", 1, 1000, a.severity_high);
-      s.integer("severity_low", 1, 1000, a.severity_low);
-      s.integer("severity_low_low", 1, 1000, a.severity_low_low);
-      s.boolean("exclusive", a.exclusive);  // false: NonExclusiveLimitAlarmType
-      if (ok) p_.limit_alarms.push_back(std::move(a));
+      ok = numeric_variable(s, t, "setpoint", a.setpoint) && ok;
+      ok = numeric_variable(s, t, "base_setpoint", a.base_setpoint) && ok;
+      if (ok) p_.deviation_alarms.push_back(std::move(a));
+    }
+  }
+
+  // [[rate_of_change_alarms]]: (Non)ExclusiveRateOfChangeAlarmType conditions (uactor::rate_of_change_alarm,
+  // Part 9 §5.8.23): the limits in the input's units per second, measured over window_ms (docs/decisions/0070).
+  void read_rate_of_change_alarms(section& top) {
+    const auto* entries = table_array(top, "rate_of_change_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("rate_of_change_alarms[{}]", i));
+      rate_of_change_alarm a;
+      bool ok = read_limit_alarm(s, t, a);
+      if (std::int64_t ms = 0; s.integer("window_ms", 1'000, 3'600'000, ms)) a.window = std::chrono::milliseconds(ms);
+      else if (t.get("window_ms")) ok = false;
+      if (const auto* units = sub_table(s, "units", c_)) {
+        section u(c_, *units, s.key("units"));
+        engineering_units eu;
+        std::string name, desc;
+        u.integer("id", std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), eu.unit_id);
+        if (u.string("name", name)) eu.display_name = ua::localized_text{ua::ua_string(""), ua::ua_string(name)};
+        if (u.string("description", desc)) eu.description = ua::localized_text{ua::ua_string(""), ua::ua_string(desc)};
+        a.units = std::move(eu);
+      }
+      if (ok) p_.rate_of_change_alarms.push_back(std::move(a));
     }
   }
 
@@ -2436,6 +2650,7 @@ private:
       a.suppressed_by = common.suppressed_by;
       a.max_branches = common.max_branches;
       a.parameters = common.parameters;
+      a.groups = common.groups;
       if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
@@ -2463,6 +2678,7 @@ private:
       a.suppressed_by = common.suppressed_by;
       a.max_branches = common.max_branches;
       a.parameters = common.parameters;
+      a.groups = common.groups;
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));
@@ -3025,6 +3241,7 @@ private:
   std::string pki_dir_;
   std::unordered_map<std::string, node_entry> ids_;
   std::map<std::string, std::string> alarm_ids_;  // a condition's NodeId -> where it is defined
+  std::set<std::string> alarm_groups_;            // [[alarm_groups]] ids
   std::set<std::string> event_sources_;            // "notifier input" pairs already referenced
 };
 

@@ -139,7 +139,7 @@ bool load_nodeset(server& srv, const nodeset_file& file, std::string& error) {
   return false;
 }
 
-// [[limit_alarms]], [[off_normal_alarms]], [[discrete_alarms]] and their notifiers' HasEventSource references: what only the address space
+// [[limit_alarms]], [[off_normal_alarms]], [[discrete_alarms]], [[deviation_alarms]], [[rate_of_change_alarms]] and their notifiers' HasEventSource references: what only the address space
 // knows (an input of a NodeSet or namespace 0 that is missing or not numeric) refuses the start.
 bool add_alarms(server& srv, const plant& p, std::string& error) {
   if (!p.event_sources.empty()) {
@@ -149,6 +149,12 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
       if (results[i].is_good()) continue;
       error = fmt::format("the notifier {} of {} could not reference it: {}", p.event_sources[i].source.to_string(),
                           p.event_sources[i].target.to_string(), results[i].to_string());
+      return false;
+    }
+  }
+  for (const auto& g : p.alarm_groups) {
+    if (const auto sc = srv.add_alarm_group(g); sc.is_bad()) {
+      error = fmt::format("alarm group {} could not be added: {}", g.id.to_string(), sc.to_string());
       return false;
     }
   }
@@ -170,6 +176,20 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
     if (const auto sc = srv.add_discrete_alarm(a); sc.is_bad()) {
       error = fmt::format("discrete alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
                           sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.deviation_alarms) {
+    if (const auto sc = srv.add_deviation_alarm(a); sc.is_bad()) {
+      error = fmt::format("deviation alarm {} (input {}, setpoint {}) could not be added: {}", a.id.to_string(),
+                          a.input.to_string(), a.setpoint.to_string(), sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.rate_of_change_alarms) {
+    if (const auto sc = srv.add_rate_of_change_alarm(a); sc.is_bad()) {
+      error = fmt::format("rate-of-change alarm {} (input {}) could not be added: {}", a.id.to_string(),
+                          a.input.to_string(), sc.to_string());
       return false;
     }
   }

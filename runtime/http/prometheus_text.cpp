@@ -132,6 +132,15 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  &server_metrics::monitored_items);
   f.per_endpoint(eps, "uactor_publish_cycles_total", "ticks of the publishing clock", C::Counter,
                  &server_metrics::publish_cycles);
+  // Part 9 §8.2: the Server's AlarmMetrics (docs/events.md "Alarm groups and metrics").
+  f.per_endpoint(eps, "uactor_alarms_raised_total", "alarms that went active", C::Counter, &server_metrics::alarms_raised);
+  f.per_endpoint(eps, "uactor_alarms_chattering_total",
+                 "activations of an alarm active more than server.alarm_chattering_count times within the window",
+                 C::Counter, &server_metrics::alarms_chattering);
+  f.per_endpoint(eps, "uactor_alarm_rate", "alarms in the last 10 minutes (the Server's CurrentAlarmRate)", C::Gauge,
+                 &server_metrics::alarm_rate);
+  f.per_endpoint(eps, "uactor_alarm_rate_max", "the most alarms in 10 minutes since the start or the last Reset",
+                 C::Gauge, &server_metrics::alarm_rate_max);
   f.per_endpoint(eps, "uactor_session_channel_moves_total", "sessions moved to another secure channel by ActivateSession",
                  C::Counter, &server_metrics::session_moves);
   f.per_endpoint(eps, "uactor_session_channel_moves_refused_total",

@@ -4,8 +4,9 @@
 # alarm; node-opcua's client (node_plant_alarms.js) subscribes to the Server object's and the Tank
 # area's events, checks the states and their fields, acknowledges and confirms, writes a variable
 # (an audit event) and calls ConditionRefresh; then `uactor alarms list` sees every kind of the file
-# (limit, non-exclusive limit, off-normal, discrete) come, and the pump's pressure alarm suppressed
-# and unsuppressed by its `suppressed_by` Variable.
+# (limit, non-exclusive limit, off-normal, discrete, deviation, rate of change) come, and the pump's
+# pressure alarm suppressed and unsuppressed by its `suppressed_by` Variable; node_alarm_metrics.js
+# reads the alarm groups and AlarmMetrics (Part 9 §8) and calls Reset.
 #
 #   bash alarms_config_interop.sh UACTOR_BINARY SOURCE_DIR
 #
@@ -26,7 +27,7 @@ trap cleanup EXIT
 
 # Port 0: any free port (parallel ctest), read back from the `listening on` line.
 sed 's/^port = [0-9]*/port = 0/' "$src/examples/config/alarms.toml" >"$tmp/alarms.toml"
-if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "4 writer(s), 4 alarm(s)" "$tmp/check.out"; then
+if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "4 writer(s), 6 alarm(s)" "$tmp/check.out"; then
     echo "alarms_config_interop: FAIL: check-config"; cat "$tmp/check.out"; exit 1
 fi
 echo "alarms_config_interop: $(cat "$tmp/check.out")"
@@ -48,9 +49,17 @@ cat "$tmp/client.out"
 if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/client.out"; then
     echo "alarms_config_interop: FAIL (node exit $status)"; tail -n 20 "$tmp/client.err"; tail -n 20 "$tmp/server.err"; exit 1
 fi
+# Alarm groups and metrics (Part 9 §8), the deviation and rate-of-change alarms' properties, read by
+# node-opcua's client (node_alarm_metrics.js).
+timeout -k 5 40 node "$here/node_alarm_metrics.js" "$url" --timeout 30 >"$tmp/metrics.out" 2>"$tmp/metrics.err"
+status=$?
+cat "$tmp/metrics.out"
+if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/metrics.out"; then
+    echo "alarms_config_interop: FAIL: alarm metrics (node exit $status)"; tail -n 20 "$tmp/metrics.err"; exit 1
+fi
 # Every kind the file defines comes and goes by itself: `uactor alarms list` (ConditionRefresh)
 # shows each of them, retained, within a few cycles of its writer.
-for cond in Tank.Level.Alarm Tank.Overfill.Alarm Pump.Trip.Alarm Pump.Pressure.Alarm; do
+for cond in Tank.Level.Alarm Tank.Overfill.Alarm Pump.Trip.Alarm Pump.Pressure.Alarm Tank.Level.Deviation Tank.Level.Rate; do
     found=""
     for _ in $(seq 40); do
         if "$uactor" alarms "$url" list 2>>"$tmp/cli.err" | grep -q "^ns=2;s=$cond"$'\t'; then found=1; break; fi

@@ -29,6 +29,10 @@ using ua::ids::exclusive_limit_alarm_type;
 using ua::ids::non_exclusive_limit_alarm_type;
 using ua::ids::off_normal_alarm_type;
 using ua::ids::discrete_alarm_type;
+using ua::ids::exclusive_deviation_alarm_type;
+using ua::ids::non_exclusive_deviation_alarm_type;
+using ua::ids::exclusive_rate_of_change_alarm_type;
+using ua::ids::non_exclusive_rate_of_change_alarm_type;
 using ua::ids::refresh_start_event_type;
 using ua::ids::refresh_end_event_type;
 using ua::ids::base_condition_class_type;
@@ -162,6 +166,9 @@ void text(variant& v, const char* s) {
 }  // namespace
 
 enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete };
+// What a limit alarm's limits apply to: the input's value (§5.8.18, §5.8.20), its deviation from a
+// setpoint (§5.8.22) or its rate of change per second (§5.8.23).
+enum class alarm_measure : std::uint8_t { value, deviation, rate };
 
 struct condition_manager::alarm {
   alarm_kind kind = alarm_kind::exclusive_limit;
@@ -174,6 +181,25 @@ struct condition_manager::alarm {
   std::string name;
   std::string source_name;
   std::optional<double> hh, h, l, ll;
+  alarm_measure measured = alarm_measure::value;
+  double last_measure = NAN;  // what the limits were last compared with
+  // §5.8.22: the setpoint's Variable and its latest value (NaN: none yet), the base setpoint shown.
+  node_index setpoint = no_node;
+  node_id setpoint_id, base_setpoint_id;
+  double setpoint_value = NAN;
+  double last_input = NAN;  // the input's latest value (deviation, rate)
+  // §5.8.23 (docs/decisions/0070): the rate's window, ms, its start and the input's value then.
+  double window = 0;
+  bool window_started = false;
+  std::chrono::steady_clock::time_point window_start{};
+  double window_value = 0;
+  std::optional<engineering_units> units;
+  // Part 9 §8: the metrics scopes it counts in (the Server's, its groups'), when it became active
+  // and unacknowledged, and its recent activations (chattering).
+  std::vector<std::uint32_t> scopes;
+  std::chrono::steady_clock::time_point active_at{}, unacked_at{};
+  std::vector<std::chrono::steady_clock::time_point> activations;
+  std::size_t next_activation = 0;
   double deadband = 0;
   std::uint16_t sev_hh = 900, sev_h = 700, sev_l = 700, sev_ll = 900;
   limit state = limit::none;  // exclusive: the one limit state
@@ -323,6 +349,9 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.off_delay = f.intern("OffDelay");
   k_.re_alarm_time = f.intern("ReAlarmTime");
   k_.re_alarm_repeat_count = f.intern("ReAlarmRepeatCount");
+  k_.setpoint_node = f.intern("SetpointNode");
+  k_.base_setpoint_node = f.intern("BaseSetpointNode");
+  k_.engineering_units = f.intern("EngineeringUnits");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -336,6 +365,7 @@ condition_manager::~condition_manager() = default;
 
 bool condition_manager::active(std::size_t i) const noexcept { return alarms_[i]->active(); }
 bool condition_manager::acked(std::size_t i) const noexcept { return alarms_[i]->acked; }
+double condition_manager::measured(std::size_t i) const noexcept { return alarms_[i]->last_measure; }
 bool condition_manager::confirmed(std::size_t i) const noexcept { return alarms_[i]->confirmed; }
 bool condition_manager::retain(std::size_t i) const noexcept { return alarms_[i]->retain(); }
 condition_manager::shelving condition_manager::shelving_state(std::size_t i) const noexcept { return alarms_[i]->shelf; }
@@ -358,6 +388,32 @@ status_code condition_manager::check_new(const node_id& id, const std::string& n
 }
 
 status_code condition_manager::add(const limit_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  return add_limit(a, std::make_unique<alarm>(), as, sink, now);
+}
+
+status_code condition_manager::add(const deviation_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.22: SetpointNode is mandatory; the deviation needs a Variable to follow.
+  if (a.setpoint.is_null()) return status::bad_invalid_argument;
+  auto al = std::make_unique<alarm>();
+  al->measured = alarm_measure::deviation;
+  al->setpoint_id = a.setpoint;
+  al->base_setpoint_id = a.base_setpoint;
+  return add_limit(a, std::move(al), as, sink, now);
+}
+
+status_code condition_manager::add(const rate_of_change_alarm& a, address_space& as, event_sink& sink,
+                                   const instant& now) {
+  // docs/decisions/0070: a window of at least the tick (which closes it when no value comes) and at most an hour.
+  if (a.window.count() < 1'000 || a.window.count() > 3'600'000) return status::bad_invalid_argument;
+  auto al = std::make_unique<alarm>();
+  al->measured = alarm_measure::rate;
+  al->window = static_cast<double>(a.window.count());
+  al->units = a.units;
+  return add_limit(a, std::move(al), as, sink, now);
+}
+
+status_code condition_manager::add_limit(const limit_alarm& a, std::unique_ptr<alarm> al, address_space& as,
+                                         event_sink& sink, const instant& now) {
   node_index input = no_node;
   if (const status_code sc = check_new(a.id, a.name, a.input, as, input); sc.is_bad()) return sc;
   if (!a.high_high && !a.high && !a.low && !a.low_low) return status::bad_invalid_argument;
@@ -373,7 +429,6 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   if (a.max_time_shelved.count() < 0 || a.max_time_shelved.count() > longest_shelving_ms)
     return status::bad_invalid_argument;
 
-  auto al = std::make_unique<alarm>();
   al->id = a.id;
   al->input = input;
   al->input_id = a.input;
@@ -392,9 +447,16 @@ status_code condition_manager::add(const limit_alarm& a, address_space& as, even
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
   if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
-  if (!a.exclusive) {
-    al->kind = alarm_kind::non_exclusive_limit;
-    al->type_id = non_exclusive_limit_alarm_type;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
+  if (!a.exclusive) al->kind = alarm_kind::non_exclusive_limit;
+  switch (al->measured) {
+    case alarm_measure::value: al->type_id = a.exclusive ? exclusive_limit_alarm_type : non_exclusive_limit_alarm_type; break;
+    case alarm_measure::deviation:
+      al->type_id = a.exclusive ? exclusive_deviation_alarm_type : non_exclusive_deviation_alarm_type;
+      break;
+    case alarm_measure::rate:
+      al->type_id = a.exclusive ? exclusive_rate_of_change_alarm_type : non_exclusive_rate_of_change_alarm_type;
+      break;
   }
   return insert(std::move(al), as, sink, now);
 }
@@ -421,6 +483,7 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
   if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
   return add_two_state(std::move(al), a.normal, as, sink, now);
 }
 
@@ -437,7 +500,73 @@ status_code condition_manager::add(const discrete_alarm& a, address_space& as, e
   al->suppressor_id = a.suppressed_by;
   al->max_branches = a.max_branches;
   if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
   return add_two_state(std::move(al), a.active, as, sink, now);
+}
+
+status_code condition_manager::take_groups(const std::vector<node_id>& groups, const address_space& as) {
+  adding_groups_.clear();
+  if (groups.size() > 64) return status::bad_invalid_argument;
+  for (const node_id& g : groups) {
+    const node_index n = as.find(g);
+    const auto it = n == no_node ? groups_.end() : groups_.find(n);
+    if (it == groups_.end()) {
+      adding_groups_.clear();
+      return status::bad_node_id_unknown;  // no alarm group of add_group
+    }
+    if (std::find_if(adding_groups_.begin(), adding_groups_.end(), [&](const auto& x) { return x.first == n; }) ==
+        adding_groups_.end())
+      adding_groups_.emplace_back(n, it->second);
+  }
+  return status::good;
+}
+
+namespace subscriptions_conditions {
+
+// Part 9 §8.2: the Server's AlarmMetrics, scope 0 (made before any group's), with the first alarm or
+// group; false when it cannot be made.
+bool ensure_server_metrics(alarm_metrics& metrics, address_space& as, const instant& now) {
+  if (metrics.size() > 0) return true;
+  std::uint32_t scope = 0;
+  return metrics.add_scope(node_id::string(1, "Server.AlarmMetrics"), as.find(node_id(0, ids::server)), as, now, scope)
+      .is_good();
+}
+
+}  // namespace subscriptions_conditions
+
+status_code condition_manager::add_group(const alarm_group& g, address_space& as, const instant& now) {
+  if (g.id.is_null()) return status::bad_invalid_argument;
+  if (as.find(g.id) != no_node) return status::bad_node_id_exists;
+  const node_index parent = as.find(g.parent.is_null() ? node_id(0, ids::objects_folder) : g.parent);
+  if (parent == no_node || as.at(parent).cls != node_class::object) return status::bad_parent_node_id_invalid;
+  std::string name = g.name;
+  if (name.empty()) {
+    const std::string text = g.id.type() == node_id_type::string ? std::string(g.id.text()) : g.id.to_string();
+    name = text.substr(text.rfind('.') == std::string::npos ? 0 : text.rfind('.') + 1);
+  }
+  node_spec spec;
+  spec.id = g.id;
+  spec.cls = node_class::object;
+  spec.browse_ns = g.id.namespace_index();
+  spec.browse_name = name;
+  const auto added = as.add_node(std::move(spec));
+  if (!added) return added.error();
+  as.add_reference(*added, as.find(node_id(0, has_type_definition)), as.find(node_id(0, ids::alarm_group_type)));
+  as.add_reference(parent, as.find(node_id(0, ids::organizes)), *added);
+  if (!subscriptions_conditions::ensure_server_metrics(metrics_, as, now)) {
+    as.remove_node(*added);
+    return status::bad_internal_error;
+  }
+  std::string metrics_id = g.id.type() == node_id_type::string ? std::string(g.id.text()) : g.id.to_string();
+  metrics_id += ".AlarmMetrics";
+  std::uint32_t scope = 0;
+  if (const status_code sc = metrics_.add_scope(node_id::string(g.id.namespace_index(), metrics_id), *added, as, now, scope);
+      sc.is_bad()) {
+    as.remove_node(*added);
+    return sc;
+  }
+  groups_[*added] = scope;
+  return status::good;
 }
 
 status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_space& as, event_sink& sink,
@@ -447,6 +576,13 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
     al.suppressor = as.find(al.suppressor_id);
     if (al.suppressor == no_node) return status::bad_node_id_unknown;
     if (as.at(al.suppressor).cls != node_class::variable) return status::bad_node_class_invalid;
+  }
+  for (const node_id* sp : {&al.setpoint_id, &al.base_setpoint_id}) {
+    if (sp->is_null()) continue;
+    const node_index n = as.find(*sp);
+    if (n == no_node) return status::bad_node_id_unknown;
+    if (as.at(n).cls != node_class::variable) return status::bad_node_class_invalid;
+    if (sp == &al.setpoint_id) al.setpoint = n;
   }
   node_spec spec;
   spec.id = al.id;
@@ -480,6 +616,15 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
     return sc;
   }
   al.index = index;
+  // Part 9 §8: the Server's AlarmMetrics (made with the first alarm) and the groups' count it; each
+  // group references it (AlarmGroupMember).
+  if (subscriptions_conditions::ensure_server_metrics(metrics_, as, now)) al.scopes.push_back(0);
+  const node_index member = as.find(node_id(0, ids::alarm_group_member));
+  for (const auto& [group, scope] : adding_groups_) {
+    as.add_reference(group, member, al.node);
+    al.scopes.push_back(scope);
+  }
+  adding_groups_.clear();
   by_node_[al.node] = index;
   if (al.shelving_node != no_node) by_node_[al.shelving_node] = index;
   alarms_.push_back(std::move(owned));
@@ -495,6 +640,17 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
       al.suppressed = discrete_of(s->value.value, on) && on != 0;
     }
   }
+  if (al.setpoint != no_node) {
+    // §5.8.22: the setpoint is watched as the input is; its current value applies from the start.
+    if (by_setpoint_.size() <= al.setpoint) by_setpoint_.resize(al.setpoint + 1);
+    by_setpoint_[al.setpoint].push_back(index);
+    as.set_monitored(al.setpoint, true);
+    if (const variable_data* s = as.variable(al.setpoint)) {
+      double sp = 0;
+      if (number_of(s->value.value, sp)) al.setpoint_value = sp;
+    }
+  }
+  if (al.measured == alarm_measure::rate) watch(al);  // the tick closes its windows (decision 0070)
   emit(al, as, sink, now);  // its first state, so that ConditionRefresh has an EventId to send
   const variable_data* var = as.variable(input);
   double v = 0;
@@ -597,6 +753,10 @@ constexpr condition_child non_exclusive_children[] = {
     {"HighHighState", comp, two_state_t, dt_localized_text}, {"HighHighState/Id", prop, property_t, dt_boolean},
 };
 constexpr condition_child normal_state_child{"NormalState", prop, property_t, dt_node_id};
+// §5.8.22 (Non)ExclusiveDeviationAlarmType and §5.8.23 (Non)ExclusiveRateOfChangeAlarmType.
+constexpr condition_child setpoint_node_child{"SetpointNode", prop, property_t, dt_node_id},
+    base_setpoint_node_child{"BaseSetpointNode", prop, property_t, dt_node_id},
+    engineering_units_child{"EngineeringUnits", prop, property_t, ids::eu_information};
 
 // The NodeId of a node below the condition: a String id in the condition's namespace, the
 // condition's identifier (a String id's text, the text form of another) and the path with dots:
@@ -645,7 +805,7 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
       static constexpr std::string_view fixed_paths[] = {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
           "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
-          "NormalState"};
+          "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
       a.vars.push_back({fields_->intern(path), *added, 0, fixed});
     }
@@ -677,6 +837,11 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
   }
   if (a.kind == alarm_kind::off_normal)
     if (const status_code sc = add(normal_state_child); sc.is_bad()) return sc;
+  for (const auto& [set, c] : {std::pair{a.measured == alarm_measure::deviation, &setpoint_node_child},
+                               std::pair{!a.base_setpoint_id.is_null(), &base_setpoint_node_child},
+                               std::pair{a.units.has_value(), &engineering_units_child}})
+    if (set)
+      if (const status_code sc = add(*c); sc.is_bad()) return sc;
   // The Methods are the types' own nodes, referenced by every condition (decision 0053): Part 9
   // lets a client call them with the ConditionId (or the ShelvingState) as the ObjectId.
   const node_index has_component = as.find(node_id(0, ids::has_component));
@@ -722,6 +887,13 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
       x.numeric = discrete_of(v.value, x.value);
       pending_.push_back(x);
     }
+  if (n < by_setpoint_.size())
+    for (const std::uint32_t a : by_setpoint_[n]) {
+      noted x{a, 0, false, v.status};
+      x.numeric = number_of(v.value, x.value);
+      x.setpoint = true;
+      pending_.push_back(x);
+    }
   if (n >= by_input_.size()) return;
   for (const std::uint32_t a : by_input_[n]) {
     noted x{a, 0, false, v.status};
@@ -739,6 +911,14 @@ void condition_manager::process(address_space& as, event_sink& sink, const insta
     if (x.suppression) {
       // A Bad value of the suppressing Variable changes nothing: only true and false decide.
       if (x.numeric && x.quality.is_good() && !std::isnan(x.value)) set_suppressed(a, x.value != 0, nullptr, as, sink, now);
+      continue;
+    }
+    if (x.setpoint) {
+      // §5.8.22: a new setpoint moves the limits; the input's latest value is compared again (the
+      // Quality stays the input's).
+      if (!x.numeric || std::isnan(x.value)) continue;
+      a.setpoint_value = x.value;
+      if (!std::isnan(a.last_input)) evaluate(a, a.last_input, a.quality, as, sink, now);
       continue;
     }
     if (x.numeric) evaluate(a, x.value, x.quality, as, sink, now);
@@ -792,8 +972,12 @@ std::uint8_t next_states(const Alarm& a, std::uint8_t current, double v) {
 void condition_manager::evaluate(alarm& a, double v, status_code quality, address_space& as, event_sink& sink,
                                  const instant& now) {
   if (std::isnan(v)) return;
+  // §5.8.22, §5.8.23: the deviation or the rate, when there is one; without, the state stays (a new
+  // Quality is still reported).
+  const bool measured = a.measured == alarm_measure::value || measure(a, v, now);
+  if (measured) a.last_measure = v;
   // The input's own state, each deadband relative to it (not to the delayed alarm's).
-  switch (a.kind) {
+  if (measured) switch (a.kind) {
     case alarm_kind::off_normal:
     case alarm_kind::discrete:
       // §5.8.24.2: active while the input's value is not the normal one; §5.8.24.1: a discrete
@@ -812,6 +996,30 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
 // §5.8.2 (1.05): OnDelay, OffDelay. The alarm takes the input's state at once while both agree on
 // being active (High to HighHigh needs no delay) and when there is no delay; otherwise once the
 // input has kept its activity for the whole delay (a return within it restarts the count).
+bool condition_manager::measure(alarm& a, double& v, const instant& now) noexcept {
+  a.last_input = v;
+  if (a.measured == alarm_measure::deviation) {
+    if (std::isnan(a.setpoint_value)) return false;
+    v -= a.setpoint_value;
+    return true;
+  }
+  // docs/decisions/0070: the change over the window per second. The first value starts the first
+  // window; a value inside it is only noted (the latest one closes the window, here or on the tick).
+  if (!a.window_started) {
+    a.window_started = true;
+    a.window_start = now.steady;
+    a.window_value = v;
+    return false;
+  }
+  const double elapsed = std::chrono::duration<double>(now.steady - a.window_start).count();
+  if (elapsed * 1'000 < a.window) return false;
+  const double rate = (v - a.window_value) / elapsed;
+  a.window_start = now.steady;
+  a.window_value = v;
+  v = rate;
+  return true;
+}
+
 bool condition_manager::delay_over(alarm& a, const instant& now) {
   const bool going_active = a.input_active();
   const double delay = going_active ? a.on_delay : a.off_delay;
@@ -862,7 +1070,16 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
   }
   if (!changed && !quality_changed) return;
   if (changed) {
-    if (a.active() != was_active) a.active_since = now.utc;
+    if (a.active() != was_active) {
+      a.active_since = now.utc;
+      // Part 9 §8.2: an alarm raised is counted; the time it was active ends.
+      if (a.active()) {
+        a.active_at = now.steady;
+        metrics_.activated(a.scopes, a.activations, a.next_activation, now);
+      } else {
+        metrics_.ended_active(a.scopes, std::chrono::duration<double, std::milli>(now.steady - a.active_at).count());
+      }
+    }
     // §5.8.17: a OneShotShelve lasts until the alarm goes inactive.
     if (was_active && !a.active() && a.shelf == shelving::one_shot) {
       a.shelf = shelving::unshelved;
@@ -912,6 +1129,7 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
       // §5.5.2, §4.4: active again while the earlier state still waits for Acknowledge or Confirm:
       // that state lives on as a branch, and the trunk takes the new occurrence.
       if (!was_active && (!a.acked || !a.confirmed) && a.enabled && a.max_branches > 0) open_branch(a, sink, now);
+      if (a.acked) a.unacked_at = now.steady;
       a.acked = false;
       a.confirmed = true;
       // §5.8.2 (1.05): ReAlarmTime counts from when the alarm was last alarmed; a new occurrence
@@ -1012,6 +1230,19 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
     sink.raise(e, now);
     return;
   }
+  // §5.8.22, §5.8.23: the definition's, set once (the record keeps them).
+  if (a.measured == alarm_measure::deviation && !e.find(k_.setpoint_node)) {
+    e.set(k_.setpoint_node) = a.setpoint_id;
+    if (!a.base_setpoint_id.is_null()) e.set(k_.base_setpoint_node) = a.base_setpoint_id;
+  }
+  if (a.units && !e.find(k_.engineering_units)) {
+    eu_information eu;
+    eu.namespace_uri = ua_string(a.units->namespace_uri);
+    eu.unit_id = a.units->unit_id;
+    eu.display_name = a.units->display_name;
+    eu.description = a.units->description;
+    e.set(k_.engineering_units) = extension_object(std::move(eu));
+  }
   if (a.hh) e.set(k_.high_high_limit) = *a.hh;
   if (a.h) e.set(k_.high_limit) = *a.h;
   if (a.l) e.set(k_.low_limit) = *a.l;
@@ -1040,9 +1271,28 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
 // ---------------------------------------------------------------------------------------------
 // Methods
 
+// Part 9 §8.2: AlarmMetricsType's Reset on a metrics Object (the Server's or a group's), no arguments.
+void condition_manager::reset_metrics(const call_method_request& req, address_space& as, const instant& now,
+                                      call_method_result& out) {
+  const node_index n = as.find(req.object_id);
+  const std::int64_t scope = n == no_node ? -1 : metrics_.find(n);
+  if (scope < 0) {
+    out.status_code = n == no_node ? status::bad_node_id_unknown : status::bad_method_invalid;
+    return;
+  }
+  if (req.input_arguments.size() != 0) {
+    out.status_code = status::bad_too_many_arguments;
+    return;
+  }
+  metrics_.reset(static_cast<std::uint32_t>(scope), now);
+  metrics_.sync(as, now);
+  out.status_code = status::good;
+}
+
 bool condition_manager::is_condition_method(const node_id& m) noexcept {
   if (m.namespace_index() != 0 || m.type() != node_id_type::numeric) return false;
   switch (m.numeric()) {
+    case alarm_metrics::reset_method: return true;
     case m_enable: case m_disable: case m_add_comment: case m_refresh: case m_refresh2: case m_acknowledge: case m_confirm:
       return true;
     default: return shelving_method_of(m.numeric()) != 0 || is_service_method(m.numeric());
@@ -1144,6 +1394,10 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     if (!bad) out.input_argument_results.clear();
     return bad ? status::bad_invalid_argument : status::good;
   };
+  if (m == alarm_metrics::reset_method) {
+    reset_metrics(req, as, now, out);
+    return;
+  }
   if (m == m_refresh || m == m_refresh2) {
     // Part 9 §5.5.7: on the ConditionType (or the Server object), for a subscription of the caller.
     if (as.find(req.object_id) == no_node) { out.status_code = status::bad_node_id_unknown; return; }
@@ -1243,6 +1497,8 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
   if (m == m_acknowledge && acked) { out.status_code = status::bad_condition_branch_already_acked; return; }
   if (m == m_confirm && confirmed) { out.status_code = status::bad_condition_branch_already_confirmed; return; }
   if (m == m_acknowledge) {
+    // Part 9 §8.2 MaximumUnAck: the trunk's time unacknowledged (a branch's began before, on the trunk).
+    if (!b) metrics_.acknowledged(a->scopes, std::chrono::duration<double, std::milli>(now.steady - a->unacked_at).count());
     acked = true;
     confirmed = false;  // §5.7.2: an acknowledged occurrence waits for its confirmation
   } else if (m == m_confirm) {
@@ -1319,12 +1575,18 @@ void condition_manager::unshelve(alarm& a, std::uint32_t transition, address_spa
 }
 
 void condition_manager::tick(address_space& as, event_sink& sink, const instant& now) {
+  metrics_.sync(as, now);  // Part 9 §8.2: the rates move with the clock
   // §5.8.2 (1.05): delays that ran out and re-alarms that are due, in the order they were armed.
   for (std::size_t i = 0; i < timed_.size();) {
     alarm& a = *alarms_[timed_[i]];
     if (a.delay_pending && delay_over(a, now)) transition(a, true, false, as, sink, now);
     if (a.re_alarm_armed && now.steady >= a.re_alarm_at) re_alarm(a, as, sink, now);
-    if (!a.delay_pending && !a.re_alarm_armed) {
+    // docs/decisions/0070: a rate's window that is over closes with the latest value (an input
+    // that holds still reports nothing: its rate falls to 0 here). Rate alarms stay on the list.
+    if (a.measured == alarm_measure::rate && a.window_started &&
+        std::chrono::duration<double, std::milli>(now.steady - a.window_start).count() >= a.window)
+      evaluate(a, a.last_input, a.quality, as, sink, now);
+    if (!a.delay_pending && !a.re_alarm_armed && a.measured != alarm_measure::rate) {
       a.timed = false;
       timed_.erase(timed_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
@@ -1359,6 +1621,8 @@ void condition_manager::re_alarm(alarm& a, address_space& as, event_sink& sink, 
   if (!a.enabled) return;
   if (a.re_alarm_count < INT16_MAX) ++a.re_alarm_count;
   ++re_alarms_;
+  metrics_.re_alarmed(a.scopes, static_cast<std::uint32_t>(a.re_alarm_count));
+  if (a.acked) a.unacked_at = now.steady;
   a.acked = false;
   a.confirmed = true;
   if (const auto p = a.message.find(" (re-alarm "); p != std::string::npos) a.message.resize(p);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/server/access/permission_table.hpp"
+#include "engine/server/subscriptions/alarm_metrics.hpp"
 #include "engine/server/subscriptions/event_model.hpp"
 #include "protocol/address_space.hpp"
 #include "protocol/generated/type_codecs.hpp"
@@ -55,9 +56,23 @@ public:
   // The same for an off-normal alarm (HasTypeDefinition OffNormalAlarmType); Bad_InvalidArgument
   // for a normal value that is neither Boolean nor a (non-NaN) number.
   ua::status_code add(const off_normal_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // Part 9 §8.1: an AlarmGroupType Object organized under `parent` (null: the Objects folder) with
+  // its AlarmMetrics (§8.2). Bad_InvalidArgument, Bad_NodeIdExists, Bad_ParentNodeIdInvalid.
+  ua::status_code add_group(const alarm_group& g, ua::address_space& as, const instant& now);
+  // The Server's (scope 0, made with the first alarm) and the groups' AlarmMetrics.
+  alarm_metrics& metrics() noexcept { return metrics_; }
+  const alarm_metrics& metrics() const noexcept { return metrics_; }
   // The same for a discrete alarm (HasTypeDefinition DiscreteAlarmType); Bad_InvalidArgument for an
   // alarm value that is neither Boolean nor a (non-NaN) number.
   ua::status_code add(const discrete_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A deviation alarm (§5.8.22: (Non)ExclusiveDeviationAlarmType): a limit alarm on input - setpoint;
+  // Bad_InvalidArgument for a null setpoint, Bad_NodeIdUnknown / Bad_NodeClassInvalid for a setpoint
+  // (or base setpoint) that is no Variable.
+  ua::status_code add(const deviation_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A rate-of-change alarm (§5.8.23: (Non)ExclusiveRateOfChangeAlarmType): a limit alarm on the
+  // input's rate per second over `window` (docs/decisions/0070); Bad_InvalidArgument for a window out
+  // of 1 s .. 1 h.
+  ua::status_code add(const rate_of_change_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -127,6 +142,9 @@ public:
   // its ReAlarmRepeatCount, the conditions with a delay or a re-alarm running (the tick walks
   // these), and the re-alarms raised since the start.
   bool input_active(std::size_t i) const noexcept;
+  // §5.8.22, §5.8.23: the quantity the limits of the alarm at `i` were last compared with (the
+  // value, the deviation from the setpoint, the rate per second); NaN before the first.
+  double measured(std::size_t i) const noexcept;
   std::int16_t re_alarm_count(std::size_t i) const noexcept;
   std::size_t timed_count() const noexcept { return timed_.size(); }
   std::uint64_t re_alarms() const noexcept { return re_alarms_; }
@@ -147,10 +165,19 @@ private:
   ua::status_code add_nodes(alarm& a, ua::address_space& as);
   // Every Variable takes the value of its field in the latest event (the one source of both).
   void sync_nodes(alarm& a, ua::address_space& as, const instant& now);
+  // Limit, deviation and rate-of-change alarms: the limits checked, `al` (with what its kind adds) filled.
+  ua::status_code add_limit(const limit_alarm& a, std::unique_ptr<alarm> al, ua::address_space& as, event_sink& sink,
+                            const instant& now);
+  // §5.8.22, §5.8.23: the quantity the limits apply to, from the input's value `v`; false when there
+  // is none yet (no setpoint value; the rate's window not over).
+  bool measure(alarm& a, double& v, const instant& now) noexcept;
   // The checks every condition shares: Bad_InvalidArgument, Bad_NodeIdExists, Bad_NodeIdUnknown,
   // Bad_NodeClassInvalid; `input` its node.
   static ua::status_code check_new(const ua::node_id& id, const std::string& name, const ua::node_id& input_id,
                                    const ua::address_space& as, ua::node_index& input) noexcept;
+  // The alarm groups an alarm names (Bad_NodeIdUnknown for one that add_group did not make), kept
+  // in adding_groups_ for insert().
+  ua::status_code take_groups(const std::vector<ua::node_id>& groups, const ua::address_space& as);
   // The condition's Object and references, registered as watching its input; then its first event
   // and its input's current value.
   ua::status_code insert(std::unique_ptr<alarm> a, ua::address_space& as, event_sink& sink, const instant& now);
@@ -196,7 +223,8 @@ private:
         comment_source_timestamp, suppressed_or_shelved, shelving_current, shelving_current_id, shelving_last,
         shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
-        out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count;
+        out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count,
+        setpoint_node, base_setpoint_node, engineering_units;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -205,6 +233,7 @@ private:
   std::vector<std::unique_ptr<alarm>> alarms_;
   std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
   std::vector<std::vector<std::uint32_t>> by_suppressor_;  // node index -> alarms it suppresses
+  std::vector<std::vector<std::uint32_t>> by_setpoint_;    // node index -> deviation alarms it is the setpoint of
   std::uint64_t branch_prefix_ = 0;  // random per server: BranchIds differ between runs
   std::uint64_t branch_seq_ = 0;
   std::uint64_t branches_dropped_ = 0;
@@ -213,12 +242,20 @@ private:
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
   std::vector<std::uint32_t> timed_;    // the alarms with a delay or a re-alarm running, for the tick
   std::uint64_t re_alarms_ = 0;
+  alarm_metrics metrics_;
+  // An alarm group's Object -> its metrics scope; the groups named by the alarm being added.
+  std::unordered_map<ua::node_index, std::uint32_t> groups_;
+  std::vector<std::pair<ua::node_index, std::uint32_t>> adding_groups_;
+  // Part 9 §8.2 Reset on a metrics Object.
+  void reset_metrics(const ua::call_method_request& req, ua::address_space& as, const instant& now,
+                     ua::call_method_result& out);
   struct noted {
     std::uint32_t alarm;
     double value;
     bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
     ua::status_code quality;
     bool suppression = false;  // the value of a `suppressed_by` Variable, not of the input
+    bool setpoint = false;     // the value of a deviation alarm's setpoint, not of the input
   };
   std::vector<noted> pending_;
   std::vector<noted> processing_;

@@ -1,0 +1,261 @@
+// Deviation alarms (Part 9 §5.8.22) and rate-of-change alarms (§5.8.23) through server_core with a
+// passed-in clock: the limit state machines of §5.8.18 (exclusive) and §5.8.20 (non-exclusive) on the
+// input minus its setpoint and on the input's rate per second over a window (docs/decisions/0070),
+// each through a table of input values, setpoint changes and ticks with the events expected.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/server/server_core.hpp"
+#include "tests/engine/server/condition_client.hpp"
+#include "uactor/ua/node_ids.hpp"
+
+// Everything in a namespace of its own (docs/decisions/0050).
+namespace server_condition_deviation_rate_test {
+
+using namespace uactor;
+namespace status = ua::status;
+using test::at;
+using std::chrono::milliseconds;
+
+const ua::node_id dr_alarm = ua::node_id::string(1, "Alarm.Deviation");
+const ua::node_id dr_input = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+const ua::node_id dr_setpoint = ua::node_id::string(1, "Demo.Static.Scalar.Float");
+const ua::node_id dr_base = ua::node_id::string(1, "Demo.Static.Scalar.Int32");
+ua::node_id dr_child(const char* path) { return ua::node_id::string(1, std::string("Alarm.Deviation.") + path); }
+
+const std::string dr_active = "trunk active unacked confirmed retain";
+const std::string dr_inactive = "trunk inactive unacked confirmed retain";
+
+template <class Alarm>
+Alarm dr_limits(bool exclusive) {
+  Alarm a;
+  a.id = dr_alarm;
+  a.input = dr_input;
+  a.name = "Deviation";
+  a.high_high = 10;
+  a.high = 5;
+  a.low = -5;
+  a.low_low = -10;
+  a.deadband = 1;
+  a.exclusive = exclusive;
+  a.max_branches = 0;  // the limit states are what is looked at here (branches: condition_branches_test)
+  return a;
+}
+
+std::string dr_text(const ua::variant& v) {
+  const auto* t = v.get_if<ua::localized_text>();
+  return t ? std::string(t->text.view()) : std::string();
+}
+
+// One step: a value of the input or of the setpoint, or a tick, at a time; then the alarm's limit
+// state (exclusive: LimitState/CurrentState; non-exclusive: the active states, most severe first,
+// as its Message names them; "" when none), the quantity the limits were compared with, and the events.
+struct dr_step {
+  std::int64_t at;
+  enum { input, setpoint, tick } what;
+  double v = 0;
+  std::string state;
+  double measured = NAN;  // NaN: not checked
+  std::vector<std::string> events{};
+};
+
+void dr_run(actors::server_core& core, test::condition_client& c, std::int64_t& ms, const std::vector<dr_step>& table,
+            bool exclusive) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const dr_step& s = table[i];
+    INFO("row " << i << " at " << s.at);
+    if (s.what == dr_step::input) test::apply_value(core, dr_input, s.v, s.at);
+    else if (s.what == dr_step::setpoint) test::apply_value(core, dr_setpoint, s.v, s.at);
+    else core.on_tick(at(s.at));
+    if (exclusive) {
+      CHECK(dr_text(c.read(dr_child("LimitState.CurrentState"))) == s.state);
+    } else {
+      std::string states;
+      for (const char* st : {"HighHigh", "LowLow", "High", "Low"}) {
+        const auto id = c.read(dr_child((std::string(st) + "State.Id").c_str()));
+        if (const bool* on = id.get_if<bool>(); on && *on) states += states.empty() ? st : std::string(", ") + st;
+      }
+      CHECK(states == s.state);
+    }
+    CHECK(core.conditions().active(0) == !s.state.empty());
+    if (!std::isnan(s.measured)) CHECK(core.conditions().measured(0) == Approx(s.measured));
+    ms = std::max(ms, s.at);
+    std::vector<std::string> seen;
+    for (const auto& e : c.events(ms)) seen.push_back(e.brief());
+    CHECK(seen == s.events);
+  }
+}
+
+TEST_CASE("deviation alarm: ExclusiveDeviationAlarmType's limits apply to the input minus the setpoint",
+          "[events][alarms][deviation]") {
+  auto core = test::make_core();
+  test::apply_value(core, dr_input, 50, 0);
+  test::apply_value(core, dr_setpoint, 50, 0);
+  auto a = dr_limits<deviation_alarm>(true);
+  a.setpoint = dr_setpoint;
+  a.base_setpoint = dr_base;
+  REQUIRE(core.add_deviation_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  // §5.8.22: SetpointNode (mandatory) and BaseSetpointNode (optional) are NodeId properties.
+  CHECK(c.read(dr_child("SetpointNode")) == ua::variant(dr_setpoint));
+  CHECK(c.read(dr_child("BaseSetpointNode")) == ua::variant(dr_base));
+  CHECK(c.read(dr_child("EventType")) == ua::variant(ua::node_id(0, ua::ids::exclusive_deviation_alarm_type)));
+  REQUIRE(core.space().find(dr_alarm) != ua::no_node);
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  dr_run(core, c, ms,
+         {
+             {1'000, dr_step::input, 56, "High", 6, {dr_active}},       // 6 above the setpoint
+             {2'000, dr_step::input, 61, "HighHigh", 11, {dr_active}},  // HighToHighHigh
+             // The setpoint moves the limits: 61 - 55 = 6 is High again (HighHighToHigh).
+             {3'000, dr_step::setpoint, 55, "High", 6, {dr_active}},
+             // 9.5 is not past HighHigh (10): no change, no event.
+             {4'000, dr_step::setpoint, 51.5, "High", 9.5, {}},
+             // Inside the deadband (High ends at 5 - 1 = 4): still High.
+             {5'000, dr_step::input, 56, "High", 4.5, {}},
+             {6'000, dr_step::input, 55.5, "", 4, {dr_inactive}},
+             {7'000, dr_step::input, 45, "Low", -6.5, {dr_active}},
+             {8'000, dr_step::input, 40, "LowLow", -11.5, {dr_active}},  // LowToLowLow
+             {9'000, dr_step::setpoint, 45, "Low", -5, {dr_active}},     // LowLowToLow: -5 > -10 + 1
+             {10'000, dr_step::setpoint, 40, "", 0, {dr_inactive}},
+         },
+         true);
+}
+
+TEST_CASE("deviation alarm: NonExclusiveDeviationAlarmType has HighHigh and High at once",
+          "[events][alarms][deviation]") {
+  auto core = test::make_core();
+  test::apply_value(core, dr_input, 0, 0);
+  test::apply_value(core, dr_setpoint, 0, 0);
+  auto a = dr_limits<deviation_alarm>(false);
+  a.setpoint = dr_setpoint;
+  REQUIRE(core.add_deviation_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  CHECK(c.read(dr_child("EventType")) == ua::variant(ua::node_id(0, ua::ids::non_exclusive_deviation_alarm_type)));
+  CHECK(core.space().find(dr_child("BaseSetpointNode")) == ua::no_node);  // optional: not given
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  dr_run(core, c, ms,
+         {
+             {1'000, dr_step::input, 12, "HighHigh, High", 12, {dr_active}},
+             {2'000, dr_step::setpoint, 3, "High", 9, {dr_active}},      // HighHigh ends (9 <= 10 - 1)
+             {3'000, dr_step::setpoint, -1, "HighHigh, High", 13, {dr_active}},
+             {4'000, dr_step::input, 3, "", 4, {dr_inactive}},           // both end at once
+             {5'000, dr_step::setpoint, 14, "LowLow, Low", -11, {dr_active}},
+         },
+         false);
+}
+
+TEST_CASE("rate-of-change alarm: ExclusiveRateOfChangeAlarmType on the change per second over the window",
+          "[events][alarms][rate]") {
+  auto core = test::make_core();
+  test::apply_value(core, dr_input, 0, 0);
+  auto a = dr_limits<rate_of_change_alarm>(true);
+  a.high = 4;
+  a.low = -4;
+  a.deadband = 0.5;
+  a.window = milliseconds(1'000);
+  engineering_units eu;
+  eu.unit_id = 5067859;  // UNECE "MTS": metre per second
+  eu.display_name = ua::localized_text{ua::ua_string("en"), ua::ua_string("m/s")};
+  a.units = eu;
+  REQUIRE(core.add_rate_of_change_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  CHECK(c.read(dr_child("EventType")) == ua::variant(ua::node_id(0, ua::ids::exclusive_rate_of_change_alarm_type)));
+  // §5.8.23: EngineeringUnits, an EUInformation property, when the definition has units.
+  const auto units = c.read(dr_child("EngineeringUnits"));
+  const auto* eo = units.get_if<ua::extension_object>();
+  REQUIRE(eo);
+  const auto* info = eo->get_if<ua::eu_information>();
+  REQUIRE(info);
+  CHECK(info->unit_id == 5067859);
+  CHECK(std::string(info->display_name.text.view()) == "m/s");
+  CHECK(core.space().find(dr_child("SetpointNode")) == ua::no_node);
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  dr_run(core, c, ms,
+         {
+             // A value inside the window is noted only: nothing is measured yet.
+             {500, dr_step::input, 3, "", NAN, {}},
+             // The window (from 0 at 0) is over: (6 - 0) / 1 s = 6 per second, High.
+             {1'000, dr_step::input, 6, "High", 6, {dr_active}},
+             {1'500, dr_step::input, 8, "High", 6, {}},
+             // No value for the whole window: the tick closes it with the latest, (8 - 6) / 1 s.
+             {2'000, dr_step::tick, 0, "", 2, {dr_inactive}},
+             {3'000, dr_step::tick, 0, "", 0, {}},  // holding still: a rate of 0
+             {3'200, dr_step::input, 20, "", 0, {}},
+             {4'000, dr_step::tick, 0, "HighHigh", 12, {dr_active}},
+             // (20 - 20) / 1 s: a rise that stopped ends the alarm on the tick, without a value.
+             {5'000, dr_step::tick, 0, "", 0, {dr_inactive}},
+             {5'500, dr_step::input, 15, "", 0, {}},
+             {6'000, dr_step::tick, 0, "Low", -5, {dr_active}},
+             // Inside the deadband: -3.6 is still Low (it ends above -4 + 0.5).
+             {6'900, dr_step::input, 11.4, "Low", -5, {}},
+             {7'000, dr_step::tick, 0, "Low", -3.6, {}},
+             // No tick for 2.5 s: the value that comes then divides by 2.5 s, (-18.6 - 11.4) / 2.5.
+             {9'500, dr_step::input, -18.6, "LowLow", -12, {dr_active}},
+         },
+         true);
+  // A rate alarm stays on the tick's list (it closes windows); nothing else is timed.
+  CHECK(core.conditions().timed_count() == 1);
+}
+
+TEST_CASE("rate-of-change alarm: NonExclusiveRateOfChangeAlarmType, a longer window",
+          "[events][alarms][rate]") {
+  auto core = test::make_core();
+  test::apply_value(core, dr_input, 100, 0);
+  auto a = dr_limits<rate_of_change_alarm>(false);
+  a.window = milliseconds(5'000);
+  REQUIRE(core.add_rate_of_change_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  CHECK(c.read(dr_child("EventType")) == ua::variant(ua::node_id(0, ua::ids::non_exclusive_rate_of_change_alarm_type)));
+  CHECK(core.space().find(dr_child("EngineeringUnits")) == ua::no_node);  // none given
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  dr_run(core, c, ms,
+         {
+             {1'000, dr_step::tick, 0, "", NAN, {}},
+             {2'000, dr_step::input, 160, "", NAN, {}},
+             {4'000, dr_step::tick, 0, "", NAN, {}},  // the window is not over
+             {5'000, dr_step::tick, 0, "HighHigh, High", 12, {dr_active}},  // (160 - 100) / 5 s
+             {10'000, dr_step::tick, 0, "", 0, {dr_inactive}},
+         },
+         false);
+}
+
+TEST_CASE("deviation and rate-of-change alarms: bad definitions are refused, nothing left behind",
+          "[events][alarms][deviation][rate]") {
+  auto core = test::make_core();
+  auto d = dr_limits<deviation_alarm>(true);
+  CHECK(core.add_deviation_alarm(d, at(0)) == status::bad_invalid_argument);  // no setpoint
+  d.setpoint = ua::node_id::string(1, "No.Such.Node");
+  CHECK(core.add_deviation_alarm(d, at(0)) == status::bad_node_id_unknown);
+  d.setpoint = ua::node_id(0, ua::ids::server);
+  CHECK(core.add_deviation_alarm(d, at(0)) == status::bad_node_class_invalid);
+  d.setpoint = dr_setpoint;
+  d.base_setpoint = ua::node_id::string(1, "No.Such.Node");
+  CHECK(core.add_deviation_alarm(d, at(0)) == status::bad_node_id_unknown);
+  d.base_setpoint = {};
+  d.high = 20;  // above high_high
+  CHECK(core.add_deviation_alarm(d, at(0)) == status::bad_invalid_argument);
+  auto r = dr_limits<rate_of_change_alarm>(true);
+  r.window = milliseconds(999);
+  CHECK(core.add_rate_of_change_alarm(r, at(0)) == status::bad_invalid_argument);
+  r.window = milliseconds(3'600'001);
+  CHECK(core.add_rate_of_change_alarm(r, at(0)) == status::bad_invalid_argument);
+  r.window = milliseconds(1'000);
+  r.deadband = -1;
+  CHECK(core.add_rate_of_change_alarm(r, at(0)) == status::bad_invalid_argument);
+  CHECK(core.conditions().size() == 0);
+  CHECK(core.space().find(dr_alarm) == ua::no_node);
+  CHECK(core.conditions().timed_count() == 0);
+}
+
+}  // namespace server_condition_deviation_rate_test

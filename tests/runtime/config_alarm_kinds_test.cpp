@@ -1,0 +1,128 @@
+// [[deviation_alarms]] and [[rate_of_change_alarms]] (Part 9 §5.8.22, §5.8.23) read into the embedding
+// API's structures: the limit alarm's keys and each kind's own (setpoint, base_setpoint; window_ms,
+// units). The bad forms are in tests/runtime/config_bad/190-194.
+#include <catch2/catch.hpp>
+
+#include "runtime/config/config.hpp"
+
+namespace config_alarm_kinds_test {
+
+using namespace uactor;
+
+TEST_CASE("config: [[deviation_alarms]] and [[rate_of_change_alarms]] become the API's structures",
+          "[config][alarms][deviation][rate]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+[[namespaces]]
+uri = "urn:test:reactor"
+[[variables]]
+id = "ns=2;s=Reactor.Temp"
+[[variables]]
+id = "ns=2;s=Reactor.TempSetpoint"
+type = "Float"
+[[variables]]
+id = "ns=2;s=Reactor.TempBase"
+type = "Int32"
+[[deviation_alarms]]
+id = "ns=2;s=Reactor.Temp.Deviation"
+input = "ns=2;s=Reactor.Temp"
+setpoint = "ns=2;s=Reactor.TempSetpoint"
+base_setpoint = "ns=2;s=Reactor.TempBase"
+high = 5
+low = -5
+deadband = 0.5
+exclusive = false
+on_delay_ms = 2000
+[[rate_of_change_alarms]]
+id = "ns=2;s=Reactor.Temp.Rate"
+input = "ns=2;s=Reactor.Temp"
+high = 2
+low_low = -4
+window_ms = 10000
+units = { id = 4408652, name = "°C/s" }
+[[rate_of_change_alarms]]
+id = "ns=2;s=Reactor.Temp.Rate2"
+input = "ns=2;s=Reactor.Temp"
+high = 1
+)";
+  const auto r = config::load(text, "reactor.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.deviation_alarms.size() == 1);
+  const auto& d = r.value.deviation_alarms[0];
+  CHECK(d.id == node_id::string(2, "Reactor.Temp.Deviation"));
+  CHECK(d.input == node_id::string(2, "Reactor.Temp"));
+  CHECK(d.setpoint == node_id::string(2, "Reactor.TempSetpoint"));
+  CHECK(d.base_setpoint == node_id::string(2, "Reactor.TempBase"));
+  CHECK(d.high == 5);
+  CHECK(d.low == -5);
+  CHECK_FALSE(d.high_high);
+  CHECK(d.deadband == 0.5);
+  CHECK_FALSE(d.exclusive);
+  CHECK(d.parameters.on_delay == std::chrono::milliseconds(2000));
+  REQUIRE(r.value.rate_of_change_alarms.size() == 2);
+  const auto& rate = r.value.rate_of_change_alarms[0];
+  CHECK(rate.name == "Rate");
+  CHECK(rate.high == 2);
+  CHECK(rate.low_low == -4);
+  CHECK(rate.window == std::chrono::milliseconds(10'000));
+  REQUIRE(rate.units);
+  CHECK(rate.units->unit_id == 4408652);
+  CHECK(std::string(rate.units->display_name.text.view()) == "°C/s");
+  const auto& plain = r.value.rate_of_change_alarms[1];
+  CHECK(plain.window == std::chrono::milliseconds(1'000));  // the default window
+  CHECK_FALSE(plain.units);
+  CHECK(r.value.limit_alarms.empty());
+}
+
+TEST_CASE("config: [[alarm_groups]], an alarm's groups and the chattering keys become the API's structures",
+          "[config][alarms][groups]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+alarm_chattering_count = 5
+alarm_chattering_window_ms = 600000
+[[namespaces]]
+uri = "urn:test:plant"
+[[objects]]
+id = "ns=2;s=Plant"
+[[variables]]
+id = "ns=2;s=Plant.Level"
+[[variables]]
+id = "ns=2;s=Plant.Trip"
+type = "Boolean"
+[[alarm_groups]]
+id = "ns=2;s=Plant.Operator1"
+parent = "ns=2;s=Plant"
+[[alarm_groups]]
+id = "ns=2;s=Plant.Maintenance"
+name = "Maintenance alarms"
+[[limit_alarms]]
+id = "ns=2;s=Plant.Level.Alarm"
+input = "ns=2;s=Plant.Level"
+high = 80
+groups = ["ns=2;s=Plant.Operator1", "ns=2;s=Plant.Maintenance"]
+[[discrete_alarms]]
+id = "ns=2;s=Plant.Trip.Alarm"
+input = "ns=2;s=Plant.Trip"
+groups = ["ns=2;s=Plant.Maintenance"]
+)";
+  const auto r = config::load(text, "plant.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  CHECK(r.value.server.alarm_chattering_count == 5);
+  CHECK(r.value.server.alarm_chattering_window == std::chrono::milliseconds(600'000));
+  REQUIRE(r.value.alarm_groups.size() == 2);
+  CHECK(r.value.alarm_groups[0].id == node_id::string(2, "Plant.Operator1"));
+  CHECK(r.value.alarm_groups[0].parent == node_id::string(2, "Plant"));
+  CHECK(r.value.alarm_groups[1].name == "Maintenance alarms");
+  CHECK(r.value.alarm_groups[1].parent.is_null());
+  REQUIRE(r.value.limit_alarms.size() == 1);
+  CHECK(r.value.limit_alarms[0].groups ==
+        std::vector<node_id>{node_id::string(2, "Plant.Operator1"), node_id::string(2, "Plant.Maintenance")});
+  REQUIRE(r.value.discrete_alarms.size() == 1);
+  CHECK(r.value.discrete_alarms[0].groups == std::vector<node_id>{node_id::string(2, "Plant.Maintenance")});
+}
+
+}  // namespace config_alarm_kinds_test
