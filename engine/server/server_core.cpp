@@ -79,18 +79,7 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
                     f.intern("NewValues"), f.intern("OldValues"), f.intern("IsDeleteModified"),
                     f.intern("StartTime"), f.intern("EndTime"), f.intern("ReqTimes"), f.intern("Filter"),
                     f.intern("EventIds")};
-  // Part 11 §6.9.4: an UpdateEventDetails' select clause names a field as a live filter's does
-  // (Value of a browse path; ConditionId the NodeId of the empty path), stored under its interned form.
-  history_events_.field_name = [this](const ua::simple_attribute_operand& c) -> std::optional<std::string> {
-    constexpr std::uint32_t node_id_attribute = 1, value_attribute = 13;
-    if (!c.index_range.empty()) return std::nullopt;
-    if (c.browse_path.empty()) return c.attribute_id == node_id_attribute ? std::optional<std::string>(std::string()) : std::nullopt;
-    if (c.attribute_id != value_attribute) return std::nullopt;
-    const field_key k = subscriptions_->fields().intern(std::span<const ua::qualified_name>(c.browse_path));
-    if (k == field::none) return std::nullopt;
-    return std::string(subscriptions_->fields().name(k));
-  };
-  history_events_.new_event_id = [this](ua::byte_string& out) { next_event_id(out); };
+
   method_id_key_ = f.intern("MethodId");
   publish_roles(sessions_.roles_ptr());
   certificate_group_key_ = f.intern("CertificateGroup");
@@ -739,7 +728,21 @@ void server_core::serve_history_update(const ua::history_update_request& req, co
   job->session_token = c.s->authentication_token;
   job->who.time = c.now.utc.ticks;
   job->who.user = c.s->user_name.str();
-  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s), &history_events_)) {
+  // Part 11 §6.9.4: an UpdateEventDetails' select clause names a field as a live filter's does
+  // (Value of a browse path; ConditionId the NodeId of the empty path), stored under its interned
+  // form. Made here, not kept: a server_core moves (into its actor), `this` with it.
+  services::history_event_catalogue events;
+  events.field_name = [this](const ua::simple_attribute_operand& f) -> std::optional<std::string> {
+    constexpr std::uint32_t node_id_attribute = 1, value_attribute = 13;
+    if (!f.index_range.empty()) return std::nullopt;
+    if (f.browse_path.empty()) return f.attribute_id == node_id_attribute ? std::optional<std::string>(std::string()) : std::nullopt;
+    if (f.attribute_id != value_attribute) return std::nullopt;
+    const field_key k = subscriptions_->fields().intern(std::span<const ua::qualified_name>(f.browse_path));
+    if (k == field::none) return std::nullopt;
+    return std::string(subscriptions_->fields().name(k));
+  };
+  events.new_event_id = [this](ua::byte_string& out) { next_event_id(out); };
+  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s), &events)) {
     if (history_updater_) {
       ++history_reads_in_flight_;
       history_updater_(std::move(job));

@@ -417,7 +417,6 @@ private:
   event_record event_scratch_;                    // select_history_events'
 
   history_updater history_updater_;
-  services::history_event_catalogue history_events_;  // UpdateEventDetails' field names and EventIds
   std::size_t history_reads_in_flight_ = 0;
   std::vector<deferred_response> history_completed_;
   bool trust_changed_ = false;

@@ -1,5 +1,6 @@
-// HistoryUpdate for data: Part 4 §5.10.5 (the service, its result codes), Part 11 §6.9.2
-// (UpdateDataDetails), §6.9.5 (DeleteRawModifiedDetails), §6.9.6 (DeleteAtTimeDetails). The checks
+// HistoryUpdate: Part 4 §5.10.5 (the service, its result codes), Part 11 §6.9.2
+// (UpdateDataDetails), §6.9.5 (DeleteRawModifiedDetails), §6.9.6 (DeleteAtTimeDetails), §6.9.4
+// (UpdateEventDetails), §6.9.7 (DeleteEventDetails). The checks
 // run on the session host; the store's changes wherever run_history_update is called
 // (docs/decisions/0060).
 #include "engine/server/services/history_update.hpp"

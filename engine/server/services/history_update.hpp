@@ -1,6 +1,6 @@
 // The HistoryUpdate service (Part 4 §5.10.5) for data (Part 11 §6.9): UpdateDataDetails (Insert,
-// Replace, Update), DeleteRawModifiedDetails (raw or modified values) and DeleteAtTimeDetails, over
-// a history store. Like HistoryRead (history_read.hpp, docs/decisions/0048) it runs in two steps so
+// Replace, Update), DeleteRawModifiedDetails (raw or modified values) and DeleteAtTimeDetails, and
+// for event history UpdateEventDetails and DeleteEventDetails (by EventId), over a history store. Like HistoryRead (history_read.hpp, docs/decisions/0048) it runs in two steps so
 // that the store's part runs off the session host: plan on the host (the checks), run anywhere.
 #pragma once
 
