@@ -177,6 +177,9 @@ void add_client_commands(CLI::App& app) {
   history->add_option("--update", hist->update, "HistoryUpdate: insert or replace TIME=VALUE (repeatable)");
   history->add_flag("--delete", hist->remove, "HistoryUpdate: delete the values from --start up to --end");
   history->add_option("--delete-at", hist->delete_at, "HistoryUpdate: delete the value at TIME (repeatable)");
+  history->add_option("--delete-event", hist->delete_event,
+                      "HistoryUpdate: delete the stored event with this EventId (hex, as --events --select EventId prints it; "
+                      "NODE the notifier; repeatable)");
   history->add_flag("--events", hist->events, "NODE is a notifier (i=2253 the Server): its stored events (ReadEventDetails)");
   history->add_option("--select", hist->select, "with --events: the fields, comma-separated paths (Time,Severity,ActiveState/Id)")
       ->capture_default_str();

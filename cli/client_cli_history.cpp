@@ -110,6 +110,27 @@ ua::builtin_type value_type_or_exit(client& c, const ua::node_id& node) {
   usage("history: cannot tell the type of " + node.to_string() + "'s values");
 }
 
+// An EventId as --events prints it (hex, 0x first or not), or the end of the command.
+ua::byte_string history_event_id_or_exit(std::string_view text) {
+  const std::string_view given = text;
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  const auto digit = [](char ch) -> int {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+  };
+  if (text.empty() || text.size() % 2 != 0 || text.size() > 512)
+    usage("history: --delete-event takes an EventId as --events --select EventId prints it (hex digits), not '" + std::string(given) + "'");
+  std::string bytes;
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    const int hi = digit(text[i]), lo = digit(text[i + 1]);
+    if (hi < 0 || lo < 0) usage("history: --delete-event '" + std::string(given) + "' is not hex");
+    bytes += static_cast<char>(hi * 16 + lo);
+  }
+  return ua::byte_string(bytes);
+}
+
 }  // namespace
 
 // HistoryUpdate (Part 4 §5.10.5, Part 11 §6.9): one UpdateDataDetails (--insert, --replace or
@@ -119,8 +140,8 @@ int run_history_update(const common_args& a, const history_args& h) {
   if (h.node.empty()) usage("history: give ENDPOINT NODE");
   const ua::node_id node = node_or_exit(h.node);
   const int kinds = int(!h.insert.empty()) + int(!h.replace.empty()) + int(!h.update.empty()) + int(h.remove) +
-                    int(!h.delete_at.empty());
-  if (kinds != 1) usage("history: one of --insert, --replace, --update, --delete, --delete-at at a time");
+                    int(!h.delete_at.empty()) + int(!h.delete_event.empty());
+  if (kinds != 1) usage("history: one of --insert, --replace, --update, --delete, --delete-at, --delete-event at a time");
   if (!h.aggregate.empty() || h.csv) usage("history: --aggregate and --csv are for reading");
   const ua::date_time now = actors::utc_now();
   auto style = a.style();
@@ -159,6 +180,10 @@ int run_history_update(const common_args& a, const history_args& h) {
     d.start_time = h.start.empty() ? ua::date_time{d.end_time.ticks - 3'600 * ua::date_time::ticks_per_second}
                                    : time_or_exit(h.start, now, "--start");
     req.history_update_details.push_back(ua::extension_object(d));
+  } else if (!h.delete_event.empty()) {
+    std::vector<ua::byte_string> ids;
+    for (const std::string& text : h.delete_event) ids.push_back(history_event_id_or_exit(text));
+    req = history_delete_events_request(node, std::move(ids));
   } else {
     ua::delete_at_time_details d;
     d.node_id = node;
@@ -185,6 +210,17 @@ int run_history_update(const common_args& a, const history_args& h) {
   for (std::size_t i = 0; i < result.operation_results.size(); ++i) {
     const ua::status_code sc = result.operation_results[i];
     if (sc.is_bad()) code = exit_bad;
+    if (!h.delete_event.empty()) {  // one result per EventId, in the order given
+      const std::string& id = h.delete_event[i < h.delete_event.size() ? i : 0];
+      if (a.json) {
+        json_object o;
+        o.text("node", node_text).text("eventId", id).status(sc);
+        std::puts(o.str().c_str());
+      } else {
+        std::printf("%s\t%s\n", id.c_str(), sc.to_string().c_str());
+      }
+      continue;
+    }
     const std::string t = i < times.size() ? format_time(times[i], style.local_time) : "-";
     if (a.json) {
       json_object o;

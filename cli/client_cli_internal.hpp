@@ -146,7 +146,11 @@ struct history_args {
   bool events = false;
   std::string select = "Time,SourceName,EventType,Severity,Message";
   std::vector<std::string> where;
-  bool updates() const { return !insert.empty() || !replace.empty() || !update.empty() || remove || !delete_at.empty(); }
+  // DeleteEventDetails (Part 11 §6.9.7): NODE a notifier; EventIds as --events prints them (hex).
+  std::vector<std::string> delete_event;
+  bool updates() const {
+    return !insert.empty() || !replace.empty() || !update.empty() || remove || !delete_at.empty() || !delete_event.empty();
+  }
 };
 int run_history(const common_args& a, const history_args& h);
 int run_history_update(const common_args& a, const history_args& h);

@@ -42,6 +42,16 @@ struct record {
 // The time a record is ordered by: its SourceTimestamp, else its ServerTimestamp, else 0.
 std::int64_t record_time(const ua::data_value& v) noexcept;
 
+// Event history (docs/history.md "Event history"): a notifier's records are its events, each a
+// DataValue whose value is [name, value, name, value, ...] and whose SourceTimestamp is its Time.
+// The "EventId" field (a ByteString, Part 5 §6.4.2) identifies one (Part 11 §6.9.4, §6.9.7).
+// The EventId of an event record; nullopt for a value or an event without one. Looks at the
+// value's type first: a Double costs one comparison.
+std::optional<std::string_view> event_id_of(const ua::data_value& v) noexcept;
+// Part 11 §6.9.4.3 Replace: `stored` with the fields of `changes` (a field of the same name
+// replaced, a new one added); SourceTimestamp the resulting Time, ServerTimestamp the changes'.
+ua::data_value merge_event(const ua::data_value& stored, const ua::data_value& changes);
+
 // Where a read stopped: the last record returned (its time and its order of arrival). The next
 // read resumes after it, so records appended meanwhile at later times are still found and none is
 // returned twice.
@@ -117,6 +127,17 @@ public:
   // Removes the raw records at each time (kept as modified, Delete); per time, whether any was.
   virtual std::vector<bool> remove_at(std::string_view node, std::span<const std::int64_t> times,
                                       const change& who) = 0;
+  // Events by EventId (event_id_of), one transaction per call, one outcome per event: Insert where
+  // no record of the node has the event's EventId (else exists), Replace the record that has it by
+  // merge_event(old, event) (else missing), Update (upsert) the whole record or an insert. The old
+  // record is kept as modified (Replace 2 / Update 3), an inserted one as it is (Insert 1). An
+  // event without an EventId is missing.
+  virtual std::vector<write_outcome> update_events(std::string_view node, std::span<const ua::data_value> events,
+                                                   write_mode mode, const change& who) = 0;
+  // Removes the records of the node with each EventId (kept as modified, Delete); per id, whether
+  // any was.
+  virtual std::vector<bool> remove_events(std::string_view node, std::span<const ua::byte_string> ids,
+                                          const change& who) = 0;
   // Removes what the retention rule no longer keeps (`now` in DateTime ticks); returns how many
   // records went. Throws store_error.
   virtual std::uint64_t apply_retention(const retention& r, std::int64_t now) = 0;

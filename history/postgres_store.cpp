@@ -38,7 +38,12 @@ constexpr const char* pg_schema =
     "CREATE TABLE IF NOT EXISTS uactor_history_modified("
     "  seq BIGSERIAL PRIMARY KEY, node BIGINT NOT NULL, time BIGINT NOT NULL, value BYTEA NOT NULL,"
     "  server_time BIGINT, server_picoseconds INT, mod_time BIGINT NOT NULL, update_type INT NOT NULL, user_name TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS uactor_history_modified_by_node_time ON uactor_history_modified(node, time, seq);";
+    "CREATE INDEX IF NOT EXISTS uactor_history_modified_by_node_time ON uactor_history_modified(node, time, seq);"
+    // Event history's EventId (Part 11 §6.9.4, §6.9.7), NULL for values; added to a database made
+    // before it (prepare_session fills it in for the events recorded then).
+    "ALTER TABLE uactor_history_values ADD COLUMN IF NOT EXISTS event_id BYTEA;"
+    "CREATE INDEX IF NOT EXISTS uactor_history_values_by_event ON uactor_history_values(node, event_id) "
+    "  WHERE event_id IS NOT NULL;";
 
 constexpr std::int64_t pg_first_month = 1601 * 12;        // January 1601, DateTime's epoch
 constexpr std::int64_t pg_end_month = 10'000 * 12;        // January 10000
@@ -171,6 +176,14 @@ struct pg_args {
     formats.push_back(1);
     return *this;
   }
+  pg_args& add_bytes(std::string_view b) {
+    const std::string& s = storage.emplace_back(b);
+    values.push_back(s.data());
+    lengths.push_back(static_cast<int>(s.size()));
+    formats.push_back(1);
+    return *this;
+  }
+  pg_args& add_event_id(std::optional<std::string_view> id) { return id ? add_bytes(*id) : add_null(); }
   pg_args& add_null() {
     values.push_back(nullptr);
     lengths.push_back(0);
@@ -247,16 +260,25 @@ struct postgres_store::connection {
   void prepare_session() {
     exec("BEGIN", "cannot begin a transaction");
     lock_schema();
+    bool fill_event_ids = false;
+    {
+      pg_result r(check(PQexec(db, "SELECT to_regclass('uactor_history_values') IS NOT NULL AND NOT EXISTS ("
+                                   "SELECT 1 FROM information_schema.columns WHERE table_name = 'uactor_history_values' "
+                                   "AND column_name = 'event_id')"),
+                        PGRES_TUPLES_OK, "cannot read the columns of the values"));
+      fill_event_ids = PQntuples(r.r) == 1 && PQgetvalue(r.r, 0, 0)[0] == 't';
+    }
     exec(pg_schema, "cannot create the history tables");
+    if (fill_event_ids) add_event_ids();
     exec("COMMIT", "cannot create the history tables");
     prepare("node_ids", "SELECT id, name FROM uactor_history_nodes WHERE name = ANY($1::text[])");
     if (writes) {
       exec("CREATE TEMP TABLE uactor_history_incoming(ord INT, node BIGINT, time BIGINT, value BYTEA, server_time BIGINT, "
-           "server_picoseconds INT) "
+           "server_picoseconds INT, event_id BYTEA) "
            "ON COMMIT DELETE ROWS",
            "cannot create the batch table");
-      prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds) "
-                        "SELECT node, time, substring(sha256(value) FROM 1 FOR 16), value, server_time, server_picoseconds "
+      prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds, event_id) "
+                        "SELECT node, time, substring(sha256(value) FROM 1 FOR 16), value, server_time, server_picoseconds, event_id "
                         "FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
       prepare("add_nodes", "INSERT INTO uactor_history_nodes(name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING");
       prepare("delete_older", "DELETE FROM uactor_history_values WHERE time < $1");
@@ -267,8 +289,9 @@ struct postgres_store::connection {
                                                 "FROM uactor_history_values WHERE node = $1::bigint AND time = $2::bigint ORDER BY seq");
       prepare("delete_at", "DELETE FROM uactor_history_values WHERE node = $1::bigint AND time = $2::bigint");
       prepare("keep_new", std::string(pg_keep) + "VALUES ($1::bigint, $2::bigint, $6::bytea, $7::bigint, $8::int, $3::bigint, $4::int, $5::text)");
-      prepare("insert_one", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds) "
-                            "VALUES ($1::bigint, $2::bigint, substring(sha256($3::bytea) FROM 1 FOR 16), $3::bytea, $4::bigint, $5::int) "
+      prepare("insert_one", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds, event_id) "
+                            "VALUES ($1::bigint, $2::bigint, substring(sha256($3::bytea) FROM 1 FOR 16), $3::bytea, $4::bigint, $5::int, "
+                            "$6::bytea) "
                             "ON CONFLICT DO NOTHING");
       prepare("keep_range", std::string(pg_keep) + "SELECT node, time, value, server_time, server_picoseconds, $4::bigint, $5::int, $6::text "
                                                    "FROM uactor_history_values WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint "
@@ -276,6 +299,12 @@ struct postgres_store::connection {
       prepare("delete_range", "DELETE FROM uactor_history_values WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint");
       prepare("delete_modified_range",
               "DELETE FROM uactor_history_modified WHERE node = $1::bigint AND time >= $2::bigint AND time <= $3::bigint");
+      // Event history by EventId (Part 11 §6.9.4, §6.9.7).
+      prepare("find_event", "SELECT value FROM uactor_history_values WHERE node = $1::bigint AND event_id = $2::bytea "
+                            "ORDER BY seq LIMIT 1");
+      prepare("keep_event", std::string(pg_keep) + "SELECT node, time, value, server_time, server_picoseconds, $3::bigint, $4::int, $5::text "
+                                                   "FROM uactor_history_values WHERE node = $1::bigint AND event_id = $2::bytea ORDER BY seq");
+      prepare("delete_event", "DELETE FROM uactor_history_values WHERE node = $1::bigint AND event_id = $2::bytea");
       prepare("delete_beyond",
               "DELETE FROM uactor_history_values WHERE node = $1 AND (time, seq) <= "
               "(SELECT time, seq FROM uactor_history_values WHERE node = $1 ORDER BY time DESC, seq DESC LIMIT 1 OFFSET $2)");
@@ -291,6 +320,31 @@ struct postgres_store::connection {
       prepare("mforward_after", mrange + "AND time >= $5 AND (time > $5 OR seq > $6) ORDER BY time, seq LIMIT $4");
       prepare("mbackward", mrange + "ORDER BY time DESC, seq DESC LIMIT $4");
       prepare("mbackward_after", mrange + "AND time <= $5 AND (time < $5 OR seq < $6) ORDER BY time DESC, seq DESC LIMIT $4");
+    }
+  }
+
+  // A database made before the event_id column: its event records (a DataValue whose value is an
+  // array of Variants, second byte 0x98, Part 6 §5.2.2.16) get their EventIds, in the schema's
+  // transaction, once.
+  void add_event_ids() {
+    pg_result rows(check(PQexecParams(db, "SELECT node, time, seq, value FROM uactor_history_values "
+                                          "WHERE substring(value FROM 2 FOR 1) = '\\x98'::bytea",
+                                      0, nullptr, nullptr, nullptr, nullptr, 1),
+                         PGRES_TUPLES_OK, "cannot read the recorded events"));
+    ua::data_value v;
+    for (int i = 0; i < PQntuples(rows.r); ++i) {
+      const auto* blob = reinterpret_cast<const std::uint8_t*>(PQgetvalue(rows.r, i, 3));
+      if (ua::decode_from_bytes({blob, static_cast<std::size_t>(PQgetlength(rows.r, i, 3))}, v, pg_stored_value_limits).is_bad())
+        continue;  // read_raw says so
+      const auto id = event_id_of(v);
+      if (!id) continue;
+      pg_args a;
+      a.add(get_be64(PQgetvalue(rows.r, i, 0))).add(get_be64(PQgetvalue(rows.r, i, 1))).add(get_be64(PQgetvalue(rows.r, i, 2)));
+      a.add_bytes(*id);
+      pg_result r(check(PQexecParams(db, "UPDATE uactor_history_values SET event_id = $4::bytea "
+                                         "WHERE node = $1::bigint AND time = $2::bigint AND seq = $3::bigint",
+                                     a.count(), nullptr, a.values.data(), a.lengths.data(), a.formats.data(), 0),
+                        PGRES_COMMAND_OK, "cannot set the EventId of a recorded event"));
     }
   }
 
@@ -398,7 +452,7 @@ struct postgres_store::connection {
       const auto it = node_ids.find(rec.node);
       if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + rec.node);
       encode_without_server_time(rec.value, value);
-      put_be(data, 6, 2);
+      put_be(data, 7, 2);
       put_be(data, 4, 4);
       put_be(data, ord++, 4);
       put_be(data, 8, 4);
@@ -416,6 +470,12 @@ struct postgres_store::connection {
       if (rec.value.has_server_picoseconds) {
         put_be(data, 4, 4);
         put_be(data, rec.value.server_picoseconds, 4);
+      } else {
+        put_be(data, 0xFFFF'FFFF, 4);
+      }
+      if (const auto id = event_id_of(rec.value)) {
+        put_be(data, id->size(), 4);
+        data.append(id->data(), id->size());
       } else {
         put_be(data, 0xFFFF'FFFF, 4);
       }
@@ -568,10 +628,112 @@ struct postgres_store::connection {
         else ins.add_null();
         if (v.has_server_picoseconds) ins.add(v.server_picoseconds);
         else ins.add_null();
+        ins.add_event_id(event_id_of(v));
         command("insert_one", ins, "cannot store a value of " + name);
         out.push_back(exists ? write_outcome::replaced : write_outcome::inserted);
       }
       exec("COMMIT", "cannot commit an update");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return out;
+  }
+
+  // The value of the event with this EventId, or nullopt.
+  std::optional<ua::data_value> find_event(std::int64_t node, std::string_view id, const std::string& name) {
+    pg_args a;
+    a.add(node).add_bytes(id);
+    pg_result r(check(PQexecPrepared(db, "find_event", a.count(), a.values.data(), a.lengths.data(), a.formats.data(), 1),
+                      PGRES_TUPLES_OK, "cannot look up an event of " + name));
+    if (PQntuples(r.r) == 0) return std::nullopt;
+    ua::data_value v;
+    const auto* blob = reinterpret_cast<const std::uint8_t*>(PQgetvalue(r.r, 0, 0));
+    if (ua::decode_from_bytes({blob, static_cast<std::size_t>(PQgetlength(r.r, 0, 0))}, v, pg_stored_value_limits).is_bad())
+      throw store_error("history: a stored event of " + name + " in PostgreSQL does not decode");
+    return v;
+  }
+
+  std::vector<write_outcome> update_events(const std::string& name, std::span<const ua::data_value> events, write_mode mode,
+                                           const change& who) {
+    std::vector<write_outcome> out;
+    const std::int64_t node = node_of(name, true);
+    if (node < 0) throw store_error("history: PostgreSQL did not add the node " + name);
+    std::set<std::int64_t> wanted;
+    for (const auto& v : events) wanted.insert(month_of(record_time(v)));
+    add_partitions(wanted);  // a merged Replace keeps the stored Time, whose month exists
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      ua::byte_buffer buf;
+      for (const ua::data_value& ev : events) {
+        const auto id = event_id_of(ev);
+        if (!id) {
+          out.push_back(write_outcome::missing);
+          continue;
+        }
+        const auto stored = find_event(node, *id, name);
+        if (stored && mode == write_mode::insert) {
+          out.push_back(write_outcome::exists);
+          continue;
+        }
+        if (!stored && mode == write_mode::replace) {
+          out.push_back(write_outcome::missing);
+          continue;
+        }
+        // Part 11 §6.9.4.3: Replace changes the fields given; §6.9.4.4: Update puts the whole event.
+        const ua::data_value v = stored && mode == write_mode::replace ? merge_event(*stored, ev) : ev;
+        encode_without_server_time(v, buf);
+        if (stored) {  // the old record is kept as modified, then replaced
+          pg_args keep;
+          keep.add(node).add_bytes(*id);
+          command("keep_event", add_change(keep, who, mode == write_mode::replace ? 2 : 3), "cannot keep a replaced event of " + name);
+          pg_args del;
+          command("delete_event", del.add(node).add_bytes(*id), "cannot replace an event of " + name);
+        } else {
+          pg_args keep;
+          keep.add(node).add(record_time(v));
+          add_change(keep, who, 1).add_bytes(buf);
+          if (v.has_server_timestamp) keep.add(v.server_timestamp.ticks);
+          else keep.add_null();
+          if (v.has_server_picoseconds) keep.add(v.server_picoseconds);
+          else keep.add_null();
+          command("keep_new", keep, "cannot keep an inserted event of " + name);
+        }
+        pg_args ins;
+        ins.add(node).add(record_time(v)).add_bytes(buf);
+        if (v.has_server_timestamp) ins.add(v.server_timestamp.ticks);
+        else ins.add_null();
+        if (v.has_server_picoseconds) ins.add(v.server_picoseconds);
+        else ins.add_null();
+        ins.add_bytes(*id);
+        command("insert_one", ins, "cannot store an event of " + name);
+        out.push_back(stored ? write_outcome::replaced : write_outcome::inserted);
+      }
+      exec("COMMIT", "cannot commit an update");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return out;
+  }
+
+  std::vector<bool> remove_events(const std::string& name, std::span<const ua::byte_string> ids, const change& who) {
+    std::vector<bool> out(ids.size(), false);
+    const std::int64_t node = node_of(name, false);
+    if (node < 0 || ids.empty()) return out;
+    exec("BEGIN", "cannot begin a transaction");
+    try {
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i].empty()) continue;
+        pg_args keep;
+        keep.add(node).add_bytes(ids[i].view());
+        command("keep_event", add_change(keep, who, 4), "cannot keep a deleted event of " + name);
+        pg_args del;
+        std::uint64_t n = 0;
+        command("delete_event", del.add(node).add_bytes(ids[i].view()), "cannot delete an event of " + name, &n);
+        out[i] = n > 0;
+      }
+      exec("COMMIT", "cannot commit a delete");
     } catch (...) {
       rollback();
       throw;
@@ -718,6 +880,20 @@ std::vector<bool> postgres_store::remove_at(std::string_view node, std::span<con
   const std::string name(node);
   std::lock_guard lock(writer_->mutex);
   return writer_->run([&] { return writer_->remove_at(name, times, who); });
+}
+
+std::vector<write_outcome> postgres_store::update_events(std::string_view node, std::span<const ua::data_value> events,
+                                                         write_mode mode, const change& who) {
+  if (events.empty()) return {};
+  const std::string name(node);
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->update_events(name, events, mode, who); });
+}
+
+std::vector<bool> postgres_store::remove_events(std::string_view node, std::span<const ua::byte_string> ids, const change& who) {
+  const std::string name(node);
+  std::lock_guard lock(writer_->mutex);
+  return writer_->run([&] { return writer_->remove_events(name, ids, who); });
 }
 
 std::uint64_t postgres_store::apply_retention(const retention& r, std::int64_t now) {

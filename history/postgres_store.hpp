@@ -37,6 +37,9 @@ public:
   std::uint64_t remove_range(std::string_view node, std::int64_t from, std::int64_t to, bool modified,
                              const change& who) override;
   std::vector<bool> remove_at(std::string_view node, std::span<const std::int64_t> times, const change& who) override;
+  std::vector<write_outcome> update_events(std::string_view node, std::span<const ua::data_value> events, write_mode mode,
+                                           const change& who) override;
+  std::vector<bool> remove_events(std::string_view node, std::span<const ua::byte_string> ids, const change& who) override;
 
 private:
   struct connection;

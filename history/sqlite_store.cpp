@@ -35,6 +35,12 @@ struct statement {
   ~statement() { sqlite3_finalize(s); }
 };
 
+// ?n: an event's EventId, NULL for a value (the index skips those).
+void bind_event_id(sqlite3_stmt* s, int n, std::optional<std::string_view> id) {
+  if (id) sqlite3_bind_blob(s, n, id->data(), static_cast<int>(id->size()), SQLITE_STATIC);
+  else sqlite3_bind_null(s, n);
+}
+
 // Resets the statement when the scope ends, whatever happened in it.
 struct reset_on_exit {
   sqlite3_stmt* s;
@@ -57,6 +63,8 @@ struct sqlite_store::connection {
   // HistoryUpdate (writer) and IsReadModified (reader).
   statement exists_at, keep_at, delete_at, keep_new, keep_range, delete_range, delete_modified_range, delete_older_modified;
   statement mforward, mforward_after, mbackward, mbackward_after;
+  // Event history's updates by EventId (Part 11 §6.9.4, §6.9.7).
+  statement find_event, keep_event, delete_event;
 
   explicit connection(const std::string& p) : path(p) {
     const int rc = sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -93,6 +101,49 @@ struct sqlite_store::connection {
     if (sqlite3_step(s) != SQLITE_DONE) fail(what);
   }
 
+  // The EventId column of event history (Part 11 §6.9.4, §6.9.7) and its index. A file made before
+  // it had the column gets it, and its event records (a DataValue whose value is an array of
+  // Variants: its second byte 0x98, Part 6 §5.2.2.16) get their EventIds, once, in one transaction.
+  void add_event_ids() {
+    bool has_column = false;
+    {
+      statement st;
+      prepare(st, "SELECT 1 FROM pragma_table_info('uactor_history_values') WHERE name = 'event_id'");
+      const int rc = sqlite3_step(st.s);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail("cannot read the columns of the values");
+      has_column = rc == SQLITE_ROW;
+    }
+    if (!has_column) {
+      exec("BEGIN IMMEDIATE", "cannot begin a transaction");
+      try {
+        exec("ALTER TABLE uactor_history_values ADD COLUMN event_id BLOB", "cannot add the event_id column");
+        statement events, set;
+        prepare(events, "SELECT seq, value FROM uactor_history_values WHERE substr(value, 2, 1) = x'98'");
+        prepare(set, "UPDATE uactor_history_values SET event_id = ?2 WHERE seq = ?1");
+        ua::data_value v;
+        for (int rc = sqlite3_step(events.s); rc != SQLITE_DONE; rc = sqlite3_step(events.s)) {
+          if (rc != SQLITE_ROW) fail("cannot read the recorded events");
+          const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(events.s, 1));
+          const auto size = static_cast<std::size_t>(sqlite3_column_bytes(events.s, 1));
+          if (ua::decode_from_bytes({blob, size}, v, stored_value_limits).is_bad()) continue;  // read_raw says so
+          const auto id = event_id_of(v);
+          if (!id) continue;
+          reset_on_exit r{set.s};
+          sqlite3_bind_int64(set.s, 1, sqlite3_column_int64(events.s, 0));
+          sqlite3_bind_blob(set.s, 2, id->data(), static_cast<int>(id->size()), SQLITE_STATIC);
+          if (sqlite3_step(set.s) != SQLITE_DONE) fail("cannot set the EventId of a recorded event");
+        }
+        exec("COMMIT", "cannot commit the event_id column");
+      } catch (...) {
+        sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    }
+    exec("CREATE INDEX IF NOT EXISTS uactor_history_by_event ON uactor_history_values(node, event_id) "
+         "WHERE event_id IS NOT NULL",
+         "cannot index the EventIds");
+  }
+
   // The node's id, or -1 when it has no records (create: add it).
   std::int64_t node_id(const std::string& name, bool create) {
     if (const auto it = node_ids.find(name); it != node_ids.end()) return it->second;
@@ -119,10 +170,11 @@ sqlite_store::sqlite_store(const std::string& path) : path_(path) {
   writer_->exec("PRAGMA journal_mode=WAL", "cannot use the file as a history database");
   writer_->exec("PRAGMA synchronous=NORMAL", "cannot set synchronous=NORMAL");  // WAL: durable at checkpoints
   writer_->exec(schema, "cannot create the history tables");
+  writer_->add_event_ids();
   auto& w = *writer_;
   w.prepare(w.find_node, "SELECT id FROM uactor_history_nodes WHERE name = ?1");
   w.prepare(w.insert_node, "INSERT INTO uactor_history_nodes(name) VALUES (?1)");
-  w.prepare(w.insert_value, "INSERT INTO uactor_history_values(node, time, value) VALUES (?1, ?2, ?3)");
+  w.prepare(w.insert_value, "INSERT INTO uactor_history_values(node, time, value, event_id) VALUES (?1, ?2, ?3, ?4)");
   w.prepare(w.begin, "BEGIN IMMEDIATE");
   w.prepare(w.commit, "COMMIT");
   w.prepare(w.rollback, "ROLLBACK");
@@ -139,6 +191,10 @@ sqlite_store::sqlite_store(const std::string& path) : path_(path) {
   w.prepare(w.delete_range, "DELETE FROM uactor_history_values WHERE node = ?1 AND time >= ?2 AND time <= ?3");
   w.prepare(w.delete_modified_range, "DELETE FROM uactor_history_modified WHERE node = ?1 AND time >= ?2 AND time <= ?3");
   w.prepare(w.delete_older_modified, "DELETE FROM uactor_history_modified WHERE time < ?1");
+  w.prepare(w.find_event, "SELECT value FROM uactor_history_values WHERE node = ?1 AND event_id = ?2 ORDER BY seq LIMIT 1");
+  w.prepare(w.keep_event, (std::string(keep) + "SELECT node, time, value, ?3, ?4, ?5 FROM uactor_history_values "
+                                                "WHERE node = ?1 AND event_id = ?2 ORDER BY seq").c_str());
+  w.prepare(w.delete_event, "DELETE FROM uactor_history_values WHERE node = ?1 AND event_id = ?2");
   w.prepare(w.delete_beyond,
             "DELETE FROM uactor_history_values WHERE node = ?1 AND (time, seq) <= "
             "(SELECT time, seq FROM uactor_history_values WHERE node = ?1 ORDER BY time DESC, seq DESC "
@@ -180,6 +236,7 @@ void sqlite_store::append(std::span<const record> batch) {
       sqlite3_bind_int64(w.insert_value.s, 1, node);
       sqlite3_bind_int64(w.insert_value.s, 2, record_time(rec.value));
       sqlite3_bind_blob(w.insert_value.s, 3, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+      bind_event_id(w.insert_value.s, 4, event_id_of(rec.value));
       if (sqlite3_step(w.insert_value.s) != SQLITE_DONE) w.fail("cannot store a value of " + rec.node);
     }
     w.step_done(w.commit.s, "cannot commit a batch");
@@ -331,6 +388,7 @@ std::vector<write_outcome> sqlite_store::update(std::string_view node_name, std:
     sqlite3_bind_int64(w.insert_value.s, 1, node);
     sqlite3_bind_int64(w.insert_value.s, 2, t);
     sqlite3_bind_blob(w.insert_value.s, 3, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+    bind_event_id(w.insert_value.s, 4, event_id_of(v));
     if (sqlite3_step(w.insert_value.s) != SQLITE_DONE) w.fail("cannot store a value of " + name);
     out.push_back(exists ? write_outcome::replaced : write_outcome::inserted);
   }
@@ -386,6 +444,113 @@ std::vector<bool> sqlite_store::remove_at(std::string_view node_name, std::span<
     sqlite3_bind_int64(w.delete_at.s, 1, node);
     sqlite3_bind_int64(w.delete_at.s, 2, times[i]);
     if (sqlite3_step(w.delete_at.s) != SQLITE_DONE) w.fail("cannot delete a value of " + name);
+    out[i] = sqlite3_changes(w.db) > 0;
+  }
+  tx.commit();
+  return out;
+}
+
+std::vector<write_outcome> sqlite_store::update_events(std::string_view node_name, std::span<const ua::data_value> events,
+                                                       write_mode mode, const change& who) {
+  std::vector<write_outcome> out;
+  out.reserve(events.size());
+  if (events.empty()) return out;
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  sqlite_update_transaction<connection> tx(w);
+  const std::string name(node_name);
+  const std::int64_t node = w.node_id(name, true);
+  ua::byte_buffer buf;
+  ua::data_value stored;
+  for (const ua::data_value& ev : events) {
+    const auto id = event_id_of(ev);
+    if (!id) {
+      out.push_back(write_outcome::missing);
+      continue;
+    }
+    bool exists = false;
+    {
+      reset_on_exit r{w.find_event.s};
+      sqlite3_bind_int64(w.find_event.s, 1, node);
+      sqlite3_bind_blob(w.find_event.s, 2, id->data(), static_cast<int>(id->size()), SQLITE_STATIC);
+      const int rc = sqlite3_step(w.find_event.s);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) w.fail("cannot look up an event of " + name);
+      exists = rc == SQLITE_ROW;
+      if (exists && mode == write_mode::replace) {
+        const auto* blob = static_cast<const std::uint8_t*>(sqlite3_column_blob(w.find_event.s, 0));
+        const auto size = static_cast<std::size_t>(sqlite3_column_bytes(w.find_event.s, 0));
+        if (ua::decode_from_bytes({blob, size}, stored, stored_value_limits).is_bad())
+          throw store_error("history: a stored event of " + name + " in " + path_ + " does not decode");
+      }
+    }
+    if (exists && mode == write_mode::insert) {
+      out.push_back(write_outcome::exists);
+      continue;
+    }
+    if (!exists && mode == write_mode::replace) {
+      out.push_back(write_outcome::missing);
+      continue;
+    }
+    // Part 11 §6.9.4.3: Replace changes the fields given; §6.9.4.4: Update puts the whole event.
+    const ua::data_value merged = exists && mode == write_mode::replace ? merge_event(stored, ev) : ua::data_value{};
+    const ua::data_value& v = exists && mode == write_mode::replace ? merged : ev;
+    buf.clear();
+    ua::encoder e(buf);
+    ua::encode(e, v);
+    if (exists) {  // the old record is kept as modified, then replaced
+      {
+        reset_on_exit r{w.keep_event.s};
+        sqlite3_bind_int64(w.keep_event.s, 1, node);
+        sqlite3_bind_blob(w.keep_event.s, 2, id->data(), static_cast<int>(id->size()), SQLITE_STATIC);
+        bind_change(w.keep_event.s, 3, who, mode == write_mode::replace ? 2 : 3);
+        if (sqlite3_step(w.keep_event.s) != SQLITE_DONE) w.fail("cannot keep a replaced event of " + name);
+      }
+      reset_on_exit r{w.delete_event.s};
+      sqlite3_bind_int64(w.delete_event.s, 1, node);
+      sqlite3_bind_blob(w.delete_event.s, 2, id->data(), static_cast<int>(id->size()), SQLITE_STATIC);
+      if (sqlite3_step(w.delete_event.s) != SQLITE_DONE) w.fail("cannot replace an event of " + name);
+    } else {
+      reset_on_exit r{w.keep_new.s};
+      sqlite3_bind_int64(w.keep_new.s, 1, node);
+      sqlite3_bind_int64(w.keep_new.s, 2, record_time(v));
+      bind_change(w.keep_new.s, 3, who, 1);
+      sqlite3_bind_blob(w.keep_new.s, 6, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+      if (sqlite3_step(w.keep_new.s) != SQLITE_DONE) w.fail("cannot keep an inserted event of " + name);
+    }
+    reset_on_exit r{w.insert_value.s};
+    sqlite3_bind_int64(w.insert_value.s, 1, node);
+    sqlite3_bind_int64(w.insert_value.s, 2, record_time(v));
+    sqlite3_bind_blob(w.insert_value.s, 3, buf.data(), static_cast<int>(buf.size()), SQLITE_STATIC);
+    bind_event_id(w.insert_value.s, 4, id);
+    if (sqlite3_step(w.insert_value.s) != SQLITE_DONE) w.fail("cannot store an event of " + name);
+    out.push_back(exists ? write_outcome::replaced : write_outcome::inserted);
+  }
+  tx.commit();
+  return out;
+}
+
+std::vector<bool> sqlite_store::remove_events(std::string_view node_name, std::span<const ua::byte_string> ids,
+                                              const change& who) {
+  std::vector<bool> out(ids.size(), false);
+  auto& w = *writer_;
+  std::lock_guard lock(w.mutex);
+  const std::string name(node_name);
+  const std::int64_t node = w.node_id(name, false);
+  if (node < 0 || ids.empty()) return out;
+  sqlite_update_transaction<connection> tx(w);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i].empty()) continue;
+    {
+      reset_on_exit r{w.keep_event.s};
+      sqlite3_bind_int64(w.keep_event.s, 1, node);
+      sqlite3_bind_blob(w.keep_event.s, 2, ids[i].data(), static_cast<int>(ids[i].size()), SQLITE_STATIC);
+      bind_change(w.keep_event.s, 3, who, 4);
+      if (sqlite3_step(w.keep_event.s) != SQLITE_DONE) w.fail("cannot keep a deleted event of " + name);
+    }
+    reset_on_exit r{w.delete_event.s};
+    sqlite3_bind_int64(w.delete_event.s, 1, node);
+    sqlite3_bind_blob(w.delete_event.s, 2, ids[i].data(), static_cast<int>(ids[i].size()), SQLITE_STATIC);
+    if (sqlite3_step(w.delete_event.s) != SQLITE_DONE) w.fail("cannot delete an event of " + name);
     out[i] = sqlite3_changes(w.db) > 0;
   }
   tx.commit();

@@ -403,13 +403,16 @@ status_code address_space::set_history_writable(node_index n, bool writable) {
   return status::good;
 }
 
-status_code address_space::set_event_history(node_index n, bool on) {
+status_code address_space::set_event_history(node_index n, bool on, bool writable) {
   if (n >= nodes_.size() || nodes_[n].removed) return status::bad_node_id_unknown;
-  constexpr std::uint8_t history_read = 0x04;  // Part 3 §8.59 EventNotifierType
+  constexpr std::uint8_t history_read = 0x04;   // Part 3 §8.59 EventNotifierType
+  constexpr std::uint8_t history_write = 0x08;
   if (nodes_[n].cls != node_class::object && nodes_[n].cls != node_class::view) return status::bad_node_class_invalid;
   std::uint8_t& bits = nodes_[n].event_notifier;
   if (on) bits |= history_read;
   else bits &= static_cast<std::uint8_t>(~history_read);
+  if (on && writable) bits |= history_write;
+  else bits &= static_cast<std::uint8_t>(~history_write);
   return status::good;
 }
 

@@ -210,8 +210,9 @@ public:
   // Part 18 §4.4.1). Bad_NodeIdUnknown or Bad_NodeClassInvalid (not a Variable).
   status_code set_current_writable(node_index n, bool writable);
   // Sets or clears the HistoryRead bit of an Object's or View's EventNotifier (Part 3 §8.59): its
-  // events' history can be read.
-  status_code set_event_history(node_index n, bool on);
+  // events' history can be read; with `writable` (and `on`) the HistoryWrite bit too: HistoryUpdate
+  // may change it (cleared otherwise).
+  status_code set_event_history(node_index n, bool on, bool writable = false);
   // The one observer of value changes (null: none); it must outlive its registration.
   void set_observer(value_observer* o) noexcept { observer_ = o; }
   // Marks a Variable (or VariableType) as watched, or not; false for the other classes.

@@ -1069,6 +1069,29 @@ ua::history_read_request history_events_request(const ua::node_id& notifier, ua:
   return r;
 }
 
+ua::history_update_request history_delete_events_request(const ua::node_id& notifier,
+                                                         std::vector<ua::byte_string> event_ids) {
+  ua::delete_event_details d;
+  d.node_id = notifier;
+  d.event_ids.assign(std::make_move_iterator(event_ids.begin()), std::make_move_iterator(event_ids.end()));
+  ua::history_update_request r;
+  r.history_update_details.push_back(ua::extension_object(std::move(d)));
+  return r;
+}
+
+ua::history_update_request history_update_events_request(const ua::node_id& notifier, ua::perform_update_type mode,
+                                                         ua::event_filter fields,
+                                                         std::vector<ua::history_event_field_list> events) {
+  ua::update_event_details d;
+  d.node_id = notifier;
+  d.perform_insert_replace = mode;
+  d.filter = std::move(fields);
+  d.event_data.assign(std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+  ua::history_update_request r;
+  r.history_update_details.push_back(ua::extension_object(std::move(d)));
+  return r;
+}
+
 std::span<const ua::history_event_field_list> history_events_of(const ua::history_read_result& result) noexcept {
   const auto* h = result.history_data.get_if<ua::history_event>();
   if (!h) return {};

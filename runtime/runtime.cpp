@@ -601,7 +601,7 @@ public:
       const std::size_t n = patterns.empty() ? 0 : historize_matching(core.space(), patterns, unmatched);
       // After the patterns: [history] updates covers the variables they made historize too.
       const std::size_t writable = updates ? allow_history_updates(core.space()) : 0;
-      for (const auto& id : core.set_event_history(notifiers)) unmatched.push_back(id.to_string() + " (events: no Object or View)");
+      for (const auto& id : core.set_event_history(notifiers, updates)) unmatched.push_back(id.to_string() + " (events: no Object or View)");
       // After the patterns too: a configuration is for a historizing variable.
       std::vector<std::string> unconfigured;
       const auto own = configured_variables(core.space(), configurations, unconfigured);

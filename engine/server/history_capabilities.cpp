@@ -23,6 +23,10 @@ void set_event_history_capability(ua::address_space& as, bool reading, std::uint
                                   ua::date_time now) {
   set(as, 11242, ua::variant(reading), now);  // AccessHistoryEventsCapability
   set(as, 11274, ua::variant(reading ? max_return_event_values : std::uint32_t{0}), now);  // MaxReturnEventValues
+  // HistoryUpdate of events (Part 11 §6.9.4, §6.9.7): served with event history; a notifier says
+  // with the HistoryWrite bit of its EventNotifier whether its events may be changed.
+  for (const std::uint32_t id : {11281u, 11282u, 11283u, 11502u})  // Insert/Replace/Update/Delete events
+    set(as, id, ua::variant(reading), now);
 }
 
 void set_history_capabilities(ua::address_space& as, bool reading, std::uint32_t max_return_data_values,
@@ -35,8 +39,7 @@ void set_history_capabilities(ua::address_space& as, bool reading, std::uint32_t
   // HistoryWrite access bit whether it may be changed.
   for (const std::uint32_t id : {11196u, 11197u, 11198u, 11199u, 11200u})  // Insert/Replace/Update data, DeleteRaw, DeleteAtTime
     set(as, id, ua::variant(reading), now);
-  for (const std::uint32_t id : {11275u, 11281u, 11282u, 11283u})  // InsertAnnotation, Insert/Replace/Update events
-    set(as, id, ua::variant(false), now);
+  set(as, 11275, ua::variant(false), now);  // InsertAnnotationCapability
   // The aggregates HistoryRead computes (Part 11 §5.4.2, Part 13 §4.3): the ns0 AggregateFunction
   // objects, organized by both AggregateFunctions folders, there only while history is on.
   const ua::node_id organizes(0, ua::ids::organizes);

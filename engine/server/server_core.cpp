@@ -80,7 +80,9 @@ server_core::server_core(server_core_config config, ua::address_space space, ser
             f.intern("CertificateErrorEventId"), f.intern("Certificate")};
   history_audit_ = {f.intern("ParameterDataTypeId"), f.intern("UpdatedNode"), f.intern("PerformInsertReplace"),
                     f.intern("NewValues"), f.intern("OldValues"), f.intern("IsDeleteModified"),
-                    f.intern("StartTime"), f.intern("EndTime"), f.intern("ReqTimes")};
+                    f.intern("StartTime"), f.intern("EndTime"), f.intern("ReqTimes"), f.intern("Filter"),
+                    f.intern("EventIds")};
+
   method_id_key_ = f.intern("MethodId");
   publish_roles(sessions_.roles_ptr());
   certificate_group_key_ = f.intern("CertificateGroup");
@@ -429,11 +431,11 @@ void server_core::select_history_events(services::history_read_job& job, const s
   }
 }
 
-std::vector<ua::node_id> server_core::set_event_history(const std::vector<ua::node_id>& notifiers) {
+std::vector<ua::node_id> server_core::set_event_history(const std::vector<ua::node_id>& notifiers, bool writable) {
   std::vector<ua::node_id> unknown;
   for (const ua::node_id& id : notifiers) {
     const ua::node_index n = space_.find(id);
-    if (n == ua::no_node || space_.set_event_history(n, true).is_bad()) {
+    if (n == ua::no_node || space_.set_event_history(n, true, writable).is_bad()) {
       unknown.push_back(id);
       continue;
     }
@@ -745,7 +747,21 @@ void server_core::serve_history_update(const ua::history_update_request& req, co
   job->session_token = c.s->authentication_token;
   job->who.time = c.now.utc.ticks;
   job->who.user = c.s->user_name.str();
-  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s))) {
+  // Part 11 §6.9.4: an UpdateEventDetails' select clause names a field as a live filter's does
+  // (Value of a browse path; ConditionId the NodeId of the empty path), stored under its interned
+  // form. Made here, not kept: a server_core moves (into its actor), `this` with it.
+  services::history_event_catalogue events;
+  events.field_name = [this](const ua::simple_attribute_operand& f) -> std::optional<std::string> {
+    constexpr std::uint32_t node_id_attribute = 1, value_attribute = 13;
+    if (!f.index_range.empty()) return std::nullopt;
+    if (f.browse_path.empty()) return f.attribute_id == node_id_attribute ? std::optional<std::string>(std::string()) : std::nullopt;
+    if (f.attribute_id != value_attribute) return std::nullopt;
+    const field_key k = subscriptions_->fields().intern(std::span<const ua::qualified_name>(f.browse_path));
+    if (k == field::none) return std::nullopt;
+    return std::string(subscriptions_->fields().name(k));
+  };
+  events.new_event_id = [this](ua::byte_string& out) { next_event_id(out); };
+  if (services::plan_history_update(req, *job, space_, config_.history, access_of(*c.s), &events)) {
     if (history_updater_) {
       ++history_reads_in_flight_;
       history_updater_(std::move(job));
@@ -769,18 +785,26 @@ void server_core::complete_history_update(services::history_update_job& job, con
   encode_response(job.response, d.message);
 }
 
-// Part 11 §5.6.2-§5.6.5: one audit event per details that reached the store,
-// AuditHistoryValueUpdateEventType (i=3006), AuditHistoryRawModifyDeleteEventType (i=3014) or
-// AuditHistoryAtTimeDeleteEventType (i=3019), raised at the updated node. OldValues stays empty:
+// Part 11 §5.6.2-§5.6.6: one audit event per details that reached the store,
+// AuditHistoryValueUpdateEventType (i=3006), AuditHistoryRawModifyDeleteEventType (i=3014),
+// AuditHistoryAtTimeDeleteEventType (i=3019), AuditHistoryEventUpdateEventType (i=2999) or
+// AuditHistoryEventDeleteEventType (i=3022), raised at the updated node. OldValues stays empty:
 // the store does not hand the old values back (docs/history.md).
 void server_core::audit_history_update(const services::history_update_job& job, const instant& now) {
   if (!config_.audit_events || !wants_events()) return;
   using kind = services::history_update_job::kind;
   for (const auto& it : job.items) {
     const ua::status_code r = job.response.results[it.result].status_code;
-    const std::uint32_t type = it.what == kind::update ? 3006 : it.what == kind::delete_at ? 3019 : 3014;
-    const char* action = it.what == kind::update ? "HistoryUpdate/UpdateData"
-                         : it.what == kind::delete_at ? "HistoryUpdate/DeleteAtTime" : "HistoryUpdate/DeleteRawModified";
+    const std::uint32_t type = it.what == kind::update            ? 3006
+                               : it.what == kind::delete_at       ? 3019
+                               : it.what == kind::update_events   ? 2999
+                               : it.what == kind::delete_events   ? 3022
+                                                                  : 3014;
+    const char* action = it.what == kind::update            ? "HistoryUpdate/UpdateData"
+                         : it.what == kind::delete_at       ? "HistoryUpdate/DeleteAtTime"
+                         : it.what == kind::update_events   ? "HistoryUpdate/UpdateEvent"
+                         : it.what == kind::delete_events   ? "HistoryUpdate/DeleteEvent"
+                                                            : "HistoryUpdate/DeleteRawModified";
     audit_base(type, r.is_good() ? 100 : 500, job.audit_entry_id, r.is_good(), r, action, job.who.user, now);
     if (const ua::node_index n = space_.find(it.node_id); n != ua::no_node) {
       event_.source = n;
@@ -792,6 +816,15 @@ void server_core::audit_history_update(const services::history_update_job& job, 
       event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::update_data_details::data_type_id);
       event_.set(history_audit_.perform_insert_replace) = static_cast<std::int32_t>(it.perform);
       event_.set(history_audit_.new_values).emplace<ua::ua_array<ua::data_value>>().assign(it.values.begin(), it.values.end());
+    } else if (it.what == kind::update_events) {  // Part 11 §5.6.3 AuditHistoryEventUpdateEventType
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::update_event_details::data_type_id);
+      event_.set(history_audit_.perform_insert_replace) = static_cast<std::int32_t>(it.perform);
+      event_.set(history_audit_.filter) = ua::variant(ua::extension_object(it.filter));
+      auto& values = event_.set(history_audit_.new_values).emplace<ua::ua_array<ua::extension_object>>();
+      for (const auto& e : it.event_data) values.push_back(ua::extension_object(e));
+    } else if (it.what == kind::delete_events) {  // Part 11 §5.6.6 AuditHistoryEventDeleteEventType
+      event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_event_details::data_type_id);
+      event_.set(history_audit_.event_ids).emplace<ua::ua_array<ua::byte_string>>().assign(it.event_ids.begin(), it.event_ids.end());
     } else if (it.what == kind::delete_at) {
       event_.set(history_audit_.parameter_data_type_id) = ua::node_id(0, ua::delete_at_time_details::data_type_id);
       auto& times = event_.set(history_audit_.req_times).emplace<ua::ua_array<ua::date_time>>();

@@ -191,8 +191,10 @@ public:
                    history_reader reader = {}, history_updater updater = {});
   // Event history (docs/history.md "Event history"): the events that reach these notifiers
   // (Objects or Views; their EventNotifier gets the HistoryRead bit) are recorded by the historian
-  // and read back with ReadEventDetails. Returns the ids that name no Object or View.
-  std::vector<ua::node_id> set_event_history(const std::vector<ua::node_id>& notifiers);
+  // and read back with ReadEventDetails; `writable`: HistoryUpdate may change their events
+  // (UpdateEventDetails, DeleteEventDetails; the HistoryWrite bit, Part 3 §8.59). Returns the ids
+  // that name no Object or View.
+  std::vector<ua::node_id> set_event_history(const std::vector<ua::node_id>& notifiers, bool writable = false);
   // The historical configuration (Part 11 §5.2, §5.7.3; history_configuration.hpp): the
   // Server's DefaultHAConfiguration gets `defaults` with the retention (MaxTimeStoredValues in ms,
   // MaxCountStoredValues; 0 none), and each variable of `own` an HA Configuration object of its own,
@@ -370,7 +372,7 @@ private:
   // AuditHistoryUpdateEventType and its subtypes (Part 11 §5.6).
   struct history_audit_keys {
     field_key parameter_data_type_id, updated_node, perform_insert_replace, new_values, old_values, is_delete_modified,
-        start_time, end_time, req_times;
+        start_time, end_time, req_times, filter, event_ids;
   };
   history_audit_keys history_audit_{};
   // The channel and EventId of the AuditCertificate event raised last, for the CertificateErrorEventId

@@ -397,6 +397,18 @@ caf::actor_system_config& configure_client_system(caf::actor_system_config& cfg)
 // releases it.
 ua::history_read_request history_events_request(const ua::node_id& notifier, ua::date_time start, ua::date_time end,
                                                 ua::event_filter filter, std::uint32_t per_page = 0);
+// Event history changes (Part 11 §6.9.7 DeleteEventDetails, §6.9.4 UpdateEventDetails;
+// docs/history.md "Event history"), for client::history_update: the events of `notifier` with
+// these EventIds deleted (their results one per id: Good or Bad_NoEntryExists);
+ua::history_update_request history_delete_events_request(const ua::node_id& notifier,
+                                                         std::vector<ua::byte_string> event_ids);
+// events inserted (Insert: EventType and Time among the fields; no EventId: the server gives one),
+// replaced (Replace: by EventId, the fields given changed) or updated (Update: the whole event, by
+// EventId, or inserted), each field list in the order of `fields`' select clauses (an
+// event_filter_builder's, without a where clause).
+ua::history_update_request history_update_events_request(const ua::node_id& notifier, ua::perform_update_type mode,
+                                                         ua::event_filter fields,
+                                                         std::vector<ua::history_event_field_list> events);
 // The events of one HistoryRead result: its HistoryEvent's field lists, each in the order of the
 // select clauses; empty when it holds none (a Bad result, Good_NoData, a data read's result).
 std::span<const ua::history_event_field_list> history_events_of(const ua::history_read_result& result) noexcept;

@@ -7,7 +7,7 @@
 # - each mode (sign, encrypt; none refused) with each identity (anonymous, UserName with the
 #   password from a file and from $UACTOR_PASSWORD, X509), and a wrong password;
 # - read, write (typed by the node and by --type), browse as a tree, call, subscribe, endpoints,
-#   history (raw, --csv, an aggregate, --events; HistoryUpdate's insert, replace, deletes and the modified
+#   history (raw, --csv, an aggregate, --events, --delete-event; HistoryUpdate's insert, replace, deletes and the modified
 #   values), with --json parsed (python3) and every exit code: 0, 1, 2, 3.
 #
 #   client_cli_test.sh UACTOR
@@ -337,6 +337,13 @@ expect "history --events --where without an operator: exit 2" 2 "no operator" "$
     --where "Severity" "${u[@]}"
 expect "history --events of a variable: exit 1" 1 "BadHistoryOperationUnsupported" "$uactor" history "$url" "$counter" --events "${u[@]}"
 expect "history --where without --events: exit 2" 2 "is for --events" "$uactor" history "$url" "$counter" --where "Severity > 1" "${u[@]}"
+# DeleteEventDetails (Part 11 §6.9.7): the first stored event, by the EventId --events prints.
+run "history --events --select EventId" 0 "$uactor" history "$url" i=2253 --events --start -10m --select EventId,Time --max 1 "${u[@]}"
+event_id=$(sed -n 1p "$tmp/out" | tr '\t' '\n' | sed -n 's/^EventId=//p')
+if [ -n "$event_id" ]; then pass "history --events --select EventId: $event_id"; else fail "no EventId in: $(cat "$tmp/out")"; fi
+expect "history --delete-event" 0 "$event_id	Good" "$uactor" history "$url" i=2253 --delete-event "$event_id" "${u[@]}"
+expect "history --delete-event again: exit 1" 1 "BadNoEntryExists" "$uactor" history "$url" i=2253 --delete-event "$event_id" "${u[@]}"
+expect "history --delete-event that is not hex: exit 2" 2 "is not hex" "$uactor" history "$url" i=2253 --delete-event 0xZZ "${u[@]}"
 
 # ---- usage (2) and connection (3) errors
 expect "no endpoint: exit 2" 2 "give an endpoint" "$uactor" read

@@ -258,6 +258,44 @@ TEST_CASE("postgres_store: HistoryUpdate inserts, replaces and deletes, keeping 
   test::check_history_updates(store);
 }
 
+TEST_CASE("postgres_store: event history updated and deleted by EventId", "[history][postgres][events]") {
+  auto& server = shared_server();
+  history::postgres_store store(fresh_database(server));
+  store.connect();
+  test::check_event_history_updates(store);
+}
+
+// A database made before the event_id column (dropped here): the next connection adds it and fills
+// it in for the events recorded then, so that they can be deleted by EventId.
+TEST_CASE("postgres_store: a database without the event_id column gets it, with the recorded events' ids",
+          "[history][postgres][events]") {
+  auto& server = shared_server();
+  const std::string db = fresh_database(server);
+  {
+    history::postgres_store store(db);
+    store.connect();
+    const std::vector<history::record> events{{"i=2253", test::update_contract_event("old1", pg_jan_2026, 100)},
+                                              {"i=2253", test::update_contract_event("old2", pg_jan_2026 + 10, 200)},
+                                              {"ns=1;s=V", test::update_contract_value(1, pg_jan_2026)}};
+    store.append(events);
+  }
+  REQUIRE(scalar(db, "SELECT count(*) FROM uactor_history_values WHERE event_id IS NOT NULL") == 2);
+  {
+    PGconn* c = PQconnectdb(db.c_str());
+    PGresult* r = PQexec(c, "ALTER TABLE uactor_history_values DROP COLUMN event_id");
+    INFO(PQerrorMessage(c));
+    CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+    PQclear(r);
+    PQfinish(c);
+  }
+  history::postgres_store store(db);
+  store.connect();
+  CHECK(scalar(db, "SELECT count(*) FROM uactor_history_values WHERE event_id IS NOT NULL") == 2);
+  const std::vector<ua::byte_string> ids{ua::byte_string("old2")};
+  CHECK(store.remove_events("i=2253", ids, {1, 0, ""}) == std::vector<bool>{true});
+  CHECK(test::update_contract_events(store.read_raw(pg_range("i=2253", 0, pg_jan_2026 + pg_day))).size() == 1);
+}
+
 // The historical configuration over PostgreSQL (engine/server/history_configuration.hpp): a
 // variable's HA Configuration reports the first value the database holds as StartOfArchive, a
 // deletion moves it, and its Stepped decides an at-time read.

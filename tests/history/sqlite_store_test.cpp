@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sqlite3.h>
+
 #include "history/sqlite_store.hpp"
 #include "tests/history/update_contract.hpp"
 #include "tests/support/temp_folder.hpp"
@@ -156,4 +158,40 @@ TEST_CASE("sqlite_store: the modified records survive a reopen and go with reten
   store.apply_retention({1, 0}, 5000 + 2 * 86'400LL * ua::date_time::ticks_per_second);
   CHECK(store.read_raw(q).values.empty());
   CHECK(store.read_raw(range("n", 0, 10'000)).values.empty());
+}
+
+TEST_CASE("sqlite_store: event history updated and deleted by EventId", "[history][events]") {
+  temp_folder dir{"history-test"};
+  history::sqlite_store store(dir.file("h.sqlite"));
+  test::check_event_history_updates(store);
+}
+
+// A file made before the event_id column (dropped here, as the older schema had it): opening it
+// adds the column and fills it in for the events recorded then.
+TEST_CASE("sqlite_store: a file without the event_id column gets it, with the recorded events' ids", "[history][events]") {
+  temp_folder dir{"history-test"};
+  const std::string path = dir.file("h.sqlite");
+  {
+    history::sqlite_store store(path);
+    const std::vector<history::record> events{{"i=2253", test::update_contract_event("old1", 1000, 100)},
+                                              {"i=2253", test::update_contract_event("old2", 1010, 200)},
+                                              {"ns=1;s=V", value_at(1, 1000)}};
+    store.append(events);
+  }
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, "DROP INDEX uactor_history_by_event; ALTER TABLE uactor_history_values DROP COLUMN event_id",
+                                nullptr, nullptr, &err);
+    INFO((err ? err : ""));
+    CHECK(rc == SQLITE_OK);
+    sqlite3_free(err);
+    sqlite3_close(db);
+  }
+  history::sqlite_store store(path);
+  const std::vector<ua::byte_string> ids{ua::byte_string("old2"), ua::byte_string("old1"), ua::byte_string("none")};
+  CHECK(store.remove_events("i=2253", ids, {1, 0, ""}) == std::vector<bool>{true, true, false});
+  CHECK(store.read_raw(range("i=2253", 0, 10'000)).values.empty());
+  CHECK(store.read_raw(range("ns=1;s=V", 0, 10'000)).values.size() == 1);
 }

@@ -21,7 +21,9 @@
 // (Good), the raw read then finds nothing; DeleteRawModified with isDeleteModified removes the
 // modified values. Then event history (Part 11 §6.5.2): the Server object's EventNotifier has the
 // HistoryRead bit, and a HistoryRead with ReadEventDetails (EventType, Severity, Time selected)
-// returns the events the demo's alarms raised, in time order. Then the historical configuration
+// returns the events the demo's alarms raised, in time order; an event is inserted at T
+// (UpdateEventDetails Insert), its Severity replaced by EventId (Replace), then deleted
+// (DeleteEventDetails). Then the historical configuration
 // (Part 11 §5.2.4, §5.7.3): Toggle's HA Configuration (Stepped, StartOfArchive) and the Server's
 // DefaultHAConfiguration.
 // Prints `ok ...` per step and `done` (exit 0); `FAIL <why>` and exit 1 otherwise.
@@ -53,8 +55,13 @@ const {
     UpdateDataDetails,
     DeleteRawModifiedDetails,
     DeleteAtTimeDetails,
+    UpdateEventDetails,
+    DeleteEventDetails,
+    HistoryEventFieldList,
     PerformUpdateType
 } = require("node-opcua-types");
+const { Variant } = require("node-opcua-variant");
+const { resolveNodeId } = require("node-opcua-nodeid");
 
 const args = process.argv.slice(2);
 if (args.length < 1 || !args[0].startsWith("opc.tcp://")) {
@@ -286,6 +293,57 @@ const historyBits = (v) => v.statusCode.value & 0x3;
         if (i > 0 && f[2].value.getTime() < events[i - 1].eventFields[2].value.getTime()) fail("event times do not increase at " + i);
     }
     out("ok event history: " + events.length + " events of the Server object, first of type " + events[0].eventFields[0].value.toString());
+
+    // Event history updates (Part 11 §6.9.4, §6.9.7): `updates = true` gives the Server object's
+    // EventNotifier the HistoryWrite bit; an event inserted long before any recording (the server
+    // gives its EventId), its Severity replaced by EventId, then deleted by EventId.
+    if ((notifier.value.value & 0x08) === 0) fail("the Server object's EventNotifier " + notifier.value.value + " has no HistoryWrite bit");
+    const eventsAround = async () => {
+        const response = await session.historyRead(new HistoryReadRequest({
+            historyReadDetails: new ReadEventDetails({
+                startTime: around[0], endTime: around[1], numValuesPerNode: 0,
+                filter: constructEventFilter(["EventId", "Severity", "Message"])
+            }),
+            nodesToRead: [{ nodeId: "i=2253" }],
+            timestampsToReturn: TimestampsToReturn.Both
+        }));
+        const r = response.results[0];
+        if (r.statusCode.isBad()) fail("event HistoryRead around T: " + r.statusCode.toString());
+        return ((r.historyData && r.historyData.events) || []).map((e) => e.eventFields);
+    };
+    const inserted = await historyUpdate(new UpdateEventDetails({
+        nodeId: "i=2253", performInsertReplace: PerformUpdateType.Insert,
+        filter: constructEventFilter(["EventType", "Time", "Severity", "Message"]),
+        eventData: [new HistoryEventFieldList({ eventFields: [
+            new Variant({ dataType: DataType.NodeId, value: resolveNodeId("i=2041") }),
+            new Variant({ dataType: DataType.DateTime, value: T }),
+            new Variant({ dataType: DataType.UInt16, value: 321 }),
+            new Variant({ dataType: DataType.LocalizedText, value: { text: "backfilled by node-opcua" } })] })]
+    }));
+    if (inserted.statusCode.isNotGood() || inserted.operationResults.length !== 1 || inserted.operationResults[0].value !== StatusCodes.GoodEntryInserted.value)
+        fail("UpdateEventDetails Insert: " + inserted.statusCode.toString() + " " + inserted.operationResults.map((s) => s.toString()).join(","));
+    let around_T = await eventsAround();
+    if (around_T.length !== 1 || around_T[0][1].value !== 321 || around_T[0][2].value.text !== "backfilled by node-opcua")
+        fail("the inserted event: " + JSON.stringify(around_T));
+    const eventId = around_T[0][0].value;
+    const replaced = await historyUpdate(new UpdateEventDetails({
+        nodeId: "i=2253", performInsertReplace: PerformUpdateType.Replace,
+        filter: constructEventFilter(["EventId", "Severity"]),
+        eventData: [new HistoryEventFieldList({ eventFields: [
+            new Variant({ dataType: DataType.ByteString, value: eventId }),
+            new Variant({ dataType: DataType.UInt16, value: 654 })] })]
+    }));
+    if (replaced.operationResults.length !== 1 || replaced.operationResults[0].value !== StatusCodes.GoodEntryReplaced.value)
+        fail("UpdateEventDetails Replace: " + replaced.statusCode.toString() + " " + replaced.operationResults.map((s) => s.toString()).join(","));
+    around_T = await eventsAround();
+    if (around_T.length !== 1 || around_T[0][1].value !== 654 || around_T[0][2].value.text !== "backfilled by node-opcua")
+        fail("the replaced event: " + JSON.stringify(around_T));
+    const deleted = await historyUpdate(new DeleteEventDetails({ nodeId: "i=2253", eventIds: [eventId, Buffer.from("no such event")] }));
+    if (deleted.statusCode.isNotGood() || deleted.operationResults.length !== 2 || deleted.operationResults[0].value !== 0 ||
+        deleted.operationResults[1].value !== StatusCodes.BadNoEntryExists.value)
+        fail("DeleteEventDetails: " + deleted.statusCode.toString() + " " + deleted.operationResults.map((s) => s.toString()).join(","));
+    if ((await eventsAround()).length !== 0) fail("the event is still there after DeleteEventDetails");
+    out("ok event history updates: inserted (Severity 321), replaced by EventId (654), deleted by EventId");
 
     // Historical configuration (Part 11 §5.2.4, §5.7.3): Toggle's own "HA Configuration", found by
     // browsing HasHistoricalConfiguration, says Stepped and when its archive starts; the Ramp has

@@ -1,12 +1,14 @@
 // The HistoryUpdate service (Part 4 §5.10.5) for data (Part 11 §6.9): UpdateDataDetails (Insert,
-// Replace, Update), DeleteRawModifiedDetails (raw or modified values) and DeleteAtTimeDetails, over
-// a history store. Like HistoryRead (history_read.hpp, docs/decisions/0048) it runs in two steps so
+// Replace, Update), DeleteRawModifiedDetails (raw or modified values) and DeleteAtTimeDetails, and
+// for event history UpdateEventDetails and DeleteEventDetails (by EventId), over a history store. Like HistoryRead (history_read.hpp, docs/decisions/0048) it runs in two steps so
 // that the store's part runs off the session host: plan on the host (the checks), run anywhere.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,7 @@
 namespace uactor::services {
 
 struct history_update_job {
-  enum class kind { update, delete_raw, delete_modified, delete_at };
+  enum class kind { update, delete_raw, delete_modified, delete_at, update_events, delete_events };
   struct item {
     std::size_t result = 0;  // index in response.results
     kind what = kind::update;
@@ -32,6 +34,10 @@ struct history_update_job {
     std::int64_t from = 0, to = 0;         // delete_raw / delete_modified: both included
     ua::date_time start, end;              // as asked (for the audit)
     std::vector<std::int64_t> times;       // delete_at
+    std::vector<ua::byte_string> event_ids;  // delete_events
+    std::vector<bool> ignored;               // update_events: per value, fields it had that are not stored
+    ua::event_filter filter;                 // update_events, as asked (for the audit)
+    ua::ua_array<ua::history_event_field_list> event_data;  // update_events, as asked (for the audit)
   };
   // Where the answer goes (the host's; the services do not read them).
   std::uint32_t channel_id = 0;
@@ -43,6 +49,16 @@ struct history_update_job {
   std::shared_ptr<history::history_store> store_owner;  // keeps it while the job is away
   std::vector<item> items;  // the details that need the store
   ua::history_update_response response;  // every other details' result is in it already
+};
+
+// What UpdateEventDetails needs of the server's events (Part 11 §6.9.4): the name a select clause's
+// field is stored under (its browse path as the event catalogue spells it, "" for ConditionId;
+// nullopt for a clause that names no field an event keeps: another attribute, an IndexRange), and
+// a new EventId for an inserted event that brings none. Without it, event details are
+// Bad_HistoryOperationUnsupported.
+struct history_event_catalogue {
+  std::function<std::optional<std::string>(const ua::simple_attribute_operand&)> field_name;
+  std::function<void(ua::byte_string&)> new_event_id;
 };
 
 // Service results: Bad_NothingToDo, Bad_TooManyOperations (more details than
@@ -58,9 +74,19 @@ struct history_update_job {
 // delete that found nothing). Per value (operationResults): Good_EntryInserted,
 // Good_EntryReplaced, Bad_EntryExists, Bad_NoEntryExists, Bad_InvalidTimestamp (no
 // SourceTimestamp: a history value is identified by it); per time of DeleteAtTime: Good or
-// Bad_NoEntryExists. Returns whether items need the store.
+// Bad_NoEntryExists.
+// Event history (a notifier whose EventNotifier has the HistoryRead bit; HistoryWrite for changes,
+// Part 3 §8.59): UpdateEventDetails per node Bad_InvalidArgument (Remove), Bad_EventFilterInvalid
+// (a where clause, more than 128 select clauses), Bad_ArgumentsMissing (Insert or Update without
+// EventType and Time selected, Replace without EventId), Bad_NothingToDo, Bad_TooManyOperations;
+// per event Good_EntryInserted, Good_EntryReplaced, Good_DataIgnored (written, some fields not
+// kept), Bad_EntryExists, Bad_NoEntryExists, Bad_InvalidArgument (field count or types),
+// Bad_TypeDefinitionInvalid (EventType not an ObjectType), Bad_SourceNodeIdInvalid.
+// DeleteEventDetails per node Bad_NothingToDo, Bad_TooManyOperations, Bad_NoData (none found);
+// per EventId Good or Bad_NoEntryExists. Returns whether items need the store.
 bool plan_history_update(const ua::history_update_request& req, history_update_job& job, const ua::address_space& as,
-                         const history_limits& limits = {}, const node_access& access = {});
+                         const history_limits& limits = {}, const node_access& access = {},
+                         const history_event_catalogue* events = nullptr);
 // The store's part; a store that fails leaves its details Bad_InternalError (refused) or
 // Bad_ResourceUnavailable (a database that does not answer).
 void run_history_update(history_update_job& job);
@@ -68,6 +94,7 @@ void run_history_update(history_update_job& job);
 // Both at once, on the caller's thread.
 void service_history_update(const ua::history_update_request& req, ua::history_update_response& resp,
                             const ua::address_space& as, history::history_store* store, const history::change& who,
-                            const history_limits& limits = {}, const node_access& access = {});
+                            const history_limits& limits = {}, const node_access& access = {},
+                            const history_event_catalogue* events = nullptr);
 
 }  // namespace uactor::services

@@ -489,6 +489,9 @@ TEST_CASE("server_core: HistoryServerCapabilities say raw reads are served once 
   CHECK(value_of(11281) == ua::variant(false));                   // InsertEventCapability
   REQUIRE(core.set_event_history({ua::node_id(0, 2253)}).empty());
   CHECK(value_of(11242) == ua::variant(true));                    // AccessHistoryEventsCapability
+  CHECK(value_of(11281) == ua::variant(true));                    // InsertEventCapability
+  CHECK(value_of(11502) == ua::variant(true));                    // DeleteEventCapability
+  CHECK(value_of(11275) == ua::variant(false));                   // InsertAnnotationCapability
   core.set_history(nullptr, {});
   CHECK(value_of(11193) == ua::variant(false));
 }
