@@ -175,7 +175,7 @@ TEST_CASE("alarm metrics: counts, the longest active and unacknowledged, rates, 
   CHECK(core.conditions().metrics().alarms_total() == 3);
 }
 
-TEST_CASE("alarm metrics: a re-alarm counts for MaximumReAlarmCount; chattering is counted past N in T",
+TEST_CASE("alarm metrics: a re-alarm counts for MaximumReAlarmCount, and chattering is counted past N in T",
           "[events][alarms][metrics]") {
   actors::server_core_config cfg;
   cfg.description.application_uri = "urn:test:uactor:server";
