@@ -2219,23 +2219,33 @@ private:
     const toml::node* input_at = nullptr;
   };
 
+  // The `id` of an alarm or an alarm group: a new node, defined once among the file's nodes, alarms
+  // and groups, and none of the server's. `ok` says whether it can be used; the NodeId is returned
+  // whenever it parses, so that later checks can name it.
+  node_id read_new_alarm_node_id(section& s, const toml::table& t, const char* missing, bool& ok) {
+    node_id out;
+    std::string text;
+    if (!s.string("id", text)) {
+      if (!t.get("id")) c_.error(t.source(), s.key("id"), missing);
+    } else if (auto id = node(text, *t.get("id"), s.key("id"))) {
+      const auto key = id->to_string();
+      if (auto it = ids_.find(key); it != ids_.end())
+        c_.error(*t.get("id"), s.key("id"),
+                 fmt::format("{} is defined twice (first at {}, {})", key, c_.where(it->second.at), it->second.key));
+      else if (auto [at, fresh] = alarm_ids_.emplace(key, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
+        c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", key, at->second));
+      else if (auto taken = taken_by_server(*id)) c_.error(*t.get("id"), s.key("id"), std::move(*taken));
+      else ok = true;
+      out = *id;
+    }
+    return out;
+  }
+
   alarm_common read_alarm_common(section& s, const toml::table& t) {
     alarm_common a;
-    std::string id_text, input_text, notifier_text;
+    std::string input_text, notifier_text;
     bool id_ok = false, input_ok = false;
-    if (!s.string("id", id_text)) {
-      if (!t.get("id")) c_.error(t.source(), s.key("id"), "missing (the condition's NodeId, a new node)");
-    } else if (auto id = node(id_text, *t.get("id"), s.key("id"))) {
-      const auto text = id->to_string();
-      if (auto it = ids_.find(text); it != ids_.end())
-        c_.error(*t.get("id"), s.key("id"),
-                 fmt::format("{} is defined twice (first at {}, {})", text, c_.where(it->second.at), it->second.key));
-      else if (auto [at, fresh] = alarm_ids_.emplace(text, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
-        c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", text, at->second));
-      else if (auto taken = taken_by_server(*id)) c_.error(*t.get("id"), s.key("id"), std::move(*taken));
-      else id_ok = true;
-      a.id = *id;
-    }
+    a.id = read_new_alarm_node_id(s, t, "missing (the condition's NodeId, a new node)", id_ok);
     if (!s.string("input", input_text)) {
       if (!t.get("input")) c_.error(t.source(), s.key("input"), "missing (the variable whose value the alarm watches)");
     } else if (auto id = node(input_text, *t.get("input"), s.key("input"))) {
@@ -2417,20 +2427,7 @@ private:
       section s(c_, t, fmt::format("alarm_groups[{}]", i));
       alarm_group g;
       bool ok = false;
-      std::string text;
-      if (!s.string("id", text)) {
-        if (!t.get("id")) c_.error(t.source(), s.key("id"), "missing (the group's NodeId, a new node)");
-      } else if (auto id = node(text, *t.get("id"), s.key("id"))) {
-        const auto key = id->to_string();
-        if (auto it = ids_.find(key); it != ids_.end())
-          c_.error(*t.get("id"), s.key("id"),
-                   fmt::format("{} is defined twice (first at {}, {})", key, c_.where(it->second.at), it->second.key));
-        else if (auto [at, fresh] = alarm_ids_.emplace(key, c_.where(t.get("id")->source()) + ", " + s.key("id")); !fresh)
-          c_.error(*t.get("id"), s.key("id"), fmt::format("{} is defined twice (first at {})", key, at->second));
-        else if (auto taken = taken_by_server(*id)) c_.error(*t.get("id"), s.key("id"), std::move(*taken));
-        else ok = true;
-        g.id = *id;
-      }
+      g.id = read_new_alarm_node_id(s, t, "missing (the group's NodeId, a new node)", ok);
       s.string("name", g.name);
       if (std::string parent; s.string("parent", parent)) {
         if (auto n = node(parent, *t.get("parent"), s.key("parent"))) {
