@@ -419,11 +419,12 @@ void uadp_decode_raw(ua::decoder& d, const uadp_raw_type& raw, ua::data_value& o
 }
 
 // §7.2.4.5.4, field encoding 00: a Variant holding a Bad StatusCode stands for the field's status,
-// one holding a DataValue for its value and (Uncertain) status.
+// one holding a DataValue for its value and (Uncertain) status; a null Variant is a field without
+// a value (a publisher that has none yet), which readers write as Bad_NoData.
 void uadp_decode_variant_field(ua::decoder& d, ua::data_value& out) {
   uadp_reset_data_value(out);
   ua::decode(d, out.value);
-  out.has_value = true;
+  out.has_value = !out.value.empty();
   if (const auto* sc = out.value.get_if<ua::status_code>(); sc && sc->is_bad()) {
     out.status = *sc;
     out.has_status = true;

@@ -139,6 +139,16 @@ bool udp_in_order(const std::vector<ua::data_value>& values) {
   return true;
 }
 
+// The values as a line, for a failure's message: a number, or the status of a value without one.
+std::string udp_values_text(const std::vector<ua::data_value>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    const auto* d = v.value.get_if<double>();
+    out += (d ? std::to_string(static_cast<long long>(*d)) : std::string(v.status.name())) + " ";
+  }
+  return out;
+}
+
 std::size_t udp_distinct(const std::vector<ua::data_value>& values) {
   std::size_t n = values.empty() ? 0 : 1;
   for (std::size_t i = 1; i < values.size(); ++i) n += !(values[i].value == values[i - 1].value);
@@ -235,6 +245,7 @@ TEST_CASE("pubsub udp: DataSetMessages over the datagram limit go as chunks and 
   }
   REQUIRE(eventually([&] { return got.count(0) > 0 && got.of(0).back().value == ua::variant(double{n}); }, 5s));
   const auto w1 = got.of(0);
+  INFO(udp_values_text(w1));
   CHECK(udp_in_order(w1));
   CHECK(udp_distinct(w1) >= n * 7 / 10);
   CHECK(pub.counters->oversize.load() == 0);
