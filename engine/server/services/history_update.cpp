@@ -32,6 +32,14 @@ std::uint32_t permission_for(perform_update_type p) {
 }
 
 // The node of one details entry: Good when the session may change its history.
+// Part 11 §6.9: a details' list of values, times or events: empty is Bad_NothingToDo, past the
+// server's bound Bad_TooManyOperations; Good otherwise.
+status_code list_size_status(std::size_t n, const history_limits& limits) {
+  if (n == 0) return status::bad_nothing_to_do;
+  if (n > limits.max_values_per_update) return status::bad_too_many_operations;
+  return status::good;
+}
+
 status_code check_history_node(const node_id& id, std::uint32_t needed, const address_space& as,
                                const node_access& access, bool has_store) {
   const node_index n = as.find(id);
@@ -91,14 +99,7 @@ bool plan_update_events(const update_event_details& d, history_update_job::item&
     r.status_code = status::bad_arguments_missing;
     return false;
   }
-  if (d.event_data.empty()) {
-    r.status_code = status::bad_nothing_to_do;
-    return false;
-  }
-  if (d.event_data.size() > limits.max_values_per_update) {
-    r.status_code = status::bad_too_many_operations;
-    return false;
-  }
+  if (r.status_code = list_size_status(d.event_data.size(), limits); r.status_code.is_bad()) return false;
   r.operation_results.resize(d.event_data.size());
   const node_index base_event_type = as.find(node_id(0, 2041));
   for (std::size_t k = 0; k < d.event_data.size(); ++k) {
@@ -208,14 +209,7 @@ bool plan_history_update(const history_update_request& req, history_update_job& 
       if (r.status_code = check_history_node(d->node_id, permission_for(d->perform_insert_replace), as, access, has_store);
           r.status_code.is_bad())
         continue;
-      if (d->update_values.empty()) {
-        r.status_code = status::bad_nothing_to_do;
-        continue;
-      }
-      if (d->update_values.size() > limits.max_values_per_update) {
-        r.status_code = status::bad_too_many_operations;
-        continue;
-      }
+      if (r.status_code = list_size_status(d->update_values.size(), limits); r.status_code.is_bad()) continue;
       r.operation_results.resize(d->update_values.size());
       for (std::size_t k = 0; k < d->update_values.size(); ++k) {
         const data_value& v = d->update_values[k];
@@ -251,14 +245,7 @@ bool plan_history_update(const history_update_request& req, history_update_job& 
       if (r.status_code = check_history_node(d->node_id, actors::authz::permission::delete_history, as, access, has_store);
           r.status_code.is_bad())
         continue;
-      if (d->req_times.empty()) {
-        r.status_code = status::bad_nothing_to_do;
-        continue;
-      }
-      if (d->req_times.size() > limits.max_values_per_update) {
-        r.status_code = status::bad_too_many_operations;
-        continue;
-      }
+      if (r.status_code = list_size_status(d->req_times.size(), limits); r.status_code.is_bad()) continue;
       it.times.reserve(d->req_times.size());
       for (const date_time& t : d->req_times) it.times.push_back(t.ticks);
       r.operation_results.resize(d->req_times.size());
@@ -286,14 +273,7 @@ bool plan_history_update(const history_update_request& req, history_update_job& 
       if (r.status_code = check_event_notifier(d->node_id, actors::authz::permission::delete_history, as, access, has_store);
           r.status_code.is_bad())
         continue;
-      if (d->event_ids.empty()) {
-        r.status_code = status::bad_nothing_to_do;
-        continue;
-      }
-      if (d->event_ids.size() > limits.max_values_per_update) {
-        r.status_code = status::bad_too_many_operations;
-        continue;
-      }
+      if (r.status_code = list_size_status(d->event_ids.size(), limits); r.status_code.is_bad()) continue;
       it.event_ids.assign(d->event_ids.begin(), d->event_ids.end());
       r.operation_results.resize(d->event_ids.size());
     } else if (details.get_if<update_structure_data_details>() || details.get_if<update_event_details>() ||
