@@ -252,6 +252,12 @@ actors::login_guard_config login_guard_of(const login_plan& l) {
   g.address_max_failures = l.address_max_failures;
   g.lockout = std::chrono::seconds(l.lockout_seconds);
   g.table_size = l.table_size;
+  for (const auto& text : l.exempt_addresses) {
+    std::string why;
+    auto network = actors::ip_network::parse(text, why);
+    if (!network) throw std::runtime_error("security.login.exempt_addresses: " + why);
+    g.exempt_networks.push_back(*network);
+  }
   return g;
 }
 
@@ -867,8 +873,14 @@ public:
     spdlog::info("reload: {} user(s), {} certificate(s) trusted, {} no longer", users->size(), trust.size(), removed);
     security_->identities.users.set(std::move(users));
     // [security.login]: the new limits, the failures counted so far kept (the host owns them).
+    actors::login_guard_config login;
+    try {
+      login = login_guard_of(plan.login);
+    } catch (const std::exception& e) {
+      return {e.what()};
+    }
     ua::status_code failed;
-    if (!run_on_host([login = login_guard_of(plan.login)](actors::server_core& core) {
+    if (!run_on_host([login = std::move(login)](actors::server_core& core) {
           core.set_login(login);
           return true;
         }, failed))
@@ -1241,6 +1253,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   std::optional<security::application_identity> wss_identity;
   try {
     security = make_security(plan, hosts, trusted, wss_identity);
+    login_guard_of(plan.login);  // its exempt addresses checked before anything starts
   } catch (const std::exception& e) {
     spdlog::error("uactor: {}", e.what());
     return ua::status::bad_configuration_error;

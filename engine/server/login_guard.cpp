@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include <openssl/evp.h>
+
 namespace uactor::actors {
 
 const char* to_string(login_refusal r) noexcept {
@@ -25,6 +27,19 @@ std::string login_guard::key_of(std::string_view user) {
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string_view>{}(user));
   return std::string(user.substr(0, max_key_bytes - 17)) + "#" + std::string(hash, 16);
+}
+
+std::string login_guard::x509_key(std::span<const std::uint8_t> certificate_der) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(certificate_der.data(), certificate_der.size(), digest, &n, EVP_sha1(), nullptr) != 1) n = 0;
+  std::string key = "certificate ";
+  char hex[3];
+  for (unsigned int i = 0; i < n; ++i) {
+    std::snprintf(hex, sizeof hex, "%02X", digest[i]);
+    key += hex;
+  }
+  return key;
 }
 
 const login_guard::entry* login_guard::table::find(std::string_view key) const {
@@ -71,9 +86,16 @@ void login_guard::table::erase(std::string_view key) {
   order_.erase(node_it);
 }
 
+std::string_view login_guard::counted(std::string_view address) const noexcept {
+  for (const auto& n : config_.exempt_networks)
+    if (n.contains(address)) return {};
+  return address;
+}
+
 login_check login_guard::check(std::string_view user, std::string_view address, time_point now) const {
   login_check c;
   if (!config_.enabled) return c;
+  address = counted(address);
   if (!address.empty()) {
     if (const entry* a = addresses_.find(address); a && live(*a, now)) {
       c.suspect = true;
@@ -99,6 +121,7 @@ login_check login_guard::check(std::string_view user, std::string_view address, 
 login_failure login_guard::failed(std::string_view user, std::string_view address, time_point now) {
   login_failure f;
   if (!config_.enabled) return f;
+  address = counted(address);
   if (!user.empty()) {
     entry& u = users_.touch(key_of(user));
     if (!live(u, now)) u = entry{};

@@ -9,9 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
+
+#include "engine/server/ip_network.hpp"
 
 namespace uactor::actors {
 
@@ -31,6 +35,10 @@ struct login_guard_config {
   // Measured (glibc heap, 10,000 user names and 10,000 IPv4 addresses): 2.7 MB with 8-byte names,
   // 3.4 MB with 40-byte names, 4.2 MB with names of max_key_bytes.
   std::size_t table_size = 10'000;
+  // Source addresses never counted nor locked out (a gateway or a jump host that many users share:
+  // the per-address limit would lock them all out at once). Their user names are limited as
+  // anywhere else.
+  std::vector<ip_network> exempt_networks;
 };
 
 // Why an attempt is refused before its credentials are checked.
@@ -64,10 +72,16 @@ public:
   // Longer user names share the entry of their first max_key_bytes - 17 bytes and a hash of the rest.
   static constexpr std::size_t max_key_bytes = 128;
 
+  // The `user` under which an X509 user token's failures count: its certificate's SHA-1
+  // thumbprint (of the token's bytes as sent), "certificate " and 40 hex digits. No user name
+  // starts with it that a users file accepts (no space in a name).
+  static std::string x509_key(std::span<const std::uint8_t> certificate_der);
+
   explicit login_guard(login_guard_config config = {});
 
-  // Before an attempt's credentials are checked. `user` empty: a token without a user name (an
-  // X509 token); `address` empty: not known (the address is then not limited).
+  // Before an attempt's credentials are checked. `user`: the user name of a UserName token, or
+  // x509_key() of an X509 token's certificate; `address` empty: not known (the address is then not
+  // limited, as one in exempt_networks).
   login_check check(std::string_view user, std::string_view address, time_point now) const;
   // A credential that was checked and is wrong (or a token that does not prove its user).
   login_failure failed(std::string_view user, std::string_view address, time_point now);
@@ -113,6 +127,8 @@ private:
   // Failures older than the lockout are forgotten: an entry past it counts as new.
   bool live(const entry& e, time_point now) const noexcept { return e.failures > 0 && now - e.last_failure < config_.lockout; }
   static std::string key_of(std::string_view user);
+  // The address as the tables count it: empty when it is exempt.
+  std::string_view counted(std::string_view address) const noexcept;
 
   login_guard_config config_;
   table users_;

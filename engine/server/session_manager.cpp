@@ -108,12 +108,28 @@ bool ecc_password(const ua::user_name_identity_token& t, const security::securit
 
 // The user name the login guard counts for a token (empty: none, an X509 token counts for its
 // address only), and whether the guard looks at the token at all (anonymous logins guess nothing).
-std::string_view guarded_user_of(const ua::extension_object& token) noexcept {
-  if (const auto* t = token.get_if<ua::user_name_identity_token>()) return t->user_name.view();
+// What the login guard counts a token's failures under: its user name, or its certificate.
+std::string guarded_user_of(const ua::extension_object& token) {
+  if (const auto* t = token.get_if<ua::user_name_identity_token>()) return std::string(t->user_name.view());
+  if (const auto* t = token.get_if<ua::x509_identity_token>(); t && !t->certificate_data.empty())
+    return login_guard::x509_key(bytes_of(t->certificate_data));
   return {};
 }
 bool guarded_token(const ua::extension_object& token) noexcept {
   return token.get_if<ua::user_name_identity_token>() || token.get_if<ua::x509_identity_token>();
+}
+// A guarded user in a log line: "user 'op'", or the certificate's key as it is.
+std::string display_of(std::string_view guarded_user) {
+  return guarded_user.starts_with("certificate ") ? std::string(guarded_user) : fmt::format("user '{}'", guarded_user);
+}
+// Why the guard refused, naming a certificate as such.
+std::string_view refusal_of(login_refusal r, const ua::extension_object& token) noexcept {
+  if (!token.get_if<ua::x509_identity_token>()) return to_string(r);
+  switch (r) {
+    case login_refusal::user_backoff: return "the certificate failed a moment ago (backoff)";
+    case login_refusal::user_locked: return "the certificate is locked out";
+    default: return to_string(r);
+  }
 }
 std::string_view address_or_unknown(const std::string& address) noexcept {
   return address.empty() ? std::string_view("an unknown address") : std::string_view(address);
@@ -663,13 +679,14 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
   // gets, so the answer does not say that the guard refused.
   // Over SecurityPolicy None no UserName or X509 token is taken (check_identity refuses it with
   // its own status, no crypto): nothing to guard.
-  const std::string_view guarded_user = guarded_user_of(req.user_identity_token);
+  const std::string guarded_user = guarded_user_of(req.user_identity_token);
   const bool guarded = guarded_token(req.user_identity_token) && !peer.policy->is_none();
   if (guarded) {
     if (const auto verdict = guard_.check(guarded_user, peer.address, now.steady); verdict.refusal != login_refusal::none) {
       if (may_log_refusal(now))
         spdlog::warn("ActivateSession refused without checking the token: {} from {}: {} for {} s more (BadUserAccessDenied)",
-                     claimed_identity(req.user_identity_token), address_or_unknown(peer.address), to_string(verdict.refusal),
+                     claimed_identity(req.user_identity_token), address_or_unknown(peer.address),
+                     refusal_of(verdict.refusal, req.user_identity_token),
                      seconds_until(verdict.until, now.steady));
       routed r = fault(req.request_header, ua::status::bad_user_access_denied, now);
       if (moving) r.channel_move = routed::move::refused;
@@ -708,12 +725,14 @@ session_manager::routed session_manager::activate_session(std::uint32_t channel_
     if (may_log_refusal(now)) {
       std::string tally;
       if (counted && !guarded_user.empty())
-        tally += fmt::format("; user '{}': {} of {} failures", guarded_user, failure.user_failures,
+        tally += fmt::format("; {}: {} of {} failures", display_of(guarded_user), failure.user_failures,
                              guard_.config().max_failures);
       if (counted && !peer.address.empty())
         tally += fmt::format("; {}: {} of {} failures", peer.address, failure.address_failures,
                              guard_.config().address_max_failures);
-      if (failure.user_locked) tally += fmt::format("; the user name is locked out for {} s", guard_.config().lockout.count());
+      if (failure.user_locked)
+        tally += fmt::format("; the {} is locked out for {} s", req.user_identity_token.get_if<ua::x509_identity_token>() ? "certificate" : "user name",
+                             guard_.config().lockout.count());
       if (failure.address_locked) tally += fmt::format("; the address is locked out for {} s", guard_.config().lockout.count());
       spdlog::warn("ActivateSession refused: {} ({}) from {}{}", proven.why, sc.name(), address_or_unknown(peer.address),
                    tally);

@@ -135,6 +135,9 @@ struct login_plan {
   std::uint32_t address_max_failures = 20;  // a source address's failures (all names) before its lockout
   std::uint32_t lockout_seconds = 300;     // how long a lockout lasts; failures older than this are forgotten
   std::uint32_t table_size = 10'000;       // user names and addresses tracked (each), the oldest evicted
+  // Source addresses never counted nor locked out, in CIDR notation ("10.0.0.0/8", "192.0.2.7",
+  // "fd00::/8"): a gateway that many users share. Their user names are limited all the same.
+  std::vector<std::string> exempt_addresses;
 };
 
 // [[roles]] (docs/security.md "Roles and permissions"): a role (Part 3 §4.9: Anonymous,

@@ -29,6 +29,7 @@
 
 #include "actors/client/endpoint_url.hpp"
 #include "engine/server/access/roles.hpp"
+#include "engine/server/ip_network.hpp"
 #include "engine/server/node_builder.hpp"
 #include "runtime/namespaces/demo_namespace.hpp"
 #include "runtime/namespaces/load_namespace.hpp"
@@ -464,6 +465,7 @@ constexpr std::string_view key_table[] = {
     "security.login.address_max_failures",
     "security.login.lockout_seconds",
     "security.login.table_size",
+    "security.login.exempt_addresses",
 };
 
 bool is_known(std::string_view pattern) {
@@ -1462,6 +1464,14 @@ private:
     s.integer("address_max_failures", 1, 1'000'000, l.address_max_failures);
     s.integer("lockout_seconds", 1, 86'400, l.lockout_seconds);
     s.integer("table_size", 16, 1'000'000, l.table_size);
+    if (s.strings("exempt_addresses", l.exempt_addresses)) {
+      const auto* a = lt->get("exempt_addresses")->as_array();
+      for (std::size_t k = 0; k < l.exempt_addresses.size(); ++k) {
+        std::string why;
+        if (!actors::ip_network::parse(l.exempt_addresses[k], why))
+          c_.error((*a)[k], fmt::format("{}[{}]", s.key("exempt_addresses"), k), why);
+      }
+    }
   }
 
   void read_namespaces(section& top) {

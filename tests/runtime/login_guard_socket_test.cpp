@@ -24,6 +24,7 @@
 
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/captured_log.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -144,6 +145,35 @@ TEST_CASE("login guard, sockets: wrong passwords lock the name out, its right pa
   // The lockout is 3 s here: past it, op's right password works.
   std::this_thread::sleep_for(3100ms);
   CHECK(s.login("op", "op-pw") == ua::status::good);
+}
+
+TEST_CASE("login guard, sockets: an exempt address is not locked out by failures over many names", "[runtime][login]") {
+  login_plan login;
+  login.max_failures = 3;
+  login.backoff_ms = 0;
+  login.address_max_failures = 2;
+  login.exempt_addresses = {"127.0.0.0/8"};  // the test's client connects from 127.0.0.1
+  login_server s(login);
+  for (const char* name : {"a", "b", "c"}) CHECK(s.login(name, "guess") == ua::status::bad_user_access_denied);
+  CHECK(s.login("eng", "eng-pw") == ua::status::good);
+  const auto m = s.srv->metrics();
+  CHECK(m.login_failures == 3);
+  CHECK(m.login_lockouts == 0);
+  CHECK(m.login_refused_address_locked == 0);
+}
+
+TEST_CASE("login guard: an exempt address that is no network refuses the plan, saying which", "[runtime][login]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.demo = false;
+  plan.endpoints.at(0).port = 0;
+  plan.endpoints.at(0).listen_address = "127.0.0.1";
+  plan.login.exempt_addresses = {"10.0.0.0/8", "gateway"};
+  test::captured_log log;
+  const auto s = rt.start_server(plan);
+  REQUIRE_FALSE(s.has_value());
+  CHECK(s.error() == ua::status::bad_configuration_error);
+  CHECK(log.text().find("security.login.exempt_addresses: \"gateway\" is not an IPv4 or IPv6 address") != std::string::npos);
 }
 
 TEST_CASE("login guard, sockets: an unknown user and a wrong password get the same status, each after one PBKDF2",

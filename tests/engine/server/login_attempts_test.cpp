@@ -120,6 +120,20 @@ struct login_bench {
     return req;
   }
 
+  // An X509 token of `certificate`, its UserTokenSignature made with `key` (Part 4 §5.7.3.2).
+  ua::activate_session_request x509_request(const session_keys& s, const security::certificate& certificate,
+                                            const security::rsa_key& key) {
+    auto req = activate_request(s, "", "");
+    const auto signed_part = actors::signed_data(the_keys().server.cert.der(), actors::bytes_of(s.nonce));
+    ua::x509_identity_token t;
+    t.policy_id = ua::ua_string(services::x509_policy_id);
+    t.certificate_data = actors::to_byte_string(certificate.der());
+    req.user_identity_token = ua::extension_object(std::move(t));
+    req.user_token_signature.algorithm = ua::ua_string(policy().signature_algorithm_uri);
+    req.user_token_signature.signature = security::sign(policy(), key, signed_part);
+    return req;
+  }
+
   // A new session and its ActivateSession as `user`; the status it got and what the router said.
   struct attempt {
     ua::status_code result;
@@ -127,7 +141,13 @@ struct login_bench {
   };
   attempt login(const char* user, const char* password, const actors::instant& now) {
     const auto s = create(now);
-    const auto req = activate_request(s, user, password);
+    return send(activate_request(s, user, password), now);
+  }
+  attempt login_x509(const security::certificate& certificate, const security::rsa_key& key, const actors::instant& now) {
+    const auto s = create(now);
+    return send(x509_request(s, certificate, key), now);
+  }
+  attempt send(const ua::activate_session_request& req, const actors::instant& now) {
     const auto r = sessions->route(secured_channel, req.request_header, ua::extension_object(req), now);
     REQUIRE(r.response);
     ua::status_code result = status::good;
@@ -222,6 +242,45 @@ TEST_CASE("login attempts: address_max_failures failures over several names lock
   const auto a = b.login("eng", "eng-pw", when(4));
   CHECK(a.result == status::bad_user_access_denied);
   CHECK(a.routed.login_refused == actors::login_refusal::address_locked);
+}
+
+TEST_CASE("login attempts: an X509 user certificate that fails max_failures times is locked out, other certificates are not",
+          "[engine][login]") {
+  login_bench b(strict());
+  const auto& user = the_keys().client;
+  const auto& other = the_keys().server;
+  test::captured_log log;
+  // Signed with a key that is not the certificate's: the token does not prove its user.
+  for (int i = 0; i < 3; ++i) {
+    const auto a = b.login_x509(user.cert, other.key, when(i));
+    CHECK(a.result != status::good);
+    CHECK(a.routed.login_failed);
+  }
+  const auto text = log.text();
+  INFO(text);
+  CHECK(text.find("certificate " + user.cert.thumbprint_hex() + ": 3 of 3 failures") != std::string::npos);
+  CHECK(text.find("the certificate is locked out for 60 s") != std::string::npos);
+  // Now even a good signature is refused unchecked; another certificate from the same address is not.
+  const auto locked = b.login_x509(user.cert, user.key, when(10));
+  CHECK(locked.result == status::bad_user_access_denied);
+  CHECK(locked.routed.login_refused == actors::login_refusal::user_locked);
+  CHECK(log.text().find("the certificate is locked out for 60 s more (BadUserAccessDenied)") != std::string::npos);
+  CHECK(b.login_x509(other.cert, other.key, when(11)).result == status::good);
+}
+
+TEST_CASE("login attempts: failures from an exempt address lock no address, and its user names still lock",
+          "[engine][login]") {
+  auto g = strict();
+  g.address_max_failures = 4;
+  std::string why;
+  g.exempt_networks.push_back(*actors::ip_network::parse("192.0.2.0/24", why));  // the attacker's
+  login_bench b(g);
+  for (int i = 0; i < 8; ++i)
+    CHECK(b.login(("user" + std::to_string(i)).c_str(), "x", when(i)).result == status::bad_user_access_denied);
+  const auto ok = b.login("eng", "eng-pw", when(10));
+  CHECK(ok.result == status::good);
+  for (int i = 0; i < 3; ++i) b.login("op", "wrong", when(20 + i));
+  CHECK(b.login("op", "op-pw", when(30)).routed.login_refused == actors::login_refusal::user_locked);
 }
 
 TEST_CASE("login attempts: a name that failed before is suspect, its crypto work says so", "[engine][login]") {

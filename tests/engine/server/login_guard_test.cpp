@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "engine/server/login_guard.hpp"
 
@@ -120,6 +121,40 @@ TEST_CASE("login_guard: address_max_failures failures over many names lock the a
   // A token without a user name (X509) is refused by its address too.
   CHECK(g.check("", "10.0.0.66", t0 + 2s).refusal == login_refusal::address_locked);
   CHECK(g.check("operator", "10.0.0.66", t0 + 301s).refusal == login_refusal::none);
+}
+
+TEST_CASE("login_guard: an exempt address is never counted nor locked out; its user names are", "[engine][login]") {
+  auto config = guard_config();
+  std::string why;
+  config.exempt_networks.push_back(*actors::ip_network::parse("10.1.0.0/16", why));
+  login_guard g(config);
+  for (int i = 0; i < 40; ++i) {
+    const auto f = g.failed("user" + std::to_string(i), "10.1.2.3", t0 + std::chrono::milliseconds(i));
+    CHECK(f.address_failures == 0);
+    CHECK_FALSE(f.address_locked);
+  }
+  CHECK(g.addresses_tracked() == 0);
+  CHECK(g.check("someone", "10.1.2.3", t0 + 1s).refusal == login_refusal::none);
+  // A user name from it is limited as from anywhere.
+  for (int i = 0; i < 5; ++i) g.failed("op", "10.1.2.3", t0 + 2s + std::chrono::seconds(i * 10));
+  CHECK(g.check("op", "10.1.2.3", t0 + 50s).refusal == login_refusal::user_locked);
+  // The address next to the network is counted.
+  CHECK(g.failed("x", "10.2.0.1", t0 + 1s).address_failures == 1);
+  CHECK(g.addresses_tracked() == 1);
+}
+
+TEST_CASE("login_guard: an X509 token's failures count under its certificate", "[engine][login]") {
+  const std::vector<std::uint8_t> der_a = {0x30, 0x03, 0x02, 0x01, 0x01};
+  const std::vector<std::uint8_t> der_b = {0x30, 0x03, 0x02, 0x01, 0x02};
+  const auto a = login_guard::x509_key(der_a);
+  CHECK(a.rfind("certificate ", 0) == 0);
+  CHECK(a.size() == 12 + 40);
+  CHECK(a == login_guard::x509_key(der_a));
+  CHECK(a != login_guard::x509_key(der_b));
+  login_guard g(guard_config());
+  for (int i = 0; i < 5; ++i) g.failed(a, "10.0.0." + std::to_string(i), t0 + std::chrono::seconds(i * 10));
+  CHECK(g.check(a, "10.0.0.99", t0 + 60s).refusal == login_refusal::user_locked);
+  CHECK(g.check(login_guard::x509_key(der_b), "10.0.0.99", t0 + 60s).refusal == login_refusal::none);
 }
 
 TEST_CASE("login_guard: failures older than the lockout are forgotten", "[engine][login]") {
