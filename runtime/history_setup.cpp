@@ -55,6 +55,37 @@ std::size_t historize_matching(ua::address_space& as, const std::vector<std::str
   return count;
 }
 
+namespace history_setup_checks {
+
+void check_collection(const history_configuration_plan& c, const std::string& where, std::vector<std::string>& out) {
+  const auto bad = [&](std::string what) { out.push_back(where + ": " + std::move(what)); };
+  constexpr double year_ms = 366.0 * 86'400'000.0;
+  if (!(c.min_time_interval_ms >= 0 && c.min_time_interval_ms <= year_ms))
+    bad("min_time_interval_ms is out of range 0..a year");
+  if (!(c.max_time_interval_ms >= 0 && c.max_time_interval_ms <= year_ms))
+    bad("max_time_interval_ms is out of range 0..a year");
+  else if (c.max_time_interval_ms > 0 && c.max_time_interval_ms < 1'000)
+    bad("max_time_interval_ms under 1000: the recorder repeats values on its tick of a second");
+  else if (c.max_time_interval_ms > 0 && c.max_time_interval_ms < c.min_time_interval_ms)
+    bad("max_time_interval_ms is shorter than min_time_interval_ms");
+  const bool percent = c.exception_deviation_format != history_deviation_format::absolute_value;
+  const auto format = static_cast<std::int32_t>(c.exception_deviation_format);
+  if (format < 0 || format > 3) bad("exception_deviation_format is not one of Part 11's four (0..3)");
+  if (!(c.exception_deviation >= 0 && c.exception_deviation <= (percent ? 100.0 : 1e300)))
+    bad(percent ? "exception_deviation is out of range 0..100 (percent)" : "exception_deviation is negative or not a number");
+}
+
+}  // namespace history_setup_checks
+
+std::vector<std::string> collection_errors(const history_plan& plan) {
+  using history_setup_checks::check_collection;
+  std::vector<std::string> out;
+  check_collection(plan.defaults, "history.defaults", out);
+  for (std::size_t i = 0; i < plan.configurations.size(); ++i)
+    check_collection(plan.configurations[i], "history.configurations[" + std::to_string(i) + "]", out);
+  return out;
+}
+
 actors::historical_configuration to_historical_configuration(const history_configuration_plan& p) {
   actors::historical_configuration c;
   c.aggregate.stepped = p.stepped;
@@ -63,6 +94,10 @@ actors::historical_configuration to_historical_configuration(const history_confi
   c.aggregate.percent_data_good = p.percent_data_good;
   c.aggregate.use_sloped_extrapolation = p.use_sloped_extrapolation;
   c.definition = p.definition;
+  c.collection.min_time_interval_ms = p.min_time_interval_ms;
+  c.collection.max_time_interval_ms = p.max_time_interval_ms;
+  c.collection.exception_deviation = p.exception_deviation;
+  c.collection.format = static_cast<actors::deviation_format>(p.exception_deviation_format);
   return c;
 }
 

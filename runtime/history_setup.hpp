@@ -22,6 +22,12 @@ std::shared_ptr<history::history_store> open_history_store(const history_plan& p
 std::size_t historize_matching(ua::address_space& as, const std::vector<std::string>& patterns,
                                std::vector<std::string>& unmatched);
 
+// The collection settings of the plan's defaults and configurations that are out of their bounds
+// (history_configuration_plan), one message each ("history.defaults: ..."); empty when all are
+// good. An application's plan is checked with it when the server opens, as the plant file's
+// reader checks a plant file's with line and column.
+std::vector<std::string> collection_errors(const history_plan& plan);
+
 // The plan's configuration as the engine takes it.
 actors::historical_configuration to_historical_configuration(const history_configuration_plan& p);
 

@@ -507,6 +507,10 @@ public:
   status_code start_history(caf::actor_system& sys) {
     const history_plan& hp = plan_.history;
     if (hp.path.empty() && hp.connection.empty()) return ua::status::good;
+    if (const auto errors = collection_errors(hp); !errors.empty()) {
+      for (const auto& e : errors) spdlog::error("uactor: {}", e);
+      return ua::status::bad_configuration_error;
+    }
     std::shared_ptr<history::history_store> store;
     try {
       store = open_history_store(hp);
@@ -516,7 +520,17 @@ public:
     }
     actors::historian_options o;
     o.retention = {hp.retention_days, hp.max_values_per_node};
-    auto h = actors::spawn_historian(sys, store, o, handle_.metrics);
+    if (hp.backend == "postgresql" && hp.spool_max_mb > 0 && !hp.spool_path.empty()) {
+      o.spool_path = hp.spool_path;
+      o.spool_max_bytes = std::min<std::uint64_t>(hp.spool_max_mb, 1u << 20) << 20;
+    }
+    actors::historian h;
+    try {
+      h = actors::spawn_historian(sys, store, o, handle_.metrics);
+    } catch (const history::store_error& e) {
+      spdlog::error("uactor: {}", e.what());
+      return ua::status::bad_configuration_error;
+    }
     caf::anon_send(h.actor, actors::history_bind_atom::value, handle_.host);
     caf::anon_send(h.reader, actors::history_bind_atom::value, handle_.host);
     ua::status_code failed;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -50,6 +51,16 @@ struct historian_options {
   // While the store is unavailable, batches that wait are joined up to this many values each (the
   // queue's bound counts batches: 64 x 1,000 values wait at most by default).
   std::size_t max_waiting_batch_values = 1'000;
+  // The on-disk spool (history/spool_file.hpp; docs/history.md "When storage is down"): once
+  // spool_after batches wait in memory, the next ones go to this file, up to spool_max_bytes, and
+  // come back in order when the store is; past the bound they are dropped and counted. Empty path:
+  // no spool (past the memory queue values are dropped). A spool an earlier run left is written first.
+  std::string spool_path;
+  std::uint64_t spool_max_bytes = 0;
+  std::size_t spool_after = 32;
+  // The spool is written back one write per turn of the actor (its frames joined up to
+  // max_waiting_batch_values values), so that new batches, which go behind them into the spool,
+  // keep coming off the mailbox meanwhile.
 };
 
 struct historian {
@@ -65,7 +76,7 @@ struct historian {
 
 // `metrics` may be null (nothing counted; the queue is still bounded). Both actors end with the
 // actor given in a (history_bind_atom, actor) message (the session host, which the reader also
-// answers), or when sent exit.
+// answers), or when sent exit. Throws history::store_error when the spool cannot be opened.
 historian spawn_historian(caf::actor_system& sys, std::shared_ptr<history::history_store> store,
                           historian_options options, std::shared_ptr<metrics_registry> metrics);
 

@@ -1,6 +1,7 @@
 #include "engine/server/history_configuration.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/server/node_builder.hpp"
 #include "uactor/ua/node_ids.hpp"
@@ -40,11 +41,12 @@ void set_values(ua::address_space& as, ua::node_index object, const historical_c
   set_property(as, child_named(as, agg, "UseSlopedExtrapolation"), ua::variant(a.use_sloped_extrapolation), now);
   set_property(as, child_named(as, object, "Stepped"), ua::variant(a.stepped), now);
   set_property(as, child_named(as, object, "Definition"), ua::variant(ua::ua_string(c.definition)), now);
-  // What the recorder does: every change is stored, whatever its size or distance in time.
-  set_property(as, child_named(as, object, "MinTimeInterval"), ua::variant(0.0), now);
-  set_property(as, child_named(as, object, "MaxTimeInterval"), ua::variant(0.0), now);
-  set_property(as, child_named(as, object, "ExceptionDeviation"), ua::variant(0.0), now);
-  set_property(as, child_named(as, object, "ExceptionDeviationFormat"), ua::variant(std::int32_t{0}), now);  // AbsoluteValue
+  // What the recorder does (history_collection.hpp): it reads these back (collection_for).
+  const collection_settings& k = c.collection;
+  set_property(as, child_named(as, object, "MinTimeInterval"), ua::variant(k.min_time_interval_ms), now);
+  set_property(as, child_named(as, object, "MaxTimeInterval"), ua::variant(k.max_time_interval_ms), now);
+  set_property(as, child_named(as, object, "ExceptionDeviation"), ua::variant(k.exception_deviation), now);
+  set_property(as, child_named(as, object, "ExceptionDeviationFormat"), ua::variant(static_cast<std::int32_t>(k.format)), now);
   set_property(as, child_named(as, object, "ServerTimestampSupported"), ua::variant(true), now);
 }
 
@@ -65,6 +67,17 @@ void read_values(const ua::address_space& as, ua::node_index object, history::ag
   take_property(as, child_named(as, agg, "PercentDataGood"), out.percent_data_good);
   take_property(as, child_named(as, agg, "UseSlopedExtrapolation"), out.use_sloped_extrapolation);
   take_property(as, child_named(as, object, "Stepped"), out.stepped);
+}
+
+// Reads a configuration object's collection properties into `out` (one without a value keeps
+// what `out` holds).
+void read_collection(const ua::address_space& as, ua::node_index object, collection_settings& out) {
+  take_property(as, child_named(as, object, "MinTimeInterval"), out.min_time_interval_ms);
+  take_property(as, child_named(as, object, "MaxTimeInterval"), out.max_time_interval_ms);
+  take_property(as, child_named(as, object, "ExceptionDeviation"), out.exception_deviation);
+  std::int32_t format = static_cast<std::int32_t>(out.format);
+  take_property(as, child_named(as, object, "ExceptionDeviationFormat"), format);
+  out.format = static_cast<deviation_format>(format);  // Unknown (4) and others: no deviation (collection_state)
 }
 
 // The variable's own "HA Configuration" over HasHistoricalConfiguration, or no_node.
@@ -128,6 +141,28 @@ history::aggregate_configuration configuration_for(const ua::address_space& as, 
   if (object == ua::no_node) object = as.find(ua::node_id(0, default_ha_configuration));
   if (object != ua::no_node) read_values(as, object, out);
   return out;
+}
+
+collection_settings collection_for(const ua::address_space& as, ua::node_index variable) {
+  collection_settings out;
+  if (variable == ua::no_node || variable >= as.size() || as.at(variable).cls != ua::node_class::variable) return out;
+  ua::node_index object = own_configuration(as, variable);
+  if (object == ua::no_node) object = as.find(ua::node_id(0, default_ha_configuration));
+  if (object != ua::no_node) read_collection(as, object, out);
+  return out;
+}
+
+std::optional<double> deviation_range_span(const ua::address_space& as, ua::node_index variable, deviation_format f) {
+  const char* name = f == deviation_format::percent_of_range      ? "InstrumentRange"
+                     : f == deviation_format::percent_of_eu_range ? "EURange"
+                                                                  : nullptr;
+  if (!name || variable == ua::no_node) return std::nullopt;
+  const ua::node_index property = child_named(as, variable, name);
+  const ua::variable_data* v = property == ua::no_node ? nullptr : as.variable(property);
+  const auto* eo = v && v->value.has_value ? v->value.value.get_if<ua::extension_object>() : nullptr;
+  const auto* r = eo ? eo->get_if<ua::range>() : nullptr;
+  if (!r) return std::nullopt;
+  return std::fabs(r->high - r->low);
 }
 
 std::vector<ua::node_index> archive_starts::variables() const {

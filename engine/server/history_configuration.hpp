@@ -12,16 +12,18 @@
 #include <vector>
 
 #include "engine/server/history/aggregates.hpp"
+#include "engine/server/history_collection.hpp"
 #include "protocol/address_space.hpp"
 
 namespace uactor::actors {
 
 // Part 11 §5.2.2 HistoricalDataConfigurationType: what a plant file or an application sets.
-// MinTimeInterval, MaxTimeInterval and ExceptionDeviation say how values are collected: uactor's
-// recorder stores every change, so they are 0 (ExceptionDeviationFormat AbsoluteValue).
+// MinTimeInterval, MaxTimeInterval, ExceptionDeviation and its format say how values are
+// collected; the recorder reads them back from the nodes (collection_for).
 struct historical_configuration {
   history::aggregate_configuration aggregate;  // AggregateConfiguration, and Stepped
   std::string definition;                      // Definition: how the value is made ("" none)
+  collection_settings collection;              // the four collection properties
 };
 
 // DefaultHAConfiguration's values (Part 11 §5.7.3) when history is on: `c`, ServerTimestampSupported,
@@ -46,6 +48,16 @@ ua::expected<archive_properties> set_ha_configuration(ua::address_space& as, ua:
 // else DefaultHAConfiguration's, property by property; a property without a value keeps Part 13's
 // default (history::aggregate_configuration{}).
 history::aggregate_configuration configuration_for(const ua::address_space& as, ua::node_index variable);
+
+// The collection settings the recorder uses for `variable`, from the same nodes the same way
+// (its HA Configuration's, else DefaultHAConfiguration's); all 0 for a node that is not a Variable
+// (event records of notifiers are stored as they come).
+collection_settings collection_for(const ua::address_space& as, ua::node_index variable);
+
+// The width of the range a percent-of-range format takes: the variable's InstrumentRange
+// (PercentOfRange) or EURange (PercentOfEURange) property (Part 8 §5.3.2.2), |high - low|;
+// nullopt when the variable has none, or for another format.
+std::optional<double> deviation_range_span(const ua::address_space& as, ua::node_index variable, deviation_format f);
 
 // StartOfArchive (Part 11 §5.2.2: "the date before which there is no data in the archive") of the
 // variables with an HA Configuration of their own, kept to what the store holds: the host asks the

@@ -384,7 +384,7 @@ void server_core::record_event(const event_record& e, const instant& now) {
       record.has_server_timestamp = true;
       encoded = true;
     }
-    recorder_->value_changed(n, record);
+    recorder_->record(n, record);
   }
 }
 
@@ -859,12 +859,14 @@ void server_core::set_history(std::shared_ptr<history::history_store> store, his
                            now_instant().utc);
   // Part 11 §5.7.3: the variables without a configuration of their own have the server's.
   set_default_ha_configuration(space_, history_store_ != nullptr, {}, 0, 0, now_instant().utc);
+  recorder_->settings_changed();
 }
 
 std::vector<ua::node_id> server_core::set_history_configuration(
     const historical_configuration& defaults, double max_time_stored_ms, std::uint32_t max_count_stored,
     const std::vector<std::pair<ua::node_id, historical_configuration>>& own, const instant& now) {
   set_default_ha_configuration(space_, history_store_ != nullptr, defaults, max_time_stored_ms, max_count_stored, now.utc);
+  recorder_->settings_changed();  // the collection settings are read from the nodes again
   std::vector<ua::node_id> unknown;
   for (const auto& [id, c] : own) {
     const ua::node_index n = space_.find(id);
@@ -1380,6 +1382,8 @@ void server_core::on_tick(const instant& now) {
   if (configuration_) configuration_->expire(space_, files_, now.utc);
   // Retention (the historian's, once a minute) moves StartOfArchive: asked again as often.
   if (!archive_starts_->empty() && now.steady - archive_refreshed_ >= std::chrono::minutes(1)) refresh_archive_starts(now);
+  // MaxTimeInterval's repeats go in with the host's next flush (history_recorder.hpp).
+  if (recorder_->recording()) recorder_->tick(now.utc);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

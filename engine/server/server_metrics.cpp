@@ -137,7 +137,9 @@ void history_counters::add_to(server_metrics& m) const {
   m.history_write_ns = write_ns.get();
   m.history_write_max_ns = write_max_ns.get();
   m.history_write_errors = write_errors.get();
-  m.history_values_dropped = values_dropped.get();
+  m.history_values_dropped = values_dropped.get() + spool_dropped.get();
+  m.history_spool_values = spool_values.get();
+  m.history_spool_bytes = spool_bytes.get();
 }
 
 std::shared_ptr<connection_counters> metrics_registry::open_connection(std::uint16_t endpoint) {

@@ -128,6 +128,9 @@ struct history_counters {
   local_counter write_max_ns;     // historian: the longest append
   local_counter write_errors;     // historian: batches the store refused (their values are lost)
   local_counter values_dropped;   // host: values refused because the queue was full
+  local_counter spool_dropped;    // historian: values past the spool's bound (or in a damaged spool)
+  local_counter spool_values;     // historian: values waiting in the on-disk spool (a gauge)
+  local_counter spool_bytes;      // historian: the spool's bytes waiting (a gauge)
 
   void add_to(server_metrics& m) const;
 };

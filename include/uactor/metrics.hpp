@@ -101,6 +101,8 @@ struct server_metrics {
   std::uint64_t history_write_ns = 0;      // summed over the batches
   std::uint64_t history_write_max_ns = 0;  // the longest batch write since the start
   std::uint64_t history_write_errors = 0;  // batches the store refused
+  std::uint64_t history_spool_values = 0;  // gauge: values waiting in the on-disk spool
+  std::uint64_t history_spool_bytes = 0;   // gauge: the spool's bytes waiting
   // PubSub (docs/pubsub.md), summed over the [pubsub] connections: NetworkMessages and values
   // published, messages dropped (the queue while the broker was away, or too large), broker
   // reconnects, the queue (gauge); received DataSetMessages, values written to TargetVariables,

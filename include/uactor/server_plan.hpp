@@ -52,9 +52,18 @@ struct wss_plan {
   std::string transport;
 };
 
+// Part 11 §5.2.3 ExceptionDeviationFormat (the spec's numbers): what ExceptionDeviation is in.
+enum class history_deviation_format : std::int32_t {
+  absolute_value = 0,       // in the value's own units
+  percent_of_value = 1,     // percent of the last stored value
+  percent_of_range = 2,     // percent of the variable's InstrumentRange
+  percent_of_eu_range = 3,  // percent of the variable's EURange
+};
+
 // A HistoricalDataConfiguration (Part 11 §5.2.2, docs/history.md "Historical configuration"): how
 // HistoryRead calculates a variable's processed and at-time values when the client asks for the
-// server's defaults (Part 13 §4.2.1.2 AggregateConfiguration), and whether it is Stepped.
+// server's defaults (Part 13 §4.2.1.2 AggregateConfiguration), whether it is Stepped, and how its
+// values are collected (docs/history.md "Collection": all 0, every change is stored).
 struct history_configuration_plan {
   // [[history.configurations]]: NodeIds of historizing Variables, or prefixes ending in '*'; each
   // gets an "HA Configuration" Object of its own. Unused for [history.defaults].
@@ -65,6 +74,15 @@ struct history_configuration_plan {
   std::uint8_t percent_data_bad = 100;   // 0..100
   std::uint8_t percent_data_good = 100;  // 0..100
   bool use_sloped_extrapolation = false;
+  // Collection: a value less than min_time_interval_ms after the last stored one is not stored;
+  // one closer to it than exception_deviation (a number, in exception_deviation_format's terms) is
+  // not stored; max_time_interval_ms after the last stored value the held value is stored again.
+  // Durations in ms (0: none; max_time_interval_ms 0 or at least 1,000 and not below the minimum),
+  // the deviation >= 0 (at most 100 in a percent format). Others are refused when the server opens.
+  double min_time_interval_ms = 0;
+  double max_time_interval_ms = 0;
+  double exception_deviation = 0;
+  history_deviation_format exception_deviation_format = history_deviation_format::absolute_value;
 };
 
 // The historian (docs/history.md): where the values of historizing Variables are kept, for how
@@ -90,6 +108,12 @@ struct history_plan {
   // Server object "i=2253") whose events are recorded, applied when the server opens; their
   // EventNotifier gets the HistoryRead bit and ReadEventDetails reads them back.
   std::vector<std::string> events;
+  // PostgreSQL: while the database is unavailable and the memory queue is full, batches go to this
+  // file (relative paths from the working folder), at most spool_max_mb MiB, and are written in
+  // order when the database is back; past it they are dropped and counted (docs/history.md "When
+  // storage is down"). spool_max_mb 0: no spool. A spool an earlier run left is written first.
+  std::string spool_path = "uactor-history.spool";
+  std::uint64_t spool_max_mb = 256;
   // [history.defaults]: the Server's DefaultHAConfiguration, for every historizing Variable
   // without one of its own (Part 11 §5.7.3).
   history_configuration_plan defaults;

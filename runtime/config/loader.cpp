@@ -388,6 +388,8 @@ constexpr std::string_view key_table[] = {
     "history.historize",
     "history.updates",
     "history.events",
+    "history.spool",
+    "history.spool_max_mb",
     "history.defaults",
     "history.defaults.stepped",
     "history.defaults.definition",
@@ -395,6 +397,10 @@ constexpr std::string_view key_table[] = {
     "history.defaults.percent_data_bad",
     "history.defaults.percent_data_good",
     "history.defaults.use_sloped_extrapolation",
+    "history.defaults.min_time_interval_ms",
+    "history.defaults.max_time_interval_ms",
+    "history.defaults.exception_deviation",
+    "history.defaults.exception_deviation_format",
     "history.configurations[]",
     "history.configurations[].nodes",
     "history.configurations[].stepped",
@@ -403,6 +409,10 @@ constexpr std::string_view key_table[] = {
     "history.configurations[].percent_data_bad",
     "history.configurations[].percent_data_good",
     "history.configurations[].use_sloped_extrapolation",
+    "history.configurations[].min_time_interval_ms",
+    "history.configurations[].max_time_interval_ms",
+    "history.configurations[].exception_deviation",
+    "history.configurations[].exception_deviation_format",
     "pubsub",
     "pubsub.connections[]",
     "pubsub.connections[].name",
@@ -2865,8 +2875,9 @@ private:
                "applies to an LDS: set lds = true, or leave it out");
   }
 
-  // A HistoricalDataConfiguration (Part 11 §5.2.2): Stepped, Definition, and the
-  // AggregateConfiguration (Part 13 §4.2.1.2, percentages 0..100).
+  // A HistoricalDataConfiguration (Part 11 §5.2.2): Stepped, Definition, the
+  // AggregateConfiguration (Part 13 §4.2.1.2, percentages 0..100), and the collection settings
+  // (docs/history.md "Collection"; the bounds of history_configuration_plan).
   void read_history_configuration(section& s, history_configuration_plan& c) {
     s.boolean("stepped", c.stepped);
     s.string("definition", c.definition);
@@ -2874,6 +2885,24 @@ private:
     s.integer("percent_data_bad", 0, 100, c.percent_data_bad);
     s.integer("percent_data_good", 0, 100, c.percent_data_good);
     s.boolean("use_sloped_extrapolation", c.use_sloped_extrapolation);
+    constexpr double year_ms = 366.0 * 86'400'000.0;
+    s.number("min_time_interval_ms", 0, year_ms, c.min_time_interval_ms);
+    if (s.number("max_time_interval_ms", 0, year_ms, c.max_time_interval_ms) && c.max_time_interval_ms > 0) {
+      if (c.max_time_interval_ms < 1'000)
+        c_.error(*s.get("max_time_interval_ms"), s.key("max_time_interval_ms"),
+                 "under 1000: the recorder repeats a held value on its tick of a second (0: never)");
+      else if (c.max_time_interval_ms < c.min_time_interval_ms)
+        c_.error(*s.get("max_time_interval_ms"), s.key("max_time_interval_ms"),
+                 fmt::format("shorter than min_time_interval_ms ({})", c.min_time_interval_ms));
+    }
+    std::string format = "absolute_value";
+    if (s.choice("exception_deviation_format", {"absolute_value", "percent_of_value", "percent_of_range", "percent_of_eu_range"}, format))
+      c.exception_deviation_format = format == "percent_of_value"    ? history_deviation_format::percent_of_value
+                                     : format == "percent_of_range"    ? history_deviation_format::percent_of_range
+                                     : format == "percent_of_eu_range" ? history_deviation_format::percent_of_eu_range
+                                                                       : history_deviation_format::absolute_value;
+    // A percentage of a value or a range: 0..100; in the value's units: any size.
+    s.number("exception_deviation", 0, format == "absolute_value" ? 1e300 : 100.0, c.exception_deviation);
   }
 
   void read_history(section& top) {
@@ -2904,6 +2933,28 @@ private:
         c_.error(t->get("path") ? t->get("path")->source() : t->source(), s.key("path"),
                  fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
       h.path = path.string();
+    }
+    // The on-disk spool behind the memory queue while PostgreSQL is unavailable (SQLite's store is
+    // a local file: what fails it, a full disk, would fail the spool too).
+    if (h.backend == "postgresql") {
+      if (s.string("spool", h.spool_path)) {
+        if (h.spool_path.empty()) {
+          c_.error(*t->get("spool"), s.key("spool"), "an empty path: spool_max_mb = 0 keeps no spool");
+        } else {
+          const auto path = c_.resolve(h.spool_path);
+          std::error_code ec;
+          const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+          if (std::filesystem::exists(path, ec) ? ::access(path.c_str(), R_OK | W_OK) != 0 : ::access(dir.c_str(), W_OK) != 0)
+            c_.error(*t->get("spool"), s.key("spool"), fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+          h.spool_path = path.string();
+        }
+      } else {
+        h.spool_path = c_.resolve(h.spool_path).string();
+      }
+      s.integer("spool_max_mb", 0, 1'048'576, h.spool_max_mb);
+    } else {
+      for (const char* key : {"spool", "spool_max_mb"})
+        if (t->get(key)) c_.error(*s.get(key), s.key(key), "a spool is for backend \"postgresql\" (SQLite is a local file already)");
     }
     s.integer("retention_days", 0, 36'500, h.retention_days);
     s.integer("max_values_per_node", 0, std::numeric_limits<std::int64_t>::max(), h.max_values_per_node);

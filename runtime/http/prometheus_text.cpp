@@ -177,6 +177,10 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  C::Counter, &server_metrics::history_batches_written);
   f.per_endpoint(eps, "uactor_history_write_errors_total", "batches the history store refused (their values are lost)",
                  C::Counter, &server_metrics::history_write_errors);
+  f.per_endpoint(eps, "uactor_history_spool_values", "values waiting in the historian's on-disk spool for the store",
+                 C::Gauge, &server_metrics::history_spool_values);
+  f.per_endpoint(eps, "uactor_history_spool_bytes", "bytes of the historian's on-disk spool waiting for the store",
+                 C::Gauge, &server_metrics::history_spool_bytes);
   // PubSub (docs/pubsub.md): what the [pubsub] connections published and received.
   f.per_endpoint(eps, "uactor_pubsub_messages_sent_total", "PubSub NetworkMessages handed to the broker", C::Counter,
                  &server_metrics::pubsub_messages_sent);

@@ -13,10 +13,10 @@
 #   parsers lane: the NodeSet2 importer for 2/12 of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
-#     and tests/fuzz/chain_seeds), the load agents' wire form, the users file and the TrustList's
-#     bytes for a twelfth each (tests/fuzz/agent_wire_seeds, users_seeds, trust_list_seeds), and
-#     PubSub's JSON messages and UADP datagrams for a twenty-fourth each (pubsub_json_seeds,
-#     uadp_seeds).
+#     and tests/fuzz/chain_seeds), the load agents' wire form and the TrustList's bytes for a
+#     twelfth each (tests/fuzz/agent_wire_seeds, trust_list_seeds), and the users file, the
+#     historian's spool frames, PubSub's JSON messages and UADP datagrams for a twenty-fourth each
+#     (users_seeds, spool_seeds, pubsub_json_seeds, uadp_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -28,7 +28,8 @@ work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
   "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus" \
-  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus"
+  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus" \
+  "$work/spool_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -46,6 +47,7 @@ cp "$here"/trust_list_seeds/* "$work/trust_list_corpus/"
 cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
 cp "$here"/uadp_seeds/* "$work/uadp_corpus/"
 cp "$here"/ecc_secret_seeds/* "$work/ecc_secret_corpus/"
+cp "$here"/spool_seeds/* "$work/spool_corpus/"
 for name in server_channel secured_chunk client_channel; do
   cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
   cp "$here/channel_regressions/$name"/* "$work/${name}_corpus/" 2>/dev/null || true
@@ -96,7 +98,9 @@ parsers_lane() {
   # agent's port.
   fuzz agent_wire_fuzz "$(( (seconds + 11) / 12 ))" 65536 agent_wire_corpus &&
   # The users file (security/password_hash.cpp, server.users_file): user:hash lines.
-  fuzz users_fuzz "$(( (seconds + 11) / 12 ))" 65536 users_corpus &&
+  fuzz users_fuzz "$(( (seconds + 23) / 24 ))" 65536 users_corpus &&
+  # The historian's spool frames (history/spool_file): a file on disk a crash cut or a disk damaged.
+  fuzz spool_fuzz "$(( (seconds + 23) / 24 ))" 65536 spool_corpus &&
   # PubSub's JSON decoder (pubsub/json_messages): what an MQTT broker hands a subscriber.
   fuzz pubsub_json_fuzz "$(( (seconds + 23) / 24 ))" 65536 pubsub_json_corpus &&
   # PubSub's UADP decoder (pubsub/uadp_messages): what a UDP socket hands a subscriber.

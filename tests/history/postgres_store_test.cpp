@@ -7,6 +7,7 @@
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <thread>
 
@@ -17,6 +18,8 @@
 #include "history/postgres_store.hpp"
 #include "tests/engine/server/core_fixture.hpp"
 #include "tests/history/postgres_server.hpp"
+#include "tests/history/runtime_history.hpp"
+#include "tests/support/temp_folder.hpp"
 #include "tests/history/update_contract.hpp"
 
 using namespace uactor;
@@ -251,6 +254,80 @@ TEST_CASE("historian: values wait while PostgreSQL restarts, then every one arri
   for (std::size_t i = 0; i < page.values.size(); ++i) REQUIRE(*page.values[i].value.get_if<double>() == static_cast<double>(i));
 }
 
+// The on-disk spool (docs/history.md "When storage is down"): 4 batches of up to 100 values
+// waiting in memory, and batches of 10 values every 5 ms while PostgreSQL is down for 130 of 200
+// batches: without the spool most would be dropped; with it the host's sink takes every batch,
+// the spool holds them meanwhile (the gauges say so) and every value arrives once, in order.
+// A spool too small for the outage drops what does not fit, counted; what arrives is in order.
+TEST_CASE("historian: past the memory queue, batches wait in the spool while PostgreSQL is down", "[history][postgres][spool]") {
+  postgres_server server;
+  INFO(server.log());
+  REQUIRE(server.start());
+  test::temp_folder folder{"spool-historian"};
+  for (const bool small : {false, true}) {
+    DYNAMIC_SECTION((small ? "a spool too small for the outage" : "a spool large enough")) {
+      auto store = std::make_shared<history::postgres_store>(server.conninfo());
+      store->connect();
+      const std::string node = small ? "ns=1;s=Small" : "ns=1;s=Large";
+      caf::actor_system_config cfg;
+      caf::actor_system sys(cfg);
+      auto metrics = std::make_shared<actors::metrics_registry>();
+      actors::historian_options options;
+      options.spool_after = 4;
+      options.max_waiting_batch_values = 100;
+      options.retry_min = 50ms;
+      options.retry_max = 400ms;
+      options.spool_path = folder.file(small ? "small.spool" : "large.spool");
+      options.spool_max_bytes = small ? 8'000 : 64u << 20;
+      auto h = actors::spawn_historian(sys, store, options, metrics);
+      struct stop_on_exit {
+        actors::historian& h;
+        ~stop_on_exit() {
+          caf::anon_send_exit(h.actor, caf::exit_reason::user_shutdown);
+          caf::anon_send_exit(h.reader, caf::exit_reason::user_shutdown);
+        }
+      } stop{h};
+      int sent = 0;
+      std::uint64_t most_spooled = 0;
+      for (int b = 0; b < 200; ++b) {
+        if (b == 20) server.stop();
+        if (b == 150) REQUIRE(server.start());
+        std::vector<history::record> batch;
+        for (int i = 0; i < 10; ++i, ++sent)
+          batch.push_back({node, pg_value_at(sent, pg_jan_2026 + sent * ua::date_time::ticks_per_second, 0)});
+        CHECK(h.sink(std::move(batch)));  // the host's queue never refuses: the spool takes the overflow
+        most_spooled = std::max(most_spooled, metrics->snapshot().history_spool_values);
+        std::this_thread::sleep_for(5ms);
+      }
+      std::size_t stored = 0;
+      std::uint64_t dropped = 0;
+      for (int i = 0; i < 400; ++i) {
+        std::this_thread::sleep_for(25ms);
+        const auto m = metrics->snapshot();
+        dropped = m.history_values_dropped;
+        stored = store->read_raw(pg_range(node.c_str(), 0, std::numeric_limits<std::int64_t>::max())).values.size();
+        const std::uint64_t spooled = m.history_spool_values;
+        if (stored + dropped >= 2'000 && spooled == 0) break;
+      }
+      history::raw_query all = pg_range(node.c_str(), 0, std::numeric_limits<std::int64_t>::max());
+      all.limit = 10'000;
+      const auto page = store->read_raw(all);
+      CHECK(stored + dropped == 2'000);
+      for (std::size_t i = 1; i < page.values.size(); ++i)
+        REQUIRE(*page.values[i].value.get_if<double>() > *page.values[i - 1].value.get_if<double>());  // in order, once
+      CHECK(std::filesystem::file_size(options.spool_path) == 0);  // all written back: emptied
+      if (small) {
+        CHECK(dropped > 0);
+        CHECK(page.values.size() < 2'000);
+      } else {
+        CHECK(dropped == 0);
+        CHECK(page.values.size() == 2'000);
+        CHECK(most_spooled > 500);  // the outage's values were in the file meanwhile
+      }
+    }
+  }
+}
+
 TEST_CASE("postgres_store: HistoryUpdate inserts, replaces and deletes, keeping what it changed", "[history][postgres]") {
   auto& server = shared_server();
   history::postgres_store store(fresh_database(server));
@@ -347,4 +424,19 @@ TEST_CASE("postgres_store: StartOfArchive and Stepped of a variable's HA Configu
   REQUIRE(d);
   REQUIRE(d->data_values.size() == 1);
   CHECK(d->data_values[0].value == ua::variant(1.0));
+}
+
+// The embedding API's collection settings and continuation points of processed and at-time reads
+// through a server whose history is a PostgreSQL database (tests/history/runtime_history.hpp; the
+// same checks as SQLite's in history_runtime_test.cpp).
+TEST_CASE("postgres_store: the plan's collection settings, processed and at-time reads in pages through a server",
+          "[history][postgres][runtime][collection]") {
+  auto& server = shared_server();
+  runtime rt;
+  history_plan h;
+  h.backend = "postgresql";
+  h.connection = fresh_database(server);
+  h.spool_max_mb = 0;  // not what this case is about (and no file in the working folder)
+  test::check_collection_and_paging(rt, h);
+  rt.stop();
 }

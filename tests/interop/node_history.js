@@ -12,8 +12,10 @@
 // the Read returned among them. Then a paged read (numValuesPerNode 2) follows its continuation
 // points to the same values, and a backwards read returns them latest first. Then a processed read
 // (ReadProcessedDetails, Average, 1 s intervals) over the recorded seconds: one value per interval,
-// each within the ramp's 0 .. 90, Good or Uncertain with the Calculated bit; and a ReadAtTime of a
-// recorded value's time (that value, give or take its sub-millisecond part) and of the midpoint of two (Interpolated, between).
+// each within the ramp's 0 .. 90, Good or Uncertain with the Calculated bit; a Count in 0.1 ms
+// intervals and 10,001 at-time reads in pages through continuation points (released: gone); and a
+// ReadAtTime of a recorded value's time (that value, give or take its sub-millisecond part) and of
+// the midpoint of two (Interpolated, between).
 // Then HistoryUpdate (Part 11 §6.9, sent with performMessageTransaction: node-opcua's client has no
 // historyUpdate of its own) at a time long before any recording: Insert (Good_EntryInserted), the
 // same again (Bad_EntryExists), Replace (Good_EntryReplaced), a raw read finds the replacement, an
@@ -195,6 +197,67 @@ const historyBits = (v) => v.statusCode.value & 0x3;
         if (!(v.value.value >= 0 && v.value.value <= 90)) fail("average " + i + " is " + v.value.value);
     });
     out("ok processed Average, " + averages.length + " intervals of 1 s: " + JSON.stringify(averages.map((v) => v.value.value)));
+
+    // Processed and at-time reads in pages (Part 11 §6.5.4, §6.5.5; Part 4 §5.10.3): a Count in
+    // 0.1 ms intervals over the recorded seconds is more than the server's 10,000 per node and
+    // response: each page comes with a continuation point and the same request with it brings the
+    // next; the counts add up to the raw values of the range. 10,001 times at once likewise.
+    async function pagedRead(details) {
+        let point;
+        const all = [];
+        let pages = 0;
+        while (pages < 100) {
+            const response = await session.historyRead(new HistoryReadRequest({
+                historyReadDetails: details,
+                nodesToRead: [{ nodeId: RAMP, continuationPoint: point }],
+                releaseContinuationPoints: false,
+                timestampsToReturn: TimestampsToReturn.Both
+            }));
+            const r = response.results[0];
+            if (r.statusCode.isNotGood()) fail("paged HistoryRead page " + pages + ": " + r.statusCode.toString());
+            ++pages;
+            for (const v of r.historyData.dataValues) all.push(v);
+            point = r.continuationPoint;
+            if (!point || point.length === 0) break;
+        }
+        return { values: all, pages };
+    }
+    const countDetails = () => new ReadProcessedDetails({
+        startTime: new Date(firstMs), endTime: new Date(lastMs), processingInterval: 0.1,
+        aggregateType: ["i=2352"],  // Count
+        aggregateConfiguration: { useServerCapabilitiesDefaults: true }
+    });
+    const counted = await pagedRead(countDetails());
+    const intervals = (lastMs - firstMs) * 10;
+    if (counted.values.length !== intervals || counted.pages !== Math.ceil(intervals / 10000))
+        fail("paged Count: " + counted.values.length + " intervals in " + counted.pages + " pages, " + intervals + " expected");
+    const inRange = values.filter((v) => v.sourceTimestamp.getTime() >= firstMs && v.sourceTimestamp.getTime() < lastMs).length;
+    const total = counted.values.reduce((sum, v) => sum + (v.value.value || 0), 0);
+    if (total !== inRange) fail("paged Count adds up to " + total + ", the range holds " + inRange + " raw values");
+    out("ok processed Count in " + counted.pages + " pages of continuation points: " + intervals + " intervals, " + total + " values");
+    const times = [];
+    for (let k = 0; k <= 10000; ++k) times.push(new Date(firstMs + Math.floor(k * (lastMs - firstMs) / 10000)));
+    const atPaged = await pagedRead(new ReadAtTimeDetails({ reqTimes: times, useSimpleBounds: true }));
+    if (atPaged.values.length !== 10001 || atPaged.pages !== 2) fail("paged at time: " + atPaged.values.length + " values in " + atPaged.pages + " pages");
+    out("ok at time in " + atPaged.pages + " pages: " + atPaged.values.length + " values");
+    // A point released with releaseContinuationPoints is gone.
+    const firstPage = await session.historyRead(new HistoryReadRequest({
+        historyReadDetails: countDetails(), nodesToRead: [{ nodeId: RAMP }], timestampsToReturn: TimestampsToReturn.Both
+    }));
+    const held = firstPage.results[0].continuationPoint;
+    if (!held || held.length === 0) fail("no continuation point on the Count's first page");
+    const released = await session.historyRead(new HistoryReadRequest({
+        historyReadDetails: countDetails(), nodesToRead: [{ nodeId: RAMP, continuationPoint: held }],
+        releaseContinuationPoints: true, timestampsToReturn: TimestampsToReturn.Both
+    }));
+    if (released.results[0].statusCode.isNotGood()) fail("release: " + released.results[0].statusCode.toString());
+    const stale = await session.historyRead(new HistoryReadRequest({
+        historyReadDetails: countDetails(), nodesToRead: [{ nodeId: RAMP, continuationPoint: held }],
+        timestampsToReturn: TimestampsToReturn.Both
+    }));
+    if (stale.results[0].statusCode.value !== StatusCodes.BadContinuationPointInvalid.value)
+        fail("a released point: " + stale.results[0].statusCode.toString());
+    out("ok a released point is " + stale.results[0].statusCode.toString());
 
     // At time: a recorded value's own time, and the midpoint of two recorded values (Part 11 §6.5.5).
     const a = values[values.length - 3], b = values[values.length - 2];

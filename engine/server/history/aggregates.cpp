@@ -180,19 +180,13 @@ std::span<const ua::node_id> served_aggregates() {
   return ids;
 }
 
-ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
-                                                  std::span<const ua::data_value> raw,
-                                                  ua::date_time start, ua::date_time end,
-                                                  double interval_ms,
-                                                  const aggregate_configuration& config,
-                                                  std::size_t max_intervals) {
-  const served* s = find(aggregate);
-  if (!s) return ua::status::bad_aggregate_not_supported;
-  auto intervals = plan_intervals(start, end, interval_ms, max_intervals);
-  if (!intervals) return intervals.error();
+namespace aggregates_process {
 
+// The values of `intervals` (a whole range's, or a page of it).
+std::vector<ua::data_value> compute_intervals(const served* s, std::span<const ua::data_value> raw,
+                                              const std::vector<interval>& intervals, bool backward,
+                                              const aggregate_configuration& config) {
   const raw_series series(raw, config);
-  const bool backward = start > end;
   const bool numbers = needs_numbers(s->what);
   const bool partial = marks_partial(s->what);
   const std::int64_t data_start = series.empty() ? 0 : series[0].ticks;
@@ -201,8 +195,8 @@ ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
   std::vector<sample> scratch;
   std::vector<sub_region> regions;
   std::vector<ua::data_value> out;
-  out.reserve(intervals->size());
-  for (const auto& iv : *intervals) {
+  out.reserve(intervals.size());
+  for (const auto& iv : intervals) {
     const interval_input in{series, iv, backward, scratch, regions};
     if (numbers && !series.all_numeric() && has_non_numeric_input(in)) {
       out.push_back(computed(ua::variant{}, ua::status::bad_aggregate_invalid_inputs, iv.stamp_ticks));
@@ -225,6 +219,34 @@ ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
     out.push_back(std::move(dv));
   }
   return out;
+}
+
+}  // namespace aggregates_process
+
+ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
+                                                  std::span<const ua::data_value> raw,
+                                                  ua::date_time start, ua::date_time end,
+                                                  double interval_ms,
+                                                  const aggregate_configuration& config,
+                                                  std::size_t max_intervals) {
+  const served* s = find(aggregate);
+  if (!s) return ua::status::bad_aggregate_not_supported;
+  auto intervals = plan_intervals(start, end, interval_ms, max_intervals);
+  if (!intervals) return intervals.error();
+  return aggregates_process::compute_intervals(s, raw, *intervals, start > end, config);
+}
+
+ua::expected<std::vector<ua::data_value>> process_page(const ua::node_id& aggregate,
+                                                       std::span<const ua::data_value> raw,
+                                                       ua::date_time start, ua::date_time end,
+                                                       double interval_ms,
+                                                       const aggregate_configuration& config,
+                                                       std::uint64_t first, std::size_t count) {
+  const served* s = find(aggregate);
+  if (!s) return ua::status::bad_aggregate_not_supported;
+  auto intervals = plan_interval_page(start, end, interval_ms, first, count);
+  if (!intervals) return intervals.error();
+  return aggregates_process::compute_intervals(s, raw, *intervals, start > end, config);
 }
 
 std::vector<ua::data_value> values_at(std::span<const ua::data_value> raw,

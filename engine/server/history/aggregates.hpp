@@ -50,6 +50,16 @@ ua::expected<std::vector<ua::data_value>> process(const ua::node_id& aggregate,
                                                   const aggregate_configuration& config,
                                                   std::size_t max_intervals);
 
+// A page of the same (continuation points, Part 11 §6.5.4): the values of intervals first ..
+// first + count - 1 (history::plan_interval_page), each as process computes it over the whole
+// range; raw covers those intervals and their bounding values.
+ua::expected<std::vector<ua::data_value>> process_page(const ua::node_id& aggregate,
+                                                       std::span<const ua::data_value> raw,
+                                                       ua::date_time start, ua::date_time end,
+                                                       double interval_ms,
+                                                       const aggregate_configuration& config,
+                                                       std::uint64_t first, std::size_t count);
+
 // Part 11 §6.5.5 ReadAtTimeDetails: the value at each time. A raw value at that time is returned
 // as it is; otherwise it is interpolated (sloped, or stepped when config.stepped) from the
 // bounding values: simple bounds (the raw neighbours, whatever their quality) when

@@ -25,4 +25,13 @@ struct interval {
 ua::expected<std::vector<interval>> plan_intervals(ua::date_time start, ua::date_time end,
                                                    double interval_ms, std::size_t max_intervals);
 
+// The number of intervals of the range, with plan_intervals' checks but no bound (a count past
+// 2^53, which a double no longer counts exactly, is Bad_TooManyOperations).
+ua::expected<std::uint64_t> count_intervals(ua::date_time start, ua::date_time end, double interval_ms);
+
+// A page of them (continuation points, Part 11 §6.5.4): intervals first .. first + count - 1 of
+// the range, exactly as plan_intervals makes them (fewer at the range's end, none past it).
+ua::expected<std::vector<interval>> plan_interval_page(ua::date_time start, ua::date_time end, double interval_ms,
+                                                       std::uint64_t first, std::size_t count);
+
 }  // namespace uactor::history

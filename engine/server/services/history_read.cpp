@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/server/history/intervals.hpp"
 #include "engine/server/history_configuration.hpp"
 #include "engine/server/services/operations.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -228,12 +229,18 @@ status_code plan_processed(const read_processed_details& d, calculated_read& c) 
   return status::good;
 }
 
-// ReadAtTimeDetails (Part 11 §6.5.5): the times, at most max_values_per_node of them (no
-// continuation points here), with each node's aggregate configuration.
-status_code plan_at_time(const read_at_time_details& d, const history_limits& limits, calculated_read& c) {
+// ReadAtTimeDetails (Part 11 §6.5.5): the times (max_values_per_node of them per page, the rest
+// with a continuation point), with each node's aggregate configuration.
+status_code plan_at_time(const read_at_time_details& d, calculated_read& c) {
   if (d.req_times.empty()) return status::bad_invalid_timestamp_argument;
-  if (d.req_times.size() > limits.max_values_per_node) return status::bad_too_many_operations;
   c.times.assign(d.req_times.begin(), d.req_times.end());
+  // FNV-1a over the times: a continuation point is for the same list again.
+  std::uint64_t h = 14'695'981'039'346'656'037ull;
+  for (const date_time& t : c.times) {
+    h ^= static_cast<std::uint64_t>(t.ticks);
+    h *= 1'099'511'628'211ull;
+  }
+  c.times_hash = h;
   c.use_simple_bounds = d.use_simple_bounds;
   c.config = history::aggregate_configuration{};
   c.server_defaults = true;
@@ -281,46 +288,90 @@ void read_near(history::history_store& store, std::string_view node, std::int64_
 
 constexpr std::size_t values_around_a_time = 8;
 
-// One processed or at-time node: its raw values from the store, the calculation, the result.
-void calculate(history_read_job& job, history_read_job::item& it, std::size_t budget, history_read_result& r) {
+// The values around [lo, hi] and in it, ascending: `before` values up to and with lo's tick
+// before it (strictly before lo), the span (false when it holds more than `limit`), `after` values
+// past hi. One neighbour on a side where the request's range ends (as the whole range is read),
+// values_around_a_time where a page ends inside it (an interpolated bound may skip Bad values).
+bool read_around(history::history_store& store, std::string_view node, std::int64_t lo, std::int64_t hi,
+                 std::size_t before, std::size_t after, std::size_t limit, std::vector<data_value>& raw) {
+  raw.clear();
+  if (lo != lowest) read_near(store, node, lo - 1, false, before, raw);
+  if (!read_span(store, node, lo, hi, limit, raw)) return false;
+  read_near(store, node, hi, true, after, raw);
+  return true;
+}
+
+// One page of a processed node (Part 11 §6.5.4): from the point's next interval, at most `page`
+// intervals, fewer when their raw values are more than max_raw (down to one interval).
+void processed_page(history_read_job& job, history_read_job::item& it, std::size_t page, history_read_result& r,
+                    std::vector<data_value>& values) {
   history::history_store& store = *job.store;
-  const history_limits& limits = job.limits;
+  const calculated_read& c = job.calculated;
+  calculated_page& at = *it.position.calculated;
+  const auto total = history::count_intervals(c.start, c.end, c.interval_ms);
+  if (!total) {
+    r.status_code = total.error();
+    return;
+  }
+  std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(page, *total - std::min(*total, at.next)));
+  std::vector<data_value> raw;
+  while (true) {
+    auto intervals = history::plan_interval_page(c.start, c.end, c.interval_ms, at.next, count);
+    if (!intervals) {
+      r.status_code = intervals.error();
+      return;
+    }
+    if (intervals->empty()) break;
+    std::int64_t lo = highest, hi = lowest;
+    for (const auto& iv : *intervals) {
+      lo = std::min(lo, iv.start_ticks);
+      hi = std::max(hi, iv.end_ticks);
+    }
+    // The range's own ends have their one bounding value, as a read of the whole range has.
+    const bool first_page = at.next == 0;
+    const bool last_page = at.next + intervals->size() == *total;
+    const bool backward = c.start > c.end;
+    const std::size_t near_lo = (backward ? last_page : first_page) ? 1 : values_around_a_time;
+    const std::size_t near_hi = (backward ? first_page : last_page) ? 1 : values_around_a_time;
+    if (read_around(store, it.position.node, lo, hi, near_lo, near_hi, job.limits.max_raw_values_per_aggregate, raw)) {
+      auto got = history::process_page(it.aggregate, raw, c.start, c.end, c.interval_ms, it.config, at.next, count);
+      if (!got) {
+        r.status_code = got.error();
+        return;
+      }
+      values = std::move(*got);
+      break;
+    }
+    if (count == 1) {  // one interval holds more raw values than a page may read
+      r.status_code = status::bad_too_many_operations;
+      return;
+    }
+    count = std::max<std::size_t>(1, count / 8);
+  }
+  at.next += values.size();
+  it.more = at.next < *total;
+  r.status_code = status::good;
+}
+
+// One page of an at-time node (Part 11 §6.5.5): from the point's next time, at most `page` times.
+void at_time_page(history_read_job& job, history_read_job::item& it, std::size_t page, history_read_result& r,
+                  std::vector<data_value>& values) {
+  history::history_store& store = *job.store;
   const calculated_read& c = job.calculated;
   const std::string_view node = it.position.node;
-  const std::size_t max_raw = limits.max_raw_values_per_aggregate;
-  std::vector<data_value> values;
-  if (job.kind == history_read_kind::processed) {
-    // The range, and the bounding values just outside it (aggregates.hpp's `raw`).
-    const std::int64_t lo = std::min(c.start.ticks, c.end.ticks);
-    const std::int64_t hi = std::max(c.start.ticks, c.end.ticks);
-    std::vector<data_value> raw;
-    if (auto b = neighbour(store, node, lo, false, false)) raw.push_back(std::move(*b));
-    if (!read_span(store, node, lo, hi, max_raw, raw)) {
-      r.status_code = status::bad_too_many_operations;
-      return;
-    }
-    if (auto b = neighbour(store, node, hi, false, true)) raw.push_back(std::move(*b));
-    const std::size_t max_intervals = std::min(limits.max_values_per_node, budget);
-    auto got = history::process(it.aggregate, raw, c.start, c.end, c.interval_ms, it.config, max_intervals);
-    if (!got) {
-      r.status_code = got.error();
-      return;
-    }
-    values = std::move(*got);
-  } else {
-    if (c.times.size() > budget) {
-      r.status_code = status::bad_too_many_operations;
-      return;
-    }
-    const auto [lo_it, hi_it] = std::minmax_element(c.times.begin(), c.times.end());
+  calculated_page& at = *it.position.calculated;
+  const std::size_t first = static_cast<std::size_t>(std::min<std::uint64_t>(at.next, c.times.size()));
+  const std::span<const date_time> times(c.times.data() + first, std::min(page, c.times.size() - first));
+  if (!times.empty()) {
+    const auto [lo_it, hi_it] = std::minmax_element(times.begin(), times.end());
     std::vector<data_value> raw;
     // Strictly before the earliest time (a hostile earliest time has no tick before it).
     read_near(store, node, lo_it->ticks == lowest ? lowest : lo_it->ticks - 1, false, values_around_a_time, raw);
-    if (read_span(store, node, lo_it->ticks, hi_it->ticks, max_raw, raw)) {
+    if (read_span(store, node, lo_it->ticks, hi_it->ticks, job.limits.max_raw_values_per_aggregate, raw)) {
       read_near(store, node, hi_it->ticks, true, values_around_a_time, raw);
-      values = history::values_at(raw, c.times, c.use_simple_bounds, it.config);
+      values = history::values_at(raw, times, c.use_simple_bounds, it.config);
     } else {  // too many between the times: the values around each time only
-      for (const date_time& t : c.times) {
+      for (const date_time& t : times) {
         raw.clear();
         read_near(store, node, t.ticks, false, values_around_a_time, raw);
         read_near(store, node, t.ticks, true, values_around_a_time, raw);
@@ -329,9 +380,40 @@ void calculate(history_read_job& job, history_read_job::item& it, std::size_t bu
       }
     }
   }
-  for (auto& v : values) keep_timestamps(v, job.timestamps);
+  at.next = first + times.size();
+  it.more = at.next < c.times.size();
   r.status_code = status::good;
+}
+
+// One processed or at-time node's page: its raw values from the store, the calculation, the
+// result; it.more when intervals or times are left (finish gives them a continuation point).
+void calculate(history_read_job& job, history_read_job::item& it, std::size_t budget, history_read_result& r) {
+  std::vector<data_value> values;
+  const std::size_t page = std::min(job.limits.max_values_per_node, budget);
+  it.more = false;
+  if (job.kind == history_read_kind::processed) processed_page(job, it, page, r, values);
+  else at_time_page(job, it, page, r, values);
+  if (r.status_code.is_bad()) {
+    it.more = false;
+    return;
+  }
+  for (auto& v : values) keep_timestamps(v, job.timestamps);
   r.history_data.emplace<history_data>().data_values = std::move(values);
+}
+
+// Whether the point `p` continues this request's read (Part 4 §5.10.3: the client sends the
+// same details with it): a raw point a raw read, an event point an event read, a processed or
+// at-time point the same details (and, processed, the same aggregate for the node).
+bool resumes(const history_read_position& p, const history_read_job& job, const node_id* aggregate) {
+  if (job.kind == history_read_kind::raw || job.kind == history_read_kind::events)
+    return !p.calculated && p.events == (job.kind == history_read_kind::events);
+  if (!p.calculated || p.calculated->kind != job.kind) return false;
+  const calculated_page& at = *p.calculated;
+  const calculated_read& c = job.calculated;
+  if (job.kind == history_read_kind::processed)
+    return aggregate && at.aggregate == *aggregate && at.start == c.start.ticks && at.end == c.end.ticks &&
+           at.interval_ms == c.interval_ms && at.server_defaults == c.server_defaults;
+  return at.times == c.times.size() && at.times_hash == c.times_hash && at.simple_bounds == c.use_simple_bounds;
 }
 
 }  // namespace
@@ -382,7 +464,7 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
                          : history_read_kind::at_time;
   status_code calculated_status = status::good;  // what every node of a processed or at-time read gets
   if (processed) calculated_status = plan_processed(*processed, job.calculated);
-  if (at_time) calculated_status = plan_at_time(*at_time, limits, job.calculated);
+  if (at_time) calculated_status = plan_at_time(*at_time, job.calculated);
   resp.results.resize(req.nodes_to_read.size());
   for (std::size_t i = 0; i < req.nodes_to_read.size(); ++i) {
     const history_read_value_id& id = req.nodes_to_read[i];
@@ -397,17 +479,21 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
     }
     history_read_job::item it;
     it.result = i;
-    if (!id.continuation_point.is_null() && id.continuation_point.size() != 0) {
+    const bool continued = !id.continuation_point.is_null() && id.continuation_point.size() != 0;
+    bool resumed = false;  // a processed or at-time point: its node is checked again below
+    if (continued) {
       history_read_position* p = points.find(id.continuation_point);
-      // Another session's, released, used already, or for another node: all unknown here.
-      // Processed and at-time reads give none: a raw read's point is not theirs.
-      if (!p || !(p->node_id == id.node_id) || !(details || events) || p->events != (events != nullptr)) {
+      // Another session's, released, used already, for another node or another request (a raw
+      // read's point is not a processed read's, an Average's not a Maximum's): unknown here.
+      if (!p || !(p->node_id == id.node_id) || !resumes(*p, job, processed ? &processed->aggregate_type[i] : nullptr)) {
         r.status_code = status::bad_continuation_point_invalid;
         continue;
       }
       it.position = std::move(*p);
       points.release(id.continuation_point);  // used once: the next page gets a new one
-    } else {
+      resumed = it.position.calculated.has_value();
+    }
+    if (!continued || resumed) {
       const node_index n = as.find(id.node_id);
       const variable_data* var = n == no_node ? nullptr : as.variable(n);
       if (n == no_node) {
@@ -471,6 +557,20 @@ bool plan_history_read(const history_read_request& req, history_read_job& job, c
           it.config = job.calculated.config;
           it.config.stepped = stepped;
         }
+        if (!resumed) {  // a new read: from its first interval or time
+          const calculated_read& c = job.calculated;
+          calculated_page page;
+          page.kind = job.kind;
+          page.aggregate = it.aggregate;
+          page.start = c.start.ticks;
+          page.end = c.end.ticks;
+          page.interval_ms = c.interval_ms;
+          page.server_defaults = c.server_defaults;
+          page.times = c.times.size();
+          page.times_hash = c.times_hash;
+          page.simple_bounds = c.use_simple_bounds;
+          it.position.calculated = std::move(page);
+        }
       } else if (details->is_read_modified && details->return_bounds) {
         r.status_code = status::bad_invalid_argument;  // Part 11 §6.5.3.1: no bounds of modified values
         continue;
@@ -515,11 +615,18 @@ void run_history_read(history_read_job& job) {
   if (job.kind != history_read_kind::raw && job.kind != history_read_kind::events) {
     for (auto& it : job.items) {
       history_read_result& r = job.response.results[it.result];
+      if (budget == 0) {  // the response is full: this node's values come with its next page
+        it.more = true;
+        r.status_code = status::good;
+        r.history_data.emplace<history_data>().data_values.clear();
+        continue;
+      }
       try {
         calculate(job, it, budget, r);
         if (const auto* d = r.history_data.get_if<history_data>()) budget -= std::min(budget, d->data_values.size());
       } catch (const history::store_error& e) {
         spdlog::error("{}", e.what());
+        it.more = false;
         r.status_code = status::bad_internal_error;
         r.history_data = extension_object{};
       }

@@ -36,11 +36,32 @@ struct history_limits {
   // HistoryRead continuation points one session may hold (Part 4 §5.10.3; ServerCapabilities'
   // MaxHistoryContinuationPoints).
   std::size_t max_continuation_points = 10;
-  // Processed and at-time reads have no continuation points: one node's intervals (or requested
-  // times) past max_values_per_node, or past what is left of max_values_per_request, are
-  // Bad_TooManyOperations for that node. The raw values one such node reads to compute them
-  // (a day of 1 s data is 86,400; this bounds the memory of one read to tens of MB).
+  // Processed and at-time reads page like raw ones: at most max_values_per_node intervals (or
+  // requested times) per node and response, the rest with a continuation point. The raw values
+  // one page of a node reads to compute them (a day of 1 s data is 86,400; this bounds the memory
+  // of one read to tens of MB): past it the page is cut to fewer intervals, down to one, and an
+  // interval that still holds more is Bad_TooManyOperations.
   std::size_t max_raw_values_per_aggregate = 500'000;
+};
+
+// archive_start: not a client's request but the host's question of the store for StartOfArchive
+// (history_configuration.hpp): each item's first record, the one value of its result (none: empty).
+enum class history_read_kind { raw, processed, at_time, events, archive_start };
+
+// Where a processed or at-time read stopped (Part 11 §6.5.4, §6.5.5; Part 4 §5.10.3 continuation
+// points): the next interval or requested time, and what the request was, so that only the same
+// request continues it (the client sends the same details with the point).
+struct calculated_page {
+  history_read_kind kind = history_read_kind::processed;
+  std::uint64_t next = 0;         // processed: the next interval's index; at-time: the next time's
+  ua::node_id aggregate;          // processed: the node's aggregateType
+  std::int64_t start = 0;         // processed: startTime, endTime, processingInterval
+  std::int64_t end = 0;
+  double interval_ms = 0;
+  bool server_defaults = true;    // processed: useServerCapabilitiesDefaults
+  std::size_t times = 0;          // at-time: how many reqTimes, a hash of them, useSimpleBounds
+  std::uint64_t times_hash = 0;
+  bool simple_bounds = true;
 };
 
 // Where a raw read stopped: its node, the range and direction worked out from the details, the
@@ -57,6 +78,7 @@ struct history_read_position {
   bool end_bound = false;           // the bound past the range's end is still to come
   std::int64_t end_time = 0;        // where that bound is looked for
   bool events = false;              // a notifier's events (ReadEventDetails), not a variable's values
+  std::optional<calculated_page> calculated;  // a processed or at-time read's (then the rest is unused)
 };
 
 // The continuation points of one session (Part 4 §7.9).
@@ -71,13 +93,11 @@ public:
 // taken), run_history_read anywhere (the store's reads), finish_history_read on the host again
 // (the new continuation points into the session's store).
 // What a processed or at-time read asks, shared by its nodes (Part 11 §6.5.4, §6.5.5).
-// archive_start: not a client's request but the host's question of the store for StartOfArchive
-// (history_configuration.hpp): each item's first record, the one value of its result (none: empty).
-enum class history_read_kind { raw, processed, at_time, events, archive_start };
 struct calculated_read {
   ua::date_time start, end;  // processed
   double interval_ms = 0;
   std::vector<ua::date_time> times;  // at-time
+  std::uint64_t times_hash = 0;      // at-time: of the times, for their continuation points
   bool use_simple_bounds = true;
   // The request's aggregate configuration; with useServerCapabilitiesDefaults (and for at-time
   // reads) each node's own instead (history_configuration.hpp: its HA Configuration, else the
@@ -123,7 +143,8 @@ struct history_read_job {
 // Bad_ContinuationPointInvalid, Bad_NoContinuationPoints, Good_NoData. Processed and at-time per
 // node: Bad_AggregateNotSupported, Bad_AggregateConfigurationRejected (a percentage over 100),
 // Bad_InvalidTimestampArgument (no start or end, no reqTimes), Bad_InvalidArgument (start == end,
-// a negative interval), Bad_TooManyOperations (intervals, times or raw values past the limits).
+// a negative interval), Bad_TooManyOperations (past 2^53 intervals, or one interval's raw values past
+// max_raw_values_per_aggregate); their pages, as raw reads', come with continuation points.
 // Events per node: Bad_HistoryOperationUnsupported (not an Object or View whose EventNotifier has
 // the HistoryRead bit), Bad_EventFilterInvalid (job.event_filter_status), the time domain as raw.
 // job.store null: no history. Bad_UserAccessDenied for a node whose history `access` (the

@@ -160,12 +160,13 @@ TEST_CASE("HistoryRead processed: unknown aggregate, list mismatch, limits, bad 
   // Not one aggregate per node.
   req.history_read_details.get_if<ua::read_processed_details>()->aggregate_type.pop_back();
   CHECK(f.read(req).response_header.service_result == status::bad_aggregate_list_mismatch);
-  // More intervals than a node may return: no continuation points for processed reads.
+  // More intervals than a node may return: a page and a continuation point ("continuation points" below).
   f.limits.max_values_per_node = 5;
-  CHECK(f.read(processed_read(t0, t0 + 10 * second, 1'000, {ua::ids::aggregate_function_average})).results[0].status_code ==
-        status::bad_too_many_operations);
-  CHECK(f.read(processed_read(t0, t0 + 10 * second, 2'000, {ua::ids::aggregate_function_average})).results[0].status_code ==
-        status::good);
+  CHECK_FALSE(f.read(processed_read(t0, t0 + 10 * second, 1'000, {ua::ids::aggregate_function_average})).results[0]
+                  .continuation_point.empty());
+  CHECK(f.read(processed_read(t0, t0 + 10 * second, 2'000, {ua::ids::aggregate_function_average})).results[0]
+            .continuation_point.empty());
+  f.points = services::history_continuations{};
   // More raw values than one node may read for it.
   f.limits = {};
   f.limits.max_raw_values_per_aggregate = 4;
@@ -221,11 +222,194 @@ TEST_CASE("HistoryRead at time: raw values as they are, interpolated between, No
   const auto& r = f.read(at_time_read({t0 + second / 2, t0 + 8 * second + second / 2}, true)).results[0];
   REQUIRE(r.status_code == status::good);
   CHECK(numbers(r) == std::vector<double>{0.5, 8.5});
-  // No times; more times than a node may return.
+  // No times.
   CHECK(f.read(at_time_read({}, true)).results[0].status_code == status::bad_invalid_timestamp_argument);
-  f.limits = {};
-  f.limits.max_values_per_node = 2;
-  CHECK(f.read(at_time_read({t0, t0 + 1, t0 + 2}, true)).results[0].status_code == status::bad_too_many_operations);
+}
+
+namespace {
+
+// Every page of `req` (its continuation points followed: the nodes with one are sent again, with
+// their aggregates, until none is left), the values of each node joined.
+std::vector<std::vector<ua::data_value>> all_pages(fixture& f, const ua::history_read_request& req, std::size_t& pages) {
+  std::vector<std::vector<ua::data_value>> out(req.nodes_to_read.size());
+  std::vector<std::size_t> pending(req.nodes_to_read.size());
+  for (std::size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+  std::vector<ua::byte_string> points(req.nodes_to_read.size());
+  const auto* processed = req.history_read_details.get_if<ua::read_processed_details>();
+  pages = 0;
+  while (!pending.empty()) {
+    auto round = req;
+    round.nodes_to_read.clear();
+    ua::read_processed_details details;
+    if (processed) {
+      details = *processed;
+      details.aggregate_type.clear();
+    }
+    for (const std::size_t i : pending) {
+      round.nodes_to_read.push_back(req.nodes_to_read[i]);
+      round.nodes_to_read.back().continuation_point = points[i];
+      if (processed) details.aggregate_type.push_back(processed->aggregate_type[i]);
+    }
+    if (processed) round.history_read_details = ua::extension_object(details);
+    const auto& resp = f.read(round);
+    REQUIRE(resp.results.size() == pending.size());
+    ++pages;
+    REQUIRE(pages < 1'000);
+    std::vector<std::size_t> next;
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      const auto& r = resp.results[k];
+      REQUIRE(r.status_code.is_good());
+      for (const auto& v : values_of(r)) out[pending[k]].push_back(v);
+      points[pending[k]] = r.continuation_point;
+      if (!r.continuation_point.empty()) next.push_back(pending[k]);
+    }
+    pending = std::move(next);
+  }
+  return out;
+}
+
+// Values equal as a client sees them: value, status, both timestamps.
+bool same_values(const std::vector<ua::data_value>& a, const std::vector<ua::data_value>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i].value == b[i].value) || a[i].status != b[i].status || a[i].source_timestamp != b[i].source_timestamp)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("HistoryRead processed and at time: continuation points page what a node may not return at once", "[history]") {
+  fixture f;
+  // 0 .. 99 a second apart, Bad values on some page edges (an interpolated bound skips them).
+  std::vector<history::record> batch;
+  for (int i = 0; i < 100; ++i) {
+    ua::data_value v;
+    v.set_value(static_cast<double>(i % 17));
+    if (i % 7 == 3) {
+      v.status = status::bad;
+      v.has_status = true;
+    }
+    v.source_timestamp.ticks = t0 + second * i;
+    v.has_source_timestamp = true;
+    batch.push_back({counter.to_string(), std::move(v)});
+  }
+  f.t.store->append(batch);
+  const std::uint32_t aggregates[] = {ua::ids::aggregate_function_average, ua::ids::aggregate_function_time_average,
+                                      ua::ids::aggregate_function_interpolative, ua::ids::aggregate_function_count,
+                                      ua::ids::aggregate_function_start_bound};
+  for (const std::uint32_t aggregate : aggregates) {
+    for (const bool backward : {false, true}) {
+      for (const double interval : {3'000.0, 2'500.0, 0.7 * 1'000}) {
+        DYNAMIC_SECTION("aggregate " << aggregate << (backward ? " backwards" : " forwards") << " interval " << interval) {
+          const auto req = backward ? processed_read(t0 + 95 * second, t0 + 2 * second, interval, {aggregate})
+                                    : processed_read(t0 + 2 * second, t0 + 95 * second, interval, {aggregate});
+          f.limits = {};
+          std::size_t pages = 0;
+          const auto whole = all_pages(f, req, pages);
+          CHECK(pages == 1);
+          f.limits.max_values_per_node = 7;  // pages of 7 intervals
+          const auto paged = all_pages(f, req, pages);
+          CHECK(pages == (whole[0].size() + 6) / 7);
+          CHECK(whole[0].size() > 30);
+          CHECK(same_values(whole[0], paged[0]));
+          CHECK(f.points.size() == 0);  // each used once, none left
+        }
+      }
+    }
+  }
+  SECTION("the response's budget: two nodes share it, the second continues on the next page") {
+    f.limits.max_values_per_request = 10;
+    const auto req = processed_read(t0, t0 + 20 * second, 1'000, {ua::ids::aggregate_function_average, ua::ids::aggregate_function_maximum});
+    std::size_t pages = 0;
+    const auto paged = all_pages(f, req, pages);
+    CHECK(pages >= 4);
+    CHECK(paged[0].size() == 20);
+    CHECK(paged[1].size() == 20);
+    CHECK(number(paged[1][5]) == 5);  // Maximum of [5 s, 6 s)
+  }
+  SECTION("at time: the times in pages, in the order asked") {
+    std::vector<std::int64_t> times;
+    for (int i = 0; i < 23; ++i) times.push_back(t0 + (i * 37 % 99) * second + second / 3);
+    const auto req = at_time_read(times, false);
+    std::size_t pages = 0;
+    const auto whole = all_pages(f, req, pages);
+    CHECK(pages == 1);
+    f.limits.max_values_per_node = 5;
+    const auto paged = all_pages(f, req, pages);
+    CHECK(pages == 5);
+    REQUIRE(paged[0].size() == 23);
+    CHECK(same_values(whole[0], paged[0]));
+    CHECK(paged[0][4].source_timestamp.ticks == times[4]);
+  }
+}
+
+TEST_CASE("HistoryRead processed and at time: a continuation point is for its own request, once, released, bounded", "[history]") {
+  fixture f;
+  fill(*f.t.store, 100);
+  f.limits.max_values_per_node = 10;
+  const auto req = processed_read(t0, t0 + 100 * second, 1'000, {ua::ids::aggregate_function_average});
+  const auto first = f.read(req).results[0];
+  REQUIRE(first.status_code == status::good);
+  REQUIRE_FALSE(first.continuation_point.empty());
+  CHECK(numbers(first).back() == 9);
+  // Another aggregate, interval, range or kind of read with it: invalid (the point stays its
+  // request's: that one continues with it).
+  for (int change = 0; change < 5; ++change) {
+    auto point = f.read(req).results[0].continuation_point;
+    REQUIRE_FALSE(point.empty());
+    ua::history_read_request other = change == 0   ? processed_read(t0, t0 + 100 * second, 1'000, {ua::ids::aggregate_function_maximum})
+                                     : change == 1 ? processed_read(t0, t0 + 100 * second, 2'000, {ua::ids::aggregate_function_average})
+                                     : change == 2 ? processed_read(t0, t0 + 90 * second, 1'000, {ua::ids::aggregate_function_average})
+                                     : change == 3 ? at_time_read({t0, t0 + second}, true)
+                                                   : req;
+    if (change == 4) {  // a raw read with a processed read's point
+      ua::read_raw_modified_details d;
+      d.start_time.ticks = t0;
+      d.end_time.ticks = t0 + 100 * second;
+      other.history_read_details = ua::extension_object(d);
+    }
+    other.nodes_to_read[0].continuation_point = point;
+    CHECK(f.read(other).results[0].status_code == status::bad_continuation_point_invalid);
+    auto again = req;
+    again.nodes_to_read[0].continuation_point = point;
+    const auto resumed = f.read(again).results[0];
+    CHECK(resumed.status_code == status::good);
+    CHECK(numbers(resumed).front() == 10);
+  }
+  // The same request continues; used once.
+  auto next = req;
+  next.nodes_to_read[0].continuation_point = first.continuation_point;
+  f.points = services::history_continuations{};
+  const auto fresh = f.read(req).results[0];
+  next.nodes_to_read[0].continuation_point = fresh.continuation_point;
+  const auto second_page = f.read(next).results[0];
+  REQUIRE(second_page.status_code == status::good);
+  CHECK(numbers(second_page).front() == 10);
+  CHECK(f.read(next).results[0].status_code == status::bad_continuation_point_invalid);
+  // Released: gone, and releasing returns no data.
+  auto release = req;
+  release.release_continuation_points = true;
+  release.nodes_to_read[0].continuation_point = second_page.continuation_point;
+  const auto released = f.read(release).results[0];
+  CHECK(released.status_code == status::good);
+  CHECK(values_of(released).empty());
+  next.nodes_to_read[0].continuation_point = second_page.continuation_point;
+  CHECK(f.read(next).results[0].status_code == status::bad_continuation_point_invalid);
+  // The session's bound, shared with raw reads: past ten, Bad_NoContinuationPoints.
+  f.points = services::history_continuations{};
+  for (int i = 0; i < 10; ++i) CHECK_FALSE(f.read(req).results[0].continuation_point.empty());
+  const auto full = f.read(req).results[0];
+  CHECK(full.status_code == status::bad_no_continuation_points);
+  CHECK(full.continuation_point.empty());
+  // Millions of intervals: pages of the bound, not an error; sub-tick intervals still refused.
+  f.points = services::history_continuations{};
+  const auto many = f.read(processed_read(t0, t0 + 100 * second, 0.0001, {ua::ids::aggregate_function_count})).results[0];
+  CHECK(many.status_code == status::good);
+  CHECK(values_of(many).size() == 10);
+  CHECK_FALSE(many.continuation_point.empty());
+  CHECK(f.read(processed_read(t0, t0 + 100 * second, 0.00001, {ua::ids::aggregate_function_count})).results[0].status_code ==
+        status::bad_invalid_argument);
 }
 
 TEST_CASE("server_core: the AggregateFunctions folders organize the served aggregates while history is on", "[history]") {
