@@ -64,14 +64,17 @@ void namespace_metadata::sync(address_space& as, std::span<const namespace_model
   const node_index folder = as.find(node_id(0, ids::server_namespaces));
   const node_index array = as.find(node_id(0, ids::server_namespace_array));
   const variable_data* av = array == no_node ? nullptr : as.variable(array);
-  const auto* uris = av ? av->value.value.get_if<ua_array<ua_string>>() : nullptr;
-  if (folder == no_node || !uris || uris->size() < 2) return;  // ns=1;s=... needs namespace 1
+  const auto* array_value = av ? av->value.value.get_if<ua_array<ua_string>>() : nullptr;
+  if (folder == no_node || !array_value || array_value->size() < 2) return;  // ns=1;s=... needs namespace 1
+  // A copy: the Properties added below may move the store's Variables.
+  std::vector<std::string> uris;
+  for (const ua_string& u : *array_value) uris.emplace_back(u.view());
 
   const node_index has_component = as.find(node_id(0, ids::has_component));
   const node_index has_type_definition = as.find(node_id(0, ids::has_type_definition));
   const node_index metadata_type = as.find(node_id(0, ids::namespace_metadata_type));
-  for (std::size_t k = 0; k < uris->size(); ++k) {
-    const std::string_view uri = (*uris)[k].view();
+  for (std::size_t k = 0; k < uris.size(); ++k) {
+    const std::string_view uri = uris[k];
     const auto ns = static_cast<std::uint16_t>(k);
     node_index object = no_node;
     for (const reference& r : as.forward_references(folder))
