@@ -641,7 +641,9 @@ public:
   std::uint16_t register_namespace(std::string_view uri) override {
     ua::status_code failed;
     return run_on_host([u = std::string(uri)](actors::server_core& core) {
-             return actors::register_namespace(core.space(), u, actors::utc_now());
+             const auto index = actors::register_namespace(core.space(), u, actors::utc_now());
+             core.refresh_namespaces();  // its NamespaceMetadata Object (Part 5 §6.3.13)
+             return index;
            }, failed).value_or(std::uint16_t{0});
   }
 
@@ -689,7 +691,12 @@ public:
     if (!doc->ok()) return app::refused_nodeset(*doc);
     ua::status_code failed;
     auto done = run_on_host([doc, options, models = models_](actors::server_core& core) {
-      return app::apply_nodeset(core.space(), *doc, *models, options, actors::utc_now());
+      auto report = app::apply_nodeset(core.space(), *doc, *models, options, actors::utc_now());
+      // The new namespaces' NamespaceMetadata Objects, with their <Model>'s version and date.
+      std::vector<actors::authz::namespace_model> known;
+      for (const auto& m : *models) known.push_back({m.uri, m.version, m.publication_date});
+      if (!report.registered_namespaces.empty()) core.refresh_namespaces(std::move(known));
+      return report;
     }, failed);
     if (done) return std::move(*done);
     nodeset_report r;

@@ -13,6 +13,10 @@
 //   session.dispatch_browse/folder_10000_half  the same folder, every other variable under a rule
 //                              that does not let the session's role Browse it: 5,000 references
 //                              returned; per whole walk (refs/walk says how many came back)
+//   session.dispatch_write/N   server_core::handle: Write of N Double values, response encoded
+//   session.dispatch_write_exclude_shaped/N  the same Write of a variable whose NodeId ends in
+//                              "Exclude", which the RoleSet's exclude check looks up once more: the
+//                              A/B of that lookup (docs/decisions/0075)
 //   roundtrip.read/N           client_channel_state encodes and chunks a Read of N values, the server
 //                              frames, checks, decodes, dispatches, encodes and chunks the answer, the
 //                              client frames and decodes it: both stacks' CPU per request, no kernel
@@ -190,6 +194,53 @@ void dispatch_read_with(benchmark::State& st, bool counted, bool permitted = fal
   st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
 }
 
+// A Write of N items, each the Value of one Double variable: the demo's
+// (ns=1;s=Demo.Static.Scalar.Double), or with `exclude_shaped` one whose NodeId ends in "Exclude"
+// as the RoleSet's exclude flags of a plant role do (ns=1;s=Bench.ValueExclude): that one is looked
+// up once more to see whether it is an exclude flag (server_core::writes_role_excludes), the other
+// not. The A/B of that lookup in one binary (docs/decisions/0075).
+void dispatch_write_with(benchmark::State& st, bool exclude_shaped) {
+  loopback lb;
+  ua::node_id target = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+  if (exclude_shaped) {
+    target = ua::node_id::string(1, "Bench.ValueExclude");
+    ua::node_spec v;
+    v.id = target;
+    v.cls = ua::node_class::variable;
+    v.browse_ns = 1;
+    v.browse_name = "ValueExclude";
+    v.data_type = ua::node_id(0, 11);  // Double
+    v.access_level = v.user_access_level = 3;
+    v.value.set_value(0.0);
+    if (!lb.core.space().add_node(std::move(v))) {
+      st.SkipWithError("no bench node");
+      return;
+    }
+  }
+  ua::write_request req;
+  for (std::int64_t i = 0; i < st.range(0); ++i) {
+    auto& w = req.nodes_to_write.emplace_back();
+    w.node_id = target;
+    w.attribute_id = 13;  // Value
+    w.value.set_value(1.5);
+  }
+  req.request_header.authentication_token = lb.token;
+  const ua::extension_object msg(req);
+  ua::byte_buffer out;
+  const auto now = at_start();
+  for (int i = 0; i < 3; ++i) {
+    out.clear();
+    lb.core.handle(1, req.request_header, msg, now, out);
+  }
+  const test::alloc_scope allocs;
+  for (auto _ : st) {
+    out.clear();
+    lb.core.handle(1, req.request_header, msg, now, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.counters["allocs/req"] = static_cast<double>(allocs.counted().allocations) / static_cast<double>(st.iterations());
+}
+
 ua::browse_request browse_of(ua::node_id node, std::uint32_t max_refs) {
   ua::browse_request r;
   r.requested_max_references_per_node = max_refs;
@@ -328,6 +379,10 @@ void dispatch_read_permitted(benchmark::State& st) { dispatch_read_with(st, fals
 BENCHMARK(dispatch_read)->Name("session.dispatch_read")->Arg(1)->Arg(20)->Arg(100);
 BENCHMARK(dispatch_read_counted)->Name("session.dispatch_read_counted")->Arg(1)->Arg(100);
 BENCHMARK(dispatch_read_permitted)->Name("session.dispatch_read_permitted")->Arg(1)->Arg(20)->Arg(100);
+void dispatch_write(benchmark::State& st) { dispatch_write_with(st, false); }
+void dispatch_write_exclude_shaped(benchmark::State& st) { dispatch_write_with(st, true); }
+BENCHMARK(dispatch_write)->Name("session.dispatch_write")->Arg(1)->Arg(20);
+BENCHMARK(dispatch_write_exclude_shaped)->Name("session.dispatch_write_exclude_shaped")->Arg(1)->Arg(20);
 BENCHMARK(dispatch_browse_server_object)->Name("session.dispatch_browse/server_object");
 BENCHMARK(dispatch_browse_folder)->Name("session.dispatch_browse/folder_10000")->Unit(benchmark::kMicrosecond);
 BENCHMARK(dispatch_browse_folder_half)->Name("session.dispatch_browse/folder_10000_half")->Unit(benchmark::kMicrosecond);

@@ -948,8 +948,11 @@ void server_core::serve_write(const ua::write_request& req, const service_call& 
 }
 
 bool server_core::writes_role_excludes(const ua::write_request& req) const noexcept {
+  // The id's shape first: an item that cannot name an exclude property (nearly every one) is not
+  // looked up here, only once by the Write itself.
   for (const auto& wv : req.nodes_to_write)
-    if (const ua::node_index n = space_.find(wv.node_id); n != ua::no_node && role_set_.exclude_of(n)) return true;
+    if (role_set_.may_name_exclude(wv.node_id))
+      if (const ua::node_index n = space_.find(wv.node_id); n != ua::no_node && role_set_.exclude_of(n)) return true;
   return false;
 }
 
@@ -1324,6 +1327,13 @@ std::vector<std::string> server_core::publish_roles(std::shared_ptr<const authz:
     auto defaults = role_set_.default_rules(space_);
     rules.insert(rules.end(), std::make_move_iterator(defaults.begin()), std::make_move_iterator(defaults.end()));
   }
+  // The NamespaceMetadata Objects (Part 5 §6.3.13), one per namespace registered so far, and who
+  // may read them; their values once the table has the namespace defaults.
+  namespace_metadata_.sync(space_, namespace_models_);
+  {
+    auto defaults = namespace_metadata_.default_rules(space_);
+    rules.insert(rules.end(), std::make_move_iterator(defaults.begin()), std::make_move_iterator(defaults.end()));
+  }
   const std::size_t first_plant = rules.size();
   rules.insert(rules.end(), plant_rules_.begin(), plant_rules_.end());
   // Part 18 §4.2.3: a removed role's permissions go with it.
@@ -1333,7 +1343,17 @@ std::vector<std::string> server_core::publish_roles(std::shared_ptr<const authz:
     });
   permissions_->set_rules(std::move(rules), std::move(ids));
   sessions_.set_roles(std::move(roles));
-  return permissions_->rebuild(space_);
+  auto unresolved = permissions_->rebuild(space_);
+  namespace_metadata_.publish(space_, *permissions_);
+  return unresolved;
+}
+
+void server_core::refresh_namespaces(std::vector<authz::namespace_model> models) {
+  for (auto& m : models) {
+    std::erase_if(namespace_models_, [&](const authz::namespace_model& known) { return known.uri == m.uri; });
+    namespace_models_.push_back(std::move(m));
+  }
+  publish_roles(sessions_.roles_ptr());
 }
 
 std::size_t server_core::apply_values(std::span<const value_update> values, const instant& now) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/server/access/namespace_metadata.hpp"
 #include "engine/server/access/permission_table.hpp"
 #include "engine/server/access/role_set_object.hpp"
 #include "engine/server/access/roles.hpp"
@@ -246,6 +247,12 @@ public:
   // methods changed them since: docs/security.md "The RoleSet").
   std::shared_ptr<const authz::role_registry> roles() const noexcept { return sessions_.roles_ptr(); }
   const authz::role_set_object& role_set() const noexcept { return role_set_; }
+  // The NamespaceMetadata Objects under Server/Namespaces (Part 5 §6.3.13; namespace_metadata.hpp):
+  // made for every namespace registered so far at each set_access and RoleSet change. After
+  // registering a namespace or loading a NodeSet, refresh_namespaces makes the new ones (with the
+  // versions and publication dates of `models`, the NodeSets' <Model>s).
+  void refresh_namespaces(std::vector<authz::namespace_model> models = {});
+  const authz::namespace_metadata& namespace_metadata() const noexcept { return namespace_metadata_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
   // The table even while it has no rule: subscriptions keep this, and a reload may add rules.
   services::node_access access_of(const session& s) const noexcept {
@@ -423,6 +430,8 @@ private:
   std::uint64_t role_wait_ = 0;  // the question of the ActivateSession just handled (take_role_wait)
   std::vector<authz::permission_rule> plant_rules_;  // set_access's, without namespace 0's defaults
   authz::role_set_object role_set_;
+  authz::namespace_metadata namespace_metadata_;
+  std::vector<authz::namespace_model> namespace_models_;  // refresh_namespaces'
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::vector<ua::node_index> event_history_;     // notifiers with event history

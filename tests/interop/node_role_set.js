@@ -113,6 +113,11 @@ async function main() {
 
     // Refusals first: nothing may change.
     const operator = await open(o, cm, o.eng, SE, "operator");
+    // Every session holds Anonymous (Part 18 §4.3, decision 0075), which may browse the RoleSet:
+    // a logged-in operator sees the roles (not their contents).
+    const opRoles = (await operator.session.browse({ nodeId: ROLE_SET, browseDirection: 0, includeSubtypes: true,
+                                                      resultMask: 63 })).references.map((r) => r.browseName.name);
+    check("operator: Browse RoleSet lists Operator", opRoles.includes("Operator"), true);
     check("operator: Write Engineer.ApplicationsExclude", await writeExclude(operator.session, false), "BadUserAccessDenied");
     check("operator: AddIdentity", (await addIdentity(operator.session, IdentityCriteriaType.UserName, "viewer")).statusCode.name,
           "BadUserAccessDenied");

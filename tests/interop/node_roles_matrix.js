@@ -7,8 +7,9 @@
 //
 //   node node_roles_matrix.js --floor URL --eng URL --pki DIR --cert CERT --key KEY [--after-reload yes]
 //
-// --after-reload: the server reloaded roles.toml with Observer given Write and Call on Line1
-// (roles_interop.sh): only the viewer runs, and its Write of the setpoint and its Call are Good.
+// --after-reload: the server reloaded roles.toml with Observer given Write and Call on Line1 and
+// Browse and Read in namespace 2's default (roles_interop.sh): only the viewer runs, its Write of
+// the setpoint and its Call are Good, and namespace 2's DefaultUserRolePermissions shows Observer.
 //
 // Prints `ok ROLE CHECK` or `FAIL ROLE CHECK: why` per check and `matrix: N of M checks passed`;
 // exit 0 only when all passed. No wrong password is sent (the login guard would back the user off).
@@ -45,19 +46,30 @@ const N = {
 };
 const G = "Good", D = "BadUserAccessDenied";
 
-// What each role may do (examples/config/roles.toml): the expected answer of each check.
+// What each role may do (examples/config/roles.toml): the expected answer of each check. Every
+// session holds Anonymous besides its own roles (Part 18 §4.3), so UserRolePermissions list it too.
+// `nsUser`: namespace 2's DefaultUserRolePermissions on its NamespaceMetadata Object, `nsDefault`
+// the answer to a Read of its DefaultRolePermissions (administrators only, Part 3 §5.2.9).
 const matrix = {
     anonymous: { seesMaintenance: false, readNotes: D, writeSetpoint: D, writeMaxRate: D, call: D, monitorNotes: D,
-                 translateMaintenance: "BadNoMatch", userAccessLevel: 1, rolePermissions: D, userRolePermissions: "ns=0;i=15644:33" },
+                 translateMaintenance: "BadNoMatch", userAccessLevel: 1, rolePermissions: D, userRolePermissions: "ns=0;i=15644:33",
+                 nsUser: "ns=0;i=15644:1", nsDefault: D },
     viewer: { seesMaintenance: false, readNotes: D, writeSetpoint: D, writeMaxRate: D, call: D, monitorNotes: D,
-              translateMaintenance: "BadNoMatch", userAccessLevel: 1, rolePermissions: D, userRolePermissions: "ns=0;i=15668:2081" },
+              translateMaintenance: "BadNoMatch", userAccessLevel: 1, rolePermissions: D,
+              userRolePermissions: "ns=0;i=15644:33,ns=0;i=15668:2081", nsUser: "ns=0;i=15644:1", nsDefault: D },
     operator: { seesMaintenance: true, readNotes: G, writeSetpoint: G, writeMaxRate: D, call: G, monitorNotes: G,
-                translateMaintenance: G, userAccessLevel: 3, rolePermissions: D, userRolePermissions: "ns=0;i=15680:6241" },
+                translateMaintenance: G, userAccessLevel: 3, rolePermissions: D,
+                userRolePermissions: "ns=0;i=15644:33,ns=0;i=15680:6241", nsUser: "ns=0;i=15644:1", nsDefault: D },
     engineer: { seesMaintenance: true, readNotes: G, writeSetpoint: D, writeMaxRate: G, call: D, monitorNotes: G,
-                translateMaintenance: G, userAccessLevel: 1, rolePermissions: G, userRolePermissions: "ns=0;i=16036:2083" },
+                translateMaintenance: G, userAccessLevel: 1, rolePermissions: G,
+                userRolePermissions: "ns=0;i=15644:33,ns=0;i=16036:2083", nsUser: "ns=0;i=15644:1,ns=0;i=16036:33", nsDefault: D },
     admin: { seesMaintenance: true, readNotes: D, writeSetpoint: D, writeMaxRate: D, call: D, monitorNotes: D,
-             translateMaintenance: G, userAccessLevel: 1, rolePermissions: G, userRolePermissions: "ns=0;i=15704:35" }
+             translateMaintenance: G, userAccessLevel: 1, rolePermissions: G,
+             userRolePermissions: "ns=0;i=15644:33,ns=0;i=15704:35", nsUser: "ns=0;i=15644:1,ns=0;i=15704:35", nsDefault: G }
 };
+// Namespace 2's DefaultRolePermissions as the file's `namespace` rule lists them.
+const namespaceDefault = "ns=0;i=15644:1,ns=0;i=16036:33,ns=0;i=15704:35";
+const metadata = "ns=1;s=Namespaces.urn:example:roles";
 // RolePermissions of Line1's nodes as the roles.toml rule lists them (Part 3 §5.2.9), for the roles
 // that may read it.
 const line1RolePermissions = "ns=0;i=15644:33,ns=0;i=15668:2081,ns=0;i=15680:6241,ns=0;i=16036:2083,ns=0;i=15704:35";
@@ -107,6 +119,23 @@ async function runRole(o, cm, role, want) {
         if (want.rolePermissions === G)
             check(role, "Read Setpoint RolePermissions value", rolePermissionsText(rd[3].value.value), line1RolePermissions);
         check(role, "Read Setpoint UserRolePermissions", rolePermissionsText(rd[4].value.value), want.userRolePermissions);
+        // NamespaceMetadata (Part 5 §6.3.13): namespace 2's Object under Server/Namespaces, its
+        // URI, and the file's namespace default as this session may see it.
+        const nb = await session.browse({ nodeId: "ns=0;i=11715", browseDirection: 0, includeSubtypes: true, resultMask: 63 });
+        check(role, "Browse Server/Namespaces lists urn:example:roles",
+              nb.references.some((r) => r.nodeId.toString() === metadata && r.browseName.name === "urn:example:roles"), true);
+        const md = await session.read([
+            { nodeId: metadata + ".NamespaceUri", attributeId: AttributeIds.Value },
+            { nodeId: metadata + ".DefaultUserRolePermissions", attributeId: AttributeIds.Value },
+            { nodeId: metadata + ".DefaultRolePermissions", attributeId: AttributeIds.Value },
+            { nodeId: metadata + ".DefaultAccessRestrictions", attributeId: AttributeIds.Value }
+        ]);
+        check(role, "Read NamespaceMetadata NamespaceUri", md[0].value.value, "urn:example:roles");
+        check(role, "Read NamespaceMetadata DefaultUserRolePermissions", rolePermissionsText(md[1].value.value), want.nsUser);
+        check(role, "Read NamespaceMetadata DefaultRolePermissions", name(md[2].statusCode), want.nsDefault);
+        if (want.nsDefault === G)
+            check(role, "Read NamespaceMetadata DefaultRolePermissions value", rolePermissionsText(md[2].value.value), namespaceDefault);
+        check(role, "Read NamespaceMetadata DefaultAccessRestrictions", md[3].value.value, 0);
         // Write: the setpoint (operators), the configuration (engineers).
         const ws = await session.write([
             { nodeId: N.setpoint, attributeId: AttributeIds.Value, value: { value: { dataType: DataType.Double, value: 50 } } },
@@ -144,7 +173,8 @@ async function main() {
     await cm.initialize();
     const roles = o["after-reload"] ? ["viewer"] : ["anonymous", "viewer", "operator", "engineer", "admin"];
     if (o["after-reload"]) Object.assign(matrix.viewer, { writeSetpoint: G, call: G, userAccessLevel: 3,
-                                                          userRolePermissions: "ns=0;i=15668:6241" });
+                                                          userRolePermissions: "ns=0;i=15644:33,ns=0;i=15668:6241",
+                                                          nsUser: "ns=0;i=15644:1,ns=0;i=15668:33" });
     for (const role of roles) {
         try {
             await runRole(o, cm, role, matrix[role]);

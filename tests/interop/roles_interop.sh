@@ -2,9 +2,11 @@
 # examples/config/roles.toml served, and its roles matrix checked with node-opcua's client
 # (tests/interop/node_roles_matrix.js): anonymous over None, viewer, operator, engineer and admin
 # over Basic256Sha256/SignAndEncrypt; Browse, TranslateBrowsePaths, Read, Write, Call and
-# CreateMonitoredItems answer exactly what each role allows (docs/security.md "Roles and permissions").
-# Then SIGHUP with the file changed (Observer may write the setpoint and call SetSetpoint): a new
-# viewer session can (docs/security.md "When a change takes effect").
+# CreateMonitoredItems answer exactly what each role allows, and namespace 2's NamespaceMetadata shows
+# the file's namespace default (docs/security.md "Roles and permissions").
+# Then SIGHUP with the file changed (Observer may write the setpoint and call SetSetpoint, and read
+# in namespace 2's default): a new viewer session can, and sees it (docs/security.md "When a change
+# takes effect").
 #
 #   bash roles_interop.sh UACTOR_BINARY SOURCE_DIR
 #
@@ -57,6 +59,9 @@ fi
 # now write the line's setpoint and call SetSetpoint; a new session of the viewer can.
 sed -i 's/Observer = \["Browse", "Read", "ReceiveEvents"\], Operator = \["Browse", "Read", "ReceiveEvents", "Write", "Call"\]/Observer = ["Browse", "Read", "ReceiveEvents", "Write", "Call"], Operator = ["Browse", "Read", "ReceiveEvents", "Write", "Call"]/' "$tmp/roles.toml"
 grep -q 'Observer = \["Browse", "Read", "ReceiveEvents", "Write", "Call"\]' "$tmp/roles.toml" || { echo "roles_interop: FAIL: the edit of roles.toml did not apply"; exit 1; }
+# ... and namespace 2's default gives Observer Browse and Read (its NamespaceMetadata follows).
+sed -i 's/^roles = { Anonymous = \["Browse"\], Engineer = \["Browse", "Read"\],/roles = { Anonymous = ["Browse"], Observer = ["Browse", "Read"], Engineer = ["Browse", "Read"],/' "$tmp/roles.toml"
+grep -q 'Anonymous = \["Browse"\], Observer = \["Browse", "Read"\]' "$tmp/roles.toml" || { echo "roles_interop: FAIL: the edit of the namespace rule did not apply"; exit 1; }
 kill -HUP "$server_pid"
 reloads=0
 for _ in $(seq 300); do

@@ -64,6 +64,41 @@ TEST_CASE("embedded server: load_nodeset loads Machinery, whose types instantiat
   const std::uint16_t machinery = index_of(registered, first, "http://opcfoundation.org/UA/Machinery/");
   CHECK(srv.register_namespace("http://opcfoundation.org/UA/Machinery/") == machinery);
 
+  // Each loaded namespace has one NamespaceMetadata Object under Server/Namespaces (Part 5
+  // §6.3.13): the NodeSet's own, kept, and given the Default* Properties it lacked; the URI the
+  // application registered gets one made by the server.
+  {
+    client_options o;
+    o.endpoint_url = "opc.tcp://127.0.0.1:" + std::to_string(srv.port());
+    auto c = rt.connect(o);
+    REQUIRE(c.has_value());
+    ua::browse_request b;
+    auto& d = b.nodes_to_browse.emplace_back();
+    d.node_id = node_id(0, ua::ids::server_namespaces);
+    d.browse_direction = ua::browse_direction::forward;
+    d.include_subtypes = true;
+    d.result_mask = 63;
+    const auto folder = c->browse_sync(b);
+    REQUIRE(folder.has_value());
+    std::vector<std::pair<std::string, node_id>> objects;
+    for (const auto& r : folder->results.at(0).references)
+      objects.emplace_back(std::string(r.browse_name.name.view()), r.node_id.id);
+    for (const char* text : {"http://opcfoundation.org/UA/DI/", "http://opcfoundation.org/UA/Machinery/", "urn:test:before"}) {
+      const std::string uri = text;
+      INFO(uri);
+      CHECK(std::count_if(objects.begin(), objects.end(), [&](const auto& o) { return o.first == uri; }) == 1);
+      const auto it = std::find_if(objects.begin(), objects.end(), [&](const auto& o) { return o.first == uri; });
+      REQUIRE(it != objects.end());
+      d.node_id = it->second;
+      const auto props = c->browse_sync(b);
+      REQUIRE(props.has_value());
+      const auto& refs = props->results.at(0).references;
+      CHECK(std::count_if(refs.begin(), refs.end(), [](const auto& r) { return r.browse_name.name.view() == "DefaultUserRolePermissions"; }) == 1);
+    }
+    CHECK(std::find_if(objects.begin(), objects.end(), [](const auto& o) { return o.first == "urn:test:before"; })->second ==
+          node_id::string(1, "Namespaces.urn:test:before"));
+  }
+
   // A MachineIdentificationType object (Machinery i=1012, a MachineryItemIdentificationType):
   // its own mandatory ProductInstanceUri and the inherited Manufacturer and SerialNumber.
   object_node id;

@@ -180,7 +180,7 @@ TEST_CASE("role callback, sockets: a slow callback's roles, a refusal and a dead
     CHECK(asked[0].application_uri == client_uri);
     CHECK(asked[0].encrypted);
     CHECK(asked[0].endpoint_url == s.srv->endpoint_urls().at(0));
-    CHECK(asked[0].roles == std::vector<std::string>{"AuthenticatedUser"});
+    CHECK(asked[0].roles == std::vector<std::string>{"Anonymous", "AuthenticatedUser"});
   }
 
   // Refused by the application: the login fails as a wrong password does.

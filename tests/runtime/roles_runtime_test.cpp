@@ -191,6 +191,61 @@ TEST_CASE("embedded server: a role's Applications and Endpoints lists decide wit
   }
 }
 
+// Namespace 2's NamespaceMetadata (Part 5 §6.3.13) as our client reads it: made when the
+// application registers the namespace, its DefaultUserRolePermissions the session's share of the
+// plan's namespace default, following a reload.
+ua::data_value read_metadata(client& c, const char* property) {
+  ua::read_request r;
+  r.nodes_to_read.resize(1);
+  r.nodes_to_read[0].node_id = node_id::string(1, std::string("Namespaces.urn:test:roles.") + property);
+  r.nodes_to_read[0].attribute_id = static_cast<std::uint32_t>(ua::attribute_id::value);
+  auto resp = c.read_sync(r);
+  REQUIRE(resp.has_value());
+  return resp->results.at(0);
+}
+
+std::string role_permissions_text(const ua::data_value& dv) {
+  std::string out;
+  const auto* list = dv.value.get_if<ua::ua_array<ua::extension_object>>();
+  if (!list) return dv.value.empty() ? "null" : "?";
+  for (const auto& eo : *list)
+    if (const auto* rp = eo.get_if<ua::role_permission_type>())
+      out += (out.empty() ? "" : ",") + rp->role_id.to_string() + ":" + std::to_string(static_cast<std::uint32_t>(rp->permissions));
+  return out;
+}
+
+TEST_CASE("embedded server: a namespace's NamespaceMetadata shows the plan's namespace default, after a reload too",
+          "[runtime][roles]") {
+  runtime rt;
+  auto plan = default_server_plan();
+  plan.listen_address = "127.0.0.1";
+  plan.port = 0;
+  plan.security = {"none"};
+  auto s = rt.start_server(plan);
+  REQUIRE(s.has_value());
+  server& srv = **s;
+  REQUIRE(srv.register_namespace("urn:test:roles") == 2);
+  client c = connect(rt, srv);
+  CHECK(read_metadata(c, "NamespaceUri").value == ua::variant(ua::ua_string("urn:test:roles")));
+  CHECK(role_permissions_text(read_metadata(c, "DefaultUserRolePermissions")) == "null");
+
+  permission_plan p;
+  p.namespace_uri = "urn:test:roles";
+  p.roles = {{"Anonymous", {"Browse", "Read"}}, {"Operator", {"Browse", "Read", "Write"}}};
+  p.restrictions = {"SigningRequired"};
+  plan.permissions = {p};
+  REQUIRE(srv.reload(plan).empty());
+  // The running session's share (it holds Anonymous), read at once; the whole default is an
+  // administrator's to read (Part 3 §5.2.9).
+  CHECK(role_permissions_text(read_metadata(c, "DefaultUserRolePermissions")) == "i=15644:33");
+  CHECK(read_metadata(c, "DefaultAccessRestrictions").value == ua::variant(std::uint16_t{1}));
+  CHECK(read_metadata(c, "DefaultRolePermissions").status == ua::status::bad_user_access_denied);
+  // Back to no rule: nothing published.
+  plan.permissions.clear();
+  REQUIRE(srv.reload(plan).empty());
+  CHECK(role_permissions_text(read_metadata(c, "DefaultUserRolePermissions")) == "null");
+}
+
 }  // namespace roles_runtime_test
 
 namespace roles_runtime_test {

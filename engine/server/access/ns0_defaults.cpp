@@ -23,7 +23,6 @@ std::vector<permission_rule> ns0_default_rules(const ua::address_space& as, cons
       const auto role = reg.find(ua::node_id(0, grants[g].role));
       if (!role) continue;
       rule.roles.emplace_back(*role, grants[g].permissions);
-      if (*role == well_known::anonymous) rule.roles.emplace_back(well_known::authenticated_user, grants[g].permissions);
     }
     out.push_back(std::move(rule));
   }

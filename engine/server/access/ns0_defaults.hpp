@@ -15,10 +15,9 @@ namespace uactor::actors::authz {
 
 // One rule per row whose node the address space has, deciding that node only (not a subtree:
 // the file lists each child that has its own). A row's roles that the registry does not have
-// (SecurityKeyServerAdmin, SecurityKeyServerPush) are left out: nobody holds them. The bits the
-// file gives Anonymous go to AuthenticatedUser too: Part 18 §4.3 makes Anonymous the role every
-// session holds, where this registry gives it to anonymous sessions only (roles.hpp), so that a
-// logged-in user may do on these nodes at least what an anonymous one may.
+// (SecurityKeyServerAdmin, SecurityKeyServerPush) are left out: nobody holds them. The file's
+// Anonymous is every session (Part 18 §4.3, roles.hpp): a logged-in user may do on these nodes
+// what an anonymous one may.
 std::vector<permission_rule> ns0_default_rules(const ua::address_space& as, const role_registry& reg);
 
 }  // namespace uactor::actors::authz

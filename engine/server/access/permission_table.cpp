@@ -65,6 +65,17 @@ void permission_table::set_rules(std::vector<permission_rule> rules, std::vector
   rule_of_.clear();
 }
 
+void permission_table::set_user_defaults(std::vector<std::pair<ua::node_index, std::uint16_t>> nodes) {
+  user_defaults_ = std::move(nodes);
+  user_defaults_lo_ = user_defaults_hi_ = 0;
+  if (user_defaults_.empty()) return;
+  user_defaults_lo_ = user_defaults_hi_ = user_defaults_.front().first;
+  for (const auto& [n, ns] : user_defaults_) {
+    user_defaults_lo_ = std::min(user_defaults_lo_, n);
+    user_defaults_hi_ = std::max(user_defaults_hi_, n);
+  }
+}
+
 std::vector<std::string> permission_table::rebuild(const ua::address_space& as) {
   std::vector<std::string> unresolved;
   rule_of_.assign(rules_.empty() ? 0 : as.size(), 0);

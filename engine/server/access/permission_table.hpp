@@ -72,7 +72,31 @@ public:
     return p;
   }
 
+  // The namespace default that decides ns (its last `namespace` rule), or null: what the
+  // NamespaceMetadata Object of ns shows as DefaultRolePermissions and DefaultAccessRestrictions
+  // (Part 5 §6.3.13, namespace_metadata.hpp).
+  const entry* namespace_entry(std::uint16_t ns) const noexcept {
+    for (std::size_t i = rules_.size(); i-- > 0;)
+      if (rules_[i].node.empty() && rules_[i].namespace_index == ns) return &entries_[i];
+    return nullptr;
+  }
+
+  // The Variables whose Value is a namespace's DefaultUserRolePermissions (Part 5 §6.3.13), each
+  // with its namespace: Read answers them per session (services/access_attributes.hpp). Kept over
+  // set_rules and rebuild; the NamespaceMetadata Objects set them.
+  void set_user_defaults(std::vector<std::pair<ua::node_index, std::uint16_t>> nodes);
+  // The namespace whose DefaultUserRolePermissions n is, or -1. A range check, then a scan of one
+  // entry per namespace: cheap enough for every Read of a Value.
+  int user_default_namespace(ua::node_index n) const noexcept {
+    if (user_defaults_.empty() || n < user_defaults_lo_ || n > user_defaults_hi_) return -1;
+    for (const auto& [node, ns] : user_defaults_)
+      if (node == n) return ns;
+    return -1;
+  }
+
 private:
+  std::vector<std::pair<ua::node_index, std::uint16_t>> user_defaults_;
+  ua::node_index user_defaults_lo_ = 0, user_defaults_hi_ = 0;
   std::vector<permission_rule> rules_;
   std::vector<ua::node_id> role_ids_;
   std::vector<entry> entries_;          // one per rule, same order

@@ -140,6 +140,8 @@ status_code role_set_object::sync(address_space& as, const role_registry& reg) {
   const node_index role_type = as.find(node_id(0, ids::role_type));
   roles_.clear();
   excludes_.clear();
+  exclude_numeric_ = exclude_other_ids_ = false;
+  exclude_strings_end_in_exclude_ = true;
   for (std::size_t i = 0; i < reg.roles().size(); ++i) {
     const role& r = reg.roles()[i];
     if (r.removed) continue;  // RemoveRole: its Object went above
@@ -189,10 +191,38 @@ status_code role_set_object::sync(address_space& as, const role_registry& reg) {
       if (n == no_node) continue;
       as.set_current_writable(n, true);
       excludes_[n] = exclude_property{nodes.role, endpoints};
+      note_exclude_id(as.at(n).id.to_node_id());
     }
     roles_.emplace(object, nodes);
   }
   return status::good;
+}
+
+void role_set_object::note_exclude_id(const node_id& id) noexcept {
+  switch (id.type()) {
+    case node_id_type::numeric:
+      exclude_numeric_lo_ = exclude_numeric_ ? std::min(exclude_numeric_lo_, id.numeric()) : id.numeric();
+      exclude_numeric_hi_ = exclude_numeric_ ? std::max(exclude_numeric_hi_, id.numeric()) : id.numeric();
+      if (!exclude_numeric_) exclude_numeric_ns_ = id.namespace_index();
+      else if (exclude_numeric_ns_ != id.namespace_index()) exclude_numeric_ns_ = -1;
+      exclude_numeric_ = true;
+      break;
+    case node_id_type::string:
+      if (!id.text().ends_with("Exclude")) exclude_strings_end_in_exclude_ = false;
+      break;
+    default: exclude_other_ids_ = true; break;
+  }
+}
+
+bool role_set_object::may_name_exclude(const node_id& id) const noexcept {
+  if (excludes_.empty()) return false;
+  switch (id.type()) {
+    case node_id_type::numeric:
+      return exclude_numeric_ && (exclude_numeric_ns_ < 0 || exclude_numeric_ns_ == id.namespace_index()) &&
+             id.numeric() >= exclude_numeric_lo_ && id.numeric() <= exclude_numeric_hi_;
+    case node_id_type::string: return !exclude_strings_end_in_exclude_ || id.text().ends_with("Exclude");
+    default: return exclude_other_ids_;
+  }
 }
 
 std::vector<permission_rule> role_set_object::default_rules(const address_space& as) const {

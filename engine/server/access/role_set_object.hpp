@@ -54,6 +54,10 @@ public:
     return it->second;
   }
   bool has_excludes() const noexcept { return !excludes_.empty(); }
+  // Whether `id` may name an exclude property, without a lookup: false for every NodeId unlike
+  // theirs (a numeric id outside their range, a string id not ending in "Exclude", ...), so that a
+  // Write looks its nodes up once (server_core::serve_write). True means: look it up.
+  bool may_name_exclude(const ua::node_id& id) const noexcept;
 
   // Whether `object` is the RoleSet or a role Object, whose methods are answered here.
   bool handles(ua::node_index object) const noexcept {
@@ -79,9 +83,14 @@ private:
     ua::node_index identities = ua::no_node, applications = ua::no_node, applications_exclude = ua::no_node,
                    endpoints = ua::no_node, endpoints_exclude = ua::no_node;
   };
+  void note_exclude_id(const ua::node_id& id) noexcept;
   ua::node_index role_set_ = ua::no_node;
   std::unordered_map<ua::node_index, role_nodes> roles_;  // by role Object
   std::unordered_map<ua::node_index, exclude_property> excludes_;
+  // may_name_exclude's summary of the exclude properties' NodeIds.
+  std::uint32_t exclude_numeric_lo_ = 0, exclude_numeric_hi_ = 0;
+  int exclude_numeric_ns_ = 0;  // the namespace of every numeric one, or -1
+  bool exclude_numeric_ = false, exclude_strings_end_in_exclude_ = true, exclude_other_ids_ = false;
   std::vector<ua::node_index> added_objects_;             // plant roles' Objects made here
 };
 

@@ -239,7 +239,11 @@ role_registry::role_registry() {
     r.id = ua::node_id(0, row.id);
     roles_.push_back(std::move(r));
   }
+  // Part 18 §4.3: "The default Identities for the Anonymous Role shall be Identities with the
+  // criteriaType IdentityCriteriaType.Anonymous and the criteriaType
+  // IdentityCriteriaType.AuthenticatedUser": every session holds Anonymous (docs/decisions/0075).
   roles_[well_known::anonymous].identities.push_back({identity_rule::kind::anonymous, {}});
+  roles_[well_known::anonymous].identities.push_back({identity_rule::kind::authenticated_user, {}});
   roles_[well_known::authenticated_user].identities.push_back({identity_rule::kind::authenticated_user, {}});
 }
 

@@ -122,8 +122,9 @@ bool endpoint_matches(const ua::endpoint_type& e, const session_facts& f) noexce
 
 class role_registry {
 public:
-  // The eight well-known roles; Anonymous granted to anonymous sessions and AuthenticatedUser to
-  // every session with a checked UserName or certificate (Part 3 §4.9.2: their usual mappings).
+  // The eight well-known roles; Anonymous granted to every session (Part 18 §4.3: the rules
+  // Anonymous and AuthenticatedUser) and AuthenticatedUser to every session with a checked
+  // UserName or certificate (its rule AuthenticatedUser).
   role_registry();
 
   // A plant's own role, its NodeId ns=<ns>;s=Role.<name> (or the well-known role of that name,

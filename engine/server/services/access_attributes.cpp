@@ -43,6 +43,31 @@ status_code read_access_attribute(const address_space& as, node_index n, attribu
   return status::good;
 }
 
+bool read_default_user_role_permissions(node_index n, const node_access& access, data_value& out) {
+  if (!access.table) return false;
+  const int ns = access.table->user_default_namespace(n);
+  if (ns < 0) return false;
+  out.has_status = false;
+  out.status = status::good;
+  out.has_value = true;
+  out.has_source_timestamp = out.has_source_picoseconds = false;
+  const auto* e = access.table->namespace_entry(static_cast<std::uint16_t>(ns));
+  if (!e) {
+    out.value.clear();  // no default: nothing published about the namespace (Part 3 §5.2.9)
+    return true;
+  }
+  auto& list = out.value.emplace<ua_array<extension_object>>();
+  list.clear();
+  list.set_not_null();
+  actors::authz::role_set(e->listed.bits() & access.roles.bits()).each([&](actors::authz::role_id r) {
+    role_permission_type rp;
+    rp.role_id = access.table->role_node(r);
+    rp.permissions = static_cast<permission_type>(e->by_role[r]);
+    list.emplace_back(std::move(rp));
+  });
+  return true;
+}
+
 void narrow_user_attribute(attribute_id attr, std::uint32_t p, data_value& out) noexcept {
   if (p == perm::all) return;
   switch (attr) {

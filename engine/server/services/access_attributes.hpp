@@ -20,6 +20,11 @@ std::uint32_t permission_to_read(ua::attribute_id attr) noexcept;
 ua::status_code read_access_attribute(const ua::address_space& as, ua::node_index n, ua::attribute_id attr,
                                       const node_access& access, ua::data_value& out);
 
+// The Value of a namespace's DefaultUserRolePermissions Property (Part 5 §6.3.13) as this session
+// reads it: the entries of the namespace default (DefaultRolePermissions) for the roles it holds;
+// null when the namespace has no default. False (out untouched) for any other node.
+bool read_default_user_role_permissions(ua::node_index n, const node_access& access, ua::data_value& out);
+
 // UserAccessLevel, UserExecutable, UserWriteMask as read for this session: the node's own value
 // less what its permissions do not allow (Part 3 §5.6.2: Read -> CurrentRead, Write ->
 // CurrentWrite/StatusWrite/TimestampWrite, ReadHistory -> HistoryRead, Insert/Modify/DeleteHistory

@@ -73,6 +73,8 @@ void read_operation(const read_value_id& id, timestamps_to_return ttr, const add
   if (attr == attribute_id::role_permissions || attr == attribute_id::user_role_permissions ||
       attr == attribute_id::access_restrictions) {
     if (const status_code sc = read_access_attribute(as, n, attr, access, out); sc.is_bad()) return fail(out, sc);
+  } else if (is_value && read_default_user_role_permissions(n, access, out)) {
+    // Part 5 §6.3.13: a namespace's DefaultUserRolePermissions is the session's own.
   } else {
     if (const status_code sc = as.read(n, attr, out); sc.is_bad()) return fail(out, sc);
     narrow_user_attribute(attr, permissions, out);

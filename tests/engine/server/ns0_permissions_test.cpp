@@ -125,8 +125,8 @@ TEST_CASE("ns0 defaults: a rule per node of the table that the server has, for i
   REQUIRE(it != rules.end());
   CHECK_FALSE(it->subtree);
   CHECK(it->where == "namespace 0's default of PublishSubscribe");
-  // Anonymous's bits go to AuthenticatedUser too; SecurityKeyServer* roles, which the registry
-  // lacks, are left out (GetSecurityKeys names SecurityKeyServerAdmin).
+  // Anonymous's bits stay Anonymous's (every session holds it, Part 18 §4.3); SecurityKeyServer*
+  // roles, which the registry lacks, are left out (GetSecurityKeys names SecurityKeyServerAdmin).
   const auto bits_of = [](const authz::permission_rule& r, authz::role_id role) {
     std::uint32_t bits = 0;
     for (const auto& [id, b] : r.roles)
@@ -134,11 +134,11 @@ TEST_CASE("ns0 defaults: a rule per node of the table that the server has, for i
     return bits;
   };
   CHECK(bits_of(*it, authz::well_known::anonymous) == (perm::browse | perm::call));
-  CHECK(bits_of(*it, authz::well_known::authenticated_user) == (perm::browse | perm::call));
+  CHECK(bits_of(*it, authz::well_known::authenticated_user) == 0);
   CHECK(bits_of(*it, authz::well_known::configure_admin) == 65423);
   const auto keys = std::find_if(rules.begin(), rules.end(), [](const auto& r) { return r.node == "i=15215"; });
   REQUIRE(keys != rules.end());
-  CHECK(keys->roles.size() == 2);  // Anonymous and AuthenticatedUser: Browse|Call
+  CHECK(keys->roles.size() == 1);  // Anonymous: Browse|Call
   CHECK(keys->restrictions == (authz::restriction::signing_required | authz::restriction::encryption_required));
 }
 
@@ -187,8 +187,7 @@ TEST_CASE("ns0 defaults: a ConfigureAdmin may call PublishSubscribe and read its
   REQUIRE(list);
   std::vector<std::uint32_t> roles;
   for (const auto& eo : *list) roles.push_back(eo.get_if<ua::role_permission_type>()->role_id.numeric());
-  CHECK(roles == std::vector<std::uint32_t>{ids::well_known_role_anonymous, ids::well_known_role_authenticated_user,
-                                            ids::well_known_role_configure_admin});
+  CHECK(roles == std::vector<std::uint32_t>{ids::well_known_role_anonymous, ids::well_known_role_configure_admin});
   CHECK(c.read(publish_subscribe, 26).value.get_if<std::uint16_t>() != nullptr);
 }
 
@@ -248,6 +247,14 @@ TEST_CASE("role_set: ApplicationsExclude is writable, by SecurityAdmin over Sign
   CHECK(flag->access_level == 3);
   CHECK(flag->user_access_level == 3);
   CHECK(list->access_level == 1);
+  // A Write looks up first only the items whose NodeId may be an exclude flag's (decision 0075):
+  // namespace 0's in their range, a string id ending in "Exclude" (a plant role's); the others are
+  // looked up once, by the Write itself.
+  CHECK(core.role_set().may_name_exclude(exclude));
+  CHECK(core.role_set().may_name_exclude(ua::node_id::string(1, "Role.ShiftLead.EndpointsExclude")));
+  CHECK_FALSE(core.role_set().may_name_exclude(scalar));
+  CHECK_FALSE(core.role_set().may_name_exclude(ua::node_id(1, ids::well_known_role_engineer_applications_exclude)));
+  CHECK_FALSE(core.role_set().may_name_exclude(ua::node_id(0, ids::server)));
   // Not an administrator: refused; the other item of the request is written as usual.
   auto results = c.write({{exclude, ua::variant(false)}, {scalar, ua::variant(std::int32_t{7})}});
   REQUIRE(results.size() == 2);

@@ -207,8 +207,9 @@ std::vector<authz::identity_rule> identities_shown(const actors::server_core& co
 TEST_CASE("role_set: the RoleSet shows every role of the registry, plant roles included, and follows a reload", "[roles]") {
   auto core = test::make_core();
   const ua::node_id anonymous(0, ids::well_known_role_anonymous), operator_(0, ids::well_known_role_operator);
-  // The default: Anonymous -> [Anonymous], no limits; Anonymous got the members its NodeSet lacks.
-  CHECK(identities_shown(core, anonymous) == std::vector{rule_of("Anonymous")});
+  // The default: Anonymous -> [Anonymous, AuthenticatedUser] (Part 18 §4.3), no limits; Anonymous
+  // got the members its NodeSet lacks.
+  CHECK(identities_shown(core, anonymous) == std::vector{rule_of("Anonymous"), rule_of("AuthenticatedUser")});
   CHECK(role_property(core, anonymous, "ApplicationsExclude") == ua::variant(true));
   CHECK(core.space().find(ua::node_id(0, ids::well_known_role_anonymous_add_identity)) != ua::no_node);
   CHECK(core.space().find(ua::node_id(0, ids::well_known_role_anonymous_add_identity_input_arguments)) != ua::no_node);

@@ -34,9 +34,20 @@ TEST_CASE("roles: the well-known roles have their NodeIds and default mappings",
   CHECK(reg.at(authz::well_known::security_admin).id == ua::node_id(0, 15704));
   CHECK(reg.find("ConfigureAdmin") == authz::well_known::configure_admin);
   CHECK(reg.find(ua::node_id(0, 15668)) == authz::well_known::observer);
-  // Part 3 §4.9.2: Anonymous for anonymous sessions, AuthenticatedUser for every checked identity.
+  // Part 18 §4.3: Anonymous for every session (its default rules Anonymous and AuthenticatedUser),
+  // AuthenticatedUser for every checked identity. Before decision 0075 a user held AuthenticatedUser
+  // alone.
   CHECK(reg.roles_of(anonymous_id()) == authz::role_set(1u << authz::well_known::anonymous));
-  CHECK(reg.roles_of(user_id("alice")) == authz::role_set(1u << authz::well_known::authenticated_user));
+  CHECK(reg.roles_of(user_id("alice")) ==
+        authz::role_set((1u << authz::well_known::anonymous) | (1u << authz::well_known::authenticated_user)));
+  CHECK(reg.at(authz::well_known::anonymous).identities ==
+        std::vector<authz::identity_rule>{*authz::parse_identity_rule("Anonymous"),
+                                          *authz::parse_identity_rule("AuthenticatedUser")});
+  // A plant that drops the defaults and writes the old mapping gets the old behaviour.
+  authz::role_registry old;
+  old.clear_identities(authz::well_known::anonymous);
+  old.add_identity(authz::well_known::anonymous, *authz::parse_identity_rule("Anonymous"));
+  CHECK_FALSE(old.roles_of(user_id("alice")).has(authz::well_known::anonymous));
 }
 
 TEST_CASE("roles: UserName, Thumbprint and a plant's own role map identities", "[roles]") {
@@ -54,14 +65,14 @@ TEST_CASE("roles: UserName, Thumbprint and a plant's own role map identities", "
   CHECK(op.has(authz::well_known::operator_));
   CHECK(op.has(authz::well_known::authenticated_user));
   CHECK(op.has(*shift));
-  CHECK_FALSE(op.has(authz::well_known::anonymous));
+  CHECK(op.has(authz::well_known::anonymous));  // every session's (Part 18 §4.3)
   CHECK_FALSE(reg.roles_of(user_id("opx")).has(authz::well_known::operator_));
   // A user certificate's thumbprint, any case.
   const actors::session_identity cert{actors::session_identity::kind::certificate, std::string(40, 'A'), true};
   CHECK(reg.roles_of(cert).has(*shift));
   // A user named like the thumbprint is not the certificate.
   CHECK_FALSE(reg.roles_of(user_id(thumb)).has(*shift));
-  CHECK(authz::describe(reg, op) == "AuthenticatedUser, Operator, ShiftLead");
+  CHECK(authz::describe(reg, op) == "Anonymous, AuthenticatedUser, Operator, ShiftLead");
 
   reg.clear_identities(authz::well_known::anonymous);
   CHECK(reg.roles_of(anonymous_id()).empty());
