@@ -581,7 +581,7 @@ TEST_CASE("latched alarm: an alarm that does not latch has no LatchedState and i
   std::vector<std::uint32_t> methods;
   for (const auto& r : space.forward_references(node))
     if (r.type == has_component && space.at(r.target).cls == ua::node_class::method)
-      methods.push_back(space.at(r.target).id.numeric());
+      methods.push_back(space.at(r.target).id.numeric);
   CHECK(std::find(methods.begin(), methods.end(), la_reset) != methods.end());
   CHECK(std::find(methods.begin(), methods.end(), la_reset2) != methods.end());
 }
