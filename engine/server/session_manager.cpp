@@ -291,11 +291,12 @@ void session_manager::new_nonce(ua::byte_string& nonce) {
   nonce.assign(bytes, sizeof bytes);
 }
 
-ua::guid session_manager::new_token() {
-  for (;;) {
+bool session_manager::new_token(ua::guid& g) {
+  // A random source that repeats itself (a test's counter, a broken generator) would loop here for
+  // ever on the session host's thread: a few draws, then the CreateSession is refused.
+  for (int attempt = 0; attempt < 8; ++attempt) {
     std::uint8_t b[16];
     config_.random(b);
-    ua::guid g;
     std::memcpy(&g.data1, b, 4);
     std::memcpy(&g.data2, b + 4, 2);
     std::memcpy(&g.data3, b + 6, 2);
@@ -303,8 +304,9 @@ ua::guid session_manager::new_token() {
     // RFC 9562 version 4 (random) and variant bits.
     g.data3 = static_cast<std::uint16_t>((g.data3 & 0x0FFF) | 0x4000);
     g.data4[0] = static_cast<std::uint8_t>((g.data4[0] & 0x3F) | 0x80);
-    if (!sessions_.contains(g)) return g;
+    if (!sessions_.contains(g)) return true;
   }
+  return false;
 }
 
 session* session_manager::lookup(const ua::node_id& token) noexcept {
@@ -403,7 +405,11 @@ session_manager::routed session_manager::create_session(std::uint32_t channel_id
   const double hi = static_cast<double>(config_.max_session_timeout.count());
   const double revised = std::isnan(requested) ? lo : std::clamp(requested, lo, hi);
 
-  const ua::guid token = new_token();
+  ua::guid token;
+  if (!new_token(token)) {
+    spdlog::error("CreateSession refused: the random source gave 8 authentication tokens in a row that are in use");
+    return fault(req.request_header, ua::status::bad_internal_error, now);
+  }
   session s;
   s.browse_points = services::browse_continuations(config_.max_browse_continuation_points);
   s.session_id = ua::node_id(config_.session_namespace, next_session_number_++);

@@ -290,7 +290,8 @@ private:
   channel_peer channel(std::uint32_t channel_id) const;
   routed fault(const ua::request_header& header, ua::status_code result, const instant& now);
   void new_nonce(ua::byte_string& nonce);
-  ua::guid new_token();
+  // A fresh AuthenticationToken into `out`; false when 8 draws of the random source were all in use.
+  bool new_token(ua::guid& out);
   // A question to the role callback for `s`, just activated with `facts`.
   std::uint64_t ask_roles(session& s, const authz::session_facts& facts, const instant& now);
   void settle_roles(std::uint64_t id, authz::role_answer&& a);

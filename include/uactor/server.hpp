@@ -231,6 +231,10 @@ struct alarm_parameters {
   std::chrono::milliseconds re_alarm_time{0};
   // The most re-alarms of one occurrence; 0: no bound. At most 32,767 (ReAlarmRepeatCount is an Int16).
   std::uint32_t re_alarm_max_count = 0;
+  // A latching alarm (Part 9 §5.8.2 LatchedState, 1.05): once active it stays latched (and retained)
+  // after its input is back to normal, until an operator calls Reset (or Reset2, with a comment) on
+  // the condition, which it allows only when the alarm is inactive, acknowledged and confirmed.
+  bool latching = false;
 };
 
 // A limit alarm on a numeric variable (Part 9 §5.8.18 ExclusiveLimitAlarmType): the condition is a

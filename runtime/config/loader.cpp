@@ -246,6 +246,7 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].off_delay_ms",
     "limit_alarms[].re_alarm_time_ms",
     "limit_alarms[].re_alarm_max_count",
+    "limit_alarms[].latching",
     "limit_alarms[].high_high",
     "limit_alarms[].high",
     "limit_alarms[].low",
@@ -269,6 +270,7 @@ constexpr std::string_view key_table[] = {
     "off_normal_alarms[].off_delay_ms",
     "off_normal_alarms[].re_alarm_time_ms",
     "off_normal_alarms[].re_alarm_max_count",
+    "off_normal_alarms[].latching",
     "off_normal_alarms[].normal",
     "off_normal_alarms[].severity",
     "files[]",
@@ -291,6 +293,7 @@ constexpr std::string_view key_table[] = {
     "deviation_alarms[].off_delay_ms",
     "deviation_alarms[].re_alarm_time_ms",
     "deviation_alarms[].re_alarm_max_count",
+    "deviation_alarms[].latching",
     "deviation_alarms[].high_high",
     "deviation_alarms[].high",
     "deviation_alarms[].low",
@@ -316,6 +319,7 @@ constexpr std::string_view key_table[] = {
     "rate_of_change_alarms[].off_delay_ms",
     "rate_of_change_alarms[].re_alarm_time_ms",
     "rate_of_change_alarms[].re_alarm_max_count",
+    "rate_of_change_alarms[].latching",
     "rate_of_change_alarms[].high_high",
     "rate_of_change_alarms[].high",
     "rate_of_change_alarms[].low",
@@ -353,6 +357,7 @@ constexpr std::string_view key_table[] = {
     "discrete_alarms[].off_delay_ms",
     "discrete_alarms[].re_alarm_time_ms",
     "discrete_alarms[].re_alarm_max_count",
+    "discrete_alarms[].latching",
     "discrete_alarms[].active",
     "discrete_alarms[].severity",
     "logging",
@@ -2308,6 +2313,7 @@ private:
                "bounds the re-alarms of re_alarm_time_ms, which this alarm lacks");
       parameters_ok = false;
     }
+    s.boolean("latching", a.parameters.latching);  // Part 9 §5.8.2 (1.05) LatchedState, Reset
     bool suppressor_ok = true;
     if (std::string text; s.string("suppressed_by", text)) {
       // A Boolean variable of this file (its true suppresses the alarm), or one the server holds.

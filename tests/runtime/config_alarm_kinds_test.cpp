@@ -34,6 +34,7 @@ low = -5
 deadband = 0.5
 exclusive = false
 on_delay_ms = 2000
+latching = true
 [[rate_of_change_alarms]]
 id = "ns=2;s=Reactor.Temp.Rate"
 input = "ns=2;s=Reactor.Temp"
@@ -61,6 +62,7 @@ high = 1
   CHECK(d.deadband == 0.5);
   CHECK_FALSE(d.exclusive);
   CHECK(d.parameters.on_delay == std::chrono::milliseconds(2000));
+  CHECK(d.parameters.latching);  // Part 9 LatchedState (docs/decisions/0076)
   REQUIRE(r.value.rate_of_change_alarms.size() == 2);
   const auto& rate = r.value.rate_of_change_alarms[0];
   CHECK(rate.name == "Rate");
@@ -73,6 +75,7 @@ high = 1
   const auto& plain = r.value.rate_of_change_alarms[1];
   CHECK(plain.window == std::chrono::milliseconds(1'000));  // the default window
   CHECK_FALSE(plain.units);
+  CHECK_FALSE(plain.parameters.latching);
   CHECK(r.value.limit_alarms.empty());
 }
 

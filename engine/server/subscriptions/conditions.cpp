@@ -51,6 +51,8 @@ constexpr std::uint32_t m_unshelve = 2947, m_one_shot_shelve = 2948, m_timed_she
 constexpr std::uint32_t m_suppress = 16403, m_unsuppress = 17868, m_remove_from_service = 17869,
                         m_place_in_service = 17870, m_suppress2 = 24316, m_unsuppress2 = 24318,
                         m_remove_from_service2 = 24320, m_place_in_service2 = 24322;
+// AlarmConditionType's Reset and Reset2 (Part 9 §5.8.5, §5.8.6, 1.05): a latching alarm's.
+constexpr std::uint32_t m_reset = 18199, m_reset2 = 24324;
 bool is_service_method(std::uint32_t m) {
   switch (m) {
     case m_suppress: case m_unsuppress: case m_remove_from_service: case m_place_in_service: case m_suppress2:
@@ -152,6 +154,7 @@ bool take_parameters(Alarm& a, const alarm_parameters& p) {
   a.off_delay = ms(p.off_delay);
   a.re_alarm_time = ms(p.re_alarm_time);
   a.re_alarm_max_count = p.re_alarm_max_count;
+  a.latching = p.latching;
   const auto delay_ok = [](double d) { return d >= 0 && d <= longest_alarm_delay_ms; };
   return delay_ok(a.on_delay) && delay_ok(a.off_delay) && delay_ok(a.re_alarm_time) &&
          (a.re_alarm_time == 0 || a.re_alarm_time >= 1'000) && p.re_alarm_max_count <= 32'767;
@@ -221,6 +224,9 @@ struct condition_manager::alarm {
   bool re_alarm_armed = false;
   std::chrono::steady_clock::time_point re_alarm_at{};
   bool timed = false;  // in condition_manager::timed_
+  // §5.8.2 (1.05) LatchedState: a latching alarm is latched when it goes active, until Reset.
+  bool latching = false;
+  bool latched = false;
   std::uint16_t sev_tripped = 500;
   bool enabled = true;
   bool acked = true;
@@ -293,8 +299,9 @@ struct condition_manager::alarm {
       default: return input_tripped;
     }
   }
-  // Part 9 §5.5.2: Retain while the condition is of interest to a client.
-  bool retain() const noexcept { return enabled && (active() || !acked || !confirmed); }
+  // Part 9 §5.5.2: Retain while the condition is of interest to a client; §5.8.2 (1.05): a latched
+  // alarm is, until it is reset.
+  bool retain() const noexcept { return enabled && (active() || !acked || !confirmed || latched); }
   // §5.8.2: SuppressedOrShelved, the one flag a client's where clause filters on.
   bool suppressed_or_shelved() const noexcept {
     return suppressed || out_of_service || shelf != condition_manager::shelving::unshelved;
@@ -352,6 +359,8 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.setpoint_node = f.intern("SetpointNode");
   k_.base_setpoint_node = f.intern("BaseSetpointNode");
   k_.engineering_units = f.intern("EngineeringUnits");
+  k_.latched_state = f.intern("LatchedState");
+  k_.latched_state_id = f.intern("LatchedState/Id");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -753,6 +762,11 @@ constexpr condition_child non_exclusive_children[] = {
     {"HighHighState", comp, two_state_t, dt_localized_text}, {"HighHighState/Id", prop, property_t, dt_boolean},
 };
 constexpr condition_child normal_state_child{"NormalState", prop, property_t, dt_node_id};
+// §5.8.2 (1.05): a latching alarm's LatchedState.
+constexpr condition_child latched_children[] = {
+    {"LatchedState", comp, two_state_t, dt_localized_text},
+    {"LatchedState/Id", prop, property_t, dt_boolean},
+};
 // §5.8.22 (Non)ExclusiveDeviationAlarmType and §5.8.23 (Non)ExclusiveRateOfChangeAlarmType.
 constexpr condition_child setpoint_node_child{"SetpointNode", prop, property_t, dt_node_id},
     base_setpoint_node_child{"BaseSetpointNode", prop, property_t, dt_node_id},
@@ -822,6 +836,9 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
                                std::pair{a.re_alarm_time > 0, &re_alarm_repeat_count_child}})
     if (set)
       if (const status_code sc = add(*c); sc.is_bad()) return sc;
+  if (a.latching)
+    for (const auto& c : latched_children)
+      if (const status_code sc = add(c); sc.is_bad()) return sc;
   if (a.kind == alarm_kind::exclusive_limit)
     for (const auto& c : exclusive_children)
       if (const status_code sc = add(c); sc.is_bad()) return sc;
@@ -850,6 +867,9 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
                                 m_remove_from_service2, m_place_in_service2})
     if (const node_index method = as.find(node_id(0, m)); method != no_node)
       as.add_reference(a.node, has_component, method);
+  if (a.latching)
+    for (const std::uint32_t m : {m_reset, m_reset2})
+      if (const node_index method = as.find(node_id(0, m)); method != no_node) as.add_reference(a.node, has_component, method);
   for (const std::uint32_t m : {m_timed_shelve, m_one_shot_shelve, m_unshelve, m_timed_shelve2, m_one_shot_shelve2, m_unshelve2})
     as.add_reference(a.shelving_node, has_component, as.find(node_id(0, m)));
   return status::good;
@@ -1074,6 +1094,7 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
       a.active_since = now.utc;
       // Part 9 §8.2: an alarm raised is counted; the time it was active ends.
       if (a.active()) {
+        a.latched = a.latching;  // §5.8.2 (1.05): latched from going active until Reset
         a.active_at = now.steady;
         metrics_.activated(a.scopes, a.activations, a.next_activation, now);
       } else {
@@ -1218,6 +1239,10 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
     e.set(k_.re_alarm_time) = a.re_alarm_time;
     e.set(k_.re_alarm_repeat_count) = a.re_alarm_count;
   }
+  if (a.latching) {
+    text(e.set(k_.latched_state), a.latched ? "Latched" : "Unlatched");
+    e.set(k_.latched_state_id) = a.latched;
+  }
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
@@ -1294,6 +1319,7 @@ bool condition_manager::is_condition_method(const node_id& m) noexcept {
   switch (m.numeric()) {
     case alarm_metrics::reset_method: return true;
     case m_enable: case m_disable: case m_add_comment: case m_refresh: case m_refresh2: case m_acknowledge: case m_confirm:
+    case m_reset: case m_reset2:
       return true;
     default: return shelving_method_of(m.numeric()) != 0 || is_service_method(m.numeric());
   }
@@ -1316,6 +1342,8 @@ std::uint32_t condition_manager::audit_type(const node_id& method, const char*& 
     case m_place_in_service: name = "PlaceInService"; return ids::audit_condition_out_of_service_event_type;
     case m_remove_from_service2: name = "RemoveFromService2"; return ids::audit_condition_out_of_service_event_type;
     case m_place_in_service2: name = "PlaceInService2"; return ids::audit_condition_out_of_service_event_type;
+    case m_reset: name = "Reset"; return ids::audit_condition_reset_event_type;
+    case m_reset2: name = "Reset2"; return ids::audit_condition_reset_event_type;
     default:
       switch (shelving_method_of(m)) {
         case m_timed_shelve: name = "TimedShelve"; break;
@@ -1457,6 +1485,14 @@ void condition_manager::call_one(std::uint32_t session, const call_method_reques
     out.status_code = status::good;
     return;
   }
+  if (m == m_reset || m == m_reset2) {
+    if (const status_code sc = m == m_reset2 ? check_args({builtin_type::localized_text}) : check_args({}); sc.is_bad()) {
+      out.status_code = sc;
+      return;
+    }
+    out.status_code = reset(*a, m == m_reset2 ? in[0].get_if<localized_text>() : nullptr, as, sink, now);
+    return;
+  }
   if (m == m_enable || m == m_disable) {
     if (const status_code sc = check_args({}); sc.is_bad()) { out.status_code = sc; return; }
     const bool enable = m == m_enable;
@@ -1559,6 +1595,24 @@ status_code condition_manager::shelve(alarm& a, std::uint32_t method, const vari
   }
   a.last_transition = transition;
   if (from == shelving::unshelved) shelved_.push_back(a.index);
+  a.time = now.utc;
+  emit(a, as, sink, now);
+  return status::good;
+}
+
+status_code condition_manager::reset(alarm& a, const localized_text* comment, address_space& as, event_sink& sink,
+                                     const instant& now) {
+  // §5.8.5: only an alarm that exposes LatchedState has Reset (the MethodId does not fit the object).
+  if (!a.latching) return status::bad_method_invalid;
+  if (!a.enabled) return status::bad_condition_disabled;
+  // §5.8.5: it must have been in alarm, be back to normal, acknowledged and confirmed.
+  if (!a.latched || a.active() || !a.acked || !a.confirmed) return status::bad_invalid_state;
+  // §5.8.6: Reset2's comment; a null one (no locale, no text) leaves the Comment as it is.
+  if (comment && !(comment->locale.empty() && comment->text.empty())) {
+    a.comment = *comment;
+    a.comment_time = now.utc;
+  }
+  a.latched = false;
   a.time = now.utc;
   emit(a, as, sink, now);
   return status::good;
@@ -1773,6 +1827,7 @@ const byte_string& condition_manager::branch_event_id(std::size_t i, std::size_t
 }
 bool condition_manager::suppressed(std::size_t i) const noexcept { return alarms_[i]->suppressed; }
 bool condition_manager::input_active(std::size_t i) const noexcept { return alarms_[i]->input_active(); }
+bool condition_manager::latched(std::size_t i) const noexcept { return alarms_[i]->latched; }
 std::int16_t condition_manager::re_alarm_count(std::size_t i) const noexcept { return alarms_[i]->re_alarm_count; }
 bool condition_manager::out_of_service(std::size_t i) const noexcept { return alarms_[i]->out_of_service; }
 

@@ -5,7 +5,8 @@
 // active while it is the alarm value), their state (Enabled,
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
 // AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2), shelving (§5.8.17
-// ShelvedStateMachineType: TimedShelve, OneShotShelve, Unshelve and their 1.05 "2" forms) and the
+// ShelvedStateMachineType: TimedShelve, OneShotShelve, Unshelve and their 1.05 "2" forms), latching
+// (§5.8.2 LatchedState, Reset, Reset2) and the
 // events of every transition. Each condition is an Object in the address space with its state as
 // Variables that mirror its latest event field for field (docs/decisions/0053). Plain state inside
 // the session host next to the subscriptions, no CAF, time passed in; docs/decisions/0018.
@@ -142,6 +143,8 @@ public:
   // its ReAlarmRepeatCount, the conditions with a delay or a re-alarm running (the tick walks
   // these), and the re-alarms raised since the start.
   bool input_active(std::size_t i) const noexcept;
+  // §5.8.2 (1.05): LatchedState/Id of the alarm at `i` (false for an alarm that does not latch).
+  bool latched(std::size_t i) const noexcept;
   // §5.8.22, §5.8.23: the quantity the limits of the alarm at `i` were last compared with (the
   // value, the deviation from the setpoint, the rate per second); NaN before the first.
   double measured(std::size_t i) const noexcept;
@@ -184,6 +187,11 @@ private:
   // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
   ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
                                 event_sink& sink, const instant& now);
+  // §5.8.5, §5.8.6 (1.05): Reset, Reset2 (`comment`): a latched alarm that is inactive, acknowledged
+  // and confirmed is unlatched; Bad_MethodInvalid for an alarm that does not latch, Bad_InvalidState
+  // for one that is not latched or still active or waiting for Acknowledge or Confirm.
+  ua::status_code reset(alarm& a, const ua::localized_text* comment, ua::address_space& as, event_sink& sink,
+                        const instant& now);
   // §5.8.2: SuppressedState or OutOfServiceState to `on` (nothing when it is already), with the
   // comment of a "2" method, and the event.
   void set_state(alarm& a, bool alarm::*flag, ua::date_time alarm::*since, bool on, const ua::localized_text* comment,
@@ -224,7 +232,7 @@ private:
         shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
         out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count,
-        setpoint_node, base_setpoint_node, engineering_units;
+        setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };

@@ -1,8 +1,10 @@
 // The alarm parameters of Part 9 §5.8.2 (1.05) through server_core with a passed-in clock: OnDelay
 // and OffDelay between the input's state and the alarm's, ReAlarmTime and ReAlarmRepeatCount, each a
-// property of the condition; the timers run on the housekeeping tick (docs/decisions/0065).
+// property of the condition; the timers run on the housekeeping tick (docs/decisions/0065). Then a
+// latching alarm (LatchedState, Reset, Reset2; docs/decisions/0076).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -323,6 +325,265 @@ TEST_CASE("alarm parameters: ReAlarmTime alarms an active alarm again, unacknowl
   test::apply_value(core, pa_input, 50, 41'000);
   core.on_tick(at(41'000));
   CHECK(core.conditions().timed_count() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A latching alarm (alarm_parameters::latching; Part 9 1.05 §5.8.2 LatchedState, §5.8.5 Reset,
+// §5.8.6 Reset2, §5.10.11 AuditConditionResetEventType): latched when it goes active, retained until
+// an operator resets it, Reset allowed only once the alarm is inactive, acknowledged and confirmed;
+// the LatchedState Variables mirror the events.
+
+const ua::node_id la_alarm = ua::node_id::string(1, "Alarm.Double");
+const ua::node_id la_input = ua::node_id::string(1, "Demo.Static.Scalar.Double");
+ua::node_id la_child(const char* path) { return ua::node_id::string(1, std::string("Alarm.Double.") + path); }
+
+constexpr std::uint32_t la_acknowledge = 9111, la_confirm = 9113, la_reset = 18199, la_reset2 = 24324,
+                        la_disable = 9028, la_enable = 9027, la_audit_reset = 15013,
+                        la_alarm_type = 9341;
+
+actors::server_core la_core() {
+  actors::server_core_config c;
+  c.description.application_uri = "urn:test:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  c.audit_events = true;
+  return actors::make_demo_server_core(std::move(c), "test", at(0).utc);
+}
+
+limit_alarm la_limit_alarm(bool latching) {
+  limit_alarm a;
+  a.id = la_alarm;
+  a.input = la_input;
+  a.name = "TankLevel";
+  a.high = 70;
+  a.max_branches = 0;  // the trunk's states are what is looked at here
+  a.parameters.latching = latching;
+  return a;
+}
+
+// One event: the condition's states, or (type 15013) an audit event of Reset.
+struct la_note {
+  std::uint32_t type = 0;
+  ua::byte_string event_id;
+  bool active = false, acked = false, confirmed = false, retain = false, latched = false;
+  std::string latched_text, comment, source_name;
+  bool audit_status = false;
+  // "active unacked confirmed retain latched", each state by its name.
+  std::string brief() const {
+    if (type == la_audit_reset) return "audit " + source_name + (audit_status ? " good" : " bad");
+    std::string s = active ? "active" : "inactive";
+    s += acked ? " acked" : " unacked";
+    s += confirmed ? " confirmed" : " unconfirmed";
+    s += retain ? " retain" : " gone";
+    s += latched ? " latched" : " unlatched";
+    return s;
+  }
+};
+
+struct la_client : test::condition_client {
+  using condition_client::condition_client;
+  // The condition's fields and the audit event's, all from one event item on the Server object.
+  void watch() {
+    const std::uint32_t sub = subscribe();
+    ua::event_filter f;
+    f.select_clauses.push_back(test::event_field(2041, {"EventType"}));
+    f.select_clauses.push_back(test::event_field(2041, {"EventId"}));
+    f.select_clauses.push_back(test::event_field(2915, {"ActiveState", "Id"}));
+    f.select_clauses.push_back(test::event_field(2881, {"AckedState", "Id"}));
+    f.select_clauses.push_back(test::event_field(2881, {"ConfirmedState", "Id"}));
+    f.select_clauses.push_back(test::event_field(2782, {"Retain"}));
+    f.select_clauses.push_back(test::event_field(2915, {"LatchedState", "Id"}));
+    f.select_clauses.push_back(test::event_field(2915, {"LatchedState"}));
+    f.select_clauses.push_back(test::event_field(2782, {"Comment"}));
+    f.select_clauses.push_back(test::event_field(2041, {"SourceName"}));
+    f.select_clauses.push_back(test::event_field(2052, {"Status"}));
+    REQUIRE(monitor_events(sub, 1, std::move(f)) == status::good);
+  }
+  std::vector<la_note> notes(std::int64_t& ms) {
+    ms += 100;
+    std::vector<la_note> out;
+    ua::extension_object answer;
+    if (publish(ms)) {
+      answer = response;
+    } else {
+      core.publish_tick(at(ms));
+      if (core.deferred().empty()) return out;
+      REQUIRE(ua::decode_message(core.deferred()[0].message.bytes(), answer) == status::good);
+      core.clear_deferred();
+    }
+    const auto* p = answer.get_if<ua::publish_response>();
+    REQUIRE(p);
+    for (const auto& eo : p->notification_message.notification_data)
+      if (const auto* l = eo.get_if<ua::event_notification_list>())
+        for (const auto& e : l->events) {
+          REQUIRE(e.event_fields.size() == 11);
+          const auto& f = e.event_fields;
+          la_note n;
+          if (const auto* t = f[0].get_if<ua::node_id>()) n.type = t->numeric();
+          // The alarm's (ExclusiveLimitAlarmType) and Reset's audit events; the other audits left out.
+          if (n.type != la_alarm_type && n.type != la_audit_reset) continue;
+          if (const auto* b = f[1].get_if<ua::byte_string>()) n.event_id = *b;
+          const auto flag = [&](std::size_t i) {
+            const bool* b = f[i].get_if<bool>();
+            return b && *b;
+          };
+          n.active = flag(2);
+          n.acked = flag(3);
+          n.confirmed = flag(4);
+          n.retain = flag(5);
+          n.latched = flag(6);
+          if (const auto* t = f[7].get_if<ua::localized_text>()) n.latched_text = std::string(t->text.view());
+          if (const auto* t = f[8].get_if<ua::localized_text>()) n.comment = std::string(t->text.view());
+          if (const auto* t = f[9].get_if<ua::ua_string>()) n.source_name = std::string(t->view());
+          n.audit_status = flag(10);
+          out.push_back(std::move(n));
+        }
+    return out;
+  }
+  std::vector<std::string> briefs(std::int64_t& ms) {
+    std::vector<std::string> out;
+    for (const auto& n : notes(ms)) out.push_back(n.brief());
+    return out;
+  }
+};
+
+using briefs = std::vector<std::string>;
+
+TEST_CASE("latched alarm: latched when active, retained until Reset, which waits for normal, Acknowledge and "
+          "Confirm (Part 9 §5.8.2, §5.8.5)",
+          "[events][alarms][latched]") {
+  auto core = la_core();
+  test::apply_value(core, la_input, 50, 0);
+  REQUIRE(core.add_limit_alarm(la_limit_alarm(true), at(0)) == status::good);
+  la_client c(core);
+  c.watch();
+  std::int64_t ms = 1'000;
+  CHECK(c.briefs(ms).empty());  // normal, never latched: nothing retained
+  CHECK_FALSE(core.conditions().latched(0));
+  CHECK(c.read(la_child("LatchedState.Id")) == ua::variant(false));
+
+  // Part 9's transitions, row by row: what the operator or the input does, the Reset's result, the events.
+  const auto last_id = [&] { return ua::variant(core.conditions().last_event_id(0)); };
+  const auto comment = [](const char* s) { return ua::variant(test::condition_comment(s)); };
+  test::apply_value(core, la_input, 80, ms);  // goes active: latched
+  CHECK(c.briefs(ms) == briefs{"active unacked confirmed retain latched"});
+  CHECK(core.conditions().latched(0));
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_invalid_state);  // active, unacknowledged
+  CHECK(c.briefs(ms) == briefs{"audit Method/Reset bad"});
+  test::apply_value(core, la_input, 50, ms);  // back to normal: still latched, still retained
+  CHECK(c.briefs(ms) == briefs{"inactive unacked confirmed retain latched"});
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_invalid_state);  // not acknowledged
+  CHECK(c.briefs(ms) == briefs{"audit Method/Reset bad"});
+  CHECK(c.call_method(la_alarm, la_acknowledge, {last_id(), comment("seen")}, ms) == status::good);
+  CHECK(c.briefs(ms) == briefs{"inactive acked unconfirmed retain latched"});
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_invalid_state);  // not confirmed
+  CHECK(c.briefs(ms) == briefs{"audit Method/Reset bad"});
+  CHECK(c.call_method(la_alarm, la_confirm, {last_id(), comment("fixed")}, ms) == status::good);
+  // A latching alarm stays retained after Confirm (a plain one would be gone here, Table B.1 row 4).
+  CHECK(c.briefs(ms) == briefs{"inactive acked confirmed retain latched"});
+  CHECK(c.read(la_child("LatchedState.Id")) == ua::variant(true));
+  const auto state_text = c.read(la_child("LatchedState"));
+  REQUIRE(state_text.get_if<ua::localized_text>());
+  CHECK(std::string(state_text.get_if<ua::localized_text>()->text.view()) == "Latched");
+  // Reset2 with a comment: unlatched, no longer retained, the comment its Comment.
+  CHECK(c.call_method(la_alarm, la_reset2, {comment("reset by the shift")}, ms) == status::good);
+  const auto reset = c.notes(ms);
+  REQUIRE(reset.size() == 2);
+  CHECK(reset[0].brief() == "inactive acked confirmed gone unlatched");
+  CHECK(reset[0].latched_text == "Unlatched");
+  CHECK(reset[0].comment == "reset by the shift");
+  CHECK(reset[1].brief() == "audit Method/Reset2 good");
+  CHECK_FALSE(core.conditions().latched(0));
+  CHECK(c.read(la_child("LatchedState.Id")) == ua::variant(false));
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_invalid_state);  // not latched any more
+  CHECK(c.briefs(ms) == briefs{"audit Method/Reset bad"});
+
+  // Active again, acknowledged and confirmed while active: Reset still waits for normal.
+  test::apply_value(core, la_input, 85, ms);
+  CHECK(c.briefs(ms) == briefs{"active unacked confirmed retain latched"});
+  CHECK(c.call_method(la_alarm, la_acknowledge, {last_id(), comment("")}, ms) == status::good);
+  CHECK(c.call_method(la_alarm, la_confirm, {last_id(), comment("")}, ms) == status::good);
+  CHECK(c.briefs(ms) == briefs{"active acked unconfirmed retain latched", "active acked confirmed retain latched"});
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_invalid_state);
+  CHECK(c.briefs(ms) == briefs{"audit Method/Reset bad"});
+  test::apply_value(core, la_input, 50, ms);  // normal; already acknowledged and confirmed: latched only
+  CHECK(c.briefs(ms) == briefs{"inactive acked confirmed retain latched"});
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::good);  // Reset (no comment): the Comment stays
+  const auto plain = c.notes(ms);
+  REQUIRE(plain.size() == 2);
+  CHECK(plain[0].brief() == "inactive acked confirmed gone unlatched");
+  CHECK(plain[0].comment == "");  // the last Confirm's (empty) comment, not changed by Reset
+  CHECK(plain[1].brief() == "audit Method/Reset good");
+}
+
+TEST_CASE("latched alarm: Reset2's null comment leaves the Comment, a disabled alarm is Bad_ConditionDisabled, "
+          "arguments are checked",
+          "[events][alarms][latched]") {
+  auto core = la_core();
+  test::apply_value(core, la_input, 50, 0);
+  REQUIRE(core.add_limit_alarm(la_limit_alarm(true), at(0)) == status::good);
+  la_client c(core);
+  std::int64_t ms = 1'000;
+  const auto last_id = [&] { return ua::variant(core.conditions().last_event_id(0)); };
+  test::apply_value(core, la_input, 80, ms);
+  test::apply_value(core, la_input, 50, ms + 10);
+  REQUIRE(c.call_method(la_alarm, la_acknowledge, {last_id(), ua::variant(test::condition_comment("kept"))}, ms) == status::good);
+  REQUIRE(c.call_method(la_alarm, la_confirm, {last_id(), ua::variant(test::condition_comment("kept"))}, ms) == status::good);
+  // Part 4 §5.11.2: Reset takes nothing, Reset2 one LocalizedText.
+  CHECK(c.call_method(la_alarm, la_reset, {ua::variant(1.0)}, ms) == status::bad_too_many_arguments);
+  CHECK(c.call_method(la_alarm, la_reset2, {}, ms) == status::bad_arguments_missing);
+  CHECK(c.call_method(la_alarm, la_reset2, {ua::variant(1.0)}, ms) == status::bad_invalid_argument);
+  CHECK(core.conditions().latched(0));
+  // Disabled: no Reset (§5.5.4, as the other methods); enabled again it still waits, latched.
+  REQUIRE(c.call_method(la_alarm, la_disable, {}, ms) == status::good);
+  CHECK_FALSE(core.conditions().retain(0));
+  CHECK(c.call_method(la_alarm, la_reset, {}, ms) == status::bad_condition_disabled);
+  REQUIRE(c.call_method(la_alarm, la_enable, {}, ms) == status::good);
+  CHECK(core.conditions().retain(0));
+  CHECK(c.call_method(la_alarm, la_reset2, {ua::variant(ua::localized_text{})}, ms) == status::good);
+  CHECK_FALSE(core.conditions().latched(0));
+  CHECK_FALSE(core.conditions().retain(0));
+  const auto* kept = c.read(la_child("Comment")).get_if<ua::localized_text>();
+  REQUIRE(kept);
+  CHECK(std::string(kept->text.view()) == "kept");
+  // The ConditionType's Reset (the ObjectType as the object) is Bad_NodeIdInvalid (§5.8.5).
+  CHECK(c.call_method(ua::node_id(0, 2915), la_reset, {}, ms) == status::bad_node_id_invalid);
+}
+
+TEST_CASE("latched alarm: an alarm that does not latch has no LatchedState and its Reset is Bad_MethodInvalid",
+          "[events][alarms][latched]") {
+  auto core = la_core();
+  test::apply_value(core, la_input, 50, 0);
+  REQUIRE(core.add_limit_alarm(la_limit_alarm(false), at(0)) == status::good);
+  la_client c(core);
+  const auto& space = core.space();
+  CHECK(space.find(la_child("LatchedState")) == ua::no_node);
+  CHECK(space.find(la_child("LatchedState.Id")) == ua::no_node);
+  test::apply_value(core, la_input, 80, 100);
+  test::apply_value(core, la_input, 50, 200);
+  CHECK(c.call_method(la_alarm, la_reset, {}, 300) == status::bad_method_invalid);
+  CHECK_FALSE(core.conditions().latched(0));
+  // A latching one has both Variables (a TwoStateVariable and its Id) and references Reset and Reset2.
+  limit_alarm l = la_limit_alarm(true);
+  l.id = ua::node_id::string(1, "Latching.Alarm");
+  l.name = "Latching";
+  REQUIRE(core.add_limit_alarm(l, at(400)) == status::good);
+  const auto state = space.find(ua::node_id::string(1, "Latching.Alarm.LatchedState"));
+  const auto id = space.find(ua::node_id::string(1, "Latching.Alarm.LatchedState.Id"));
+  REQUIRE(state != ua::no_node);
+  REQUIRE(id != ua::no_node);
+  CHECK(std::string(space.at(state).browse_name) == "LatchedState");
+  CHECK(space.variable(id)->data_type.matches(ua::node_id(0, 1)));
+  const auto node = space.find(l.id);
+  const auto has_component = space.find(ua::node_id(0, 47));
+  std::vector<std::uint32_t> methods;
+  for (const auto& r : space.forward_references(node))
+    if (r.type == has_component && space.at(r.target).cls == ua::node_class::method)
+      methods.push_back(space.at(r.target).id.numeric);
+  CHECK(std::find(methods.begin(), methods.end(), la_reset) != methods.end());
+  CHECK(std::find(methods.begin(), methods.end(), la_reset2) != methods.end());
 }
 
 }  // namespace server_condition_parameters_test

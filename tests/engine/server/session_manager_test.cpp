@@ -162,6 +162,27 @@ TEST_CASE("session_manager: CreateSession beyond max sessions gets Bad_TooManySe
   CHECK(h.sessions.size() == 2);
 }
 
+// The fixtures' counter repeats every 256 bytes: the 17th session (16 bytes of token and 32 of nonce
+// each) draws only tokens in use. That once hung the session host (a flood test with 20 sessions ran
+// for ever); now a few draws, then the CreateSession is refused.
+TEST_CASE("session_manager: a random source that repeats itself gets Bad_InternalError, not a hang", "[actors]") {
+  harness h(config(100));
+  for (int i = 0; i < 16; ++i) h.create(channel_a, at(0));
+  ua::create_session_request req;
+  req.requested_session_timeout = 60'000;
+  const auto r = h.call(channel_a, req, at(0));
+  CHECK(harness::fault_status(r) == status::bad_internal_error);
+  CHECK(h.sessions.size() == 16);
+  // A source that never repeats keeps going past 16.
+  auto c = config(100);
+  c.random = [n = std::uint64_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = static_cast<std::uint8_t>(++n * 0x9E3779B97F4A7C15ull >> 56);
+  };
+  harness fine(std::move(c));
+  for (int i = 0; i < 40; ++i) fine.create(channel_a, at(0));
+  CHECK(fine.sessions.size() == 40);
+}
+
 TEST_CASE("session_manager: ActivateSession with an anonymous token activates and binds the session", "[actors]") {
   harness h;
   const auto created = h.create(channel_a, at(0));
