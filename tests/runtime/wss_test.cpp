@@ -81,8 +81,10 @@ endpoint_metrics wss_door_metrics(server& s) {
 
 std::string wss_url(std::uint16_t port) { return "opc.wss://127.0.0.1:" + std::to_string(port) + "/"; }
 
-client_options wss_client_options(std::uint16_t port, const temp_folder& dir) {
+// `client_transport`: our client's ("native", "door"; empty: the default, native).
+client_options wss_client_options(std::uint16_t port, const temp_folder& dir, const std::string& client_transport = {}) {
   client_options o;
+  o.wss_transport = client_transport;
   o.endpoint_url = wss_url(port);
   o.connect_timeout = 10s;
   o.request_timeout = 10s;
@@ -213,14 +215,15 @@ std::vector<std::uint8_t> hello_bytes() {
 
 TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's WebSocket endpoint, None", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-none");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
   REQUIRE(port != 0);
-  auto c = client::connect(wss_client_options(port, dir));
+  auto c = client::connect(wss_client_options(port, dir, client_transport));
   REQUIRE(c.has_value());
   wss_read_browse_subscribe(*c);
 
@@ -243,7 +246,8 @@ TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's W
 
 TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trusted by the server", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-secure");
   security::pki_store client_store(dir.path / "client-pki");
   security::certificate_request creq;
@@ -261,7 +265,7 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
   runtime rt;
   auto srv = rt.start_server(plan);
   REQUIRE(srv.has_value());
-  auto o = wss_client_options(wss_port_of(**srv), dir);
+  auto o = wss_client_options(wss_port_of(**srv), dir, client_transport);
   o.security.application_uri = "urn:uactor:test:wss-client";
   o.security.policy = "Basic256Sha256";
   o.security.mode = ua::message_security_mode::sign_and_encrypt;
@@ -274,13 +278,14 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
 
 TEST_CASE("opc.wss: the client checks the server's TLS certificate against its PKI", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-trust");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
-  auto o = wss_client_options(port, dir);
+  auto o = wss_client_options(port, dir, client_transport);
   o.wss_accept_any_certificate = false;
   auto refused = client::connect(o);
   REQUIRE_FALSE(refused.has_value());
