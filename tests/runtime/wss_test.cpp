@@ -447,4 +447,66 @@ TEST_CASE("opc.wss: a handshake that never comes is closed, handshakes at once a
   wss_still_serves(port, dir);
 }
 
+TEST_CASE("opc.wss: past max_connections an ERR Bad_TcpNotEnoughResources after the upgrade, then the close", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
+  temp_folder dir("wss-max-connections");
+  auto plan = wss_test_plan(dir, transport);
+  plan.max_connections = 1;
+  runtime rt;
+  auto srv = rt.start_server(plan);
+  REQUIRE(srv.has_value());
+  const auto port = wss_port_of(**srv);
+  auto held = client::connect(wss_client_options(port, dir));  // the one connection
+  REQUIRE(held.has_value());
+  {
+    raw_wss_peer p(port);
+    REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));  // TLS and the upgrade as for any
+    std::string got;
+    REQUIRE_FALSE(p.read(got));
+    REQUIRE(got.size() >= 12);
+    CHECK(got.substr(0, 4) == "ERRF");  // Part 6 §7.1.2.5, one frame
+    std::uint32_t code = 0;
+    for (int i = 3; i >= 0; --i) code = code << 8 | static_cast<std::uint8_t>(got[8 + static_cast<std::size_t>(i)]);
+    CHECK(code == ua::status::bad_tcp_not_enough_resources.value());
+    CHECK(p.read(got));  // then the end
+  }
+  // Not counted as a connection: the one held still works, and once it is gone another comes in.
+  CHECK(wss_read(*held, ua::node_id(0, 2258)).has_value());
+  held->close();
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {  // the server sees the close a moment later
+    auto c = client::connect(wss_client_options(port, dir));
+    if (c) {
+      served = wss_read(*c, ua::node_id(0, 2258)).has_value();
+      c->close();
+    } else {
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+  CHECK(served);
+}
+
+TEST_CASE("opc.wss: the Hello timeout runs from the upgrade, not from the TCP accept", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
+  temp_folder dir("wss-hello-timeout");
+  auto plan = wss_test_plan(dir, transport);
+  plan.hello_timeout = 3s;
+  plan.wss->handshake_timeout = 6s;
+  runtime rt;
+  auto srv = rt.start_server(plan);
+  REQUIRE(srv.has_value());
+  raw_wss_peer p(wss_port_of(**srv));  // TCP and TLS now
+  std::this_thread::sleep_for(3500ms);  // past the Hello timeout counted from the accept
+  REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));
+  std::this_thread::sleep_for(1500ms);  // within it counted from the upgrade
+  p.ws.binary(true);
+  const auto hel = hello_bytes();
+  p.ws.write(wss_asio::buffer(hel.data(), hel.size()));
+  std::string got;
+  REQUIRE_FALSE(p.read(got));
+  CHECK(got.substr(0, 4) == "ACKF");
+}
+
 }  // namespace runtime_wss_test
