@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -403,7 +404,7 @@ namespace {
 // opc.wss's TLS check (docs/wss.md): the server's certificate against the client's PKI, as a UA
 // channel checks it (trusted/, issuers/, CRLs, validity) and the URL's host in its subjectAltName
 // (Part 4 §6.1.3); the ApplicationUri is the session's to check.
-std::shared_ptr<actors::wss_connector> make_wss_connector(const client_options& options, const std::string& host) {
+actors::wss_client_options make_wss_client_options(const client_options& options, const std::string& host) {
   actors::wss_client_options o;
   o.handshake_timeout = options.connect_timeout;
   if (!options.wss_accept_any_certificate) {
@@ -424,7 +425,18 @@ std::shared_ptr<actors::wss_connector> make_wss_connector(const client_options& 
       return verdict.status.is_good();
     };
   }
-  return std::make_shared<actors::wss_connector>(std::move(o));
+  return o;
+}
+
+// client_options::wss_transport, else UACTOR_WSS_CLIENT_TRANSPORT, else native (docs/wss.md).
+ua::expected<bool> wss_door_chosen(const client_options& options) {
+  std::string t = options.wss_transport;
+  if (t.empty())
+    if (const char* e = std::getenv("UACTOR_WSS_CLIENT_TRANSPORT")) t = e;
+  if (t.empty() || t == "native") return false;
+  if (t == "door") return true;
+  spdlog::error("uactor client: wss_transport \"{}\": native or door", t);
+  return ua::status::bad_invalid_argument;
 }
 
 }  // namespace
@@ -481,6 +493,7 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
         o.security.pki_dir = options.security.pki_dir;
         o.security.check_server_host_name = options.security.check_server_host_name;
         o.wss_accept_any_certificate = options.wss_accept_any_certificate;
+        o.wss_transport = options.wss_transport;
         o.inbox_wake_up = options.inbox_wake_up;
         auto c = connect(system, std::move(o));
         if (!c) return c.error();
@@ -506,7 +519,19 @@ ua::expected<client> client::connect(caf::actor_system& system, client_options o
     if (options.endpoint_url.empty()) options.endpoint_url = socket->endpoint_url;
     config.reverse = listener;
   }
-  if (!reverse && address->wss) config.wss = make_wss_connector(options, address->host), config.wss_path = address->path;
+  if (!reverse && address->wss) {
+    auto door = wss_door_chosen(options);
+    if (!door) return door.error();
+    auto o = make_wss_client_options(options, address->host);
+    if (*door) {
+      config.wss = std::make_shared<actors::wss_connector>(std::move(o));
+      config.wss_path = address->path;
+    } else {
+      auto e = actors::wss_client_endpoint::make(std::move(o), address->host, address->port, address->path);
+      if (!e) return e.error();
+      config.wss_native = std::move(*e);
+    }
+  }
   config.endpoint_url = options.endpoint_url;
   config.session_name = options.session_name;
   config.create_session = options.create_session;

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include <caf/io/all.hpp>
 
+#include "actors/wss/wss_native_client.hpp"
 #include "engine/client/channel_state.hpp"
 #include "protocol/chunk_reader.hpp"
 #include "uactor/ua/expected.hpp"
@@ -24,8 +26,11 @@ public:
   void attach(caf::io::abstract_broker* self) noexcept { self_ = self; }
 
   // A new connection (the first, or one after a loss) with a new secure channel over it, whose
-  // responses decode into `storage`; the receive is staged at most 8 KB at a time.
-  void open(caf::io::connection_handle hdl, client_channel_config config, response_storage* storage);
+  // responses decode into `storage`; the receive is staged at most 8 KB at a time. With `wss`
+  // (opc.wss served natively, docs/decisions/0077) the socket's bytes go through it both ways: its
+  // TLS handshake starts here, and what the channel writes before the upgrade is done waits in it.
+  void open(caf::io::connection_handle hdl, client_channel_config config, response_storage* storage,
+            std::unique_ptr<wss_client_transport> wss = nullptr);
   // We give the link up: the scribe is closed. Chunks still being handed on are dropped.
   void close();
   // The peer closed it (CAF told us): nothing to close any more.
@@ -56,6 +61,11 @@ public:
   // stays for the next receive. A framing error is the status that ends the link.
   template <class OnChunk>
   ua::expected<received> receive(std::span<const std::uint8_t> in, OnChunk&& on_chunk) {
+    ua::status_code ended;  // the WebSocket's end (after the chunks that came before it)
+    if (wss_) {
+      if (!unwrap_wss(in, ended)) return ended;
+      in = ws_chunks_.bytes();
+    }
     if (!staged_.empty()) {
       staged_.insert(staged_.end(), in.begin(), in.end());
       in = staged_;
@@ -67,11 +77,16 @@ public:
     if (epoch != epoch_) return received::given_up;
     if (!used) return used.error();
     keep_unframed(in, *used);
+    if (ended.is_bad()) return ended;
     return received::framed;
   }
 
 private:
   void keep_unframed(std::span<const std::uint8_t> in, std::size_t used);
+  // The WebSocket's part of a receive: TLS, the upgrade's answer, the frames; their chunk bytes
+  // into ws_chunks_, what it answers sent. false: nothing to frame and the link ends with `ended`.
+  bool unwrap_wss(std::span<const std::uint8_t> in, ua::status_code& ended);
+  bool send_wss_output();  // true when there was something
 
   caf::io::abstract_broker* self_ = nullptr;
   caf::io::connection_handle hdl_;
@@ -80,6 +95,8 @@ private:
   std::optional<client_channel_state> channel_;
   std::optional<ua::chunk_reader> reader_;
   std::vector<std::uint8_t> staged_;  // the start of a chunk from the last receive
+  std::unique_ptr<wss_client_transport> wss_;  // opc.wss served natively: null for opc.tcp
+  ua::byte_buffer ws_chunks_;                  // the chunk bytes of one receive's messages
 };
 
 }  // namespace uactor::actors

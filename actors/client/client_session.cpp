@@ -50,7 +50,8 @@ void client_session::open_link(caf::io::connection_handle hdl) {
   cc.limits = s.config.limits;
   cc.requested_lifetime = s.config.token_lifetime;
   cc.security = s.config.security.channel;
-  s.link.open(hdl, std::move(cc), &s);
+  s.link.open(hdl, std::move(cc), &s,
+              s.config.wss_native ? std::make_unique<wss_client_transport>(s.config.wss_native) : nullptr);
   s.keep_alive.heard(std::chrono::steady_clock::now());
   s.link.channel().write_hello();
   flush();

@@ -19,6 +19,7 @@
 #include "actors/client/endpoint_url.hpp"
 #include "actors/client/reverse_listener.hpp"
 #include "actors/wss/wss_client.hpp"
+#include "actors/wss/wss_native_client.hpp"
 #include "engine/client/session_security.hpp"
 #include "engine/client/subscription.hpp"
 #include "uactor/reconnect.hpp"
@@ -92,6 +93,10 @@ struct client_actor_config {
   // host:port/wss_path), the first one and every reconnect's.
   std::shared_ptr<wss_connector> wss;
   std::string wss_path = "/";
+  // opc.wss natively (docs/decisions/0077): the TCP connection is made as for opc.tcp, and the
+  // link runs TLS and the WebSocket over it (actors/wss/wss_native_client), the first connection
+  // and every reconnect's. Set instead of `wss` (the door).
+  std::shared_ptr<const wss_client_endpoint> wss_native;
 };
 
 // Messages the actor takes (besides the broker's own and the inbox's wake-ups; requests come

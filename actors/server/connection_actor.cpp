@@ -64,8 +64,10 @@ struct connection {
         self_ticked(!links.ticked_by_listener),
         filling(std::make_shared<exchange_batch>()),
         counters(o.metrics && !o.wss ? o.metrics->open_connection(o.channel.endpoint) : nullptr),
-        crypto(o.crypto) {
+        crypto(o.crypto),
+        refuse(links.refuse) {
     filling->channel_id = channel_id;
+    left_host = refuse;  // the host never knew it
     if (o.wss) {
       // opc.wss served natively: counted as the endpoint's once the upgrade is done (as the door
       // hands a connection over only then).
@@ -121,6 +123,7 @@ struct connection {
   ua::byte_buffer ws_chunks;                   // the chunk bytes of one receive's messages
   std::shared_ptr<metrics_registry> metrics;   // for `counters`, once the upgrade is done
   std::uint16_t endpoint = 0;
+  bool refuse = false;  // past max_connections: an ERR once the upgrade is done (connection_links::refuse)
 };
 
 // What the channel did since the last call, into the connection's counters.
@@ -373,7 +376,18 @@ bool unwrap_wss(caf::io::broker* self, caf::io::connection_handle hdl, connectio
   c.ws_chunks.clear();
   const bool was_open = c.wss->open();
   const bool go_on = c.wss->on_bytes(in, c.ws_chunks);
-  if (!was_open && c.wss->open() && c.metrics) c.counters = c.metrics->open_connection(c.endpoint);
+  if (!was_open && c.wss->open()) {
+    if (c.refuse) {
+      // Part 6 §7.1.2.5: Bad_TcpNotEnoughResources in an ERR, framed, then the close.
+      ua::write_message(c.channel.output(),
+                        ua::error_message{ua::status::bad_tcp_not_enough_resources, ua::ua_string("too many connections")});
+      close_connection(self, hdl, c);
+      return false;
+    }
+    if (c.metrics) c.counters = c.metrics->open_connection(c.endpoint);
+    // The Hello timeout from the upgrade, not the TCP accept (the handshake has its own bound).
+    c.channel.restart_hello_timeout(std::chrono::steady_clock::now());
+  }
   send_wss_output(self, hdl, c);
   if (!go_on) {
     self->flush(hdl);
@@ -504,7 +518,9 @@ caf::behavior connection_broker_impl(caf::io::broker* self, caf::io::connection_
       if (c->counters) c->counters->mailbox_depth.set(self->mailbox().queue().total_task_size());
       if (c->channel_away) return next_tick();  // its timers wait until it is back
       if (c->wss && c->wss->handshake_expired(std::chrono::steady_clock::now())) return close_connection(self, hdl, *c);
-      if (c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
+      // Until an opc.wss upgrade is done its handshake deadline governs; the Hello timeout runs
+      // from the upgrade (restart_hello_timeout in unwrap_wss).
+      if ((!c->wss || c->wss->open()) && c->channel.on_tick(now_instant()) == secure_channel_state::event::close)
         return close_connection(self, hdl, *c);
       resume_reading(self, hdl, *c);  // revives a read event lost to a halt/trigger race (update_reading)
       next_tick();

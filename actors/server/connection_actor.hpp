@@ -58,6 +58,10 @@ struct connection_links {
   // The peer's IP address when the socket's own peer is not it (opc.wss: a socket pair whose other
   // end is the WebSocket bridge, docs/decisions/0057); empty: the socket's peer.
   std::string peer_address;
+  // opc.wss served natively past max_connections: TLS and the upgrade run (bounded as any), then
+  // an ERR Bad_TcpNotEnoughResources and the close, as the door answers; never a channel, never
+  // counted as the endpoint's. Needs ticked_by_listener false (the listener does not keep it).
+  bool refuse = false;
 };
 
 caf::behavior serving_connection_broker(caf::io::broker* self, caf::io::connection_handle hdl,

@@ -45,8 +45,8 @@ caf::behavior refused_connection(caf::io::broker* self, caf::io::connection_hand
   return {[](const caf::io::new_data_msg&) {}};
 }
 
-// A native opc.wss connection refused before TLS (handshakes at their maximum, or connections):
-// closed at once, as the door closes it; an ERR would have to wait for TLS and the upgrade.
+// A native opc.wss connection refused before TLS (handshakes at their maximum): closed at once,
+// as the door closes it.
 caf::behavior closed_at_once(caf::io::broker* self, caf::io::connection_handle hdl) {
   self->close(hdl);
   self->quit();
@@ -86,7 +86,15 @@ void admit_connection(caf::io::broker* self, const std::shared_ptr<listener_stat
   }
   if (const auto open = st->shared->connections.load(std::memory_order_relaxed); open >= options.max_connections) {
     spdlog::warn("refusing a connection: {} open, the maximum", open);
-    self->fork(options.connection.wss ? closed_at_once : refused_connection, hdl);
+    if (!options.connection.wss) {
+      self->fork(refused_connection, hdl);
+      return;
+    }
+    // opc.wss natively: the ERR goes inside TLS and a WebSocket frame, once the upgrade is done
+    // (Part 6 §7.1.2.5, as the door answers); the pending-handshake bound holds these too.
+    connection_links links{host, native_socket_of(self, hdl), false, std::move(peer_address)};
+    links.refuse = true;
+    self->fork(serving_connection_broker, hdl, options.connection, 0, std::move(links));
     return;
   }
   std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);

@@ -525,6 +525,10 @@ bool secure_channel_state::hello_overdue(std::chrono::steady_clock::time_point n
   return phase_ == phase::awaiting_hello && now >= hello_deadline_;
 }
 
+void secure_channel_state::restart_hello_timeout(std::chrono::steady_clock::time_point now) noexcept {
+  if (phase_ == phase::awaiting_hello) hello_deadline_ = now + config_.hello_timeout;
+}
+
 bool secure_channel_state::token_expired(std::chrono::steady_clock::time_point now) const noexcept {
   return phase_ == phase::open && now >= windows_[0].expires;
 }

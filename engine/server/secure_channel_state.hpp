@@ -103,6 +103,10 @@ public:
   // (with an ERR in output()) when one of them ended the connection.
   event on_tick(const instant& now);
   bool hello_overdue(std::chrono::steady_clock::time_point now) const noexcept;
+  // The Hello timeout counted from `now` instead of the channel's creation, while no Hello came:
+  // a transport under UA-TCP whose own handshake ends later than the TCP accept (opc.wss served
+  // natively: the timeout then runs from the upgrade, as behind the door, docs/wss.md).
+  void restart_hello_timeout(std::chrono::steady_clock::time_point now) noexcept;
   // The current token expired (grace included) without a renewal.
   bool token_expired(std::chrono::steady_clock::time_point now) const noexcept;
 

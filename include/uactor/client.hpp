@@ -95,6 +95,11 @@ struct client_options {
   // wss_accept_any_certificate: then the UA security policy alone carries the trust (with None,
   // nothing does: for tests and for servers whose certificate is checked otherwise).
   bool wss_accept_any_certificate = false;
+  // How: "native" (TLS and the WebSocket inside the client's connection actor, docs/decisions/0077)
+  // or "door" (a thread with Boost.Beast and a socket pair, docs/decisions/0057; kept for the A/B).
+  // Empty: the environment's UACTOR_WSS_CLIENT_TRANSPORT, else native. Another value:
+  // Bad_InvalidArgument from connect().
+  std::string wss_transport;
 };
 
 template <class Response>

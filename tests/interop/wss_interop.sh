@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# opc.wss (Part 6 §7.5, docs/wss.md) against node-opcua's client: `uactor run --wss-port 0` serves
+# opc.wss (Part 6 §7.5, docs/wss.md) against node-opcua's client, then our command line client: `uactor run --wss-port 0` serves
 # an opc.wss endpoint beside opc.tcp, and node-opcua 2.186 connects with a transport factory whose
 # transport is a WebSocket of the `ws` package (tests/interop/node_wss_client.js): Read, Browse, a
 # subscription's data changes and GetEndpoints, over None and over Basic256Sha256/SignAndEncrypt
@@ -48,4 +48,16 @@ if [ "$status" -ne 0 ]; then
     tail -n 20 "$tmp/client.err"; tail -n 20 "$tmp/server.err"
     echo "wss_interop: FAIL (exit $status)"; exit 1
 fi
+# Our own command line client over the same endpoint, with each of its transports (docs/decisions/0077):
+# the server's TLS certificate trusted in its PKI (checked, host included), and with None.
+cli_pki="$tmp/cli-pki"
+mkdir -p "$cli_pki/trusted/certs"
+cp "$tmp"/pki/own/certs/*.der "$cli_pki/trusted/certs/"
+for t in native door; do
+    if ! out=$(UACTOR_WSS_CLIENT_TRANSPORT=$t timeout -k 5 60 "$uactor" read "$url" 'i=2258' --pki "$cli_pki" 2>"$tmp/cli.err"); then
+        cat "$tmp/cli.err"; echo "wss_interop: FAIL: uactor read over opc.wss ($t client)"; exit 1
+    fi
+    echo "uactor read over opc.wss ($t client): $out"
+    case "$out" in *Good*|*20[0-9][0-9]-*) ;; *) echo "wss_interop: FAIL: no value ($t client)"; exit 1 ;; esac
+done
 echo "wss_interop: PASS"

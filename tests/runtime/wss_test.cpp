@@ -81,8 +81,10 @@ endpoint_metrics wss_door_metrics(server& s) {
 
 std::string wss_url(std::uint16_t port) { return "opc.wss://127.0.0.1:" + std::to_string(port) + "/"; }
 
-client_options wss_client_options(std::uint16_t port, const temp_folder& dir) {
+// `client_transport`: our client's ("native", "door"; empty: the default, native).
+client_options wss_client_options(std::uint16_t port, const temp_folder& dir, const std::string& client_transport = {}) {
   client_options o;
+  o.wss_transport = client_transport;
   o.endpoint_url = wss_url(port);
   o.connect_timeout = 10s;
   o.request_timeout = 10s;
@@ -213,14 +215,15 @@ std::vector<std::uint8_t> hello_bytes() {
 
 TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's WebSocket endpoint, None", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-none");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
   REQUIRE(port != 0);
-  auto c = client::connect(wss_client_options(port, dir));
+  auto c = client::connect(wss_client_options(port, dir, client_transport));
   REQUIRE(c.has_value());
   wss_read_browse_subscribe(*c);
 
@@ -243,7 +246,8 @@ TEST_CASE("opc.wss: our client reads, browses and subscribes over our server's W
 
 TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trusted by the server", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-secure");
   security::pki_store client_store(dir.path / "client-pki");
   security::certificate_request creq;
@@ -261,7 +265,7 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
   runtime rt;
   auto srv = rt.start_server(plan);
   REQUIRE(srv.has_value());
-  auto o = wss_client_options(wss_port_of(**srv), dir);
+  auto o = wss_client_options(wss_port_of(**srv), dir, client_transport);
   o.security.application_uri = "urn:uactor:test:wss-client";
   o.security.policy = "Basic256Sha256";
   o.security.mode = ua::message_security_mode::sign_and_encrypt;
@@ -274,13 +278,14 @@ TEST_CASE("opc.wss: SignAndEncrypt on top of TLS, the client's certificate trust
 
 TEST_CASE("opc.wss: the client checks the server's TLS certificate against its PKI", "[wss]") {
   const std::string transport = GENERATE(as<std::string>{}, "door", "native");
-  INFO("transport " << transport);
+  const std::string client_transport = GENERATE(as<std::string>{}, "door", "native");  // docs/decisions/0077
+  INFO("transport " << transport << ", client " << client_transport);
   temp_folder dir("wss-trust");
   runtime rt;
   auto srv = rt.start_server(wss_test_plan(dir, transport));
   REQUIRE(srv.has_value());
   const auto port = wss_port_of(**srv);
-  auto o = wss_client_options(port, dir);
+  auto o = wss_client_options(port, dir, client_transport);
   o.wss_accept_any_certificate = false;
   auto refused = client::connect(o);
   REQUIRE_FALSE(refused.has_value());
@@ -440,6 +445,68 @@ TEST_CASE("opc.wss: a handshake that never comes is closed, handshakes at once a
     ::close(fd);  // RST
   }
   wss_still_serves(port, dir);
+}
+
+TEST_CASE("opc.wss: past max_connections an ERR Bad_TcpNotEnoughResources after the upgrade, then the close", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
+  temp_folder dir("wss-max-connections");
+  auto plan = wss_test_plan(dir, transport);
+  plan.max_connections = 1;
+  runtime rt;
+  auto srv = rt.start_server(plan);
+  REQUIRE(srv.has_value());
+  const auto port = wss_port_of(**srv);
+  auto held = client::connect(wss_client_options(port, dir));  // the one connection
+  REQUIRE(held.has_value());
+  {
+    raw_wss_peer p(port);
+    REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));  // TLS and the upgrade as for any
+    std::string got;
+    REQUIRE_FALSE(p.read(got));
+    REQUIRE(got.size() >= 12);
+    CHECK(got.substr(0, 4) == "ERRF");  // Part 6 §7.1.2.5, one frame
+    std::uint32_t code = 0;
+    for (int i = 3; i >= 0; --i) code = code << 8 | static_cast<std::uint8_t>(got[8 + static_cast<std::size_t>(i)]);
+    CHECK(code == ua::status::bad_tcp_not_enough_resources.value());
+    CHECK(p.read(got));  // then the end
+  }
+  // Not counted as a connection: the one held still works, and once it is gone another comes in.
+  CHECK(wss_read(*held, ua::node_id(0, 2258)).has_value());
+  held->close();
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {  // the server sees the close a moment later
+    auto c = client::connect(wss_client_options(port, dir));
+    if (c) {
+      served = wss_read(*c, ua::node_id(0, 2258)).has_value();
+      c->close();
+    } else {
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+  CHECK(served);
+}
+
+TEST_CASE("opc.wss: the Hello timeout runs from the upgrade, not from the TCP accept", "[wss]") {
+  const std::string transport = GENERATE(as<std::string>{}, "door", "native");
+  INFO("transport " << transport);
+  temp_folder dir("wss-hello-timeout");
+  auto plan = wss_test_plan(dir, transport);
+  plan.hello_timeout = 3s;
+  plan.wss->handshake_timeout = 6s;
+  runtime rt;
+  auto srv = rt.start_server(plan);
+  REQUIRE(srv.has_value());
+  raw_wss_peer p(wss_port_of(**srv));  // TCP and TLS now
+  std::this_thread::sleep_for(3500ms);  // past the Hello timeout counted from the accept
+  REQUIRE_FALSE(p.upgrade("opcua+uacp", nullptr));
+  std::this_thread::sleep_for(1500ms);  // within it counted from the upgrade
+  p.ws.binary(true);
+  const auto hel = hello_bytes();
+  p.ws.write(wss_asio::buffer(hel.data(), hel.size()));
+  std::string got;
+  REQUIRE_FALSE(p.read(got));
+  CHECK(got.substr(0, 4) == "ACKF");
 }
 
 }  // namespace runtime_wss_test

@@ -16,6 +16,7 @@
 #include "tests/support/alloc_counter.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/fault_proxy.hpp"
+#include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 
 using namespace uactor;
@@ -172,6 +173,33 @@ TEST_CASE("client: prepared Read, Write, Browse and Call allocate nothing per re
       return false;
     const auto* sum = r.results[0].output_arguments[0].get_if<double>();
     return sum && *sum == 3.5;
+  });
+  c->close();
+}
+
+// opc.wss through the client's native transport (docs/decisions/0077): TLS records, masked frames
+// and the 101 all in reused buffers, so that a Read costs the client no allocation either.
+TEST_CASE("client: prepared Read and Browse over opc.wss, the native transport, allocate nothing per request",
+          "[.client-alloc]") {
+  if (!test::counts_allocations) return;  // sanitizer build: operator new is the sanitizer's
+  test::temp_folder dir("client-alloc-wss");
+  const auto wss_port = test::free_port();
+  server_process server(uactor_bin(), {"run", "--host", "127.0.0.1", "--port", "{port}", "--wss-port",
+                                       std::to_string(wss_port), "--pki", (dir.path / "server-pki").string()});
+  server.wait_for_output("listening on opc.wss://");
+  REQUIRE(server.start());
+  auto o = options_for(server);
+  o.endpoint_url = "opc.wss://127.0.0.1:" + std::to_string(wss_port) + "/";
+  o.wss_accept_any_certificate = true;
+  o.wss_transport = "native";
+  o.security.pki_dir = (dir.path / "client-pki").string();
+  auto c = client::connect(o);
+  REQUIRE(c);
+  steady_state(*c, read_one(), "Read over opc.wss", [](const ua::read_response& r) {
+    return r.results.size() == 1 && r.results[0].value.get_if<double>() != nullptr;
+  });
+  steady_state(*c, browse_server_object(), "Browse over opc.wss", [](const ua::browse_response& r) {
+    return r.results.size() == 1 && r.results[0].references.size() >= 10;
   });
   c->close();
 }
