@@ -221,6 +221,72 @@ std::string config_pem_chain(const own_identity& id) {
   return out;
 }
 
+bool config_subject(std::string_view text, security::certificate_request& r);
+
+// Part 12 §7.10.6 CreateSelfSignedCertificate(CertificateGroupId, CertificateTypeId, SubjectName,
+// DnsNames, IpAddresses, LifetimeInDays, KeySizeInBits) -> Certificate: a new key and a self-signed
+// certificate for the slot `policy` names (an RSA key for the RSA type and DefaultHttpsGroup, the
+// curve's for an ECC type). KeySizeInBits 0: the current key's size; else within the policy's
+// bounds (an ECC key: its curve's size). LifetimeInDays 0: five years, as on first start. No
+// DnsNames and IpAddresses: the host names of `hosts`, else of the current certificate.
+ua::expected<own_identity> config_self_signed(std::span<const variant> in, const security::security_policy& policy,
+                                              const own_identity& current, const std::string& application_uri,
+                                              const std::vector<std::string>& hosts, date_time now) {
+  const auto* subject = in[2].get_if<ua_string>();
+  const auto* dns = in[3].get_if<ua_array<ua_string>>();
+  const auto* ips = in[4].get_if<ua_array<ua_string>>();
+  const auto* days = in[5].get_if<std::uint16_t>();
+  const auto* bits = in[6].get_if<std::uint16_t>();
+  if (!days || !bits) return status::bad_invalid_argument;
+  security::certificate_request r;
+  r.application_uri = application_uri;
+  if (subject && !config_subject(subject->view(), r)) return status::bad_invalid_argument;
+  constexpr std::size_t max_names = 64;  // subjectAltName entries: a bound on what a caller may ask
+  if ((dns ? dns->size() : 0) + (ips ? ips->size() : 0) > max_names) return status::bad_invalid_argument;
+  for (const auto* list : {dns, ips})
+    if (list)
+      for (const auto& n : *list) {
+        if (n.empty() || n.size() > 253) return status::bad_invalid_argument;  // RFC 1035's longest name
+        r.host_names.emplace_back(n.view());
+      }
+  if (r.host_names.empty()) r.host_names = hosts.empty() ? current.certificate.host_names() : hosts;
+  if (*days > 0) r.validity = std::chrono::hours(24 * static_cast<long>(*days));
+  if (policy.is_ecc()) {
+    r.curve = std::string(policy.curve);
+    if (*bits != 0 && *bits != current.private_key.bits()) return status::bad_invalid_argument;  // the curve decides
+  } else {
+    const std::size_t want = *bits == 0 ? current.private_key.bits() : *bits;
+    if (want < policy.min_key_bits || want > policy.max_key_bits) return status::bad_invalid_argument;
+    r.key_bits = static_cast<unsigned>(want);
+  }
+  auto made = security::create_self_signed(r, now);
+  if (!made) return made.error();
+  return own_identity{made->cert, {}, std::move(made->private_key)};
+}
+
+// CreateSelfSignedCertificate's SubjectName: "CN=name, O=organization" (other attributes are
+// taken as they come and left out); empty: uactor's defaults. False when an item is no KEY=VALUE.
+bool config_subject(std::string_view text, security::certificate_request& r) {
+  const auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  if (trim(text).empty()) return true;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || trim(item.substr(eq + 1)).empty()) return false;
+    const std::string_view key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    if (value.size() > 64) return false;  // X.520 ub-common-name / ub-organization-name
+    if (key == "CN") r.common_name = value;
+    else if (key == "O") r.organization = value;
+  }
+  return true;
+}
+
 bool config_write_file(const fs::path& f, std::string_view bytes, bool secret) {
   const fs::path tmp = f.parent_path() / ("." + f.filename().string() + ".new");
   {
@@ -368,7 +434,9 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   const group_state* on_trust_list = group_of_trust_list(object);
   std::uint32_t event = ids::trust_list_updated_audit_event_type;
   if (!on_trust_list)
-    event = name == "UpdateCertificate" || name == "ApplyChanges" ? ids::certificate_updated_audit_event_type
+    event = name == "UpdateCertificate" || name == "ApplyChanges" || name == "CreateSelfSignedCertificate" ||
+                    name == "DeleteCertificate"
+                ? ids::certificate_updated_audit_event_type
             : name == "CreateSigningRequest"                     ? ids::certificate_update_requested_audit_event_type
                                                                  : ids::audit_update_method_event_type;
   const std::string audit_name = (on_trust_list ? "TrustList/" : "ServerConfiguration/") + std::string(name);
@@ -406,6 +474,60 @@ status_code server_configuration::call(const config_caller& who, node_index obje
     }
   } else if (name == "CreateSigningRequest") {
     sc = create_signing_request(in, out);
+  } else if (name == "CreateSelfSignedCertificate" || name == "DeleteCertificate") {
+    // Part 12 §7.10.6-7 (1.05): on the type only in namespace 0 (no instance NodeIds); Call takes
+    // the type's Method on the instance (Part 4 §5.11.2). Both join the session's transaction.
+    const bool create = name == "CreateSelfSignedCertificate";
+    const auto named = in.empty() ? std::optional<certificate_group>{} : config_group_named(in[0].get_if<node_id>());
+    const auto* type = in.size() > 1 ? in[1].get_if<node_id>() : nullptr;
+    // The slot: "" (RSA) or a curve in DefaultApplicationGroup, "https" in DefaultHttpsGroup.
+    std::string slot;
+    const security::security_policy* policy = nullptr;
+    std::shared_ptr<const own_identity> current;
+    if (named == certificate_group::application) {
+      policy = config_policy_of_type(type, *config_.security);
+      if (policy) {
+        slot = std::string(policy->curve);
+        current = config_.security->identity_for(*policy);
+      }
+    } else if (named == certificate_group::https && config_.security->https &&
+               (!type || type->is_null() || *type == node_id(0, ids::https_certificate_type))) {
+      policy = security::find_policy(security::policy_uri_basic256sha256);
+      slot = "https";
+      current = config_.security->https->current.get();
+    }
+    if (in.size() < (create ? 7u : 2u) || !policy) {
+      sc = status::bad_invalid_argument;  // DefaultUserTokenGroup has no certificate; a type the group has not
+    } else if (other_transaction(who)) {
+      sc = status::bad_transaction_pending;  // §7.10.6-7, as UpdateCertificate
+    } else if (!current) {
+      sc = status::bad_invalid_state;  // §7.10.7: "If no Certificate is assigned to the CertificateType slot"
+    } else if (create) {
+      auto made = config_self_signed(in, *policy, *current, config_.application_uri, config_.host_names, now);
+      sc = made ? status::good : made.error();
+      if (made) {
+        transaction_started(who);
+        diagnostics_.affects_group(as, node_id(0, config_groups[static_cast<std::size_t>(*named)].group));
+        byte_string b;
+        b.assign(made->certificate.der().data(), made->certificate.der().size());
+        out.emplace_back(std::move(b));
+        spdlog::info("CreateSelfSignedCertificate: {} waits for ApplyChanges of session {}", made->certificate.describe(),
+                     who.session);
+        tx_->certificates[slot] = std::make_shared<const own_identity>(std::move(*made));
+        new_keys_.erase(slot);  // §7.10.10: a key CreateSigningRequest made for the slot is discarded
+      }
+    } else {
+      // §7.10.7: ApplyChanges decides, refusing a certificate an endpoint uses: held as no identity.
+      transaction_started(who);
+      diagnostics_.affects_group(as, node_id(0, config_groups[static_cast<std::size_t>(*named)].group));
+      tx_->certificates[slot] = nullptr;
+      new_keys_.erase(slot);
+      sc = status::good;
+    }
+    if (policy) {
+      types.push_back(slot == "https" ? ids::https_certificate_type : config_certificate_type_of(policy->curve));
+      groups.push_back(config_groups[static_cast<std::size_t>(*named)].group);
+    }
   } else if (name == "ApplyChanges") {
     if (tx_ && tx_->session == who.session)
       for (const auto& [curve, identity] : tx_->certificates) {
@@ -836,6 +958,22 @@ status_code server_configuration::apply_changes(const config_caller& who, addres
   if (tx_->session != who.session) return status::bad_session_id_invalid;
   for (const auto& g : groups_)
     if (g.trust_list != no_node && files.open_for_writing(g.trust_list)) return status::bad_invalid_state;
+  // Part 12 §7.10.7: "Certificates that are referenced by EndpointDescriptions shall not be deleted.
+  // This determination happens when ApplyChanges is called." Each certificate this server has is
+  // one an endpoint uses (the RSA one and each curve's: the offers made them; the HTTPS one: the
+  // opc.wss endpoint presents it), so a DeleteCertificate never applies; the transaction stays for
+  // CancelChanges.
+  for (const auto& [slot, identity] : tx_->certificates)
+    if (!identity) {
+      spdlog::warn("ApplyChanges refused: the {} certificate is in use by an endpoint and cannot be deleted (Part 12 §7.10.7); "
+                   "nothing changed, CancelChanges drops the transaction",
+                   slot.empty() ? "RSA application" : slot == "https" ? "HTTPS" : slot);
+      diagnostics_.ended(as, now, status::bad_invalid_state,
+                         node_id(0, slot == "https" ? ids::server_configuration_certificate_groups_default_https_group
+                                                    : ids::server_configuration_certificate_groups_default_application_group),
+                         "the certificate is used by an endpoint");
+      return status::bad_invalid_state;
+    }
   // The changes in the order they came: the trust lists, then the certificates. They were checked
   // when they were made; what can still fail is the disk, and then the transaction stays for a
   // CancelChanges or another ApplyChanges.

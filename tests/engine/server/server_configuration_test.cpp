@@ -1145,4 +1145,83 @@ TEST_CASE("server configuration: DefaultUserTokenGroup's trust list is the appli
   CHECK(f.trusted_files() == 2);  // the application list unchanged
 }
 
+TEST_CASE("server configuration: CreateSelfSignedCertificate makes a certificate that ApplyChanges installs (Part 12 §7.10.6)",
+          "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  const ua::node_id app_group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id https_group(0, ids::server_configuration_certificate_groups_default_https_group);
+  const ua::node_id rsa(0, ids::rsa_sha256_application_certificate_type);
+  const auto create = [&](const ua::node_id& group, const ua::node_id& type, std::string subject,
+                          ua::ua_array<ua::ua_string> dns, std::uint16_t days, std::uint16_t bits,
+                          const actors::config_caller* who = nullptr) {
+    return f.call(ids::server_configuration, ids::server_configuration_type_create_self_signed_certificate,
+                  {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string(subject)), ua::variant(std::move(dns)),
+                   ua::variant(ua::ua_array<ua::ua_string>{ua::ua_string("10.0.0.7")}), ua::variant(days), ua::variant(bits)},
+                  out, who);
+  };
+  const auto old = f.sec->own();
+  // Refusals that open no transaction: a key size outside the policy's, a malformed subject, the
+  // user token group, a type the server has no certificate for, another session's transaction.
+  CHECK(create(app_group, rsa, "", {}, 0, 1024) == ua::status::bad_invalid_argument);
+  CHECK(create(app_group, rsa, "no equals sign", {}, 0, 0) == ua::status::bad_invalid_argument);
+  CHECK(create(ua::node_id(0, ids::server_configuration_certificate_groups_default_user_token_group), ua::node_id{}, "", {}, 0,
+               0) == ua::status::bad_invalid_argument);
+  CHECK(create(app_group, ua::node_id(0, ids::ecc_nist_p256_application_certificate_type), "", {}, 0, 0) ==
+        ua::status::bad_invalid_argument);
+  CHECK_FALSE(f.config->pending());
+
+  REQUIRE(create(app_group, rsa, "CN=line 4 server, O=Plant", {ua::ua_string("line4.plant")}, 30, 3072) == ua::status::good);
+  const auto made = security::certificate::from_der(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(out.at(0).get_if<ua::byte_string>()->data()),
+                                    out.at(0).get_if<ua::byte_string>()->size()));
+  REQUIRE(made);
+  CHECK(made->self_signed());
+  CHECK(made->application_uri() == server_uri);
+  CHECK(made->subject().find("line 4 server") != std::string::npos);
+  const auto hosts = made->host_names();
+  CHECK(std::find(hosts.begin(), hosts.end(), "line4.plant") != hosts.end());
+  CHECK(std::find(hosts.begin(), hosts.end(), "10.0.0.7") != hosts.end());
+  CHECK(made->public_key().bits() == 3072);
+  CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
+  CHECK(f.config->pending());
+  CHECK(f.sec->own()->certificate == old->certificate);  // not before ApplyChanges
+  // Another session: Bad_TransactionPending.
+  CHECK(create(https_group, ua::node_id{}, "", {}, 0, 0, &f.other_admin) == ua::status::bad_transaction_pending);
+  // The HTTPS certificate in the same transaction.
+  REQUIRE(create(https_group, ua::node_id(0, ids::https_certificate_type), "CN=gateway", {}, 0, 0) == ua::status::good);
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.sec->own()->certificate == *made);
+  CHECK(security::key_matches(f.sec->own()->certificate, f.sec->own()->private_key));
+  CHECK(f.sec->https->current.get()->certificate.subject().find("gateway") != std::string::npos);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "certs" / "uactor-https.der"));
+}
+
+TEST_CASE("server configuration: DeleteCertificate of a certificate an endpoint uses is refused at ApplyChanges "
+          "(Part 12 §7.10.7)", "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  const auto del = [&](std::uint32_t group, std::uint32_t type) {
+    return f.call(ids::server_configuration, ids::server_configuration_type_delete_certificate,
+                  {ua::variant(ua::node_id(0, group)), ua::variant(ua::node_id(0, type))}, out);
+  };
+  // A slot with no certificate: Bad_InvalidState at once (§7.10.7); a group without one: Bad_InvalidArgument.
+  CHECK(del(ids::server_configuration_certificate_groups_default_application_group,
+            ids::ecc_nist_p256_application_certificate_type) == ua::status::bad_invalid_argument);
+  CHECK(del(ids::server_configuration_certificate_groups_default_user_token_group, ids::user_credential_certificate_type) ==
+        ua::status::bad_invalid_argument);
+  const auto old = f.sec->own();
+  REQUIRE(del(ids::server_configuration_certificate_groups_default_application_group,
+              ids::rsa_sha256_application_certificate_type) == ua::status::good);
+  CHECK(f.config->transaction_session() == f.admin.session);
+  // "Certificates that are referenced by EndpointDescriptions shall not be deleted. This
+  // determination happens when ApplyChanges is called": nothing changes, the transaction stays.
+  CHECK(f.apply() == ua::status::bad_invalid_state);
+  CHECK(f.sec->own()->certificate == old->certificate);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "certs" / "uactor.der"));
+  CHECK(f.config->transaction_session() == f.admin.session);
+  CHECK(f.cancel() == ua::status::good);
+  CHECK(f.config->transaction_session() == 0);
+}
+
 }  // namespace uactor::test
