@@ -1,7 +1,8 @@
 // DefaultHttpsGroup end to end (Part 12 §7.8.3.3, docs/decisions/0078): a SecurityAdmin over
 // SignAndEncrypt replaces the opc.wss TLS certificate with UpdateCertificate and ApplyChanges on the
 // group; a new TLS connection is then offered the new certificate while a session over opc.wss
-// opened before goes on; a restart serves it from own/certs/uactor-https.der. Both transports.
+// opened before goes on; CreateSelfSignedCertificate does the same; a restart serves what the last
+// ApplyChanges installed from own/certs/uactor-https.der. Both transports.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -177,16 +178,30 @@ TEST_CASE("DefaultHttpsGroup: ApplyChanges rolls the opc.wss TLS certificate for
     REQUIRE(call(*admin, ids::server_configuration_get_certificates, {ua::variant(group)}, &out) == ua::status::good);
     REQUIRE(out.size() == 2);
     CHECK((*out[1].get_if<ua::ua_array<ua::byte_string>>())[0] == bytes_of(renewed->cert.der()));
+    // CreateSelfSignedCertificate (Part 12 §7.10.6) through the type's Method on the instance.
+    REQUIRE(call(*admin, ids::server_configuration_type_create_self_signed_certificate,
+                 {ua::variant(group), ua::variant(ua::node_id(0, ids::https_certificate_type)),
+                  ua::variant(ua::ua_string("CN=self made gateway")), ua::variant(ua::ua_array<ua::ua_string>{ua::ua_string("localhost")}),
+                  ua::variant(ua::ua_array<ua::ua_string>{ua::ua_string("127.0.0.1")}), ua::variant(std::uint16_t{30}),
+                  ua::variant(std::uint16_t{0})},
+                 &out) == ua::status::good);
+    REQUIRE(out.size() == 1);
+    const auto self_made = *out[0].get_if<ua::byte_string>();
+    REQUIRE(call(*admin, ids::server_configuration_apply_changes, {}) == ua::status::good);
+    CHECK(bytes_of(tls_certificate(wss_port)) == self_made);
+    CHECK(reads(*before));
     before->close();
     after->close();
     admin->close();
   }
   // A restart serves what ApplyChanges wrote.
-  CHECK(std::filesystem::exists(dir.path / "server-pki" / "own" / "certs" / "uactor-https.der"));
+  const auto on_disk = security::certificate::from_file(dir.path / "server-pki" / "own" / "certs" / "uactor-https.der");
+  REQUIRE(on_disk.has_value());
+  CHECK(on_disk->subject().find("self made gateway") != std::string::npos);
   runtime rt;
   auto s = rt.start_server(plan);
   REQUIRE(s.has_value());
-  CHECK(tls_certificate((*s)->ports().back()) == der_of(renewed->cert));
+  CHECK(tls_certificate((*s)->ports().back()) == der_of(*on_disk));
 }
 
 }  // namespace runtime_https_group_test

@@ -637,10 +637,9 @@ TEST_CASE("server configuration: GetCertificates lists the certificates in use w
   const auto* listed = f.core.space().variable(types_node)->value.value.get_if<ua::ua_array<ua::node_id>>();
   REQUIRE(listed);
   CHECK(listed->size() == 2);
-  // Another group, or no NodeId at all: Bad_InvalidArgument (Part 12 §7.10.8).
+  // A NodeId that is no group of the server, or no NodeId at all: Bad_InvalidArgument (Part 12 §7.10.8).
   CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates,
-               {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group))}, out) ==
-        ua::status::bad_invalid_argument);
+               {ua::variant(ua::node_id(0, ids::server_configuration))}, out) == ua::status::bad_invalid_argument);
   CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(std::uint32_t{1})}, out) ==
         ua::status::bad_invalid_argument);
   // Only SecurityAdmin.
@@ -1074,13 +1073,13 @@ TEST_CASE("server configuration: DefaultHttpsGroup's TrustList is a list of its 
   CHECK(certificate_files(f.pki.path() / "https" / "trusted" / "certs") == 1);
   CHECK(f.trusted_files() == 0);  // the application trust list is not touched
   CHECK_FALSE(f.config->take_trust_changed());  // no channel or session depends on it
+  CHECK(f.config->last_audit().event_type == ids::trust_list_updated_audit_event_type);
   const auto t = read_group_list(f, tl, ids::server_configuration_certificate_groups_default_https_group_trust_list_open_with_masks,
                                  ids::server_configuration_certificate_groups_default_https_group_trust_list_read,
                                  ids::server_configuration_certificate_groups_default_https_group_trust_list_close);
   REQUIRE(t.trusted_certificates.size() == 1);
   CHECK(t.trusted_certificates[0] == bytes_of_der(client.cert.der()));
   CHECK(f.read_list().trusted_certificates.empty());
-  CHECK(f.config->last_audit().event_type == ids::trust_list_updated_audit_event_type);
 }
 
 TEST_CASE("server configuration: DefaultUserTokenGroup's trust list is the application's until it is first written",
@@ -1093,10 +1092,9 @@ TEST_CASE("server configuration: DefaultUserTokenGroup's trust list is the appli
                            ids::server_configuration_certificate_groups_default_user_token_group_trust_list_read,
                            ids::server_configuration_certificate_groups_default_user_token_group_trust_list_close);
   };
-  const auto ca = config_cert("user ca", "");
-  const auto before = config_cert("old user", "urn:user:old", &ca);
-  const auto after = config_cert("new user", "urn:user:new", &ca);
-  const auto application_only = config_cert("late app", "urn:app:late", &ca);
+  const auto before = config_cert("old user", "urn:user:old");
+  const auto after = config_cert("new user", "urn:user:new");
+  const auto application_only = config_cert("late app", "urn:app:late");
   // An X509 user trusted the way every plant before the group trusted them: in the application list.
   REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(before.cert.der())), ua::variant(true)}, out) ==
           ua::status::good);
