@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +30,7 @@
 #include "actors/server/server_actors.hpp"
 #include "engine/server/server_core.hpp"
 #include "engine/server/server_security.hpp"
+#include "engine/server/certificates/user_token_trust.hpp"
 #include "engine/server/services/discovery.hpp"
 #include "runtime/access_setup.hpp"
 #include "runtime/advertised_host.hpp"
@@ -116,6 +120,46 @@ std::vector<std::string> trust_all(security::pki_store& store, const std::vector
   return thumbprints;
 }
 
+// DefaultHttpsGroup's certificate (docs/decisions/0078), what opc.wss presents in TLS: the plant
+// file's wss_certificate and wss_private_key (ApplyChanges writes a new one there, PEM), else
+// own/certs/uactor-https.der once a push made it, else the application certificate (what opc.wss
+// served before the group had a certificate of its own; a push then writes uactor-https.der).
+// `wss_identity`: what the door serves when no files are configured. Null: the files cannot be read
+// (the door then says why when it starts), and the group has no certificate to manage.
+std::shared_ptr<actors::https_certificate> https_of(const server_plan& plan, security::pki_store& store,
+                                                    const security::certificate_request& request,
+                                                    const security::application_identity& own,
+                                                    std::optional<security::application_identity>& wss_identity) {
+  auto https = std::make_shared<actors::https_certificate>();
+  if (!plan.wss->certificate.empty()) {
+    auto chain = security::certificate::chain_from_file(plan.wss->certificate);
+    std::ifstream in(plan.wss->private_key, std::ios::binary);
+    const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto key = security::rsa_key::from_private_pem(pem);
+    if (!chain || chain->empty() || !key) return nullptr;
+    std::vector<security::certificate> issuers(chain->begin() + 1, chain->end());
+    https->current.set(std::make_shared<const actors::own_identity>(
+        actors::own_identity{chain->front(), std::move(issuers), std::move(*key)}));
+    https->certificate_file = plan.wss->certificate;
+    https->key_file = plan.wss->private_key;
+    https->pem = true;
+    return https;
+  }
+  const auto certs = store.root() / "own" / "certs";
+  wss_identity = own;
+  if (std::error_code ec; std::filesystem::exists(certs / "uactor-https.der", ec)) {
+    auto pushed = store.load_or_create_own(request, "uactor-https");
+    if (!pushed) throw std::runtime_error("cannot load the HTTPS certificate " + (certs / "uactor-https.der").string() +
+                                          ": " + pushed.error().to_string());
+    wss_identity = *pushed;
+  }
+  https->current.set(std::make_shared<const actors::own_identity>(
+      actors::own_identity{wss_identity->cert, wss_identity->issuers, wss_identity->private_key}));
+  https->certificate_file = (certs / "uactor-https.der").string();
+  https->key_file = (store.root() / "own" / "private" / "uactor-https.pem").string();
+  return https;
+}
+
 // The offers, the certificate (created in the PKI folder on first start), the trust checks and
 // the users of the plan. Throws std::runtime_error on a bad configuration. `trusted`: the
 // thumbprints of the plan's `trust` certificates, now in trusted/. `hosts`: what each endpoint advertises.
@@ -181,7 +225,7 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
   if (own->cert.application_uri() != plan.application_uri)
     spdlog::warn("the server certificate in {} is made for {}, the server's ApplicationUri is {}: clients will refuse it; "
                  "remove own/ to make a new one", store->root().string(), own->cert.application_uri(), plan.application_uri);
-  if (wss_needs_own) wss_identity = *own;
+  if (plan.wss) sec->https = https_of(plan, *store, request, *own, wss_identity);
   if (!secured) return sec;
   trusted = trust_all(*store, read_trust(plan));
   sec->certificate = own->cert;
@@ -205,6 +249,8 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
     sec->ecc_identities.push_back({std::string(o.policy->curve), ecc->cert, ecc->issuers, ecc->private_key});
   }
   sec->checker = std::make_shared<actors::pki_checker>(store);
+  // X509 user tokens: DefaultUserTokenGroup's trust list once it has one (docs/decisions/0078).
+  sec->user_checker = std::make_shared<actors::user_token_checker>(store);
   sec->store = std::move(store);
   return sec;
 }
@@ -213,8 +259,10 @@ std::shared_ptr<actors::server_security> make_security(const server_plan& plan, 
 // chunk of the receive buffer we offer, Part 6 §7.5.2), its certificate the configured files or
 // the application's.
 std::shared_ptr<const actors::wss_server_options> wss_options_of(const server_plan& plan,
-                                                                 const std::optional<security::application_identity>& own) {
+                                                                 const std::optional<security::application_identity>& own,
+                                                                 std::shared_ptr<const actors::https_certificate> https) {
   auto o = std::make_shared<actors::wss_server_options>();
+  o->https = std::move(https);  // DefaultHttpsGroup rolls it (docs/decisions/0078)
   const auto& w = *plan.wss;
   o->handshake_timeout = w.handshake_timeout;
   o->max_pending_handshakes = w.max_pending_handshakes;
@@ -1289,7 +1337,7 @@ ua::expected<server*> runtime::start_server(const server_plan& plan) {
   o.port = plan.port;
   for (const auto& e : plan.resolved_endpoints()) {
     o.endpoints.push_back({e.listen_address, e.port, nullptr});
-    if (e.wss) o.endpoints.back().wss = wss_options_of(plan, wss_identity);
+    if (e.wss) o.endpoints.back().wss = wss_options_of(plan, wss_identity, security->https);
   }
   o.max_connections = plan.max_connections;
   o.session_host = plan.session_host == "scheduler" ? actors::host_thread::scheduler : actors::host_thread::multiplexer;

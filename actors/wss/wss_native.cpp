@@ -32,30 +32,6 @@ namespace http = boost::beast::http;
 
 std::string_view sv(boost::beast::string_view s) noexcept { return {s.data(), s.size()}; }
 
-bool use_identity(SSL_CTX* ctx, const wss_tls_identity& id) {
-  if (!id.certificate_file.empty()) {
-    return SSL_CTX_use_certificate_chain_file(ctx, id.certificate_file.c_str()) == 1 &&
-           SSL_CTX_use_PrivateKey_file(ctx, id.private_key_file.c_str(), SSL_FILETYPE_PEM) == 1 &&
-           SSL_CTX_check_private_key(ctx) == 1;
-  }
-  if (SSL_CTX_use_certificate_ASN1(ctx, static_cast<int>(id.certificate_der.size()), id.certificate_der.data()) != 1)
-    return false;
-  for (const auto& der : id.issuers_der) {
-    const unsigned char* p = der.data();
-    X509* x = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
-    if (!x || SSL_CTX_add_extra_chain_cert(ctx, x) != 1) {  // takes x
-      X509_free(x);
-      return false;
-    }
-  }
-  BIO* bio = BIO_new_mem_buf(id.private_key_pem.data(), static_cast<int>(id.private_key_pem.size()));
-  EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr) : nullptr;
-  BIO_free(bio);
-  const bool ok = key && SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
-  EVP_PKEY_free(key);
-  return ok;
-}
-
 // RFC 6455 §4.2.2: base64(SHA-1(key + the GUID)).
 std::string accept_key(std::string_view key) {
   std::string in(key);
@@ -112,16 +88,10 @@ struct frame_sink final : ua::ws_sink {
 
 ua::expected<std::shared_ptr<wss_native_endpoint>> wss_native_endpoint::make(wss_server_options options) {
   std::shared_ptr<wss_native_endpoint> e(new wss_native_endpoint());
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx) return ua::status::bad_out_of_memory;
+  SSL_CTX* ctx = make_wss_tls_context(options.tls);
+  if (!ctx) return ua::status::bad_certificate_invalid;
   e->ctx_ = ctx;
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_options(ctx, SSL_OP_ALL | SSL_OP_SINGLE_DH_USE);
-  if (!wss_native_detail::use_identity(ctx, options.tls)) {
-    spdlog::error("opc.wss: the TLS certificate or key cannot be used: {}", ERR_reason_error_string(ERR_get_error()));
-    ERR_clear_error();
-    return ua::status::bad_certificate_invalid;
-  }
+  e->certificate_ = std::make_unique<wss_certificate>(options.https);
   e->options_ = std::move(options);
   return e;
 }
@@ -161,6 +131,7 @@ wss_native_transport::wss_native_transport(std::shared_ptr<wss_native_endpoint> 
   endpoint_->pending().fetch_add(1, std::memory_order_relaxed);
   auto& i = *impl_;
   i.ssl = SSL_new(static_cast<SSL_CTX*>(endpoint_->tls_context()));
+  endpoint_->certificate().use_current(i.ssl);  // DefaultHttpsGroup's, when ApplyChanges replaced it
   i.in = BIO_new(BIO_s_mem());
   i.out = BIO_new(BIO_s_mem());
   if (!i.ssl || !i.in || !i.out) {

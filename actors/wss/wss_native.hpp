@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 
+#include "actors/wss/wss_certificate.hpp"
 #include "actors/wss/wss_server.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "uactor/ua/expected.hpp"
@@ -37,12 +38,15 @@ public:
   // Past wss_max_pending_handshakes: a new connection is closed at once (counted as busy).
   bool too_busy() noexcept;
   void* tls_context() const noexcept { return ctx_; }  // SSL_CTX*
+  // DefaultHttpsGroup's certificate for a new connection's SSL (docs/decisions/0078).
+  wss_certificate& certificate() noexcept { return *certificate_; }
   std::atomic<std::size_t>& pending() noexcept { return pending_; }
 
 private:
   wss_native_endpoint() = default;
   wss_server_options options_;
   void* ctx_ = nullptr;
+  std::unique_ptr<wss_certificate> certificate_;
   std::atomic<std::size_t> pending_{0};
 };
 

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/wss/wss_bridge.hpp"
+#include "actors/wss/wss_certificate.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "protocol/ws_uacp.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -37,6 +38,7 @@ class wss_handshake;
 // What the acceptor, the handshakes and the bridges of one door share; all on its one thread.
 struct wss_door_shared {
   wss_server_options options;
+  std::unique_ptr<wss_certificate> certificate;  // DefaultHttpsGroup's, once ApplyChanges replaced it
   wss_handoff handoff;
   std::unordered_set<wss_handshake*> handshakes;
   std::unordered_set<wss::uacp_bridge*> bridges;
@@ -80,6 +82,7 @@ public:
   wss_handshake(tcp::socket s, ssl::context& ctx, std::shared_ptr<wss_door_shared> shared)
       : shared_(std::move(shared)), ws_(wss::beast::tcp_stream(std::move(s)), ctx) {
     shared_->handshakes.insert(this);
+    if (shared_->certificate) shared_->certificate->use_current(ws_.next_layer().native_handle());
   }
   ~wss_handshake() { shared_->handshakes.erase(this); }
 
@@ -244,6 +247,7 @@ ua::expected<std::shared_ptr<wss_server>> wss_server::bind(wss_server_options op
     return ua::status::bad_resource_unavailable;
   }
   p->port = p->acceptor.local_endpoint().port();
+  p->shared->certificate = std::make_unique<wss_certificate>(options.https);
   p->shared->options = std::move(options);
   return std::shared_ptr<wss_server>(new wss_server(std::move(p)));
 }

@@ -19,6 +19,7 @@
 namespace uactor::actors {
 
 struct wss_door_counters;  // engine/server/server_metrics.hpp
+struct https_certificate;  // engine/server/server_security.hpp
 
 // The TLS certificate: the application's (DER, with its issuers and its key as PEM), or PEM files.
 struct wss_tls_identity {
@@ -41,6 +42,9 @@ struct wss_server_options {
   // Empty: no browser (requests without Origin, which are not a browser's, pass).
   std::vector<std::string> allowed_origins;
   wss_tls_identity tls;
+  // DefaultHttpsGroup's certificate (docs/decisions/0078): once ApplyChanges replaced the one `tls`
+  // names, each new TLS connection presents the new one. Null: `tls` for good.
+  std::shared_ptr<const https_certificate> https;
   std::shared_ptr<wss_door_counters> counters;  // refusals before the hand-over (/metrics); may be null
   // The native transport (wss_native.hpp, docs/decisions/0073): TLS and WebSocket inside the
   // connection broker, no door; false: this door and its socket pairs (0057).

@@ -1076,6 +1076,10 @@ void server_core::check_certificates(const instant& now) {
   std::vector<watched_certificate> certs;
   const auto own = sec->own();
   if (own->certificate) certs.push_back({"own", own->certificate});
+  // The opc.wss TLS certificate (DefaultHttpsGroup), when it is not the application's.
+  if (sec->https)
+    if (const auto https = sec->https->current.get(); https && !(https->certificate == own->certificate))
+      certs.push_back({"https", https->certificate});
   if (sec->store) {
     for (auto& c : sec->store->list("trusted")) certs.push_back({"trusted", std::move(c)});
     for (auto& c : sec->store->list("issuers")) certs.push_back({"issuer", std::move(c)});
@@ -1129,7 +1133,9 @@ void server_core::audit_certificate_management(const certificate_audit& a, const
     event_.set(audit_.session_id) = s.session_id;
     event_.set(method_id_key_) = ua::node_id(0, a.method);
     if (updated) {
-      event_.set(certificate_group_key_) = ua::node_id(0, ua::ids::server_configuration_certificate_groups_default_application_group);
+      event_.set(certificate_group_key_) =
+          ua::node_id(0, i < a.certificate_groups.size() ? a.certificate_groups[i]
+                                                         : ua::ids::server_configuration_certificate_groups_default_application_group);
       event_.set(certificate_type_key_) =
           ua::node_id(0, a.certificate_types.empty() ? ua::ids::rsa_sha256_application_certificate_type
                                                      : a.certificate_types[i]);

@@ -160,6 +160,17 @@ private:
   std::vector<std::pair<std::string, std::shared_ptr<const own_identity>>> ids_;
 };
 
+// DefaultHttpsGroup's certificate (Part 12 §7.8.3.3): the TLS certificate the opc.wss endpoints
+// present. `current` holds the one in use (set at start); ApplyChanges of the group replaces it and
+// writes it where it came from; each new TLS connection takes the one of its accept, a running one
+// keeps its own (docs/decisions/0078).
+struct https_certificate {
+  identity_slot current;
+  std::string certificate_file;  // where ApplyChanges writes the new certificate (with its issuers)
+  std::string key_file;          // and its key
+  bool pem = false;  // the plant file's wss_certificate / wss_private_key (PEM); else DER as own/ keeps it
+};
+
 // What a channel negotiated, for the session services.
 struct channel_peer {
   const security::security_policy* policy = &security::policy_none();
@@ -216,6 +227,11 @@ struct server_security {
   };
   std::vector<curve_identity> ecc_identities;
   std::shared_ptr<certificate_checker> checker;  // required when any offer is not None
+  // X509 user tokens (Part 12 §7.8.3.3 DefaultUserTokenGroup's TrustList; docs/decisions/0078);
+  // null: `checker`, the application trust list.
+  std::shared_ptr<certificate_checker> user_checker;
+  // The opc.wss endpoints' TLS certificate (DefaultHttpsGroup); null without one the server manages.
+  std::shared_ptr<https_certificate> https;
   std::shared_ptr<security::pki_store> store;    // the checker's store (null without secured offers)
   identity_config identities;
   channel_directory channels;

@@ -622,7 +622,8 @@ ua::status_code session_manager::check_x509(const ua::x509_identity_token& t, co
   security::validation_options o;
   o.min_key_bits = channel.policy->min_key_bits;
   o.max_key_bits = channel.policy->max_key_bits;
-  const auto verdict = sec.checker->check(*cert, o, now.utc);
+  // DefaultUserTokenGroup's trust list (docs/decisions/0078), else the application's.
+  const auto verdict = (sec.user_checker ? sec.user_checker : sec.checker)->check(*cert, o, now.utc);
   if (!verdict.ok()) {
     why = fmt::format("the X509 user certificate failed the {} check ({}): {} [{}]", verdict.check,
                       verdict.status.name(), verdict.detail, cert->describe());
@@ -1004,7 +1005,8 @@ std::span<const closed_session> session_manager::recheck_user_certificates(const
       continue;
     }
     // The same check as at ActivateSession (check_x509), against the trust list of now.
-    const auto verdict = config_.security->checker->check(s.user_certificate, o, now.utc);
+    const auto& user_checker = config_.security->user_checker ? config_.security->user_checker : config_.security->checker;
+    const auto verdict = user_checker->check(s.user_certificate, o, now.utc);
     if (verdict.ok()) {
       ++it;
       continue;

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "engine/server/access/roles.hpp"
+#include "engine/server/certificates/user_token_trust.hpp"
+#include "protocol/base64.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
 #include "security/csr.hpp"
@@ -162,6 +164,129 @@ const security::security_policy* config_policy_of_type(const node_id* type, cons
   return nullptr;
 }
 
+// Part 12 §7.8.3.3: each group's Object and the NodeIds of its TrustList's optional Properties.
+struct config_group_ids {
+  std::uint32_t group, trust_list, certificate_types, max_byte_string_length, update_frequency, activity_timeout;
+};
+constexpr config_group_ids config_groups[] = {
+    {ids::server_configuration_certificate_groups_default_application_group,
+     ids::server_configuration_certificate_groups_default_application_group_trust_list,
+     ids::server_configuration_certificate_groups_default_application_group_certificate_types,
+     ids::server_configuration_certificate_groups_default_application_group_trust_list_max_byte_string_length,
+     ids::server_configuration_certificate_groups_default_application_group_trust_list_update_frequency,
+     ids::server_configuration_certificate_groups_default_application_group_trust_list_activity_timeout},
+    {ids::server_configuration_certificate_groups_default_https_group,
+     ids::server_configuration_certificate_groups_default_https_group_trust_list,
+     ids::server_configuration_certificate_groups_default_https_group_certificate_types,
+     ids::server_configuration_certificate_groups_default_https_group_trust_list_max_byte_string_length,
+     ids::server_configuration_certificate_groups_default_https_group_trust_list_update_frequency,
+     ids::server_configuration_certificate_groups_default_https_group_trust_list_activity_timeout},
+    {ids::server_configuration_certificate_groups_default_user_token_group,
+     ids::server_configuration_certificate_groups_default_user_token_group_trust_list,
+     ids::server_configuration_certificate_groups_default_user_token_group_certificate_types,
+     ids::server_configuration_certificate_groups_default_user_token_group_trust_list_max_byte_string_length,
+     ids::server_configuration_certificate_groups_default_user_token_group_trust_list_update_frequency,
+     ids::server_configuration_certificate_groups_default_user_token_group_trust_list_activity_timeout},
+};
+
+// The group a CertificateGroupId names: null (DefaultApplicationGroup, Part 12 §7.10.4 "If null
+// the DefaultApplicationGroup is used") or one of the three; nullopt for any other NodeId.
+std::optional<certificate_group> config_group_named(const node_id* id) {
+  if (!id || id->is_null()) return certificate_group::application;
+  for (std::size_t i = 0; i < std::size(config_groups); ++i)
+    if (*id == node_id(0, config_groups[i].group)) return static_cast<certificate_group>(i);
+  return std::nullopt;
+}
+
+std::string_view config_group_name(certificate_group g) {
+  switch (g) {
+    case certificate_group::https: return "DefaultHttpsGroup";
+    case certificate_group::user_token: return "DefaultUserTokenGroup";
+    case certificate_group::application: break;
+  }
+  return "DefaultApplicationGroup";
+}
+
+// A certificate chain as PEM blocks, leaf first (what a web server's certificate file holds).
+std::string config_pem_chain(const own_identity& id) {
+  std::string out;
+  const auto block = [&out](std::span<const std::uint8_t> der) {
+    const std::string b64 = base64_encode(der);
+    out += "-----BEGIN CERTIFICATE-----\n";
+    for (std::size_t i = 0; i < b64.size(); i += 64) out.append(b64, i, 64).push_back('\n');
+    out += "-----END CERTIFICATE-----\n";
+  };
+  block(id.certificate.der());
+  for (const auto& i : id.issuers) block(i.der());
+  return out;
+}
+
+bool config_subject(std::string_view text, security::certificate_request& r);
+
+// Part 12 §7.10.6 CreateSelfSignedCertificate(CertificateGroupId, CertificateTypeId, SubjectName,
+// DnsNames, IpAddresses, LifetimeInDays, KeySizeInBits) -> Certificate: a new key and a self-signed
+// certificate for the slot `policy` names (an RSA key for the RSA type and DefaultHttpsGroup, the
+// curve's for an ECC type). KeySizeInBits 0: the current key's size; else within the policy's
+// bounds (an ECC key: its curve's size). LifetimeInDays 0: five years, as on first start. No
+// DnsNames and IpAddresses: the host names of `hosts`, else of the current certificate.
+ua::expected<own_identity> config_self_signed(std::span<const variant> in, const security::security_policy& policy,
+                                              const own_identity& current, const std::string& application_uri,
+                                              const std::vector<std::string>& hosts, date_time now) {
+  const auto* subject = in[2].get_if<ua_string>();
+  const auto* dns = in[3].get_if<ua_array<ua_string>>();
+  const auto* ips = in[4].get_if<ua_array<ua_string>>();
+  const auto* days = in[5].get_if<std::uint16_t>();
+  const auto* bits = in[6].get_if<std::uint16_t>();
+  if (!days || !bits) return status::bad_invalid_argument;
+  security::certificate_request r;
+  r.application_uri = application_uri;
+  if (subject && !config_subject(subject->view(), r)) return status::bad_invalid_argument;
+  constexpr std::size_t max_names = 64;  // subjectAltName entries: a bound on what a caller may ask
+  if ((dns ? dns->size() : 0) + (ips ? ips->size() : 0) > max_names) return status::bad_invalid_argument;
+  for (const auto* list : {dns, ips})
+    if (list)
+      for (const auto& n : *list) {
+        if (n.empty() || n.size() > 253) return status::bad_invalid_argument;  // RFC 1035's longest name
+        r.host_names.emplace_back(n.view());
+      }
+  if (r.host_names.empty()) r.host_names = hosts.empty() ? current.certificate.host_names() : hosts;
+  if (*days > 0) r.validity = std::chrono::hours(24 * static_cast<long>(*days));
+  if (policy.is_ecc()) {
+    r.curve = std::string(policy.curve);
+    if (*bits != 0 && *bits != current.private_key.bits()) return status::bad_invalid_argument;  // the curve decides
+  } else {
+    const std::size_t want = *bits == 0 ? current.private_key.bits() : *bits;
+    if (want < policy.min_key_bits || want > policy.max_key_bits) return status::bad_invalid_argument;
+    r.key_bits = static_cast<unsigned>(want);
+  }
+  auto made = security::create_self_signed(r, now);
+  if (!made) return made.error();
+  return own_identity{made->cert, {}, std::move(made->private_key)};
+}
+
+// CreateSelfSignedCertificate's SubjectName: "CN=name, O=organization" (other attributes are
+// taken as they come and left out); empty: uactor's defaults. False when an item is no KEY=VALUE.
+bool config_subject(std::string_view text, security::certificate_request& r) {
+  const auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  if (trim(text).empty()) return true;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || trim(item.substr(eq + 1)).empty()) return false;
+    const std::string_view key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    if (value.size() > 64) return false;  // X.520 ub-common-name / ub-organization-name
+    if (key == "CN") r.common_name = value;
+    else if (key == "O") r.organization = value;
+  }
+  return true;
+}
+
 bool config_write_file(const fs::path& f, std::string_view bytes, bool secret) {
   const fs::path tmp = f.parent_path() / ("." + f.filename().string() + ".new");
   {
@@ -180,8 +305,35 @@ bool config_write_file(const fs::path& f, std::string_view bytes, bool secret) {
 
 server_configuration::server_configuration(certificate_management_config config) : config_(std::move(config)) {}
 
-std::string server_configuration::trust_list_bytes(std::uint32_t masks) const {
-  const auto lists = security::read_trust_list(config_.security->store->root(), masks);
+fs::path server_configuration::trust_root(certificate_group g) const {
+  const fs::path& root = config_.security->store->root();
+  switch (g) {
+    case certificate_group::https: return root / "https";
+    case certificate_group::user_token: return user_token_trust_separate(root) ? user_token_trust_root(root) : root;
+    case certificate_group::application: break;
+  }
+  return root;
+}
+
+status_code server_configuration::separate_user_trust() {
+  const fs::path& root = config_.security->store->root();
+  if (user_token_trust_separate(root)) return status::good;
+  // Until now the application trust list was the user tokens' (docs/decisions/0078): the copy
+  // keeps every X509 user that was trusted trusted, and from now on the two lists part.
+  auto lists = security::read_trust_list(root, security::trust_masks::all);
+  lists.specified_lists = security::trust_masks::all;
+  if (const auto sc = security::write_trust_list(user_token_trust_root(root), lists); sc.is_bad()) return sc;
+  std::error_code ec;
+  for (const char* d : {"trusted/certs", "trusted/crl", "issuers/certs", "issuers/crl"})
+    fs::create_directories(user_token_trust_root(root) / d, ec);
+  if (!user_token_trust_separate(root)) return status::bad_internal_error;
+  spdlog::info("DefaultUserTokenGroup: X509 user tokens have a trust list of their own from now on, in {} (a copy of the "
+               "application trust list, then this change)", user_token_trust_root(root).string());
+  return status::good;
+}
+
+std::string server_configuration::trust_list_bytes(certificate_group g, std::uint32_t masks) const {
+  const auto lists = security::read_trust_list(trust_root(g), masks);
   trust_list_data_type t;
   t.specified_lists = lists.specified_lists;
   t.trusted_certificates = to_byte_strings(lists.trusted_certificates);
@@ -196,9 +348,16 @@ std::string server_configuration::trust_list_bytes(std::uint32_t masks) const {
 
 status_code server_configuration::install(address_space& as, file_objects& files, date_time now) {
   configuration_ = as.find(node_id(0, ids::server_configuration));
-  trust_list_ = as.find(node_id(0, ids::server_configuration_certificate_groups_default_application_group_trust_list));
-  if (configuration_ == no_node || trust_list_ == no_node || !config_.security || !config_.security->store)
-    return status::bad_node_id_unknown;
+  if (configuration_ == no_node || !config_.security || !config_.security->store) return status::bad_node_id_unknown;
+  groups_.clear();
+  for (std::size_t i = 0; i < std::size(config_groups); ++i) {
+    group_state g;
+    g.which = static_cast<certificate_group>(i);
+    g.group_id = config_groups[i].group;
+    g.trust_list = as.find(node_id(0, config_groups[i].trust_list));
+    groups_.push_back(g);
+  }
+  if (group(certificate_group::application).trust_list == no_node) return status::bad_node_id_unknown;
   // Part 12 §7.10.3: TransactionDiagnostics, optional, which the NodeSet has on the type only.
   diagnostics_.install(as, configuration_);
   space_ = &as;
@@ -213,41 +372,55 @@ status_code server_configuration::install(address_space& as, file_objects& files
                 variant(ua_array<ua_string>{ua_string("PEM"), ua_string("PFX")}));
   config_assign(as, as.find(node_id(0, ids::server_configuration_max_trust_list_size)),
                 variant(config_.max_trust_list_size));
-  // The RSA certificate's type, and one per ECC curve the server has a certificate for (0055).
+  // DefaultApplicationGroup: the RSA certificate's type, and one per ECC curve the server has a
+  // certificate for (0055).
   ua_array<node_id> types{node_id(0, ids::rsa_sha256_application_certificate_type)};
   for (const auto& e : config_.security->ecc_identities)
     if (const auto type = config_ecc_certificate_type(e.curve)) types.push_back(node_id(0, type));
-  config_assign(as,
-                as.find(node_id(0, ids::server_configuration_certificate_groups_default_application_group_certificate_types)),
-                variant(std::move(types)));
+  config_assign(as, as.find(node_id(0, config_groups[0].certificate_types)), variant(std::move(types)));
+  // DefaultHttpsGroup: HttpsCertificateType, the opc.wss TLS certificate's, when the server has
+  // one (Part 12 §7.8.3.3); DefaultUserTokenGroup: the user credentials' (it has no certificate of
+  // its own, only the trust list of X509 user tokens). docs/decisions/0078.
+  ua_array<node_id> https_types;
+  if (config_.security->https) https_types.push_back(node_id(0, ids::https_certificate_type));
+  config_assign(as, as.find(node_id(0, config_groups[1].certificate_types)), variant(std::move(https_types)));
+  config_assign(as, as.find(node_id(0, config_groups[2].certificate_types)),
+                variant(ua_array<node_id>{node_id(0, ids::user_credential_certificate_type)}));
+  for (auto& g : groups_)
+    if (g.trust_list != no_node)
+      if (const auto sc = install_group(g, as, files, now); sc.is_bad()) return sc;
+  return status::good;
+}
+
+status_code server_configuration::install_group(group_state& g, address_space& as, file_objects& files, date_time now) {
+  const auto& nodes = config_groups[static_cast<std::size_t>(g.which)];
   file_options o;
   o.writable = true;
   o.store_on_close = false;
   o.max_size = config_.max_trust_list_size;
   // MaxByteStringLength (1.05, optional) with its namespace-0 NodeId, before attach() finds it.
-  config_optional_property(as, trust_list_,
-                           ids::server_configuration_certificate_groups_default_application_group_trust_list_max_byte_string_length,
-                           "MaxByteStringLength", node_id(0, ids::u_int32), variant(files.limits().max_read_length));
-  auto content = std::make_shared<trust_list_file>([this] { return trust_list_bytes(security::trust_masks::all); });
-  if (const auto sc = files.attach(trust_list_, std::move(content), o, as); sc.is_bad()) return sc;
-  last_update_ = config_child(as, trust_list_, "LastUpdateTime");
-  config_assign(as, last_update_, variant(now));
+  config_optional_property(as, g.trust_list, nodes.max_byte_string_length, "MaxByteStringLength", node_id(0, ids::u_int32),
+                           variant(files.limits().max_read_length));
+  const certificate_group which = g.which;
+  auto content = std::make_shared<trust_list_file>([this, which] { return trust_list_bytes(which, security::trust_masks::all); });
+  if (const auto sc = files.attach(g.trust_list, std::move(content), o, as); sc.is_bad()) return sc;
+  g.last_update = config_child(as, g.trust_list, "LastUpdateTime");
+  config_assign(as, g.last_update, variant(now));
   // UpdateFrequency (1.05, optional): how often a CertificateManager should look; one day.
-  config_optional_property(as, trust_list_,
-                           ids::server_configuration_certificate_groups_default_application_group_trust_list_update_frequency,
-                           "UpdateFrequency", node_id(0, 290 /* Duration */), variant(86'400'000.0));
+  config_optional_property(as, g.trust_list, nodes.update_frequency, "UpdateFrequency", node_id(0, 290 /* Duration */),
+                           variant(86'400'000.0));
   // ActivityTimeout (1.05, Part 12 §7.8.2.1): a TrustList left without a call this long is closed.
-  config_optional_property(as, trust_list_,
-                           ids::server_configuration_certificate_groups_default_application_group_trust_list_activity_timeout,
-                           "ActivityTimeout", node_id(0, 290 /* Duration */),
+  config_optional_property(as, g.trust_list, nodes.activity_timeout, "ActivityTimeout", node_id(0, 290 /* Duration */),
                            variant(static_cast<double>(config_.activity_timeout.count())));
   return status::good;
 }
 
-void server_configuration::trust_list_changed(address_space& as, file_objects& files, date_time now) {
-  trust_changed_ = true;
-  config_assign(as, last_update_, variant(now));
-  files.refresh_size(trust_list_, as);
+void server_configuration::trust_list_changed(group_state& g, address_space& as, file_objects& files, date_time now) {
+  // The channels' and the X509 user sessions' certificates are checked again (Part 12 §7.8.2.5);
+  // nothing checks TLS client certificates against the HTTPS trust list (docs/decisions/0078).
+  if (g.which != certificate_group::https) trust_changed_ = true;
+  config_assign(as, g.last_update, variant(now));
+  files.refresh_size(g.trust_list, as);
 }
 
 status_code server_configuration::call(const config_caller& who, node_index object, node_index method,
@@ -258,40 +431,111 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   space_ = &as;
   now_ = now;
   // The audit event of each method (refusals included: who tried is what an auditor wants).
+  const group_state* on_trust_list = group_of_trust_list(object);
   std::uint32_t event = ids::trust_list_updated_audit_event_type;
-  if (object != trust_list_)
-    event = name == "UpdateCertificate" || name == "ApplyChanges" ? ids::certificate_updated_audit_event_type
+  if (!on_trust_list)
+    event = name == "UpdateCertificate" || name == "ApplyChanges" || name == "CreateSelfSignedCertificate" ||
+                    name == "DeleteCertificate"
+                ? ids::certificate_updated_audit_event_type
             : name == "CreateSigningRequest"                     ? ids::certificate_update_requested_audit_event_type
                                                                  : ids::audit_update_method_event_type;
-  const std::string audit_name = (object == trust_list_ ? "TrustList/" : "ServerConfiguration/") + std::string(name);
+  const std::string audit_name = (on_trust_list ? "TrustList/" : "ServerConfiguration/") + std::string(name);
   audit_ = {};
   // Part 12 §7.2 (and each method's Bad_UserAccessDenied): the SecurityAdmin role, over an
   // encrypted channel, for everything here, reading the trust list included.
   if (!who.roles.has(authz::well_known::security_admin)) {
-    audit_ = {event, method_id, audit_name, status::bad_user_access_denied, {}};
+    audit_ = {event, method_id, audit_name, status::bad_user_access_denied, {}, {}};
     return status::bad_user_access_denied;
   }
   if (who.mode != message_security_mode::sign_and_encrypt) {
-    audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient, {}};
+    audit_ = {event, method_id, audit_name, status::bad_security_mode_insufficient, {}, {}};
     return status::bad_security_mode_insufficient;
   }
-  if (object == trust_list_) {
+  if (on_trust_list) {
+    auto& g = groups_[static_cast<std::size_t>(on_trust_list->which)];
     // Part 12 §7.8.2.1 ActivityTimeout: counted from the last call on the TrustList.
-    trust_list_activity_ = now;
-    return trust_list_call(who, name, in, out, as, files, now, method);
+    g.activity = now;
+    return trust_list_call(who, g, name, in, out, as, files, now, method);
   }
 
   status_code sc = status::bad_not_implemented;
-  std::vector<std::uint32_t> types;  // of the certificates the call updates
+  std::vector<std::uint32_t> types, groups;  // of the certificates the call updates
   if (name == "UpdateCertificate") {
-    sc = update_certificate(who, in, out);
-    const auto* policy = in.size() > 1 ? config_policy_of_type(in[1].get_if<node_id>(), *config_.security) : nullptr;
-    if (policy) types.push_back(config_certificate_type_of(policy->curve));
+    const auto named = in.empty() ? std::optional<certificate_group>{} : config_group_named(in[0].get_if<node_id>());
+    if (named == certificate_group::https) {
+      sc = update_https_certificate(who, in, out);
+      types.push_back(ids::https_certificate_type);
+      groups.push_back(ids::server_configuration_certificate_groups_default_https_group);
+    } else {
+      sc = update_certificate(who, in, out);
+      const auto* policy = in.size() > 1 ? config_policy_of_type(in[1].get_if<node_id>(), *config_.security) : nullptr;
+      if (policy) types.push_back(config_certificate_type_of(policy->curve));
+      groups.push_back(ids::server_configuration_certificate_groups_default_application_group);
+    }
   } else if (name == "CreateSigningRequest") {
     sc = create_signing_request(in, out);
+  } else if (name == "CreateSelfSignedCertificate" || name == "DeleteCertificate") {
+    // Part 12 §7.10.6-7 (1.05): on the type only in namespace 0 (no instance NodeIds); Call takes
+    // the type's Method on the instance (Part 4 §5.11.2). Both join the session's transaction.
+    const bool create = name == "CreateSelfSignedCertificate";
+    const auto named = in.empty() ? std::optional<certificate_group>{} : config_group_named(in[0].get_if<node_id>());
+    const auto* type = in.size() > 1 ? in[1].get_if<node_id>() : nullptr;
+    // The slot: "" (RSA) or a curve in DefaultApplicationGroup, "https" in DefaultHttpsGroup.
+    std::string slot;
+    const security::security_policy* policy = nullptr;
+    std::shared_ptr<const own_identity> current;
+    if (named == certificate_group::application) {
+      policy = config_policy_of_type(type, *config_.security);
+      if (policy) {
+        slot = std::string(policy->curve);
+        current = config_.security->identity_for(*policy);
+      }
+    } else if (named == certificate_group::https && config_.security->https &&
+               (!type || type->is_null() || *type == node_id(0, ids::https_certificate_type))) {
+      policy = security::find_policy(security::policy_uri_basic256sha256);
+      slot = "https";
+      current = config_.security->https->current.get();
+    }
+    if (in.size() < (create ? 7u : 2u) || !policy) {
+      sc = status::bad_invalid_argument;  // DefaultUserTokenGroup has no certificate; a type the group has not
+    } else if (other_transaction(who)) {
+      sc = status::bad_transaction_pending;  // §7.10.6-7, as UpdateCertificate
+    } else if (!current) {
+      sc = status::bad_invalid_state;  // §7.10.7: "If no Certificate is assigned to the CertificateType slot"
+    } else if (create) {
+      auto made = config_self_signed(in, *policy, *current, config_.application_uri, config_.host_names, now);
+      sc = made ? status::good : made.error();
+      if (made) {
+        transaction_started(who);
+        diagnostics_.affects_group(as, node_id(0, config_groups[static_cast<std::size_t>(*named)].group));
+        byte_string b;
+        b.assign(made->certificate.der().data(), made->certificate.der().size());
+        out.emplace_back(std::move(b));
+        spdlog::info("CreateSelfSignedCertificate: {} waits for ApplyChanges of session {}", made->certificate.describe(),
+                     who.session);
+        tx_->certificates[slot] = std::make_shared<const own_identity>(std::move(*made));
+        new_keys_.erase(slot);  // §7.10.10: a key CreateSigningRequest made for the slot is discarded
+      }
+    } else {
+      // §7.10.7: ApplyChanges decides, refusing a certificate an endpoint uses: held as no identity.
+      transaction_started(who);
+      diagnostics_.affects_group(as, node_id(0, config_groups[static_cast<std::size_t>(*named)].group));
+      tx_->certificates[slot] = nullptr;
+      new_keys_.erase(slot);
+      sc = status::good;
+    }
+    if (policy) {
+      types.push_back(slot == "https" ? ids::https_certificate_type : config_certificate_type_of(policy->curve));
+      groups.push_back(config_groups[static_cast<std::size_t>(*named)].group);
+    }
   } else if (name == "ApplyChanges") {
     if (tx_ && tx_->session == who.session)
-      for (const auto& [curve, identity] : tx_->certificates) types.push_back(config_certificate_type_of(curve));
+      for (const auto& [curve, identity] : tx_->certificates) {
+        const bool https = curve == "https";
+        types.push_back(https ? ids::https_certificate_type : config_certificate_type_of(curve));
+        groups.push_back(https ? ids::server_configuration_certificate_groups_default_https_group
+                               : ids::server_configuration_certificate_groups_default_application_group);
+      }
     sc = apply_changes(who, as, files, now);
   } else if (name == "CancelChanges") {
     sc = cancel_changes(who);
@@ -304,13 +548,13 @@ status_code server_configuration::call(const config_caller& who, node_index obje
   } else if (name == "ResetToServerDefaults") {
     sc = reset_to_defaults(as, files, now);
   }
-  audit_ = {event, method_id, audit_name, sc, std::move(types)};
+  audit_ = {event, method_id, audit_name, sc, std::move(types), std::move(groups)};
   return sc;
 }
 
 void server_configuration::transaction_started(const config_caller& who) {
   if (tx_) return;  // continued
-  tx_ = transaction{who.session, {}, std::nullopt};
+  tx_ = transaction{who.session, {}, {}};
   if (space_) diagnostics_.started(*space_, now_);
 }
 
@@ -325,25 +569,30 @@ void server_configuration::session_closed(std::uint32_t session, std::optional<u
 }
 
 std::size_t server_configuration::expire(address_space& as, file_objects& files, date_time now) {
-  if (trust_list_ == no_node || config_.activity_timeout.count() <= 0 || files.open_count(trust_list_) == 0) return 0;
-  const std::int64_t idle_ms = (now.ticks - trust_list_activity_.ticks) / 10'000;
-  if (idle_ms < config_.activity_timeout.count()) return 0;
-  const std::size_t closed = files.close_all(trust_list_, as);
-  spdlog::warn("TrustList: {} handle(s) closed after {} ms without a call (ActivityTimeout); what was written is dropped",
-               closed, idle_ms);
+  if (config_.activity_timeout.count() <= 0) return 0;
+  std::size_t closed = 0;
+  for (auto& g : groups_) {
+    if (g.trust_list == no_node || files.open_count(g.trust_list) == 0) continue;
+    const std::int64_t idle_ms = (now.ticks - g.activity.ticks) / 10'000;
+    if (idle_ms < config_.activity_timeout.count()) continue;
+    const std::size_t n = files.close_all(g.trust_list, as);
+    spdlog::warn("TrustList of {}: {} handle(s) closed after {} ms without a call (ActivityTimeout); what was written is "
+                 "dropped", config_group_name(g.which), n, idle_ms);
+    closed += n;
+  }
   return closed;
 }
 
-status_code server_configuration::trust_list_call(const config_caller& who, std::string_view name,
+status_code server_configuration::trust_list_call(const config_caller& who, group_state& g, std::string_view name,
                                                   std::span<const variant> in, std::vector<variant>& out,
                                                   address_space& as, file_objects& files, date_time now,
                                                   node_index method) {
   const std::uint32_t method_id = as.at(method).id.to_node_id().numeric();
+  const node_index trust_list = g.trust_list;
   const auto audited = [&](status_code sc) {
-    audit_ = {ids::trust_list_updated_audit_event_type, method_id, "TrustList/" + std::string(name), sc, {}};
+    audit_ = {ids::trust_list_updated_audit_event_type, method_id, "TrustList/" + std::string(name), sc, {}, {}};
     return sc;
   };
-  const fs::path pki = config_.security->store->root();
   if (name == "Open") {
     // Part 12 §7.8.1: Read (1) or Write + EraseExisting (6), nothing else.
     const auto* mode = in.empty() ? nullptr : in[0].get_if<std::uint8_t>();
@@ -351,14 +600,14 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
       return status::bad_invalid_argument;
     // Part 12 §7.8.2.1: writing joins a transaction; another session's waits.
     if ((*mode & open_mode::write) && other_transaction(who)) return status::bad_transaction_pending;
-    return files.call(who.session, trust_list_, method, in, out, as);
+    return files.call(who.session, trust_list, method, in, out, as);
   }
   if (name == "OpenWithMasks") {
     // Part 12 §7.8.2.2: opened for reading, holding only the lists the masks name.
     const auto* masks = in.empty() ? nullptr : in[0].get_if<std::uint32_t>();
     if (!masks) return status::bad_invalid_argument;
-    const std::string bytes = trust_list_bytes(*masks & security::trust_masks::all);
-    auto opened = files.open(who.session, trust_list_, open_mode::read, as, &bytes);
+    const std::string bytes = trust_list_bytes(g.which, *masks & security::trust_masks::all);
+    auto opened = files.open(who.session, trust_list, open_mode::read, as, &bytes);
     if (!opened) return opened.error();
     out.emplace_back(*opened);
     return status::good;
@@ -368,7 +617,7 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
     if (!handle) return status::bad_invalid_argument;
     // The handle ends whatever follows: "If the file cannot be processed this Method still closes
     // the file and discards the data before returning an error" (Part 12 §7.8.2.3).
-    auto written = files.take(who.session, trust_list_, *handle, as);
+    auto written = files.take(who.session, trust_list, *handle, as);
     if (!written) return written.error();
     decode_limits limits;
     limits.max_string_length = config_.max_trust_list_size;
@@ -397,9 +646,8 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
     // Part 12 §7.8.2.5: the lists join this session's transaction (created or continued) and take
     // effect at ApplyChanges; a list named again replaces what an earlier CloseAndUpdate gave it.
     transaction_started(who);
-    if (!tx_->trust) tx_->trust = security::trust_list_contents{};
-    diagnostics_.affects_trust_list(as, as.at(trust_list_).id.to_node_id());
-    auto& held = *tx_->trust;
+    diagnostics_.affects_trust_list(as, as.at(trust_list).id.to_node_id());
+    auto& held = tx_->trust[g.which];
     const auto take = [&](std::uint32_t bit, std::vector<security::der_bytes>& into, std::vector<security::der_bytes>& from) {
       if (lists.specified_lists & bit) into = std::move(from);
     };
@@ -408,19 +656,22 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
     take(security::trust_masks::issuer_certificates, held.issuer_certificates, lists.issuer_certificates);
     take(security::trust_masks::issuer_crls, held.issuer_crls, lists.issuer_crls);
     held.specified_lists |= lists.specified_lists;
-    spdlog::info("TrustList CloseAndUpdate: {} trusted, {} issuer certificate(s) wait for ApplyChanges of session {}",
-                 held.trusted_certificates.size(), held.issuer_certificates.size(), who.session);
+    spdlog::info("TrustList CloseAndUpdate ({}): {} trusted, {} issuer certificate(s) wait for ApplyChanges of session {}",
+                 config_group_name(g.which), held.trusted_certificates.size(), held.issuer_certificates.size(), who.session);
     out.emplace_back(true);  // applyChangesRequired
     return audited(status::good);
   }
   if (name == "AddCertificate" || name == "RemoveCertificate") {
     // Part 12 §7.8.2.4-5: "This Method cannot be called if the containing TrustList Object is open."
-    if (files.open_count(trust_list_) > 0) return audited(status::bad_invalid_state);
+    if (files.open_count(trust_list) > 0) return audited(status::bad_invalid_state);
     // Part 12 §7.8.2.6-7: not while a transaction waits for ApplyChanges or CancelChanges (they
     // apply at once, and would be lost or undone by it).
     if (tx_) return audited(status::bad_transaction_pending);
     const auto* trusted = in.size() > 1 ? in[1].get_if<bool>() : nullptr;
     if (!trusted) return status::bad_invalid_argument;
+    if (g.which == certificate_group::user_token)
+      if (const auto sc = separate_user_trust(); sc.is_bad()) return audited(sc);
+    const fs::path pki = trust_root(g.which);
     status_code sc;
     if (name == "AddCertificate") {
       const auto* cert = in[0].get_if<byte_string>();
@@ -435,11 +686,11 @@ status_code server_configuration::trust_list_call(const config_caller& who, std:
       if (!thumbprint) return status::bad_invalid_argument;
       sc = security::remove_from_trust_list(pki, thumbprint->view(), *trusted);
     }
-    if (sc.is_good()) trust_list_changed(as, files, now);
+    if (sc.is_good()) trust_list_changed(g, as, files, now);
     return audited(sc);
   }
   // Close, Read, Write, GetPosition, SetPosition: FileType's.
-  return files.call(who.session, trust_list_, method, in, out, as);
+  return files.call(who.session, trust_list, method, in, out, as);
 }
 
 status_code server_configuration::update_certificate(const config_caller& who, std::span<const variant> in,
@@ -524,6 +775,77 @@ status_code server_configuration::update_certificate(const config_caller& who, s
   return status::good;
 }
 
+status_code server_configuration::update_https_certificate(const config_caller& who, std::span<const variant> in,
+                                                           std::vector<variant>& out) {
+  // Part 12 §7.10.4 on DefaultHttpsGroup (§7.8.3.3): the certificate the opc.wss endpoints present
+  // in TLS (docs/decisions/0078). Its checks are the application certificate's but the URI: a TLS
+  // client checks the host names, not an ApplicationUri.
+  if (in.size() < 6) return status::bad_invalid_argument;
+  if (other_transaction(who)) return status::bad_transaction_pending;
+  const auto& https = config_.security->https;
+  if (!https) return status::bad_invalid_argument;  // no opc.wss endpoint: the group has no certificate
+  const auto* type = in[1].get_if<node_id>();
+  const auto* cert_bytes = in[2].get_if<byte_string>();
+  const auto* issuers_bytes = in[3].get_if<ua_array<byte_string>>();
+  const auto* key_format = in[4].get_if<ua_string>();
+  const auto* key_bytes = in[5].get_if<byte_string>();
+  if (!cert_bytes) return status::bad_invalid_argument;
+  // The group's type, HttpsCertificateType; RsaSha256ApplicationCertificateType, which tools that
+  // know one certificate type send; or none.
+  if (type && !type->is_null() && !(*type == node_id(0, ids::https_certificate_type)) &&
+      !(*type == node_id(0, ids::rsa_sha256_application_certificate_type)))
+    return status::bad_invalid_argument;
+  const auto cert = security::certificate::from_der(bytes_in(*cert_bytes));
+  if (!cert) {
+    spdlog::warn("UpdateCertificate (DefaultHttpsGroup) refused: the certificate does not parse (Bad_CertificateInvalid)");
+    return status::bad_certificate_invalid;
+  }
+  std::vector<security::certificate> issuers;
+  if (issuers_bytes)
+    for (const auto& b : *issuers_bytes) {
+      auto c = security::certificate::from_der(bytes_in(b));
+      if (!c) return status::bad_certificate_invalid;
+      issuers.push_back(std::move(*c));
+    }
+  const auto current = https->current.get();
+  if (!current) return status::bad_invalid_argument;
+  security::rsa_key key;
+  const bool key_given = key_format && !key_format->empty() && key_bytes && !key_bytes->empty();
+  const auto made = new_keys_.find("https");
+  if (key_given) {
+    auto k = security::private_key_from(key_format->view(), bytes_in(*key_bytes));
+    if (!k) return k.error();
+    key = std::move(*k);
+  } else if (made != new_keys_.end() && security::key_matches(*cert, made->second)) {
+    key = made->second;
+  } else {
+    key = current->private_key;
+  }
+  if (!security::key_matches(*cert, key)) {
+    spdlog::warn("UpdateCertificate (DefaultHttpsGroup) refused: the certificate's public key is not the key given or "
+                 "held (Bad_SecurityChecksFailed) [{}]", cert->describe());
+    return status::bad_security_checks_failed;
+  }
+  // An RSA key of 2048 to 4096 bits, as the application certificate's.
+  if (!security::key_fits_policy(*security::find_policy(security::policy_uri_basic256sha256), key)) {
+    spdlog::warn("UpdateCertificate (DefaultHttpsGroup) refused: not an RSA key of 2048 to 4096 bits (Bad_CertificateInvalid) [{}]",
+                 cert->describe());
+    return status::bad_certificate_invalid;
+  }
+  if (!issuers.empty() && !security::issued_by(issuers.front(), *cert)) {
+    spdlog::warn("UpdateCertificate (DefaultHttpsGroup) refused: the first issuer certificate did not issue it "
+                 "(Bad_SecurityChecksFailed)");
+    return status::bad_security_checks_failed;
+  }
+  transaction_started(who);
+  if (space_) diagnostics_.affects_group(*space_, node_id(0, ids::server_configuration_certificate_groups_default_https_group));
+  tx_->certificates["https"] = std::make_shared<const own_identity>(own_identity{*cert, std::move(issuers), std::move(key)});
+  spdlog::info("UpdateCertificate: the HTTPS certificate {} waits for ApplyChanges of session {}", cert->describe(),
+               who.session);
+  out.emplace_back(true);
+  return status::good;
+}
+
 status_code server_configuration::create_signing_request(std::span<const variant> in, std::vector<variant>& out) {
   // Part 12 §7.10.7 CreateSigningRequest(CertificateGroupId, CertificateTypeId, SubjectName,
   // RegeneratePrivateKey, Nonce) -> CertificateRequest.
@@ -533,12 +855,19 @@ status_code server_configuration::create_signing_request(std::span<const variant
   const auto* subject = in[2].get_if<ua_string>();
   const auto* regenerate = in[3].get_if<bool>();
   const auto* nonce = in[4].get_if<byte_string>();
-  const node_id default_group(0, ids::server_configuration_certificate_groups_default_application_group);
-  if (group && !group->is_null() && !(*group == default_group)) return status::bad_invalid_argument;
-  // The type names whose key signs: the RSA certificate's, or an ECC curve's (Part 12 §7.8.4).
-  const auto* policy = config_policy_of_type(type, *config_.security);
+  const auto named = config_group_named(group);
+  const bool https = named == certificate_group::https;
+  if (!named || named == certificate_group::user_token) return status::bad_invalid_argument;  // no certificate of its own
+  // The type names whose key signs: the RSA certificate's, or an ECC curve's (Part 12 §7.8.4); in
+  // DefaultHttpsGroup the TLS certificate's (an RSA key, docs/decisions/0078).
+  const auto* policy = https ? security::find_policy(security::policy_uri_basic256sha256)
+                             : config_policy_of_type(type, *config_.security);
+  if (https && type && !type->is_null() && !(*type == node_id(0, ids::https_certificate_type)) &&
+      !(*type == node_id(0, ids::rsa_sha256_application_certificate_type)))
+    return status::bad_invalid_argument;
   if (!policy) return status::bad_invalid_argument;
-  const auto current = config_.security->identity_for(*policy);
+  const auto current = https ? (config_.security->https ? config_.security->https->current.get() : nullptr)
+                             : config_.security->identity_for(*policy);
   if (!current) return status::bad_invalid_argument;
   security::rsa_key key = current->private_key;
   if (regenerate && *regenerate) {
@@ -549,7 +878,7 @@ status_code server_configuration::create_signing_request(std::span<const variant
                                   : security::rsa_key::generate(static_cast<unsigned>(current->private_key.bits()));
     if (!fresh) return fresh.error();
     key = std::move(*fresh);
-    new_keys_[std::string(policy->curve)] = key;
+    new_keys_[https ? std::string("https") : std::string(policy->curve)] = key;
   }
   std::vector<std::string> hosts = config_.host_names;
   if (hosts.empty()) hosts = current->certificate.host_names();
@@ -596,6 +925,30 @@ status_code server_configuration::install_identity(std::shared_ptr<const own_ide
   return status::good;
 }
 
+status_code server_configuration::install_https(std::shared_ptr<const own_identity> identity, std::string_view by) {
+  // Where the HTTPS certificate came from (docs/decisions/0078): the plant file's PEM files, or
+  // own/certs/uactor-https.der (DER, its key PEM, as own/ keeps the others). The old ones stay as
+  // .previous, the rollback.
+  auto& https = *config_.security->https;
+  const fs::path cert_file = https.certificate_file, key_file = https.key_file;
+  std::error_code ec;
+  fs::create_directories(cert_file.parent_path(), ec);
+  fs::copy_file(cert_file, cert_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
+  fs::copy_file(key_file, key_file.string() + ".previous", fs::copy_options::overwrite_existing, ec);
+  ::chmod((key_file.string() + ".previous").c_str(), 0600);
+  const auto chain = identity->chain();
+  const std::string cert_bytes = https.pem ? config_pem_chain(*identity)
+                                           : std::string(reinterpret_cast<const char*>(chain.data()), chain.size());
+  if (!config_write_file(key_file, identity->private_key.to_private_pem(), true) ||
+      !config_write_file(cert_file, cert_bytes, false)) {
+    spdlog::error("{}: cannot write the new HTTPS certificate into {}: the certificate in use stays", by, cert_file.string());
+    return status::bad_internal_error;
+  }
+  https.current.set(identity);
+  spdlog::info("{}: new opc.wss TLS connections present {}; running ones keep theirs", by, identity->certificate.describe());
+  return status::good;
+}
+
 status_code server_configuration::apply_changes(const config_caller& who, address_space& as, file_objects& files,
                                                 date_time now) {
   // Part 12 §7.10.9: no transaction, nothing to do; another session's is not this one's to apply
@@ -603,24 +956,50 @@ status_code server_configuration::apply_changes(const config_caller& who, addres
   // has to be closed (Bad_InvalidState, the transaction stays).
   if (!tx_) return status::bad_nothing_to_do;
   if (tx_->session != who.session) return status::bad_session_id_invalid;
-  if (files.open_for_writing(trust_list_)) return status::bad_invalid_state;
-  // The changes in the order they came: the trust list, then the certificate. They were checked
+  for (const auto& g : groups_)
+    if (g.trust_list != no_node && files.open_for_writing(g.trust_list)) return status::bad_invalid_state;
+  // Part 12 §7.10.7: "Certificates that are referenced by EndpointDescriptions shall not be deleted.
+  // This determination happens when ApplyChanges is called." Each certificate this server has is
+  // one an endpoint uses (the RSA one and each curve's: the offers made them; the HTTPS one: the
+  // opc.wss endpoint presents it), so a DeleteCertificate never applies; the transaction stays for
+  // CancelChanges.
+  for (const auto& [slot, identity] : tx_->certificates)
+    if (!identity) {
+      spdlog::warn("ApplyChanges refused: the {} certificate is in use by an endpoint and cannot be deleted (Part 12 §7.10.7); "
+                   "nothing changed, CancelChanges drops the transaction",
+                   slot.empty() ? "RSA application" : slot == "https" ? "HTTPS" : slot);
+      diagnostics_.ended(as, now, status::bad_invalid_state,
+                         node_id(0, slot == "https" ? ids::server_configuration_certificate_groups_default_https_group
+                                                    : ids::server_configuration_certificate_groups_default_application_group),
+                         "the certificate is used by an endpoint");
+      return status::bad_invalid_state;
+    }
+  // The changes in the order they came: the trust lists, then the certificates. They were checked
   // when they were made; what can still fail is the disk, and then the transaction stays for a
   // CancelChanges or another ApplyChanges.
-  if (tx_->trust) {
-    if (const auto sc = security::write_trust_list(config_.security->store->root(), *tx_->trust); sc.is_bad()) {
-      spdlog::error("ApplyChanges: the trust list could not be written ({}): nothing changed", sc.to_string());
-      diagnostics_.ended(as, now, sc, as.at(trust_list_).id.to_node_id(), "the trust list could not be written");
+  for (auto it = tx_->trust.begin(); it != tx_->trust.end();) {
+    auto& g = group(it->first);
+    status_code sc = g.which == certificate_group::user_token ? separate_user_trust() : status::good;
+    if (sc.is_good()) sc = security::write_trust_list(trust_root(g.which), it->second);
+    if (sc.is_bad()) {
+      spdlog::error("ApplyChanges: the trust list of {} could not be written ({}): it is unchanged", config_group_name(g.which),
+                    sc.to_string());
+      diagnostics_.ended(as, now, sc, as.at(g.trust_list).id.to_node_id(), "the trust list could not be written");
       return sc;
     }
-    trust_list_changed(as, files, now);
-    spdlog::info("ApplyChanges: the trust list of session {} applied ({} trusted, {} issuer certificate(s) in the lists it named)",
-                 tx_->session, tx_->trust->trusted_certificates.size(), tx_->trust->issuer_certificates.size());
-    tx_->trust.reset();
+    trust_list_changed(g, as, files, now);
+    spdlog::info("ApplyChanges: the trust list of {} of session {} applied ({} trusted, {} issuer certificate(s) in the lists "
+                 "it named)", config_group_name(g.which), tx_->session, it->second.trusted_certificates.size(),
+                 it->second.issuer_certificates.size());
+    it = tx_->trust.erase(it);
   }
   for (auto it = tx_->certificates.begin(); it != tx_->certificates.end();) {
-    if (const auto sc = install_identity(it->second, "ApplyChanges", it->first); sc.is_bad()) {
-      diagnostics_.ended(as, now, sc, node_id(0, ids::server_configuration_certificate_groups_default_application_group),
+    const bool https = it->first == "https";
+    if (const auto sc = https ? install_https(it->second, "ApplyChanges") : install_identity(it->second, "ApplyChanges", it->first);
+        sc.is_bad()) {
+      diagnostics_.ended(as, now, sc,
+                         node_id(0, https ? ids::server_configuration_certificate_groups_default_https_group
+                                          : ids::server_configuration_certificate_groups_default_application_group),
                          "the certificate could not be written");
       return sc;
     }
@@ -639,7 +1018,7 @@ status_code server_configuration::cancel_changes(const config_caller& who) {
   if (tx_->session != who.session) return status::bad_session_id_invalid;
   spdlog::info("CancelChanges: the transaction of session {} is dropped{}{}", tx_->session,
                tx_->certificates.empty() ? std::string{} : fmt::format("; {} certificate(s) not applied", tx_->certificates.size()),
-               tx_->trust ? "; the trust list written is not applied" : "");
+               !tx_->trust.empty() ? "; the trust list written is not applied" : "");
   tx_.reset();
   if (space_) diagnostics_.ended(*space_, now_, status::bad_request_cancelled_by_client);
   return status::good;
@@ -650,8 +1029,8 @@ status_code server_configuration::get_certificates(std::span<const variant> in, 
   // the certificates in use now (not one waiting for ApplyChanges), each with its type.
   const auto* group = in.empty() ? nullptr : in[0].get_if<node_id>();
   if (!group) return status::bad_invalid_argument;
-  const node_id default_group(0, ids::server_configuration_certificate_groups_default_application_group);
-  if (!group->is_null() && !(*group == default_group)) return status::bad_invalid_argument;
+  const auto named = config_group_named(group);
+  if (!named) return status::bad_invalid_argument;
   ua_array<node_id> types;
   ua_array<byte_string> certs;
   const auto add = [&](std::uint32_t type, const security::certificate& c) {
@@ -662,6 +1041,14 @@ status_code server_configuration::get_certificates(std::span<const variant> in, 
     certs.push_back(std::move(b));
   };
   const auto& sec = *config_.security;
+  // DefaultHttpsGroup: the opc.wss TLS certificate; DefaultUserTokenGroup has none (0078).
+  if (named != certificate_group::application) {
+    if (named == certificate_group::https && sec.https)
+      if (const auto id = sec.https->current.get()) add(ids::https_certificate_type, id->certificate);
+    out.emplace_back(std::move(types));
+    out.emplace_back(std::move(certs));
+    return status::good;
+  }
   add(ids::rsa_sha256_application_certificate_type, sec.own()->certificate);
   for (const auto& e : sec.ecc_identities)
     for (const auto& p : security::all_policies())
@@ -692,14 +1079,16 @@ status_code server_configuration::reset_to_defaults(address_space& as, file_obje
   lists.specified_lists = security::trust_masks::all;
   lists.trusted_certificates = config_.default_trust;
   if (const auto sc = security::write_trust_list(config_.security->store->root(), lists); sc.is_bad()) return sc;
-  files.close_all(trust_list_, as);
+  // The application group's; DefaultHttpsGroup and DefaultUserTokenGroup keep theirs (0078).
+  auto& application = group(certificate_group::application);
+  files.close_all(application.trust_list, as);
   if (tx_) {
     spdlog::info("ResetToServerDefaults: the transaction of session {} is dropped", tx_->session);
     diagnostics_.ended(as, now, status::bad_request_cancelled_by_client);
   }
   tx_.reset();
   new_keys_.clear();
-  trust_list_changed(as, files, now);
+  trust_list_changed(application, as, files, now);
   if (const auto sc = install_identity(
           std::make_shared<const own_identity>(own_identity{fresh->cert, {}, std::move(fresh->private_key)}),
           "ResetToServerDefaults", {});

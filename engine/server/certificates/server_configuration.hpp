@@ -6,10 +6,15 @@
 // wait for ApplyChanges (UpdateCertificate, CloseAndUpdate) form one transaction of the session that
 // made them (Part 12 §7.10.2; docs/decisions/0064). Only a session with the SecurityAdmin role over
 // SignAndEncrypt may call any of it. Plain state in the session host, no CAF (docs/decisions/0056).
+// Three certificate groups (Part 12 §7.8.3.3, docs/decisions/0078): DefaultApplicationGroup (the
+// application certificates and trust list), DefaultHttpsGroup (the opc.wss TLS certificate, its
+// trust list in <pki>/https) and DefaultUserTokenGroup (the trust list of X509 user tokens, in
+// <pki>/user once written; until then the application trust list).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,7 +68,13 @@ struct certificate_audit {
   // updated (UpdateCertificate: the one it names; ApplyChanges, ResetToServerDefaults: each one
   // they installed), one event each; empty: RsaSha256ApplicationCertificateType.
   std::vector<std::uint32_t> certificate_types;
+  // The CertificateGroup of each of certificate_types (the same length, or empty: all
+  // DefaultApplicationGroup).
+  std::vector<std::uint32_t> certificate_groups;
 };
+
+// Part 12 §7.8.3.3: the certificate groups of the server.
+enum class certificate_group : std::uint8_t { application, https, user_token };
 
 class server_configuration {
 public:
@@ -74,8 +85,8 @@ public:
   // Bad_NodeIdUnknown when namespace 0 lacks ServerConfiguration.
   ua::status_code install(ua::address_space& as, file_objects& files, ua::date_time now);
 
-  // Whether `object` is ServerConfiguration or its DefaultApplicationGroup's TrustList.
-  bool handles(ua::node_index object) const noexcept { return object == configuration_ || object == trust_list_; }
+  // Whether `object` is ServerConfiguration or a certificate group's TrustList.
+  bool handles(ua::node_index object) const noexcept { return object == configuration_ || group_of_trust_list(object); }
 
   // One method on either object, after services::check_call. Bad_UserAccessDenied without
   // SecurityAdmin, Bad_SecurityModeInsufficient below SignAndEncrypt; then each method's own.
@@ -101,10 +112,31 @@ public:
   // Returns how many handles were closed.
   std::size_t expire(ua::address_space& as, file_objects& files, ua::date_time now);
 
+  // The folder of a group's trust list (trusted/, issuers/ under it): the PKI root, <pki>/https,
+  // <pki>/user (the PKI root while <pki>/user does not exist: docs/decisions/0078).
+  std::filesystem::path trust_root(certificate_group g) const;
+
 private:
-  ua::status_code trust_list_call(const config_caller& who, std::string_view name, std::span<const ua::variant> in,
-                                  std::vector<ua::variant>& out, ua::address_space& as, file_objects& files,
-                                  ua::date_time now, ua::node_index method);
+  // One certificate group's nodes and its TrustList's state.
+  struct group_state {
+    certificate_group which = certificate_group::application;
+    std::uint32_t group_id = 0;  // its Object's NodeId (ns=0)
+    ua::node_index trust_list = ua::no_node, last_update = ua::no_node;
+    ua::date_time activity{};  // the last call on its TrustList (ActivityTimeout)
+  };
+  const group_state* group_of_trust_list(ua::node_index object) const noexcept {
+    for (const auto& g : groups_)
+      if (g.trust_list == object && object != ua::no_node) return &g;
+    return nullptr;
+  }
+  group_state& group(certificate_group g) { return groups_[static_cast<std::size_t>(g)]; }
+  ua::status_code install_group(group_state& g, ua::address_space& as, file_objects& files, ua::date_time now);
+  ua::status_code trust_list_call(const config_caller& who, group_state& g, std::string_view name,
+                                  std::span<const ua::variant> in, std::vector<ua::variant>& out,
+                                  ua::address_space& as, file_objects& files, ua::date_time now, ua::node_index method);
+  // The user token group's trust list gets folders of its own at its first change: a copy of the
+  // application's, which it was until then (docs/decisions/0078).
+  ua::status_code separate_user_trust();
   ua::status_code update_certificate(const config_caller& who, std::span<const ua::variant> in,
                                      std::vector<ua::variant>& out);
   ua::status_code create_signing_request(std::span<const ua::variant> in, std::vector<ua::variant>& out);
@@ -116,26 +148,31 @@ private:
   // `curve`: "" for the RSA certificate, else the ECC curve's (security_policy::curve).
   ua::status_code install_identity(std::shared_ptr<const own_identity> identity, std::string_view by,
                                    std::string_view curve);
-  void trust_list_changed(ua::address_space& as, file_objects& files, ua::date_time now);
-  std::string trust_list_bytes(std::uint32_t masks) const;
+  void trust_list_changed(group_state& g, ua::address_space& as, file_objects& files, ua::date_time now);
+  std::string trust_list_bytes(certificate_group g, std::uint32_t masks) const;
+  // DefaultHttpsGroup's certificate methods (docs/decisions/0078).
+  ua::status_code update_https_certificate(const config_caller& who, std::span<const ua::variant> in,
+                                           std::vector<ua::variant>& out);
+  ua::status_code install_https(std::shared_ptr<const own_identity> identity, std::string_view by);
   // Whether another session's transaction waits (Part 12 §7.10.2: Bad_TransactionPending).
   bool other_transaction(const config_caller& who) const noexcept { return tx_ && tx_->session != who.session; }
 
   // Part 12 §7.10.2: what waits for ApplyChanges, and whose it is.
   struct transaction {
     std::uint32_t session = 0;
-    // UpdateCertificate's, by curve ("" for the RSA certificate).
+    // UpdateCertificate's, by curve ("" for the RSA certificate, "https" for DefaultHttpsGroup's).
     std::map<std::string, std::shared_ptr<const own_identity>> certificates;
-    std::optional<security::trust_list_contents> trust;     // CloseAndUpdate's, the lists it names
+    // CloseAndUpdate's, the lists it names, by group.
+    std::map<certificate_group, security::trust_list_contents> trust;
   };
 
   certificate_management_config config_;
-  ua::node_index configuration_ = ua::no_node, trust_list_ = ua::no_node, last_update_ = ua::no_node;
+  ua::node_index configuration_ = ua::no_node;
+  std::vector<group_state> groups_;  // by certificate_group; DefaultApplicationGroup always
   // The open transaction; the keys CreateSigningRequest made (by curve, "" for RSA) until a
   // certificate for them comes.
   std::optional<transaction> tx_;
   std::map<std::string, security::rsa_key> new_keys_;
-  ua::date_time trust_list_activity_{};  // the last call on the TrustList (ActivityTimeout)
   bool identity_changed_ = false;
   bool trust_changed_ = false;
   certificate_audit audit_;

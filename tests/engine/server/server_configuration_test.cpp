@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -13,6 +15,7 @@
 #include <openssl/x509v3.h>
 
 #include "engine/server/certificates/server_configuration.hpp"
+#include "engine/server/certificates/user_token_trust.hpp"
 #include "engine/server/access/roles.hpp"
 #include "protocol/byte_buffer.hpp"
 #include "protocol/codec.hpp"
@@ -64,7 +67,7 @@ struct config_fixture {
   std::int64_t now_ms = 1000;  // the time of the next call
 
   explicit config_fixture(std::uint32_t max_size = 1u << 20, std::vector<security::der_bytes> default_trust = {},
-                          std::vector<actors::server_security::curve_identity> ecc = {}) {
+                          std::vector<actors::server_security::curve_identity> ecc = {}, bool https = false) {
     auto store = std::make_shared<security::pki_store>(pki.path());
     security::certificate_request r;
     r.application_uri = server_uri;
@@ -75,6 +78,14 @@ struct config_fixture {
     sec->private_key = own->private_key;
     sec->store = store;
     sec->ecc_identities = std::move(ecc);
+    if (https) {
+      // The opc.wss TLS certificate (DefaultHttpsGroup), as the runtime sets it before any push:
+      // the application's, to be written to own/certs/uactor-https.der.
+      sec->https = std::make_shared<actors::https_certificate>();
+      sec->https->current.set(sec->own());
+      sec->https->certificate_file = (pki.path() / "own" / "certs" / "uactor-https.der").string();
+      sec->https->key_file = (pki.path() / "own" / "private" / "uactor-https.pem").string();
+    }
     actors::certificate_management_config c;
     c.security = sec;
     c.application_uri = server_uri;
@@ -108,6 +119,11 @@ struct config_fixture {
                                 const actors::config_caller* who = nullptr) {
     return call(ids::server_configuration_certificate_groups_default_application_group_trust_list, method,
                 std::move(in), out, who);
+  }
+  // The TrustList of another group (its own method NodeIds).
+  ua::status_code on_group_trust_list(std::uint32_t trust_list, std::uint32_t method, std::vector<ua::variant> in,
+                                      std::vector<ua::variant>& out) {
+    return call(trust_list, method, std::move(in), out);
   }
   static constexpr std::uint32_t tl_open = ids::server_configuration_certificate_groups_default_application_group_trust_list_open;
   static constexpr std::uint32_t tl_read = ids::server_configuration_certificate_groups_default_application_group_trust_list_read;
@@ -621,10 +637,9 @@ TEST_CASE("server configuration: GetCertificates lists the certificates in use w
   const auto* listed = f.core.space().variable(types_node)->value.value.get_if<ua::ua_array<ua::node_id>>();
   REQUIRE(listed);
   CHECK(listed->size() == 2);
-  // Another group, or no NodeId at all: Bad_InvalidArgument (Part 12 §7.10.8).
+  // A NodeId that is no group of the server, or no NodeId at all: Bad_InvalidArgument (Part 12 §7.10.8).
   CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates,
-               {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group))}, out) ==
-        ua::status::bad_invalid_argument);
+               {ua::variant(ua::node_id(0, ids::server_configuration))}, out) == ua::status::bad_invalid_argument);
   CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(std::uint32_t{1})}, out) ==
         ua::status::bad_invalid_argument);
   // Only SecurityAdmin.
@@ -853,6 +868,358 @@ TEST_CASE("server configuration: the ECC certificate of a curve the server has i
       security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor-ecc-nistP256.der");
   REQUIRE(reset_on_disk);
   CHECK(reset_on_disk->front() == reset->certificate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DefaultHttpsGroup and DefaultUserTokenGroup (Part 12 §7.8.3.3; docs/decisions/0078).
+
+namespace {
+
+// Every DER file of a folder (not the temporary ones).
+std::size_t certificate_files(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) n += e.path().filename().string()[0] != '.';
+  return n;
+}
+
+// A TrustListDataType read through OpenWithMasks/Read/Close of the TrustList `tl` (its methods'
+// NodeIds follow the TrustList's: Open +6, Read +11, Close +9, OpenWithMasks +22).
+ua::trust_list_data_type read_group_list(config_fixture& f, std::uint32_t tl, std::uint32_t open_with_masks,
+                                         std::uint32_t read, std::uint32_t close) {
+  std::vector<ua::variant> out;
+  REQUIRE(f.on_group_trust_list(tl, open_with_masks, {ua::variant(std::uint32_t{15})}, out) == ua::status::good);
+  const auto h = *out.at(0).get_if<std::uint32_t>();
+  std::string bytes;
+  for (;;) {
+    REQUIRE(f.on_group_trust_list(tl, read, {ua::variant(h), ua::variant(std::int32_t{4096})}, out) == ua::status::good);
+    const auto& chunk = *out.at(0).get_if<ua::byte_string>();
+    if (chunk.empty()) break;
+    bytes += chunk.view();
+  }
+  REQUIRE(f.on_group_trust_list(tl, close, {ua::variant(h)}, out) == ua::status::good);
+  ua::decoder d({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+  ua::trust_list_data_type t;
+  ua::decode(d, t);
+  REQUIRE(d.ok());
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("server configuration: DefaultHttpsGroup renews the opc.wss TLS certificate at ApplyChanges",
+          "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  auto& as = f.core.space();
+  const ua::node_id https_group(0, ids::server_configuration_certificate_groups_default_https_group);
+  const ua::node_id https_type(0, ids::https_certificate_type);
+  // CertificateTypes: HttpsCertificateType (Part 12 §7.8.3.3).
+  const auto types = as.find(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group_certificate_types));
+  REQUIRE(types != ua::no_node);
+  const auto* listed = as.variable(types)->value.value.get_if<ua::ua_array<ua::node_id>>();
+  REQUIRE(listed);
+  CHECK(*listed == ua::ua_array<ua::node_id>{https_type});
+  // GetCertificates of the group: the TLS certificate in use.
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(https_group)}, out) ==
+          ua::status::good);
+  CHECK(*out.at(0).get_if<ua::ua_array<ua::node_id>>() == ua::ua_array<ua::node_id>{https_type});
+  CHECK((*out.at(1).get_if<ua::ua_array<ua::byte_string>>())[0] == bytes_of_der(f.sec->certificate.der()));
+
+  // CreateSigningRequest with a new key: an RSA key, kept for the certificate to come.
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+                 {ua::variant(https_group), ua::variant(https_type), ua::variant(ua::ua_string("CN=plant gateway")),
+                  ua::variant(true), ua::variant(ua::byte_string(std::string(32, 'n')))},
+                 out) == ua::status::good);
+  const auto& der = *out.at(0).get_if<ua::byte_string>();
+  const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> req(d2i_X509_REQ(nullptr, &p, static_cast<long>(der.size())),
+                                                           X509_REQ_free);
+  REQUIRE(req);
+  EVP_PKEY* requested = X509_REQ_get0_pubkey(req.get());
+  CHECK(X509_REQ_verify(req.get(), requested) == 1);
+  CHECK(EVP_PKEY_get_base_id(requested) == EVP_PKEY_RSA);
+  CHECK(EVP_PKEY_eq(requested, f.sec->certificate.public_key().native()) != 1);
+  // DefaultUserTokenGroup has no certificate of its own.
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_create_signing_request,
+               {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_user_token_group)),
+                ua::variant(ua::node_id{}), ua::variant(ua::ua_string("")), ua::variant(false), ua::variant(ua::byte_string{})},
+               out) == ua::status::bad_invalid_argument);
+
+  const auto ca = config_cert("site ca", "");
+  const auto update = [&](const ua::node_id& type, const security::certificate& c, std::string key_pem = "") {
+    return f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                  {ua::variant(https_group), ua::variant(type), ua::variant(bytes_of_der(c.der())),
+                   ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}),
+                   ua::variant(ua::ua_string(key_pem.empty() ? "" : "PEM")), ua::variant(ua::byte_string(key_pem))},
+                  out);
+  };
+  const auto old = f.sec->https->current.get();
+  // Refusals that change nothing: a key that is neither the new one nor the current, an ECC
+  // certificate type, garbage, an ECC key.
+  const auto foreign = config_cert("gateway", "urn:any", &ca);
+  CHECK(update(https_type, foreign.cert) == ua::status::bad_security_checks_failed);
+  CHECK(update(ua::node_id(0, ids::ecc_nist_p256_application_certificate_type), foreign.cert,
+               foreign.key.to_private_pem()) == ua::status::bad_invalid_argument);
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+               {ua::variant(https_group), ua::variant(https_type), ua::variant(ua::byte_string("junk")),
+                ua::variant(ua::ua_array<ua::byte_string>{}), ua::variant(ua::ua_string("")), ua::variant(ua::byte_string{})},
+               out) == ua::status::bad_certificate_invalid);
+  cert_spec ecc_spec;
+  ecc_spec.common_name = "gateway ecc";
+  ecc_spec.key = *security::generate_ecc_key("prime256v1");
+  ecc_spec.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);
+  ecc_spec.not_after = ua::date_time::from_unix_ms(1'900'000'000'000);
+  const auto ecc = make_cert(ecc_spec, &ca);
+  CHECK(update(https_type, ecc.cert, ecc_spec.key.to_private_pem()) == ua::status::bad_certificate_invalid);
+  CHECK_FALSE(f.config->pending());
+
+  // A certificate the site's tool made with a key of its own (given as PEM); the URI is no HTTPS
+  // certificate's business.
+  cert_spec signed_spec;
+  signed_spec.common_name = "plant gateway";
+  signed_spec.uri = "urn:somewhere:else";
+  signed_spec.not_before = ua::date_time::from_unix_ms(1'700'000'000'000);
+  signed_spec.not_after = ua::date_time::from_unix_ms(1'900'000'000'000);
+  signed_spec.key = security::rsa_key::generate(2048).value();
+  const auto renewed = make_cert(signed_spec, &ca);
+  REQUIRE(update(https_type, renewed.cert, signed_spec.key.to_private_pem()) == ua::status::good);
+  CHECK(*out.at(0).get_if<bool>());
+  CHECK(f.config->last_audit().certificate_types == std::vector<std::uint32_t>{ids::https_certificate_type});
+  CHECK(f.config->last_audit().certificate_groups ==
+        std::vector<std::uint32_t>{ids::server_configuration_certificate_groups_default_https_group});
+  CHECK(f.sec->https->current.get() == old);  // not before ApplyChanges
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.config->last_audit().certificate_types == std::vector<std::uint32_t>{ids::https_certificate_type});
+  // New TLS connections take it; the application certificate is untouched.
+  CHECK(f.sec->https->current.get()->certificate == renewed.cert);
+  CHECK(f.sec->https->current.get()->issuers.size() == 1);
+  CHECK(f.sec->own()->certificate == f.sec->certificate);
+  CHECK(old->certificate == f.sec->certificate);  // a running connection's stays as it was
+  const auto on_disk = security::certificate::chain_from_file(f.pki.path() / "own" / "certs" / "uactor-https.der");
+  REQUIRE(on_disk);
+  CHECK(on_disk->size() == 2);
+  CHECK(on_disk->front() == renewed.cert);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "private" / "uactor-https.pem"));
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(https_group)}, out) ==
+          ua::status::good);
+  CHECK((*out.at(1).get_if<ua::ua_array<ua::byte_string>>())[0] == bytes_of_der(renewed.cert.der()));
+  // The default group's GetCertificates does not list it.
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(ua::node_id{})}, out) ==
+          ua::status::good);
+  CHECK(out.at(1).get_if<ua::ua_array<ua::byte_string>>()->size() == 1);
+  CHECK((*out.at(1).get_if<ua::ua_array<ua::byte_string>>())[0] == bytes_of_der(f.sec->certificate.der()));
+}
+
+TEST_CASE("server configuration: the HTTPS group's certificate in the plant file's PEM files is renewed there",
+          "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  f.sec->https->certificate_file = (f.pki.path() / "wss-cert.pem").string();
+  f.sec->https->key_file = (f.pki.path() / "wss-key.pem").string();
+  f.sec->https->pem = true;
+  const auto ca = config_cert("site ca", "");
+  const auto renewed = config_cert("gateway", "urn:any", &ca);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+                 {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group)),
+                  ua::variant(ua::node_id{}), ua::variant(bytes_of_der(renewed.cert.der())),
+                  ua::variant(ua::ua_array<ua::byte_string>{bytes_of_der(ca.cert.der())}), ua::variant(ua::ua_string("PEM")),
+                  ua::variant(ua::byte_string(renewed.key.to_private_pem()))},
+                 out) == ua::status::good);
+  REQUIRE(f.apply() == ua::status::good);
+  // PEM blocks, leaf first, that OpenSSL (and a web server) reads back; the key beside it.
+  const auto chain = security::certificate::chain_from_file(f.pki.path() / "wss-cert.pem");
+  REQUIRE(chain);
+  REQUIRE(chain->size() == 2);
+  CHECK(chain->front() == renewed.cert);
+  CHECK((*chain)[1] == ca.cert);
+  std::ifstream in(f.pki.path() / "wss-key.pem");
+  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto key = security::rsa_key::from_private_pem(pem);
+  REQUIRE(key);
+  CHECK(security::key_matches(renewed.cert, *key));
+}
+
+TEST_CASE("server configuration: without an opc.wss endpoint DefaultHttpsGroup has no certificate", "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  auto& as = f.core.space();
+  const auto types = as.find(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group_certificate_types));
+  REQUIRE(types != ua::no_node);
+  CHECK(as.variable(types)->value.value.get_if<ua::ua_array<ua::node_id>>()->empty());
+  const auto renewed = config_cert("gateway", "urn:any");
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_update_certificate,
+               {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group)),
+                ua::variant(ua::node_id(0, ids::https_certificate_type)), ua::variant(bytes_of_der(renewed.cert.der())),
+                ua::variant(ua::ua_array<ua::byte_string>{}), ua::variant(ua::ua_string("PEM")),
+                ua::variant(ua::byte_string(renewed.key.to_private_pem()))},
+               out) == ua::status::bad_invalid_argument);
+  REQUIRE(f.call(ids::server_configuration, ids::server_configuration_get_certificates,
+                 {ua::variant(ua::node_id(0, ids::server_configuration_certificate_groups_default_https_group))},
+                 out) == ua::status::good);
+  CHECK(out.at(1).get_if<ua::ua_array<ua::byte_string>>()->empty());
+  // A group that is none of the three: Bad_InvalidArgument.
+  CHECK(f.call(ids::server_configuration, ids::server_configuration_get_certificates, {ua::variant(ua::node_id(1, 42))},
+               out) == ua::status::bad_invalid_argument);
+}
+
+TEST_CASE("server configuration: DefaultHttpsGroup's TrustList is a list of its own", "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  constexpr std::uint32_t tl = ids::server_configuration_certificate_groups_default_https_group_trust_list;
+  const auto client = config_cert("browser client", "urn:any");
+  REQUIRE(f.on_group_trust_list(tl, ids::server_configuration_certificate_groups_default_https_group_trust_list_add_certificate,
+                                {ua::variant(bytes_of_der(client.cert.der())), ua::variant(true)}, out) == ua::status::good);
+  CHECK(certificate_files(f.pki.path() / "https" / "trusted" / "certs") == 1);
+  CHECK(f.trusted_files() == 0);  // the application trust list is not touched
+  CHECK_FALSE(f.config->take_trust_changed());  // no channel or session depends on it
+  CHECK(f.config->last_audit().event_type == ids::trust_list_updated_audit_event_type);
+  const auto t = read_group_list(f, tl, ids::server_configuration_certificate_groups_default_https_group_trust_list_open_with_masks,
+                                 ids::server_configuration_certificate_groups_default_https_group_trust_list_read,
+                                 ids::server_configuration_certificate_groups_default_https_group_trust_list_close);
+  REQUIRE(t.trusted_certificates.size() == 1);
+  CHECK(t.trusted_certificates[0] == bytes_of_der(client.cert.der()));
+  CHECK(f.read_list().trusted_certificates.empty());
+}
+
+TEST_CASE("server configuration: DefaultUserTokenGroup's trust list is the application's until it is first written",
+          "[engine][certificates]") {
+  config_fixture f;
+  std::vector<ua::variant> out;
+  constexpr std::uint32_t tl = ids::server_configuration_certificate_groups_default_user_token_group_trust_list;
+  const auto read_user_list = [&] {
+    return read_group_list(f, tl, ids::server_configuration_certificate_groups_default_user_token_group_trust_list_open_with_masks,
+                           ids::server_configuration_certificate_groups_default_user_token_group_trust_list_read,
+                           ids::server_configuration_certificate_groups_default_user_token_group_trust_list_close);
+  };
+  const auto before = config_cert("old user", "urn:user:old");
+  const auto after = config_cert("new user", "urn:user:new");
+  const auto application_only = config_cert("late app", "urn:app:late");
+  // An X509 user trusted the way every plant before the group trusted them: in the application list.
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(before.cert.der())), ua::variant(true)}, out) ==
+          ua::status::good);
+  actors::user_token_checker checker(f.sec->store);
+  security::validation_options o;
+  o.check_revocation = false;
+  const auto now = ua::date_time::from_unix_ms(1'800'000'000'000);
+  CHECK(checker.check(before.cert, o, now).ok());
+  CHECK_FALSE(actors::user_token_trust_separate(f.pki.path()));
+  // Reading it shows what is in effect: the application list.
+  CHECK(read_user_list().trusted_certificates.size() == 1);
+
+  // The first change copies the application list into <pki>/user and changes the copy.
+  REQUIRE(f.on_group_trust_list(tl, ids::server_configuration_certificate_groups_default_user_token_group_trust_list_add_certificate,
+                                {ua::variant(bytes_of_der(after.cert.der())), ua::variant(true)}, out) == ua::status::good);
+  CHECK(f.config->take_trust_changed());  // X509 user sessions are checked again
+  CHECK(actors::user_token_trust_separate(f.pki.path()));
+  CHECK(certificate_files(f.pki.path() / "user" / "trusted" / "certs") == 2);
+  CHECK(f.trusted_files() == 1);  // the application list did not get the user
+  CHECK(checker.check(before.cert, o, now).ok());
+  CHECK(checker.check(after.cert, o, now).ok());
+  // From now on the lists part: what only the application list trusts is no user.
+  REQUIRE(f.on_trust_list(config_fixture::tl_add, {ua::variant(bytes_of_der(application_only.cert.der())), ua::variant(true)},
+                          out) == ua::status::good);
+  CHECK_FALSE(checker.check(application_only.cert, o, now).ok());
+  CHECK(read_user_list().trusted_certificates.size() == 2);
+
+  // CloseAndUpdate + ApplyChanges on it: the user list only.
+  ua::trust_list_data_type t;
+  t.specified_lists = security::trust_masks::trusted_certificates;
+  t.trusted_certificates.push_back(bytes_of_der(after.cert.der()));
+  std::vector<ua::variant> opened;
+  REQUIRE(f.on_group_trust_list(tl, ids::server_configuration_certificate_groups_default_user_token_group_trust_list_open,
+                                {ua::variant(std::uint8_t{6})}, opened) == ua::status::good);
+  const auto h = *opened.at(0).get_if<std::uint32_t>();
+  ua::byte_string data;
+  data.assign(encode_list(t));
+  REQUIRE(f.on_group_trust_list(tl, ids::server_configuration_certificate_groups_default_user_token_group_trust_list_write,
+                                {ua::variant(h), ua::variant(data)}, out) == ua::status::good);
+  REQUIRE(f.on_group_trust_list(tl, ids::server_configuration_certificate_groups_default_user_token_group_trust_list_close_and_update,
+                                {ua::variant(h)}, out) == ua::status::good);
+  CHECK(checker.check(before.cert, o, now).ok());  // not before ApplyChanges
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK_FALSE(checker.check(before.cert, o, now).ok());
+  CHECK(checker.check(after.cert, o, now).ok());
+  CHECK(f.trusted_files() == 2);  // the application list unchanged
+}
+
+TEST_CASE("server configuration: CreateSelfSignedCertificate makes a certificate that ApplyChanges installs (Part 12 §7.10.6)",
+          "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  const ua::node_id app_group(0, ids::server_configuration_certificate_groups_default_application_group);
+  const ua::node_id https_group(0, ids::server_configuration_certificate_groups_default_https_group);
+  const ua::node_id rsa(0, ids::rsa_sha256_application_certificate_type);
+  const auto create = [&](const ua::node_id& group, const ua::node_id& type, std::string subject,
+                          ua::ua_array<ua::ua_string> dns, std::uint16_t days, std::uint16_t bits,
+                          const actors::config_caller* who = nullptr) {
+    return f.call(ids::server_configuration, ids::server_configuration_type_create_self_signed_certificate,
+                  {ua::variant(group), ua::variant(type), ua::variant(ua::ua_string(subject)), ua::variant(std::move(dns)),
+                   ua::variant(ua::ua_array<ua::ua_string>{ua::ua_string("10.0.0.7")}), ua::variant(days), ua::variant(bits)},
+                  out, who);
+  };
+  const auto old = f.sec->own();
+  // Refusals that open no transaction: a key size outside the policy's, a malformed subject, the
+  // user token group, a type the server has no certificate for, another session's transaction.
+  CHECK(create(app_group, rsa, "", {}, 0, 1024) == ua::status::bad_invalid_argument);
+  CHECK(create(app_group, rsa, "no equals sign", {}, 0, 0) == ua::status::bad_invalid_argument);
+  CHECK(create(ua::node_id(0, ids::server_configuration_certificate_groups_default_user_token_group), ua::node_id{}, "", {}, 0,
+               0) == ua::status::bad_invalid_argument);
+  CHECK(create(app_group, ua::node_id(0, ids::ecc_nist_p256_application_certificate_type), "", {}, 0, 0) ==
+        ua::status::bad_invalid_argument);
+  CHECK_FALSE(f.config->pending());
+
+  REQUIRE(create(app_group, rsa, "CN=line 4 server, O=Plant", {ua::ua_string("line4.plant")}, 30, 3072) == ua::status::good);
+  const auto made = security::certificate::from_der(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(out.at(0).get_if<ua::byte_string>()->data()),
+                                    out.at(0).get_if<ua::byte_string>()->size()));
+  REQUIRE(made);
+  CHECK(made->self_signed());
+  CHECK(made->application_uri() == server_uri);
+  CHECK(made->subject().find("line 4 server") != std::string::npos);
+  const auto hosts = made->host_names();
+  CHECK(std::find(hosts.begin(), hosts.end(), "line4.plant") != hosts.end());
+  CHECK(std::find(hosts.begin(), hosts.end(), "10.0.0.7") != hosts.end());
+  CHECK(made->public_key().bits() == 3072);
+  CHECK(f.config->last_audit().event_type == ids::certificate_updated_audit_event_type);
+  CHECK(f.config->pending());
+  CHECK(f.sec->own()->certificate == old->certificate);  // not before ApplyChanges
+  // Another session: Bad_TransactionPending.
+  CHECK(create(https_group, ua::node_id{}, "", {}, 0, 0, &f.other_admin) == ua::status::bad_transaction_pending);
+  // The HTTPS certificate in the same transaction.
+  REQUIRE(create(https_group, ua::node_id(0, ids::https_certificate_type), "CN=gateway", {}, 0, 0) == ua::status::good);
+  REQUIRE(f.apply() == ua::status::good);
+  CHECK(f.sec->own()->certificate == *made);
+  CHECK(security::key_matches(f.sec->own()->certificate, f.sec->own()->private_key));
+  CHECK(f.sec->https->current.get()->certificate.subject().find("gateway") != std::string::npos);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "certs" / "uactor-https.der"));
+}
+
+TEST_CASE("server configuration: DeleteCertificate of a certificate an endpoint uses is refused at ApplyChanges "
+          "(Part 12 §7.10.7)", "[engine][certificates]") {
+  config_fixture f(1u << 20, {}, {}, true);
+  std::vector<ua::variant> out;
+  const auto del = [&](std::uint32_t group, std::uint32_t type) {
+    return f.call(ids::server_configuration, ids::server_configuration_type_delete_certificate,
+                  {ua::variant(ua::node_id(0, group)), ua::variant(ua::node_id(0, type))}, out);
+  };
+  // A slot with no certificate: Bad_InvalidState at once (§7.10.7); a group without one: Bad_InvalidArgument.
+  CHECK(del(ids::server_configuration_certificate_groups_default_application_group,
+            ids::ecc_nist_p256_application_certificate_type) == ua::status::bad_invalid_argument);
+  CHECK(del(ids::server_configuration_certificate_groups_default_user_token_group, ids::user_credential_certificate_type) ==
+        ua::status::bad_invalid_argument);
+  const auto old = f.sec->own();
+  REQUIRE(del(ids::server_configuration_certificate_groups_default_application_group,
+              ids::rsa_sha256_application_certificate_type) == ua::status::good);
+  CHECK(f.config->transaction_session() == f.admin.session);
+  // "Certificates that are referenced by EndpointDescriptions shall not be deleted. This
+  // determination happens when ApplyChanges is called": nothing changes, the transaction stays.
+  CHECK(f.apply() == ua::status::bad_invalid_state);
+  CHECK(f.sec->own()->certificate == old->certificate);
+  CHECK(std::filesystem::exists(f.pki.path() / "own" / "certs" / "uactor.der"));
+  CHECK(f.config->transaction_session() == f.admin.session);
+  CHECK(f.cancel() == ua::status::good);
+  CHECK(f.config->transaction_session() == 0);
 }
 
 }  // namespace uactor::test
