@@ -21,6 +21,7 @@
 #include "engine/server/files/file_objects.hpp"
 #include "engine/server/history_configuration.hpp"
 #include "engine/server/history_recorder.hpp"
+#include "engine/server/pubsub_object.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/services/browse.hpp"
 #include "engine/server/services/call.hpp"
@@ -246,6 +247,9 @@ public:
   // methods changed them since: docs/security.md "The RoleSet").
   std::shared_ptr<const authz::role_registry> roles() const noexcept { return sessions_.roles_ptr(); }
   const authz::role_set_object& role_set() const noexcept { return role_set_; }
+  // The PublishSubscribe Object (Part 14 §9.1): the runtime adds each [pubsub] connection as its
+  // actor starts; on_tick shows what the actors see.
+  pubsub_object& pubsub() noexcept { return pubsub_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
   // The table even while it has no rule: subscriptions keep this, and a reload may add rules.
   services::node_access access_of(const session& s) const noexcept {
@@ -423,6 +427,7 @@ private:
   std::uint64_t role_wait_ = 0;  // the question of the ActivateSession just handled (take_role_wait)
   std::vector<authz::permission_rule> plant_rules_;  // set_access's, without namespace 0's defaults
   authz::role_set_object role_set_;
+  pubsub_object pubsub_;
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::vector<ua::node_index> event_history_;     // notifiers with event history
