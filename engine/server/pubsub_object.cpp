@@ -565,7 +565,8 @@ status_code pubsub_object::call(node_index object, node_index method, address_sp
   }
   for (auto& d : diags_) {
     if (d.object != object) continue;
-    if (m != node_id(0, reset_method)) return status::bad_method_invalid;
+    // The type's Reset, or the root's own (i=17421).
+    if (as.at(method).browse_name != "Reset") return status::bad_method_invalid;
     // §9.1.11.3: every counter of the Object back to 0.
     for (auto& c : d.counters) {
       c.base = c.read ? c.read() : 0;
