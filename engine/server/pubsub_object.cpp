@@ -227,25 +227,10 @@ void pubsub_object::install_root(address_space& as, date_time now) {
     c.read = [] { return std::uint64_t{0}; };
     d.counters.push_back(std::move(c));
   }
+  // Its LiveValues are counted over the connections in sync() (no callback holds `this`).
   const node_index live = child_of(as, d.object, "LiveValues");
-  const auto count = [this](bool writers, bool operational) {
-    std::uint16_t n = 0;
-    for (const auto& c : connections_) {
-      const bool up = c.live->enabled.load() && c.live->connection_state() == pubsub_state_value::operational;
-      if (writers) {
-        for (const auto& g : c.config.writer_groups)
-          if (!operational || up) n = static_cast<std::uint16_t>(n + g.writers.size());
-      } else {
-        for (const auto& r : c.live->readers)
-          if (!operational || (up && r.state.load() == state_value(pubsub_state_value::operational))) ++n;
-      }
-    }
-    return variant(n);
-  };
-  d.live.push_back({child_of(as, live, "ConfiguredDataSetWriters"), [count] { return count(true, false); }});
-  d.live.push_back({child_of(as, live, "ConfiguredDataSetReaders"), [count] { return count(false, false); }});
-  d.live.push_back({child_of(as, live, "OperationalDataSetWriters"), [count] { return count(true, true); }});
-  d.live.push_back({child_of(as, live, "OperationalDataSetReaders"), [count] { return count(false, true); }});
+  root_live_ = {child_of(as, live, "ConfiguredDataSetWriters"), child_of(as, live, "ConfiguredDataSetReaders"),
+                child_of(as, live, "OperationalDataSetWriters"), child_of(as, live, "OperationalDataSetReaders")};
   root_diags_ = diags_.size();
   diags_.push_back(std::move(d));
 }
@@ -529,6 +514,23 @@ void pubsub_object::sync(address_space& as, date_time now) {
     as.assign_value(n, v, now, now);
   };
   set(root_state_, state_value(connections_.empty() ? pubsub_state_value::disabled : pubsub_state_value::operational));
+  // The root's LiveValues: DataSetWriters and DataSetReaders configured, and Operational now.
+  std::uint16_t writers = 0, readers = 0, writers_up = 0, readers_up = 0;
+  for (const auto& c : connections_) {
+    const bool up = c.live->enabled.load() && c.live->connection_state() == pubsub_state_value::operational;
+    for (const auto& g : c.config.writer_groups) {
+      writers = static_cast<std::uint16_t>(writers + g.writers.size());
+      if (up) writers_up = static_cast<std::uint16_t>(writers_up + g.writers.size());
+    }
+    for (const auto& r : c.live->readers) {
+      ++readers;
+      if (up && r.state.load() == state_value(pubsub_state_value::operational)) ++readers_up;
+    }
+  }
+  set(root_live_[0], writers);
+  set(root_live_[1], readers);
+  set(root_live_[2], writers_up);
+  set(root_live_[3], readers_up);
   for (auto& s : statuses_) set(s.state, state_value(s.read()));
   // Leaves first (they were added after their parents): SubError reads the next layer's TotalError.
   for (std::size_t i = diags_.size(); i-- > 0;) {

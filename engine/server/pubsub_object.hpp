@@ -102,6 +102,7 @@ private:
   ua::status_code failed_;                 // add_connection's first failure
   std::vector<ua::node_index> added_;      // add_connection's nodes, removed when it fails
   ua::node_index root_state_ = ua::no_node;
+  std::array<ua::node_index, 4> root_live_{ua::no_node, ua::no_node, ua::no_node, ua::no_node};
   bool root_installed_ = false;
   std::size_t root_diags_ = 0;
 };

@@ -134,7 +134,7 @@ TEST_CASE("pubsub_object: a connection, its groups, writers, reader and Publishe
   REQUIRE(meta);
   REQUIRE(meta->get_if<data_set_meta_data_type>());
   REQUIRE(meta->get_if<data_set_meta_data_type>()->fields.size() == 2);
-  CHECK(meta->get_if<data_set_meta_data_type>()->fields[1].name == "Temperature");
+  CHECK(meta->get_if<data_set_meta_data_type>()->fields[1].name.view() == "Temperature");
   const auto* targets = f.value("PubSub.udp.ReaderGroup.Back.SubscribedDataSet.TargetVariables").get_if<ua_array<extension_object>>();
   REQUIRE(targets);
   REQUIRE(targets->size() == 1);
