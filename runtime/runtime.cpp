@@ -616,7 +616,21 @@ public:
         spdlog::error("pubsub {}: url \"{}\": {}", c.name, c.url, why);
         return ua::status::bad_configuration_error;
       }
+      // The PublishSubscribe Object's view of the connection (Part 14 §9.1): each writer's fields
+      // and their variables, filled on the host below.
+      actors::pubsub_object_connection shown;
+      shown.config = c;
+      shown.resolved_address = fmt::format("{}:{}", setup.host, setup.port);
+      for (const auto& g : res->groups) {
+        auto& group = shown.fields.emplace_back();
+        for (const auto& w : g) {
+          auto& writer = group.emplace_back();
+          for (const auto& f : w.fields)
+            writer.push_back({f.name, ua::node_id{}, static_cast<std::uint8_t>(f.type), f.data_type, f.value_rank});
+        }
+      }
       setup.groups = std::move(res->groups);
+      auto slots = res->slots;
       setup.slots = std::move(res->slots);
       setup.reader_types = std::move(res->reader_types);
       setup.reader_arrays = std::move(res->reader_arrays);
@@ -640,9 +654,17 @@ public:
       auto conn = actors::spawn_pubsub_connection(sys, std::move(setup));
       caf::anon_send(conn.actor, actors::pubsub_bind_atom::value, handle_.host);
       pubsub_.push_back(conn.actor);
-      if (!res->watched.empty() &&
-          !run_on_host([nodes = std::move(res->watched), sink = conn.sink](actors::server_core& core) {
-            return core.watches().add(core.space(), nodes, sink);
+      shown.live = conn.counters;
+      if (!run_on_host([nodes = std::move(res->watched), slots = std::move(slots), sink = conn.sink,
+                        shown = std::move(shown)](actors::server_core& core) mutable {
+            for (std::size_t i = 0; i < slots.size() && i < nodes.size(); ++i) {
+              const auto& s = slots[i];
+              shown.fields.at(s.group).at(s.writer).at(s.field).variable = core.space().at(nodes[i]).id.to_node_id();
+            }
+            const auto name = shown.config.name;
+            if (const auto sc = core.pubsub().add_connection(core.space(), 1, std::move(shown), actors::utc_now()); sc.is_bad())
+              spdlog::warn("pubsub {}: not shown under PublishSubscribe: {}", name, sc.to_string());
+            return nodes.empty() || core.watches().add(core.space(), nodes, sink);
           }, failed))
         return failed;
       spdlog::info("pubsub {}: {} fields in {} writer groups, {} readers, {}", c.name, fields,

@@ -55,6 +55,7 @@ struct pubsub_state {
   std::chrono::milliseconds retry_delay{0};
   bool up = false;
   bool ever_up = false;
+  bool enabled = true;  // counters->enabled as the actor last followed it
 
   pubsub_counters* metrics() { return setup.metrics ? &setup.metrics->pubsub() : nullptr; }
 };
@@ -71,7 +72,18 @@ std::chrono::milliseconds check_interval(const pubsub::connection_config& c) {
   return std::chrono::milliseconds(std::clamp<std::int64_t>(shortest / 4, 50, 1000));
 }
 
+// A NetworkMessage of group g that did not go: FailedTransmissions of the group, a failed
+// DataSetMessage of each of its writers (Part 14 §9.1.11.8, §9.1.11.10).
+void count_group_failed(pubsub_state& st, std::uint32_t g) {
+  auto& c = *st.counters;
+  if (g >= c.groups.size()) return;
+  c.groups[g].failed.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t end = g + 1 < c.writer_base.size() ? c.writer_base[g + 1] : c.writers.size();
+  for (std::size_t i = c.writer_base[g]; i < end; ++i) c.writers[i].failed.fetch_add(1, std::memory_order_relaxed);
+}
+
 void drop_oldest(pubsub_state& st) {
+  count_group_failed(st, st.queue.front().group);
   st.queue.pop_front();
   st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
   if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -98,8 +110,9 @@ void enqueue_network_message(pubsub_state& st, std::uint32_t group, std::string_
   set_queued(st);
 }
 
-void count_sent(pubsub_state& st, std::uint32_t values) {
+void count_sent(pubsub_state& st, std::uint32_t g, std::uint32_t values) {
   st.counters->messages_sent.fetch_add(1, std::memory_order_relaxed);
+  if (g < st.counters->groups.size()) st.counters->groups[g].sent.fetch_add(1, std::memory_order_relaxed);
   st.counters->values_sent.fetch_add(values, std::memory_order_relaxed);
   if (auto* m = st.metrics()) {
     m->messages_sent.fetch_add(1, std::memory_order_relaxed);
@@ -122,7 +135,7 @@ void flush_queue(pubsub_state& st) {
       drop_oldest(st);
       continue;
     }
-    count_sent(st, 0);
+    count_sent(st, q.group, 0);
     st.queue.pop_front();
   }
   set_queued(st);
@@ -156,7 +169,8 @@ void subscribe_readers(pubsub_state& st) {
   }
 }
 
-void count_dropped(pubsub_state& st) {
+void count_dropped(pubsub_state& st, std::uint32_t g) {
+  count_group_failed(st, g);
   st.counters->dropped.fetch_add(1, std::memory_order_relaxed);
   if (auto* m = st.metrics()) m->messages_dropped.fetch_add(1, std::memory_order_relaxed);
 }
@@ -171,7 +185,7 @@ void send_network_message(pubsub_state& st, std::uint32_t g, std::string_view me
   std::size_t limit = gr.state->config().max_network_message_size;
   if (udp) limit = std::min(limit, st.setup.config.udp.max_datagram);
   if (message.size() > limit) {
-    count_dropped(st);
+    count_dropped(st, g);
     st.counters->oversize.fetch_add(1, std::memory_order_relaxed);
     const auto level = st.oversize_warned[g] ? spdlog::level::debug : spdlog::level::warn;
     st.oversize_warned[g] = true;
@@ -181,20 +195,20 @@ void send_network_message(pubsub_state& st, std::uint32_t g, std::string_view me
     return;
   }
   if (udp) {
-    if (!st.udp) return count_dropped(st);  // the socket could not be opened (logged at start)
+    if (!st.udp) return count_dropped(st, g);  // the socket could not be opened (logged at start)
     const auto bytes = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(message.data()), message.size());
     if (const int rc = st.udp->send(bytes); rc != 0) {
-      count_dropped(st);
+      count_dropped(st, g);
       spdlog::debug("pubsub {}: a datagram was not sent: {}", st.setup.config.name, std::strerror(rc));
       return;
     }
-    return count_sent(st, values);
+    return count_sent(st, g, values);
   }
   if (st.up && st.queue.empty()) {
     const int rc = st.link->publish(gr.topic, message, gr.state->config().qos, false);
-    if (rc == 0) return count_sent(st, values);
+    if (rc == 0) return count_sent(st, g, values);
     if (rc != 4 /* MOSQ_ERR_NO_CONN */) {
-      count_dropped(st);
+      count_dropped(st, g);
       spdlog::warn("pubsub {}: publish failed: {}", st.setup.config.name, mqtt_link::error_text(rc));
       return;
     }
@@ -210,7 +224,7 @@ void on_group_tick(pubsub_state& st, std::uint32_t g) {
   auto& gr = st.groups[g];
   const auto res = gr.state->cycle(utc_now());
   if (!res.error.empty()) {
-    count_dropped(st);
+    count_dropped(st, g);
     spdlog::warn("pubsub {}: writer group {}: a NetworkMessage was not written: {}", st.setup.config.name,
                  gr.state->config().name, res.error);
     return;
@@ -219,8 +233,11 @@ void on_group_tick(pubsub_state& st, std::uint32_t g) {
   for (std::size_t i = 0; i < res.messages.size(); ++i) {
     const auto m = res.messages[i];
     // UADP's ExtendedFlags1 bit 7 and ExtendedFlags2 bit 0 (Part 14 §7.2.4.4.2): a chunk.
-    if (gr.state->encoding() == pubsub::message_encoding::uadp && m.size() > 2 && (m[0] & 0x80) && (m[1] & 0x80) && (m[2] & 0x01))
+    if (gr.state->encoding() == pubsub::message_encoding::uadp && m.size() > 2 && (m[0] & 0x80) && (m[1] & 0x80) &&
+        (m[2] & 0x01)) {
       st.counters->chunks_sent.fetch_add(1, std::memory_order_relaxed);
+      if (auto* mt = st.metrics()) mt->chunks_sent.fetch_add(1, std::memory_order_relaxed);
+    }
     send_network_message(st, g, m, i == 0 ? res.values : 0);
   }
 }
@@ -253,6 +270,38 @@ void count_taken(pubsub_state& st, const pubsub::reader_counters& before, const 
 
 void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from);
 
+// Reader r took DataSetMessage m: its LiveValues (Part 14 §9.1.11.11).
+void note_taken(pubsub_state& st, std::size_t r, const pubsub::decoded_dataset_message& m) {
+  if (r >= st.counters->readers.size()) return;
+  auto& l = st.counters->readers[r];
+  if (m.sequence_number) l.sequence.store(*m.sequence_number, std::memory_order_relaxed);
+  l.status.store(m.status.value(), std::memory_order_relaxed);
+  if (m.version) {
+    l.major.store(m.version->major, std::memory_order_relaxed);
+    l.minor.store(m.version->minor, std::memory_order_relaxed);
+  }
+}
+
+// Reader r's state as the PublishSubscribe object shows it (Part 14 §6.2.9): PreOperational
+// until its first DataSetMessage, Error past MessageReceiveTimeout; transitions counted.
+void update_reader_live(pubsub_state& st, std::size_t r) {
+  if (r >= st.counters->readers.size()) return;
+  auto& l = st.counters->readers[r];
+  const auto& reader = st.readers[r];
+  l.messages.store(reader.counters().messages, std::memory_order_relaxed);
+  const auto now = reader.state() == pubsub::reader_state_kind::error ? pubsub_state_value::error
+                   : reader.counters().messages > 0                   ? pubsub_state_value::operational
+                                                                      : pubsub_state_value::pre_operational;
+  const auto before = static_cast<pubsub_state_value>(l.state.exchange(static_cast<std::int32_t>(now), std::memory_order_relaxed));
+  if (before == now) return;
+  if (now == pubsub_state_value::error) l.to_error.fetch_add(1, std::memory_order_relaxed);
+  if (before == pubsub_state_value::error && now == pubsub_state_value::operational) l.from_error.fetch_add(1, std::memory_order_relaxed);
+}
+
+void count_reader_failed(pubsub_state& st, std::size_t r) {
+  if (r < st.counters->readers.size()) st.counters->readers[r].failed.fetch_add(1, std::memory_order_relaxed);
+}
+
 // The WriterGroup level of a data topic, <prefix>/data/<PublisherId>/<WriterGroup>[/...] (Part 14
 // §7.3.5.7): UADP carries the WriterGroupId, the topic the name a reader may filter on.
 std::string_view topic_writer_group(const pubsub::mqtt_settings& m, std::string_view topic) {
@@ -266,6 +315,9 @@ std::string_view topic_writer_group(const pubsub::mqtt_settings& m, std::string_
 }
 
 void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
+  // Part 14 §9.1.10.4: a disabled connection takes nothing.
+  if (!st.counters->enabled.load(std::memory_order_relaxed)) return;
+  st.counters->network_messages_in.fetch_add(1, std::memory_order_relaxed);
   if (st.setup.config.encoding == pubsub::message_encoding::uadp) {
     st.uadp_net.writer_group_name.assign(topic_writer_group(st.setup.config.mqtt, in.topic));
     return on_uadp(st, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(in.payload.data()), in.payload.size()),
@@ -282,9 +334,14 @@ void on_inbound(pubsub_state& st, const pubsub_inbound& in) {
   for (std::size_t r = 0; r < st.readers.size(); ++r) {
     auto& reader = st.readers[r];
     const auto before = reader.counters();
-    for (const auto& m : st.decoded.messages)
-      if (reader.accepts(st.decoded, m)) reader.take(m, now, st.writes);
+    for (const auto& m : st.decoded.messages) {
+      if (!reader.accepts(st.decoded, m)) continue;
+      const auto taken = reader.counters().messages;
+      reader.take(m, now, st.writes);
+      if (reader.counters().messages != taken) note_taken(st, r, m);
+    }
     count_taken(st, before, reader.counters());
+    update_reader_live(st, r);
     deliver_target_writes(st, r);
   }
 }
@@ -302,6 +359,8 @@ void take_uadp_dataset_message(pubsub_state& st, const pubsub::uadp_dataset_mess
   m.timestamp = dsm.timestamp;
   m.status = dsm.status;
   m.type = dsm.type;
+  m.version.reset();
+  if (dsm.major_version && dsm.minor_version) m.version = pubsub::configuration_version{*dsm.major_version, *dsm.minor_version};
   m.has_payload = dsm.type != pubsub::dataset_message_type::keep_alive;
   pubsub::uadp_error error;
   for (std::size_t r = 0; r < st.readers.size(); ++r) {
@@ -309,13 +368,16 @@ void take_uadp_dataset_message(pubsub_state& st, const pubsub::uadp_dataset_mess
     if (!reader.accepts(net, m)) continue;
     if (!pubsub::read_uadp_fields(dsm, reader.raw_types(), st.uadp_limits, m.fields, error)) {
       count_decode_error(st);
+      count_reader_failed(st, r);
       spdlog::debug("pubsub {}: reader {}: a DataSetMessage of writer {} did not decode: {} ({})", st.setup.config.name,
                     reader.config().name, dsm.writer_id, error.to_string(), error.status.to_string());
       continue;
     }
     const auto before = reader.counters();
     reader.take(m, now, st.writes);
+    if (reader.counters().messages != before.messages) note_taken(st, r, m);
     count_taken(st, before, reader.counters());
+    update_reader_live(st, r);
     deliver_target_writes(st, r);
   }
 }
@@ -323,6 +385,7 @@ void take_uadp_dataset_message(pubsub_state& st, const pubsub::uadp_dataset_mess
 void count_chunks_dropped(pubsub_state& st, std::uint64_t before) {
   if (const auto n = st.chunks->counters().dropped - before; n > 0) {
     st.counters->chunked_dropped.fetch_add(n, std::memory_order_relaxed);
+    if (auto* m = st.metrics()) m->chunked_dropped.fetch_add(n, std::memory_order_relaxed);
     spdlog::debug("pubsub {}: {} chunked DataSetMessages dropped incomplete", st.setup.config.name, n);
   }
 }
@@ -350,12 +413,14 @@ void on_chunk(pubsub_state& st, const pubsub::uadp_chunk& chunk, std::int64_t no
   if (got == pubsub::uadp_chunk_assembler::outcome::refused) {
     count_decode_error(st);
     st.counters->chunks_refused.fetch_add(1, std::memory_order_relaxed);
+    if (auto* m = st.metrics()) m->chunks_refused.fetch_add(1, std::memory_order_relaxed);
     spdlog::debug("pubsub {}: a chunk of writer {} refused: {} ({})", st.setup.config.name, chunk.writer_id,
                   error.to_string(), error.status.to_string());
     return;
   }
   if (got != pubsub::uadp_chunk_assembler::outcome::complete) return;
   st.counters->chunked_received.fetch_add(1, std::memory_order_relaxed);
+  if (auto* m = st.metrics()) m->chunked_received.fetch_add(1, std::memory_order_relaxed);
   pubsub::uadp_dataset_message dsm;
   if (!pubsub::read_uadp_dataset_message(st.chunks->payload(), chunk.writer_id, dsm, error)) {
     count_decode_error(st);
@@ -370,6 +435,9 @@ void on_chunk(pubsub_state& st, const pubsub::uadp_chunk& chunk, std::int64_t no
 // once, then each DataSetMessage (or the chunk).
 void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_view from) {
   pubsub::uadp_error error;
+  // Part 14 §9.1.10.4: a disabled connection takes nothing.
+  if (!st.counters->enabled.load(std::memory_order_relaxed)) return;
+  if (from.empty()) st.counters->network_messages_in.fetch_add(1, std::memory_order_relaxed);  // MQTT's counted in on_inbound
   if (!pubsub::read_uadp_network_message(bytes, st.uadp_limits, st.uadp_in, error)) {
     count_decode_error(st);
     spdlog::debug("pubsub {}: a UADP NetworkMessage of {} bytes{}{} did not decode: {} ({})", st.setup.config.name, bytes.size(),
@@ -386,10 +454,38 @@ void on_uadp(pubsub_state& st, std::span<const std::uint8_t> bytes, std::string_
 
 void on_datagram(pubsub_state& st, const pubsub_datagram& in) { on_uadp(st, in.bytes, {}); }
 
+// The connection's state from the link and the Status methods (Part 14 §6.2.1): Disabled while
+// disabled; else Operational with the link up, Error without it (a broker down, a socket that
+// would not open); transitions counted.
+void update_connection_state(pubsub_state& st) {
+  auto& c = *st.counters;
+  const auto now = !c.enabled.load(std::memory_order_relaxed) ? pubsub_state_value::disabled
+                   : st.up                                      ? pubsub_state_value::operational
+                                                                : pubsub_state_value::error;
+  const auto before = static_cast<pubsub_state_value>(c.state.exchange(static_cast<std::int32_t>(now), std::memory_order_relaxed));
+  if (before == now) return;
+  if (now == pubsub_state_value::error) c.to_error.fetch_add(1, std::memory_order_relaxed);
+  if (before == pubsub_state_value::error && now == pubsub_state_value::operational) c.from_error.fetch_add(1, std::memory_order_relaxed);
+}
+
 void set_link_up(pubsub_state& st, bool up) {
   if (st.counters->up.exchange(up) != up)
     if (auto* m = st.metrics()) m->connections_up.fetch_add(up ? 1 : -1, std::memory_order_relaxed);
   st.up = up;
+  update_connection_state(st);
+}
+
+// After the Status's Enable (Part 14 §9.1.10.3): the readers' MessageReceiveTimeout starts again,
+// as at start; nothing sent or taken while disabled is made up for.
+void follow_enabled(pubsub_state& st) {
+  const bool enabled = st.counters->enabled.load(std::memory_order_relaxed);
+  if (enabled == st.enabled) return;
+  st.enabled = enabled;
+  if (enabled) {
+    const auto now = pubsub_steady_ms();
+    for (auto& r : st.readers) r.start(now);
+  }
+  update_connection_state(st);
 }
 
 caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_state> st) {
@@ -432,6 +528,7 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
     if (!st->udp->open(!c.writer_groups.empty(), !c.readers.empty(), why)) {
       spdlog::error("pubsub {}: {} cannot be used: {}", c.name, c.url, why);
       st->udp.reset();
+      update_connection_state(*st);
     } else {
       st->counters->udp_port.store(st->udp->bound_port());
       set_link_up(*st, true);
@@ -452,6 +549,7 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
     st->uadp_limits.max_message_size = 1 << 20;
     st->retry_delay = c.mqtt.reconnect_min;
     if (!st->link->start()) {
+      update_connection_state(*st);  // Error: the broker is not there
       spdlog::warn("pubsub {}: broker {}:{} not reachable; retrying", c.name, st->setup.host, st->setup.port);
       delayed_send_to_self(self, st->retry_delay, pubsub_retry_atom::value);
     }
@@ -474,7 +572,8 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
       },
       [self, st](pubsub_tick_atom, std::uint32_t g) {
         if (g >= st->groups.size()) return;
-        on_group_tick(*st, g);
+        follow_enabled(*st);
+        if (st->enabled) on_group_tick(*st, g);
         // The next cycle on the group's own grid: a late tick does not push the later ones back.
         auto& gr = st->groups[g];
         const auto interval = gr.state->config().publishing_interval;
@@ -518,6 +617,8 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
       [st](const pubsub_inbound_ptr& in) { on_inbound(*st, *in); },
       [st](const pubsub_datagram_ptr& in) { on_datagram(*st, *in); },
       [self, st](pubsub_check_atom) {
+        follow_enabled(*st);
+        if (!st->enabled) return delayed_send_to_self(self, check_interval(st->setup.config), pubsub_check_atom::value);
         const auto now = pubsub_steady_ms();
         const auto utc = utc_now();
         if (st->chunks) {
@@ -535,6 +636,7 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
             st->counters->timeouts.fetch_add(1, std::memory_order_relaxed);
             if (auto* m = st->metrics()) m->reader_timeouts.fetch_add(1, std::memory_order_relaxed);
           }
+          update_reader_live(*st, r);
           deliver_target_writes(*st, r);
         }
         delayed_send_to_self(self, check_interval(st->setup.config), pubsub_check_atom::value);
@@ -547,8 +649,10 @@ caf::behavior pubsub_actor(caf::event_based_actor* self, std::shared_ptr<pubsub_
 
 pubsub_connection spawn_pubsub_connection(caf::actor_system& sys, pubsub_setup setup) {
   auto st = std::make_shared<pubsub_state>();
-  st->counters = std::make_shared<pubsub_connection_counters>();
   const auto& c = setup.config;
+  std::vector<std::size_t> writers_per_group;
+  for (const auto& g : c.writer_groups) writers_per_group.push_back(g.writers.size());
+  st->counters = std::make_shared<pubsub_connection_counters>(writers_per_group, c.readers.size());
   for (std::size_t g = 0; g < c.writer_groups.size() && g < setup.groups.size(); ++g) {
     const auto& gc = c.writer_groups[g];
     group_runtime gr;

@@ -20,6 +20,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
+#include "engine/server/pubsub_live.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "engine/server/value_watch.hpp"
 #include "pubsub/dataset_reader.hpp"
@@ -72,20 +73,6 @@ using pubsub_link_atom = caf::atom_constant<caf::atom("pslink")>;    // (event, 
 using pubsub_retry_atom = caf::atom_constant<caf::atom("psretry")>;  // the first connect, again
 using pubsub_check_atom = caf::atom_constant<caf::atom("pscheck")>;  // the readers' MessageReceiveTimeout
 using pubsub_bind_atom = caf::atom_constant<caf::atom("psbind")>;    // (actor): end with it
-
-// The counters of one connection, for tests and the log (the metrics block sums them).
-struct pubsub_connection_counters {
-  std::atomic<std::uint64_t> messages_sent{0}, values_sent{0}, dropped{0}, reconnects{0}, connects{0};
-  std::atomic<std::uint64_t> received{0}, values_received{0}, decode_errors{0}, timeouts{0}, gaps{0};
-  std::atomic<std::int64_t> queued{0};
-  std::atomic<bool> up{false};
-  std::atomic<std::uint64_t> oversize{0};     // NetworkMessages over MaxNetworkMessageSize / the datagram limit
-  std::atomic<std::uint16_t> udp_port{0};     // the port the UDP readers are bound to (0: none yet)
-  // Chunked DataSetMessages in (Part 14 §7.2.4.4.4): reassembled, chunks refused (also in
-  // decode_errors), incomplete ones dropped (timed out or pushed out).
-  std::atomic<std::uint64_t> chunked_received{0}, chunks_refused{0}, chunked_dropped{0};
-  std::atomic<std::uint64_t> chunks_sent{0};  // chunk NetworkMessages sent (in messages_sent too)
-};
 
 struct pubsub_connection {
   caf::actor actor;

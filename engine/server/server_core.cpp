@@ -1049,8 +1049,10 @@ void server_core::serve_call(const ua::call_request& req, const service_call& c)
 
 bool server_core::is_session_call(const ua::call_request& req) const noexcept {
   if (files_.is_file_call(req, space_)) return true;
-  for (const auto& m : req.methods_to_call)
-    if (role_set_.handles(space_.find(m.object_id))) return true;
+  for (const auto& m : req.methods_to_call) {
+    const ua::node_index object = space_.find(m.object_id);
+    if (role_set_.handles(object) || pubsub_.handles(object)) return true;
+  }
   if (!configuration_) return false;
   for (const auto& m : req.methods_to_call)
     if (configuration_->handles(space_.find(m.object_id))) return true;
@@ -1149,6 +1151,20 @@ void server_core::call_with_session(const ua::call_method_request& m, ua::call_m
   const ua::node_index object = space_.find(m.object_id);
   const bool configuration = object != ua::no_node && configuration_ && configuration_->handles(object);
   if (object != ua::no_node && role_set_.handles(object)) return call_role_method(m, r, c);
+  if (object != ua::no_node && pubsub_.handles(object)) {
+    // Part 14 §9.1.10.3/4 Enable/Disable of a connection's Status, §9.1.11.3 a Diagnostics Reset:
+    // ConfigureAdmin's, as namespace 0's published permissions give the root's Reset and the
+    // PublishSubscribe methods (docs/decisions/0079); then the node rules.
+    r.output_arguments.clear();
+    ua::node_index method = ua::no_node;
+    if (services::check_call(m, space_, r, method, access).is_bad()) return;
+    if (!c.s->roles.has(authz::well_known::configure_admin)) {
+      r.status_code = ua::status::bad_user_access_denied;
+      return;
+    }
+    r.status_code = pubsub_.call(object, method, space_, c.now.utc);
+    return;
+  }
   if (object == ua::no_node || (!configuration && !files_.is_file(object)))
     return services::call_operation(m, space_, methods_, r, access);
   ua::node_index method = ua::no_node;
@@ -1410,6 +1426,8 @@ void server_core::on_tick(const instant& now) {
   if (!archive_starts_->empty() && now.steady - archive_refreshed_ >= std::chrono::minutes(1)) refresh_archive_starts(now);
   // MaxTimeInterval's repeats go in with the host's next flush (history_recorder.hpp).
   if (recorder_->recording()) recorder_->tick(now.utc);
+  // Part 14 §9.1: the PubSub components' states and counters as the connections' actors left them.
+  if (pubsub_.connection_count() > 0) pubsub_.sync(space_, now.utc);
   if (metrics_) {
     auto& h = metrics_->host();
     h.sessions.set(sessions_.size());

@@ -22,6 +22,7 @@
 #include "engine/server/files/file_objects.hpp"
 #include "engine/server/history_configuration.hpp"
 #include "engine/server/history_recorder.hpp"
+#include "engine/server/pubsub_object.hpp"
 #include "engine/server/secure_channel_state.hpp"
 #include "engine/server/services/browse.hpp"
 #include "engine/server/services/call.hpp"
@@ -253,6 +254,9 @@ public:
   // versions and publication dates of `models`, the NodeSets' <Model>s).
   void refresh_namespaces(std::vector<authz::namespace_model> models = {});
   const authz::namespace_metadata& namespace_metadata() const noexcept { return namespace_metadata_; }
+  // The PublishSubscribe Object (Part 14 §9.1): the runtime adds each [pubsub] connection as its
+  // actor starts; on_tick shows what the actors see.
+  pubsub_object& pubsub() noexcept { return pubsub_; }
   // What session `s` may do: its roles over the permission table, on its channel's security mode.
   // The table even while it has no rule: subscriptions keep this, and a reload may add rules.
   services::node_access access_of(const session& s) const noexcept {
@@ -432,6 +436,7 @@ private:
   authz::role_set_object role_set_;
   authz::namespace_metadata namespace_metadata_;
   std::vector<authz::namespace_model> namespace_models_;  // refresh_namespaces'
+  pubsub_object pubsub_;
   std::shared_ptr<history::history_store> history_store_;
   history_reader history_reader_;
   std::vector<ua::node_index> event_history_;     // notifiers with event history

@@ -128,6 +128,10 @@ void pubsub_counters::add_to(server_metrics& m) const {
   m.pubsub_decode_errors = decode_errors.load(r);
   m.pubsub_reader_timeouts = reader_timeouts.load(r);
   m.pubsub_sequence_gaps = sequence_gaps.load(r);
+  m.pubsub_chunks_sent = chunks_sent.load(r);
+  m.pubsub_chunked_received = chunked_received.load(r);
+  m.pubsub_chunks_refused = chunks_refused.load(r);
+  m.pubsub_chunked_dropped = chunked_dropped.load(r);
 }
 
 void history_counters::add_to(server_metrics& m) const {

@@ -149,6 +149,10 @@ struct pubsub_counters {
   std::atomic<std::uint64_t> decode_errors{0};
   std::atomic<std::uint64_t> reader_timeouts{0};
   std::atomic<std::uint64_t> sequence_gaps{0};
+  std::atomic<std::uint64_t> chunks_sent{0};
+  std::atomic<std::uint64_t> chunked_received{0};
+  std::atomic<std::uint64_t> chunks_refused{0};
+  std::atomic<std::uint64_t> chunked_dropped{0};
 
   void add_to(server_metrics& m) const;
 };

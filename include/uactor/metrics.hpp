@@ -118,6 +118,12 @@ struct server_metrics {
   std::uint64_t pubsub_decode_errors = 0;
   std::uint64_t pubsub_reader_timeouts = 0;
   std::uint64_t pubsub_sequence_gaps = 0;
+  // UADP chunks (Part 14 §7.2.4.4.4): chunk NetworkMessages sent; DataSetMessages reassembled from
+  // chunks; chunks refused (also in pubsub_decode_errors); incomplete ones dropped (timed out or pushed out).
+  std::uint64_t pubsub_chunks_sent = 0;
+  std::uint64_t pubsub_chunked_received = 0;
+  std::uint64_t pubsub_chunks_refused = 0;
+  std::uint64_t pubsub_chunked_dropped = 0;
   std::vector<service_metrics> services;  // the services asked for at least once
   // Per endpoint, in server::endpoint_urls()' order, up to the last that accepted a connection
   // (the sums are connections_accepted and connections_open).

@@ -205,6 +205,15 @@ std::string prometheus_text(const std::vector<endpoint_sample>& eps, const proce
                  &server_metrics::pubsub_reader_timeouts);
   f.per_endpoint(eps, "uactor_pubsub_sequence_gaps_total", "DataSetMessages missed, by SequenceNumber", C::Counter,
                  &server_metrics::pubsub_sequence_gaps);
+  f.per_endpoint(eps, "uactor_pubsub_chunks_sent_total", "UADP chunk NetworkMessages sent (in the messages sent too)",
+                 C::Counter, &server_metrics::pubsub_chunks_sent);
+  f.per_endpoint(eps, "uactor_pubsub_chunked_received_total", "UADP DataSetMessages reassembled from chunks", C::Counter,
+                 &server_metrics::pubsub_chunked_received);
+  f.per_endpoint(eps, "uactor_pubsub_chunks_refused_total", "UADP chunks refused (in the decode errors too)", C::Counter,
+                 &server_metrics::pubsub_chunks_refused);
+  f.per_endpoint(eps, "uactor_pubsub_chunked_dropped_total",
+                 "UADP chunked DataSetMessages dropped incomplete (timed out, or pushed out by newer ones)", C::Counter,
+                 &server_metrics::pubsub_chunked_dropped);
   {
     auto& seconds = f.add("uactor_history_write_seconds_total", "time spent in the history store's appends", C::Counter);
     auto& longest = f.add("uactor_history_write_max_seconds", "the longest append to the history store since the start", C::Gauge);

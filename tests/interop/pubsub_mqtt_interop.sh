@@ -80,6 +80,9 @@ failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 timeout -k 5 90 node "$here/node_pubsub_check.js" "mqtt://127.0.0.1:$port" "$url" --seconds 8
 [ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
+# The PublishSubscribe Object (Part 14 §9.1) as node-opcua browses and reads it.
+timeout -k 5 60 node "$here/node_pubsub_object.js" "$url" up
+[ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
 if [ -z "$metrics" ]; then
     fail "uactor run did not print its metrics URL"
 else
@@ -96,6 +99,8 @@ fi
 kill -TERM "$broker_pid" 2>/dev/null; wait "$broker_pid" 2>/dev/null; broker_pid=""
 sleep 4
 timeout -k 5 60 node "$here/node_pubsub_check.js" --silent "$url"
+[ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
+timeout -k 5 60 node "$here/node_pubsub_object.js" "$url" down
 [ $? -eq 0 ] || { failures=$((failures + 1)); tail -n 30 "$tmp/server.err"; }
 grep -q "lost the broker" "$tmp/server.err" || fail "the server did not log the broker's loss"
 if [ -n "$metrics" ]; then
