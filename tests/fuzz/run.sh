@@ -28,7 +28,8 @@ work="$build/fuzz"
 mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http_corpus" "$work/chain_corpus" \
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
   "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus" \
-  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus"
+  "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus" \
+  "$work/mdns_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -45,6 +46,7 @@ cp "$here"/pubsub_json_seeds/* "$work/pubsub_json_corpus/"
 cp "$here"/trust_list_seeds/* "$work/trust_list_corpus/"
 cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
 cp "$here"/uadp_seeds/* "$work/uadp_corpus/"
+cp "$here"/mdns_seeds/* "$work/mdns_corpus/"
 cp "$here"/ecc_secret_seeds/* "$work/ecc_secret_corpus/"
 for name in server_channel secured_chunk client_channel; do
   cp "$here/${name}_seeds"/* "$work/${name}_corpus/"
@@ -102,7 +104,10 @@ parsers_lane() {
   # PubSub's UADP decoder (pubsub/uadp_messages): what a UDP socket hands a subscriber.
   fuzz uadp_fuzz "$(( (seconds + 23) / 24 ))" 65536 uadp_corpus &&
   # The TrustList's bytes (Part 12 §7.8.2.3 CloseAndUpdate): what a certificate manager writes.
-  fuzz trust_list_fuzz "$(( (seconds + 11) / 12 ))" 65536 trust_list_corpus
+  fuzz trust_list_fuzz "$(( (seconds + 23) / 24 ))" 65536 trust_list_corpus &&
+  # mDNS's DNS messages (protocol/mdns): what the LDS-ME's multicast socket hands it (half of the
+  # TrustList's twelfth).
+  fuzz mdns_fuzz "$(( (seconds + 23) / 24 ))" 9000 mdns_corpus
 }
 
 if [[ "${UACTOR_FUZZ_LANES:-2}" == 1 ]]; then
