@@ -13,7 +13,8 @@ struct writer {
   std::vector<std::uint8_t>& out;
   bool compress;
   std::string& why;
-  // Each suffix written (its labels joined, lower case), at its offset (pointers reach 14 bits).
+  // Each suffix written (its labels in wire form), at its offset (pointers reach 14 bits). Matched with
+  // case (DNS names compare without it, RFC 1035 §2.3.3, but a name reads back as it was written).
   std::map<std::string, std::size_t> suffixes;
 
   void u16(std::uint16_t v) {
@@ -26,9 +27,10 @@ struct writer {
   }
   static std::string key(const std::vector<std::string>& labels, std::size_t from) {
     std::string k;
+    // Length-prefixed as on the wire: a label may hold any octet, a separator would be ambiguous.
     for (std::size_t i = from; i < labels.size(); ++i) {
-      for (const char c : labels[i]) k += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-      k += '\0';
+      k += static_cast<char>(labels[i].size());
+      k += labels[i];
     }
     return k;
   }
