@@ -13,10 +13,10 @@
 #   parsers lane: the NodeSet2 importer for 2/12 of SECONDS (tests/fuzz/nodeset_seeds), then the
 #     config parser, the HTTP door and the certificate chain split for a quarter each (seeds in
 #     tests/fuzz/config_seeds, the bad-file catalogue tests/runtime/config_bad, tests/fuzz/http_seeds
-#     and tests/fuzz/chain_seeds), the load agents' wire form and the TrustList's bytes for a
-#     twelfth each (tests/fuzz/agent_wire_seeds, trust_list_seeds), and the users file, the
-#     historian's spool frames, PubSub's JSON messages and UADP datagrams for a twenty-fourth each
-#     (users_seeds, spool_seeds, pubsub_json_seeds, uadp_seeds).
+#     and tests/fuzz/chain_seeds), the load agents' wire form for a twelfth
+#     (tests/fuzz/agent_wire_seeds), and the users file, the historian's spool frames, PubSub's JSON
+#     messages, UADP datagrams, the TrustList's bytes and mDNS's DNS messages for a twenty-fourth
+#     each (users_seeds, spool_seeds, pubsub_json_seeds, uadp_seeds, trust_list_seeds, mdns_seeds).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR configured with CXX=clang++
 #        -DUACTOR_FUZZ=ON -DUACTOR_SANITIZE=address,undefined). Crashes land in BUILD_DIR/fuzz/.
 #        UACTOR_FUZZ_LANES=1 runs the targets one after the other.
@@ -29,7 +29,7 @@ mkdir -p "$work/corpus" "$work/nodeset_corpus" "$work/config_corpus" "$work/http
   "$work/server_channel_corpus" "$work/secured_chunk_corpus" "$work/client_channel_corpus" \
   "$work/frames_corpus" "$work/agent_wire_corpus" "$work/users_corpus" "$work/pubsub_json_corpus" \
   "$work/trust_list_corpus" "$work/wss_frames_corpus" "$work/uadp_corpus" "$work/ecc_secret_corpus" \
-  "$work/spool_corpus"
+  "$work/spool_corpus" "$work/mdns_corpus"
 # Seeds: every message vector (the encoding NodeId and the body, as the decoder takes them).
 while IFS= read -r name; do
   cp "$here/../interop/vectors/$name.bin" "$work/corpus/seed_$name"
@@ -46,6 +46,7 @@ cp "$here"/pubsub_json_seeds/* "$work/pubsub_json_corpus/"
 cp "$here"/trust_list_seeds/* "$work/trust_list_corpus/"
 cp "$here"/wss_frames_seeds/* "$work/wss_frames_corpus/"
 cp "$here"/uadp_seeds/* "$work/uadp_corpus/"
+cp "$here"/mdns_seeds/* "$work/mdns_corpus/"
 cp "$here"/ecc_secret_seeds/* "$work/ecc_secret_corpus/"
 cp "$here"/spool_seeds/* "$work/spool_corpus/"
 for name in server_channel secured_chunk client_channel; do
@@ -106,7 +107,10 @@ parsers_lane() {
   # PubSub's UADP decoder (pubsub/uadp_messages): what a UDP socket hands a subscriber.
   fuzz uadp_fuzz "$(( (seconds + 23) / 24 ))" 65536 uadp_corpus &&
   # The TrustList's bytes (Part 12 §7.8.2.3 CloseAndUpdate): what a certificate manager writes.
-  fuzz trust_list_fuzz "$(( (seconds + 11) / 12 ))" 65536 trust_list_corpus
+  fuzz trust_list_fuzz "$(( (seconds + 23) / 24 ))" 65536 trust_list_corpus &&
+  # mDNS's DNS messages (protocol/mdns): what the LDS-ME's multicast socket hands it (half of the
+  # TrustList's twelfth).
+  fuzz mdns_fuzz "$(( (seconds + 23) / 24 ))" 9000 mdns_corpus
 }
 
 if [[ "${UACTOR_FUZZ_LANES:-2}" == 1 ]]; then
