@@ -75,6 +75,12 @@ using open_listener_atom = caf::atom_constant<caf::atom("lsnopen")>;
 // An opc.wss connection from its door (actors/wss/): the socket pair's end, served as accepted.
 using wss_socket_atom = caf::atom_constant<caf::atom("wsssock")>;
 
+std::uint32_t next_channel_id(listeners_shared& shared) {
+  std::uint32_t id = shared.next_channel_id.fetch_add(1, std::memory_order_relaxed);
+  if (id == 0) id = shared.next_channel_id.fetch_add(1, std::memory_order_relaxed);  // 0 is not a channel id
+  return id;
+}
+
 // Admits a connection (accepted, or handed over by an opc.wss door) or refuses it past the maximum.
 void admit_connection(caf::io::broker* self, const std::shared_ptr<listener_state>& st, const server_options& options,
                       const session_host_ref& host, caf::io::connection_handle hdl, std::string peer_address) {
@@ -92,13 +98,13 @@ void admit_connection(caf::io::broker* self, const std::shared_ptr<listener_stat
     }
     // opc.wss natively: the ERR goes inside TLS and a WebSocket frame, once the upgrade is done
     // (Part 6 §7.1.2.5, as the door answers); the pending-handshake bound holds these too.
+    // Its channel state still needs an id (0 is reserved), though it never opens a channel.
     connection_links links{host, native_socket_of(self, hdl), false, std::move(peer_address)};
     links.refuse = true;
-    self->fork(serving_connection_broker, hdl, options.connection, 0, std::move(links));
+    self->fork(serving_connection_broker, hdl, options.connection, next_channel_id(*st->shared), std::move(links));
     return;
   }
-  std::uint32_t id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);
-  if (id == 0) id = st->shared->next_channel_id.fetch_add(1, std::memory_order_relaxed);  // 0 is not a channel id
+  const std::uint32_t id = next_channel_id(*st->shared);
   connection_links links{host, native_socket_of(self, hdl), true, {}};
   links.peer_address = std::move(peer_address);
   auto conn = self->fork(serving_connection_broker, hdl, options.connection, id, std::move(links));
@@ -298,7 +304,7 @@ void start_reverse_connect(server_handle& server, const std::vector<reverse_conn
     reverse_dialer_links links;
     links.host = ctx.host;
     links.connection = ctx.connection;
-    links.next_channel_id = [shared = ctx.shared] { return shared->next_channel_id.fetch_add(1, std::memory_order_relaxed); };
+    links.next_channel_id = [shared = ctx.shared] { return next_channel_id(*shared); };
     links.counters = ctx.metrics ? ctx.metrics->add_reverse_target(t.client_url) : nullptr;
     server.dialers.push_back(ctx.system->middleman().spawn_broker(reverse_dialer, t, std::move(links)));
   }

@@ -186,6 +186,12 @@ async function crawl(endpoint) {
     const inverseWhy = "inverse HasTypeDefinition node-opcua does not browse";
     const inverseTypeDefinition = "http://opcfoundation.org/UA/|1|40<";
     counts[inverseWhy] = 0;
+    // A NodeSet's NamespaceMetadata Object gets the optional Default* Properties it lacks from our
+    // server (Part 5 §6.3.13, docs/decisions/0075): HasProperty (i=46) to nodes of its own.
+    const metadataWhy = "Default* Properties our server adds to a NamespaceMetadata Object";
+    const addedMetadata = (r) =>
+        r.startsWith("http://opcfoundation.org/UA/|1|46>") && /\.Default(Role|UserRole)Permissions$|\.DefaultAccessRestrictions$/.test(r);
+    counts[metadataWhy] = 0;
     const diffs = [];
     for (const [k, n] of b.nodes) {
         const m = a.nodes.get(k);
@@ -203,7 +209,9 @@ async function crawl(endpoint) {
         // browsable): node-opcua's Browse leaves it out.
         const hiddenInverse = onlyOurs.filter((r) => r.startsWith(inverseTypeDefinition));
         counts[inverseWhy] += hiddenInverse.length;
-        const rest = onlyOurs.filter((r) => !r.startsWith(inverseTypeDefinition));
+        const added = onlyOurs.filter(addedMetadata);
+        counts[metadataWhy] += added.length;
+        const rest = onlyOurs.filter((r) => !r.startsWith(inverseTypeDefinition) && !addedMetadata(r));
         if (rest.length || onlyTheirs.length)
             diffs.push(`${k}: references only in ours [${rest.join(" ")}], only in node-opcua's [${onlyTheirs.join(" ")}]`);
     }

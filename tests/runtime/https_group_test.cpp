@@ -35,8 +35,23 @@ using namespace std::chrono_literals;
 using test::temp_folder;
 namespace ids = uactor::ua::ids;
 
+constexpr const char* client_uri = "urn:uactor:test:https-group-client";
+
 server_plan https_plan(const temp_folder& dir, const std::string& transport) {
   auto plan = default_server_plan();
+  // The admin client's certificate, made now and trusted by the server (SignAndEncrypt).
+  security::pki_store client_store(dir.path / "client-pki");
+  security::certificate_request req;
+  req.application_uri = client_uri;
+  req.common_name = "https group test client";
+  req.host_names = {"localhost"};
+  const auto own = client_store.load_or_create_own(req, "uactor-client");
+  REQUIRE(own.has_value());
+  const auto cert_file = dir.path / "client.der";
+  const auto der = own->cert.der();
+  std::ofstream(cert_file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
+  plan.trust = {cert_file.string()};
   plan.host_name = "127.0.0.1";
   plan.application_uri = "urn:uactor:test:https-group";
   plan.demo = true;
@@ -65,6 +80,7 @@ client_options admin_options(const std::string& url, const temp_folder& dir) {
   o.request_timeout = 10s;
   o.connect_timeout = 10s;
   o.security.pki_dir = (dir.path / "client-pki").string();
+  o.security.application_uri = client_uri;
   o.security.accept_untrusted_server_certificate = true;  // the server's certificate is made at start
   o.security.policy = "Basic256Sha256";
   o.security.mode = ua::message_security_mode::sign_and_encrypt;

@@ -166,8 +166,10 @@ TEST_CASE("login guard: an exempt address that is no network refuses the plan, s
   runtime rt;
   auto plan = default_server_plan();
   plan.demo = false;
-  plan.endpoints.at(0).port = 0;
-  plan.endpoints.at(0).listen_address = "127.0.0.1";
+  endpoint_plan e;
+  e.listen_address = "127.0.0.1";
+  e.port = 0;
+  plan.endpoints = {e};
   plan.login.exempt_addresses = {"10.0.0.0/8", "gateway"};
   test::captured_log log;
   const auto s = rt.start_server(plan);

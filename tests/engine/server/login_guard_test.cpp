@@ -123,7 +123,7 @@ TEST_CASE("login_guard: address_max_failures failures over many names lock the a
   CHECK(g.check("operator", "10.0.0.66", t0 + 301s).refusal == login_refusal::none);
 }
 
-TEST_CASE("login_guard: an exempt address is never counted nor locked out; its user names are", "[engine][login]") {
+TEST_CASE("login_guard: an exempt address is never counted nor locked out, though its user names are", "[engine][login]") {
   auto config = guard_config();
   std::string why;
   config.exempt_networks.push_back(*actors::ip_network::parse("10.1.0.0/16", why));
