@@ -270,6 +270,9 @@ status_code role_set_object::call(const role_caller& who, node_index object, nod
   if (found == roles_.end()) return status::bad_node_id_unknown;
   const role_id r = found->second.role;
   if (r >= current.roles().size()) return status::bad_node_id_unknown;
+  // Part 18 §4.3 (1.05.06): "A Server shall not allow changes to the Roles Anonymous,
+  // AuthenticatedUser and TrustedApplication" (the last is no role here, only a criteria type).
+  if (r == well_known::anonymous || r == well_known::authenticated_user) return status::bad_request_not_allowed;
   const std::string_view name = as.at(method).browse_name;
   if (in.size() != 1) return in.empty() ? status::bad_arguments_missing : status::bad_too_many_arguments;
   auto next = std::make_shared<role_registry>(current);

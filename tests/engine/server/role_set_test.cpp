@@ -309,6 +309,20 @@ TEST_CASE("role_set: the methods change a copy of the registry, only for Securit
   CHECK(call_role(core, admin, engineer, "AddApplication", ua::variant(ua::ua_string("urn:plant:hmi")), with_app) == status::good);
   REQUIRE(with_app);
   CHECK(with_app->at(authz::well_known::engineer).applications == std::vector<std::string>{"urn:plant:hmi"});
+
+  // Part 18 §4.3 (1.05.06): Anonymous and AuthenticatedUser do not change, whatever the method.
+  for (const std::uint32_t role : {ids::well_known_role_anonymous, ids::well_known_role_authenticated_user}) {
+    std::shared_ptr<authz::role_registry> none;
+    CHECK(call_role(core, admin, ua::node_id(0, role), "AddIdentity", rule_arg("UserName:bob"), none) ==
+          status::bad_request_not_allowed);
+    CHECK(call_role(core, admin, ua::node_id(0, role), "RemoveIdentity", rule_arg("Anonymous"), none) ==
+          status::bad_request_not_allowed);
+    CHECK(call_role(core, admin, ua::node_id(0, role), "AddApplication", ua::variant(ua::ua_string("urn:x")), none) ==
+          status::bad_request_not_allowed);
+    CHECK(call_role(core, admin, ua::node_id(0, role), "AddEndpoint", ua::variant(ua::extension_object(e)), none) ==
+          status::bad_request_not_allowed);
+    CHECK_FALSE(none);
+  }
 }
 
 // A session of server_core over an unsecured test channel (core_fixture's shape).
