@@ -7,7 +7,6 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
-#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -15,6 +14,7 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
+#include "actors/wss/tls_memory_pipe.hpp"
 #include "engine/server/server_metrics.hpp"
 #include "protocol/base64.hpp"
 #include "protocol/uatcp.hpp"
@@ -107,9 +107,7 @@ bool wss_native_endpoint::too_busy() noexcept {
 // ---------------------------------------------------------------------------------------------
 
 struct wss_native_transport::impl {
-  SSL* ssl = nullptr;
-  BIO* in = nullptr;   // the socket's bytes, for OpenSSL to read (owned by ssl)
-  BIO* out = nullptr;  // what OpenSSL wrote, for the socket (owned by ssl)
+  tls_memory_pipe tls;
   std::array<std::uint8_t, 16384> plain{};  // one SSL_read: at most a TLS record's plaintext
   std::unique_ptr<wss_native_detail::http::request_parser<wss_native_detail::http::empty_body>> parser;
   std::string header;  // the upgrade request so far (at most max_header_bytes)
@@ -118,7 +116,6 @@ struct wss_native_transport::impl {
   ua::byte_buffer replies;
 
   explicit impl(std::size_t max_frame) : receiver(max_frame, true) {}
-  ~impl() { SSL_free(ssl); }
 };
 
 wss_native_transport::wss_native_transport(std::shared_ptr<wss_native_endpoint> endpoint, std::string peer)
@@ -130,20 +127,12 @@ wss_native_transport::wss_native_transport(std::shared_ptr<wss_native_endpoint> 
       plain_(16384) {
   endpoint_->pending().fetch_add(1, std::memory_order_relaxed);
   auto& i = *impl_;
-  i.ssl = SSL_new(static_cast<SSL_CTX*>(endpoint_->tls_context()));
-  endpoint_->certificate().use_current(i.ssl);  // DefaultHttpsGroup's, when ApplyChanges replaced it
-  i.in = BIO_new(BIO_s_mem());
-  i.out = BIO_new(BIO_s_mem());
-  if (!i.ssl || !i.in || !i.out) {
-    BIO_free(i.in);
-    BIO_free(i.out);
-    i.in = i.out = nullptr;
+  if (!i.tls.open(static_cast<SSL_CTX*>(endpoint_->tls_context()))) {
     phase_ = phase::closed;
     return;
   }
-  BIO_set_mem_eof_return(i.in, -1);  // empty: "retry", not EOF
-  SSL_set_bio(i.ssl, i.in, i.out);
-  SSL_set_accept_state(i.ssl);
+  endpoint_->certificate().use_current(i.tls.ssl());  // DefaultHttpsGroup's, when ApplyChanges replaced it
+  SSL_set_accept_state(i.tls.ssl());
   i.sink.max_frame = endpoint_->options().max_frame;
   i.sink.replies = &i.replies;
 }
@@ -157,33 +146,22 @@ void wss_native_transport::leave_handshake() {
 }
 
 void wss_native_transport::flush_tls() {
-  auto& i = *impl_;
-  if (!i.out) return;
-  for (;;) {
-    const auto n = BIO_ctrl_pending(i.out);
-    if (n == 0) return;
-    auto* p = out_.extend(n);
-    const int got = BIO_read(i.out, p, static_cast<int>(n));
-    if (got != static_cast<int>(n)) return;  // cannot happen with a memory BIO
-  }
+  impl_->tls.flush(out_);
 }
 
 void wss_native_transport::write_plain(std::span<const std::uint8_t> plain) {
-  if (plain.empty()) return;
-  // A memory BIO takes everything: one SSL_write, records of up to 16 KB each.
-  SSL_write(impl_->ssl, plain.data(), static_cast<int>(plain.size()));
-  flush_tls();
+  impl_->tls.write(plain, out_);
 }
 
 bool wss_native_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_buffer& chunks) {
   auto& i = *impl_;
   if (phase_ == phase::closed) return false;
-  if (!in.empty()) BIO_write(i.in, in.data(), static_cast<int>(in.size()));
+  i.tls.feed(in);
   const auto& counters = endpoint_->options().counters;
   if (phase_ == phase::tls) {
-    const int r = SSL_do_handshake(i.ssl);
+    const int r = SSL_do_handshake(i.tls.ssl());
     if (r != 1) {
-      const int e = SSL_get_error(i.ssl, r);
+      const int e = SSL_get_error(i.tls.ssl(), r);
       flush_tls();  // the handshake's next flight, or an alert
       if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return true;
       spdlog::debug("opc.wss: TLS handshake with {} failed: {}", peer_, ERR_reason_error_string(ERR_peek_error()));
@@ -198,9 +176,9 @@ bool wss_native_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_b
     i.parser->body_limit(0);
   }
   for (;;) {
-    const int n = SSL_read(i.ssl, i.plain.data(), static_cast<int>(i.plain.size()));
+    const int n = SSL_read(i.tls.ssl(), i.plain.data(), static_cast<int>(i.plain.size()));
     if (n <= 0) {
-      const int e = SSL_get_error(i.ssl, n);
+      const int e = SSL_get_error(i.tls.ssl(), n);
       if (e == SSL_ERROR_WANT_READ) break;
       if (e != SSL_ERROR_ZERO_RETURN) {  // not the peer's close_notify: a broken record
         spdlog::debug("opc.wss: TLS with {} failed: {}", peer_, ERR_reason_error_string(ERR_peek_error()));
@@ -236,7 +214,7 @@ void wss_native_transport::refuse(int status, const char* why) {
   if (status == 400) res += "Sec-WebSocket-Version: 13\r\n";
   res += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   write_plain({reinterpret_cast<const std::uint8_t*>(res.data()), res.size()});
-  SSL_shutdown(impl_->ssl);
+  SSL_shutdown(impl_->tls.ssl());
   flush_tls();
   phase_ = phase::closed;
   leave_handshake();
@@ -261,7 +239,7 @@ bool wss_native_transport::on_upgrade_bytes(std::span<std::uint8_t> plain, ua::b
     // A header over the limit, a body, or not HTTP (RFC 7230 §3): 400, as the door's parser.
     spdlog::debug("opc.wss: no upgrade request from {}: {}", peer_, ec ? ec.message() : "a body");
     if (const auto& c = o.counters) c->upgrades_refused.add();
-    SSL_shutdown(i.ssl);
+    SSL_shutdown(i.tls.ssl());
     flush_tls();
     phase_ = phase::closed;
     leave_handshake();
@@ -346,7 +324,7 @@ void wss_native_transport::close(std::uint16_t code) {
     f[n + 1] = static_cast<std::uint8_t>(code);
     write_plain({f.data(), n + 2});
   }
-  if (phase_ != phase::tls) SSL_shutdown(impl_->ssl);
+  if (phase_ != phase::tls) SSL_shutdown(impl_->tls.ssl());
   flush_tls();
   phase_ = phase::closed;
   leave_handshake();

@@ -11,7 +11,6 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/rfc7230.hpp>
-#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -19,6 +18,7 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
+#include "actors/wss/tls_memory_pipe.hpp"
 #include "protocol/base64.hpp"
 #include "protocol/uatcp.hpp"
 #include "protocol/ws_frame.hpp"
@@ -119,9 +119,7 @@ bool ws_mask_source::next(std::array<std::uint8_t, 4>& key) noexcept {
 // ---------------------------------------------------------------------------------------------
 
 struct wss_client_transport::impl {
-  SSL* ssl = nullptr;
-  BIO* in = nullptr;   // the socket's bytes, for OpenSSL to read (owned by ssl)
-  BIO* out = nullptr;  // what OpenSSL wrote, for the socket (owned by ssl)
+  tls_memory_pipe tls;
   std::array<std::uint8_t, 16384> plain{};  // one SSL_read: at most a TLS record's plaintext
   std::unique_ptr<wss_native_client_detail::http::response_parser<wss_native_client_detail::http::empty_body>> parser;
   std::string header;  // the 101 answer so far (at most max_header_bytes)
@@ -130,7 +128,6 @@ struct wss_client_transport::impl {
   wss_native_client_detail::client_frame_sink sink;
 
   explicit impl(std::size_t max_frame) : receiver(max_frame, false) {}
-  ~impl() { SSL_free(ssl); }
 };
 
 namespace wss_native_client_detail {
@@ -156,51 +153,30 @@ bool wss_client_transport::fail(ua::status_code why) {
 
 bool wss_client_transport::start() {
   auto& i = *impl_;
-  i.ssl = SSL_new(static_cast<SSL_CTX*>(endpoint_->tls_context()));
-  i.in = BIO_new(BIO_s_mem());
-  i.out = BIO_new(BIO_s_mem());
-  if (!i.ssl || !i.in || !i.out) {
-    BIO_free(i.in);
-    BIO_free(i.out);
-    i.in = i.out = nullptr;
-    return fail(ua::status::bad_out_of_memory);
-  }
-  BIO_set_mem_eof_return(i.in, -1);  // empty: "retry", not EOF
-  SSL_set_bio(i.ssl, i.in, i.out);
-  SSL_set_connect_state(i.ssl);
+  if (!i.tls.open(static_cast<SSL_CTX*>(endpoint_->tls_context()))) return fail(ua::status::bad_out_of_memory);
+  SSL_set_connect_state(i.tls.ssl());
   if (!wss_native_client_detail::is_address_literal(endpoint_->host()))
-    SSL_set_tlsext_host_name(i.ssl, endpoint_->host().c_str());  // SNI
+    SSL_set_tlsext_host_name(i.tls.ssl(), endpoint_->host().c_str());  // SNI
   ua::byte_buffer none;  // nothing can be received before the ClientHello
   return on_bytes({}, none);
 }
 
 void wss_client_transport::flush_tls() {
-  auto& i = *impl_;
-  if (!i.out) return;
-  for (;;) {
-    const auto n = BIO_ctrl_pending(i.out);
-    if (n == 0) return;
-    auto* p = out_.extend(n);
-    const int got = BIO_read(i.out, p, static_cast<int>(n));
-    if (got != static_cast<int>(n)) return;  // cannot happen with a memory BIO
-  }
+  impl_->tls.flush(out_);
 }
 
 void wss_client_transport::write_plain(std::span<const std::uint8_t> plain) {
-  if (plain.empty()) return;
-  // A memory BIO takes everything: one SSL_write, records of up to 16 KB each.
-  SSL_write(impl_->ssl, plain.data(), static_cast<int>(plain.size()));
-  flush_tls();
+  impl_->tls.write(plain, out_);
 }
 
 bool wss_client_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_buffer& chunks) {
   auto& i = *impl_;
   if (phase_ == phase::closed) return false;
-  if (!in.empty()) BIO_write(i.in, in.data(), static_cast<int>(in.size()));
+  i.tls.feed(in);
   if (phase_ == phase::tls) {
-    const int r = SSL_do_handshake(i.ssl);
+    const int r = SSL_do_handshake(i.tls.ssl());
     if (r != 1) {
-      const int e = SSL_get_error(i.ssl, r);
+      const int e = SSL_get_error(i.tls.ssl(), r);
       flush_tls();  // the handshake's next flight, or an alert
       if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return true;
       spdlog::warn("opc.wss: TLS handshake failed with {}:{}: {}", endpoint_->host(), endpoint_->port(),
@@ -211,9 +187,9 @@ bool wss_client_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_b
     if (!on_tls_done()) return false;
   }
   for (;;) {
-    const int n = SSL_read(i.ssl, i.plain.data(), static_cast<int>(i.plain.size()));
+    const int n = SSL_read(i.tls.ssl(), i.plain.data(), static_cast<int>(i.plain.size()));
     if (n <= 0) {
-      const int e = SSL_get_error(i.ssl, n);
+      const int e = SSL_get_error(i.tls.ssl(), n);
       if (e == SSL_ERROR_WANT_READ) break;
       if (e != SSL_ERROR_ZERO_RETURN)  // not the server's close_notify: a broken record
         spdlog::info("opc.wss: TLS with {}:{} failed: {}", endpoint_->host(), endpoint_->port(),
@@ -240,7 +216,7 @@ bool wss_client_transport::on_tls_done() {
   const auto& o = endpoint_->options();
   if (o.verify) {
     std::vector<std::uint8_t> der;
-    if (X509* peer = SSL_get1_peer_certificate(i.ssl)) {
+    if (X509* peer = SSL_get1_peer_certificate(i.tls.ssl())) {
       const int n = i2d_X509(peer, nullptr);
       if (n > 0) {
         der.resize(static_cast<std::size_t>(n));
@@ -252,7 +228,7 @@ bool wss_client_transport::on_tls_done() {
     std::string why = "the server sent no certificate";
     if (der.empty() || !o.verify(der, why)) {
       spdlog::warn("opc.wss: the TLS certificate of {}:{} is refused: {}", endpoint_->host(), endpoint_->port(), why);
-      SSL_shutdown(i.ssl);
+      SSL_shutdown(i.tls.ssl());
       flush_tls();
       return fail(ua::status::bad_connection_rejected);
     }
@@ -279,7 +255,7 @@ bool wss_client_transport::on_upgrade_bytes(std::span<std::uint8_t> plain, ua::b
   auto& i = *impl_;
   const auto refused = [&](const std::string& why) {
     spdlog::warn("opc.wss: {}:{} refused the WebSocket upgrade: {}", endpoint_->host(), endpoint_->port(), why);
-    SSL_shutdown(i.ssl);
+    SSL_shutdown(i.tls.ssl());
     return fail(ua::status::bad_connection_rejected);
   };
   // The answer is parsed from what has arrived so far, as a whole (bounded by the header limit):
@@ -405,7 +381,7 @@ void wss_client_transport::close(std::uint16_t code) {
       write_plain({f.data(), n + 2});
     }
   }
-  if (phase_ != phase::tls) SSL_shutdown(impl_->ssl);
+  if (phase_ != phase::tls) SSL_shutdown(impl_->tls.ssl());
   flush_tls();
   phase_ = phase::closed;
 }
