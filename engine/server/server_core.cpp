@@ -468,6 +468,14 @@ ua::status_code server_core::add_rate_of_change_alarm(const rate_of_change_alarm
   return conditions_->add(a, space_, *this, now);
 }
 
+ua::status_code server_core::add_trip_alarm(const trip_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_discrepancy_alarm(const discrepancy_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
 ua::status_code server_core::add_alarm_group(const alarm_group& g, const instant& now) {
   return conditions_->add_group(g, space_, now);
 }

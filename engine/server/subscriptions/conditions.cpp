@@ -1,10 +1,11 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
 // §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
-// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), shelving (§5.8.17), their methods and
+// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2, TripAlarmType §5.8.24.4, DiscrepancyAlarmType
+// §5.8.25 of 1.05), shelving (§5.8.17), their methods and
 // events, and each condition's Object with its Variables; the alarm parameters OnDelay, OffDelay,
 // ReAlarmTime (§5.8.2, 1.05). Every kind shares the state, the methods, the events, the parameters
 // and the nodes; only what makes it active (and the fields of its type) differs.
-// docs/decisions/0018, 0053, 0061, 0065.
+// docs/decisions/0018, 0053, 0061, 0065, 0081.
 #include "engine/server/subscriptions/conditions.hpp"
 
 #include <cfloat>
@@ -29,6 +30,8 @@ using ua::ids::exclusive_limit_alarm_type;
 using ua::ids::non_exclusive_limit_alarm_type;
 using ua::ids::off_normal_alarm_type;
 using ua::ids::discrete_alarm_type;
+using ua::ids::trip_alarm_type;
+using ua::ids::discrepancy_alarm_type;
 using ua::ids::exclusive_deviation_alarm_type;
 using ua::ids::non_exclusive_deviation_alarm_type;
 using ua::ids::exclusive_rate_of_change_alarm_type;
@@ -168,7 +171,7 @@ void text(variant& v, const char* s) {
 
 }  // namespace
 
-enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete };
+enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete, discrepancy };
 // What a limit alarm's limits apply to: the input's value (§5.8.18, §5.8.20), its deviation from a
 // setpoint (§5.8.22) or its rate of change per second (§5.8.23).
 enum class alarm_measure : std::uint8_t { value, deviation, rate };
@@ -187,6 +190,7 @@ struct condition_manager::alarm {
   alarm_measure measured = alarm_measure::value;
   double last_measure = NAN;  // what the limits were last compared with
   // §5.8.22: the setpoint's Variable and its latest value (NaN: none yet), the base setpoint shown.
+  // §5.8.25: a discrepancy alarm's TargetValueNode is held here too (watched and read the same way).
   node_index setpoint = no_node;
   node_id setpoint_id, base_setpoint_id;
   double setpoint_value = NAN;
@@ -197,6 +201,13 @@ struct condition_manager::alarm {
   std::chrono::steady_clock::time_point window_start{};
   double window_value = 0;
   std::optional<engineering_units> units;
+  // §5.8.25 (docs/decisions/0081): ExpectedTime (ms) and Tolerance (NaN: none); whether the input is
+  // away from the target and not yet for ExpectedTime, and since when it counts (the later of the
+  // target's change and the input's leaving it).
+  double expected_time = 0;
+  double tolerance = NAN;
+  bool discrepancy_pending = false;
+  std::chrono::steady_clock::time_point discrepancy_since{};
   // Part 9 §8: the metrics scopes it counts in (the Server's, its groups'), when it became active
   // and unacknowledged, and its recent activations (chattering).
   std::vector<std::uint32_t> scopes;
@@ -284,7 +295,10 @@ struct condition_manager::alarm {
   bool synced = false;  // the first event wrote every Variable
   std::vector<mirrored> vars;
 
-  bool two_state() const noexcept { return kind == alarm_kind::off_normal || kind == alarm_kind::discrete; }
+  // Off-normal, discrete and discrepancy alarms: one active state, the input Boolean or numeric.
+  bool two_state() const noexcept {
+    return kind == alarm_kind::off_normal || kind == alarm_kind::discrete || kind == alarm_kind::discrepancy;
+  }
   bool active() const noexcept {
     switch (kind) {
       case alarm_kind::exclusive_limit: return state != limit::none;
@@ -361,6 +375,9 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.engineering_units = f.intern("EngineeringUnits");
   k_.latched_state = f.intern("LatchedState");
   k_.latched_state_id = f.intern("LatchedState/Id");
+  k_.target_value_node = f.intern("TargetValueNode");
+  k_.expected_time = f.intern("ExpectedTime");
+  k_.tolerance = f.intern("Tolerance");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -494,6 +511,52 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
   if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
   return add_two_state(std::move(al), a.normal, as, sink, now);
+}
+
+status_code condition_manager::add(const trip_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.24.4: an OffNormalAlarmType subtype "mainly used for categorization": the off-normal state
+  // machine with TripAlarmType as the condition's type and its events' EventType.
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::off_normal;
+  al->type_id = trip_alarm_type;
+  al->id = a.id;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->sev_tripped = a.severity;
+  al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
+  return add_two_state(std::move(al), a.normal, as, sink, now);
+}
+
+status_code condition_manager::add(const discrepancy_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.25: TargetValueNode and ExpectedTime are mandatory; Tolerance is optional (none: equal).
+  // ExpectedTime from the tick's resolution (a second) to a day, as the alarm delays.
+  if (a.target.is_null()) return status::bad_invalid_argument;
+  if (a.expected_time.count() < 1'000 || a.expected_time.count() > 86'400'000) return status::bad_invalid_argument;
+  if (a.tolerance && (!(*a.tolerance >= 0) || std::isinf(*a.tolerance))) return status::bad_invalid_argument;
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::discrepancy;
+  al->type_id = discrepancy_alarm_type;
+  al->id = a.id;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->setpoint_id = a.target;
+  al->expected_time = static_cast<double>(a.expected_time.count());
+  al->tolerance = a.tolerance.value_or(NAN);
+  al->sev_tripped = a.severity;
+  al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
+  if (const status_code sc = check_new(al->id, al->name, al->input_id, as, al->input); sc.is_bad()) return sc;
+  if (al->max_time_shelved < 0 || al->max_time_shelved > longest_shelving_ms) return status::bad_invalid_argument;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
+  return insert(std::move(al), as, sink, now);
 }
 
 status_code condition_manager::add(const discrete_alarm& a, address_space& as, event_sink& sink, const instant& now) {
@@ -656,7 +719,9 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
     as.set_monitored(al.setpoint, true);
     if (const variable_data* s = as.variable(al.setpoint)) {
       double sp = 0;
-      if (number_of(s->value.value, sp)) al.setpoint_value = sp;
+      // §5.8.25: a discrepancy alarm's target may be Boolean, as its input.
+      if (al.kind == alarm_kind::discrepancy ? discrete_of(s->value.value, sp) : number_of(s->value.value, sp))
+        al.setpoint_value = sp;
     }
   }
   if (al.measured == alarm_measure::rate) watch(al);  // the tick closes its windows (decision 0070)
@@ -771,6 +836,10 @@ constexpr condition_child latched_children[] = {
 constexpr condition_child setpoint_node_child{"SetpointNode", prop, property_t, dt_node_id},
     base_setpoint_node_child{"BaseSetpointNode", prop, property_t, dt_node_id},
     engineering_units_child{"EngineeringUnits", prop, property_t, ids::eu_information};
+// §5.8.25 DiscrepancyAlarmType: TargetValueNode and ExpectedTime (mandatory), Tolerance (optional).
+constexpr condition_child target_value_node_child{"TargetValueNode", prop, property_t, dt_node_id},
+    expected_time_child{"ExpectedTime", prop, property_t, dt_duration},
+    tolerance_child{"Tolerance", prop, property_t, dt_double};
 
 // The NodeId of a node below the condition: a String id in the condition's namespace, the
 // condition's identifier (a String id's text, the text form of another) and the path with dots:
@@ -819,7 +888,8 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
       static constexpr std::string_view fixed_paths[] = {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
           "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
-          "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits"};
+          "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits", "TargetValueNode", "ExpectedTime",
+          "Tolerance"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
       a.vars.push_back({fields_->intern(path), *added, 0, fixed});
     }
@@ -856,7 +926,10 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
     if (const status_code sc = add(normal_state_child); sc.is_bad()) return sc;
   for (const auto& [set, c] : {std::pair{a.measured == alarm_measure::deviation, &setpoint_node_child},
                                std::pair{!a.base_setpoint_id.is_null(), &base_setpoint_node_child},
-                               std::pair{a.units.has_value(), &engineering_units_child}})
+                               std::pair{a.units.has_value(), &engineering_units_child},
+                               std::pair{a.kind == alarm_kind::discrepancy, &target_value_node_child},
+                               std::pair{a.kind == alarm_kind::discrepancy, &expected_time_child},
+                               std::pair{a.kind == alarm_kind::discrepancy && !std::isnan(a.tolerance), &tolerance_child}})
     if (set)
       if (const status_code sc = add(*c); sc.is_bad()) return sc;
   // The Methods are the types' own nodes, referenced by every condition (decision 0053): Part 9
@@ -910,7 +983,7 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
   if (n < by_setpoint_.size())
     for (const std::uint32_t a : by_setpoint_[n]) {
       noted x{a, 0, false, v.status};
-      x.numeric = number_of(v.value, x.value);
+      x.numeric = alarms_[a]->kind == alarm_kind::discrepancy ? discrete_of(v.value, x.value) : number_of(v.value, x.value);
       x.setpoint = true;
       pending_.push_back(x);
     }
@@ -937,6 +1010,12 @@ void condition_manager::process(address_space& as, event_sink& sink, const insta
       // §5.8.22: a new setpoint moves the limits; the input's latest value is compared again (the
       // Quality stays the input's).
       if (!x.numeric || std::isnan(x.value)) continue;
+      if (a.kind == alarm_kind::discrepancy) {
+        // §5.8.25 (docs/decisions/0081): a new target gives the input ExpectedTime from now to reach
+        // it; an active alarm stays active until the input is at the (new) target.
+        if (x.value == a.setpoint_value) continue;
+        a.discrepancy_pending = false;
+      }
       a.setpoint_value = x.value;
       if (!std::isnan(a.last_input)) evaluate(a, a.last_input, a.quality, as, sink, now);
       continue;
@@ -1004,6 +1083,34 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
       // alarm while it is the alarm value.
       a.input_tripped = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
       break;
+    case alarm_kind::discrepancy: {
+      // §5.8.25 (docs/decisions/0081): in alarm once the input has been away from the target
+      // (beyond Tolerance when there is one) for ExpectedTime, counted from the later of the
+      // target's change and the input's leaving it; out of it only when the input is at the target.
+      // Without a target value yet the state stays.
+      a.last_input = v;
+      if (std::isnan(a.setpoint_value)) {
+        a.discrepancy_pending = false;
+        break;
+      }
+      const bool away =
+          std::isnan(a.tolerance) ? v != a.setpoint_value : std::fabs(v - a.setpoint_value) > a.tolerance;
+      if (!away) {
+        a.discrepancy_pending = false;
+        a.input_tripped = false;
+      } else if (!a.input_tripped) {
+        if (!a.discrepancy_pending) {
+          a.discrepancy_pending = true;
+          a.discrepancy_since = now.steady;
+          watch(a);  // the tick sees ExpectedTime run out when no value comes
+        }
+        if (std::chrono::duration<double, std::milli>(now.steady - a.discrepancy_since).count() >= a.expected_time) {
+          a.discrepancy_pending = false;
+          a.input_tripped = true;
+        }
+      }
+      break;
+    }
     case alarm_kind::exclusive_limit: a.input_state = next_limit(a, a.input_state, v); break;
     case alarm_kind::non_exclusive_limit: a.input_states = next_states(a, a.input_states, v); break;
   }
@@ -1072,6 +1179,7 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
     switch (a.kind) {
       case alarm_kind::off_normal:
       case alarm_kind::discrete:
+      case alarm_kind::discrepancy:
         changed = a.input_tripped != a.tripped;
         a.tripped = a.input_tripped;
         new_occurrence = changed && a.tripped;
@@ -1123,9 +1231,13 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
     switch (a.kind) {
       case alarm_kind::off_normal:
       case alarm_kind::discrete:
+      case alarm_kind::discrepancy:
         a.severity = a.tripped ? a.sev_tripped : std::uint16_t{1};
-        a.message += a.kind == alarm_kind::discrete ? (a.tripped ? "active" : "normal")
-                                                    : (a.tripped ? "off normal" : "normal");
+        a.message += !a.tripped                              ? "normal"
+                     : a.kind == alarm_kind::discrete        ? "active"
+                     : a.kind == alarm_kind::discrepancy     ? "discrepancy"
+                     : a.type_id == trip_alarm_type          ? "tripped"
+                                                             : "off normal";
         break;
       case alarm_kind::exclusive_limit:
         a.severity = severity_of(a.state);
@@ -1246,6 +1358,17 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
+    return;
+  }
+  if (a.kind == alarm_kind::discrepancy) {
+    // §5.8.25: the definition's, set once (the record keeps them).
+    if (!e.find(k_.target_value_node)) {
+      e.set(k_.target_value_node) = a.setpoint_id;
+      e.set(k_.expected_time) = a.expected_time;
+      if (!std::isnan(a.tolerance)) e.set(k_.tolerance) = a.tolerance;
+    }
     sync_nodes(a, as, now);
     sink.raise(e, now);
     return;
@@ -1635,12 +1758,16 @@ void condition_manager::tick(address_space& as, event_sink& sink, const instant&
     alarm& a = *alarms_[timed_[i]];
     if (a.delay_pending && delay_over(a, now)) transition(a, true, false, as, sink, now);
     if (a.re_alarm_armed && now.steady >= a.re_alarm_at) re_alarm(a, as, sink, now);
+    // §5.8.25: ExpectedTime ran out with the input still away from the target.
+    if (a.discrepancy_pending &&
+        std::chrono::duration<double, std::milli>(now.steady - a.discrepancy_since).count() >= a.expected_time)
+      evaluate(a, a.last_input, a.quality, as, sink, now);
     // docs/decisions/0070: a rate's window that is over closes with the latest value (an input
     // that holds still reports nothing: its rate falls to 0 here). Rate alarms stay on the list.
     if (a.measured == alarm_measure::rate && a.window_started &&
         std::chrono::duration<double, std::milli>(now.steady - a.window_start).count() >= a.window)
       evaluate(a, a.last_input, a.quality, as, sink, now);
-    if (!a.delay_pending && !a.re_alarm_armed && a.measured != alarm_measure::rate) {
+    if (!a.delay_pending && !a.re_alarm_armed && !a.discrepancy_pending && a.measured != alarm_measure::rate) {
       a.timed = false;
       timed_.erase(timed_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;

@@ -74,6 +74,13 @@ public:
   // input's rate per second over `window` (docs/decisions/0070); Bad_InvalidArgument for a window out
   // of 1 s .. 1 h.
   ua::status_code add(const rate_of_change_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A trip alarm (§5.8.24.4 TripAlarmType): an off-normal alarm of that type.
+  ua::status_code add(const trip_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A discrepancy alarm (§5.8.25 DiscrepancyAlarmType, docs/decisions/0081): active once the input has
+  // been away from the target Variable for ExpectedTime; Bad_InvalidArgument for a null target, an
+  // expected time out of 1 s .. a day, a negative or NaN tolerance; Bad_NodeIdUnknown /
+  // Bad_NodeClassInvalid for a target that is no Variable.
+  ua::status_code add(const discrepancy_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -232,7 +239,8 @@ private:
         shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
         out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count,
-        setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id;
+        setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id, target_value_node,
+        expected_time, tolerance;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -241,7 +249,8 @@ private:
   std::vector<std::unique_ptr<alarm>> alarms_;
   std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
   std::vector<std::vector<std::uint32_t>> by_suppressor_;  // node index -> alarms it suppresses
-  std::vector<std::vector<std::uint32_t>> by_setpoint_;    // node index -> deviation alarms it is the setpoint of
+  // node index -> deviation alarms it is the setpoint of, discrepancy alarms it is the target of
+  std::vector<std::vector<std::uint32_t>> by_setpoint_;
   std::uint64_t branch_prefix_ = 0;  // random per server: BranchIds differ between runs
   std::uint64_t branch_seq_ = 0;
   std::uint64_t branches_dropped_ = 0;
@@ -263,7 +272,7 @@ private:
     bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
     ua::status_code quality;
     bool suppression = false;  // the value of a `suppressed_by` Variable, not of the input
-    bool setpoint = false;     // the value of a deviation alarm's setpoint, not of the input
+    bool setpoint = false;     // the value of a deviation alarm's setpoint (a discrepancy alarm's target), not of the input
   };
   std::vector<noted> pending_;
   std::vector<noted> processing_;

@@ -545,7 +545,8 @@ TEST_CASE("latched alarm: Reset2's null comment leaves the Comment, a disabled a
   CHECK(c.call_method(la_alarm, la_reset2, {ua::variant(ua::localized_text{})}, ms) == status::good);
   CHECK_FALSE(core.conditions().latched(0));
   CHECK_FALSE(core.conditions().retain(0));
-  const auto* kept = c.read(la_child("Comment")).get_if<ua::localized_text>();
+  const auto comment = c.read(la_child("Comment"));  // kept: get_if points into it
+  const auto* kept = comment.get_if<ua::localized_text>();
   REQUIRE(kept);
   CHECK(std::string(kept->text.view()) == "kept");
   // The ConditionType's Reset (the ObjectType as the object) is Bad_NodeIdInvalid (§5.8.5).
