@@ -8,6 +8,7 @@
 // docs/decisions/0018, 0053, 0061, 0065, 0081.
 #include "engine/server/subscriptions/conditions.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -32,6 +33,7 @@ using ua::ids::off_normal_alarm_type;
 using ua::ids::discrete_alarm_type;
 using ua::ids::trip_alarm_type;
 using ua::ids::discrepancy_alarm_type;
+using ua::ids::certificate_expiration_alarm_type;
 using ua::ids::exclusive_deviation_alarm_type;
 using ua::ids::non_exclusive_deviation_alarm_type;
 using ua::ids::exclusive_rate_of_change_alarm_type;
@@ -171,7 +173,7 @@ void text(variant& v, const char* s) {
 
 }  // namespace
 
-enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete, discrepancy };
+enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete, discrepancy, certificate };
 // What a limit alarm's limits apply to: the input's value (§5.8.18, §5.8.20), its deviation from a
 // setpoint (§5.8.22) or its rate of change per second (§5.8.23).
 enum class alarm_measure : std::uint8_t { value, deviation, rate };
@@ -208,6 +210,15 @@ struct condition_manager::alarm {
   double tolerance = NAN;
   bool discrepancy_pending = false;
   std::chrono::steady_clock::time_point discrepancy_since{};
+  // §5.8.24.7 CertificateExpirationAlarmType: the certificate's, and the Message the server's
+  // expiry check gave (the state comes from it, not from an input Variable); `removed`: the
+  // certificate is no longer watched, its Object gone.
+  date_time expiration_date;
+  double expiration_limit = 0;
+  node_id certificate_type;
+  byte_string certificate;
+  std::string detail;
+  bool removed = false;
   // Part 9 §8: the metrics scopes it counts in (the Server's, its groups'), when it became active
   // and unacknowledged, and its recent activations (chattering).
   std::vector<std::uint32_t> scopes;
@@ -297,7 +308,8 @@ struct condition_manager::alarm {
 
   // Off-normal, discrete and discrepancy alarms: one active state, the input Boolean or numeric.
   bool two_state() const noexcept {
-    return kind == alarm_kind::off_normal || kind == alarm_kind::discrete || kind == alarm_kind::discrepancy;
+    return kind == alarm_kind::off_normal || kind == alarm_kind::discrete || kind == alarm_kind::discrepancy ||
+           kind == alarm_kind::certificate;
   }
   bool active() const noexcept {
     switch (kind) {
@@ -378,6 +390,10 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.target_value_node = f.intern("TargetValueNode");
   k_.expected_time = f.intern("ExpectedTime");
   k_.tolerance = f.intern("Tolerance");
+  k_.expiration_date = f.intern("ExpirationDate");
+  k_.expiration_limit = f.intern("ExpirationLimit");
+  k_.certificate_type = f.intern("CertificateType");
+  k_.certificate = f.intern("Certificate");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -671,16 +687,20 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   // component of the input's parent Object, when it has one (the equipment: Tank -> Tank.Level.Alarm).
   as.add_reference(al.input, as.find(node_id(0, has_condition)), *added);
   const node_index has_component = as.find(node_id(0, ids::has_component)), organizes = as.find(node_id(0, ids::organizes));
-  for (const reference& r : as.inverse_references(al.input)) {
-    if ((r.type == has_component || r.type == organizes) && as.at(r.target).cls == node_class::object) {
-      as.add_reference(r.target, has_component, *added);
-      break;
+  if (al.kind == alarm_kind::certificate) {
+    as.add_reference(al.input, has_component, *added);  // the source is an Object: the condition is its component
+  } else {
+    for (const reference& r : as.inverse_references(al.input)) {
+      if ((r.type == has_component || r.type == organizes) && as.at(r.target).cls == node_class::object) {
+        as.add_reference(r.target, has_component, *added);
+        break;
+      }
     }
+    as.set_monitored(al.input, true);
   }
-  as.set_monitored(al.input, true);
   al.source_name = std::string(as.at(al.input).browse_name);
   al.time = al.active_since = al.comment_time = al.severity_time = al.quality_time = now.utc;
-  al.message = al.name + " normal";
+  al.message = al.kind == alarm_kind::certificate ? al.detail : al.name + " normal";
   const auto index = static_cast<std::uint32_t>(alarms_.size());
   const node_index input = al.input;
   if (const status_code sc = add_nodes(al, as); sc.is_bad()) {
@@ -700,8 +720,10 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   by_node_[al.node] = index;
   if (al.shelving_node != no_node) by_node_[al.shelving_node] = index;
   alarms_.push_back(std::move(owned));
-  if (by_input_.size() <= input) by_input_.resize(input + 1);
-  by_input_[input].push_back(index);
+  if (al.kind != alarm_kind::certificate) {  // a certificate condition has no input Variable
+    if (by_input_.size() <= input) by_input_.resize(input + 1);
+    by_input_[input].push_back(index);
+  }
   if (al.suppressor != no_node) {
     // §5.8.2: the plant's suppression applies from the start, before the first event.
     if (by_suppressor_.size() <= al.suppressor) by_suppressor_.resize(al.suppressor + 1);
@@ -732,6 +754,93 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   if (usable) evaluate(al, v, var->value.status, as, sink, now);
   return status::good;
 }
+
+// §5.8.24.7 (1.05) CertificateExpirationAlarmType, docs/decisions/0081.
+void condition_manager::certificates(std::span<const certificate_condition> certs, const node_id& source_id,
+                                     address_space& as, event_sink& sink, const instant& now) {
+  // No longer watched (removed from the trust list, replaced by ApplyChanges): a last event, inactive
+  // and of no more interest (Retain False), then its Object goes. The alarm stays in alarms_ (the
+  // indices of the others hold), out of every list.
+  for (auto it = certificates_.begin(); it != certificates_.end();) {
+    if (std::any_of(certs.begin(), certs.end(), [&](const auto& c) { return c.id.to_string() == it->first; })) {
+      ++it;
+      continue;
+    }
+    alarm& a = *alarms_[it->second];
+    close_branches(a, as, sink, now);
+    if (a.active()) metrics_.ended_active(a.scopes, std::chrono::duration<double, std::milli>(now.steady - a.active_at).count());
+    a.tripped = a.input_tripped = false;
+    a.acked = a.confirmed = true;
+    a.latched = false;
+    a.severity = 1;
+    a.message = a.name + " is no longer watched";
+    a.active_since = a.time = now.utc;
+    if (a.enabled) emit(a, as, sink, now);
+    a.removed = true;
+    a.enabled = false;
+    by_node_.erase(a.node);
+    if (a.shelving_node != no_node) by_node_.erase(a.shelving_node);
+    std::erase(shelved_, a.index);
+    std::erase(timed_, a.index);
+    // The Object, its Variables and its ShelvingState, each with its references at both ends.
+    for (const auto& m : a.vars) as.remove_node(m.node);
+    if (a.shelving_node != no_node) as.remove_node(a.shelving_node);
+    as.remove_node(a.node);
+    a.vars.clear();
+    it = certificates_.erase(it);
+  }
+  const node_index source = as.find(source_id);
+  if (source == no_node) return;
+  for (const auto& c : certs) {
+    const std::string key = c.id.to_string();
+    if (const auto it = certificates_.find(key); it != certificates_.end()) {
+      alarm& a = *alarms_[it->second];
+      a.detail = c.message;
+      a.sev_tripped = c.severity;
+      a.input_tripped = c.expiring;
+      if (a.input_tripped != a.tripped) {
+        transition(a, true, false, as, sink, now);
+      } else if (a.tripped && a.severity != c.severity) {
+        // Expired while active: more severe, the same occurrence (no new acknowledgement).
+        a.last_severity = a.severity;
+        a.severity = c.severity;
+        a.severity_time = a.time = now.utc;
+        a.message = a.detail;
+        if (a.enabled) emit(a, as, sink, now);
+      }
+      continue;
+    }
+    auto al = std::make_unique<alarm>();
+    al->kind = alarm_kind::certificate;
+    al->type_id = certificate_expiration_alarm_type;
+    al->id = c.id;
+    al->name = c.name;
+    al->input = source;
+    al->input_id = source_id;
+    al->expiration_date = c.expiration_date;
+    al->expiration_limit = c.expiration_limit;
+    al->certificate_type = c.certificate_type;
+    al->certificate = c.certificate;
+    al->detail = c.message;
+    al->sev_tripped = c.severity;
+    if (c.id.is_null() || c.name.empty() || as.find(c.id) != no_node) {
+      spdlog::warn("conditions: no CertificateExpirationAlarm condition {} for a certificate: {}", key,
+                   c.id.is_null() || c.name.empty() ? "no id or name" : "the NodeId is taken");
+      continue;
+    }
+    adding_groups_.clear();
+    alarm& a = *al;
+    if (const status_code sc = insert(std::move(al), as, sink, now); sc.is_bad()) {
+      spdlog::warn("conditions: the CertificateExpirationAlarm condition {} could not be added: {}", key, sc.to_string());
+      continue;
+    }
+    certificates_.emplace(key, a.index);
+    a.input_tripped = c.expiring;
+    if (a.input_tripped) transition(a, true, false, as, sink, now);
+  }
+}
+
+bool condition_manager::removed(std::size_t i) const noexcept { return alarms_[i]->removed; }
 
 namespace {
 
@@ -840,6 +949,13 @@ constexpr condition_child setpoint_node_child{"SetpointNode", prop, property_t, 
 constexpr condition_child target_value_node_child{"TargetValueNode", prop, property_t, dt_node_id},
     expected_time_child{"ExpectedTime", prop, property_t, dt_duration},
     tolerance_child{"Tolerance", prop, property_t, dt_double};
+// §5.8.24.7 CertificateExpirationAlarmType (ExpirationLimit optional, always given here).
+constexpr condition_child certificate_children[] = {
+    {"ExpirationDate", prop, property_t, dt_utc_time},
+    {"ExpirationLimit", prop, property_t, dt_duration},
+    {"CertificateType", prop, property_t, dt_node_id},
+    {"Certificate", prop, property_t, dt_byte_string},
+};
 
 // The NodeId of a node below the condition: a String id in the condition's namespace, the
 // condition's identifier (a String id's text, the text form of another) and the path with dots:
@@ -889,7 +1005,7 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
           "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
           "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits", "TargetValueNode", "ExpectedTime",
-          "Tolerance"};
+          "Tolerance", "ExpirationDate", "ExpirationLimit", "CertificateType", "Certificate"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
       a.vars.push_back({fields_->intern(path), *added, 0, fixed});
     }
@@ -922,8 +1038,11 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
           if (const status_code sc = add(c); sc.is_bad()) return sc;
     }
   }
-  if (a.kind == alarm_kind::off_normal)
+  if (a.kind == alarm_kind::off_normal || a.kind == alarm_kind::certificate)
     if (const status_code sc = add(normal_state_child); sc.is_bad()) return sc;
+  if (a.kind == alarm_kind::certificate)
+    for (const auto& c : certificate_children)
+      if (const status_code sc = add(c); sc.is_bad()) return sc;
   for (const auto& [set, c] : {std::pair{a.measured == alarm_measure::deviation, &setpoint_node_child},
                                std::pair{!a.base_setpoint_id.is_null(), &base_setpoint_node_child},
                                std::pair{a.units.has_value(), &engineering_units_child},
@@ -1083,6 +1202,7 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
       // alarm while it is the alarm value.
       a.input_tripped = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
       break;
+    case alarm_kind::certificate: break;  // no input: certificates() sets the state
     case alarm_kind::discrepancy: {
       // §5.8.25 (docs/decisions/0081): in alarm once the input has been away from the target
       // (beyond Tolerance when there is one) for ExpectedTime, counted from the later of the
@@ -1180,6 +1300,7 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
       case alarm_kind::off_normal:
       case alarm_kind::discrete:
       case alarm_kind::discrepancy:
+      case alarm_kind::certificate:
         changed = a.input_tripped != a.tripped;
         a.tripped = a.input_tripped;
         new_occurrence = changed && a.tripped;
@@ -1238,6 +1359,10 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
                      : a.kind == alarm_kind::discrepancy     ? "discrepancy"
                      : a.type_id == trip_alarm_type          ? "tripped"
                                                              : "off normal";
+        break;
+      case alarm_kind::certificate:
+        a.severity = a.tripped ? a.sev_tripped : std::uint16_t{1};
+        a.message.assign(a.detail);  // the expiry check's words: which certificate, how long left
         break;
       case alarm_kind::exclusive_limit:
         a.severity = severity_of(a.state);
@@ -1358,6 +1483,20 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
+    return;
+  }
+  if (a.kind == alarm_kind::certificate) {
+    // §5.8.24.7: a SystemOffNormalAlarmType: NormalState null (no Variable holds the normal state),
+    // and the certificate's, set once (the record keeps them).
+    if (!e.find(k_.expiration_date)) {
+      e.set(k_.normal_state) = node_id();
+      e.set(k_.expiration_date) = a.expiration_date;
+      e.set(k_.expiration_limit) = a.expiration_limit;
+      e.set(k_.certificate_type) = a.certificate_type;
+      e.set(k_.certificate) = a.certificate;
+    }
     sync_nodes(a, as, now);
     sink.raise(e, now);
     return;

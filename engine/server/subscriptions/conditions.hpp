@@ -6,7 +6,8 @@
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
 // AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2), shelving (§5.8.17
 // ShelvedStateMachineType: TimedShelve, OneShotShelve, Unshelve and their 1.05 "2" forms), latching
-// (§5.8.2 LatchedState, Reset, Reset2) and the
+// (§5.8.2 LatchedState, Reset, Reset2), trip and discrepancy alarms (§5.8.24.4, §5.8.25 of 1.05) and
+// the server's certificates as CertificateExpirationAlarmType conditions (§5.8.24.7), and the
 // events of every transition. Each condition is an Object in the address space with its state as
 // Variables that mirror its latest event field for field (docs/decisions/0053). Plain state inside
 // the session host next to the subscriptions, no CAF, time passed in; docs/decisions/0018.
@@ -15,6 +16,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -81,6 +84,28 @@ public:
   // expected time out of 1 s .. a day, a negative or NaN tolerance; Bad_NodeIdUnknown /
   // Bad_NodeClassInvalid for a target that is no Variable.
   ua::status_code add(const discrepancy_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+
+  // Part 9 §5.8.24.7 (1.05) CertificateExpirationAlarmType (docs/decisions/0081): one condition per
+  // certificate the server watches (its own, its trust list's), no input Variable: the server's
+  // expiry check says whether it is within ExpirationLimit of its end.
+  struct certificate_condition {
+    ua::node_id id;      // the condition's NodeId
+    std::string name;    // ConditionName and BrowseName
+    ua::date_time expiration_date;
+    double expiration_limit = 0;  // ExpirationLimit, ms
+    ua::node_id certificate_type;
+    ua::byte_string certificate;  // DER
+    bool expiring = false;        // within ExpirationLimit of its end, or past it: active
+    std::uint16_t severity = 600; // while active
+    std::string message;
+  };
+  // The certificates watched now: a condition for each first seen (a component of `source`, which
+  // has HasCondition to it and is its SourceNode), the state of the others, and a last event
+  // (inactive, Retain False) then no Object for those no longer watched.
+  void certificates(std::span<const certificate_condition> certs, const ua::node_id& source, ua::address_space& as,
+                    event_sink& sink, const instant& now);
+  // Whether the alarm at `i` was a certificate's that is no longer watched (its Object is gone).
+  bool removed(std::size_t i) const noexcept;
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -240,7 +265,7 @@ private:
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
         out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count,
         setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id, target_value_node,
-        expected_time, tolerance;
+        expected_time, tolerance, expiration_date, expiration_limit, certificate_type, certificate;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -257,6 +282,7 @@ private:
   // The Object of a condition, and of its ShelvingState, -> the alarm's position.
   std::unordered_map<ua::node_index, std::uint32_t> by_node_;
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
+  std::unordered_map<std::string, std::uint32_t> certificates_;  // a certificate condition's NodeId text -> its alarm
   std::vector<std::uint32_t> timed_;    // the alarms with a delay or a re-alarm running, for the tick
   std::uint64_t re_alarms_ = 0;
   alarm_metrics metrics_;
