@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -761,8 +762,10 @@ void condition_manager::certificates(std::span<const certificate_condition> cert
   // No longer watched (removed from the trust list, replaced by ApplyChanges): a last event, inactive
   // and of no more interest (Retain False), then its Object goes. The alarm stays in alarms_ (the
   // indices of the others hold), out of every list.
+  std::unordered_set<std::string> watched;
+  for (const auto& c : certs) watched.insert(c.id.to_string());
   for (auto it = certificates_.begin(); it != certificates_.end();) {
-    if (std::any_of(certs.begin(), certs.end(), [&](const auto& c) { return c.id.to_string() == it->first; })) {
+    if (watched.count(it->first)) {
       ++it;
       continue;
     }
