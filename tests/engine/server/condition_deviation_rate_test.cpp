@@ -455,14 +455,26 @@ TEST_CASE("trip alarm: TripAlarmType is an off-normal alarm of that type", "[eve
     if (r.type == space.find(ua::node_id(0, ua::ids::has_type_definition)))
       typed = r.target == space.find(ua::node_id(0, ua::ids::trip_alarm_type));
   CHECK(typed);
-  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  const auto sub = c.subscribe();
+  REQUIRE(c.monitor_events(sub, 1) == status::good);
+  // A second item whose where clause is OfType OffNormalAlarmType: a trip alarm is one (a subtype).
+  auto off_normal_only = test::condition_client::select();
+  ua::content_filter_element of_type;
+  of_type.filter_operator = ua::filter_operator::of_type;
+  ua::literal_operand t;
+  t.value = ua::node_id(0, ua::ids::off_normal_alarm_type);
+  of_type.filter_operands.push_back(ua::extension_object(t));
+  off_normal_only.where_clause.elements.push_back(std::move(of_type));
+  REQUIRE(c.monitor_events(sub, 2, off_normal_only) == status::good);
   std::int64_t ms = 0;
   c.events(ms);
   u.value = true;
   REQUIRE(core.apply_values(std::span(&u, 1), at(1'000)) == 0);
   ms = 1'000;
   auto events = c.events(ms);
-  REQUIRE(events.size() == 1);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].handle + events[1].handle == 3);  // one to each item
+  CHECK(events[1].type == ua::ids::trip_alarm_type);
   CHECK(events[0].type == ua::ids::trip_alarm_type);
   CHECK(events[0].brief() == "trunk active unacked confirmed retain");
   CHECK(c.read(child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("MotorTrip tripped")}));
@@ -471,7 +483,7 @@ TEST_CASE("trip alarm: TripAlarmType is an off-normal alarm of that type", "[eve
   REQUIRE(core.apply_values(std::span(&u, 1), at(2'000)) == 0);
   ms = 2'000;
   events = c.events(ms);
-  REQUIRE(events.size() == 1);
+  REQUIRE(events.size() == 2);
   CHECK(events[0].brief() == "trunk inactive unacked confirmed retain");
   CHECK(c.read(child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("MotorTrip normal")}));
 }
