@@ -35,7 +35,8 @@ void add_config_commands(CLI::App& app) {
     std::size_t nodes = r.value.nodes.size();
     const std::size_t alarms = r.value.limit_alarms.size() + r.value.off_normal_alarms.size() +
                                  r.value.discrete_alarms.size() + r.value.deviation_alarms.size() +
-                                 r.value.rate_of_change_alarms.size();
+                                 r.value.rate_of_change_alarms.size() + r.value.trip_alarms.size() +
+                                 r.value.discrepancy_alarms.size();
     const std::string alarm_count = alarms ? ", " + std::to_string(alarms) + " alarm(s)" : std::string();
     std::printf("%s: ok (%zu endpoint(s), %zu namespace(s), %zu node(s), %zu writer(s)%s)\n", file->c_str(),
                 r.value.server.endpoints.size(), r.value.namespaces.size(), nodes, r.value.writers.size(), alarm_count.c_str());

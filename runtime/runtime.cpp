@@ -833,6 +833,21 @@ public:
         .value_or(failed);
   }
 
+  status_code add_trip_alarm(const trip_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host([a = alarm](actors::server_core& core) { return core.add_trip_alarm(a, actors::now_instant()); },
+                       failed)
+        .value_or(failed);
+  }
+
+  status_code add_discrepancy_alarm(const discrepancy_alarm& alarm) override {
+    ua::status_code failed;
+    return run_on_host(
+               [a = alarm](actors::server_core& core) { return core.add_discrepancy_alarm(a, actors::now_instant()); },
+               failed)
+        .value_or(failed);
+  }
+
   status_code add_alarm_group(const alarm_group& group) override {
     ua::status_code failed;
     return run_on_host([g = group](actors::server_core& core) { return core.add_alarm_group(g, actors::now_instant()); },

@@ -468,6 +468,14 @@ ua::status_code server_core::add_rate_of_change_alarm(const rate_of_change_alarm
   return conditions_->add(a, space_, *this, now);
 }
 
+ua::status_code server_core::add_trip_alarm(const trip_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
+ua::status_code server_core::add_discrepancy_alarm(const discrepancy_alarm& a, const instant& now) {
+  return conditions_->add(a, space_, *this, now);
+}
+
 ua::status_code server_core::add_alarm_group(const alarm_group& g, const instant& now) {
   return conditions_->add_group(g, space_, now);
 }
@@ -1069,9 +1077,8 @@ ua::status_code server_core::set_certificate_management(certificate_management_c
   return ua::status::good;
 }
 
-// Part 12 §7.8.4 (CertificateExpirationAlarmType's purpose), raised as an event of that type: the
-// conditions of decision 0053 are limit, off-normal and discrete alarms over a Variable, and a
-// certificate is none (docs/decisions/0056).
+// Part 12 §7.8.4 (CertificateExpirationAlarmType's purpose): the certificates' days left for /metrics
+// and their conditions (docs/decisions/0056, 0081).
 void server_core::check_certificates(const instant& now) {
   const auto sec = expiry_security_;
   if (!sec) return;
@@ -1093,31 +1100,28 @@ void server_core::check_certificates(const instant& now) {
     for (const auto& f : findings) m.push_back({f.group, f.subject, f.thumbprint, f.days_left});
     metrics_->set_certificates(std::move(m));
   }
-  if (!wants_events()) return;
+  // Part 9 §5.8.24.7 (1.05): each certificate a CertificateExpirationAlarmType condition, a component of
+  // the Server object (its SourceNode), active while within ExpirationLimit (expiry_config::warn_days)
+  // of its end or past it; acknowledged, confirmed, shelved and refreshed as every condition
+  // (docs/decisions/0081). A certificate that is no longer watched takes its condition with it.
+  std::vector<condition_manager::certificate_condition> conditions;
+  conditions.reserve(findings.size());
+  const double limit_ms = expiry_.config().warn_days * 86'400'000.0;
   for (const auto& f : findings) {
-    if (!f.newly) continue;
-    event_.type = space_.find(ua::node_id(0, ua::ids::certificate_expiration_alarm_type));
-    event_.source = space_.find(ua::node_id(0, 2253));
-    event_.fields.resize(field::severity + 1);
-    for (std::size_t k = 0; k < event_.fields.size(); ++k) event_.fields[k].key = static_cast<field_key>(k);
-    next_event_id(event_.fields[field::event_id].value.emplace<ua::byte_string>());
-    event_.fields[field::event_type].value.emplace<ua::node_id>() = ua::node_id(0, ua::ids::certificate_expiration_alarm_type);
-    event_.fields[field::source_node].value.emplace<ua::node_id>() = ua::node_id(0, 2253);
-    event_.fields[field::source_name].value.emplace<ua::ua_string>().assign("Server/Certificates");
-    event_.fields[field::time].value.emplace<ua::date_time>() = now.utc;
-    auto& msg = event_.fields[field::message].value.emplace<ua::localized_text>();
-    msg.locale.assign("en");
-    msg.text.assign(f.days_left < 0 ? fmt::format("the {} certificate {} has expired", f.group, f.subject)
-                                    : fmt::format("the {} certificate {} expires in {:.0f} days", f.group, f.subject,
-                                                  f.days_left));
-    event_.fields[field::severity].value.emplace<std::uint16_t>() = f.days_left < 0 ? 900 : 600;
-    event_.set(expiration_date_key_) = f.not_after;
-    event_.set(certificate_type_key_) = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
-    ua::byte_string der;
-    der.assign(f.cert.der().data(), f.cert.der().size());
-    event_.set(audit_.certificate) = std::move(der);
-    raise_event(event_, now);
+    auto& c = conditions.emplace_back();
+    c.id = ua::node_id::string(1, fmt::format("Server.Certificates.{}.{}", f.group, f.thumbprint));
+    c.name = fmt::format("{} certificate {}", f.group, f.thumbprint);
+    c.expiration_date = f.not_after;
+    c.expiration_limit = limit_ms;
+    c.certificate_type = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
+    c.certificate.assign(f.cert.der().data(), f.cert.der().size());
+    c.expiring = f.warning;
+    c.severity = f.days_left < 0 ? 900 : 600;
+    c.message = f.days_left < 0 ? fmt::format("the {} certificate {} has expired", f.group, f.subject)
+                                : fmt::format("the {} certificate {} expires in {:.0f} days", f.group, f.subject,
+                                              f.days_left);
   }
+  conditions_->certificates(conditions, ua::node_id(0, ua::ids::server), space_, *this, now);
 }
 
 // Part 12 §7.10.12 CertificateUpdatedAuditEventType (CertificateGroup, CertificateType),

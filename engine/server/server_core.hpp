@@ -156,6 +156,8 @@ public:
   ua::status_code add_discrete_alarm(const discrete_alarm& a, const instant& now);
   ua::status_code add_deviation_alarm(const deviation_alarm& a, const instant& now);
   ua::status_code add_rate_of_change_alarm(const rate_of_change_alarm& a, const instant& now);
+  ua::status_code add_trip_alarm(const trip_alarm& a, const instant& now);
+  ua::status_code add_discrepancy_alarm(const discrepancy_alarm& a, const instant& now);
   ua::status_code add_alarm_group(const alarm_group& g, const instant& now);
   const condition_manager& conditions() const noexcept { return *conditions_; }
 

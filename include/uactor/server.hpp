@@ -337,6 +337,36 @@ struct discrete_alarm {
   std::vector<node_id> groups;                    // as limit_alarm's
 };
 
+// A trip alarm (Part 9 §5.8.24.4 TripAlarmType, an OffNormalAlarmType subtype): an off-normal alarm
+// that says a piece of equipment tripped (a motor stopped by its overload relay): active while the
+// input is not `normal`, as an off-normal alarm; its events and its condition are of type
+// TripAlarmType (a client's OfType(OffNormalAlarmType) still sees them), its Message "... tripped".
+struct trip_alarm : off_normal_alarm {};
+
+// A discrepancy alarm (Part 9 §5.8.25 DiscrepancyAlarmType): the input should follow a target
+// Variable (a motor's running feedback its start command, a valve's position its demand) within
+// `expected_time` of the target's change. Active when the input has been away from the target
+// (beyond `tolerance` when given) for `expected_time`, counted from the target's latest change or the
+// moment the input left it, whichever is later; it stays active until the input is at the target
+// again (docs/decisions/0081). Input and target are Boolean (compared as 0 and 1) or numeric. Its
+// condition has TargetValueNode, ExpectedTime and (when given) Tolerance as properties and fields.
+// The expiry is seen on the server's housekeeping tick (every second).
+struct discrepancy_alarm {
+  node_id id;                    // the condition's NodeId (a new Object)
+  node_id input;                 // the Variable whose Value is watched
+  std::string name;              // ConditionName and the BrowseName (the id's namespace)
+  node_id target;                // TargetValueNode: the Variable the input should reach
+  std::chrono::milliseconds expected_time{0};  // ExpectedTime: 1 s .. a day
+  std::optional<double> tolerance;             // Tolerance: >= 0; none: the values must be equal
+  std::uint16_t severity = 500;  // while active (1 otherwise)
+  bool enabled = true;
+  std::chrono::milliseconds max_time_shelved{0};  // as limit_alarm's
+  node_id suppressed_by;                          // as limit_alarm's
+  std::uint32_t max_branches = 16;                // as limit_alarm's
+  alarm_parameters parameters;                    // as limit_alarm's (OnDelay adds to ExpectedTime)
+  std::vector<node_id> groups;                    // as limit_alarm's
+};
+
 // An alarm group (Part 9 §8.1 AlarmGroupType, a folder): the alarms that name it are its members
 // (AlarmGroupMember references); its AlarmMetrics Object (§8.2) counts them. An alarm may be in
 // several groups; the Server's AlarmMetrics counts every alarm.
@@ -467,6 +497,11 @@ public:
   // and a rate-of-change alarm (Bad_InvalidArgument also for a window out of range).
   virtual status_code add_deviation_alarm(const deviation_alarm& alarm) = 0;
   virtual status_code add_rate_of_change_alarm(const rate_of_change_alarm& alarm) = 0;
+  // The same for a trip alarm (as add_off_normal_alarm) and a discrepancy alarm (Bad_NodeIdUnknown,
+  // Bad_NodeClassInvalid also for the target; Bad_InvalidArgument for a null target, an expected
+  // time out of 1 s .. a day, a negative or NaN tolerance).
+  virtual status_code add_trip_alarm(const trip_alarm& alarm) = 0;
+  virtual status_code add_discrepancy_alarm(const discrepancy_alarm& alarm) = 0;
   // Defines an alarm group (before the alarms that name it). Bad_NodeIdExists, Bad_ParentNodeIdInvalid
   // (no such Object), Bad_InvalidArgument (a null id).
   virtual status_code add_alarm_group(const alarm_group& group) = 0;

@@ -93,6 +93,8 @@ struct plant {
   std::vector<alarm_group> alarm_groups;            // [[alarm_groups]], added before the alarms
   std::vector<deviation_alarm> deviation_alarms;    // [[deviation_alarms]]
   std::vector<rate_of_change_alarm> rate_of_change_alarms;  // [[rate_of_change_alarms]]
+  std::vector<trip_alarm> trip_alarms;                      // [[trip_alarms]]
+  std::vector<discrepancy_alarm> discrepancy_alarms;        // [[discrepancy_alarms]]
   std::vector<file_node> files;                     // [[files]] (docs/files.md)
   // HasEventSource from an alarm's `notifier` to its input (deduplicated), so that the notifier's
   // event subscribers see the alarm's events (Part 3 §7.16).

@@ -360,6 +360,42 @@ constexpr std::string_view key_table[] = {
     "discrete_alarms[].latching",
     "discrete_alarms[].active",
     "discrete_alarms[].severity",
+    "trip_alarms[]",
+    "trip_alarms[].id",
+    "trip_alarms[].input",
+    "trip_alarms[].name",
+    "trip_alarms[].notifier",
+    "trip_alarms[].enabled",
+    "trip_alarms[].max_time_shelved_ms",
+    "trip_alarms[].suppressed_by",
+    "trip_alarms[].max_branches",
+    "trip_alarms[].on_delay_ms",
+    "trip_alarms[].off_delay_ms",
+    "trip_alarms[].re_alarm_time_ms",
+    "trip_alarms[].re_alarm_max_count",
+    "trip_alarms[].latching",
+    "trip_alarms[].groups",
+    "trip_alarms[].normal",
+    "trip_alarms[].severity",
+    "discrepancy_alarms[]",
+    "discrepancy_alarms[].id",
+    "discrepancy_alarms[].input",
+    "discrepancy_alarms[].name",
+    "discrepancy_alarms[].notifier",
+    "discrepancy_alarms[].enabled",
+    "discrepancy_alarms[].max_time_shelved_ms",
+    "discrepancy_alarms[].suppressed_by",
+    "discrepancy_alarms[].max_branches",
+    "discrepancy_alarms[].on_delay_ms",
+    "discrepancy_alarms[].off_delay_ms",
+    "discrepancy_alarms[].re_alarm_time_ms",
+    "discrepancy_alarms[].re_alarm_max_count",
+    "discrepancy_alarms[].latching",
+    "discrepancy_alarms[].groups",
+    "discrepancy_alarms[].target",
+    "discrepancy_alarms[].expected_time_ms",
+    "discrepancy_alarms[].tolerance",
+    "discrepancy_alarms[].severity",
     "logging",
     "logging.level",
     "logging.format",
@@ -868,6 +904,8 @@ public:
     read_discrete_alarms(top);
     read_deviation_alarms(top);
     read_rate_of_change_alarms(top);
+    read_trip_alarms(top);
+    read_discrepancy_alarms(top);
     read_files(top);
     read_logging(top);
     read_metrics(top);
@@ -2551,8 +2589,9 @@ private:
     return ok;
   }
 
-  // A numeric variable named by `key` (a deviation alarm's setpoint): of this file, or one the server holds.
-  bool numeric_variable(section& s, const toml::table& t, const char* key, node_id& out) {
+  // A numeric variable named by `key` (a deviation alarm's setpoint): of this file, or one the server
+  // holds; `boolean_too`: a Boolean one is good too (a discrepancy alarm's target).
+  bool numeric_variable(section& s, const toml::table& t, const char* key, node_id& out, bool boolean_too = false) {
     std::string text;
     if (!s.string(key, text)) return !t.get(key);
     const toml::node& at = *t.get(key);
@@ -2564,9 +2603,11 @@ private:
         c_.error(at, s.key(key), fmt::format("{} is not a variable", n->to_string()));
         return false;
       }
-      if (!(it->second.type >= ua::builtin_type::sbyte && it->second.type <= ua::builtin_type::double_)) {
-        c_.error(at, s.key(key), fmt::format("{} is of type {}: {} names a numeric variable", n->to_string(),
-                                             ua::builtin_type_name(it->second.type), key));
+      const auto first = boolean_too ? ua::builtin_type::boolean : ua::builtin_type::sbyte;
+      if (!(it->second.type >= first && it->second.type <= ua::builtin_type::double_)) {
+        c_.error(at, s.key(key), fmt::format("{} is of type {}: {} names a {}numeric variable", n->to_string(),
+                                             ua::builtin_type_name(it->second.type), key,
+                                             boolean_too ? "Boolean or " : ""));
         return false;
       }
       return true;
@@ -2705,6 +2746,83 @@ private:
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));
+    }
+  }
+
+  // [[trip_alarms]]: TripAlarmType conditions (uactor::trip_alarm, Part 9 §5.8.24.4): off-normal
+  // alarms of that type, the same keys.
+  void read_trip_alarms(section& top) {
+    const auto* entries = table_array(top, "trip_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("trip_alarms[{}]", i));
+      alarm_common common = read_alarm_common(s, t);
+      bool ok = two_state_input(s, common, "a trip alarm") && common.ok;
+      trip_alarm a;
+      a.id = common.id;
+      a.input = common.input;
+      a.name = common.name;
+      a.enabled = common.enabled;
+      a.max_time_shelved = common.max_time_shelved;
+      a.suppressed_by = common.suppressed_by;
+      a.max_branches = common.max_branches;
+      a.parameters = common.parameters;
+      a.groups = common.groups;
+      if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
+        a.normal = 0.0;  // a numeric input's default normal value
+      ok = read_reference(s, common, "normal", a.normal) && ok;
+      s.integer("severity", 1, 1000, a.severity);
+      if (ok) p_.trip_alarms.push_back(std::move(a));
+    }
+  }
+
+  // [[discrepancy_alarms]]: DiscrepancyAlarmType conditions (uactor::discrepancy_alarm, Part 9 §5.8.25,
+  // docs/decisions/0081): the input should reach the target variable within expected_time_ms.
+  void read_discrepancy_alarms(section& top) {
+    const auto* entries = table_array(top, "discrepancy_alarms", c_);
+    if (!entries) return;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& t = *(*entries)[i].as_table();
+      section s(c_, t, fmt::format("discrepancy_alarms[{}]", i));
+      alarm_common common = read_alarm_common(s, t);
+      bool ok = two_state_input(s, common, "a discrepancy alarm") && common.ok;
+      discrepancy_alarm a;
+      a.id = common.id;
+      a.input = common.input;
+      a.name = common.name;
+      a.enabled = common.enabled;
+      a.max_time_shelved = common.max_time_shelved;
+      a.suppressed_by = common.suppressed_by;
+      a.max_branches = common.max_branches;
+      a.parameters = common.parameters;
+      a.groups = common.groups;
+      if (!t.get("target")) {
+        c_.error(t.source(), s.key("target"), "missing (TargetValueNode: the variable the input should reach)");
+        ok = false;
+      }
+      ok = numeric_variable(s, t, "target", a.target, true) && ok;
+      // ExpectedTime: a second (the housekeeping tick sees it run out) to a day, as the alarm delays.
+      if (std::int64_t ms = 0; s.integer("expected_time_ms", 1'000, 86'400'000, ms)) {
+        a.expected_time = std::chrono::milliseconds(ms);
+      } else {
+        if (!t.get("expected_time_ms"))
+          c_.error(t.source(), s.key("expected_time_ms"), "missing (ExpectedTime: how long the input may take to reach the target)");
+        ok = false;
+      }
+      if (double tolerance = 0; s.number("tolerance", 0, 1e300, tolerance)) {
+        // Tolerance widens a numeric comparison; a Boolean input is at its target or not.
+        if (common.input_entry && common.input_entry->type == ua::builtin_type::boolean) {
+          c_.error(*t.get("tolerance"), s.key("tolerance"),
+                   fmt::format("{} is Boolean: a tolerance applies to a numeric input", common.input.to_string()));
+          ok = false;
+        }
+        a.tolerance = tolerance;
+      } else if (t.get("tolerance")) {
+        ok = false;
+      }
+      s.integer("severity", 1, 1000, a.severity);
+      if (ok) p_.discrepancy_alarms.push_back(std::move(a));
     }
   }
 

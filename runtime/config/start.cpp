@@ -139,7 +139,8 @@ bool load_nodeset(server& srv, const nodeset_file& file, std::string& error) {
   return false;
 }
 
-// [[limit_alarms]], [[off_normal_alarms]], [[discrete_alarms]], [[deviation_alarms]], [[rate_of_change_alarms]] and their notifiers' HasEventSource references: what only the address space
+// [[limit_alarms]], [[off_normal_alarms]], [[discrete_alarms]], [[deviation_alarms]], [[rate_of_change_alarms]],
+// [[trip_alarms]], [[discrepancy_alarms]] and their notifiers' HasEventSource references: what only the address space
 // knows (an input of a NodeSet or namespace 0 that is missing or not numeric) refuses the start.
 bool add_alarms(server& srv, const plant& p, std::string& error) {
   if (!p.event_sources.empty()) {
@@ -190,6 +191,20 @@ bool add_alarms(server& srv, const plant& p, std::string& error) {
     if (const auto sc = srv.add_rate_of_change_alarm(a); sc.is_bad()) {
       error = fmt::format("rate-of-change alarm {} (input {}) could not be added: {}", a.id.to_string(),
                           a.input.to_string(), sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.trip_alarms) {
+    if (const auto sc = srv.add_trip_alarm(a); sc.is_bad()) {
+      error = fmt::format("trip alarm {} (input {}) could not be added: {}", a.id.to_string(), a.input.to_string(),
+                          sc.to_string());
+      return false;
+    }
+  }
+  for (const auto& a : p.discrepancy_alarms) {
+    if (const auto sc = srv.add_discrepancy_alarm(a); sc.is_bad()) {
+      error = fmt::format("discrepancy alarm {} (input {}, target {}) could not be added: {}", a.id.to_string(),
+                          a.input.to_string(), a.target.to_string(), sc.to_string());
       return false;
     }
   }

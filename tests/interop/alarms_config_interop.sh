@@ -27,7 +27,7 @@ trap cleanup EXIT
 
 # Port 0: any free port (parallel ctest), read back from the `listening on` line.
 sed 's/^port = [0-9]*/port = 0/' "$src/examples/config/alarms.toml" >"$tmp/alarms.toml"
-if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "4 writer(s), 6 alarm(s)" "$tmp/check.out"; then
+if ! "$uactor" check-config "$tmp/alarms.toml" >"$tmp/check.out" 2>&1 || ! grep -q "7 writer(s), 8 alarm(s)" "$tmp/check.out"; then
     echo "alarms_config_interop: FAIL: check-config"; cat "$tmp/check.out"; exit 1
 fi
 echo "alarms_config_interop: $(cat "$tmp/check.out")"
@@ -59,7 +59,8 @@ if [ "$status" -ne 0 ] || ! grep -qx done "$tmp/metrics.out"; then
 fi
 # Every kind the file defines comes and goes by itself: `uactor alarms list` (ConditionRefresh)
 # shows each of them, retained, within a few cycles of its writer.
-for cond in Tank.Level.Alarm Tank.Overfill.Alarm Pump.Trip.Alarm Pump.Pressure.Alarm Tank.Level.Deviation Tank.Level.Rate; do
+for cond in Tank.Level.Alarm Tank.Overfill.Alarm Pump.Trip.Alarm Pump.Pressure.Alarm Tank.Level.Deviation Tank.Level.Rate \
+    Pump.Overload.Trip Valve.Position.Discrepancy; do
     found=""
     for _ in $(seq 40); do
         if "$uactor" alarms "$url" list 2>>"$tmp/cli.err" | grep -q "^ns=2;s=$cond"$'\t'; then found=1; break; fi

@@ -1,6 +1,7 @@
 // [[deviation_alarms]] and [[rate_of_change_alarms]] (Part 9 §5.8.22, §5.8.23) read into the embedding
 // API's structures: the limit alarm's keys and each kind's own (setpoint, base_setpoint; window_ms,
-// units). The bad forms are in tests/runtime/config_bad/190-194.
+// units). The bad forms are in tests/runtime/config_bad/190-194. [[trip_alarms]] (§5.8.24.4) and
+// [[discrepancy_alarms]] (§5.8.25: target, expected_time_ms, tolerance) the same; bad forms 214-216.
 #include <catch2/catch.hpp>
 
 #include "runtime/config/config.hpp"
@@ -126,6 +127,73 @@ groups = ["ns=2;s=Plant.Maintenance"]
         std::vector<node_id>{node_id::string(2, "Plant.Operator1"), node_id::string(2, "Plant.Maintenance")});
   REQUIRE(r.value.discrete_alarms.size() == 1);
   CHECK(r.value.discrete_alarms[0].groups == std::vector<node_id>{node_id::string(2, "Plant.Maintenance")});
+}
+
+TEST_CASE("config: [[trip_alarms]] and [[discrepancy_alarms]] become the API's structures",
+          "[config][alarms][trip][discrepancy]") {
+  constexpr auto text = R"(
+[server]
+demo = false
+[[namespaces]]
+uri = "urn:test:pump"
+[[variables]]
+id = "ns=2;s=Pump.Overload"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Pump.Start"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Pump.Running"
+type = "Boolean"
+[[variables]]
+id = "ns=2;s=Valve.Demand"
+[[variables]]
+id = "ns=2;s=Valve.Position"
+type = "Float"
+[[trip_alarms]]
+id = "ns=2;s=Pump.Overload.Trip"
+input = "ns=2;s=Pump.Overload"
+severity = 900
+latching = true
+[[discrepancy_alarms]]
+id = "ns=2;s=Pump.Running.Discrepancy"
+input = "ns=2;s=Pump.Running"
+target = "ns=2;s=Pump.Start"
+expected_time_ms = 5000
+[[discrepancy_alarms]]
+id = "ns=2;s=Valve.Position.Discrepancy"
+input = "ns=2;s=Valve.Position"
+target = "ns=2;s=Valve.Demand"
+expected_time_ms = 10000
+tolerance = 1.5
+severity = 650
+on_delay_ms = 1000
+)";
+  const auto r = config::load(text, "pump.toml", ".", false);
+  for (const auto& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.value.trip_alarms.size() == 1);
+  const auto& t = r.value.trip_alarms[0];
+  CHECK(t.id == node_id::string(2, "Pump.Overload.Trip"));
+  CHECK(t.name == "Trip");
+  CHECK(t.normal == ua::variant(false));
+  CHECK(t.severity == 900);
+  CHECK(t.parameters.latching);
+  CHECK(r.value.off_normal_alarms.empty());
+  REQUIRE(r.value.discrepancy_alarms.size() == 2);
+  const auto& b = r.value.discrepancy_alarms[0];
+  CHECK(b.input == node_id::string(2, "Pump.Running"));
+  CHECK(b.target == node_id::string(2, "Pump.Start"));
+  CHECK(b.expected_time == std::chrono::milliseconds(5'000));
+  CHECK_FALSE(b.tolerance);
+  CHECK(b.severity == 500);
+  const auto& v = r.value.discrepancy_alarms[1];
+  CHECK(v.target == node_id::string(2, "Valve.Demand"));
+  CHECK(v.expected_time == std::chrono::milliseconds(10'000));
+  REQUIRE(v.tolerance);
+  CHECK(*v.tolerance == 1.5);
+  CHECK(v.severity == 650);
+  CHECK(v.parameters.on_delay == std::chrono::milliseconds(1'000));
 }
 
 }  // namespace config_alarm_kinds_test

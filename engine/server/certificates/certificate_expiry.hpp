@@ -1,8 +1,8 @@
 // Certificates about to expire (docs/security.md "Certificate expiry"): the server's own and those
 // of its trust list, looked at every `interval` on the housekeeping tick; days left for /metrics,
-// a warning in the log ahead of time (once a day per certificate while it lasts) and a
-// CertificateExpirationAlarmType event when a certificate enters the warning window. Plain state,
-// time passed in (docs/decisions/0056).
+// a warning in the log ahead of time (once a day per certificate while it lasts), and the findings
+// from which server_core keeps a CertificateExpirationAlarmType condition per certificate (active
+// within the warning window; docs/decisions/0081). Plain state, time passed in (docs/decisions/0056).
 #pragma once
 
 #include <chrono>

@@ -1,17 +1,20 @@
 // Part 9 alarms: the state machine of §5.5 (ConditionType), §5.7 (AcknowledgeableConditionType),
 // §5.8 (AlarmConditionType; ExclusiveLimitAlarmType §5.8.18, NonExclusiveLimitAlarmType §5.8.20,
-// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2), shelving (§5.8.17), their methods and
+// DiscreteAlarmType §5.8.24.1, OffNormalAlarmType §5.8.24.2, TripAlarmType §5.8.24.4, DiscrepancyAlarmType
+// §5.8.25 of 1.05), shelving (§5.8.17), their methods and
 // events, and each condition's Object with its Variables; the alarm parameters OnDelay, OffDelay,
 // ReAlarmTime (§5.8.2, 1.05). Every kind shares the state, the methods, the events, the parameters
 // and the nodes; only what makes it active (and the fields of its type) differs.
-// docs/decisions/0018, 0053, 0061, 0065.
+// docs/decisions/0018, 0053, 0061, 0065, 0081.
 #include "engine/server/subscriptions/conditions.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -29,6 +32,9 @@ using ua::ids::exclusive_limit_alarm_type;
 using ua::ids::non_exclusive_limit_alarm_type;
 using ua::ids::off_normal_alarm_type;
 using ua::ids::discrete_alarm_type;
+using ua::ids::trip_alarm_type;
+using ua::ids::discrepancy_alarm_type;
+using ua::ids::certificate_expiration_alarm_type;
 using ua::ids::exclusive_deviation_alarm_type;
 using ua::ids::non_exclusive_deviation_alarm_type;
 using ua::ids::exclusive_rate_of_change_alarm_type;
@@ -168,7 +174,7 @@ void text(variant& v, const char* s) {
 
 }  // namespace
 
-enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete };
+enum class alarm_kind : std::uint8_t { exclusive_limit, non_exclusive_limit, off_normal, discrete, discrepancy, certificate };
 // What a limit alarm's limits apply to: the input's value (§5.8.18, §5.8.20), its deviation from a
 // setpoint (§5.8.22) or its rate of change per second (§5.8.23).
 enum class alarm_measure : std::uint8_t { value, deviation, rate };
@@ -187,6 +193,7 @@ struct condition_manager::alarm {
   alarm_measure measured = alarm_measure::value;
   double last_measure = NAN;  // what the limits were last compared with
   // §5.8.22: the setpoint's Variable and its latest value (NaN: none yet), the base setpoint shown.
+  // §5.8.25: a discrepancy alarm's TargetValueNode is held here too (watched and read the same way).
   node_index setpoint = no_node;
   node_id setpoint_id, base_setpoint_id;
   double setpoint_value = NAN;
@@ -197,6 +204,22 @@ struct condition_manager::alarm {
   std::chrono::steady_clock::time_point window_start{};
   double window_value = 0;
   std::optional<engineering_units> units;
+  // §5.8.25 (docs/decisions/0081): ExpectedTime (ms) and Tolerance (NaN: none); whether the input is
+  // away from the target and not yet for ExpectedTime, and since when it counts (the later of the
+  // target's change and the input's leaving it).
+  double expected_time = 0;
+  double tolerance = NAN;
+  bool discrepancy_pending = false;
+  std::chrono::steady_clock::time_point discrepancy_since{};
+  // §5.8.24.7 CertificateExpirationAlarmType: the certificate's, and the Message the server's
+  // expiry check gave (the state comes from it, not from an input Variable); `removed`: the
+  // certificate is no longer watched, its Object gone.
+  date_time expiration_date;
+  double expiration_limit = 0;
+  node_id certificate_type;
+  byte_string certificate;
+  std::string detail;
+  bool removed = false;
   // Part 9 §8: the metrics scopes it counts in (the Server's, its groups'), when it became active
   // and unacknowledged, and its recent activations (chattering).
   std::vector<std::uint32_t> scopes;
@@ -284,7 +307,11 @@ struct condition_manager::alarm {
   bool synced = false;  // the first event wrote every Variable
   std::vector<mirrored> vars;
 
-  bool two_state() const noexcept { return kind == alarm_kind::off_normal || kind == alarm_kind::discrete; }
+  // Off-normal, discrete and discrepancy alarms: one active state, the input Boolean or numeric.
+  bool two_state() const noexcept {
+    return kind == alarm_kind::off_normal || kind == alarm_kind::discrete || kind == alarm_kind::discrepancy ||
+           kind == alarm_kind::certificate;
+  }
   bool active() const noexcept {
     switch (kind) {
       case alarm_kind::exclusive_limit: return state != limit::none;
@@ -361,6 +388,13 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
   k_.engineering_units = f.intern("EngineeringUnits");
   k_.latched_state = f.intern("LatchedState");
   k_.latched_state_id = f.intern("LatchedState/Id");
+  k_.target_value_node = f.intern("TargetValueNode");
+  k_.expected_time = f.intern("ExpectedTime");
+  k_.tolerance = f.intern("Tolerance");
+  k_.expiration_date = f.intern("ExpirationDate");
+  k_.expiration_limit = f.intern("ExpirationLimit");
+  k_.certificate_type = f.intern("CertificateType");
+  k_.certificate = f.intern("Certificate");
   std::random_device rd;
   branch_prefix_ = (std::uint64_t{rd()} << 32) | rd();
   for (const limit l : {limit::low_low, limit::low, limit::high, limit::high_high}) {
@@ -496,6 +530,52 @@ status_code condition_manager::add(const off_normal_alarm& a, address_space& as,
   return add_two_state(std::move(al), a.normal, as, sink, now);
 }
 
+status_code condition_manager::add(const trip_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.24.4: an OffNormalAlarmType subtype "mainly used for categorization": the off-normal state
+  // machine with TripAlarmType as the condition's type and its events' EventType.
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::off_normal;
+  al->type_id = trip_alarm_type;
+  al->id = a.id;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->sev_tripped = a.severity;
+  al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
+  return add_two_state(std::move(al), a.normal, as, sink, now);
+}
+
+status_code condition_manager::add(const discrepancy_alarm& a, address_space& as, event_sink& sink, const instant& now) {
+  // §5.8.25: TargetValueNode and ExpectedTime are mandatory; Tolerance is optional (none: equal).
+  // ExpectedTime from the tick's resolution (a second) to a day, as the alarm delays.
+  if (a.target.is_null()) return status::bad_invalid_argument;
+  if (a.expected_time.count() < 1'000 || a.expected_time.count() > 86'400'000) return status::bad_invalid_argument;
+  if (a.tolerance && (!(*a.tolerance >= 0) || std::isinf(*a.tolerance))) return status::bad_invalid_argument;
+  auto al = std::make_unique<alarm>();
+  al->kind = alarm_kind::discrepancy;
+  al->type_id = discrepancy_alarm_type;
+  al->id = a.id;
+  al->input_id = a.input;
+  al->name = a.name;
+  al->setpoint_id = a.target;
+  al->expected_time = static_cast<double>(a.expected_time.count());
+  al->tolerance = a.tolerance.value_or(NAN);
+  al->sev_tripped = a.severity;
+  al->enabled = a.enabled;
+  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
+  al->suppressor_id = a.suppressed_by;
+  al->max_branches = a.max_branches;
+  if (const status_code sc = check_new(al->id, al->name, al->input_id, as, al->input); sc.is_bad()) return sc;
+  if (al->max_time_shelved < 0 || al->max_time_shelved > longest_shelving_ms) return status::bad_invalid_argument;
+  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
+  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
+  return insert(std::move(al), as, sink, now);
+}
+
 status_code condition_manager::add(const discrete_alarm& a, address_space& as, event_sink& sink, const instant& now) {
   auto al = std::make_unique<alarm>();
   al->kind = alarm_kind::discrete;
@@ -608,16 +688,20 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   // component of the input's parent Object, when it has one (the equipment: Tank -> Tank.Level.Alarm).
   as.add_reference(al.input, as.find(node_id(0, has_condition)), *added);
   const node_index has_component = as.find(node_id(0, ids::has_component)), organizes = as.find(node_id(0, ids::organizes));
-  for (const reference& r : as.inverse_references(al.input)) {
-    if ((r.type == has_component || r.type == organizes) && as.at(r.target).cls == node_class::object) {
-      as.add_reference(r.target, has_component, *added);
-      break;
+  if (al.kind == alarm_kind::certificate) {
+    as.add_reference(al.input, has_component, *added);  // the source is an Object: the condition is its component
+  } else {
+    for (const reference& r : as.inverse_references(al.input)) {
+      if ((r.type == has_component || r.type == organizes) && as.at(r.target).cls == node_class::object) {
+        as.add_reference(r.target, has_component, *added);
+        break;
+      }
     }
+    as.set_monitored(al.input, true);
   }
-  as.set_monitored(al.input, true);
   al.source_name = std::string(as.at(al.input).browse_name);
   al.time = al.active_since = al.comment_time = al.severity_time = al.quality_time = now.utc;
-  al.message = al.name + " normal";
+  al.message = al.kind == alarm_kind::certificate ? al.detail : al.name + " normal";
   const auto index = static_cast<std::uint32_t>(alarms_.size());
   const node_index input = al.input;
   if (const status_code sc = add_nodes(al, as); sc.is_bad()) {
@@ -637,8 +721,10 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   by_node_[al.node] = index;
   if (al.shelving_node != no_node) by_node_[al.shelving_node] = index;
   alarms_.push_back(std::move(owned));
-  if (by_input_.size() <= input) by_input_.resize(input + 1);
-  by_input_[input].push_back(index);
+  if (al.kind != alarm_kind::certificate) {  // a certificate condition has no input Variable
+    if (by_input_.size() <= input) by_input_.resize(input + 1);
+    by_input_[input].push_back(index);
+  }
   if (al.suppressor != no_node) {
     // §5.8.2: the plant's suppression applies from the start, before the first event.
     if (by_suppressor_.size() <= al.suppressor) by_suppressor_.resize(al.suppressor + 1);
@@ -656,7 +742,9 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
     as.set_monitored(al.setpoint, true);
     if (const variable_data* s = as.variable(al.setpoint)) {
       double sp = 0;
-      if (number_of(s->value.value, sp)) al.setpoint_value = sp;
+      // §5.8.25: a discrepancy alarm's target may be Boolean, as its input.
+      if (al.kind == alarm_kind::discrepancy ? discrete_of(s->value.value, sp) : number_of(s->value.value, sp))
+        al.setpoint_value = sp;
     }
   }
   if (al.measured == alarm_measure::rate) watch(al);  // the tick closes its windows (decision 0070)
@@ -667,6 +755,95 @@ status_code condition_manager::insert(std::unique_ptr<alarm> owned, address_spac
   if (usable) evaluate(al, v, var->value.status, as, sink, now);
   return status::good;
 }
+
+// §5.8.24.7 (1.05) CertificateExpirationAlarmType, docs/decisions/0081.
+void condition_manager::certificates(std::span<const certificate_condition> certs, const node_id& source_id,
+                                     address_space& as, event_sink& sink, const instant& now) {
+  // No longer watched (removed from the trust list, replaced by ApplyChanges): a last event, inactive
+  // and of no more interest (Retain False), then its Object goes. The alarm stays in alarms_ (the
+  // indices of the others hold), out of every list.
+  std::unordered_set<std::string> watched;
+  for (const auto& c : certs) watched.insert(c.id.to_string());
+  for (auto it = certificates_.begin(); it != certificates_.end();) {
+    if (watched.count(it->first)) {
+      ++it;
+      continue;
+    }
+    alarm& a = *alarms_[it->second];
+    close_branches(a, as, sink, now);
+    if (a.active()) metrics_.ended_active(a.scopes, std::chrono::duration<double, std::milli>(now.steady - a.active_at).count());
+    a.tripped = a.input_tripped = false;
+    a.acked = a.confirmed = true;
+    a.latched = false;
+    a.severity = 1;
+    a.message = a.name + " is no longer watched";
+    a.active_since = a.time = now.utc;
+    if (a.enabled) emit(a, as, sink, now);
+    a.removed = true;
+    a.enabled = false;
+    by_node_.erase(a.node);
+    if (a.shelving_node != no_node) by_node_.erase(a.shelving_node);
+    std::erase(shelved_, a.index);
+    std::erase(timed_, a.index);
+    // The Object, its Variables and its ShelvingState, each with its references at both ends.
+    for (const auto& m : a.vars) as.remove_node(m.node);
+    if (a.shelving_node != no_node) as.remove_node(a.shelving_node);
+    as.remove_node(a.node);
+    a.vars.clear();
+    it = certificates_.erase(it);
+  }
+  const node_index source = as.find(source_id);
+  if (source == no_node) return;
+  for (const auto& c : certs) {
+    const std::string key = c.id.to_string();
+    if (const auto it = certificates_.find(key); it != certificates_.end()) {
+      alarm& a = *alarms_[it->second];
+      a.detail = c.message;
+      a.sev_tripped = c.severity;
+      a.input_tripped = c.expiring;
+      if (a.input_tripped != a.tripped) {
+        transition(a, true, false, as, sink, now);
+      } else if (a.tripped && a.severity != c.severity) {
+        // Expired while active: more severe, the same occurrence (no new acknowledgement).
+        a.last_severity = a.severity;
+        a.severity = c.severity;
+        a.severity_time = a.time = now.utc;
+        a.message = a.detail;
+        if (a.enabled) emit(a, as, sink, now);
+      }
+      continue;
+    }
+    auto al = std::make_unique<alarm>();
+    al->kind = alarm_kind::certificate;
+    al->type_id = certificate_expiration_alarm_type;
+    al->id = c.id;
+    al->name = c.name;
+    al->input = source;
+    al->input_id = source_id;
+    al->expiration_date = c.expiration_date;
+    al->expiration_limit = c.expiration_limit;
+    al->certificate_type = c.certificate_type;
+    al->certificate = c.certificate;
+    al->detail = c.message;
+    al->sev_tripped = c.severity;
+    if (c.id.is_null() || c.name.empty() || as.find(c.id) != no_node) {
+      spdlog::warn("conditions: no CertificateExpirationAlarm condition {} for a certificate: {}", key,
+                   c.id.is_null() || c.name.empty() ? "no id or name" : "the NodeId is taken");
+      continue;
+    }
+    adding_groups_.clear();
+    alarm& a = *al;
+    if (const status_code sc = insert(std::move(al), as, sink, now); sc.is_bad()) {
+      spdlog::warn("conditions: the CertificateExpirationAlarm condition {} could not be added: {}", key, sc.to_string());
+      continue;
+    }
+    certificates_.emplace(key, a.index);
+    a.input_tripped = c.expiring;
+    if (a.input_tripped) transition(a, true, false, as, sink, now);
+  }
+}
+
+bool condition_manager::removed(std::size_t i) const noexcept { return alarms_[i]->removed; }
 
 namespace {
 
@@ -771,6 +948,17 @@ constexpr condition_child latched_children[] = {
 constexpr condition_child setpoint_node_child{"SetpointNode", prop, property_t, dt_node_id},
     base_setpoint_node_child{"BaseSetpointNode", prop, property_t, dt_node_id},
     engineering_units_child{"EngineeringUnits", prop, property_t, ids::eu_information};
+// §5.8.25 DiscrepancyAlarmType: TargetValueNode and ExpectedTime (mandatory), Tolerance (optional).
+constexpr condition_child target_value_node_child{"TargetValueNode", prop, property_t, dt_node_id},
+    expected_time_child{"ExpectedTime", prop, property_t, dt_duration},
+    tolerance_child{"Tolerance", prop, property_t, dt_double};
+// §5.8.24.7 CertificateExpirationAlarmType (ExpirationLimit optional, always given here).
+constexpr condition_child certificate_children[] = {
+    {"ExpirationDate", prop, property_t, dt_utc_time},
+    {"ExpirationLimit", prop, property_t, dt_duration},
+    {"CertificateType", prop, property_t, dt_node_id},
+    {"Certificate", prop, property_t, dt_byte_string},
+};
 
 // The NodeId of a node below the condition: a String id in the condition's namespace, the
 // condition's identifier (a String id's text, the text form of another) and the path with dots:
@@ -819,7 +1007,8 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
       static constexpr std::string_view fixed_paths[] = {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
           "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
-          "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits"};
+          "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits", "TargetValueNode", "ExpectedTime",
+          "Tolerance", "ExpirationDate", "ExpirationLimit", "CertificateType", "Certificate"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
       a.vars.push_back({fields_->intern(path), *added, 0, fixed});
     }
@@ -852,11 +1041,17 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
           if (const status_code sc = add(c); sc.is_bad()) return sc;
     }
   }
-  if (a.kind == alarm_kind::off_normal)
+  if (a.kind == alarm_kind::off_normal || a.kind == alarm_kind::certificate)
     if (const status_code sc = add(normal_state_child); sc.is_bad()) return sc;
+  if (a.kind == alarm_kind::certificate)
+    for (const auto& c : certificate_children)
+      if (const status_code sc = add(c); sc.is_bad()) return sc;
   for (const auto& [set, c] : {std::pair{a.measured == alarm_measure::deviation, &setpoint_node_child},
                                std::pair{!a.base_setpoint_id.is_null(), &base_setpoint_node_child},
-                               std::pair{a.units.has_value(), &engineering_units_child}})
+                               std::pair{a.units.has_value(), &engineering_units_child},
+                               std::pair{a.kind == alarm_kind::discrepancy, &target_value_node_child},
+                               std::pair{a.kind == alarm_kind::discrepancy, &expected_time_child},
+                               std::pair{a.kind == alarm_kind::discrepancy && !std::isnan(a.tolerance), &tolerance_child}})
     if (set)
       if (const status_code sc = add(*c); sc.is_bad()) return sc;
   // The Methods are the types' own nodes, referenced by every condition (decision 0053): Part 9
@@ -910,7 +1105,7 @@ void condition_manager::value_changed(node_index n, const data_value& v) {
   if (n < by_setpoint_.size())
     for (const std::uint32_t a : by_setpoint_[n]) {
       noted x{a, 0, false, v.status};
-      x.numeric = number_of(v.value, x.value);
+      x.numeric = alarms_[a]->kind == alarm_kind::discrepancy ? discrete_of(v.value, x.value) : number_of(v.value, x.value);
       x.setpoint = true;
       pending_.push_back(x);
     }
@@ -937,6 +1132,12 @@ void condition_manager::process(address_space& as, event_sink& sink, const insta
       // §5.8.22: a new setpoint moves the limits; the input's latest value is compared again (the
       // Quality stays the input's).
       if (!x.numeric || std::isnan(x.value)) continue;
+      if (a.kind == alarm_kind::discrepancy) {
+        // §5.8.25 (docs/decisions/0081): a new target gives the input ExpectedTime from now to reach
+        // it; an active alarm stays active until the input is at the (new) target.
+        if (x.value == a.setpoint_value) continue;
+        a.discrepancy_pending = false;
+      }
       a.setpoint_value = x.value;
       if (!std::isnan(a.last_input)) evaluate(a, a.last_input, a.quality, as, sink, now);
       continue;
@@ -1004,6 +1205,35 @@ void condition_manager::evaluate(alarm& a, double v, status_code quality, addres
       // alarm while it is the alarm value.
       a.input_tripped = a.kind == alarm_kind::off_normal ? v != a.reference : v == a.reference;
       break;
+    case alarm_kind::certificate: break;  // no input: certificates() sets the state
+    case alarm_kind::discrepancy: {
+      // §5.8.25 (docs/decisions/0081): in alarm once the input has been away from the target
+      // (beyond Tolerance when there is one) for ExpectedTime, counted from the later of the
+      // target's change and the input's leaving it; out of it only when the input is at the target.
+      // Without a target value yet the state stays.
+      a.last_input = v;
+      if (std::isnan(a.setpoint_value)) {
+        a.discrepancy_pending = false;
+        break;
+      }
+      const bool away =
+          std::isnan(a.tolerance) ? v != a.setpoint_value : std::fabs(v - a.setpoint_value) > a.tolerance;
+      if (!away) {
+        a.discrepancy_pending = false;
+        a.input_tripped = false;
+      } else if (!a.input_tripped) {
+        if (!a.discrepancy_pending) {
+          a.discrepancy_pending = true;
+          a.discrepancy_since = now.steady;
+          watch(a);  // the tick sees ExpectedTime run out when no value comes
+        }
+        if (std::chrono::duration<double, std::milli>(now.steady - a.discrepancy_since).count() >= a.expected_time) {
+          a.discrepancy_pending = false;
+          a.input_tripped = true;
+        }
+      }
+      break;
+    }
     case alarm_kind::exclusive_limit: a.input_state = next_limit(a, a.input_state, v); break;
     case alarm_kind::non_exclusive_limit: a.input_states = next_states(a, a.input_states, v); break;
   }
@@ -1072,6 +1302,8 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
     switch (a.kind) {
       case alarm_kind::off_normal:
       case alarm_kind::discrete:
+      case alarm_kind::discrepancy:
+      case alarm_kind::certificate:
         changed = a.input_tripped != a.tripped;
         a.tripped = a.input_tripped;
         new_occurrence = changed && a.tripped;
@@ -1123,9 +1355,17 @@ void condition_manager::transition(alarm& a, bool take_input, bool quality_chang
     switch (a.kind) {
       case alarm_kind::off_normal:
       case alarm_kind::discrete:
+      case alarm_kind::discrepancy:
         a.severity = a.tripped ? a.sev_tripped : std::uint16_t{1};
-        a.message += a.kind == alarm_kind::discrete ? (a.tripped ? "active" : "normal")
-                                                    : (a.tripped ? "off normal" : "normal");
+        a.message += !a.tripped                              ? "normal"
+                     : a.kind == alarm_kind::discrete        ? "active"
+                     : a.kind == alarm_kind::discrepancy     ? "discrepancy"
+                     : a.type_id == trip_alarm_type          ? "tripped"
+                                                             : "off normal";
+        break;
+      case alarm_kind::certificate:
+        a.severity = a.tripped ? a.sev_tripped : std::uint16_t{1};
+        a.message.assign(a.detail);  // the expiry check's words: which certificate, how long left
         break;
       case alarm_kind::exclusive_limit:
         a.severity = severity_of(a.state);
@@ -1246,6 +1486,31 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
   if (a.kind == alarm_kind::off_normal) {
     // §5.8.24.2: the normal value is the definition's, no Variable holds it: a null NodeId.
     e.set(k_.normal_state) = node_id();
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
+    return;
+  }
+  if (a.kind == alarm_kind::certificate) {
+    // §5.8.24.7: a SystemOffNormalAlarmType: NormalState null (no Variable holds the normal state),
+    // and the certificate's, set once (the record keeps them).
+    if (!e.find(k_.expiration_date)) {
+      e.set(k_.normal_state) = node_id();
+      e.set(k_.expiration_date) = a.expiration_date;
+      e.set(k_.expiration_limit) = a.expiration_limit;
+      e.set(k_.certificate_type) = a.certificate_type;
+      e.set(k_.certificate) = a.certificate;
+    }
+    sync_nodes(a, as, now);
+    sink.raise(e, now);
+    return;
+  }
+  if (a.kind == alarm_kind::discrepancy) {
+    // §5.8.25: the definition's, set once (the record keeps them).
+    if (!e.find(k_.target_value_node)) {
+      e.set(k_.target_value_node) = a.setpoint_id;
+      e.set(k_.expected_time) = a.expected_time;
+      if (!std::isnan(a.tolerance)) e.set(k_.tolerance) = a.tolerance;
+    }
     sync_nodes(a, as, now);
     sink.raise(e, now);
     return;
@@ -1635,12 +1900,16 @@ void condition_manager::tick(address_space& as, event_sink& sink, const instant&
     alarm& a = *alarms_[timed_[i]];
     if (a.delay_pending && delay_over(a, now)) transition(a, true, false, as, sink, now);
     if (a.re_alarm_armed && now.steady >= a.re_alarm_at) re_alarm(a, as, sink, now);
+    // §5.8.25: ExpectedTime ran out with the input still away from the target.
+    if (a.discrepancy_pending &&
+        std::chrono::duration<double, std::milli>(now.steady - a.discrepancy_since).count() >= a.expected_time)
+      evaluate(a, a.last_input, a.quality, as, sink, now);
     // docs/decisions/0070: a rate's window that is over closes with the latest value (an input
     // that holds still reports nothing: its rate falls to 0 here). Rate alarms stay on the list.
     if (a.measured == alarm_measure::rate && a.window_started &&
         std::chrono::duration<double, std::milli>(now.steady - a.window_start).count() >= a.window)
       evaluate(a, a.last_input, a.quality, as, sink, now);
-    if (!a.delay_pending && !a.re_alarm_armed && a.measured != alarm_measure::rate) {
+    if (!a.delay_pending && !a.re_alarm_armed && !a.discrepancy_pending && a.measured != alarm_measure::rate) {
       a.timed = false;
       timed_.erase(timed_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;

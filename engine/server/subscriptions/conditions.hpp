@@ -6,7 +6,8 @@
 // Active, Acked, Confirmed, Retain, Severity, Comment), the Part 9 methods (Enable, Disable,
 // AddComment, Acknowledge, Confirm, ConditionRefresh, ConditionRefresh2), shelving (§5.8.17
 // ShelvedStateMachineType: TimedShelve, OneShotShelve, Unshelve and their 1.05 "2" forms), latching
-// (§5.8.2 LatchedState, Reset, Reset2) and the
+// (§5.8.2 LatchedState, Reset, Reset2), trip and discrepancy alarms (§5.8.24.4, §5.8.25 of 1.05) and
+// the server's certificates as CertificateExpirationAlarmType conditions (§5.8.24.7), and the
 // events of every transition. Each condition is an Object in the address space with its state as
 // Variables that mirror its latest event field for field (docs/decisions/0053). Plain state inside
 // the session host next to the subscriptions, no CAF, time passed in; docs/decisions/0018.
@@ -15,6 +16,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +77,35 @@ public:
   // input's rate per second over `window` (docs/decisions/0070); Bad_InvalidArgument for a window out
   // of 1 s .. 1 h.
   ua::status_code add(const rate_of_change_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A trip alarm (§5.8.24.4 TripAlarmType): an off-normal alarm of that type.
+  ua::status_code add(const trip_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+  // A discrepancy alarm (§5.8.25 DiscrepancyAlarmType, docs/decisions/0081): active once the input has
+  // been away from the target Variable for ExpectedTime; Bad_InvalidArgument for a null target, an
+  // expected time out of 1 s .. a day, a negative or NaN tolerance; Bad_NodeIdUnknown /
+  // Bad_NodeClassInvalid for a target that is no Variable.
+  ua::status_code add(const discrepancy_alarm& a, ua::address_space& as, event_sink& sink, const instant& now);
+
+  // Part 9 §5.8.24.7 (1.05) CertificateExpirationAlarmType (docs/decisions/0081): one condition per
+  // certificate the server watches (its own, its trust list's), no input Variable: the server's
+  // expiry check says whether it is within ExpirationLimit of its end.
+  struct certificate_condition {
+    ua::node_id id;      // the condition's NodeId
+    std::string name;    // ConditionName and BrowseName
+    ua::date_time expiration_date;
+    double expiration_limit = 0;  // ExpirationLimit, ms
+    ua::node_id certificate_type;
+    ua::byte_string certificate;  // DER
+    bool expiring = false;        // within ExpirationLimit of its end, or past it: active
+    std::uint16_t severity = 600; // while active
+    std::string message;
+  };
+  // The certificates watched now: a condition for each first seen (a component of `source`, which
+  // has HasCondition to it and is its SourceNode), the state of the others, and a last event
+  // (inactive, Retain False) then no Object for those no longer watched.
+  void certificates(std::span<const certificate_condition> certs, const ua::node_id& source, ua::address_space& as,
+                    event_sink& sink, const instant& now);
+  // Whether the alarm at `i` was a certificate's that is no longer watched (its Object is gone).
+  bool removed(std::size_t i) const noexcept;
 
   // A watched input changed (the server's value observer): the value is noted, evaluated by
   // process() in order. Allocates nothing once warm.
@@ -232,7 +264,8 @@ private:
         shelving_last_id, unshelve_time, max_time_shelved, suppressed_state, suppressed_state_id,
         suppressed_state_transition_time, out_of_service_state, out_of_service_state_id,
         out_of_service_state_transition_time, on_delay, off_delay, re_alarm_time, re_alarm_repeat_count,
-        setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id;
+        setpoint_node, base_setpoint_node, engineering_units, latched_state, latched_state_id, target_value_node,
+        expected_time, tolerance, expiration_date, expiration_limit, certificate_type, certificate;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
   };
@@ -241,13 +274,15 @@ private:
   std::vector<std::unique_ptr<alarm>> alarms_;
   std::vector<std::vector<std::uint32_t>> by_input_;  // node index -> alarms watching it
   std::vector<std::vector<std::uint32_t>> by_suppressor_;  // node index -> alarms it suppresses
-  std::vector<std::vector<std::uint32_t>> by_setpoint_;    // node index -> deviation alarms it is the setpoint of
+  // node index -> deviation alarms it is the setpoint of, discrepancy alarms it is the target of
+  std::vector<std::vector<std::uint32_t>> by_setpoint_;
   std::uint64_t branch_prefix_ = 0;  // random per server: BranchIds differ between runs
   std::uint64_t branch_seq_ = 0;
   std::uint64_t branches_dropped_ = 0;
   // The Object of a condition, and of its ShelvingState, -> the alarm's position.
   std::unordered_map<ua::node_index, std::uint32_t> by_node_;
   std::vector<std::uint32_t> shelved_;  // the alarms shelved now, for the tick
+  std::unordered_map<std::string, std::uint32_t> certificates_;  // a certificate condition's NodeId text -> its alarm
   std::vector<std::uint32_t> timed_;    // the alarms with a delay or a re-alarm running, for the tick
   std::uint64_t re_alarms_ = 0;
   alarm_metrics metrics_;
@@ -263,7 +298,7 @@ private:
     bool numeric;  // a number, or a Boolean (0 or 1) for an off-normal or discrete alarm
     ua::status_code quality;
     bool suppression = false;  // the value of a `suppressed_by` Variable, not of the input
-    bool setpoint = false;     // the value of a deviation alarm's setpoint, not of the input
+    bool setpoint = false;     // the value of a deviation alarm's setpoint (a discrepancy alarm's target), not of the input
   };
   std::vector<noted> pending_;
   std::vector<noted> processing_;

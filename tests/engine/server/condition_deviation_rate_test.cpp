@@ -2,6 +2,8 @@
 // passed-in clock: the limit state machines of §5.8.18 (exclusive) and §5.8.20 (non-exclusive) on the
 // input minus its setpoint and on the input's rate per second over a window (docs/decisions/0070),
 // each through a table of input values, setpoint changes and ticks with the events expected.
+// Discrepancy alarms (§5.8.25 of 1.05, docs/decisions/0081: the input against a target within
+// ExpectedTime) and trip alarms (§5.8.24.4) the same way.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -256,6 +258,234 @@ TEST_CASE("deviation and rate-of-change alarms: bad definitions are refused, not
   CHECK(core.conditions().size() == 0);
   CHECK(core.space().find(dr_alarm) == ua::no_node);
   CHECK(core.conditions().timed_count() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discrepancy alarms (§5.8.25, docs/decisions/0081) and trip alarms (§5.8.24.4)
+
+const ua::node_id dc_alarm = ua::node_id::string(1, "Valve.Discrepancy");
+const ua::node_id dc_bool_input = ua::node_id::string(1, "Demo.Static.Scalar.Boolean");
+ua::node_id dc_child(const char* path) { return ua::node_id::string(1, std::string("Valve.Discrepancy.") + path); }
+
+// One step: a value of the input or of the target, or a tick, at a time; then whether the input is
+// in alarm (away from the target for ExpectedTime), whether the alarm is active, and the events.
+struct dc_step {
+  std::int64_t at;
+  enum { input, target, tick } what;
+  double v = 0;
+  bool input_active = false;
+  bool active = false;
+  std::vector<std::string> events{};
+};
+
+void dc_run(actors::server_core& core, test::condition_client& c, std::int64_t& ms, const std::vector<dc_step>& table,
+            const ua::node_id& input, const ua::node_id& target) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const dc_step& s = table[i];
+    INFO("row " << i << " at " << s.at);
+    if (s.what == dc_step::tick) {
+      core.on_tick(at(s.at));
+    } else if (s.what == dc_step::input && input == dc_bool_input) {
+      value_update u;
+      u.node.index = core.space().find(input);
+      u.value = s.v != 0;
+      REQUIRE(core.apply_values(std::span(&u, 1), at(s.at)) == 0);
+    } else {
+      test::apply_value(core, s.what == dc_step::input ? input : target, s.v, s.at);
+    }
+    CHECK(core.conditions().input_active(0) == s.input_active);
+    CHECK(core.conditions().active(0) == s.active);
+    ms = std::max(ms, s.at);
+    std::vector<std::string> seen;
+    for (const auto& e : c.events(ms)) seen.push_back(e.brief());
+    CHECK(seen == s.events);
+  }
+}
+
+discrepancy_alarm dc_definition(const ua::node_id& input, const ua::node_id& target, milliseconds expected) {
+  discrepancy_alarm a;
+  a.id = dc_alarm;
+  a.input = input;
+  a.target = target;
+  a.name = "ValvePosition";
+  a.expected_time = expected;
+  a.max_branches = 0;  // the state machine is what is looked at here (branches: condition_branches_test)
+  return a;
+}
+
+TEST_CASE("discrepancy alarm: DiscrepancyAlarmType, a numeric input within Tolerance of its target",
+          "[events][alarms][discrepancy]") {
+  auto core = test::make_core();
+  test::apply_value(core, dr_input, 50, 0);     // the valve's position
+  test::apply_value(core, dr_setpoint, 50, 0);  // its demand: TargetValueNode
+  auto a = dc_definition(dr_input, dr_setpoint, milliseconds(5'000));
+  a.tolerance = 0.5;
+  a.severity = 650;
+  REQUIRE(core.add_discrepancy_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  // §5.8.25: TargetValueNode (NodeId) and ExpectedTime (Duration) are mandatory properties, Tolerance
+  // (Double) the optional one; each is also the event's field (the Variables mirror the events).
+  CHECK(c.read(dc_child("EventType")) == ua::variant(ua::node_id(0, ua::ids::discrepancy_alarm_type)));
+  CHECK(c.read(dc_child("TargetValueNode")) == ua::variant(dr_setpoint));
+  CHECK(c.read(dc_child("ExpectedTime")) == ua::variant(5'000.0));
+  CHECK(c.read(dc_child("Tolerance")) == ua::variant(0.5));
+  const auto& space = core.space();
+  const auto expected = space.find(dc_child("ExpectedTime"));
+  REQUIRE(expected != ua::no_node);
+  CHECK(space.variable(expected)->data_type.matches(ua::node_id(0, 290)));  // Duration
+  CHECK(std::string(space.at(expected).browse_name) == "ExpectedTime");
+  CHECK(space.find(dc_child("NormalState")) == ua::no_node);
+  CHECK(space.find(dc_child("SetpointNode")) == ua::no_node);
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  const std::string on = "trunk active unacked confirmed retain", off = "trunk inactive unacked confirmed retain";
+  dc_run(core, c, ms,
+         {
+             // A new target: the input has ExpectedTime (5 s) to reach it; within Tolerance is reached.
+             {1'000, dc_step::target, 80, false, false, {}},
+             {3'000, dc_step::tick, 0, false, false, {}},
+             {4'000, dc_step::input, 79.6, false, false, {}},
+             {10'000, dc_step::tick, 0, false, false, {}},  // nothing is counting
+             // Not there 5 s after the target changed: active on the tick, whatever the input did meanwhile.
+             {11'000, dc_step::target, 20, false, false, {}},
+             {13'000, dc_step::input, 60, false, false, {}},
+             {15'900, dc_step::tick, 0, false, false, {}},
+             {16'000, dc_step::tick, 0, true, true, {on}},
+             {17'000, dc_step::input, 20.4, false, false, {off}},  // at the target: it ends
+             // The input leaves the target: the count starts then; a new target starts it again.
+             {18'000, dc_step::input, 25, false, false, {}},
+             {22'000, dc_step::target, 30, false, false, {}},
+             {26'000, dc_step::tick, 0, false, false, {}},  // 4 s since the target's change, 8 s since the input left
+             {27'000, dc_step::tick, 0, true, true, {on}},
+             // A new target while active: the alarm stays until the input is at it.
+             {28'000, dc_step::target, 40, true, true, {}},
+             {28'500, dc_step::input, 39.4, true, true, {}},  // outside Tolerance still
+             {29'000, dc_step::input, 40, false, false, {off}},
+         },
+         dr_input, dr_setpoint);
+  CHECK(core.conditions().timed_count() == 0);  // nothing counting once the input is at its target
+  CHECK(c.read(dc_child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("ValvePosition normal")}));
+}
+
+TEST_CASE("discrepancy alarm: a Boolean feedback against its command, no Tolerance, with OnDelay",
+          "[events][alarms][discrepancy]") {
+  auto core = test::make_core();
+  value_update off;
+  off.node.index = core.space().find(dc_bool_input);
+  off.value = false;
+  REQUIRE(core.apply_values(std::span(&off, 1), at(0)) == 0);
+  test::apply_value(core, dr_base, 0, 0);  // the command, 0 or 1 (a Boolean compares as 0 or 1)
+  auto a = dc_definition(dc_bool_input, dr_base, milliseconds(2'000));
+  a.parameters.on_delay = milliseconds(1'000);  // §5.8.2: on top of ExpectedTime
+  REQUIRE(core.add_discrepancy_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  CHECK(core.space().find(dc_child("Tolerance")) == ua::no_node);  // optional: not given
+  CHECK(c.read(dc_child("TargetValueNode")) == ua::variant(dr_base));
+  REQUIRE(c.monitor_events(c.subscribe(), 1) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  const std::string on = "trunk active unacked confirmed retain", done = "trunk inactive unacked confirmed retain";
+  dc_run(core, c, ms,
+         {
+             {1'000, dc_step::target, 1, false, false, {}},  // start
+             {2'000, dc_step::input, 1, false, false, {}},   // running within ExpectedTime
+             {5'000, dc_step::target, 0, false, false, {}},  // stop
+             {7'000, dc_step::tick, 0, true, false, {}},     // still running: in alarm, OnDelay counting
+             {8'000, dc_step::tick, 0, true, true, {on}},
+             {8'500, dc_step::input, 0, false, false, {done}},
+             // It starts by itself: away from the command (0) for ExpectedTime, then OnDelay.
+             {10'000, dc_step::input, 1, false, false, {}},
+             {12'000, dc_step::tick, 0, true, false, {}},
+             {13'000, dc_step::tick, 0, true, true, {on}},
+         },
+         dc_bool_input, dr_base);
+  CHECK(c.read(dc_child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("ValvePosition discrepancy")}));
+}
+
+TEST_CASE("discrepancy alarm: bad definitions are refused, nothing left behind", "[events][alarms][discrepancy]") {
+  auto core = test::make_core();
+  auto a = dc_definition(dr_input, ua::node_id(), milliseconds(5'000));
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_invalid_argument);  // no TargetValueNode
+  a.target = ua::node_id::string(1, "No.Such.Node");
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_node_id_unknown);
+  a.target = ua::node_id(0, ua::ids::server);
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_node_class_invalid);
+  a.target = dr_setpoint;
+  a.expected_time = milliseconds(999);  // shorter than the tick
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.expected_time = milliseconds(86'400'001);
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.expected_time = milliseconds(1'000);
+  a.tolerance = -1;
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.tolerance = NAN;
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.tolerance = {};
+  a.input = ua::node_id(0, ua::ids::server);
+  CHECK(core.add_discrepancy_alarm(a, at(0)) == status::bad_node_class_invalid);
+  CHECK(core.conditions().size() == 0);
+  CHECK(core.space().find(dc_alarm) == ua::no_node);
+  CHECK(core.conditions().timed_count() == 0);
+}
+
+TEST_CASE("trip alarm: TripAlarmType is an off-normal alarm of that type", "[events][alarms][trip]") {
+  auto core = test::make_core();
+  value_update u;
+  u.node.index = core.space().find(dc_bool_input);
+  u.value = false;
+  REQUIRE(core.apply_values(std::span(&u, 1), at(0)) == 0);
+  trip_alarm a;
+  a.id = ua::node_id::string(1, "Motor.Trip");
+  a.input = dc_bool_input;
+  a.name = "MotorTrip";
+  a.severity = 900;
+  REQUIRE(core.add_trip_alarm(a, at(0)) == status::good);
+  test::condition_client c(core);
+  const auto child = [](const char* path) { return ua::node_id::string(1, std::string("Motor.Trip.") + path); };
+  // §5.8.24.4: the condition's TypeDefinition and its events' EventType are TripAlarmType; the
+  // off-normal alarm's NormalState (a null NodeId: the normal value is the definition's) stays.
+  CHECK(c.read(child("EventType")) == ua::variant(ua::node_id(0, ua::ids::trip_alarm_type)));
+  CHECK(c.read(child("NormalState")) == ua::variant(ua::node_id()));
+  const auto& space = core.space();
+  const auto node = space.find(a.id);
+  REQUIRE(node != ua::no_node);
+  bool typed = false;
+  for (const auto& r : space.forward_references(node))
+    if (r.type == space.find(ua::node_id(0, ua::ids::has_type_definition)))
+      typed = r.target == space.find(ua::node_id(0, ua::ids::trip_alarm_type));
+  CHECK(typed);
+  const auto sub = c.subscribe();
+  REQUIRE(c.monitor_events(sub, 1) == status::good);
+  // A second item whose where clause is OfType OffNormalAlarmType: a trip alarm is one (a subtype).
+  auto off_normal_only = test::condition_client::select();
+  ua::content_filter_element of_type;
+  of_type.filter_operator = ua::filter_operator::of_type;
+  ua::literal_operand t;
+  t.value = ua::node_id(0, ua::ids::off_normal_alarm_type);
+  of_type.filter_operands.push_back(ua::extension_object(t));
+  off_normal_only.where_clause.elements.push_back(std::move(of_type));
+  REQUIRE(c.monitor_events(sub, 2, off_normal_only) == status::good);
+  std::int64_t ms = 0;
+  c.events(ms);
+  u.value = true;
+  REQUIRE(core.apply_values(std::span(&u, 1), at(1'000)) == 0);
+  ms = 1'000;
+  auto events = c.events(ms);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].handle + events[1].handle == 3);  // one to each item
+  CHECK(events[1].type == ua::ids::trip_alarm_type);
+  CHECK(events[0].type == ua::ids::trip_alarm_type);
+  CHECK(events[0].brief() == "trunk active unacked confirmed retain");
+  CHECK(c.read(child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("MotorTrip tripped")}));
+  CHECK(c.read(child("Severity")) == ua::variant(std::uint16_t{900}));
+  u.value = false;
+  REQUIRE(core.apply_values(std::span(&u, 1), at(2'000)) == 0);
+  ms = 2'000;
+  events = c.events(ms);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].brief() == "trunk inactive unacked confirmed retain");
+  CHECK(c.read(child("Message")) == ua::variant(ua::localized_text{ua::ua_string("en"), ua::ua_string("MotorTrip normal")}));
 }
 
 }  // namespace server_condition_deviation_rate_test
