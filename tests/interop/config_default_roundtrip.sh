@@ -47,6 +47,9 @@ for name in builtin fromfile; do
         exit 1
     fi
 done
+# Each server has a PKI of its own: its certificate's CertificateExpirationAlarmType condition is
+# named by the thumbprint and holds the certificate (docs/decisions/0081), so those lines differ.
+for name in builtin fromfile; do grep -v 's=Server\.Certificates\.' "$tmp/$name.tree" >"$tmp/$name.cut"; mv "$tmp/$name.cut" "$tmp/$name.tree"; done
 lines="$(wc -l <"$tmp/builtin.tree")"
 if [ "$lines" -lt 100 ]; then echo "config_default_roundtrip: FAIL: only $lines lines browsed"; exit 1; fi
 if ! diff "$tmp/builtin.tree" "$tmp/fromfile.tree" >"$tmp/diff"; then
