@@ -900,11 +900,11 @@ public:
     read_scripts(top);
     read_alarm_groups(top);
     read_limit_alarms(top);
-    read_off_normal_alarms(top);
+    read_off_normal_alarms(top, "off_normal_alarms", "an off-normal alarm", p_.off_normal_alarms);
     read_discrete_alarms(top);
     read_deviation_alarms(top);
     read_rate_of_change_alarms(top);
-    read_trip_alarms(top);
+    read_off_normal_alarms(top, "trip_alarms", "a trip alarm", p_.trip_alarms);
     read_discrepancy_alarms(top);
     read_files(top);
     read_logging(top);
@@ -2696,16 +2696,19 @@ private:
     return false;
   }
 
-  // [[off_normal_alarms]]: OffNormalAlarmType conditions (uactor::off_normal_alarm).
-  void read_off_normal_alarms(section& top) {
-    const auto* entries = table_array(top, "off_normal_alarms", c_);
+  // [[off_normal_alarms]]: OffNormalAlarmType conditions (uactor::off_normal_alarm); and
+  // [[trip_alarms]], TripAlarmType conditions (uactor::trip_alarm, Part 9 §5.8.24.4): off-normal
+  // alarms of that type, the same keys.
+  template <class Alarm>
+  void read_off_normal_alarms(section& top, const char* table, const char* what, std::vector<Alarm>& out) {
+    const auto* entries = table_array(top, table, c_);
     if (!entries) return;
     for (std::size_t i = 0; i < entries->size(); ++i) {
       const auto& t = *(*entries)[i].as_table();
-      section s(c_, t, fmt::format("off_normal_alarms[{}]", i));
+      section s(c_, t, fmt::format("{}[{}]", table, i));
       alarm_common common = read_alarm_common(s, t);
-      bool ok = two_state_input(s, common, "an off-normal alarm") && common.ok;
-      off_normal_alarm a;
+      bool ok = two_state_input(s, common, what) && common.ok;
+      Alarm a;
       a.id = common.id;
       a.input = common.input;
       a.name = common.name;
@@ -2719,7 +2722,7 @@ private:
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
       s.integer("severity", 1, 1000, a.severity);
-      if (ok) p_.off_normal_alarms.push_back(std::move(a));
+      if (ok) out.push_back(std::move(a));
     }
   }
 
@@ -2746,34 +2749,6 @@ private:
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));
-    }
-  }
-
-  // [[trip_alarms]]: TripAlarmType conditions (uactor::trip_alarm, Part 9 §5.8.24.4): off-normal
-  // alarms of that type, the same keys.
-  void read_trip_alarms(section& top) {
-    const auto* entries = table_array(top, "trip_alarms", c_);
-    if (!entries) return;
-    for (std::size_t i = 0; i < entries->size(); ++i) {
-      const auto& t = *(*entries)[i].as_table();
-      section s(c_, t, fmt::format("trip_alarms[{}]", i));
-      alarm_common common = read_alarm_common(s, t);
-      bool ok = two_state_input(s, common, "a trip alarm") && common.ok;
-      trip_alarm a;
-      a.id = common.id;
-      a.input = common.input;
-      a.name = common.name;
-      a.enabled = common.enabled;
-      a.max_time_shelved = common.max_time_shelved;
-      a.suppressed_by = common.suppressed_by;
-      a.max_branches = common.max_branches;
-      a.parameters = common.parameters;
-      a.groups = common.groups;
-      if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
-        a.normal = 0.0;  // a numeric input's default normal value
-      ok = read_reference(s, common, "normal", a.normal) && ok;
-      s.integer("severity", 1, 1000, a.severity);
-      if (ok) p_.trip_alarms.push_back(std::move(a));
     }
   }
 

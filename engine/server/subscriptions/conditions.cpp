@@ -514,28 +514,20 @@ status_code condition_manager::add_two_state(std::unique_ptr<alarm> al, const va
 }
 
 status_code condition_manager::add(const off_normal_alarm& a, address_space& as, event_sink& sink, const instant& now) {
-  auto al = std::make_unique<alarm>();
-  al->kind = alarm_kind::off_normal;
-  al->type_id = off_normal_alarm_type;
-  al->id = a.id;
-  al->input_id = a.input;
-  al->name = a.name;
-  al->sev_tripped = a.severity;
-  al->enabled = a.enabled;
-  al->max_time_shelved = static_cast<double>(a.max_time_shelved.count());
-  al->suppressor_id = a.suppressed_by;
-  al->max_branches = a.max_branches;
-  if (!take_parameters(*al, a.parameters)) return status::bad_invalid_argument;
-  if (const status_code sc = take_groups(a.groups, as); sc.is_bad()) return sc;
-  return add_two_state(std::move(al), a.normal, as, sink, now);
+  return add_off_normal(a, off_normal_alarm_type, as, sink, now);
 }
 
 status_code condition_manager::add(const trip_alarm& a, address_space& as, event_sink& sink, const instant& now) {
   // §5.8.24.4: an OffNormalAlarmType subtype "mainly used for categorization": the off-normal state
   // machine with TripAlarmType as the condition's type and its events' EventType.
+  return add_off_normal(a, trip_alarm_type, as, sink, now);
+}
+
+status_code condition_manager::add_off_normal(const off_normal_alarm& a, std::uint32_t type_id, address_space& as,
+                                              event_sink& sink, const instant& now) {
   auto al = std::make_unique<alarm>();
   al->kind = alarm_kind::off_normal;
-  al->type_id = trip_alarm_type;
+  al->type_id = type_id;
   al->id = a.id;
   al->input_id = a.input;
   al->name = a.name;

@@ -216,6 +216,9 @@ private:
   // The condition's Object and references, registered as watching its input; then its first event
   // and its input's current value.
   ua::status_code insert(std::unique_ptr<alarm> a, ua::address_space& as, event_sink& sink, const instant& now);
+  // Off-normal alarms and their TripAlarmType subtype (`type_id`): add_two_state with the normal value.
+  ua::status_code add_off_normal(const off_normal_alarm& a, std::uint32_t type_id, ua::address_space& as,
+                                 event_sink& sink, const instant& now);
   // Off-normal and discrete alarms: the checks, then insert() with `reference` (the normal or the alarm value).
   ua::status_code add_two_state(std::unique_ptr<alarm> a, const ua::variant& reference, ua::address_space& as,
                                 event_sink& sink, const instant& now);
