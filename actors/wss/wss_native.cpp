@@ -8,15 +8,14 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include "actors/wss/tls_memory_pipe.hpp"
+#include "actors/wss/ws_accept_key.hpp"
 #include "engine/server/server_metrics.hpp"
-#include "protocol/base64.hpp"
 #include "protocol/uatcp.hpp"
 #include "protocol/ws_frame.hpp"
 #include "protocol/ws_receiver.hpp"
@@ -31,16 +30,6 @@ namespace wss_native_detail {
 namespace http = boost::beast::http;
 
 std::string_view sv(boost::beast::string_view s) noexcept { return {s.data(), s.size()}; }
-
-// RFC 6455 §4.2.2: base64(SHA-1(key + the GUID)).
-std::string accept_key(std::string_view key) {
-  std::string in(key);
-  in += "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(in.data(), in.size(), digest, &n, EVP_sha1(), nullptr);
-  return ua::base64_encode(std::span<const std::uint8_t>(digest, n));
-}
 
 const char* reason_of(int status) {
   switch (status) {
@@ -259,7 +248,7 @@ bool wss_native_transport::on_upgrade_bytes(std::span<std::uint8_t> plain, ua::b
     return refuse(403, "opc.wss: origin not allowed\n"), false;
   }
   const std::string res = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                          "Sec-WebSocket-Accept: " + wss_native_detail::accept_key(key) +
+                          "Sec-WebSocket-Accept: " + ws_accept_key(key) +
                           "\r\nSec-WebSocket-Protocol: opcua+uacp\r\nServer: uactor\r\n\r\n";
   write_plain({reinterpret_cast<const std::uint8_t*>(res.data()), res.size()});
   phase_ = phase::open;

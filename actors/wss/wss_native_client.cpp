@@ -12,13 +12,13 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/rfc7230.hpp>
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include "actors/wss/tls_memory_pipe.hpp"
+#include "actors/wss/ws_accept_key.hpp"
 #include "protocol/base64.hpp"
 #include "protocol/uatcp.hpp"
 #include "protocol/ws_frame.hpp"
@@ -34,16 +34,6 @@ namespace wss_native_client_detail {
 namespace http = boost::beast::http;
 
 std::string_view sv(boost::beast::string_view s) noexcept { return {s.data(), s.size()}; }
-
-// RFC 6455 §4.2.2 / §4.1: base64(SHA-1(key + the GUID)), what the server's 101 must carry.
-std::string expected_accept(std::string_view key) {
-  std::string in(key);
-  in += "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(in.data(), in.size(), digest, &n, EVP_sha1(), nullptr);
-  return ua::base64_encode(std::span<const std::uint8_t>(digest, n));
-}
 
 // RFC 6066 §3: SNI carries a DNS name, never an address literal.
 bool is_address_literal(const std::string& host) {
@@ -236,7 +226,7 @@ bool wss_client_transport::on_tls_done() {
   std::array<std::uint8_t, 16> nonce{};
   if (RAND_bytes(nonce.data(), static_cast<int>(nonce.size())) != 1) return fail(ua::status::bad_internal_error);
   const std::string key = ua::base64_encode(std::span<const std::uint8_t>(nonce.data(), nonce.size()));
-  i.accept = wss_native_client_detail::expected_accept(key);
+  i.accept = ws_accept_key(key);
   const std::string host = endpoint_->host().find(':') != std::string::npos ? "[" + endpoint_->host() + "]" : endpoint_->host();
   const std::string req = "GET " + endpoint_->path() + " HTTP/1.1\r\nHost: " + host + ":" + std::to_string(endpoint_->port()) +
                           "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +

@@ -2280,6 +2280,20 @@ private:
     bool ok = false;                                // id and input are usable
     const node_entry* input_entry = nullptr;        // null: not a node of this file
     const toml::node* input_at = nullptr;
+
+    // What every kind of alarm (uactor::limit_alarm, off_normal_alarm, ...) takes from these keys.
+    template <class Alarm>
+    void copy_to(Alarm& a) const {
+      a.id = id;
+      a.input = input;
+      a.name = name;
+      a.enabled = enabled;
+      a.max_time_shelved = max_time_shelved;
+      a.suppressed_by = suppressed_by;
+      a.max_branches = max_branches;
+      a.parameters = parameters;
+      a.groups = groups;
+    }
   };
 
   // The `id` of an alarm or an alarm group: a new node, defined once among the file's nodes, alarms
@@ -2538,15 +2552,7 @@ private:
         ok = false;
       }
     }
-    a.id = common.id;
-    a.input = common.input;
-    a.name = common.name;
-    a.enabled = common.enabled;
-    a.max_time_shelved = common.max_time_shelved;
-    a.suppressed_by = common.suppressed_by;
-    a.max_branches = common.max_branches;
-    a.parameters = common.parameters;
-    a.groups = common.groups;
+    common.copy_to(a);
     // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
     constexpr double huge = 1e300;
     struct named_limit {
@@ -2709,15 +2715,7 @@ private:
       alarm_common common = read_alarm_common(s, t);
       bool ok = two_state_input(s, common, what) && common.ok;
       Alarm a;
-      a.id = common.id;
-      a.input = common.input;
-      a.name = common.name;
-      a.enabled = common.enabled;
-      a.max_time_shelved = common.max_time_shelved;
-      a.suppressed_by = common.suppressed_by;
-      a.max_branches = common.max_branches;
-      a.parameters = common.parameters;
-      a.groups = common.groups;
+      common.copy_to(a);
       if (common.input_entry && common.input_entry->type != ua::builtin_type::boolean)
         a.normal = 0.0;  // a numeric input's default normal value
       ok = read_reference(s, common, "normal", a.normal) && ok;
@@ -2737,15 +2735,7 @@ private:
       alarm_common common = read_alarm_common(s, t);
       bool ok = two_state_input(s, common, "a discrete alarm") && common.ok;
       discrete_alarm a;
-      a.id = common.id;
-      a.input = common.input;
-      a.name = common.name;
-      a.enabled = common.enabled;
-      a.max_time_shelved = common.max_time_shelved;
-      a.suppressed_by = common.suppressed_by;
-      a.max_branches = common.max_branches;
-      a.parameters = common.parameters;
-      a.groups = common.groups;
+      common.copy_to(a);
       ok = read_reference(s, common, "active", a.active) && ok;
       s.integer("severity", 1, 1000, a.severity);
       if (ok) p_.discrete_alarms.push_back(std::move(a));
@@ -2763,15 +2753,7 @@ private:
       alarm_common common = read_alarm_common(s, t);
       bool ok = two_state_input(s, common, "a discrepancy alarm") && common.ok;
       discrepancy_alarm a;
-      a.id = common.id;
-      a.input = common.input;
-      a.name = common.name;
-      a.enabled = common.enabled;
-      a.max_time_shelved = common.max_time_shelved;
-      a.suppressed_by = common.suppressed_by;
-      a.max_branches = common.max_branches;
-      a.parameters = common.parameters;
-      a.groups = common.groups;
+      common.copy_to(a);
       if (!t.get("target")) {
         c_.error(t.source(), s.key("target"), "missing (TargetValueNode: the variable the input should reach)");
         ok = false;
