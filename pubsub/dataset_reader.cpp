@@ -1,5 +1,9 @@
 #include "pubsub/dataset_reader.hpp"
 
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
 #include "uactor/ua/status_codes.hpp"
 
 namespace uactor::pubsub {
@@ -9,17 +13,22 @@ dataset_reader_state::dataset_reader_state(dataset_reader_config config, std::ve
     : config_(std::move(config)), types_(std::move(target_types)) {
   types_.resize(config_.targets.size(), ua::builtin_type::null);
   target_arrays.resize(config_.targets.size(), false);
-  target_index_.assign(config_.targets.size(), -1);
+  targets_at_.resize(config_.fields.size());
   std::vector<bool> typed(config_.fields.size(), false);
   raw_types_.resize(config_.fields.size());
-  for (std::size_t t = 0; t < config_.targets.size(); ++t)
-    for (std::size_t f = 0; f < config_.fields.size(); ++f)
-      if (config_.fields[f] == config_.targets[t].field) {
-        target_index_[t] = static_cast<std::int64_t>(f);
-        raw_types_[f] = {types_[t], target_arrays[t]};
-        typed[f] = types_[t] != ua::builtin_type::null;
-        break;
-      }
+  std::unordered_map<std::string_view, std::size_t> position;  // a name's first place in the DataSet
+  for (std::size_t f = 0; f < config_.fields.size(); ++f) position.emplace(config_.fields[f], f);
+  for (std::uint32_t t = 0; t < config_.targets.size(); ++t) {
+    targets_by_name_.emplace_back(config_.targets[t].field, t);
+    if (const auto p = position.find(config_.targets[t].field); p != position.end()) {
+      const auto f = p->second;
+      targets_at_[f].push_back(t);
+      raw_types_[f] = {types_[t], target_arrays[t]};
+      typed[f] = types_[t] != ua::builtin_type::null;
+    }
+  }
+  std::stable_sort(targets_by_name_.begin(), targets_by_name_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   // RawData fields have no type on the wire (Part 14 §7.2.4.5.11): every field must be known.
   for (const bool t : typed)
     if (!t) {
@@ -60,34 +69,41 @@ void dataset_reader_state::take(const decoded_dataset_message& m, std::int64_t n
   ++counters_.messages;
   if (!m.has_payload) return;
   for (const auto& f : m.fields) {
-    for (std::uint32_t t = 0; t < config_.targets.size(); ++t) {
-      // JSON names its fields; UADP places them (config.fields names the places).
-      if (f.name.empty() ? target_index_[t] != static_cast<std::int64_t>(f.index) : config_.targets[t].field != f.name)
-        continue;
-      target_write w{t, f.value};
-      if (!w.value.has_value && !w.value.has_status) {
-        w.value.status = ua::status::bad_no_data;  // a field published without a value
-        w.value.has_status = true;
-      } else if (w.value.has_value && convert_to(w.value.value, types_[t]).is_bad()) {
-        ++counters_.bad_values;
-        w.value.value.clear();
-        w.value.has_value = false;
-        w.value.status = ua::status::bad_type_mismatch;
-        w.value.has_status = true;
-      }
-      // A DataSetMessage's Status applies to its fields when they carry none (Part 14 §7.2.5.4).
-      if (!w.value.has_status && m.status.value() != 0) {
-        w.value.status = m.status;
-        w.value.has_status = true;
-      }
-      if (!w.value.has_source_timestamp && m.timestamp) {
-        w.value.source_timestamp = *m.timestamp;
-        w.value.has_source_timestamp = true;
-      }
-      ++counters_.values;
-      out.push_back(std::move(w));
+    // JSON names its fields; UADP places them (config.fields names the places).
+    if (f.name.empty()) {
+      if (f.index < targets_at_.size())
+        for (const auto t : targets_at_[f.index]) out.push_back(to_target(t, m, f.value));
+      continue;
     }
+    auto it = std::lower_bound(targets_by_name_.begin(), targets_by_name_.end(), f.name,
+                               [](const auto& e, const std::string& name) { return e.first < name; });
+    for (; it != targets_by_name_.end() && it->first == f.name; ++it) out.push_back(to_target(it->second, m, f.value));
   }
+}
+
+target_write dataset_reader_state::to_target(std::uint32_t t, const decoded_dataset_message& m, const ua::data_value& value) {
+  target_write w{t, value};
+  if (!w.value.has_value && !w.value.has_status) {
+    w.value.status = ua::status::bad_no_data;  // a field published without a value
+    w.value.has_status = true;
+  } else if (w.value.has_value && convert_to(w.value.value, types_[t]).is_bad()) {
+    ++counters_.bad_values;
+    w.value.value.clear();
+    w.value.has_value = false;
+    w.value.status = ua::status::bad_type_mismatch;
+    w.value.has_status = true;
+  }
+  // A DataSetMessage's Status applies to its fields when they carry none (Part 14 §7.2.5.4).
+  if (!w.value.has_status && m.status.value() != 0) {
+    w.value.status = m.status;
+    w.value.has_status = true;
+  }
+  if (!w.value.has_source_timestamp && m.timestamp) {
+    w.value.source_timestamp = *m.timestamp;
+    w.value.has_source_timestamp = true;
+  }
+  ++counters_.values;
+  return w;
 }
 
 void dataset_reader_state::check_timeout(std::int64_t now_ms, ua::date_time now, std::vector<target_write>& out) {

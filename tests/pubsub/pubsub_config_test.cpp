@@ -154,3 +154,36 @@ TEST_CASE("pubsub reader: filters, SequenceNumber order, type conversion, Messag
   CHECK(r.state() == reader_state_kind::operational);
   CHECK(r.counters().timeouts == 1);
 }
+
+TEST_CASE("pubsub reader: one field into several targets, by name (JSON) and by position (UADP); unknown fields skipped",
+          "[pubsub]") {
+  dataset_reader_config c;
+  c.fields = {"a", "b", "c"};  // UADP's places; JSON ignores them
+  c.targets = {{"b", "ns=2;s=T0"}, {"a", "ns=2;s=T1"}, {"b", "ns=2;s=T2"}, {"zz", "ns=2;s=T3"}};
+  dataset_reader_state r(c, std::vector<ua::builtin_type>(4, ua::builtin_type::double_));
+  r.start(0);
+  decoded_dataset_message m;
+  m.has_payload = true;
+  for (const auto* name : {"b", "x", "a"}) {
+    decoded_field f;
+    f.name = name;
+    f.value.set_value(double(m.fields.size()));
+    m.fields.push_back(f);
+  }
+  std::vector<target_write> out;
+  r.take(m, 1, out);  // by name: b -> T0 and T2 (targets' order), x -> none, a -> T1
+  REQUIRE(out.size() == 3);
+  CHECK((out[0].target == 0 && out[0].value.value == ua::variant(0.0)));
+  CHECK((out[1].target == 2 && out[1].value.value == ua::variant(0.0)));
+  CHECK((out[2].target == 1 && out[2].value.value == ua::variant(2.0)));
+
+  out.clear();
+  for (auto& f : m.fields) f.name.clear();
+  m.fields[0].index = 1;  // b
+  m.fields[1].index = 7;  // past the DataSet's fields: no target
+  m.fields[2].index = 2;  // c: no target
+  r.take(m, 2, out);
+  REQUIRE(out.size() == 2);
+  CHECK((out[0].target == 0 && out[1].target == 2));
+  CHECK(r.counters().values == 5);
+}
