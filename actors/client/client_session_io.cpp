@@ -145,8 +145,7 @@ void client_session::on_call(const client_call_ptr& call) {
   if (!s.closers.empty()) return call->finish(ua::status::bad_connection_closed);
   if (s.recovering) return hold(call);
   if (!s.ready) return call->finish(ua::status::bad_invalid_state);
-  send_application_call(call, now_instant());
-  flush();
+  send_application_call(call, now_instant());  // take_inbox flushes once for the whole batch
 }
 
 void client_session::send_application_call(const client_call_ptr& call, const instant& now) {

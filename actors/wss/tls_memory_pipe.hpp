@@ -24,6 +24,12 @@ public:
   bool open(SSL_CTX* ctx);
   SSL* ssl() const noexcept { return ssl_; }
   void feed(std::span<const std::uint8_t> received);
+  // Whether an SSL_read could return anything: bytes fed and not yet read, or a record OpenSSL
+  // holds. The read loops stop on false instead of calling SSL_read once more only to be told
+  // SSL_ERROR_WANT_READ: that last call cost as much as a record's decryption in OpenSSL 3's
+  // per-call bookkeeping, once per received segment (docs/performance.md "opc.wss: the last
+  // SSL_read of each segment").
+  bool has_input() const noexcept { return BIO_ctrl_pending(in_) > 0 || SSL_has_pending(ssl_) == 1; }
   void flush(ua::byte_buffer& out);
   // One SSL_write (a memory BIO takes everything: records of up to 16 KB each), then flush.
   void write(std::span<const std::uint8_t> plain, ua::byte_buffer& out);

@@ -164,7 +164,7 @@ bool wss_native_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_b
     i.parser->header_limit(static_cast<std::uint32_t>(endpoint_->options().max_header_bytes));
     i.parser->body_limit(0);
   }
-  for (;;) {
+  while (i.tls.has_input()) {
     const int n = SSL_read(i.tls.ssl(), i.plain.data(), static_cast<int>(i.plain.size()));
     if (n <= 0) {
       const int e = SSL_get_error(i.tls.ssl(), n);

@@ -176,7 +176,7 @@ bool wss_client_transport::on_bytes(std::span<const std::uint8_t> in, ua::byte_b
     }
     if (!on_tls_done()) return false;
   }
-  for (;;) {
+  while (i.tls.has_input()) {
     const int n = SSL_read(i.tls.ssl(), i.plain.data(), static_cast<int>(i.plain.size()));
     if (n <= 0) {
       const int e = SSL_get_error(i.tls.ssl(), n);
