@@ -98,6 +98,40 @@ struct int8_param {
   }
 };
 
+// A one-dimensional array parameter in PostgreSQL's binary format (array_send): dimensions,
+// a has-NULL flag, the element type's OID, then each element's length (-1: NULL) and bytes.
+class binary_array {
+public:
+  static constexpr std::uint32_t int4_oid = 23, int8_oid = 20, bytea_oid = 17;
+  explicit binary_array(std::uint32_t element_oid) {
+    put_be(bytes_, 1, 4);  // ndim
+    put_be(bytes_, 0, 4);  // has NULLs: set by null()
+    put_be(bytes_, element_oid, 4);
+    put_be(bytes_, 0, 4);  // the dimension's length: written by finish()
+    put_be(bytes_, 1, 4);  // lower bound
+  }
+  void int8(std::int64_t v) { element(8), put_be(bytes_, static_cast<std::uint64_t>(v), 8); }
+  void int4(std::int32_t v) { element(4), put_be(bytes_, static_cast<std::uint32_t>(v), 4); }
+  void bytes(const void* p, std::size_t n) { element(n), bytes_.append(p, n); }
+  void null() {
+    bytes_.data()[7] = 1;
+    element(0xFFFF'FFFF);
+  }
+  // The parameter's bytes, its length written in.
+  std::span<const std::uint8_t> finish() {
+    for (int i = 0; i < 4; ++i) bytes_.data()[12 + i] = static_cast<std::uint8_t>(count_ >> (24 - 8 * i));
+    return bytes_.bytes();
+  }
+
+private:
+  void element(std::size_t length) {
+    ++count_;
+    put_be(bytes_, length, 4);
+  }
+  ua::byte_buffer bytes_;
+  std::uint32_t count_ = 0;
+};
+
 // The DataValue as stored: without its ServerTimestamp (each server of a pair stamps its own),
 // which goes in columns of its own. Its SHA-256 (the database's sha256(), PostgreSQL 11 or later)
 // is what identifies the record across servers.
@@ -273,13 +307,14 @@ struct postgres_store::connection {
     exec("COMMIT", "cannot create the history tables");
     prepare("node_ids", "SELECT id, name FROM uactor_history_nodes WHERE name = ANY($1::text[])");
     if (writes) {
-      exec("CREATE TEMP TABLE uactor_history_incoming(ord INT, node BIGINT, time BIGINT, value BYTEA, server_time BIGINT, "
-           "server_picoseconds INT, event_id BYTEA) "
-           "ON COMMIT DELETE ROWS",
-           "cannot create the batch table");
+      // A batch is one statement: its columns as binary arrays, unnested in the batch's order
+      // (seq follows it), the digest computed here (decision 0054: no temporary table, whose
+      // truncation at every COMMIT cost more than the insert).
       prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds, event_id) "
                         "SELECT node, time, substring(sha256(value) FROM 1 FOR 16), value, server_time, server_picoseconds, event_id "
-                        "FROM uactor_history_incoming ORDER BY ord ON CONFLICT DO NOTHING");
+                        "FROM unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bigint[], $5::int[], $6::bytea[]) "
+                        "WITH ORDINALITY AS b(node, time, value, server_time, server_picoseconds, event_id, ord) "
+                        "ORDER BY ord ON CONFLICT DO NOTHING");
       prepare("add_nodes", "INSERT INTO uactor_history_nodes(name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING");
       prepare("delete_older", "DELETE FROM uactor_history_values WHERE time < $1");
       prepare("delete_older_modified", "DELETE FROM uactor_history_modified WHERE time < $1::bigint");
@@ -405,15 +440,6 @@ struct postgres_store::connection {
     months.insert(missing.begin(), missing.end());
   }
 
-  void copy_in(const ua::byte_buffer& data) {
-    pg_result start(check(PQexec(db, "COPY uactor_history_incoming FROM STDIN (FORMAT binary)"), PGRES_COPY_IN, "cannot start a COPY"));
-    if (PQputCopyData(db, reinterpret_cast<const char*>(data.data()), static_cast<int>(data.size())) != 1 ||
-        PQputCopyEnd(db, nullptr) != 1)
-      fail("cannot send a batch");
-    pg_result done(check(PQgetResult(db), PGRES_COMMAND_OK, "cannot copy a batch"));
-    while (PGresult* extra = PQgetResult(db)) PQclear(extra);
-  }
-
   // Runs `op` connected. A connection found lost at its first use (the database restarted since
   // the last call) is replaced once and `op` runs again: each operation is safe to repeat (a
   // batch's values are stored once however often it is sent, docs/decisions/0054).
@@ -440,57 +466,34 @@ struct postgres_store::connection {
     resolve(names, true);
     add_partitions(wanted);
 
-    // The binary COPY format: a signature, flags and extension length, then per row its field count
-    // and each field's length and bytes (big-endian), then -1.
-    ua::byte_buffer data, value;
-    static constexpr char signature[] = "PGCOPY\n\377\r\n";
-    data.append(signature, 11);
-    put_be(data, 0, 4);
-    put_be(data, 0, 4);
-    std::uint32_t ord = 0;
+    binary_array nodes(binary_array::int8_oid), times(binary_array::int8_oid), values(binary_array::bytea_oid),
+        server_times(binary_array::int8_oid), server_picoseconds(binary_array::int4_oid), event_ids(binary_array::bytea_oid);
+    ua::byte_buffer value;
     for (const record& rec : batch) {
       const auto it = node_ids.find(rec.node);
       if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + rec.node);
       encode_without_server_time(rec.value, value);
-      put_be(data, 7, 2);
-      put_be(data, 4, 4);
-      put_be(data, ord++, 4);
-      put_be(data, 8, 4);
-      put_be(data, static_cast<std::uint64_t>(it->second), 8);
-      put_be(data, 8, 4);
-      put_be(data, static_cast<std::uint64_t>(record_time(rec.value)), 8);
-      put_be(data, value.size(), 4);
-      data.append(value.data(), value.size());
-      if (rec.value.has_server_timestamp) {
-        put_be(data, 8, 4);
-        put_be(data, static_cast<std::uint64_t>(rec.value.server_timestamp.ticks), 8);
-      } else {
-        put_be(data, 0xFFFF'FFFF, 4);  // NULL
-      }
-      if (rec.value.has_server_picoseconds) {
-        put_be(data, 4, 4);
-        put_be(data, rec.value.server_picoseconds, 4);
-      } else {
-        put_be(data, 0xFFFF'FFFF, 4);
-      }
-      if (const auto id = event_id_of(rec.value)) {
-        put_be(data, id->size(), 4);
-        data.append(id->data(), id->size());
-      } else {
-        put_be(data, 0xFFFF'FFFF, 4);
-      }
+      nodes.int8(it->second);
+      times.int8(record_time(rec.value));
+      values.bytes(value.data(), value.size());
+      if (rec.value.has_server_timestamp) server_times.int8(rec.value.server_timestamp.ticks);
+      else server_times.null();
+      if (rec.value.has_server_picoseconds) server_picoseconds.int4(rec.value.server_picoseconds);
+      else server_picoseconds.null();
+      if (const auto id = event_id_of(rec.value)) event_ids.bytes(id->data(), id->size());
+      else event_ids.null();
     }
-    put_be(data, 0xFFFF, 2);
-
-    exec("BEGIN", "cannot begin a transaction");
-    try {
-      copy_in(data);
-      pg_result r(check(PQexecPrepared(db, "insert", 0, nullptr, nullptr, nullptr, 0), PGRES_COMMAND_OK, "cannot store a batch"));
-      exec("COMMIT", "cannot commit a batch");
-    } catch (...) {
-      rollback();
-      throw;
+    binary_array* columns[] = {&nodes, &times, &values, &server_times, &server_picoseconds, &event_ids};
+    const char* params[6];
+    int lengths[6], formats[6];
+    for (int i = 0; i < 6; ++i) {
+      const auto b = columns[i]->finish();
+      params[i] = reinterpret_cast<const char*>(b.data());
+      lengths[i] = static_cast<int>(b.size());
+      formats[i] = 1;
     }
+    // One statement, its own transaction.
+    pg_result r(check(PQexecPrepared(db, "insert", 6, params, lengths, formats, 0), PGRES_COMMAND_OK, "cannot store a batch"));
   }
 
   raw_page read_raw(const raw_query& q) {

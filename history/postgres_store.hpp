@@ -2,8 +2,8 @@
 // run a redundant pair that shares one history (docs/history.md "PostgreSQL", docs/decisions/0052):
 // - the values table is partitioned by month of the record's time, so that retention by age drops
 //   whole partitions;
-// - a batch goes in with one binary COPY into a temporary table and one INSERT ... ON CONFLICT DO
-//   NOTHING: a record is identified by its node, its time and the SHA-256 (the database's) of its
+// - a batch goes in as one INSERT ... SELECT FROM unnest(binary arrays) ON CONFLICT DO NOTHING:
+//   a record is identified by its node, its time and the SHA-256 (the database's) of its
 //   value, status and SourceTimestamp, kept without the ServerTimestamp (in columns of its own), so
 //   the two servers of a pair (and a batch retried after a lost COMMIT) never store one value twice;
 // - two connections, one for the historian's writes and one for HistoryRead's reads, each
