@@ -1,5 +1,6 @@
 #include "runtime/pubsub_setup.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -9,9 +10,22 @@ namespace uactor {
 
 namespace {
 
-bool pubsub_pattern_matches(std::string_view pattern, std::string_view id) {
-  if (!pattern.empty() && pattern.back() == '*') return id.starts_with(pattern.substr(0, pattern.size() - 1));
-  return id == pattern;
+// A writer's pattern is a NodeId text, or a prefix of one ending in '*': the variables it names,
+// in the address space's order, found in `by_text` (every variable's NodeId text, sorted), where
+// a prefix's matches are one run. A search per pattern, not a pass over every variable: a plant
+// listing 100,000 variables one by one took 100 s to start (docs/performance.md "PubSub
+// publisher from a running server").
+std::vector<ua::node_index> pubsub_pattern_matches(std::string_view pattern,
+                                                   const std::vector<std::pair<std::string, ua::node_index>>& by_text) {
+  const bool prefix = !pattern.empty() && pattern.back() == '*';
+  const auto text = prefix ? pattern.substr(0, pattern.size() - 1) : pattern;
+  std::vector<ua::node_index> out;
+  for (auto it = std::lower_bound(by_text.begin(), by_text.end(), text,
+                                  [](const auto& e, std::string_view t) { return e.first < t; });
+       it != by_text.end() && (prefix ? std::string_view(it->first).starts_with(text) : it->first == text); ++it)
+    out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The field's built-in type: the value's when it has one, else the DataType's when it is a
@@ -28,13 +42,14 @@ ua::builtin_type field_type_of(const ua::variable_data& v) {
 
 pubsub_resolution resolve_pubsub(const ua::address_space& as, const pubsub::connection_config& c) {
   pubsub_resolution r;
-  // The variables' NodeId texts, once.
-  std::vector<std::pair<ua::node_index, std::string>> variables;
+  // The variables' NodeId texts, once, sorted.
+  std::vector<std::pair<std::string, ua::node_index>> by_text;
   for (ua::node_index n = 0; n < as.size(); ++n) {
     const ua::node& x = as.at(n);
     if (x.removed || x.cls != ua::node_class::variable) continue;
-    variables.emplace_back(n, x.id.to_node_id().to_string());
+    by_text.emplace_back(x.id.to_node_id().to_string(), n);
   }
+  std::sort(by_text.begin(), by_text.end());
   for (std::uint32_t g = 0; g < c.writer_groups.size(); ++g) {
     auto& group = r.groups.emplace_back();
     const auto& gc = c.writer_groups[g];
@@ -46,14 +61,14 @@ pubsub_resolution resolve_pubsub(const ua::address_space& as, const pubsub::conn
       std::set<std::string, std::less<>> names;
       for (const auto& pattern : wc.variables) {
         bool any = false;
-        for (const auto& [n, id] : variables) {
-          if (!pubsub_pattern_matches(pattern, id) || taken.count(n)) continue;
+        for (const auto n : pubsub_pattern_matches(pattern, by_text)) {
+          if (taken.count(n)) continue;
           any = true;
           taken.insert(n);
           const auto* v = as.variable(n);
           pubsub::resolved_field f;
           f.name = std::string(as.at(n).browse_name);
-          if (f.name.empty() || names.count(f.name)) f.name = id;
+          if (f.name.empty() || names.count(f.name)) f.name = as.at(n).id.to_node_id().to_string();
           names.insert(f.name);
           if (v) {
             f.type = field_type_of(*v);

@@ -10,52 +10,27 @@
 // At the end a client reads three targets: each must hold the last cycle's value.
 // Run: build/bench/pubsub/subscriber_bench [WRITERS=10] [FIELDS=1000] [INTERVAL_MS=10] [SECONDS=10] [variant|raw|data_value]
 #include <arpa/inet.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/pubsub/runtime_bench_support.hpp"
 #include "engine/common/clock.hpp"
 #include "pubsub/writer_group.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/ua/node_ids.hpp"
 
 using namespace uactor;
+using namespace uactor::bench;
 using namespace std::chrono_literals;
 
 namespace {
-
-double process_cpu_s() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-double thread_cpu_s() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
-}
-
-// A UDP port nobody holds now (the reader binds it a moment later: good enough for a bench).
-std::uint16_t free_udp_port() {
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 node_id target(std::size_t writer, std::size_t field) {
   return node_id(2, static_cast<std::uint32_t>(1'000'000 + writer * 100'000 + field));

@@ -155,7 +155,7 @@ TEST_CASE("pubsub reader: filters, SequenceNumber order, type conversion, Messag
   CHECK(r.counters().timeouts == 1);
 }
 
-TEST_CASE("pubsub reader: one field into several targets, by name (JSON) and by position (UADP); unknown fields skipped",
+TEST_CASE("pubsub reader: one field into several targets, by name (JSON) and by position (UADP), unknown fields skipped",
           "[pubsub]") {
   dataset_reader_config c;
   c.fields = {"a", "b", "c"};  // UADP's places; JSON ignores them
