@@ -241,8 +241,17 @@ status_code address_space::add_reference(node_index source, node_index type, nod
   if (type >= nodes_.size() || nodes_[type].cls != node_class::reference_type || nodes_[type].is_abstract)
     return status::bad_reference_type_id_invalid;
   node& s = nodes_[source];
-  for (const auto& r : forward_references(source))
-    if (r.type == type && r.target == target) return status::bad_duplicate_reference_not_allowed;
+  // A duplicate has both ends: look on the side with fewer references (a folder of 100,000
+  // variables gets its next one with a look at the new variable's none, not at its 100,000).
+  const auto forward = forward_references(source);
+  const auto inverse = inverse_references(target);
+  if (forward.size() <= inverse.size()) {
+    for (const auto& r : forward)
+      if (r.type == type && r.target == target) return status::bad_duplicate_reference_not_allowed;
+  } else {
+    for (const auto& r : inverse)
+      if (r.type == type && r.target == source) return status::bad_duplicate_reference_not_allowed;
+  }
   // Each end gets its node's next serial; both sections stay in ascending serial order.
   s.references.insert(s.references.begin() + s.forward_count, reference{type, target, next_serial(source), true});
   ++s.forward_count;

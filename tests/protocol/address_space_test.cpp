@@ -400,6 +400,9 @@ TEST_CASE("address_space: user nodes with string ids, references at both ends, d
         status::good);
   CHECK(as.add_reference(*plant, index_of(ids::has_component), *t) == status::good);
   CHECK(as.add_reference(*plant, index_of(ids::has_component), *t) == status::bad_duplicate_reference_not_allowed);
+  // The Objects folder has many forward references, "plant" one inverse: found on plant's side.
+  CHECK(as.add_reference(node_id(0, ids::objects_folder), node_id(0, ids::organizes), node_id::string(1, "plant")) ==
+        status::bad_duplicate_reference_not_allowed);
   CHECK(as.add_reference(*plant, index_of(ids::server), *t) == status::bad_reference_type_id_invalid);
   CHECK(as.add_reference(*plant, index_of(ids::hierarchical_references), *t) == status::bad_reference_type_id_invalid);
   CHECK(as.add_reference(node_id::string(1, "nope"), node_id(0, ids::organizes), node_id::string(1, "plant")) ==
