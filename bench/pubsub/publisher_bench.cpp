@@ -22,8 +22,6 @@
 
 #include "bench/pubsub/runtime_bench_support.hpp"
 #include "pubsub/uadp_messages.hpp"
-#include "uactor/runtime.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 using namespace uactor;
 using namespace uactor::bench;
@@ -36,10 +34,6 @@ struct settings {
   std::chrono::milliseconds interval{100};
   std::chrono::seconds seconds{10};
 };
-
-node_id variable(std::size_t writer, std::size_t field) {
-  return node_id(2, static_cast<std::uint32_t>(1'000'000 + writer * 100'000 + field));
-}
 
 // Reads and decodes every datagram until told to stop; counts values and undecodable datagrams.
 struct receiver {
@@ -88,20 +82,9 @@ phase_result run_phase(const settings& s, bool publish) {
   std::uint16_t port = 0;
   receiver rx;
   rx.fd = bound_udp_socket(port);
-  runtime rt;
-  auto plan = default_server_plan();
-  plan.listen_address = "127.0.0.1";
-  plan.host_name = "127.0.0.1";
-  plan.port = 0;
-  plan.security = {"none"};
-  plan.open_at_start = false;  // the variables first: the writers resolve them when the server opens
+  pubsub::pubsub_config config;
   if (publish) {
-    pubsub::connection_config c;
-    c.name = "bench";
-    c.url = "opc.udp://127.0.0.1:" + std::to_string(port);
-    c.publisher_id = "1001";
-    c.publisher_id_kind = pubsub::publisher_id_type::uint16;
-    c.encoding = pubsub::message_encoding::uadp;
+    auto c = uadp_connection(port);
     for (std::size_t w = 0; w < s.writers; ++w) {
       pubsub::writer_group_config g;
       g.name = "G" + std::to_string(w);
@@ -111,36 +94,17 @@ phase_result run_phase(const settings& s, bool publish) {
       dw.name = "W" + std::to_string(w);
       dw.id = static_cast<std::uint16_t>(w + 1);
       dw.key_frame_count = 1;
-      for (std::size_t f = 0; f < s.fields; ++f) dw.variables.push_back("ns=2;i=" + std::to_string(variable(w, f).numeric()));
+      for (std::size_t f = 0; f < s.fields; ++f) dw.variables.push_back("ns=2;i=" + std::to_string(bench_variable(w, f).numeric()));
       g.writers.push_back(std::move(dw));
       c.writer_groups.push_back(std::move(g));
     }
-    plan.pubsub.connections.push_back(std::move(c));
+    config.connections.push_back(std::move(c));
   }
-  auto started = rt.start_server(plan);
-  if (!started) std::fprintf(stderr, "start_server: %s\n", started.error().to_string().c_str()), std::exit(1);
-  server& srv = **started;
-  if (srv.register_namespace("urn:bench:variables") != 2) std::fprintf(stderr, "namespace 2 expected\n"), std::exit(1);
-  std::vector<node_change> nodes;
+  runtime rt;
+  server& srv = start_bench_server(rt, std::move(config), s.writers, s.fields);
   std::vector<node_id> ids;
   for (std::size_t w = 0; w < s.writers; ++w)
-    for (std::size_t f = 0; f < s.fields; ++f) {
-      variable_node v;
-      v.id = variable(w, f);
-      v.parent = ns0::objects_folder;
-      v.browse_name = qualified_name{2, ua::ua_string("v" + std::to_string(f))};
-      v.data_type = node_id(0, ua::ids::double_);
-      v.value.set_value(0.0);
-      nodes.push_back(std::move(v));
-      ids.push_back(variable(w, f));
-    }
-  const auto setup0 = std::chrono::steady_clock::now();
-  for (const auto sc : srv.apply(std::move(nodes)))
-    if (sc.is_bad()) std::fprintf(stderr, "add: %s\n", sc.to_string().c_str()), std::exit(1);
-  const auto setup1 = std::chrono::steady_clock::now();
-  if (const auto sc = srv.open(); sc.is_bad()) std::fprintf(stderr, "open: %s\n", sc.to_string().c_str()), std::exit(1);
-  std::fprintf(stderr, "setup: nodes added in %.1f s, opened in %.1f s\n", std::chrono::duration<double>(setup1 - setup0).count(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - setup1).count());
+    for (std::size_t f = 0; f < s.fields; ++f) ids.push_back(bench_variable(w, f));
 
   // The application's batches of 1,000 values, every value changed each interval.
   std::vector<std::vector<value_update>> batches;

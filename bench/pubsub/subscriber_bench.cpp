@@ -23,20 +23,12 @@
 #include "bench/pubsub/runtime_bench_support.hpp"
 #include "engine/common/clock.hpp"
 #include "pubsub/writer_group.hpp"
-#include "uactor/runtime.hpp"
-#include "uactor/ua/node_ids.hpp"
 
 using namespace uactor;
 using namespace uactor::bench;
 using namespace std::chrono_literals;
 
 namespace {
-
-node_id target(std::size_t writer, std::size_t field) {
-  return node_id(2, static_cast<std::uint32_t>(1'000'000 + writer * 100'000 + field));
-}
-
-std::string field_name(std::size_t f) { return "v" + std::to_string(f); }
 
 pubsub::field_encoding encoding_named(const std::string& s) {
   return s == "raw" ? pubsub::field_encoding::raw
@@ -62,19 +54,7 @@ int main(int argc, char** argv) {
   const auto encoding = encoding_named(argc > 5 ? argv[5] : "variant");
   const auto port = free_udp_port();
 
-  runtime rt;
-  auto plan = default_server_plan();
-  plan.listen_address = "127.0.0.1";
-  plan.host_name = "127.0.0.1";
-  plan.port = 0;
-  plan.security = {"none"};
-  plan.open_at_start = false;  // the targets first: the readers resolve them when the server opens
-  pubsub::connection_config c;
-  c.name = "bench";
-  c.url = "opc.udp://127.0.0.1:" + std::to_string(port);
-  c.publisher_id = "1001";
-  c.publisher_id_kind = pubsub::publisher_id_type::uint16;
-  c.encoding = pubsub::message_encoding::uadp;
+  auto c = uadp_connection(port);
   for (std::size_t w = 0; w < writers; ++w) {
     pubsub::dataset_reader_config r;
     r.name = "R" + std::to_string(w);
@@ -84,29 +64,14 @@ int main(int argc, char** argv) {
     r.message_receive_timeout = 60s;
     for (std::size_t f = 0; f < fields; ++f) {
       r.fields.push_back(field_name(f));
-      r.targets.push_back({field_name(f), "ns=2;i=" + std::to_string(target(w, f).numeric())});
+      r.targets.push_back({field_name(f), "ns=2;i=" + std::to_string(bench_variable(w, f).numeric())});
     }
     c.readers.push_back(std::move(r));
   }
-  plan.pubsub.connections.push_back(c);
-  auto started = rt.start_server(plan);
-  if (!started) return std::fprintf(stderr, "start_server: %s\n", started.error().to_string().c_str()), 1;
-  server& srv = **started;
-  if (srv.register_namespace("urn:bench:targets") != 2) return std::fprintf(stderr, "namespace 2 expected\n"), 1;
-  std::vector<node_change> nodes;
-  for (std::size_t w = 0; w < writers; ++w)
-    for (std::size_t f = 0; f < fields; ++f) {
-      variable_node v;
-      v.id = target(w, f);
-      v.parent = ns0::objects_folder;
-      v.browse_name = qualified_name{2, ua::ua_string(field_name(f))};
-      v.data_type = node_id(0, ua::ids::double_);
-      v.value.set_value(0.0);
-      nodes.push_back(std::move(v));
-    }
-  for (const auto sc : srv.apply(std::move(nodes)))
-    if (sc.is_bad()) return std::fprintf(stderr, "add: %s\n", sc.to_string().c_str()), 1;
-  if (const auto sc = srv.open(); sc.is_bad()) return std::fprintf(stderr, "open: %s\n", sc.to_string().c_str()), 1;
+  pubsub::pubsub_config config;
+  config.connections.push_back(c);
+  runtime rt;
+  server& srv = start_bench_server(rt, std::move(config), writers, fields);
 
   // The publisher: one writer group of one writer per reader, as a uactor publisher would send them.
   std::vector<pubsub::writer_group_state> groups;
@@ -190,7 +155,7 @@ int main(int argc, char** argv) {
     ua::read_request rr;
     for (const auto& [w, f] : {std::pair<std::size_t, std::size_t>{0, 0}, {writers / 2, fields / 2}, {writers - 1, fields - 1}}) {
       ua::read_value_id id;
-      id.node_id = target(w, f);
+      id.node_id = bench_variable(w, f);
       id.attribute_id = 13;
       rr.nodes_to_read.push_back(id);
     }
