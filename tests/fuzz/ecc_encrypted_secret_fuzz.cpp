@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t sig = f.policy.ecc_signature_size();
   if (size < sig || size > uactor::security::max_ecc_encrypted_secret_size) return 0;
   std::vector<std::uint8_t> resigned(data, data + size);
-  if (!uactor::security::ecdsa_sign(f.policy, f.signer, {resigned.data(), size - sig}, {resigned.data() + size - sig, sig}))
+  if (!uactor::security::ecc_sign(f.policy, f.signer, {resigned.data(), size - sig}, {resigned.data() + size - sig, sig}))
     std::abort();
   try_one(f, resigned);
   return 0;
