@@ -26,8 +26,8 @@ constexpr std::string_view ecdsa_sha384_uri = "http://www.w3.org/2001/04/xmldsig
 // ECC_curve25519 / ECC_curve448 (docs/decisions/0082): PureEdDSA certificates and OPN signatures,
 // X25519 / X448 EphemeralKeys sent raw (32 / 56 bytes), HKDF-SHA2-256 for both, ChaCha20-Poly1305
 // (32-byte key, 12-byte IV, 16-byte tag) and no derived signing key: the AEAD signs. No
-// SignatureData algorithm URI (Part 4 §7.36: empty for ECC policies). Key sizes as OpenSSL
-// counts them (253 bits for Ed25519, 456 for Ed448).
+// SignatureData algorithm URI (Part 4 §7.36: empty for ECC policies). Key sizes 256 / 456 bits
+// (Part 7; what OpenSSL reports for Ed25519 / Ed448 keys).
 constexpr std::array<security_policy, 10> policies{{
     {policy_uri_none, "None", 0, 0, 1, 0, 0, asymmetric_encryption::none, asymmetric_signature::none, 0, 0, {}, {},
      policy_hash::sha256, {}, 0, {}, symmetric_algorithm::aes_cbc_hmac},
@@ -53,7 +53,7 @@ constexpr std::array<security_policy, 10> policies{{
      asymmetric_signature::ecdsa_sha384, 384, 384, ecdsa_sha384_uri, {}, policy_hash::sha384, "brainpoolP384r1", 48,
      "EccBrainpoolP384r1ApplicationCertificateType", symmetric_algorithm::aes_cbc_hmac},
     {policy_uri_ecc_curve25519, "ECC_curve25519", 0, 32, 16, 16, 32, asymmetric_encryption::none,
-     asymmetric_signature::eddsa_25519, 253, 256, {}, {}, policy_hash::sha256, "ED25519", 32,
+     asymmetric_signature::eddsa_25519, 256, 256, {}, {}, policy_hash::sha256, "ED25519", 32,
      "EccCurve25519ApplicationCertificateType", symmetric_algorithm::chacha20_poly1305},
     {policy_uri_ecc_curve448, "ECC_curve448", 0, 32, 16, 16, 56, asymmetric_encryption::none,
      asymmetric_signature::eddsa_448, 456, 456, {}, {}, policy_hash::sha256, "ED448", 56,

@@ -136,7 +136,7 @@ TEST_CASE("ecc secret: secrets of every length round-trip, with or without the s
 
 TEST_CASE("ecc secret: ECC_curve25519 and ECC_curve448 carry the secret under ChaCha20-Poly1305, tag after the padding",
           "[security][ecc]") {
-  for (const auto* uri : {policy_uri_ecc_curve25519, policy_uri_ecc_curve448}) {
+  for (const std::string_view uri : {policy_uri_ecc_curve25519, policy_uri_ecc_curve448}) {
     const auto& p = *find_policy(uri);
     CAPTURE(p.name);
     const auto receiver = *make_ephemeral_key(p);

@@ -258,12 +258,16 @@ TEST_CASE("channel security: a flipped byte in a secured MSG closes the channel 
         secured_pair p(*security::find_policy(uri), mode);
         p.open();
         REQUIRE(p.client->is_open());
-        p.on_the_wire = [at](ua::byte_buffer& b) {
+        bool flipped = false;
+        p.on_the_wire = [at, &flipped](ua::byte_buffer& b) {
           const auto size = static_cast<std::ptrdiff_t>(b.size());
           const std::ptrdiff_t i = at >= 0 ? at : size + at;
-          if (i >= 0 && i < size) b.data()[i] ^= 0x01;
+          if (i < 0 || i >= size) return;  // an AEAD chunk (no padding) is shorter than a CBC one
+          b.data()[i] ^= 0x01;
+          flipped = true;
         };
         (void)p.read_once();
+        if (!flipped) continue;
         REQUIRE(p.server->closed());
         // Channel id and token id bytes (8..15) fail their own checks first.
         if (at >= 16 || at < 0) CHECK(p.server->close_status() == status::bad_security_checks_failed);
