@@ -20,6 +20,7 @@
 #include "security/session_crypto.hpp"
 #include "security/symmetric.hpp"
 #include "uactor/ua/types.hpp"
+#include "tests/security/chunk_test_support.hpp"
 #include "tests/security/crypto_test_support.hpp"
 
 // A namespace of its own: this file shares a unity batch with neighbours (docs/decisions/0050).
@@ -53,21 +54,9 @@ bytes raw_public(const rsa_key& k) {
 constexpr std::size_t msg_header_size = ua::secure_message_header_size + ua::symmetric_security_header_size;
 const ua::message_security_mode modes[] = {ua::message_security_mode::sign, ua::message_security_mode::sign_and_encrypt};
 
-// One message of `body_size` bytes as the chunker lays it out for `ctx`, SequenceNumbers from 5.
+// A message as the chunker lays it out, SequenceNumbers from 5 (chunks of 8 KiB by default).
 ua::byte_buffer chunked(const symmetric_context& ctx, std::size_t body_size, std::uint32_t chunk_size = 8192) {
-  ua::connection_limits limits;
-  limits.send_buffer_size = chunk_size;
-  const ua::message_chunker chunker(limits, ua::status::bad_response_too_large, ctx.chunk_security());
-  bytes body(body_size);
-  for (std::size_t i = 0; i < body_size; ++i) body[i] = static_cast<std::uint8_t>(i * 7 + 1);
-  ua::chunk_target target;
-  target.secure_channel_id = 7;
-  target.token_id = 3;
-  target.request_id = 9;
-  ua::sequence_counter seq(true, 5);
-  ua::byte_buffer out;
-  REQUIRE(chunker.write(body, target, seq, out));
-  return out;
+  return test::chunked(ctx, body_size, chunk_size);
 }
 
 channel_keys test_keys(const security_policy& p) {

@@ -7,6 +7,7 @@
 #include "protocol/message_chunker.hpp"
 #include "security/key_derivation.hpp"
 #include "security/symmetric.hpp"
+#include "tests/security/chunk_test_support.hpp"
 #include "tests/security/crypto_test_support.hpp"
 #include "tests/security/crypto_vectors.hpp"
 #include "tests/support/alloc_counter.hpp"
@@ -60,25 +61,7 @@ channel_keys node_nonce_keys(const security_policy& p) {
   return derive_channel_keys(p, c, s);
 }
 
-// One message of `body_size` bytes as the chunker lays it out for `ctx` (chunks of `chunk_size`).
-ua::byte_buffer chunked(const symmetric_context& ctx, std::size_t body_size, std::uint32_t chunk_size,
-                        std::size_t* chunk_count = nullptr) {
-  ua::connection_limits limits;
-  limits.send_buffer_size = chunk_size;
-  const ua::message_chunker chunker(limits, ua::status::bad_response_too_large, ctx.chunk_security());
-  bytes body(body_size);
-  for (std::size_t i = 0; i < body_size; ++i) body[i] = static_cast<std::uint8_t>(i * 7 + 1);
-  ua::chunk_target target;
-  target.secure_channel_id = 7;
-  target.token_id = 3;
-  target.request_id = 9;
-  ua::sequence_counter seq(true, 5);
-  ua::byte_buffer out;
-  const auto n = chunker.write(body, target, seq, out);
-  REQUIRE(n);
-  if (chunk_count) *chunk_count = *n;
-  return out;
-}
+using test::chunked;
 
 std::uint32_t load_u32(const std::uint8_t* p) {
   std::uint32_t v;
