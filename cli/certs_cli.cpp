@@ -83,7 +83,7 @@ int run_create(const certs_args& a) {
     const security::security_policy* policy = nullptr;
     for (const auto& p : security::all_policies())
       if (p.is_ecc() && security::curve_label(p.curve) == a.curve) policy = &p;
-    if (!policy) fail(exit_usage, "--curve: expected nistP256, nistP384, brainpoolP256r1 or brainpoolP384r1");
+    if (!policy) fail(exit_usage, "--curve: expected nistP256, nistP384, brainpoolP256r1, brainpoolP384r1, curve25519 or curve448");
     r.curve = std::string(policy->curve);
     if (name == "uactor" || name == "uactor-client") name = security::own_identity_name(name, *policy);
   }
@@ -200,7 +200,7 @@ void add_certs_commands(CLI::App& app) {
   create->add_option("--key-bits", a->key_bits, "RSA key size (default: 2048)")->check(CLI::IsMember({2048, 3072, 4096}));
   create->add_option("--curve", a->curve,
                      "an ECC certificate on this curve instead of RSA: nistP256, nistP384, brainpoolP256r1, "
-                     "brainpoolP384r1 (NAME then defaults to uactor-ecc-CURVE, what the ECC policies use)");
+                     "brainpoolP384r1, curve25519, curve448 (NAME then defaults to uactor-ecc-CURVE, what the ECC policies use)");
   create->callback([a, create] {
     refuse_extras(create);
     finish(run_create(*a));

@@ -43,7 +43,7 @@ void add_common(CLI::App* cmd, common_args& a) {
       ->check(CLI::IsMember({"none", "sign", "encrypt"}));
   cmd->add_option("--policy", a.policy,
                   "Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, ECC_brainpoolP256r1 or "
-                  "ECC_brainpoolP384r1 (default: the most secure the "
+                  "ECC_brainpoolP384r1, ECC_curve25519 or ECC_curve448 (default: the most secure the "
                   "server offers for the mode; alone, it means --security encrypt)");
   cmd->add_option("--user", a.user,
                   "log in as this user; the password from --password-file, $UACTOR_PASSWORD or a prompt");

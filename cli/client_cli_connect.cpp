@@ -20,6 +20,7 @@
 #include "cli/client_cli_internal.hpp"
 #include "cli/client_cli_output.hpp"
 #include "security/certificate.hpp"
+#include "security/ecc.hpp"
 #include "security/keys.hpp"
 #include "security/pki_store.hpp"
 #include "security/policy.hpp"
@@ -238,7 +239,9 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect, bool s
   const security::security_policy* policy = nullptr;
   if (!a.policy.empty()) {
     policy = policy_named(a.policy);
-    if (!policy) usage("--policy " + a.policy + ": Basic256Sha256, Aes128_Sha256_RsaOaep or Aes256_Sha256_RsaPss");
+    if (!policy)
+      usage("--policy " + a.policy + ": Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, "
+            "ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1, ECC_curve25519 or ECC_curve448");
     if (policy->is_none()) policy = nullptr;
   }
   // --policy alone means SignAndEncrypt; --security none with a policy is a contradiction.
@@ -315,7 +318,8 @@ client connect_or_exit(const common_args& a, reconnect_options reconnect, bool s
              "--skip-host-name-check)";
     }
     if (sc == ua::status::bad_security_checks_failed)
-      why += " (the server may not trust our certificate: " + pki_dir_of(a) + "/own/certs/uactor-client.der)";
+      why += " (the server may not trust our certificate: " + pki_dir_of(a) + "/own/certs/" +
+             (policy ? security::own_identity_name("uactor-client", *policy) : std::string("uactor-client")) + ".der)";
     cannot_connect(a, why);
   }
   return std::move(*c);

@@ -239,7 +239,7 @@ int main(int argc, char** argv) {
                   "what the endpoints offer: all (default: None and the RSA policies), none, secure (the RSA "
                   "policies), ecc (the ECC policies), or POLICY:MODE items, e.g. Basic256Sha256:SignAndEncrypt "
                   "(POLICY Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, "
-                  "ECC_brainpoolP256r1, ECC_brainpoolP384r1; MODE Sign or SignAndEncrypt)")
+                  "ECC_brainpoolP256r1, ECC_brainpoolP384r1, ECC_curve25519, ECC_curve448; MODE Sign or SignAndEncrypt)")
       ->delimiter(',');
   run->add_option("--pki", plan.pki_dir,
                   "the certificate store: own/ (created on first start), trusted/, issuers/, rejected/ "

@@ -141,6 +141,12 @@ std::uint32_t sequence_counter::next() noexcept {
   return n;
 }
 
+std::uint32_t sequence_checker::expected() const noexcept {
+  if (first_) return 0;
+  if (legacy_ && last_ > legacy_wrap_threshold) return 1;  // sequence_counter's legacy wrap
+  return last_ + 1;
+}
+
 status_code sequence_checker::check(std::uint32_t n) noexcept {
   if (first_) {
     if (!legacy_ && n != 0) return status::bad_sequence_number_invalid;

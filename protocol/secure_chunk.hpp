@@ -124,6 +124,10 @@ public:
   explicit sequence_checker(bool legacy = true) noexcept : legacy_(legacy) {}
   // Good, or Bad_SequenceNumberInvalid (the channel is then closed).
   status_code check(std::uint32_t n) noexcept;
+  // The number the next chunk carries when it comes from a sender like ours (sequence_counter):
+  // what an AEAD receiver builds its nonce from before it can read the encrypted number
+  // (docs/decisions/0082). 0 before the first chunk (non-legacy senders start there).
+  std::uint32_t expected() const noexcept;
 
 private:
   std::uint32_t last_ = 0;

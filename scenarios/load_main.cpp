@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--policy", o.policy, "the security policy of --security sign|encrypt")
       ->check(CLI::IsMember({"Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss", "ECC_nistP256",
-                             "ECC_nistP384", "ECC_brainpoolP256r1", "ECC_brainpoolP384r1"}))
+                             "ECC_nistP384", "ECC_brainpoolP256r1", "ECC_brainpoolP384r1", "ECC_curve25519",
+                             "ECC_curve448"}))
       ->capture_default_str();
   app.add_option("--security", o.security, "none | sign | encrypt: the channel's MessageSecurityMode")
       ->check(CLI::IsMember({"none", "sign", "encrypt"}))

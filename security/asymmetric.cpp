@@ -96,7 +96,7 @@ ua::status_code asymmetric_context::protect(std::span<const std::uint8_t> plain,
     out.append(plain.data(), plain.size());
     const std::size_t signed_end = plain.size() - s.signature_size;
     const std::span<std::uint8_t> sig(out.data() + start + signed_end, s.signature_size);
-    if (!ecdsa_sign(*policy_, own_, plain.first(signed_end), sig)) {
+    if (!ecc_sign(*policy_, own_, plain.first(signed_end), sig)) {
       out.clear();
       out.extend(start);
       return ua::status::bad_internal_error;
@@ -148,7 +148,7 @@ ua::status_code asymmetric_context::unprotect(std::span<const std::uint8_t> chun
     if (chunk.size() - header_size < ua::sequence_header_size + s.signature_size)
       return ua::status::bad_security_checks_failed;
     const std::size_t signed_end = chunk.size() - s.signature_size;
-    if (!ecdsa_verify(*policy_, peer_, chunk.first(signed_end), chunk.subspan(signed_end)))
+    if (!ecc_verify(*policy_, peer_, chunk.first(signed_end), chunk.subspan(signed_end)))
       return ua::status::bad_security_checks_failed;
     plain.append(chunk.data(), chunk.size());
     return ua::status::good;

@@ -59,7 +59,7 @@ std::shared_ptr<certificate::impl> certificate_parser::parse_one(const unsigned 
   ERR_clear_error();
   if (!k) return nullptr;
   rsa_key key(k);
-  if (EVP_PKEY_is_a(k, "RSA") != 1 && EVP_PKEY_is_a(k, "EC") != 1) return nullptr;
+  if (!is_application_key_type(k)) return nullptr;
   auto out = std::make_shared<certificate::impl>();
   out->der.assign(start, p);
   unsigned int n = 0;
@@ -478,7 +478,7 @@ ua::expected<application_identity> create_self_signed(const certificate_request&
   if (!add_extension(x.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
       // An ECDSA key signs only: no keyEncipherment or dataEncipherment (Part 6 §6.2.2, ECC).
       !add_extension(x.get(), &ctx, NID_key_usage,
-                     request.curve.empty()
+                     request.curve.empty()  // Ed25519 / Ed448 sign only too
                          ? "critical,digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment,keyCertSign"
                          : "critical,digitalSignature,nonRepudiation,keyCertSign") ||
       !add_extension(x.get(), &ctx, NID_ext_key_usage, "serverAuth,clientAuth") ||
@@ -496,9 +496,7 @@ ua::expected<application_identity> create_self_signed(const certificate_request&
   }
   if (X509_add1_ext_i2d(x.get(), NID_subject_alt_name, san.get(), 0, X509V3_ADD_DEFAULT) != 1) return fail();
 
-  // Part 7: the 384-bit ECC policies sign certificates with ECDSA-SHA2-384, the others with SHA2-256.
-  const bool sha384 = request.curve.find("384") != std::string::npos;
-  if (X509_sign(x.get(), key->native(), sha384 ? EVP_sha384() : EVP_sha256()) <= 0) return fail();
+  if (X509_sign(x.get(), key->native(), certificate_signature_digest(*key)) <= 0) return fail();
 
   unsigned char* der = nullptr;
   const int len = i2d_X509(x.get(), &der);

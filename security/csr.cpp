@@ -7,6 +7,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "security/ecc.hpp"
 #include "security/openssl.hpp"
 #include "uactor/ua/status_codes.hpp"
 
@@ -107,7 +108,7 @@ ua::expected<std::vector<std::uint8_t>> create_signing_request(const rsa_key& ke
     X509_EXTENSION_free(san);
     return ua::status::bad_internal_error;
   }
-  if (X509_REQ_add_extensions(req.get(), extensions.get()) != 1 || X509_REQ_sign(req.get(), key.native(), EVP_sha256()) <= 0) {
+  if (X509_REQ_add_extensions(req.get(), extensions.get()) != 1 || X509_REQ_sign(req.get(), key.native(), certificate_signature_digest(key)) <= 0) {
     ERR_clear_error();
     return ua::status::bad_internal_error;
   }
@@ -152,8 +153,8 @@ ua::expected<rsa_key> private_key_from(std::string_view format, std::span<const 
     return ua::status::bad_security_checks_failed;
   }
   X509_free(cert);
-  // An RSA key, or an EC key for the ECC certificate types (the caller checks the curve).
-  if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_RSA && EVP_PKEY_get_base_id(pkey) != EVP_PKEY_EC) {
+  // An RSA key, or an EC / Ed key for the ECC certificate types (the caller checks the curve).
+  if (!is_application_key_type(pkey)) {
     EVP_PKEY_free(pkey);
     return ua::status::bad_security_checks_failed;
   }

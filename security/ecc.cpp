@@ -12,6 +12,7 @@
 #include <openssl/objects.h>
 #include <openssl/params.h>
 
+#include "security/ecc_edwards.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {
@@ -41,11 +42,22 @@ struct bn_deleter {
 };
 using bignum_ptr = std::unique_ptr<BIGNUM, bn_deleter>;
 
+edwards_curve ecc_edwards_of(const security_policy& p) noexcept {
+  return p.signature == asymmetric_signature::eddsa_448 ? edwards_curve::c448 : edwards_curve::c25519;
+}
+
+bool ecdsa_sign(const security_policy& p, const rsa_key& key, std::span<const std::uint8_t> data,
+                std::span<std::uint8_t> out);
+bool ecdsa_verify(const security_policy& p, const rsa_key& key, std::span<const std::uint8_t> data,
+                  std::span<const std::uint8_t> signature);
+
 }  // namespace
 
 std::string_view curve_label(std::string_view curve) noexcept {
   if (curve == "prime256v1") return "nistP256";
   if (curve == "secp384r1") return "nistP384";
+  if (curve == "ED25519") return "curve25519";
+  if (curve == "ED448") return "curve448";
   return curve;
 }
 
@@ -57,7 +69,9 @@ std::string own_identity_name(std::string_view base, const security_policy& poli
 ua::expected<rsa_key> generate_ecc_key(std::string_view curve) {
   const std::string name(curve);
   if (name.empty() || OBJ_txt2nid(name.c_str()) == NID_undef) return ua::status::bad_invalid_argument;
-  EVP_PKEY* k = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", name.c_str());
+  const bool edwards = curve == eddsa_key_type(edwards_curve::c25519) || curve == eddsa_key_type(edwards_curve::c448);
+  EVP_PKEY* k = edwards ? EVP_PKEY_Q_keygen(nullptr, nullptr, name.c_str())
+                        : EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", name.c_str());
   if (k == nullptr) {
     ERR_clear_error();
     return ua::status::bad_internal_error;
@@ -65,9 +79,15 @@ ua::expected<rsa_key> generate_ecc_key(std::string_view curve) {
   return rsa_key(k);
 }
 
+const EVP_MD* certificate_signature_digest(const rsa_key& key) noexcept {
+  if (!key || EVP_PKEY_is_a(key.native(), "ED25519") == 1 || EVP_PKEY_is_a(key.native(), "ED448") == 1) return nullptr;
+  return EVP_PKEY_is_a(key.native(), "EC") == 1 && key.bits() == 384 ? EVP_sha384() : EVP_sha256();
+}
+
 bool key_fits_policy(const security_policy& p, const rsa_key& key) noexcept {
   if (!key) return false;
   if (!p.is_ecc()) return EVP_PKEY_is_a(key.native(), "RSA") == 1;
+  if (p.is_edwards()) return is_eddsa_key(ecc_edwards_of(p), key);
   try {
     return ecc_group_of(key) == p.curve;
   } catch (...) {
@@ -77,12 +97,19 @@ bool key_fits_policy(const security_policy& p, const rsa_key& key) noexcept {
 
 ua::expected<ephemeral_key> make_ephemeral_key(const security_policy& p) {
   if (!p.is_ecc()) return ua::status::bad_invalid_argument;
-  auto key = generate_ecc_key(p.curve);
+  auto key = p.is_edwards() ? generate_xdh_key(ecc_edwards_of(p)) : generate_ecc_key(p.curve);
   if (!key) return key.error();
   return ephemeral_key_of(p, std::move(*key));
 }
 
 ua::expected<ephemeral_key> ephemeral_key_of(const security_policy& p, rsa_key key) {
+  if (p.is_edwards()) {  // the raw public key (RFC 7748 §5)
+    ephemeral_key e;
+    e.size = p.nonce_length;
+    if (!xdh_public_bytes(ecc_edwards_of(p), key, std::span(e.bytes).first(e.size))) return ua::status::bad_invalid_argument;
+    e.key = std::move(key);
+    return e;
+  }
   if (!p.is_ecc() || !key_fits_policy(p, key)) return ua::status::bad_invalid_argument;
   // The uncompressed point: 0x04 | X | Y (SEC 1 §2.3.3); OpenSSL's default for a generated key.
   std::uint8_t point[1 + max_ecc_point_size];
@@ -101,6 +128,7 @@ ua::expected<ephemeral_key> ephemeral_key_of(const security_policy& p, rsa_key k
 
 ua::expected<rsa_key> ecc_public_from_bytes(const security_policy& p, std::span<const std::uint8_t> xy) {
   if (!p.is_ecc() || xy.size() != p.nonce_length) return ua::status::bad_nonce_invalid;
+  if (p.is_edwards()) return xdh_public_from_bytes(ecc_edwards_of(p), xy);
   std::uint8_t point[1 + max_ecc_point_size];
   point[0] = 0x04;
   std::memcpy(point + 1, xy.data(), xy.size());
@@ -139,9 +167,14 @@ bool ecdh_shared_secret(const rsa_key& own_private, const rsa_key& peer_public, 
       EVP_PKEY_derive(ctx.get(), nullptr, &len) != 1 || len != out.size() ||
       EVP_PKEY_derive(ctx.get(), out.data(), &len) != 1 || len != out.size()) {
     ERR_clear_error();
+    OPENSSL_cleanse(out.data(), out.size());
     return false;
   }
-  return true;
+  // RFC 7748 §6.1: an all-zero X25519 / X448 secret means a peer key of small order (no ECDH
+  // X coordinate is all zeros on the prime-order curves). Checked over every byte.
+  std::uint8_t any = 0;
+  for (const auto b : out) any |= b;
+  return any != 0;
 }
 
 bool hkdf(policy_hash hash, std::span<const std::uint8_t> salt, std::span<const std::uint8_t> ikm,
@@ -177,7 +210,7 @@ symmetric_keys ecc_direction_keys(const security_policy& p, std::span<const std:
   symmetric_keys k;
   k.signing_length = p.signing_key_length;
   k.encrypting_length = p.encrypting_key_length;
-  const std::size_t iv_length = p.block_size;
+  const std::size_t iv_length = p.iv_length();
   const std::size_t total = k.signing_length + k.encrypting_length + iv_length;
   std::uint8_t salt[2 + 12 + 2 * max_ecc_point_size];
   const std::size_t salt_size = 2 + label.size() + first_nonce.size() + second_nonce.size();
@@ -216,14 +249,27 @@ ua::expected<channel_keys> ecc_channel_keys(const security_policy& p, const ephe
                                             std::span<const std::uint8_t> server_nonce) {
   auto peer = ecc_public_from_bytes(p, peer_nonce);
   if (!peer) return peer.error();
-  std::array<std::uint8_t, max_ecc_point_size / 2> secret{};
+  std::array<std::uint8_t, max_ecc_secret_size> secret{};
   const auto out = std::span(secret).first(p.coordinate_size);
   if (!ecdh_shared_secret(own.key, *peer, out)) return ua::status::bad_security_checks_failed;
   auto keys = derive_ecc_channel_keys(p, out, client_nonce, server_nonce);
   OPENSSL_cleanse(secret.data(), secret.size());
-  if (keys.client.signing_length == 0 || keys.server.signing_length == 0) return ua::status::bad_internal_error;
+  if (keys.client.encrypting_length == 0 || keys.server.encrypting_length == 0) return ua::status::bad_internal_error;
   return keys;
 }
+
+bool ecc_sign(const security_policy& p, const rsa_key& key, std::span<const std::uint8_t> data, std::span<std::uint8_t> out) {
+  if (p.is_edwards()) return out.size() == p.ecc_signature_size() && eddsa_sign(ecc_edwards_of(p), key, data, out);
+  return ecdsa_sign(p, key, data, out);
+}
+
+bool ecc_verify(const security_policy& p, const rsa_key& key, std::span<const std::uint8_t> data,
+                std::span<const std::uint8_t> signature) {
+  if (p.is_edwards()) return signature.size() == p.ecc_signature_size() && eddsa_verify(ecc_edwards_of(p), key, data, signature);
+  return ecdsa_verify(p, key, data, signature);
+}
+
+namespace {
 
 bool ecdsa_sign(const security_policy& p, const rsa_key& key, std::span<const std::uint8_t> data, std::span<std::uint8_t> out) {
   if (!p.is_ecc() || !key || out.size() != p.ecc_signature_size()) return false;
@@ -274,5 +320,7 @@ bool ecdsa_verify(const security_policy& p, const rsa_key& key, std::span<const 
   ERR_clear_error();
   return ok;
 }
+
+}  // namespace
 
 }  // namespace uactor::security

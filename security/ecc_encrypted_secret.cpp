@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "protocol/codec.hpp"
+#include "security/aead.hpp"
 #include "security/openssl.hpp"
 
 namespace uactor::security {
@@ -46,6 +47,23 @@ std::size_t padding_size(std::size_t nonce_length, std::size_t secret_length, st
   return pad;
 }
 
+// Part 6 §6.8.3 with AuthenticatedEncryption: the payload is encrypted in place, the AAD is every
+// header before it, the tag follows PayloadPaddingSize. The nonce is the derived IV as it is (no
+// TokenId or SequenceNumber here).
+bool aead_payload(bool encrypt, const ecc_secret_keys& keys, std::span<const std::uint8_t> headers,
+                  std::span<std::uint8_t> payload, std::uint8_t* tag) {
+  if (keys.iv_length != aead_nonce_size || keys.key_length != aead_key_size) return false;
+  try {
+    chacha20_poly1305 aead({keys.encrypting_key.data(), keys.key_length});
+    aead_nonce nonce{};
+    std::memcpy(nonce.data(), keys.iv.data(), nonce.size());
+    const std::span<std::uint8_t, aead_tag_size> t(tag, aead_tag_size);
+    return encrypt ? aead.seal(nonce, headers, payload, t) : aead.open(nonce, headers, payload, t);
+  } catch (const std::exception&) {
+    return false;  // OpenSSL without ChaCha20-Poly1305: refused like a bad tag
+  }
+}
+
 void put_bytes(ua::encoder& e, std::span<const std::uint8_t> b) {
   e.write(static_cast<std::int32_t>(b.size()));
   e.write(b.data(), b.size());
@@ -68,7 +86,8 @@ ecc_secret_keys derive_ecc_secret_keys(const security_policy& p, std::span<const
                                        std::span<const std::uint8_t> receiver_public) {
   ecc_secret_keys k;
   k.key_length = p.encrypting_key_length;
-  const std::size_t total = p.encrypting_key_length + p.block_size;
+  k.iv_length = p.iv_length();
+  const std::size_t total = p.encrypting_key_length + k.iv_length;
   std::vector<std::uint8_t> salt;
   salt.reserve(2 + ees::secret_label.size() + sender_public.size() + receiver_public.size());
   salt.push_back(static_cast<std::uint8_t>(total & 0xFF));
@@ -77,13 +96,13 @@ ecc_secret_keys derive_ecc_secret_keys(const security_policy& p, std::span<const
   salt.insert(salt.end(), sender_public.begin(), sender_public.end());
   salt.insert(salt.end(), receiver_public.begin(), receiver_public.end());
   std::array<std::uint8_t, 48> material{};
-  if (total > material.size() || k.key_length > k.encrypting_key.size() || p.block_size != k.iv.size() ||
+  if (total > material.size() || k.key_length > k.encrypting_key.size() || k.iv_length > k.iv.size() ||
       !hkdf(p.hash, salt, shared_secret, salt, {material.data(), total})) {
     k.key_length = 0;
     return k;
   }
   std::memcpy(k.encrypting_key.data(), material.data(), k.key_length);
-  std::memcpy(k.iv.data(), material.data() + k.key_length, p.block_size);
+  std::memcpy(k.iv.data(), material.data() + k.key_length, k.iv_length);
   OPENSSL_cleanse(material.data(), material.size());
   return k;
 }
@@ -104,7 +123,7 @@ ua::byte_string encrypt_ecc_secret(const security_policy& p, const rsa_key& sign
     return out;
   auto receiver = ecc_public_from_bytes(p, receiver_public);
   if (!receiver) return out;
-  std::array<std::uint8_t, max_ecc_point_size / 2> shared{};
+  std::array<std::uint8_t, max_ecc_secret_size> shared{};
   if (!ecdh_shared_secret(sender.key, *receiver, {shared.data(), p.coordinate_size})) return out;
   const auto keys = derive_ecc_secret_keys(p, {shared.data(), p.coordinate_size}, sender.public_bytes(), receiver_public);
   OPENSSL_cleanse(shared.data(), shared.size());
@@ -130,13 +149,23 @@ ua::byte_string encrypt_ecc_secret(const security_policy& p, const rsa_key& sign
   for (std::size_t i = 0; i < pad; ++i) e.write(static_cast<std::uint8_t>(pad & 0xFF));
   e.write(static_cast<std::uint16_t>(pad));
   const std::size_t payload_size = e.size() - payload_at;
-  const bool encrypted = ees::aes_cbc(true, {keys.encrypting_key.data(), keys.key_length}, keys.iv,
-                                      buf.data() + payload_at, payload_size);
-  if (!encrypted) return out;
-  const std::size_t signed_size = e.size();
+  const std::size_t tag_size = p.is_aead() ? aead_tag_size : 0;
+  const std::size_t signed_size = e.size() + tag_size;
+  // The Length is final before the AEAD authenticates the headers it is in.
   e.patch(length_at, static_cast<std::uint32_t>(signed_size + p.ecc_signature_size() - length_at - 4));
-  std::array<std::uint8_t, max_ecc_point_size> sig{};
-  if (!ecdsa_sign(p, signing_key, {buf.data(), signed_size}, {sig.data(), p.ecc_signature_size()})) return out;
+  bool encrypted = false;
+  if (p.is_aead()) {
+    const std::uint8_t no_tag[aead_tag_size] = {};
+    e.write(no_tag, sizeof no_tag);
+    encrypted = ees::aead_payload(true, keys, {buf.data(), payload_at}, {buf.data() + payload_at, payload_size},
+                                  buf.data() + payload_at + payload_size);
+  } else {
+    encrypted = ees::aes_cbc(true, {keys.encrypting_key.data(), keys.key_length}, {keys.iv.data(), keys.iv_length},
+                             buf.data() + payload_at, payload_size);
+  }
+  if (!encrypted) return out;
+  std::array<std::uint8_t, max_ecc_signature_size> sig{};
+  if (!ecc_sign(p, signing_key, {buf.data(), signed_size}, {sig.data(), p.ecc_signature_size()})) return out;
   e.write(sig.data(), p.ecc_signature_size());
   out.assign(buf.data(), buf.size());
   OPENSSL_cleanse(buf.data(), buf.size());
@@ -200,17 +229,19 @@ ua::expected<ua::byte_string> decrypt_ecc_secret(const security_policy& p, const
         !std::equal(sender_certificate_der.begin(), sender_certificate_der.end(), leaf.begin()))
       return refuse(failed, "its Certificate is not the client's application certificate");
   }
-  if (!ecdsa_verify(p, sender_public, blob.first(signed_size), blob.subspan(signed_size)))
+  if (!ecc_verify(p, sender_public, blob.first(signed_size), blob.subspan(signed_size)))
     return refuse(failed, "its signature does not verify with the client's application certificate");
 
   const std::size_t payload_at = h.position();
-  const std::size_t payload_size = signed_size - payload_at;
+  const std::size_t tag_size = p.is_aead() ? aead_tag_size : 0;
+  if (signed_size < payload_at + tag_size) return refuse(invalid, "it has no room for its authentication tag");
+  const std::size_t payload_size = signed_size - payload_at - tag_size;
   if (payload_size == 0 || payload_size % p.block_size != 0)
     return refuse(invalid, "its payload is not a whole number of cipher blocks");
   const auto sender_point =
       ecc_public_from_bytes(p, std::span(reinterpret_cast<const std::uint8_t*>(sender_key.data()), sender_key.size()));
   if (!sender_point) return refuse(failed, "its SenderPublicKey is not a point on the policy's curve");
-  std::array<std::uint8_t, max_ecc_point_size / 2> shared{};
+  std::array<std::uint8_t, max_ecc_secret_size> shared{};
   if (!ecdh_shared_secret(receiver.key, *sender_point, {shared.data(), p.coordinate_size}))
     return refuse(failed, "ECDH with its SenderPublicKey failed");
   const auto keys = derive_ecc_secret_keys(
@@ -221,8 +252,12 @@ ua::expected<ua::byte_string> decrypt_ecc_secret(const security_policy& p, const
   std::vector<std::uint8_t> plain(blob.begin() + static_cast<std::ptrdiff_t>(payload_at),
                                   blob.begin() + static_cast<std::ptrdiff_t>(signed_size));
   const auto wipe = [&plain] { OPENSSL_cleanse(plain.data(), plain.size()); };
-  if (!ees::aes_cbc(false, {keys.encrypting_key.data(), keys.key_length}, keys.iv, plain.data(), plain.size()))
-    return refuse(failed, "the payload does not decrypt");
+  const bool decrypted =
+      p.is_aead() ? ees::aead_payload(false, keys, blob.first(payload_at), {plain.data(), payload_size}, plain.data() + payload_size)
+                  : ees::aes_cbc(false, {keys.encrypting_key.data(), keys.key_length}, {keys.iv.data(), keys.iv_length},
+                                 plain.data(), plain.size());
+  if (!decrypted) return wipe(), refuse(failed, "the payload does not decrypt");
+  plain.resize(payload_size);  // drops the tag
   // PayloadPaddingSize (UInt16, last) and PayloadPadding before it, each byte its low byte.
   const std::size_t pad = plain[plain.size() - 2] | (std::size_t{plain[plain.size() - 1]} << 8);
   if (pad + 2 > plain.size()) return wipe(), refuse(invalid, "its PayloadPaddingSize is larger than the payload");

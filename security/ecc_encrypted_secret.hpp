@@ -45,6 +45,7 @@ struct ecc_secret_keys {
   std::array<std::uint8_t, 32> encrypting_key{};
   std::array<std::uint8_t, 16> iv{};
   std::size_t key_length = 0;  // the policy's encrypting_key_length: 16 or 32
+  std::size_t iv_length = 0;   // the policy's InitializationVectorLength: 16, 12 for ChaCha20-Poly1305
 };
 ecc_secret_keys derive_ecc_secret_keys(const security_policy&, std::span<const std::uint8_t> shared_secret,
                                        std::span<const std::uint8_t> sender_public,

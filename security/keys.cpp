@@ -50,7 +50,7 @@ ua::expected<rsa_key> rsa_key::generate(unsigned bits) {
 
 namespace {
 // The application keys of our policies: RSA, or EC for the ECC policies (Part 6 §6.8).
-bool is_rsa_or_ec(EVP_PKEY* k) noexcept { return EVP_PKEY_is_a(k, "RSA") == 1 || EVP_PKEY_is_a(k, "EC") == 1; }
+bool is_rsa_or_ec(EVP_PKEY* k) noexcept { return is_application_key_type(k); }
 }  // namespace
 
 ua::expected<rsa_key> rsa_key::from_private_pem(std::string_view pem) {
@@ -107,6 +107,12 @@ std::size_t rsa_key::size_bytes() const noexcept { return key_ ? static_cast<std
 
 bool rsa_key::has_private() const noexcept {
   if (!key_) return false;
+  if (EVP_PKEY_is_a(key_, "RSA") != 1 && EVP_PKEY_is_a(key_, "EC") != 1) {  // Ed/X keys: raw octets
+    std::size_t len = 0;
+    const bool raw = EVP_PKEY_get_raw_private_key(key_, nullptr, &len) == 1 && len > 0;
+    ERR_clear_error();
+    return raw;
+  }
   BIGNUM* d = nullptr;
   const char* part = EVP_PKEY_is_a(key_, "EC") == 1 ? OSSL_PKEY_PARAM_PRIV_KEY : OSSL_PKEY_PARAM_RSA_D;
   if (EVP_PKEY_get_bn_param(key_, part, &d) != 1) {
@@ -115,6 +121,11 @@ bool rsa_key::has_private() const noexcept {
   }
   BN_clear_free(d);
   return true;
+}
+
+bool is_application_key_type(const EVP_PKEY* k) noexcept {
+  return k != nullptr && (EVP_PKEY_is_a(k, "RSA") == 1 || EVP_PKEY_is_a(k, "EC") == 1 ||
+                          EVP_PKEY_is_a(k, "ED25519") == 1 || EVP_PKEY_is_a(k, "ED448") == 1);
 }
 
 void fill_random(std::span<std::uint8_t> out) {

@@ -51,6 +51,10 @@ private:
   EVP_PKEY* key_ = nullptr;
 };
 
+// Whether `k` is a key type an application certificate may hold: RSA, EC (the ECDSA curves) or
+// Ed25519 / Ed448 (ECC_curve25519 / ECC_curve448, docs/decisions/0082).
+bool is_application_key_type(const EVP_PKEY* k) noexcept;
+
 // Cryptographically strong random bytes (RAND_bytes). Throws std::runtime_error if OpenSSL's
 // generator fails, which a working OpenSSL 3 does not.
 void fill_random(std::span<std::uint8_t> out);

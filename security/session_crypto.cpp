@@ -21,7 +21,7 @@ ua::byte_string sign(const security_policy& p, const rsa_key& own_private, std::
   if (p.is_none() || !own_private || !own_private.has_private()) return out;
   if (p.is_ecc()) {  // Part 6 §6.8: ECDSA as r | s
     std::string sig(p.ecc_signature_size(), '\0');
-    if (!key_fits_policy(p, own_private) || !ecdsa_sign(p, own_private, data, {writable(sig), sig.size()})) return out;
+    if (!key_fits_policy(p, own_private) || !ecc_sign(p, own_private, data, {writable(sig), sig.size()})) return out;
     out.assign(sig);
     return out;
   }
@@ -35,7 +35,7 @@ ua::byte_string sign(const security_policy& p, const rsa_key& own_private, std::
 bool verify(const security_policy& p, const rsa_key& peer_public, std::span<const std::uint8_t> data,
             std::span<const std::uint8_t> signature) {
   if (p.is_none() || !peer_public || !key_fits_policy(p, peer_public)) return false;
-  if (p.is_ecc()) return ecdsa_verify(p, peer_public, data, signature);
+  if (p.is_ecc()) return ecc_verify(p, peer_public, data, signature);
   return rsa_verify(p, peer_public, data, signature);
 }
 

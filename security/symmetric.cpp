@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "protocol/generated/type_codecs.hpp"
+#include "security/aead.hpp"
 #include "security/hmac_sha256.hpp"
 #include "security/hmac_sha384.hpp"
 #include "security/openssl.hpp"
@@ -33,6 +34,7 @@ struct symmetric_context::state {
   std::array<std::uint8_t, 16> iv{};
   std::array<std::uint8_t, 16> encrypt_chain{};  // the IV `encrypt` continues from
   std::array<std::uint8_t, 16> decrypt_chain{};
+  std::unique_ptr<chacha20_poly1305> aead;  // the AEAD policies: signs in both modes
 };
 
 namespace {
@@ -79,6 +81,11 @@ symmetric_context::symmetric_context(const security_policy& policy, ua::message_
   if (keys.signing_length != policy.signing_key_length || keys.encrypting_length != policy.encrypting_key_length)
     throw std::invalid_argument("symmetric_context: keys not derived for this policy");
   s_ = std::make_unique<state>();
+  s_->iv = keys.iv;
+  if (policy.is_aead()) {
+    s_->aead = std::make_unique<chacha20_poly1305>(keys.encrypting_key());
+    return;
+  }
   s_->sha384 = policy.hash == policy_hash::sha384;
   if (s_->sha384) s_->mac384.set_key(keys.signing_key());
   else s_->mac.set_key(keys.signing_key());
@@ -98,15 +105,42 @@ ua::chunk_security symmetric_context::chunk_security() const noexcept {
   ua::chunk_security s;
   if (!sign_) return s;
   s.signature_size = policy_->symmetric_signature_length;
-  if (encrypt_) {
+  if (encrypt_ && !policy_->is_aead()) {  // AEAD: no padding, the tag is the signature (§6.7.2.5.2)
     s.plain_block_size = s.cipher_block_size = policy_->block_size;
     s.encrypted = true;
   }
   return s;
 }
 
+namespace symmetric_detail {
+
+std::uint32_t read_u32(const std::uint8_t* p) noexcept {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+}
+
+// Room for the sequence header and the tag after a header that ends with the TokenId.
+bool aead_layout(std::span<const std::uint8_t> chunk, std::size_t header_size) noexcept {
+  return header_size >= ua::symmetric_security_header_size && header_size <= chunk.size() &&
+         chunk.size() - header_size >= ua::sequence_header_size + aead_tag_size;
+}
+
+}  // namespace symmetric_detail
+
 void symmetric_context::protect(std::span<std::uint8_t> chunk, std::size_t header_size) {
   if (!sign_) return;
+  if (s_->aead) {
+    if (!symmetric_detail::aead_layout(chunk, header_size))
+      throw std::invalid_argument("symmetric_context::protect: not a chunk laid out for this policy");
+    const auto token = symmetric_detail::read_u32(chunk.data() + header_size - 4);
+    const auto sequence = symmetric_detail::read_u32(chunk.data() + header_size);
+    const auto nonce = aead_chunk_nonce(s_->iv, token, sequence);
+    const std::size_t end = chunk.size() - aead_tag_size;
+    const std::span<std::uint8_t, aead_tag_size> tag(chunk.data() + end, aead_tag_size);
+    const bool ok = encrypt_ ? s_->aead->seal(nonce, chunk.first(header_size), chunk.subspan(header_size, end - header_size), tag)
+                             : s_->aead->seal(nonce, chunk.first(end), {}, tag);
+    if (!ok) throw std::runtime_error("symmetric_context::protect: ChaCha20-Poly1305 failed");
+    return;
+  }
   const std::size_t sig = policy_->symmetric_signature_length;
   if (header_size > chunk.size() || chunk.size() - header_size < ua::sequence_header_size + sig ||
       (encrypt_ && (chunk.size() - header_size) % policy_->block_size != 0))
@@ -124,8 +158,21 @@ void symmetric_context::protect(std::span<std::uint8_t> chunk, std::size_t heade
   std::memcpy(s_->encrypt_chain.data(), text.data() + text.size() - aes_block, aes_block);
 }
 
-ua::status_code symmetric_context::unprotect(std::span<std::uint8_t> chunk, std::size_t header_size) {
+ua::status_code symmetric_context::unprotect(std::span<std::uint8_t> chunk, std::size_t header_size,
+                                             std::uint32_t expected_sequence) {
   if (!sign_) return ua::status::good;
+  if (s_->aead) {
+    if (!symmetric_detail::aead_layout(chunk, header_size)) return ua::status::bad_security_checks_failed;
+    const auto token = symmetric_detail::read_u32(chunk.data() + header_size - 4);
+    // Sign: the SequenceNumber is in the clear and authenticated; SignAndEncrypt: the expected one.
+    const auto sequence = encrypt_ ? expected_sequence : symmetric_detail::read_u32(chunk.data() + header_size);
+    const auto nonce = aead_chunk_nonce(s_->iv, token, sequence);
+    const std::size_t end = chunk.size() - aead_tag_size;
+    const std::span<const std::uint8_t, aead_tag_size> tag(chunk.data() + end, aead_tag_size);
+    const bool ok = encrypt_ ? s_->aead->open(nonce, chunk.first(header_size), chunk.subspan(header_size, end - header_size), tag)
+                             : s_->aead->open(nonce, chunk.first(end), {}, tag);
+    return ok ? ua::status::good : ua::status::bad_security_checks_failed;
+  }
   const std::size_t sig = policy_->symmetric_signature_length;
   if (header_size > chunk.size()) return ua::status::bad_security_checks_failed;
   const std::size_t rest = chunk.size() - header_size;

@@ -1,6 +1,7 @@
 // Sign / encrypt of MSG and CLO chunks with a secure channel's symmetric keys (Part 6 §6.7.2):
-// HMAC-SHA256 signature and AES-CBC. One context per direction and token, owned by the channel;
-// everything is set up at construction, so protect/unprotect allocate nothing.
+// HMAC-SHA256 signature and AES-CBC, or ChaCha20-Poly1305 for the AEAD policies (§6.7.2.1
+// Figure 12). One context per direction and token, owned by the channel; everything is set up at
+// construction, so protect/unprotect allocate nothing.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +36,11 @@ public:
   bool signs() const noexcept { return sign_; }
   bool encrypts() const noexcept { return encrypt_; }
 
+  // AEAD policies (ECC_curve25519, ECC_curve448; docs/decisions/0082): no padding in either mode,
+  // the 16-byte tag where the signature goes. The nonce is the derived IV XORed with TokenId and
+  // the chunk's SequenceNumber (§6.8.1 Table 69). SignAndEncrypt: the AAD is [0, header_size) and
+  // [header_size, size - 16) is encrypted; Sign: the AAD is [0, size - 16), nothing is encrypted.
+  //
   // Sender. `chunk`: one whole chunk as ua::message_chunker wrote it with chunk_security()
   // (header and TokenId = `header_size` bytes, sequence header, body, padding, a zeroed signature,
   // final MessageSize). Writes the HMAC of [0, size - 32) into the last 32 bytes, then, when
@@ -49,7 +55,10 @@ public:
   // [0, size - 32), then the padding (every padding byte equals PaddingSize, §6.7.2.5).
   // Good or Bad_SecurityChecksFailed; nothing is decoded before the signature was checked.
   // After Good: ua::parse_sequence_part(chunk.subspan(header_size), chunk_security(), ...).
-  ua::status_code unprotect(std::span<std::uint8_t> chunk, std::size_t header_size);
+  // `expected_sequence`: the SequenceNumber this chunk must carry (the receiver's sequence check
+  // knows it); only an AEAD policy with encryption needs it, to build the nonce before the
+  // SequenceNumber is readable. A chunk that carries another number fails its tag.
+  ua::status_code unprotect(std::span<std::uint8_t> chunk, std::size_t header_size, std::uint32_t expected_sequence = 0);
 
 private:
   struct state;

@@ -308,7 +308,8 @@ ua::status_code client_channel_state::unprotect_symmetric(const ua::chunk_view& 
   if (ctx == nullptr) return ua::status::bad_secure_channel_token_unknown;
   plain_.clear();
   plain_.append(chunk.bytes.data(), chunk.bytes.size());
-  if (const auto sc = ctx->unprotect(std::span<std::uint8_t>(plain_.data(), plain_.size()), at); sc.is_bad()) return sc;
+  const std::span<std::uint8_t> mine(plain_.data(), plain_.size());
+  if (const auto sc = ctx->unprotect(mine, at, assembler_.sequence().expected()); sc.is_bad()) return sc;
   return ua::parse_sequence_part(plain_.bytes().subspan(at), ctx->chunk_security(), c);
 }
 

@@ -437,7 +437,7 @@ ua::status_code secure_channel_state::unprotect_symmetric(const ua::chunk_view& 
   plain_.clear();
   plain_.append(chunk.bytes.data(), chunk.bytes.size());
   const std::span<std::uint8_t> mine(plain_.data(), plain_.size());
-  if (const auto sc = ctx->unprotect(mine, at); sc.is_bad()) return sc;
+  if (const auto sc = ctx->unprotect(mine, at, assembler_.sequence().expected()); sc.is_bad()) return sc;
   return ua::parse_sequence_part(plain_.bytes().subspan(at), ctx->chunk_security(), c);
 }
 

@@ -302,7 +302,7 @@ struct server_security {
 // Offers from their names: "all" (None, then each RSA policy in Sign and SignAndEncrypt), "none",
 // "secure" (the RSA policies), "ecc" (each ECC policy in both modes), or "POLICY:MODE" with POLICY
 // a Part 7 name (Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256,
-// ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1) and MODE Sign or SignAndEncrypt (any case).
+// ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1, ECC_curve25519, ECC_curve448) and MODE Sign or SignAndEncrypt (any case).
 // Bad_InvalidArgument naming nothing known.
 ua::expected<std::vector<security_offer>> parse_security_offers(const std::vector<std::string>& names);
 std::string to_string(const security_offer& o);

@@ -24,7 +24,8 @@ struct client_identity {
 
 struct client_security_options {
   std::string policy = "None";     // a Part 7 name (Basic256Sha256, Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss,
-                                   // ECC_nistP256, ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1) or URI
+                                   // ECC_nistP256, ECC_nistP384, ECC_brainpoolP256r1, ECC_brainpoolP384r1,
+                                   // ECC_curve25519, ECC_curve448) or URI
   ua::message_security_mode mode = ua::message_security_mode::none;  // Sign or SignAndEncrypt with a policy
   std::string pki_dir;             // own/ (created on first use), trusted/ (the server's certificate); default ./pki
   std::string application_uri;     // in our certificate and CreateSession; default urn:<host>:uactor:client

@@ -1226,7 +1226,8 @@ private:
       c_.error(a[i], fmt::format("{}[{}]", s.key(name), i),
                fmt::format("\"{}\" is not all, none, secure, ecc or POLICY:MODE (POLICY Basic256Sha256, "
                            "Aes128_Sha256_RsaOaep, Aes256_Sha256_RsaPss, ECC_nistP256, ECC_nistP384, "
-                           "ECC_brainpoolP256r1, ECC_brainpoolP384r1; MODE Sign or SignAndEncrypt)",
+                           "ECC_brainpoolP256r1, ECC_brainpoolP384r1, ECC_curve25519, ECC_curve448; MODE Sign or "
+                           "SignAndEncrypt)",
                            items[i]));
     }
     if (!ok) return std::nullopt;

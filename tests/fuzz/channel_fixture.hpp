@@ -94,9 +94,14 @@ inline const identity& ecc_identity(const std::string& name, const security::sec
   return made.emplace(key, identity{id->cert, id->private_key}).first->second;
 }
 
-// The ECC policies a secured fuzz channel may negotiate besides the RSA ones.
+// The ECC policies a secured fuzz channel may negotiate besides the RSA ones: ECC_nistP256,
+// ECC_nistP384, and the AEAD lane ECC_curve25519, ECC_curve448 (docs/decisions/0082).
+inline constexpr unsigned fuzz_ecc_policy_count = 4;
 inline const security::security_policy& fuzz_ecc_policy(unsigned which) {
-  return *security::find_policy(which % 2 == 0 ? security::policy_uri_ecc_nistp256 : security::policy_uri_ecc_nistp384);
+  static constexpr std::string_view uris[fuzz_ecc_policy_count] = {
+      security::policy_uri_ecc_nistp256, security::policy_uri_ecc_nistp384, security::policy_uri_ecc_curve25519,
+      security::policy_uri_ecc_curve448};
+  return *security::find_policy(uris[which % fuzz_ecc_policy_count]);
 }
 
 // Trusts the fixed client certificate (and the ECC client ones) only, with the policy's key sizes,
@@ -107,8 +112,8 @@ struct fixed_checker final : actors::certificate_checker {
                                     const security::validation_options& o, ua::date_time) override {
     if (peer.key_bits() < o.min_key_bits || peer.key_bits() > o.max_key_bits)
       return {ua::status::bad_certificate_policy_check_failed, "key size", "outside the policy's"};
-    const bool ecc_client = peer == ecc_identity("client", fuzz_ecc_policy(0)).cert ||
-                            peer == ecc_identity("client", fuzz_ecc_policy(1)).cert;
+    bool ecc_client = false;
+    for (unsigned p = 0; p < fuzz_ecc_policy_count; ++p) ecc_client |= peer == ecc_identity("client", fuzz_ecc_policy(p)).cert;
     if (!(peer == fixed_identity("client").cert) && !ecc_client)
       return {ua::status::bad_certificate_untrusted, "trust list", "not trusted"};
     return {ua::status::good, {}, {}};
@@ -126,7 +131,7 @@ inline std::shared_ptr<actors::server_security> make_server_security() {
   for (unsigned p = 0; p < 2; ++p)
     for (const auto mode : {ua::message_security_mode::sign, ua::message_security_mode::sign_and_encrypt})
       s->offers.push_back({&fuzz_policy(p), mode});
-  for (unsigned p = 0; p < 2; ++p) {
+  for (unsigned p = 0; p < fuzz_ecc_policy_count; ++p) {
     const auto& policy = fuzz_ecc_policy(p);
     for (const auto mode : {ua::message_security_mode::sign, ua::message_security_mode::sign_and_encrypt})
       s->offers.push_back({&policy, mode});

@@ -284,9 +284,12 @@ void secured_seeds(const fs::path& out) {
   close.request_header.request_handle = 5;
   const auto close_body = encoded(close);
 
-  // Selectors 0-3: the RSA policies; 4-7: the ECC lane (ECC_nistP256, ECC_nistP384).
-  for (unsigned which = 0; which < 8; ++which) {
-    const auto& policy = (which & 4u) ? fuzz::fuzz_ecc_policy(which & 1u) : fuzz::fuzz_policy(which & 1u);
+  // Selectors 0-3: the RSA policies; 4-7: the ECC lane (ECC_nistP256, ECC_nistP384); 8-11: the
+  // AEAD lane (ECC_curve25519, ECC_curve448).
+  for (unsigned which = 0; which < 12; ++which) {
+    const bool aead = which >= 8;
+    const auto& policy = aead ? fuzz::fuzz_ecc_policy(2u + (which & 1u))
+                              : (which & 4u) ? fuzz::fuzz_ecc_policy(which & 1u) : fuzz::fuzz_policy(which & 1u);
     const bool encrypt = which & 2u;
     const std::string name = std::string(policy.name) + (encrypt ? "_sign_and_encrypt" : "_sign");
     const auto selector = static_cast<std::uint8_t>(which);
@@ -294,7 +297,7 @@ void secured_seeds(const fs::path& out) {
     // layout the policy and mode give; the target signs and encrypts it.
     ua::chunk_security cs;
     cs.signature_size = policy.symmetric_signature_length;
-    if (encrypt) {
+    if (encrypt && !policy.is_aead()) {  // AEAD: no padding (Part 6 §6.7.2.5.2)
       cs.plain_block_size = cs.cipher_block_size = policy.block_size;
       cs.encrypted = true;
     }

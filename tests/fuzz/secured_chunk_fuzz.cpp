@@ -2,8 +2,10 @@
 // security/symmetric; Part 6 §6.7.2): a channel opened by a real OpenSecureChannel of the fixed
 // test client (channel_fixture.hpp) for Basic256Sha256, Aes128_Sha256_RsaOaep, ECC_nistP256 or
 // ECC_nistP384 (the ECC lane: EphemeralKeys as nonces, ECDSA, HKDF keys, HMAC-SHA384 for P-384;
-// Part 6 §6.8), Sign or SignAndEncrypt as the first input byte's bits 0-2 say, whose keys the
-// target derives from the nonces as the client does. The rest of the input is records (channel_fixture.hpp, secured_kind): request
+// Part 6 §6.8), ECC_curve25519 or ECC_curve448 (the AEAD lane: X25519/X448, EdDSA,
+// ChaCha20-Poly1305; docs/decisions/0082), Sign or SignAndEncrypt as the first input byte modulo
+// 12 says (0-7: bits 0-2 as before, 8-11: the AEAD lane), whose keys the target derives from the
+// nonces as the client does. The rest of the input is records (channel_fixture.hpp, secured_kind): request
 // bodies, raw plaintexts (sequence header, padding and all) and CLO bodies signed and encrypted
 // with the client's keys, so that decryption, padding and signature checks pass and what follows
 // sees hostile but authentic input, or with a flipped bit after signing, or not signed at all, so
@@ -55,10 +57,13 @@ ua::transport_limits client_limits() {
   return l;
 }
 
+constexpr unsigned side_count = 12;
+
 client_side make_client_side(unsigned which) {
   client_side c;
-  const bool ecc = (which & 4u) != 0;
-  c.policy = ecc ? &fuzz::fuzz_ecc_policy(which & 1u) : &fuzz::fuzz_policy(which & 1u);
+  const bool aead = which >= 8;
+  const bool ecc = aead || (which & 4u) != 0;
+  c.policy = ecc ? &fuzz::fuzz_ecc_policy((aead ? 2u : 0u) + (which & 1u)) : &fuzz::fuzz_policy(which & 1u);
   c.mode = (which & 2u) ? ua::message_security_mode::sign_and_encrypt : ua::message_security_mode::sign;
   const auto& me = ecc ? fuzz::ecc_identity("client", *c.policy) : fuzz::fixed_identity("client");
   const auto& server = ecc ? fuzz::ecc_identity("server", *c.policy) : fuzz::fixed_identity("server");
@@ -110,6 +115,7 @@ struct open_channel {
   ua::connection_limits limits;
   std::uint32_t token_id = 0;
   actors::token_crypto tokens;
+  ua::sequence_checker server_sequence;  // the AEAD nonce of the server's encrypted chunks
 };
 
 // Reads the server's ACK and OPN response as the client would; false when they are not what a
@@ -144,7 +150,8 @@ bool read_open_response(client_side& c, std::span<const std::uint8_t> out, open_
       return;
     }
     const auto* resp = msg.get_if<ua::open_secure_channel_response>();
-    if (!resp || resp->server_nonce.size() != c.policy->nonce_length) {
+    if (!resp || resp->server_nonce.size() != c.policy->nonce_length ||
+        ch.server_sequence.check(sc.sequence.sequence_number).is_bad()) {
       ok = false;
       return;
     }
@@ -180,8 +187,9 @@ bool server_output_authentic(std::span<const std::uint8_t> out, open_channel& ch
     auto* ctx = at ? ch.tokens.receiver(sc.token_id) : nullptr;
     copy.clear();
     copy.append(v.bytes.data(), v.bytes.size());
-    if (ctx == nullptr || ctx->unprotect({copy.data(), copy.size()}, *at).is_bad() ||
-        ua::parse_sequence_part(copy.bytes().subspan(*at), ctx->chunk_security(), sc).is_bad())
+    if (ctx == nullptr || ctx->unprotect({copy.data(), copy.size()}, *at, ch.server_sequence.expected()).is_bad() ||
+        ua::parse_sequence_part(copy.bytes().subspan(*at), ctx->chunk_security(), sc).is_bad() ||
+        ch.server_sequence.check(sc.sequence.sequence_number).is_bad())
       ok = false;
   });
   return ok && used && *used == out.size();
@@ -215,7 +223,8 @@ void build_chunks(std::uint8_t op, std::span<const std::uint8_t> payload, std::u
         // The layout protect() takes: room for the sequence header, whole blocks when encrypting.
         trailer = c.policy->symmetric_signature_length;
         if (text < ua::sequence_header_size) text = ua::sequence_header_size;
-        if (sender.encrypts()) text += (c.policy->block_size - (text + trailer) % c.policy->block_size) % c.policy->block_size;
+        if (sender.encrypts() && !c.policy->is_aead())  // AEAD: no padding, no blocks
+          text += (c.policy->block_size - (text + trailer) % c.policy->block_size) % c.policy->block_size;
       }
       const std::size_t size = actors::symmetric_header_size + text + trailer;
       std::uint8_t head[actors::symmetric_header_size];
@@ -255,9 +264,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 1) return 0;
   const bool trace = fuzz::trace();
   static const auto security = fuzz::make_server_security();
-  static client_side sides[8] = {make_client_side(0), make_client_side(1), make_client_side(2), make_client_side(3),
-                                 make_client_side(4), make_client_side(5), make_client_side(6), make_client_side(7)};
-  client_side& c = sides[data[0] & 7u];
+  static client_side sides[side_count] = {make_client_side(0), make_client_side(1), make_client_side(2),
+                                          make_client_side(3), make_client_side(4), make_client_side(5),
+                                          make_client_side(6), make_client_side(7), make_client_side(8),
+                                          make_client_side(9), make_client_side(10), make_client_side(11)};
+  client_side& c = sides[data[0] % side_count];
   ua::sequence_counter sequence = c.sequence;  // each input's channel counts from after its OPN
   actors::secure_channel_config config;
   config.channel_id = channel_id;

@@ -178,7 +178,7 @@ TEST_CASE("ecc sessions: the server makes one certificate per curve on first sta
   ecc_server f;
   auto resp = get_endpoints(f.srv->endpoint_urls().at(0));
   REQUIRE(resp.has_value());
-  REQUIRE(resp->endpoints.size() == 8);  // 4 policies x 2 modes
+  REQUIRE(resp->endpoints.size() == 12);  // 6 policies x 2 modes
   for (const auto& e : resp->endpoints) {
     const auto* p = security::find_policy(e.security_policy_uri.view());
     REQUIRE(p);

@@ -37,10 +37,18 @@ openssl x509 -inform DER -in "$pki/own/certs/uactor-ecc-brainpoolP384r1.der" -no
   grep -q 'ecdsa-with-SHA384' || fail "the brainpoolP384r1 certificate is not signed with ECDSA-SHA384"
 openssl pkey -in "$pki/own/private/uactor-ecc-brainpoolP384r1.pem" -noout -text | grep -q 'brainpoolP384r1' ||
   fail "the brainpoolP384r1 key is not on its curve"
+# curve25519 / curve448 (docs/decisions/0082): Ed25519 / Ed448 keys, signed with PureEdDSA.
+expect_rc 0 "$uactor" certs create --pki "$pki" --curve curve25519 --uri urn:test:cli
+grep -q '^created .*own/certs/uactor-ecc-curve25519.der' "$work/out" || fail "create --curve did not name uactor-ecc-curve25519"
+openssl x509 -inform DER -in "$pki/own/certs/uactor-ecc-curve25519.der" -noout -text |
+  grep -q 'Signature Algorithm: ED25519' || fail "the curve25519 certificate is not signed with Ed25519"
+expect_rc 0 "$uactor" certs create --pki "$pki" --curve curve448 --uri urn:test:cli
+openssl pkey -in "$pki/own/private/uactor-ecc-curve448.pem" -noout -text | grep -q 'ED448' ||
+  fail "the curve448 key is not an Ed448 key"
 expect_rc 2 "$uactor" certs create --pki "$pki" --curve secp521r1
-# The own folder now lists three certificates.
+# The own folder now lists five certificates.
 expect_rc 0 "$uactor" certs list --pki "$pki"
-grep -q "^own (3)" "$work/out" || fail "list does not show the three own certificates"
+grep -q "^own (5)" "$work/out" || fail "list does not show the five own certificates"
 
 # A peer's certificate, as the server copies it into rejected/certs.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/peer.key" -subj "/CN=peer/O=test" -days 30 \

@@ -47,6 +47,14 @@ rsa_key key_of(std::string_view pem) {
   return *k;
 }
 
+// Part 6 §6.8.3's PayloadPaddingSize for a 16-byte block (what ChaCha20-Poly1305 pads to).
+std::size_t ees_padding(std::size_t nonce_length, std::size_t secret_length) {
+  const std::size_t data = 4 + nonce_length + 4 + secret_length + 2;
+  std::size_t pad = data % 16 == 0 ? 0 : 16 - data % 16;
+  if (pad + secret_length < 16) pad += 16;
+  return pad;
+}
+
 ephemeral_key ephemeral_of(const security_policy& p, std::string_view pem) {
   auto e = ephemeral_key_of(p, key_of(pem));
   REQUIRE(e.has_value());
@@ -126,6 +134,50 @@ TEST_CASE("ecc secret: secrets of every length round-trip, with or without the s
   }
 }
 
+TEST_CASE("ecc secret: ECC_curve25519 and ECC_curve448 carry the secret under ChaCha20-Poly1305, tag after the padding",
+          "[security][ecc]") {
+  for (const std::string_view uri : {policy_uri_ecc_curve25519, policy_uri_ecc_curve448}) {
+    const auto& p = *find_policy(uri);
+    CAPTURE(p.name);
+    const auto receiver = *make_ephemeral_key(p);
+    const auto signer = *generate_ecc_key(p.curve);
+    const std::vector<std::uint8_t> nonce(32, 0x5A);
+    for (std::size_t n : {0u, 1u, 16u, 17u, 100u}) {
+      CAPTURE(n);
+      const std::string secret(n, 's');
+      const auto sender = *make_ephemeral_key(p);
+      const auto blob = encrypt_ecc_secret(p, signer, {}, {}, sender, receiver.public_bytes(), nonce,
+                                           {reinterpret_cast<const std::uint8_t*>(secret.data()), secret.size()});
+      REQUIRE(!blob.empty());
+      // Part 6 §6.8.3: payload (nonce, secret, padding to 16, PayloadPaddingSize), 16-byte tag, EdDSA signature.
+      const std::size_t payload = 4 + nonce.size() + 4 + n + 2;
+      const std::size_t padded = payload + ees_padding(nonce.size(), n);
+      CHECK(padded % 16 == 0);
+      CHECK(span_of(blob).size() >= padded + 16 + p.ecc_signature_size());
+      auto back = decrypt_ecc_secret(p, signer.public_only(), {}, receiver, nonce, span_of(blob));
+      REQUIRE(back.has_value());
+      CHECK(back->view() == secret);
+    }
+    // A changed byte anywhere: the signature (or, past it, the tag) refuses it; never a crash.
+    const auto sender = *make_ephemeral_key(p);
+    const std::string secret = "op-pw";
+    const auto blob = encrypt_ecc_secret(p, signer, {}, {}, sender, receiver.public_bytes(), nonce,
+                                         {reinterpret_cast<const std::uint8_t*>(secret.data()), secret.size()});
+    const auto good = span_of(blob);
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      std::vector<std::uint8_t> bad(good.begin(), good.end());
+      bad[i] ^= 0x04;
+      if (decrypt_ecc_secret(p, signer.public_only(), {}, receiver, nonce, {bad.data(), bad.size()}).has_value())
+        FAIL("accepted with byte " << i << " changed");
+    }
+    // Signed by a key of another curve: refused.
+    const auto other = *generate_ecc_key(uri == policy_uri_ecc_curve25519 ? "ED448" : "ED25519");
+    CHECK(encrypt_ecc_secret(p, other, {}, {}, sender, receiver.public_bytes(), nonce,
+                             {reinterpret_cast<const std::uint8_t*>(secret.data()), secret.size()})
+              .empty());
+  }
+}
+
 TEST_CASE("ecc secret: every malformed or foreign field is refused with its status, never read past",
           "[security][ecc]") {
   const auto& p = *find_policy(policy_uri_ecc_nistp256);
@@ -192,7 +244,7 @@ TEST_CASE("ecc secret: every malformed or foreign field is refused with its stat
     b[b.size() - sig - 1] ^= 0x40;  // the padding size after decryption changes
     std::vector<std::uint8_t> resigned(b.begin(), b.end() - static_cast<std::ptrdiff_t>(sig));
     std::vector<std::uint8_t> s(sig);
-    REQUIRE(ecdsa_sign(p, signer, resigned, s));
+    REQUIRE(ecc_sign(p, signer, resigned, s));
     resigned.insert(resigned.end(), s.begin(), s.end());
     CHECK(check(resigned) == invalid);
   }

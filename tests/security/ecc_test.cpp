@@ -150,16 +150,16 @@ TEST_CASE("ecc: an ECDSA signature is r | s of two coordinates and verifies both
     // The vector's signature (made by python3-cryptography) verifies; one flipped bit does not.
     auto sig = from_hex(v.signature);
     REQUIRE(sig.size() == p.ecc_signature_size());
-    CHECK(ecdsa_verify(p, signer, as_span(data), as_span(sig)));
+    CHECK(ecc_verify(p, signer, as_span(data), as_span(sig)));
     sig[5] ^= 0x01;
-    CHECK_FALSE(ecdsa_verify(p, signer, as_span(data), as_span(sig)));
+    CHECK_FALSE(ecc_verify(p, signer, as_span(data), as_span(sig)));
     sig[5] ^= 0x01;
     // A DER signature (what OpenSSL makes) is not what OPC UA sends: refused by length.
-    CHECK_FALSE(ecdsa_verify(p, signer, as_span(data), std::span(sig).first(sig.size() - 1)));
+    CHECK_FALSE(ecc_verify(p, signer, as_span(data), std::span(sig).first(sig.size() - 1)));
 
     // Ours, re-encoded as DER, verifies with OpenSSL directly (not with the code under test).
     std::vector<std::uint8_t> mine(p.ecc_signature_size());
-    REQUIRE(ecdsa_sign(p, signer, as_span(data), mine));
+    REQUIRE(ecc_sign(p, signer, as_span(data), mine));
     const int c = static_cast<int>(p.coordinate_size);
     ECDSA_SIG* es = ECDSA_SIG_new();
     REQUIRE(ECDSA_SIG_set0(es, BN_bin2bn(mine.data(), c, nullptr), BN_bin2bn(mine.data() + c, c, nullptr)) == 1);

@@ -139,6 +139,8 @@ std::uint32_t config_ecc_certificate_type(std::string_view curve) {
   if (curve == "secp384r1") return ids::ecc_nist_p384_application_certificate_type;
   if (curve == "brainpoolP256r1") return ids::ecc_brainpool_p256r1_application_certificate_type;
   if (curve == "brainpoolP384r1") return ids::ecc_brainpool_p384r1_application_certificate_type;
+  if (curve == "ED25519") return ids::ecc_curve25519_application_certificate_type;
+  if (curve == "ED448") return ids::ecc_curve448_application_certificate_type;
   return 0;
 }
 

@@ -246,20 +246,32 @@ TEST_CASE("channel security: three renewals without a message in between, then R
 
 TEST_CASE("channel security: a flipped byte in a secured MSG closes the channel with Bad_SecurityChecksFailed",
           "[channel_security]") {
-  for (const auto mode : modes) {
-    // Every offset after the header of a Read request chunk.
-    for (std::size_t offset = 8; offset < 110; offset += 7) {
-      CAPTURE(static_cast<int>(mode), offset);
-      secured_pair p(*security::find_policy(security::policy_uri_basic256sha256), mode);
-      p.open();
-      REQUIRE(p.client->is_open());
-      p.on_the_wire = [offset](ua::byte_buffer& b) {
-        if (offset < b.size()) b.data()[offset] ^= 0x01;
-      };
-      (void)p.read_once();
-      REQUIRE(p.server->closed());
-      // Channel id and token id bytes (8..15) fail their own checks first.
-      if (offset >= 16) CHECK(p.server->close_status() == status::bad_security_checks_failed);
+  // HMAC + AES-CBC, and the AEAD policies (ChaCha20-Poly1305: ciphertext and tag, docs/decisions/0082).
+  for (const auto uri : {security::policy_uri_basic256sha256, security::policy_uri_ecc_curve25519,
+                         security::policy_uri_ecc_curve448}) {
+    for (const auto mode : modes) {
+      // Every 7th offset after the header of a Read request chunk, then the last bytes (the
+      // signature or tag) counted from the end.
+      for (std::ptrdiff_t offset = 8; offset < 130; offset += 7) {
+        const std::ptrdiff_t at = offset < 110 ? offset : -(offset - 110);  // -1 .. -19
+        CAPTURE(uri, static_cast<int>(mode), at);
+        secured_pair p(*security::find_policy(uri), mode);
+        p.open();
+        REQUIRE(p.client->is_open());
+        bool flipped = false;
+        p.on_the_wire = [at, &flipped](ua::byte_buffer& b) {
+          const auto size = static_cast<std::ptrdiff_t>(b.size());
+          const std::ptrdiff_t i = at >= 0 ? at : size + at;
+          if (i < 0 || i >= size) return;  // an AEAD chunk (no padding) is shorter than a CBC one
+          b.data()[i] ^= 0x01;
+          flipped = true;
+        };
+        (void)p.read_once();
+        if (!flipped) continue;
+        REQUIRE(p.server->closed());
+        // Channel id and token id bytes (8..15) fail their own checks first.
+        if (at >= 16 || at < 0) CHECK(p.server->close_status() == status::bad_security_checks_failed);
+      }
     }
   }
 }
@@ -586,28 +598,38 @@ TEST_CASE("channel security: ECC policies send EphemeralKeys as nonces, a new pa
 TEST_CASE("channel security: a client certificate of another curve than the ECC policy's is refused "
           "(Bad_CertificatePolicyCheckFailed in the log and the audit)",
           "[channel_security][ecc]") {
-  const auto& nist = *security::find_policy(security::policy_uri_ecc_nistp256);
-  const auto& brainpool = *security::find_policy(security::policy_uri_ecc_brainpoolp256r1);
-  // The client speaks brainpoolP256r1 with brainpool certificates; on the wire its OPN asks for
-  // ECC_nistP256 and names the server's P-256 certificate.
-  secured_pair p(brainpool, ua::message_security_mode::sign);
-  const auto& server_p256 = identity("urn:test:server", 2048, nist.curve);
-  p.security->offers = {{&nist, ua::message_security_mode::sign}};
-  p.security->ecc_identities = {{std::string(nist.curve), server_p256.cert, {}, server_p256.private_key}};
-  const auto thumbprint = server_p256.cert.thumbprint();
-  p.on_the_wire = [&](ua::byte_buffer& b) { rewrite_opn_header(b, nist.uri, thumbprint); };
-  p.open();
-  CHECK_FALSE(p.client->is_open());
-  CHECK(p.server->close_status() == status::bad_security_checks_failed);
-  const std::string log(p.server->security_log());
-  CHECK(log.find("does not fit ECC_nistP256") != std::string::npos);
-  CHECK(log.find("Bad_CertificatePolicyCheckFailed") != std::string::npos);
-  CHECK(p.server->certificate_refusals() == 1);
-  std::vector<actors::channel_audit> audits;
-  p.server->take_audits(audits);
-  REQUIRE(audits.size() == 2);
-  CHECK(audits[0].what == actors::channel_audit::kind::certificate);
-  CHECK(audits[0].status == status::bad_certificate_policy_check_failed);
+  // {what the OPN asks for, what the client really holds}: brainpool for nistP256, and for the
+  // Edwards curves an Ed448 certificate on ECC_curve25519 and a P-256 one (docs/decisions/0082).
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {security::policy_uri_ecc_nistp256, security::policy_uri_ecc_brainpoolp256r1},
+      {security::policy_uri_ecc_curve25519, security::policy_uri_ecc_curve448},
+      {security::policy_uri_ecc_curve25519, security::policy_uri_ecc_nistp256},
+      {security::policy_uri_ecc_curve448, security::policy_uri_ecc_curve25519}};
+  for (const auto& [asked_uri, held_uri] : cases) {
+    const auto& asked = *security::find_policy(asked_uri);
+    const auto& held = *security::find_policy(held_uri);
+    CAPTURE(asked.name, held.name);
+    // The client speaks `held` with its certificates; on the wire its OPN asks for `asked` and
+    // names the server's certificate of that curve.
+    secured_pair p(held, ua::message_security_mode::sign);
+    const auto& server_id = identity("urn:test:server", 2048, asked.curve);
+    p.security->offers = {{&asked, ua::message_security_mode::sign}};
+    p.security->ecc_identities = {{std::string(asked.curve), server_id.cert, {}, server_id.private_key}};
+    const auto thumbprint = server_id.cert.thumbprint();
+    p.on_the_wire = [&](ua::byte_buffer& b) { rewrite_opn_header(b, asked.uri, thumbprint); };
+    p.open();
+    CHECK_FALSE(p.client->is_open());
+    CHECK(p.server->close_status() == status::bad_security_checks_failed);
+    const std::string log(p.server->security_log());
+    CHECK(log.find("does not fit " + std::string(asked.name)) != std::string::npos);
+    CHECK(log.find("Bad_CertificatePolicyCheckFailed") != std::string::npos);
+    CHECK(p.server->certificate_refusals() == 1);
+    std::vector<actors::channel_audit> audits;
+    p.server->take_audits(audits);
+    REQUIRE(audits.size() == 2);
+    CHECK(audits[0].what == actors::channel_audit::kind::certificate);
+    CHECK(audits[0].status == status::bad_certificate_policy_check_failed);
+  }
 }
 
 TEST_CASE("channel security: an ECC policy the server has no certificate for is refused", "[channel_security][ecc]") {
