@@ -259,7 +259,7 @@ TEST_CASE("ecc edwards: the AEAD nonce is the IV with TokenId and SequenceNumber
   CHECK(bytes(n.begin(), n.end()) == from_hex("44 32 20 12  d4 c5 b6 a7  08 09 0a 0b"));
 }
 
-TEST_CASE("ecc edwards: an AEAD chunk has no padding, the tag last, the header in the clear; both modes round-trip",
+TEST_CASE("ecc edwards: an AEAD chunk has no padding, the tag last, the header in the clear, both modes round-trip",
           "[security][ecc]") {
   for (const auto* p : {&curve25519(), &curve448()}) {
     const auto keys = test_keys(*p);
@@ -337,7 +337,7 @@ TEST_CASE("ecc edwards: a flipped byte in the header, ciphertext or tag of an AE
   }
 }
 
-TEST_CASE("ecc edwards: keys of the wrong curve or type are refused; malformed EphemeralKeys get a Bad_ status",
+TEST_CASE("ecc edwards: keys of the wrong curve or type are refused, malformed EphemeralKeys get a Bad_ status",
           "[security][ecc]") {
   const auto ed25519 = generate_ecc_key("ED25519");
   const auto ed448 = generate_ecc_key("ED448");
