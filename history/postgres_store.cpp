@@ -308,8 +308,8 @@ struct postgres_store::connection {
     prepare("node_ids", "SELECT id, name FROM uactor_history_nodes WHERE name = ANY($1::text[])");
     if (writes) {
       // A batch is one statement: its columns as binary arrays, unnested in the batch's order
-      // (seq follows it), the digest computed here (decision 0054: no temporary table, whose
-      // truncation at every COMMIT cost more than the insert).
+      // (seq follows it), the digest computed by the database (decision 0054: no temporary
+      // table, whose truncation at every COMMIT cost more than the insert).
       prepare("insert", "INSERT INTO uactor_history_values(node, time, digest, value, server_time, server_picoseconds, event_id) "
                         "SELECT node, time, substring(sha256(value) FROM 1 FOR 16), value, server_time, server_picoseconds, event_id "
                         "FROM unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bigint[], $5::int[], $6::bytea[]) "

@@ -26,9 +26,8 @@ public:
   void feed(std::span<const std::uint8_t> received);
   // Whether an SSL_read could return anything: bytes fed and not yet read, or a record OpenSSL
   // holds. The read loops stop on false instead of calling SSL_read once more only to be told
-  // SSL_ERROR_WANT_READ: that last call cost as much as a record's decryption in OpenSSL 3's
-  // per-call bookkeeping, once per received segment (docs/performance.md "opc.wss: the last
-  // SSL_read of each segment").
+  // SSL_ERROR_WANT_READ, once per received segment (docs/performance.md "opc.wss: one record per
+  // request from our client, found and fixed").
   bool has_input() const noexcept { return BIO_ctrl_pending(in_) > 0 || SSL_has_pending(ssl_) == 1; }
   void flush(ua::byte_buffer& out);
   // One SSL_write (a memory BIO takes everything: records of up to 16 KB each), then flush.
