@@ -285,6 +285,9 @@ caf::behavior session_host(Self* self, std::shared_ptr<host_state> st, std::chro
     }
     return caf::exit_reason::unhandled_exception;
   });
+  // The first tick before the first request: what it adds to the address space (the certificates'
+  // conditions under the Server object) is there from the start, not a second later.
+  st->core->on_tick(now_instant());
   delayed_send_to_self(self, housekeeping, housekeeping_atom::value);
   return {
     [self, st](batch_ptr& batch) {
