@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -225,6 +226,27 @@ struct pg_args {
     return *this;
   }
   int count() const { return static_cast<int>(values.size()); }
+};
+
+// Rows of a batch as the "insert" statement's parameters: a binary array per column.
+struct insert_rows {
+  binary_array nodes{binary_array::int8_oid}, times{binary_array::int8_oid}, values{binary_array::bytea_oid},
+      server_times{binary_array::int8_oid}, server_picoseconds{binary_array::int4_oid}, event_ids{binary_array::bytea_oid};
+  std::size_t count = 0;
+
+  void add(std::int64_t node, const ua::data_value& v, ua::byte_buffer& scratch) {
+    encode_without_server_time(v, scratch);
+    nodes.int8(node);
+    times.int8(record_time(v));
+    values.bytes(scratch.data(), scratch.size());
+    if (v.has_server_timestamp) server_times.int8(v.server_timestamp.ticks);
+    else server_times.null();
+    if (v.has_server_picoseconds) server_picoseconds.int4(v.server_picoseconds);
+    else server_picoseconds.null();
+    if (const auto id = event_id_of(v)) event_ids.bytes(id->data(), id->size());
+    else event_ids.null();
+    ++count;
+  }
 };
 
 }  // namespace
@@ -456,7 +478,10 @@ struct postgres_store::connection {
   }
 
   // The operations, on a connected session (through run()).
-  void append(std::span<const record> batch) {
+
+  // The ids of a batch's nodes (added when new) and the partitions of its months, before its
+  // values go in (here or on another writing connection).
+  void prepare_append(std::span<const record> batch) {
     std::vector<const std::string*> names;
     std::set<std::int64_t> wanted;
     for (const record& rec : batch) {
@@ -465,25 +490,17 @@ struct postgres_store::connection {
     }
     resolve(names, true);
     add_partitions(wanted);
+  }
+  std::int64_t id_of(const std::string& node) const {
+    const auto it = node_ids.find(node);
+    if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + node);
+    return it->second;
+  }
 
-    binary_array nodes(binary_array::int8_oid), times(binary_array::int8_oid), values(binary_array::bytea_oid),
-        server_times(binary_array::int8_oid), server_picoseconds(binary_array::int4_oid), event_ids(binary_array::bytea_oid);
-    ua::byte_buffer value;
-    for (const record& rec : batch) {
-      const auto it = node_ids.find(rec.node);
-      if (it == node_ids.end()) throw store_error("history: PostgreSQL did not add the node " + rec.node);
-      encode_without_server_time(rec.value, value);
-      nodes.int8(it->second);
-      times.int8(record_time(rec.value));
-      values.bytes(value.data(), value.size());
-      if (rec.value.has_server_timestamp) server_times.int8(rec.value.server_timestamp.ticks);
-      else server_times.null();
-      if (rec.value.has_server_picoseconds) server_picoseconds.int4(rec.value.server_picoseconds);
-      else server_picoseconds.null();
-      if (const auto id = event_id_of(rec.value)) event_ids.bytes(id->data(), id->size());
-      else event_ids.null();
-    }
-    binary_array* columns[] = {&nodes, &times, &values, &server_times, &server_picoseconds, &event_ids};
+  // Sends the "insert" of these rows without waiting for it (finish_insert() waits), so that
+  // two connections insert at once.
+  void send_insert(insert_rows& rows) {
+    binary_array* columns[] = {&rows.nodes, &rows.times, &rows.values, &rows.server_times, &rows.server_picoseconds, &rows.event_ids};
     const char* params[6];
     int lengths[6], formats[6];
     for (int i = 0; i < 6; ++i) {
@@ -493,7 +510,19 @@ struct postgres_store::connection {
       formats[i] = 1;
     }
     // One statement, its own transaction.
-    pg_result r(check(PQexecPrepared(db, "insert", 6, params, lengths, formats, 0), PGRES_COMMAND_OK, "cannot store a batch"));
+    if (!PQsendQueryPrepared(db, "insert", 6, params, lengths, formats, 0)) fail("cannot send a batch");
+  }
+  // Takes every result of the insert sent (the connection is then free again), failing on the first error.
+  void finish_insert() {
+    PGresult* failed = nullptr;
+    while (PGresult* r = PQgetResult(db)) {
+      if (!failed && PQresultStatus(r) != PGRES_COMMAND_OK) failed = r;
+      else PQclear(r);
+    }
+    if (failed) {
+      pg_result owned(failed);
+      fail("cannot store a batch", failed);
+    }
   }
 
   raw_page read_raw(const raw_query& q) {
@@ -840,12 +869,16 @@ struct postgres_store::connection {
 };
 
 postgres_store::postgres_store(std::string conninfo)
-    : writer_(std::make_unique<connection>(conninfo, true)), reader_(std::make_unique<connection>(conninfo, false)) {}
+    : reader_(std::make_unique<connection>(conninfo, false)) {
+  for (int i = 0; i < append_connections; ++i) appenders_.push_back(std::make_unique<connection>(conninfo, true));
+  writer_ = appenders_.front().get();
+}
 
 void postgres_store::connect() {
-  {
-    std::lock_guard lock(writer_->mutex);
-    writer_->ensure();  // the tables first: the reader's statements name them
+  // The writer first (the tables: the others' statements name them).
+  for (const auto& c : appenders_) {
+    std::lock_guard lock(c->mutex);
+    c->ensure();
   }
   std::lock_guard lock(reader_->mutex);
   reader_->ensure();
@@ -855,8 +888,54 @@ postgres_store::~postgres_store() = default;
 
 void postgres_store::append(std::span<const record> batch) {
   if (batch.empty()) return;
-  std::lock_guard lock(writer_->mutex);
-  writer_->run([&] { writer_->append(batch); });
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (const auto& c : appenders_) locks.emplace_back(c->mutex);
+  // As connection::run(): connections found lost at their first use are replaced once and the
+  // batch goes again (stored once however often it is sent).
+  bool was_connected = true;
+  for (const auto& c : appenders_) was_connected = was_connected && c->db;
+  try {
+    append_split(batch);
+  } catch (const store_unavailable&) {
+    if (!was_connected) throw;
+    append_split(batch);
+  }
+}
+
+// The batch's nodes split by id over the appending connections, all parts inserted at once: the
+// database's backend was the bottleneck at one core (decision 0054, "Two appending connections").
+void postgres_store::append_split(std::span<const record> batch) {
+  const std::size_t n = appenders_.size();
+  for (const auto& c : appenders_) c->ensure();
+  connection& first = *appenders_.front();  // it knows the node ids
+  first.prepare_append(batch);
+  std::vector<insert_rows> rows(n);
+  ua::byte_buffer scratch;
+  for (const record& rec : batch) {
+    const auto id = first.id_of(rec.node);
+    rows[static_cast<std::uint64_t>(id) % n].add(id, rec.value, scratch);
+  }
+  std::exception_ptr failed;
+  std::vector<bool> sent(n);
+  for (std::size_t i = 0; i < n && !failed; ++i) {
+    if (rows[i].count == 0) continue;
+    try {
+      appenders_[i]->send_insert(rows[i]);
+      sent[i] = true;
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
+  // Each connection's result taken, whatever the others': a connection is usable again only then.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!sent[i]) continue;
+    try {
+      appenders_[i]->finish_insert();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
 }
 
 raw_page postgres_store::read_raw(const raw_query& q) {

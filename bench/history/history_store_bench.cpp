@@ -3,7 +3,8 @@
 // HistoryRead pages them (1,000 and 10,000 values, forwards and backwards, from the middle of the
 // node's history), in microseconds per page (docs/decisions/0048). SQLite: a fresh file in FOLDER
 // (default: the working folder), removed at the end. PostgreSQL: the database of CONNINFO (a libpq
-// connection string; use an empty database: its tables are created and left there).
+// connection string: its tables are created when missing and left there; each run's values are
+// stamped from the time it starts, so that a run inserts new rows).
 // Usage: history_store_bench [BATCHES] [NODES] [FOLDER | --postgres CONNINFO]   (default: 200 batches, 10 nodes)
 #include <algorithm>
 #include <chrono>
@@ -40,7 +41,12 @@ int main(int argc, char** argv) {
   if (!postgres)
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   constexpr int batch_size = 1'000;
-  constexpr std::int64_t t0 = 133'000'000'000'000'000;  // 2022, in DateTime ticks
+  // From now: a database that keeps its tables from run to run gets new values each run (with the
+  // same times every run, all but the first ran the duplicate path, ON CONFLICT DO NOTHING).
+  const std::int64_t t0 = ua::date_time::from_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          std::chrono::system_clock::now().time_since_epoch())
+                                                          .count())
+                              .ticks;
   constexpr std::int64_t step = 10'000;                 // 1 ms
   {
     std::unique_ptr<history::history_store> opened;

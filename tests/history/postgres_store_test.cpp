@@ -158,6 +158,33 @@ TEST_CASE("postgres_store: a value is stored once, whichever server or retry wri
   CHECK(first.read_raw(pg_range("tag", 0, pg_jan_2026 + pg_day)).values.size() == 101);
 }
 
+TEST_CASE("postgres_store: a batch over many nodes goes in over both appending connections, each node's values whole and in order",
+          "[history][postgres]") {
+  auto& server = shared_server();
+  const auto db = fresh_database(server);
+  history::postgres_store store(db);
+  store.connect();
+  // 40 nodes interleaved, 25 values each at the same times: the nodes split by id over the two
+  // connections, which insert at once.
+  std::vector<history::record> batch;
+  std::vector<std::string> names;
+  for (int n = 0; n < 40; ++n) names.push_back("ns=1;s=Many." + std::to_string(n));
+  for (int i = 0; i < 25; ++i)
+    for (const auto& name : names) batch.push_back({name, pg_value_at(i, pg_jan_2026 + i, pg_jan_2026 + i + 1)});
+  store.append(batch);
+  CHECK(scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'uactor historian' "
+                   "AND datname = current_database()") == 3);  // two appending, one reading
+  CHECK(scalar(db, "SELECT count(DISTINCT node) FROM uactor_history_values") == 40);
+  store.append(batch);  // again, as after a lost answer: both halves already there
+  CHECK(scalar(db, "SELECT count(*) FROM uactor_history_values") == 1000);
+  std::vector<double> ramp;
+  for (int i = 0; i < 25; ++i) ramp.push_back(i);
+  for (const auto& name : names) {
+    INFO(name);
+    CHECK(pg_doubles(store.read_raw(pg_range(name.c_str(), 0, pg_jan_2026 + pg_day))) == ramp);
+  }
+}
+
 TEST_CASE("postgres_store: months are partitions, and retention drops old ones whole and trims by count", "[history][postgres]") {
   auto& server = shared_server();
   const auto db = fresh_database(server);
