@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <utility>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -30,6 +31,12 @@ struct historian_state {
   std::uint64_t spool_drops_logged_at = 0;
   std::uint64_t damaged_counted = 0;  // of the spool's damaged_values(), in the metrics already
   bool retry_armed = false;
+  // Batches joined while more queue up behind them (max_joined_values), written by the flush the
+  // first of them sent itself, after what the mailbox held then, or when full. Never beside
+  // `waiting`: a batch that cannot be written waits there as one.
+  history_batch_ptr joining;
+  std::int64_t joined_batches = 0;
+  bool flush_armed = false;
 };
 
 // The spool's gauges, and what it has to say for the log.
@@ -140,6 +147,33 @@ void write_waiting(caf::event_based_actor* self, historian_state& st) {
   if (values != 0) spdlog::info("history: the store is back; {} values that waited are written", values);
 }
 
+void write_joined(caf::event_based_actor* self, historian_state& st) {
+  auto b = std::move(st.joining);
+  const auto batches = std::exchange(st.joined_batches, 0);
+  if (write_batch(st, *b) == write_outcome::unavailable) {
+    st.waiting.push_back(std::move(b));  // one slot of the queue now
+    st.queued->fetch_sub(batches - 1, std::memory_order_relaxed);
+    st.retry_pause = st.options.retry_min;
+    arm_retry(self, st, st.retry_pause);
+    return;
+  }
+  st.queued->fetch_sub(batches, std::memory_order_relaxed);
+}
+
+void join(caf::event_based_actor* self, historian_state& st, const history_batch_ptr& b) {
+  if (!st.joining) {
+    st.joining = b;
+  } else {
+    auto& all = st.joining->records;
+    all.insert(all.end(), std::make_move_iterator(b->records.begin()), std::make_move_iterator(b->records.end()));
+  }
+  ++st.joined_batches;
+  if (st.joining->records.size() >= st.options.max_joined_values) return write_joined(self, st);
+  if (st.flush_armed) return;
+  st.flush_armed = true;
+  self->send(self, history_flush_atom::value);  // behind the batches queued now
+}
+
 caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<historian_state> st) {
   self->set_down_handler([self](const caf::down_msg&) { self->quit(); });
   delayed_send_to_self(self, st->options.retention_interval, history_retention_atom::value);
@@ -165,6 +199,8 @@ caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<hist
           }
           return;
         }
+        // Behind on the store (more batches queued than this one), or joining already: joined.
+        if (st->joining || st->queued->load(std::memory_order_relaxed) > 1) return join(self, *st, b);
         if (write_batch(*st, *b) == write_outcome::unavailable) {
           st->waiting.push_back(b);
           st->retry_pause = st->options.retry_min;
@@ -172,6 +208,10 @@ caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<hist
           return;
         }
         st->queued->fetch_sub(1, std::memory_order_relaxed);
+      },
+      [self, st](history_flush_atom) {
+        st->flush_armed = false;
+        if (st->joining) write_joined(self, *st);
       },
       [self, st](history_retry_atom) {
         st->retry_armed = false;

@@ -40,6 +40,7 @@ using history_update_job_ptr = std::shared_ptr<services::history_update_job>;
 using history_retention_atom = caf::atom_constant<caf::atom("histkeep")>;
 using history_bind_atom = caf::atom_constant<caf::atom("histbind")>;
 using history_retry_atom = caf::atom_constant<caf::atom("histretry")>;
+using history_flush_atom = caf::atom_constant<caf::atom("histflush")>;
 
 struct historian_options {
   std::size_t max_queued_batches = 64;  // of history_recorder's batches (1,000 values each at most)
@@ -51,6 +52,10 @@ struct historian_options {
   // While the store is unavailable, batches that wait are joined up to this many values each (the
   // queue's bound counts batches: 64 x 1,000 values wait at most by default).
   std::size_t max_waiting_batch_values = 1'000;
+  // While batches queue up behind the one at hand (the store is slower than the recording), they
+  // are joined into one write of up to this many values: a transaction per recorder batch was most
+  // of a write's cost with many nodes (docs/decisions/0083).
+  std::size_t max_joined_values = 64'000;
   // The on-disk spool (history/spool_file.hpp; docs/history.md "When storage is down"): once
   // spool_after batches wait in memory, the next ones go to this file, up to spool_max_bytes, and
   // come back in order when the store is; past the bound they are dropped and counted. Empty path:

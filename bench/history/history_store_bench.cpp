@@ -5,7 +5,8 @@
 // (default: the working folder), removed at the end. PostgreSQL: the database of CONNINFO (a libpq
 // connection string: its tables are created when missing and left there; each run's values are
 // stamped from the time it starts, so that a run inserts new rows).
-// Usage: history_store_bench [BATCHES] [NODES] [FOLDER | --postgres CONNINFO]   (default: 200 batches, 10 nodes)
+// Usage: [BATCH_VALUES=N] history_store_bench [BATCHES] [NODES] [FOLDER | --postgres CONNINFO]
+//        (default: 200 batches of 1,000 values, 10 nodes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
   const auto path = (folder / "history_store_bench.sqlite").string();
   if (!postgres)
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  constexpr int batch_size = 1'000;
+  // BATCH_VALUES: the values per append (the historian joins queued batches up to 64,000).
+  const int batch_size = std::getenv("BATCH_VALUES") ? std::max(1, std::atoi(std::getenv("BATCH_VALUES"))) : 1'000;
   // From now: a database that keeps its tables from run to run gets new values each run (with the
   // same times every run, all but the first ran the duplicate path, ON CONFLICT DO NOTHING).
   const std::int64_t t0 = ua::date_time::from_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
