@@ -108,7 +108,8 @@ class history_store {
 public:
   virtual ~history_store() = default;
 
-  // Appends a batch as one unit: all of it or, on a store_error, none of it.
+  // Appends a batch as one unit: all of it or, on a store_error, none of it (PostgreSQL: none of
+  // each appending connection's part, postgres_store.hpp; sent again, it stores nothing twice).
   virtual void append(std::span<const record> batch) = 0;
   // The records of one node in a time range; throws store_error.
   virtual raw_page read_raw(const raw_query& q) = 0;

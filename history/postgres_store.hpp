@@ -7,8 +7,9 @@
 //   value, status and SourceTimestamp, kept without the ServerTimestamp (in columns of its own), so
 //   the two servers of a pair (and a batch retried after a lost COMMIT) never store one value twice;
 // - three connections: two for the historian's writes (a batch's nodes split over both, inserted
-//   at once) and one for HistoryRead's reads, each reconnected on the next call after a loss
-//   (store_unavailable until the database answers).
+//   at once, each part its own transaction: on a store_error the other part may be in) and one for
+//   HistoryRead's reads, each reconnected on the next call after a loss (store_unavailable until
+//   the database answers).
 #pragma once
 
 #include <memory>
