@@ -147,15 +147,19 @@ void write_waiting(caf::event_based_actor* self, historian_state& st) {
   if (values != 0) spdlog::info("history: the store is back; {} values that waited are written", values);
 }
 
+// The first batch the store could not take: it waits, and the first retry comes after retry_min.
+void start_waiting(caf::event_based_actor* self, historian_state& st, history_batch_ptr b) {
+  st.waiting.push_back(std::move(b));
+  st.retry_pause = st.options.retry_min;
+  arm_retry(self, st, st.retry_pause);
+}
+
 void write_joined(caf::event_based_actor* self, historian_state& st) {
   auto b = std::move(st.joining);
   const auto batches = std::exchange(st.joined_batches, 0);
   if (write_batch(st, *b) == write_outcome::unavailable) {
-    st.waiting.push_back(std::move(b));  // one slot of the queue now
-    st.queued->fetch_sub(batches - 1, std::memory_order_relaxed);
-    st.retry_pause = st.options.retry_min;
-    arm_retry(self, st, st.retry_pause);
-    return;
+    st.queued->fetch_sub(batches - 1, std::memory_order_relaxed);  // one slot of the queue now
+    return start_waiting(self, st, std::move(b));
   }
   st.queued->fetch_sub(batches, std::memory_order_relaxed);
 }
@@ -201,12 +205,7 @@ caf::behavior historian_actor(caf::event_based_actor* self, std::shared_ptr<hist
         }
         // Behind on the store (more batches queued than this one), or joining already: joined.
         if (st->joining || st->queued->load(std::memory_order_relaxed) > 1) return join(self, *st, b);
-        if (write_batch(*st, *b) == write_outcome::unavailable) {
-          st->waiting.push_back(b);
-          st->retry_pause = st->options.retry_min;
-          arm_retry(self, *st, st->retry_pause);
-          return;
-        }
+        if (write_batch(*st, *b) == write_outcome::unavailable) return start_waiting(self, *st, b);
         st->queued->fetch_sub(1, std::memory_order_relaxed);
       },
       [self, st](history_flush_atom) {
