@@ -127,6 +127,34 @@ std::string worker_bin() {
   return bin ? bin : "";
 }
 
+// Suppression by a plant expression (Part 9 §5.8.2 SuppressedState; issue 33): a Lua alarm
+// predicate computes "the pump is stopped" into a Boolean, and a limit alarm names that Boolean as
+// its `suppressed_by`. The predicate runs wherever `plan` says (in process or in worker shards).
+void check_predicate_suppresses_alarm(plant& p, script_plan plan) {
+  plan.scripts.push_back(p.tag("Low", "speed < 1", {{"speed", "P1"}}, script_kind::alarm));
+  const auto report = p.srv->add_scripts(plan);
+  for (const auto& e : report.errors) UNSCOPED_INFO(e);
+  REQUIRE(report.ok());
+  limit_alarm a;
+  a.id = p.id("P3.HighAlarm");
+  a.input = p.id("P3");
+  a.name = "P3High";
+  a.high = 10;
+  a.suppressed_by = p.id("Low");
+  REQUIRE(p.srv->add_limit_alarm(a) == ua::status::good);
+  p.set({{"P1", 50}, {"P3", 20}});  // running, above its limit: active and not suppressed
+  CHECK(p.until_bool("P3.HighAlarm.ActiveState.Id", true));
+  CHECK(p.until_bool("P3.HighAlarm.SuppressedState.Id", false));
+  p.set({{"P1", 0}});  // stopped: the predicate turns true and suppresses the active alarm
+  CHECK(p.until_bool("Low", true));
+  CHECK(p.until_bool("P3.HighAlarm.SuppressedState.Id", true));
+  CHECK(p.until_bool("P3.HighAlarm.SuppressedOrShelved", true));
+  CHECK(p.until_bool("P3.HighAlarm.ActiveState.Id", true));  // flagged, still active
+  p.set({{"P1", 40}});  // running again
+  CHECK(p.until_bool("P3.HighAlarm.SuppressedState.Id", false));
+  CHECK(p.until_bool("P3.HighAlarm.SuppressedOrShelved", false));
+}
+
 }  // namespace
 
 TEST_CASE("scripts in process: virtual tags and an alarm and a calculation follow their inputs", "[scripts]") {
@@ -151,6 +179,11 @@ TEST_CASE("scripts in process: virtual tags and an alarm and a calculation follo
   CHECK(p.until_bool("High", false));
   CHECK(p.until(("Total"), [](const ua::data_value& d) { return d.value.get_if<double>() && *d.value.get_if<double>() >= 3; }));
   CHECK(p.srv->scripts_metrics().evaluations > 3);
+}
+
+TEST_CASE("scripts in process: an alarm predicate suppresses a limit alarm through its suppressed_by", "[scripts]") {
+  plant p;
+  check_predicate_suppresses_alarm(p, {});
 }
 
 TEST_CASE("scripts: a syntax error and an unknown node and a bad output type refuse the plan and start nothing", "[scripts]") {
@@ -317,6 +350,12 @@ TEST_CASE("scripts out of process: the same values as in process", "[.scripts-oo
     CHECK(m.shards[w].evaluations > 0);
     CHECK(m.shards[w].pid == m.worker_pids[w]);
   }
+}
+
+TEST_CASE("scripts out of process: an alarm predicate in a worker shard suppresses a limit alarm", "[.scripts-oop]") {
+  REQUIRE_FALSE(worker_bin().empty());
+  plant p;
+  check_predicate_suppresses_alarm(p, out_of_process(1));
 }
 
 TEST_CASE("scripts out of process: a runaway's worker is killed and the culprit struck and quarantined and "
