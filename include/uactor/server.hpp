@@ -255,6 +255,13 @@ struct limit_alarm {
   std::optional<double> low;
   std::optional<double> low_low;
   double deadband = 0;              // in the variable's units, >= 0
+  // Per limit (Part 9 1.05 §5.8.18 HighHighDeadband ... LowLowDeadband): a limit's own deadband,
+  // `deadband` where unset. A limit's deadband may not reach the next limit inward
+  // (HighHighLimit - HighHighDeadband > HighLimit, HighLimit - HighDeadband > LowLimit, ...).
+  std::optional<double> high_high_deadband;
+  std::optional<double> high_deadband;
+  std::optional<double> low_deadband;
+  std::optional<double> low_low_deadband;
   std::uint16_t severity_high_high = 900;
   std::uint16_t severity_high = 700;
   std::uint16_t severity_low = 700;

@@ -252,6 +252,10 @@ constexpr std::string_view key_table[] = {
     "limit_alarms[].low",
     "limit_alarms[].low_low",
     "limit_alarms[].deadband",
+    "limit_alarms[].high_high_deadband",
+    "limit_alarms[].high_deadband",
+    "limit_alarms[].low_deadband",
+    "limit_alarms[].low_low_deadband",
     "limit_alarms[].severity_high_high",
     "limit_alarms[].severity_high",
     "limit_alarms[].severity_low",
@@ -299,6 +303,10 @@ constexpr std::string_view key_table[] = {
     "deviation_alarms[].low",
     "deviation_alarms[].low_low",
     "deviation_alarms[].deadband",
+    "deviation_alarms[].high_high_deadband",
+    "deviation_alarms[].high_deadband",
+    "deviation_alarms[].low_deadband",
+    "deviation_alarms[].low_low_deadband",
     "deviation_alarms[].severity_high_high",
     "deviation_alarms[].severity_high",
     "deviation_alarms[].severity_low",
@@ -325,6 +333,10 @@ constexpr std::string_view key_table[] = {
     "rate_of_change_alarms[].low",
     "rate_of_change_alarms[].low_low",
     "rate_of_change_alarms[].deadband",
+    "rate_of_change_alarms[].high_high_deadband",
+    "rate_of_change_alarms[].high_deadband",
+    "rate_of_change_alarms[].low_deadband",
+    "rate_of_change_alarms[].low_low_deadband",
     "rate_of_change_alarms[].severity_high_high",
     "rate_of_change_alarms[].severity_high",
     "rate_of_change_alarms[].severity_low",
@@ -2539,8 +2551,47 @@ private:
     }
   }
 
+  struct named_limit {
+    const char* key;
+    std::optional<double>* value;
+  };
+
+  // Part 9 1.05 §5.8.18: `<limit>_deadband`, a limit's own deadband (`deadband` where unset), for a
+  // limit the alarm has, not reaching the next limit inward. `limits`: low_low, low, high, high_high.
+  bool read_limit_deadbands(section& s, const toml::table& t, limit_alarm& a, const named_limit (&limits)[4]) {
+    constexpr double huge = 1e300;
+    std::optional<double>* own[] = {&a.low_low_deadband, &a.low_deadband, &a.high_deadband, &a.high_high_deadband};
+    constexpr std::size_t inward[] = {1, 2, 1, 2};  // low_low -> low, low -> high, high -> low, high_high -> high
+    bool ok = true;
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::string key = std::string(limits[i].key) + "_deadband";
+      double v = 0;
+      if (s.number(key.c_str(), 0, huge, v)) {
+        if (!*limits[i].value) {
+          c_.error(*t.get(key), s.key(key.c_str()), fmt::format("{} without {}", key, limits[i].key));
+          ok = false;
+          continue;
+        }
+        *own[i] = v;
+      }
+      else if (t.get(key)) ok = false;
+      const double db = own[i]->value_or(a.deadband);
+      const auto& lim = *limits[i].value;
+      const auto& next = *limits[inward[i]].value;
+      if (db > 0 && lim && next && !(i < 2 ? *lim + db < *next : *lim - db > *next)) {
+        const char* said = t.get(key) ? key.c_str() : "deadband";
+        c_.error(*(t.get(key) ? t.get(key) : t.get("deadband")), s.key(said),
+                 fmt::format("{} = {} reaches {} = {} from {} = {} (a limit's deadband stays short of the next "
+                             "limit inward)",
+                             said, db, limits[inward[i]].key, *next, limits[i].key, *lim));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
   // What limit, deviation and rate-of-change alarms share: the common keys, a numeric input, the
-  // limits in order, the deadband, the severities, `exclusive`. False after an error.
+  // limits in order, the deadbands, the severities, `exclusive`. False after an error.
   bool read_limit_alarm(section& s, const toml::table& t, limit_alarm& a) {
     alarm_common common = read_alarm_common(s, t);
     bool ok = common.ok;
@@ -2556,10 +2607,6 @@ private:
     common.copy_to(a);
     // Part 9 §5.8.18: low_low <= low < high <= high_high, each one optional.
     constexpr double huge = 1e300;
-    struct named_limit {
-      const char* key;
-      std::optional<double>* value;
-    };
     const named_limit limits[] = {{"low_low", &a.low_low}, {"low", &a.low}, {"high", &a.high}, {"high_high", &a.high_high}};
     const named_limit* previous = nullptr;
     bool any = false;
@@ -2588,6 +2635,7 @@ private:
       ok = false;
     }
     s.number("deadband", 0, huge, a.deadband);
+    if (!read_limit_deadbands(s, t, a, limits)) ok = false;
     s.integer("severity_high_high", 1, 1000, a.severity_high_high);
     s.integer("severity_high", 1, 1000, a.severity_high);
     s.integer("severity_low", 1, 1000, a.severity_low);

@@ -2,6 +2,7 @@
 // API's structures: the limit alarm's keys and each kind's own (setpoint, base_setpoint; window_ms,
 // units). The bad forms are in tests/runtime/config_bad/190-194. [[trip_alarms]] (§5.8.24.4) and
 // [[discrepancy_alarms]] (§5.8.25: target, expected_time_ms, tolerance) the same; bad forms 214-216.
+// A limit's own deadband (`low_deadband`, 1.05): bad forms 219-220.
 #include <catch2/catch.hpp>
 
 #include "runtime/config/config.hpp"
@@ -33,6 +34,7 @@ base_setpoint = "ns=2;s=Reactor.TempBase"
 high = 5
 low = -5
 deadband = 0.5
+low_deadband = 1.5
 exclusive = false
 on_delay_ms = 2000
 latching = true
@@ -58,6 +60,9 @@ high = 1
   CHECK(d.setpoint == node_id::string(2, "Reactor.TempSetpoint"));
   CHECK(d.base_setpoint == node_id::string(2, "Reactor.TempBase"));
   CHECK(d.high == 5);
+  CHECK(d.deadband == 0.5);
+  CHECK(d.low_deadband == 1.5);  // Low's own (Part 9 1.05 LowDeadband); the others take `deadband`
+  CHECK_FALSE(d.high_deadband.has_value());
   CHECK(d.low == -5);
   CHECK_FALSE(d.high_high);
   CHECK(d.deadband == 0.5);

@@ -166,6 +166,27 @@ bool take_parameters(Alarm& a, const alarm_parameters& p) {
          (a.re_alarm_time == 0 || a.re_alarm_time >= 1'000) && p.re_alarm_max_count <= 32'767;
 }
 
+// §5.8.18 (1.05): each limit's deadband (`deadband` where the limit has none of its own): none
+// negative or infinite, none for a limit the alarm lacks, and none reaching the next limit inward
+// (HighHighLimit - HighHighDeadband > HighLimit, HighLimit - HighDeadband > LowLimit, LowLimit +
+// LowDeadband < HighLimit, LowLowLimit + LowLowDeadband < LowLimit), where both limits are there.
+template <class Alarm>
+bool take_deadbands(Alarm& a, const limit_alarm& l) {
+  const std::array<const std::optional<double>*, 4> limits{&l.low_low, &l.low, &l.high, &l.high_high};
+  const std::array<const std::optional<double>*, 4> own{&l.low_low_deadband, &l.low_deadband, &l.high_deadband,
+                                                        &l.high_high_deadband};
+  constexpr std::array<std::size_t, 4> inward{1, 2, 1, 2};  // low_low -> low, low -> high, ...
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (*own[i] && !*limits[i]) return false;
+    const double db = own[i]->value_or(l.deadband);
+    if (!(db >= 0) || std::isinf(db)) return false;
+    a.deadbands[i] = db;
+    const auto& next = *limits[inward[i]];
+    if (db > 0 && *limits[i] && next && !(i < 2 ? **limits[i] + db < *next : **limits[i] - db > *next)) return false;
+  }
+  return true;
+}
+
 void text(variant& v, const char* s) {
   auto& t = v.emplace<localized_text>();
   t.locale.assign("en");
@@ -226,8 +247,9 @@ struct condition_manager::alarm {
   std::chrono::steady_clock::time_point active_at{}, unacked_at{};
   std::vector<std::chrono::steady_clock::time_point> activations;
   std::size_t next_activation = 0;
-  double deadband = 0;
+  std::array<double, 4> deadbands{};  // per limit: low_low, low, high, high_high (index limit - 1)
   std::uint16_t sev_hh = 900, sev_h = 700, sev_l = 700, sev_ll = 900;
+  double deadband(limit s) const { return deadbands[static_cast<std::size_t>(s) - 1]; }
   limit state = limit::none;  // exclusive: the one limit state
   std::uint8_t states = 0;    // non-exclusive: the active limit states, bit(limit) each
   // Off-normal: the normal value; discrete: the alarm value (a Boolean as 0 or 1).
@@ -401,6 +423,8 @@ condition_manager::condition_manager(field_catalogue& f) : fields_(&f) {
     const std::string state = std::string(limit_name(l)) + "State";
     k_.limit_states[static_cast<std::size_t>(l) - 1] = f.intern(state);
     k_.limit_state_ids[static_cast<std::size_t>(l) - 1] = f.intern(state + "/Id");
+    k_.limit_deadbands[static_cast<std::size_t>(l) - 1] = f.intern(std::string(limit_name(l)) + "Deadband");
+    k_.limit_severities[static_cast<std::size_t>(l) - 1] = f.intern("Severity" + std::string(limit_name(l)));
   }
 }
 
@@ -460,7 +484,6 @@ status_code condition_manager::add_limit(const limit_alarm& a, std::unique_ptr<a
   node_index input = no_node;
   if (const status_code sc = check_new(a.id, a.name, a.input, as, input); sc.is_bad()) return sc;
   if (!a.high_high && !a.high && !a.low && !a.low_low) return status::bad_invalid_argument;
-  if (!(a.deadband >= 0) || std::isinf(a.deadband)) return status::bad_invalid_argument;
   // The limits in order, each one finite.
   double last = -INFINITY;
   for (const auto& lim : {a.low_low, a.low, a.high, a.high_high}) {
@@ -469,6 +492,7 @@ status_code condition_manager::add_limit(const limit_alarm& a, std::unique_ptr<a
     last = *lim;
   }
   if (a.low && a.high && !(*a.low < *a.high)) return status::bad_invalid_argument;
+  if (!take_deadbands(*al, a)) return status::bad_invalid_argument;
   if (a.max_time_shelved.count() < 0 || a.max_time_shelved.count() > longest_shelving_ms)
     return status::bad_invalid_argument;
 
@@ -480,7 +504,6 @@ status_code condition_manager::add_limit(const limit_alarm& a, std::unique_ptr<a
   al->h = a.high;
   al->l = a.low;
   al->ll = a.low_low;
-  al->deadband = a.deadband;
   al->sev_hh = a.severity_high_high;
   al->sev_h = a.severity_high;
   al->sev_l = a.severity_low;
@@ -923,6 +946,19 @@ constexpr condition_child limit_children[] = {
     {"HighLimit", prop, property_t, dt_double},
     {"HighHighLimit", prop, property_t, dt_double},
 };
+// LimitAlarmType (1.05): each limit's deadband and severity, low_low .. high_high.
+constexpr condition_child limit_deadband_children[] = {
+    {"LowLowDeadband", prop, property_t, dt_double},
+    {"LowDeadband", prop, property_t, dt_double},
+    {"HighDeadband", prop, property_t, dt_double},
+    {"HighHighDeadband", prop, property_t, dt_double},
+};
+constexpr condition_child limit_severity_children[] = {
+    {"SeverityLowLow", prop, property_t, dt_uint16},
+    {"SeverityLow", prop, property_t, dt_uint16},
+    {"SeverityHigh", prop, property_t, dt_uint16},
+    {"SeverityHighHigh", prop, property_t, dt_uint16},
+};
 // NonExclusiveLimitAlarmType (§5.8.20): a TwoStateVariable per limit it has, low_low .. high_high.
 constexpr condition_child non_exclusive_children[] = {
     {"LowLowState", comp, two_state_t, dt_localized_text}, {"LowLowState/Id", prop, property_t, dt_boolean},
@@ -999,6 +1035,8 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
       static constexpr std::string_view fixed_paths[] = {
           "EventType", "SourceNode", "SourceName", "ConditionClassId", "ConditionClassName", "ConditionName",
           "BranchId", "InputNode", "MaxTimeShelved", "OnDelay", "OffDelay", "ReAlarmTime", "LowLowLimit", "LowLimit", "HighLimit", "HighHighLimit",
+          "LowLowDeadband", "LowDeadband", "HighDeadband", "HighHighDeadband", "SeverityLowLow", "SeverityLow",
+          "SeverityHigh", "SeverityHighHigh",
           "NormalState", "SetpointNode", "BaseSetpointNode", "EngineeringUnits", "TargetValueNode", "ExpectedTime",
           "Tolerance", "ExpirationDate", "ExpirationLimit", "CertificateType", "Certificate"};
       const bool fixed = std::find(std::begin(fixed_paths), std::end(fixed_paths), path) != std::end(fixed_paths);
@@ -1027,7 +1065,10 @@ status_code condition_manager::add_nodes(alarm& a, address_space& as) {
     const std::array<const std::optional<double>*, 4> limits{&a.ll, &a.l, &a.h, &a.hh};
     for (std::size_t i = 0; i < 4; ++i) {
       if (!*limits[i]) continue;
-      if (const status_code sc = add(limit_children[i]); sc.is_bad()) return sc;
+      for (const auto& c : {limit_children[i], limit_severity_children[i]})
+        if (const status_code sc = add(c); sc.is_bad()) return sc;
+      if (a.deadbands[i] > 0)  // optional, and without a deadband there is nothing to say
+        if (const status_code sc = add(limit_deadband_children[i]); sc.is_bad()) return sc;
       if (a.kind == alarm_kind::non_exclusive_limit)
         for (const auto& c : {non_exclusive_children[2 * i], non_exclusive_children[2 * i + 1]})
           if (const status_code sc = add(c); sc.is_bad()) return sc;
@@ -1142,18 +1183,18 @@ void condition_manager::process(address_space& as, event_sink& sink, const insta
 namespace {
 
 // §5.8.18: the most severe limit passed; a state is left only when the value is back by more than
-// the deadband (hysteresis), so a value hovering at a limit does not flap.
+// its limit's deadband (hysteresis), so a value hovering at a limit does not flap.
 template <class Alarm>
 limit next_limit(const Alarm& a, limit current, double v) {
   const auto above = [&](const std::optional<double>& lim, limit s) {
     if (!lim) return false;
     const bool in = current >= s && current >= limit::high;
-    return in ? v > *lim - a.deadband : v > *lim;
+    return in ? v > *lim - a.deadband(s) : v > *lim;
   };
   const auto below = [&](const std::optional<double>& lim, limit s) {
     if (!lim) return false;
     const bool in = current <= s && current != limit::none && current <= limit::low;
-    return in ? v < *lim + a.deadband : v < *lim;
+    return in ? v < *lim + a.deadband(s) : v < *lim;
   };
   if (above(a.hh, limit::high_high)) return limit::high_high;
   if (above(a.h, limit::high)) return limit::high;
@@ -1168,10 +1209,10 @@ template <class Alarm>
 std::uint8_t next_states(const Alarm& a, std::uint8_t current, double v) {
   std::uint8_t out = 0;
   const auto above = [&](const std::optional<double>& lim, limit s) {
-    if (lim && ((current & bit(s)) ? v > *lim - a.deadband : v > *lim)) out |= bit(s);
+    if (lim && ((current & bit(s)) ? v > *lim - a.deadband(s) : v > *lim)) out |= bit(s);
   };
   const auto below = [&](const std::optional<double>& lim, limit s) {
-    if (lim && ((current & bit(s)) ? v < *lim + a.deadband : v < *lim)) out |= bit(s);
+    if (lim && ((current & bit(s)) ? v < *lim + a.deadband(s) : v < *lim)) out |= bit(s);
   };
   above(a.hh, limit::high_high);
   above(a.h, limit::high);
@@ -1529,6 +1570,15 @@ void condition_manager::emit(alarm& a, address_space& as, event_sink& sink, cons
   if (a.h) e.set(k_.high_limit) = *a.h;
   if (a.l) e.set(k_.low_limit) = *a.l;
   if (a.ll) e.set(k_.low_low_limit) = *a.ll;
+  {
+    const std::array<const std::optional<double>*, 4> limits{&a.ll, &a.l, &a.h, &a.hh};
+    const std::array<std::uint16_t, 4> severities{a.sev_ll, a.sev_l, a.sev_h, a.sev_hh};
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (!*limits[i] || e.find(k_.limit_severities[i])) continue;  // the definition's, set once
+      e.set(k_.limit_severities[i]) = severities[i];
+      if (a.deadbands[i] > 0) e.set(k_.limit_deadbands[i]) = a.deadbands[i];
+    }
+  }
   if (a.kind == alarm_kind::non_exclusive_limit) {
     // §5.8.20: a TwoStateVariable per limit the alarm has (the optional ones it lacks stay null).
     const std::array<const std::optional<double>*, 4> limits{&a.ll, &a.l, &a.h, &a.hh};

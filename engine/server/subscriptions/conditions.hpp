@@ -271,6 +271,9 @@ private:
         expected_time, tolerance, expiration_date, expiration_limit, certificate_type, certificate;
     // NonExclusiveLimitAlarmType's TwoStateVariables, indexed by limit (low_low .. high_high) - 1.
     std::array<field_key, 4> limit_states, limit_state_ids;
+    // LimitAlarmType's (1.05) per-limit properties, indexed alike: LowLowDeadband .. HighHighDeadband,
+    // SeverityLowLow .. SeverityHighHigh.
+    std::array<field_key, 4> limit_deadbands, limit_severities;
   };
   keys k_{};
   field_catalogue* fields_;

@@ -521,6 +521,76 @@ TEST_CASE("alarms: a limit alarm goes through High, HighHigh and back with its d
   CHECK(seen == want);
 }
 
+TEST_CASE("alarms: each limit leaves its state by its own deadband (Part 9 1.05 HighDeadband ...), and says so as "
+          "properties",
+          "[events][alarms]") {
+  auto core = make_core();
+  client c(core);
+  const auto sub = c.subscribe(100);
+  REQUIRE(c.monitor_events(sub, ua::node_id(0, server_object), alarm_filter(true)).status_code == status::good);
+  test::apply_value(core, alarm_input, 50, 0);
+  auto a = tank_alarm();  // HighHigh 90, High 70, Low 20, LowLow 10, deadband 2
+  a.high_deadband = 5;    // High ends below 65
+  a.low_low_deadband = 0; // LowLow ends at 10 itself
+  a.severity_high = 650;
+  REQUIRE(core.add_limit_alarm(a, at(0)) == status::good);
+  std::int64_t t = 0;
+  REQUIRE(alarm_events(c, core, t).size() == 1);  // its first state: normal
+  const std::vector<std::pair<double, const char*>> steps{
+      {75, "High"},  {66, "High"},  {64.9, ""},     // High's own 5
+      {95, "HighHigh"}, {88.5, "HighHigh"}, {87.9, "High"},  // HighHigh's the alarm's 2
+      {60, ""},      {5, "LowLow"}, {10.5, "Low"},  // LowLow's 0: out as soon as above 10
+      {21.9, "Low"}, {22.1, ""}};                   // Low's the alarm's 2
+  std::vector<std::string> seen;
+  for (const auto& [v, want] : steps) {
+    test::apply_value(core, alarm_input, v, t + 2);
+    for (const auto& e : alarm_events(c, core, t)) seen.push_back(e.limit + (e.active ? "+" : "-"));
+  }
+  // A normal state left unacknowledged becomes a branch when the alarm comes back (its "-" before
+  // the trunk's new state).
+  const std::vector<std::string> want{"High+", "-", "-", "HighHigh+", "High+", "-", "-", "LowLow+", "Low+", "-"};
+  CHECK(seen == want);
+  // The definition as properties of the condition (1.05 LimitAlarmType): each limit's severity, and
+  // the deadband of each limit that has one.
+  const auto read = [&](const char* path) {
+    ua::read_request req;
+    ua::read_value_id id;
+    id.node_id = ua::node_id::string(1, std::string(alarm_id.text()) + "." + path);
+    id.attribute_id = 13;
+    req.nodes_to_read.push_back(id);
+    const auto& r = c.call_as<ua::read_response>(req);
+    REQUIRE(r.results.size() == 1);
+    return r.results[0];
+  };
+  CHECK(read("HighDeadband").value == ua::variant(5.0));
+  CHECK(read("HighHighDeadband").value == ua::variant(2.0));
+  CHECK(read("LowDeadband").value == ua::variant(2.0));
+  CHECK(read("LowLowDeadband").status == status::bad_node_id_unknown);  // none: not there
+  CHECK(read("SeverityHigh").value == ua::variant(std::uint16_t{650}));
+  CHECK(read("SeverityHighHigh").value == ua::variant(std::uint16_t{900}));
+  CHECK(read("SeverityLowLow").value == ua::variant(std::uint16_t{900}));
+}
+
+TEST_CASE("alarms: a limit's deadband for a limit the alarm lacks, or one reaching the next limit inward, is refused",
+          "[events][alarms]") {
+  auto core = make_core();
+  auto a = tank_alarm();
+  a.id = ua::node_id::string(1, "Alarm.Deadbands");
+  a.high_high = std::nullopt;
+  a.high_high_deadband = 1;  // no HighHigh
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.high_high_deadband = std::nullopt;
+  a.high_deadband = 50;  // 70 - 50 = 20: reaches Low (Part 9 §5.8.18: HighLimit - HighDeadband > LowLimit)
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.high_deadband = 49.9;
+  a.low_low_deadband = 10;  // 10 + 10 = 20: reaches Low
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.low_low_deadband = -1;
+  CHECK(core.add_limit_alarm(a, at(0)) == status::bad_invalid_argument);
+  a.low_low_deadband = 9.9;
+  CHECK(core.add_limit_alarm(a, at(0)) == status::good);
+}
+
 TEST_CASE("alarms: Acknowledge and Confirm with the EventId and a comment, with their Bad_ codes", "[events][alarms]") {
   auto core = make_core();
   client c(core);
