@@ -515,7 +515,7 @@ async function main() {
     process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
 }
 
-module.exports = { staticVariables, DEMO_NAMESPACE_URI, raiseEventsEvery };
+module.exports = { staticVariables, DEMO_NAMESPACE_URI, raiseEventsEvery, freePort };
 
 if (require.main === module) {
     main();
