@@ -23,14 +23,9 @@
 "use strict";
 
 // node_server.js sends node-opcua's console.log to stderr: stdout carries only our line.
-const { freePort } = require("./node_server.js");
+const { freePort, newLocalServer, stopOnSignals } = require("./node_server.js");
 
-const fs = require("fs");
-const os = require("os");
-const path = require("path");
-
-const { OPCUAServer, OPCUACertificateManager, nodesets, DataType, DataValue, StatusCodes, SecurityPolicy, MessageSecurityMode } =
-    require("node-opcua");
+const { DataType, DataValue, StatusCodes } = require("node-opcua");
 const { addAggregateSupport, installAggregateConfigurationOptions } = require("node-opcua-aggregates");
 
 const NAMESPACE_URI = "urn:uactor:history-interop";
@@ -95,47 +90,8 @@ async function main() {
         process.exit(2);
     }
     const port = opts.port || (await freePort());
-    const pki = fs.mkdtempSync(path.join(os.tmpdir(), "uactor-node-history-"));
-    const removePki = () => fs.rmSync(pki, { recursive: true, force: true });
-    const server = new OPCUAServer({
-        port,
-        host: "127.0.0.1",
-        hostname: "127.0.0.1",
-        securityPolicies: [SecurityPolicy.None],
-        securityModes: [MessageSecurityMode.None],
-        allowAnonymous: true,
-        skipOwnNamespace: true,
-        nodeset_filename: [nodesets.standard],
-        serverCertificateManager: new OPCUACertificateManager({
-            rootFolder: path.join(pki, "PKI"), automaticallyAcceptUnknownCertificate: true
-        }),
-        userCertificateManager: new OPCUACertificateManager({
-            rootFolder: path.join(pki, "UserPKI"), automaticallyAcceptUnknownCertificate: true
-        }),
-        serverInfo: {
-            applicationUri: "urn:" + os.hostname() + ":uactor:node-history-server",
-            productUri: "urn:uactor:node-history-server",
-            applicationName: { text: "uactor interop node-opcua history server", locale: "en" }
-        }
-    });
-
-    let stopping = false;
-    const stop = (why) => {
-        if (stopping) {
-            return;
-        }
-        stopping = true;
-        process.stderr.write("node_history_server: stopping (" + why + ")\n");
-        const exit = () => {
-            removePki();
-            process.exit(0);
-        };
-        setTimeout(exit, 3000).unref();  // a shutdown that hangs still ends the process
-        server.shutdown(0).then(exit, exit);
-    };
-    process.on("SIGINT", () => stop("SIGINT"));
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    setTimeout(() => stop("--max-seconds " + opts.maxSeconds), opts.maxSeconds * 1000).unref();
+    const { server, removePki } = newLocalServer(port, "node-history-server", "uactor interop node-opcua history server", {});
+    const stopping = stopOnSignals(server, removePki, opts.maxSeconds, () => {});
 
     try {
         await server.initialize();
@@ -147,7 +103,7 @@ async function main() {
         removePki();
         process.exit(1);
     }
-    if (!stopping) {
+    if (!stopping()) {
         process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
     }
 }
