@@ -8,7 +8,8 @@
 # of 60 s (Part 11 §6.5.4) from SQLite, cold (the first read after `uactor run` starts, the file's
 # pages dropped from the page cache) and warm, and from node-opcua; then the storage per value of
 # SQLite and, with --postgres, of PostgreSQL (Debian's 15, started here in the temp folder on a Unix
-# socket only).
+# socket only) and the raw read from `uactor run` with PostgreSQL as its store (the database's CPU
+# beside ours).
 #
 #   bash bench/history/history_read_ab.sh [BUILD_DIR] [--values N] [--rounds R] [--postgres]
 #
@@ -165,6 +166,29 @@ if [ "$postgres" -eq 1 ] && [ -x "$pg_bin/initdb" ]; then
                ' bytes_per_value=' || round(pg_total_relation_size(c.oid)::numeric / $values, 1)
         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'uactor_history_values'::regclass AND pg_total_relation_size(c.oid) > 8192"
+    # The raw read from `uactor run` with that database as its store: our server's CPU per value as
+    # above, and the database's (the postmaster and its backends: /proc/PID/stat of each) beside it.
+    pm=$(head -n 1 "$pg_data/postmaster.pid")
+    pg_cpu_ticks() {
+        local total=0 p
+        for p in "$pm" $(ps --ppid "$pm" -o pid=); do
+            total=$((total + $(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+        done
+        echo "$total"
+    }
+    stop_pid "$uactor_pid"
+    uactor_pid=""
+    sed -e 's|^backend = "sqlite"|backend = "postgresql"|' \
+        -e "s|^path = \"history.sqlite\"|connection = \"host=$tmp/pg/sock user=postgres dbname=postgres\"|" \
+        "$tmp/plant.toml" >"$tmp/plant-pg.toml" && mv "$tmp/plant-pg.toml" "$tmp/plant.toml"
+    start_uactor
+    read_uactor "$values" --label uactor-postgresql-warmup || failed=1
+    for r in $(seq "$rounds"); do
+        before=$(pg_cpu_ticks)
+        read_uactor "$values" --label uactor-postgresql || failed=1
+        awk -v t=$(($(pg_cpu_ticks) - before)) -v hz="$(getconf CLK_TCK)" -v n="$values" \
+            'BEGIN { printf "postgresql cpu_s=%.2f cpu_ns_per_value=%.0f\n", t / hz, t / hz * 1e9 / n }'
+    done
 fi
 
 echo "history_read_ab: done $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
