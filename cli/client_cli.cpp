@@ -163,6 +163,10 @@ void add_client_commands(CLI::App& app) {
   history->add_option("--start", hist->start, "from: 2026-12-01T08:00:00Z, now, or before now as -90s, -15m, -2h, -7d (default: an hour before --end)");
   history->add_option("--end", hist->end, "to (not included), as --start takes")->capture_default_str();
   history->add_option("--max", hist->max_values, "at most this many values (0: all)")->capture_default_str();
+  history->add_option("--page", hist->page_values,
+                      "raw and --events: at most this many values per HistoryRead (numValuesPerNode; the rest follows "
+                      "through continuation points; 0: --max, else the server's choice)")
+      ->capture_default_str();
   history->add_flag("--bounds", hist->bounds, "raw: also the values just outside the range (Part 11 §4.6)");
   history->add_option("--aggregate", hist->aggregate,
                       "one value per interval instead of raw values: a Part 13 aggregate (Average, Minimum, Maximum, "

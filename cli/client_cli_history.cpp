@@ -253,8 +253,9 @@ int run_history_events(const common_args& a, const history_args& h, const ua::no
     if (w.negated) filter.where_not(std::move(w.element));
     else filter.where(std::move(w.element));
   }
-  // A page of at most --max stored events (the server reads that many, the where clause may keep fewer).
-  const auto per_page = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.max_values, 10'000));
+  // A page of at most --page, else --max stored events (the server reads that many, the where clause
+  // may keep fewer).
+  const auto per_page = h.page_values > 0 ? h.page_values : static_cast<std::uint32_t>(std::min<std::uint64_t>(h.max_values, 10'000));
   ua::history_read_request req = history_events_request(node, start, end, filter.build(), per_page);
   auto style = a.style();
   auto c = connect_or_exit(a);
@@ -320,6 +321,7 @@ int run_history(const common_args& a, const history_args& h) {
   if (h.csv && a.json) usage("history: --csv or --json, not both");
   if (h.events) return run_history_events(a, h, node, start, end);
   if (!h.where.empty()) usage("history: --where is for --events");
+  if (h.page_values > 0 && !h.aggregate.empty()) usage("history: --page is for raw values and --events (aggregates page by the server's choice)");
 
   ua::history_read_request req;
   req.timestamps_to_return = ua::timestamps_to_return::both;
@@ -338,7 +340,11 @@ int run_history(const common_args& a, const history_args& h) {
     ua::read_raw_modified_details d;
     d.start_time = start;
     d.end_time = end;
-    d.num_values_per_node = h.max_values > 0xFFFF'FFFFull ? 0 : static_cast<std::uint32_t>(h.max_values);
+    // Part 11 §6.5.3.2: numValuesPerNode bounds each response; a server with more in the range
+    // answers a continuation point (Part 4 §7.9), followed below.
+    d.num_values_per_node = h.page_values > 0                ? h.page_values
+                            : h.max_values > 0xFFFF'FFFFull ? 0
+                                                             : static_cast<std::uint32_t>(h.max_values);
     d.return_bounds = h.bounds;
     d.is_read_modified = h.modified;
     if (h.modified && h.bounds) usage("history: --modified has no bounds (Part 11 §6.5.3.1)");

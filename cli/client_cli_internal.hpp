@@ -131,6 +131,7 @@ struct history_args {
   std::string start;               // empty: an hour before end
   std::string end = "now";
   std::uint64_t max_values = 0;    // 0: all (continuation points followed)
+  std::uint32_t page_values = 0;   // raw and events: numValuesPerNode of each request; 0: as --max says
   bool bounds = false;             // raw: the bounding values too (Part 11 §4.6)
   std::string aggregate;           // a Part 13 name (Average) or its NodeId; empty: raw values
   double interval_ms = 60'000;     // with aggregate; 0: one interval over the range

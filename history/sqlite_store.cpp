@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -264,8 +265,13 @@ raw_page sqlite_store::read_raw(const raw_query& q) {
   // Inclusive ends in SQL; the ticks are integers, so an open end is one tick inside.
   constexpr auto lowest = std::numeric_limits<std::int64_t>::min();
   constexpr auto highest = std::numeric_limits<std::int64_t>::max();
-  const std::int64_t lo = q.from_inclusive ? q.from : (q.from == highest ? highest : q.from + 1);
-  const std::int64_t hi = q.to_inclusive ? q.to : (q.to == lowest ? lowest : q.to - 1);
+  std::int64_t lo = q.from_inclusive ? q.from : (q.from == highest ? highest : q.from + 1);
+  std::int64_t hi = q.to_inclusive ? q.to : (q.to == lowest ? lowest : q.to - 1);
+  // A continuation (Part 4 §7.9) starts its index range at the last record returned: SQLite seeks
+  // with one lower (upper) bound on time and takes `time >= lo` over the row value, so without this
+  // every page walked the index from the range's start, page k of a long read k pages of entries.
+  if (q.after && !q.reverse) lo = std::max(lo, q.after->time);
+  if (q.after && q.reverse) hi = std::min(hi, q.after->time);
   if (lo > hi || (!q.from_inclusive && q.from == highest) || (!q.to_inclusive && q.to == lowest)) return page;
   sqlite3_stmt* s = q.modified ? (q.after ? (q.reverse ? r.mbackward_after.s : r.mforward_after.s)
                                           : (q.reverse ? r.mbackward.s : r.mforward.s))
@@ -279,6 +285,9 @@ raw_page sqlite_store::read_raw(const raw_query& q) {
   const std::int64_t limit = q.limit == 0 || q.limit >= static_cast<std::size_t>(highest) ? -1
                                                                                            : static_cast<std::int64_t>(q.limit) + 1;
   sqlite3_bind_int64(s, 4, limit);
+  // A HistoryRead page is 10,000 values at most: one allocation instead of the vector's doublings
+  // (each moved every value and touched fresh pages).
+  page.values.reserve(std::min<std::size_t>(q.limit == 0 ? 1'024 : q.limit, 10'000));
   if (q.after) {
     sqlite3_bind_int64(s, 5, q.after->time);
     sqlite3_bind_int64(s, 6, q.after->sequence);

@@ -407,27 +407,13 @@ function answerCallsAsTheSpecSays(addressSpace, accessor) {
     };
 }
 
-async function main() {
-    let opts;
-    try {
-        opts = parseArgs(process.argv.slice(2));
-    } catch (err) {
-        process.stderr.write("node_server: " + err.message + "\n");
-        process.exit(2);
-    }
-    const port = opts.port || (await freePort());
-
-    // The PKI (node-opcua makes a self-signed server certificate even for policy None) goes
-    // into a temporary folder, never into the user's home.
-    const pki = fs.mkdtempSync(path.join(os.tmpdir(), "uactor-node-server-"));
+// A node-opcua server on 127.0.0.1:PORT, SecurityPolicy None, anonymous, namespace 1 left to the
+// caller; NAME makes its ApplicationUri urn:HOST:uactor:NAME, TITLE is its ApplicationName. Its PKI (node-opcua makes a
+// self-signed server certificate even for policy None) goes into a temporary folder, never into
+// the user's home: removePki() deletes it. `options` adds to or overrides the server's options.
+function newLocalServer(port, name, title, options) {
+    const pki = fs.mkdtempSync(path.join(os.tmpdir(), "uactor-" + name + "-"));
     const removePki = () => fs.rmSync(pki, { recursive: true, force: true });
-    const serverCertificateManager = new OPCUACertificateManager({
-        rootFolder: path.join(pki, "PKI"), automaticallyAcceptUnknownCertificate: true
-    });
-    const userCertificateManager = new OPCUACertificateManager({
-        rootFolder: path.join(pki, "UserPKI"), automaticallyAcceptUnknownCertificate: true
-    });
-
     const server = new OPCUAServer({
         port: port,
         host: "127.0.0.1",
@@ -439,13 +425,58 @@ async function main() {
         // URI there.
         skipOwnNamespace: true,
         nodeset_filename: [nodesets.standard],
-        serverCertificateManager: serverCertificateManager,
-        userCertificateManager: userCertificateManager,
+        serverCertificateManager: new OPCUACertificateManager({
+            rootFolder: path.join(pki, "PKI"), automaticallyAcceptUnknownCertificate: true
+        }),
+        userCertificateManager: new OPCUACertificateManager({
+            rootFolder: path.join(pki, "UserPKI"), automaticallyAcceptUnknownCertificate: true
+        }),
         serverInfo: {
-            applicationUri: "urn:" + os.hostname() + ":uactor:node-server",
-            productUri: "urn:uactor:node-server",
-            applicationName: { text: "uactor interop node-opcua server", locale: "en" }
+            applicationUri: "urn:" + os.hostname() + ":uactor:" + name,
+            productUri: "urn:uactor:" + name,
+            applicationName: { text: title, locale: "en" }
         },
+        ...options
+    });
+    return { server, removePki };
+}
+
+// Stops `server` on SIGINT, SIGTERM and after maxSeconds: onStop() first, then a shutdown bounded
+// to 3 s, the PKI removed, exit 0. Returns a function that says whether it is stopping.
+function stopOnSignals(server, removePki, maxSeconds, onStop) {
+    let stopping = false;
+    const stop = (why) => {
+        if (stopping) {
+            return;
+        }
+        stopping = true;
+        process.stderr.write("node-opcua server: stopping (" + why + ")\n");
+        onStop();
+        const exit = () => {
+            removePki();
+            process.exit(0);
+        };
+        setTimeout(exit, 3000).unref();  // a shutdown that hangs still ends the process
+        server.shutdown(0).then(exit, exit);
+    };
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    // Unref'ed so that it keeps nothing alive by itself; the server does.
+    setTimeout(() => stop("--max-seconds " + maxSeconds), maxSeconds * 1000).unref();
+    return () => stopping;
+}
+
+async function main() {
+    let opts;
+    try {
+        opts = parseArgs(process.argv.slice(2));
+    } catch (err) {
+        process.stderr.write("node_server: " + err.message + "\n");
+        process.exit(2);
+    }
+    const port = opts.port || (await freePort());
+
+    const { server, removePki } = newLocalServer(port, "node-server", "uactor interop node-opcua server", {
         buildInfo: { productName: "uactor interop node-opcua server" },
         // A sampling interval of 0 then means every change (exception-based), as in our server and
         // node-opcua before 2.183; with the default (50 ms) 2.186 coalesces changes over that window.
@@ -458,38 +489,14 @@ async function main() {
 
     let writer = null;
     let events = null;
-    let stopping = false;
-    const stop = (why) => {
-        if (stopping) {
-            return;
-        }
-        stopping = true;
-        process.stderr.write("node_server: stopping (" + why + ")\n");
+    const stopping = stopOnSignals(server, removePki, opts.maxSeconds, () => {
         if (writer) {
             clearInterval(writer);
         }
         if (events) {
             clearInterval(events);
         }
-        // Bounded: a shutdown that hangs still ends the process.
-        setTimeout(() => {
-            removePki();
-            process.exit(0);
-        }, 3000).unref();
-        server.shutdown(0).then(
-            () => {
-                removePki();
-                process.exit(0);
-            },
-            () => {
-                removePki();
-                process.exit(0);
-            });
-    };
-    process.on("SIGINT", () => stop("SIGINT"));
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    setTimeout(() => stop("--max-seconds " + opts.maxSeconds), opts.maxSeconds * 1000).unref();
-    // The timer above is unref'ed so that it keeps nothing alive by itself; the server does.
+    });
 
     try {
         await server.initialize();
@@ -509,13 +516,13 @@ async function main() {
         removePki();
         process.exit(1);
     }
-    if (stopping) {
+    if (stopping()) {
         return;
     }
     process.stdout.write("listening on opc.tcp://127.0.0.1:" + port + "\n");
 }
 
-module.exports = { staticVariables, DEMO_NAMESPACE_URI, raiseEventsEvery };
+module.exports = { staticVariables, DEMO_NAMESPACE_URI, raiseEventsEvery, freePort, newLocalServer, stopOnSignals };
 
 if (require.main === module) {
     main();

@@ -154,6 +154,7 @@ struct reader {
       auto b = neighbour(store, p.node, start_time, false, q.reverse);
       out.data_values.push_back(b ? std::move(*b) : missing_bound(start_time));
     }
+    out.data_values.reserve(got.values.size() + 2);  // the page and its two bounds, moved in once
     for (auto& v : got.values) out.data_values.push_back(std::move(v));
     if (!got.values.empty()) p.after = got.last;
     if (p.remaining != 0) p.remaining -= std::min<std::uint64_t>(p.remaining, got.values.size());
