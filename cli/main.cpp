@@ -19,6 +19,7 @@
 #include "cli/certs_cli.hpp"
 #include "cli/client_cli.hpp"
 #include "cli/config_cli.hpp"
+#include "runtime/allocator_settings.hpp"
 #include "runtime/config/start.hpp"
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/prometheus_text.hpp"
@@ -92,6 +93,7 @@ std::unique_ptr<uactor::app::http_service> start_http(const uactor::config::metr
 // The plant's NodeSets ([[nodesets]], then --nodeset) are loaded before it opens; any error refuses
 // the start.
 int run_server(const uactor::config::plant& plant, const plant_source& reread) {
+  uactor::app::hold_freed_memory_for_reuse();
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
