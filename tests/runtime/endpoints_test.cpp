@@ -15,6 +15,7 @@
 #include "uactor/ua/status_codes.hpp"
 #include "runtime/http/prometheus_text.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/client_certificate.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
@@ -36,17 +37,7 @@ struct two_endpoints {
 
   two_endpoints() {
     // The client's certificate first, so that the server starts trusting it.
-    security::pki_store client_store(dir.path / "client-pki");
-    security::certificate_request req;  // as the client makes its own (actors/client/security.cpp)
-    req.application_uri = client_uri;
-    req.common_name = "uactor client";
-    req.host_names = {"localhost"};
-    auto own = client_store.load_or_create_own(req, "uactor-client");
-    REQUIRE(own.has_value());
-    const auto der = own->cert.der();
-    const auto cert_file = dir.path / "client.der";
-    std::ofstream(cert_file, std::ios::binary).write(reinterpret_cast<const char*>(der.data()),
-                                                     static_cast<std::streamsize>(der.size()));
+    const auto cert_file = test::make_client_certificate(dir.path, client_uri, "uactor client");
 
     auto plan = default_server_plan();
     plan.host_name = "127.0.0.1";

@@ -19,6 +19,7 @@
 
 #include "security/certificate.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/client_certificate.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 #include "uactor/runtime.hpp"
@@ -40,17 +41,7 @@ constexpr const char* client_uri = "urn:uactor:test:https-group-client";
 server_plan https_plan(const temp_folder& dir, const std::string& transport) {
   auto plan = default_server_plan();
   // The admin client's certificate, made now and trusted by the server (SignAndEncrypt).
-  security::pki_store client_store(dir.path / "client-pki");
-  security::certificate_request req;
-  req.application_uri = client_uri;
-  req.common_name = "https group test client";
-  req.host_names = {"localhost"};
-  const auto own = client_store.load_or_create_own(req, "uactor-client");
-  REQUIRE(own.has_value());
-  const auto cert_file = dir.path / "client.der";
-  const auto der = own->cert.der();
-  std::ofstream(cert_file, std::ios::binary)
-      .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
+  const auto cert_file = test::make_client_certificate(dir.path, client_uri, "https group test client");
   plan.trust = {cert_file.string()};
   plan.host_name = "127.0.0.1";
   plan.application_uri = "urn:uactor:test:https-group";

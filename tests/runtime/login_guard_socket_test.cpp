@@ -25,6 +25,7 @@
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
 #include "tests/support/captured_log.hpp"
+#include "tests/support/client_certificate.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -59,17 +60,7 @@ struct login_server {
   server_plan plan;  // as started, for reload()
 
   explicit login_server(const login_plan& login, bool audit_events = false) {
-    security::pki_store client_store(dir.path / "client-pki");
-    security::certificate_request req;
-    req.application_uri = client_uri;
-    req.common_name = "uactor login test client";
-    req.host_names = {"localhost"};
-    auto own = client_store.load_or_create_own(req, "uactor-client");
-    REQUIRE(own.has_value());
-    const auto der = own->cert.der();
-    const auto cert_file = dir.path / "client.der";
-    std::ofstream(cert_file, std::ios::binary)
-        .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
+    const auto cert_file = test::make_client_certificate(dir.path, client_uri, "uactor login test client");
 
     plan = default_server_plan();
     plan.host_name = "127.0.0.1";

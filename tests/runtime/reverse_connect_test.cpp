@@ -21,6 +21,7 @@
 
 #include "protocol/uatcp.hpp"
 #include "security/pki_store.hpp"
+#include "tests/support/client_certificate.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 #include "uactor/reverse_listener.hpp"
@@ -190,17 +191,7 @@ TEST_CASE("reverse connect: SignAndEncrypt, the endpoints fetched over a reverse
           "[runtime][reverse]") {
   temp_folder dir("reverse-secure");
   // The client's certificate first, so that the server starts trusting it.
-  security::pki_store client_store(dir.path / "client-pki");
-  security::certificate_request req;
-  req.application_uri = client_uri;
-  req.common_name = "uactor client";
-  req.host_names = {"localhost"};
-  auto own = client_store.load_or_create_own(req, "uactor-client");
-  REQUIRE(own.has_value());
-  const auto der = own->cert.der();
-  const auto cert_file = dir.path / "client.der";
-  std::ofstream(cert_file, std::ios::binary).write(reinterpret_cast<const char*>(der.data()),
-                                                   static_cast<std::streamsize>(der.size()));
+  const auto cert_file = test::make_client_certificate(dir.path, client_uri, "uactor client");
   auto listener = listen_on(0);
   runtime rt;
   auto plan = reverse_plan(listener->port(), dir);

@@ -4,17 +4,14 @@
 // 127.0.0.1 and a scratch PKI; our client logs in as anonymous over None and as viewer, operator,
 // engineer and admin over Basic256Sha256 SignAndEncrypt, and each Browse, TranslateBrowsePaths,
 // Read, Write, Call and CreateMonitoredItems answers exactly what the role allows.
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "runtime/config/config.hpp"
 #include "runtime/config/start.hpp"
-#include "security/pki_store.hpp"
+#include "tests/support/client_certificate.hpp"
+#include "tests/support/temp_folder.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/ua/attribute_ids.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -48,35 +45,13 @@ const expected matrix[] = {
     {"admin", true, G, D, D, D, D, D, G, 1},
 };
 
-struct scratch_dir {
-  std::filesystem::path path;
-  scratch_dir() : path(std::filesystem::temp_directory_path() / ("uactor-roles-matrix-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 // roles.toml served: the floor's None endpoint first, the named users' secured one second.
 struct roles_plant {
-  scratch_dir dir;
+  test::temp_folder dir{"roles-matrix"};
   config::plant_runner runner;
 
   roles_plant() {
-    security::pki_store client_store(dir.path / "client-pki");
-    security::certificate_request req;
-    req.application_uri = client_uri;
-    req.common_name = "uactor roles matrix client";
-    req.host_names = {"localhost"};
-    auto own = client_store.load_or_create_own(req, "uactor-client");
-    REQUIRE(own.has_value());
-    const auto der = own->cert.der();
-    const auto cert_file = dir.path / "client.der";
-    std::ofstream(cert_file, std::ios::binary)
-        .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
+    const auto cert_file = test::make_client_certificate(dir.path, client_uri, "uactor roles matrix client");
 
     auto loaded = config::load_file(std::string(UACTOR_SOURCE_DIR) + "/examples/config/roles.toml", false, false);
     for (const auto& e : loaded.errors) UNSCOPED_INFO(e.to_string());
