@@ -6,9 +6,11 @@
 // file just written: a raw read of one node (all of it and a tenth), "the value before T" (Part 11
 // bounds) for a node that has values and for one that has none, 1,000 single-value replaces
 // (HistoryUpdate), and dropping the oldest flush (retention by age). The files are removed at the end.
-// Usage: layout_bench [--scale] [FOLDER] [NODES] [VALUES_PER_FLUSH] [FLUSHES]
+// Usage: [LAYOUTS=a,b] [SECURE_DELETE=0|1|fast] layout_bench [--scale] [FOLDER] [NODES] [VALUES_PER_FLUSH] [FLUSHES]
 //        (default /tmp, 100,000 nodes, 10 values per node per flush, 30 flushes; one flush is one
-//        transaction, a second's values. --scale: 100,000 x 10, 100,000 x 1 and 10 x 10,000.)
+//        transaction, a second's values. --scale: 100,000 x 10, 100,000 x 1 and 10 x 10,000.
+//        LAYOUTS: only those named. SECURE_DELETE: the pragma on the writer, else the library's
+//        default: Debian's SQLite is built with it on, and a delete then zeroes what it removes.)
 // Standalone on purpose: SQLite and the standard library only, so that the layouts, not the store's
 // code, are what is compared.
 #include <sqlite3.h>
@@ -87,6 +89,7 @@ public:
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA wal_autocheckpoint=16384");
     exec("PRAGMA cache_size=-65536");
+    if (const char* sd = std::getenv("SECURE_DELETE")) exec(std::string("PRAGMA secure_delete=") + sd);
   }
   database(const database&) = delete;
   database& operator=(const database&) = delete;
@@ -554,6 +557,8 @@ void run_case(const std::string& folder, layout l, const shape& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string only = std::getenv("LAYOUTS") ? std::string(",") + std::getenv("LAYOUTS") + "," : "";
+  auto wanted = [&](layout l) { return only.empty() || only.find(std::string(",") + name_of(l) + ",") != std::string::npos; };
   int arg = 1;
   const bool scale = argc > 1 && std::string(argv[1]) == "--scale";
   if (scale) ++arg;
@@ -569,12 +574,14 @@ int main(int argc, char** argv) {
   if (given.per_flush > second) die("more values per flush than ticks in a second");
   std::vector<shape> cases{given};
   if (scale) cases = {{100'000, 10, given.flushes}, {100'000, 1, given.flushes}, {10, 10'000, given.flushes}};
-  std::printf("SQLite %s, pragmas of history/sqlite_store.cpp, files in %s; a flush = one transaction\n",
-              sqlite3_libversion(), folder.c_str());
+  std::printf("SQLite %s, pragmas of history/sqlite_store.cpp, secure_delete %s, files in %s; a flush = one transaction\n",
+              sqlite3_libversion(), std::getenv("SECURE_DELETE") ? std::getenv("SECURE_DELETE") : "(the library's default)",
+              folder.c_str());
   std::printf("%-17s %7s %6s %4s %10s %9s %8s %9s %9s %8s | %9s %9s %9s %11s | %8s %9s | %9s %8s\n", "layout", "nodes",
               "v/fl", "fl", "values/s", "cpu ns/v", "sys ns/v", "wr B/v", "wchar B/v", "file B/v", "full us/v",
               "win us/v", "bound us", "quiet bd us", "repl us", "repl B", "drop1 ms", "drop B/v");
   for (const shape& s : cases)
-    for (const layout l : all_layouts) run_case(folder, l, s);
+    for (const layout l : all_layouts)
+      if (wanted(l)) run_case(folder, l, s);
   return 0;
 }
