@@ -15,7 +15,7 @@
 #include "uactor/ua/status_codes.hpp"
 #include "runtime/http/prometheus_text.hpp"
 #include "security/pki_store.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"

@@ -19,7 +19,7 @@
 
 #include "security/certificate.hpp"
 #include "security/pki_store.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 #include "uactor/runtime.hpp"
@@ -70,14 +70,7 @@ client_options admin_options(const std::string& url, const temp_folder& dir) {
   o.endpoint_url = url;
   o.request_timeout = 10s;
   o.connect_timeout = 10s;
-  o.security.pki_dir = (dir.path / "client-pki").string();
-  o.security.application_uri = client_uri;
-  o.security.accept_untrusted_server_certificate = true;  // the server's certificate is made at start
-  o.security.policy = "Basic256Sha256";
-  o.security.mode = ua::message_security_mode::sign_and_encrypt;
-  o.security.identity.type = client_identity::kind::user_name;
-  o.security.identity.user_name = "admin";
-  o.security.identity.password = "admin-pw";
+  test::log_in_over_sign_and_encrypt(o.security, dir.path, client_uri, "admin", "admin-pw");
   o.wss_accept_any_certificate = true;
   return o;
 }

@@ -25,7 +25,7 @@
 #include "security/password_hash.hpp"
 #include "security/pki_store.hpp"
 #include "tests/support/captured_log.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 #include "uactor/ua/status_codes.hpp"
@@ -87,14 +87,7 @@ struct login_server {
     o.endpoint_url = srv->endpoint_urls().at(0);
     o.request_timeout = 20s;
     o.connect_timeout = 20s;
-    o.security.pki_dir = (dir.path / "client-pki").string();
-    o.security.application_uri = client_uri;
-    o.security.accept_untrusted_server_certificate = true;  // the server's certificate is made at start
-    o.security.policy = "Basic256Sha256";
-    o.security.mode = ua::message_security_mode::sign_and_encrypt;
-    o.security.identity.type = client_identity::kind::user_name;
-    o.security.identity.user_name = user;
-    o.security.identity.password = password;
+    test::log_in_over_sign_and_encrypt(o.security, dir.path, client_uri, user, password);
     return o;
   }
 

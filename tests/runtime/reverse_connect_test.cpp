@@ -21,7 +21,7 @@
 
 #include "protocol/uatcp.hpp"
 #include "security/pki_store.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/client.hpp"
 #include "uactor/reverse_listener.hpp"

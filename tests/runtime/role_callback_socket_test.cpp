@@ -17,7 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "security/pki_store.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/server_plan.hpp"
 #include "uactor/ua/attribute_ids.hpp"
@@ -94,14 +94,7 @@ struct callback_server {
     o.endpoint_url = srv->endpoint_urls().at(0);
     o.request_timeout = 20s;
     o.connect_timeout = 20s;
-    o.security.pki_dir = (dir.path / "client-pki").string();
-    o.security.application_uri = client_uri;
-    o.security.accept_untrusted_server_certificate = true;
-    o.security.policy = "Basic256Sha256";
-    o.security.mode = ua::message_security_mode::sign_and_encrypt;
-    o.security.identity.type = client_identity::kind::user_name;
-    o.security.identity.user_name = user;
-    o.security.identity.password = password;
+    test::log_in_over_sign_and_encrypt(o.security, dir.path, client_uri, user, password);
     return o;
   }
 };

@@ -10,7 +10,7 @@
 
 #include "runtime/config/config.hpp"
 #include "runtime/config/start.hpp"
-#include "tests/support/client_certificate.hpp"
+#include "tests/support/secured_client.hpp"
 #include "tests/support/temp_folder.hpp"
 #include "uactor/runtime.hpp"
 #include "uactor/ua/attribute_ids.hpp"
@@ -80,14 +80,7 @@ struct roles_plant {
       return o;
     }
     o.endpoint_url = urls.at(1);
-    o.security.pki_dir = (dir.path / "client-pki").string();
-    o.security.application_uri = client_uri;
-    o.security.accept_untrusted_server_certificate = true;  // the server's certificate is made at start
-    o.security.policy = "Basic256Sha256";
-    o.security.mode = ua::message_security_mode::sign_and_encrypt;
-    o.security.identity.type = client_identity::kind::user_name;
-    o.security.identity.user_name = who.role;
-    o.security.identity.password = std::string(who.role) + "-pw";
+    test::log_in_over_sign_and_encrypt(o.security, dir.path, client_uri, who.role, std::string(who.role) + "-pw");
     return o;
   }
 };

@@ -1,7 +1,8 @@
-// A client application certificate for tests that connect over a secured channel: made in
+// A test client over a secured channel: its application certificate made in
 // `folder`/client-pki as our client makes its own at its first connection (actors/client/
 // security.cpp), so that the client finds it there, and written as DER to `folder`/client.der for a
-// server plan's `trust` list. Returns that file's path.
+// server plan's `trust` list (make_client_certificate); and the client's security for a UserName
+// login over Basic256Sha256 SignAndEncrypt with it (log_in_over_sign_and_encrypt).
 #pragma once
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "security/pki_store.hpp"
+#include "uactor/client.hpp"
 
 namespace uactor::test {
 
@@ -28,6 +30,20 @@ inline std::filesystem::path make_client_certificate(const std::filesystem::path
   std::ofstream(file, std::ios::binary)
       .write(reinterpret_cast<const char*>(der.data()), static_cast<std::streamsize>(der.size()));
   return file;
+}
+
+// The server's certificate is made at its start: accepted for the connection, not trusted first.
+inline void log_in_over_sign_and_encrypt(client_security_options& security, const std::filesystem::path& folder,
+                                         const std::string& application_uri, const std::string& user,
+                                         const std::string& password) {
+  security.pki_dir = (folder / "client-pki").string();
+  security.application_uri = application_uri;
+  security.accept_untrusted_server_certificate = true;
+  security.policy = "Basic256Sha256";
+  security.mode = ua::message_security_mode::sign_and_encrypt;
+  security.identity.type = client_identity::kind::user_name;
+  security.identity.user_name = user;
+  security.identity.password = password;
 }
 
 }  // namespace uactor::test
