@@ -9,6 +9,7 @@
 
 #include "engine/common/clock.hpp"
 #include "engine/server/access/ns0_defaults.hpp"
+#include "engine/server/certificates/certificate_types.hpp"
 #include "engine/server/history_capabilities.hpp"
 #include "engine/server/node_builder.hpp"
 #include "engine/server/server_object.hpp"
@@ -1085,6 +1086,11 @@ void server_core::check_certificates(const instant& now) {
   std::vector<watched_certificate> certs;
   const auto own = sec->own();
   if (own->certificate) certs.push_back({"own", own->certificate});
+  // The ECC policies' application certificates (one per curve, ApplyChanges may have replaced one).
+  for (const auto& e : sec->ecc_identities) {
+    const auto replaced = sec->replaced_ecc.get(e.curve);
+    certs.push_back({"own", replaced ? replaced->certificate : e.certificate});
+  }
   // The opc.wss TLS certificate (DefaultHttpsGroup), when it is not the application's.
   if (sec->https)
     if (const auto https = sec->https->current.get(); https && !(https->certificate == own->certificate))
@@ -1113,7 +1119,7 @@ void server_core::check_certificates(const instant& now) {
     c.name = fmt::format("{} certificate {}", f.group, f.thumbprint);
     c.expiration_date = f.not_after;
     c.expiration_limit = limit_ms;
-    c.certificate_type = ua::node_id(0, ua::ids::rsa_sha256_application_certificate_type);
+    c.certificate_type = ua::node_id(0, certificate_type_of(f.cert));  // null for a key of no policy
     c.certificate.assign(f.cert.der().data(), f.cert.der().size());
     c.expiring = f.warning;
     c.severity = f.days_left < 0 ? 900 : 600;

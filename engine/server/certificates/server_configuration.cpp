@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "engine/server/access/roles.hpp"
+#include "engine/server/certificates/certificate_types.hpp"
 #include "engine/server/certificates/user_token_trust.hpp"
 #include "protocol/base64.hpp"
 #include "protocol/byte_buffer.hpp"
@@ -132,23 +133,6 @@ void config_instance_method(address_space& as, node_index parent, std::uint32_t 
   }
 }
 
-// Part 12 §7.8.4: the certificate type of an ECC policy's application certificate, by its curve
-// (security_policy::curve); 0 for none of them.
-std::uint32_t config_ecc_certificate_type(std::string_view curve) {
-  if (curve == "prime256v1") return ids::ecc_nist_p256_application_certificate_type;
-  if (curve == "secp384r1") return ids::ecc_nist_p384_application_certificate_type;
-  if (curve == "brainpoolP256r1") return ids::ecc_brainpool_p256r1_application_certificate_type;
-  if (curve == "brainpoolP384r1") return ids::ecc_brainpool_p384r1_application_certificate_type;
-  if (curve == "ED25519") return ids::ecc_curve25519_application_certificate_type;
-  if (curve == "ED448") return ids::ecc_curve448_application_certificate_type;
-  return 0;
-}
-
-// The CertificateType NodeId (ns=0) of the application certificate of `curve` ("": the RSA one).
-std::uint32_t config_certificate_type_of(std::string_view curve) {
-  return curve.empty() ? ids::rsa_sha256_application_certificate_type : config_ecc_certificate_type(curve);
-}
-
 // The policy whose application certificate a CertificateTypeId names in the default group (Part 12
 // §7.8.4): RsaSha256ApplicationCertificateType, the abstract ApplicationCertificateType some tools
 // send, or none (null NodeId): an RSA policy; an ECC type: the ECC policy of its curve when the
@@ -159,7 +143,7 @@ const security::security_policy* config_policy_of_type(const node_id* type, cons
       *type == node_id(0, ids::application_certificate_type))
     return rsa;
   for (const auto& p : security::all_policies()) {
-    if (!p.is_ecc() || !(*type == node_id(0, config_ecc_certificate_type(p.curve)))) continue;
+    if (!p.is_ecc() || !(*type == node_id(0, ecc_certificate_type(p.curve)))) continue;
     for (const auto& e : sec.ecc_identities)
       if (e.curve == p.curve) return &p;
   }
@@ -378,7 +362,7 @@ status_code server_configuration::install(address_space& as, file_objects& files
   // certificate for (0055).
   ua_array<node_id> types{node_id(0, ids::rsa_sha256_application_certificate_type)};
   for (const auto& e : config_.security->ecc_identities)
-    if (const auto type = config_ecc_certificate_type(e.curve)) types.push_back(node_id(0, type));
+    if (const auto type = ecc_certificate_type(e.curve)) types.push_back(node_id(0, type));
   config_assign(as, as.find(node_id(0, config_groups[0].certificate_types)), variant(std::move(types)));
   // DefaultHttpsGroup: HttpsCertificateType, the opc.wss TLS certificate's, when the server has
   // one (Part 12 §7.8.3.3); DefaultUserTokenGroup: the user credentials' (it has no certificate of
@@ -471,7 +455,7 @@ status_code server_configuration::call(const config_caller& who, node_index obje
     } else {
       sc = update_certificate(who, in, out);
       const auto* policy = in.size() > 1 ? config_policy_of_type(in[1].get_if<node_id>(), *config_.security) : nullptr;
-      if (policy) types.push_back(config_certificate_type_of(policy->curve));
+      if (policy) types.push_back(certificate_type_of_curve(policy->curve));
       groups.push_back(ids::server_configuration_certificate_groups_default_application_group);
     }
   } else if (name == "CreateSigningRequest") {
@@ -527,14 +511,14 @@ status_code server_configuration::call(const config_caller& who, node_index obje
       sc = status::good;
     }
     if (policy) {
-      types.push_back(slot == "https" ? ids::https_certificate_type : config_certificate_type_of(policy->curve));
+      types.push_back(slot == "https" ? ids::https_certificate_type : certificate_type_of_curve(policy->curve));
       groups.push_back(config_groups[static_cast<std::size_t>(*named)].group);
     }
   } else if (name == "ApplyChanges") {
     if (tx_ && tx_->session == who.session)
       for (const auto& [curve, identity] : tx_->certificates) {
         const bool https = curve == "https";
-        types.push_back(https ? ids::https_certificate_type : config_certificate_type_of(curve));
+        types.push_back(https ? ids::https_certificate_type : certificate_type_of_curve(curve));
         groups.push_back(https ? ids::server_configuration_certificate_groups_default_https_group
                                : ids::server_configuration_certificate_groups_default_application_group);
       }
@@ -1055,7 +1039,7 @@ status_code server_configuration::get_certificates(std::span<const variant> in, 
   for (const auto& e : sec.ecc_identities)
     for (const auto& p : security::all_policies())
       if (p.curve == e.curve) {
-        if (const auto id = sec.identity_for(p)) add(config_ecc_certificate_type(e.curve), id->certificate);
+        if (const auto id = sec.identity_for(p)) add(ecc_certificate_type(e.curve), id->certificate);
         break;
       }
   out.emplace_back(std::move(types));

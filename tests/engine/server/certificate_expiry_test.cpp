@@ -214,4 +214,57 @@ TEST_CASE("certificate expiry: each certificate a CertificateExpirationAlarmType
   CHECK(space.find(own_id) != ua::no_node);
 }
 
+TEST_CASE("certificate expiry: the ECC application certificates too, each condition naming its certificate's type",
+          "[engine][certificates][alarms]") {
+  security::testing::temp_dir pki;
+  auto store = std::make_shared<security::pki_store>(pki.path());
+  security::certificate_request r;
+  r.application_uri = "urn:test:uactor:server";
+  const auto own = store->load_or_create_own(r, "uactor");
+  REQUIRE(own);
+  auto sec = std::make_shared<actors::server_security>();
+  sec->certificate = own->cert;
+  sec->private_key = own->private_key;
+  sec->store = store;
+  // The ECC policies' certificates (Part 12 §7.8.4), as the runtime makes them per curve; the
+  // curve25519 one also trusted, as a peer's would be.
+  for (const char* curve : {"prime256v1", "ED25519"}) {
+    security::certificate_request e = r;
+    e.curve = curve;
+    const auto made = store->load_or_create_own(e, std::string("uactor-") + curve);
+    REQUIRE(made);
+    sec->ecc_identities.push_back({curve, made->cert, {}, made->private_key});
+  }
+  REQUIRE(store->trust(sec->ecc_identities[1].certificate).is_good());
+  sec->offers = {{security::find_policy(security::policy_uri_none), ua::message_security_mode::none}};  // the reads' session
+  actors::server_core_config c;
+  c.description.application_uri = "urn:test:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  c.sessions.security = sec;
+  const auto now = at(0);
+  auto core = actors::make_server_core(std::move(c), "test", now.utc, "urn:test");
+  actors::certificate_management_config management;
+  management.security = sec;
+  management.application_uri = "urn:test:uactor:server";
+  REQUIRE(core.set_certificate_management(management, now) == ua::status::good);
+  core.on_tick(now);
+  test::condition_client cl(core);
+  const auto type_of = [&](const char* group, const security::certificate& cert) {
+    return cl.read(ua::node_id::string(1, std::string("Server.Certificates.") + group + "." + cert.thumbprint_hex() +
+                                              ".CertificateType"));
+  };
+  using ua::node_id;
+  CHECK(type_of("own", own->cert) == ua::variant(node_id(0, ua::ids::rsa_sha256_application_certificate_type)));
+  CHECK(type_of("own", sec->ecc_identities[0].certificate) ==
+        ua::variant(node_id(0, ua::ids::ecc_nist_p256_application_certificate_type)));
+  CHECK(type_of("own", sec->ecc_identities[1].certificate) ==
+        ua::variant(node_id(0, ua::ids::ecc_curve25519_application_certificate_type)));
+  CHECK(type_of("trusted", sec->ecc_identities[1].certificate) ==
+        ua::variant(node_id(0, ua::ids::ecc_curve25519_application_certificate_type)));
+  CHECK(core.conditions().size() == 4);
+}
+
 }  // namespace uactor::test
