@@ -28,6 +28,23 @@ security::certificate expiring_at(const char* cn, std::int64_t end_ms) {
   return security::testing::make_cert(s).cert;
 }
 
+// A server core whose certificates are `sec`'s, with ServerConfiguration and so the expiry check.
+actors::server_core managed_core(const std::shared_ptr<actors::server_security>& sec, const actors::instant& now) {
+  actors::server_core_config c;
+  c.description.application_uri = "urn:test:uactor:server";
+  c.description.endpoint_url = "opc.tcp://localhost:4840";
+  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
+    for (auto& b : out) b = ++n;
+  };
+  c.sessions.security = sec;
+  auto core = actors::make_server_core(std::move(c), "test", now.utc, "urn:test");
+  actors::certificate_management_config management;
+  management.security = sec;
+  management.application_uri = "urn:test:uactor:server";
+  REQUIRE(core.set_certificate_management(management, now) == ua::status::good);
+  return core;
+}
+
 }  // namespace
 
 TEST_CASE("certificate expiry: days left, the warning window, one announcement each", "[engine][certificates]") {
@@ -73,18 +90,9 @@ TEST_CASE("certificate expiry: the server's own and trusted certificates in its 
   sec->certificate = own->cert;
   sec->private_key = own->private_key;
   sec->store = store;
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [](std::span<std::uint8_t> out) { std::fill(out.begin(), out.end(), std::uint8_t{7}); };
-  c.sessions.security = sec;
-  auto core = actors::make_server_core(std::move(c), "test", now.utc, "urn:test");
+  auto core = managed_core(sec, now);
   auto metrics = std::make_shared<actors::metrics_registry>();
   core.set_metrics(metrics);
-  actors::certificate_management_config management;
-  management.security = sec;
-  management.application_uri = "urn:test:uactor:server";
-  REQUIRE(core.set_certificate_management(management, now) == ua::status::good);
   core.on_tick(now);
   const auto m = metrics->snapshot();
   REQUIRE(m.certificates.size() == 2);
@@ -111,18 +119,7 @@ TEST_CASE("certificate expiry: each certificate a CertificateExpirationAlarmType
   sec->store = store;
   // None offered: the test's client session reads, subscribes and calls over it.
   sec->offers = {{security::find_policy(security::policy_uri_none), ua::message_security_mode::none}};
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
-  };
-  c.sessions.security = sec;
-  auto core = actors::make_server_core(std::move(c), "test", now.utc, "urn:test");
-  actors::certificate_management_config management;
-  management.security = sec;
-  management.application_uri = "urn:test:uactor:server";
-  REQUIRE(core.set_certificate_management(management, now) == ua::status::good);
+  auto core = managed_core(sec, now);
   // Looked at every 30 s here, so that the session and the subscription live through the test while
   // the UTC clock runs days ahead.
   core.set_expiry(actors::expiry_config{30, std::chrono::seconds(30)});
@@ -237,19 +234,8 @@ TEST_CASE("certificate expiry: the ECC application certificates too, each condit
   }
   REQUIRE(store->trust(sec->ecc_identities[1].certificate).is_good());
   sec->offers = {{security::find_policy(security::policy_uri_none), ua::message_security_mode::none}};  // the reads' session
-  actors::server_core_config c;
-  c.description.application_uri = "urn:test:uactor:server";
-  c.description.endpoint_url = "opc.tcp://localhost:4840";
-  c.sessions.random = [n = std::uint8_t{0}](std::span<std::uint8_t> out) mutable {
-    for (auto& b : out) b = ++n;
-  };
-  c.sessions.security = sec;
   const auto now = at(0);
-  auto core = actors::make_server_core(std::move(c), "test", now.utc, "urn:test");
-  actors::certificate_management_config management;
-  management.security = sec;
-  management.application_uri = "urn:test:uactor:server";
-  REQUIRE(core.set_certificate_management(management, now) == ua::status::good);
+  auto core = managed_core(sec, now);
   core.on_tick(now);
   test::condition_client cl(core);
   const auto type_of = [&](const char* group, const security::certificate& cert) {
